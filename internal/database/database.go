@@ -1,0 +1,56 @@
+// Package database opens the PostgreSQL pool and applies the embedded goose
+// migrations. Both binaries call it at start.
+package database
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"fieldbrief/migrations"
+)
+
+// DefaultURL is used when DATABASE_URL is unset: the local server the
+// Makefile starts or finds.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/fieldbrief?sslmode=disable"
+
+// Connect opens a pool and checks that the server answers.
+func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrate applies pending migrations. goose's Postgres session locker (an
+// advisory lock) makes it safe for several replicas starting at once.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("migration locker: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("migration provider: %w", err)
+	}
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	for _, r := range results {
+		log.Info("migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
+	}
+	return nil
+}
