@@ -1,0 +1,120 @@
+package orgs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/database"
+)
+
+// Actor is who did something: a signed-in user, or the system (ID 0) for
+// the worker and command-line tools.
+type Actor struct {
+	UserID int64
+	Email  string
+}
+
+// System is the actor for changes made by operators' commands.
+var System = Actor{Email: "system"}
+
+// AuditEntry is one line of the append-only audit log.
+type AuditEntry struct {
+	ID      int64
+	At      time.Time
+	Actor   Actor
+	OrgID   int64  // 0 for platform-wide changes
+	OrgSlug string // filled on reads
+	Action  string // e.g. "fieldforce.config.update", "flag.global.set"
+	Target  string
+	Old     any // marshalled to JSON; json.RawMessage on reads
+	New     any
+	Reason  string
+}
+
+// Audit appends an entry. Call it inside the transaction of the change it
+// records, so the change and its entry commit or roll back together.
+func Audit(ctx context.Context, q database.Querier, e AuditEntry) error {
+	oldJSON, err := auditJSON(e.Old)
+	if err != nil {
+		return err
+	}
+	newJSON, err := auditJSON(e.New)
+	if err != nil {
+		return err
+	}
+	var actorID, orgID *int64
+	if e.Actor.UserID != 0 {
+		actorID = &e.Actor.UserID
+	}
+	if e.OrgID != 0 {
+		orgID = &e.OrgID
+	}
+	_, err = q.Exec(ctx, `
+		INSERT INTO audit_log (actor_id, actor_email, org_id, action, target, old_value, new_value, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		actorID, e.Actor.Email, orgID, e.Action, e.Target, oldJSON, newJSON, e.Reason)
+	if err != nil {
+		return fmt.Errorf("audit %s: %w", e.Action, err)
+	}
+	return nil
+}
+
+func auditJSON(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return v, nil
+	case []byte:
+		if json.Valid(v) {
+			return v, nil
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("audit value: %w", err)
+	}
+	return b, nil
+}
+
+// AuditFilter narrows the audit log page. Zero values mean "any".
+type AuditFilter struct {
+	OrgSlug string
+	Actor   string // substring of the actor's email
+	Limit   int
+}
+
+// ListAudit returns entries newest first.
+func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	if f.Limit <= 0 || f.Limit > 500 {
+		f.Limit = 100
+	}
+	rows, err := s.DB.Query(ctx, `
+		SELECT a.id, a.at, coalesce(a.actor_id, 0), a.actor_email, coalesce(a.org_id, 0), coalesce(o.slug, ''),
+		       a.action, a.target, a.old_value, a.new_value, a.reason
+		FROM audit_log a LEFT JOIN orgs o ON o.id = a.org_id
+		WHERE ($1 = '' OR o.slug = $1)
+		  AND ($2 = '' OR a.actor_email ILIKE '%' || $2 || '%')
+		ORDER BY a.at DESC, a.id DESC
+		LIMIT $3`, f.OrgSlug, escapeLike(f.Actor), f.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("list audit: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
+		var e AuditEntry
+		var oldV, newV []byte
+		err := r.Scan(&e.ID, &e.At, &e.Actor.UserID, &e.Actor.Email, &e.OrgID, &e.OrgSlug,
+			&e.Action, &e.Target, &oldV, &newV, &e.Reason)
+		if oldV != nil {
+			e.Old = json.RawMessage(oldV)
+		}
+		if newV != nil {
+			e.New = json.RawMessage(newV)
+		}
+		return e, err
+	})
+}

@@ -1,0 +1,102 @@
+package orgs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/schedule"
+)
+
+// ModuleConfig returns an org's raw config document for a module.
+func (s *Store) ModuleConfig(ctx context.Context, orgID int64, module string) (raw []byte, found bool, err error) {
+	err = s.DB.QueryRow(ctx, `SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2`,
+		orgID, module).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("config %s of org %d: %w", module, orgID, err)
+	}
+	return raw, true, nil
+}
+
+// FieldforceConfig is the org's briefing configuration as stored, parsed.
+type FieldforceConfig struct {
+	Raw       []byte          // the stored document, as is
+	Config    schedule.Config // valid only when Err is nil
+	Err       error           // why the stored document is invalid (the worker skips the org)
+	Found     bool            // false: never saved; Config is schedule.DefaultConfig()
+	UpdatedAt time.Time
+}
+
+// Fieldforce loads and parses the org's fieldforce config.
+func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, error) {
+	var c FieldforceConfig
+	err := s.DB.QueryRow(ctx, `SELECT config_json, updated_at FROM org_module_configs WHERE org_id = $1 AND module = $2`,
+		orgID, schedule.Module).Scan(&c.Raw, &c.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		c.Config = schedule.DefaultConfig()
+		c.Raw = c.Config.JSON()
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("fieldforce config of org %d: %w", orgID, err)
+	}
+	c.Found = true
+	c.Config, c.Err = schedule.ParseConfig(c.Raw)
+	return c, nil
+}
+
+// SaveFieldforce validates a config document strictly and stores its
+// canonical form (aliases resolved, days ordered) with one audit entry.
+// Invalid input returns the *schedule.ValidationError and changes nothing.
+func (s *Store) SaveFieldforce(ctx context.Context, actor Actor, orgID int64, raw []byte) (schedule.Config, error) {
+	cfg, err := schedule.ParseConfig(raw)
+	if err != nil {
+		return schedule.Config{}, err
+	}
+	canonical := cfg.JSON()
+	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var old []byte
+		err := tx.QueryRow(ctx, `SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2 FOR UPDATE`,
+			orgID, schedule.Module).Scan(&old)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("read config of org %d: %w", orgID, err)
+		}
+		if old != nil && jsonEqual(old, canonical) {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO org_module_configs (org_id, module, config_json, updated_by) VALUES ($1, $2, $3, nullif($4, 0))
+			ON CONFLICT (org_id, module) DO UPDATE
+			   SET config_json = EXCLUDED.config_json, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+			orgID, schedule.Module, canonical, actor.UserID); err != nil {
+			return fmt.Errorf("save config of org %d: %w", orgID, err)
+		}
+		var oldValue any
+		if old != nil {
+			oldValue = json.RawMessage(old)
+		}
+		return Audit(ctx, tx, AuditEntry{Actor: actor, OrgID: orgID, Action: "fieldforce.config.update",
+			Target: schedule.Module, Old: oldValue, New: json.RawMessage(canonical)})
+	})
+	if err != nil {
+		return schedule.Config{}, err
+	}
+	return cfg, nil
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}

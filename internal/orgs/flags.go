@@ -1,0 +1,197 @@
+package orgs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+)
+
+// Flag is a feature's global switch (the kill switch).
+type Flag struct {
+	Key         string
+	Description string
+	Enabled     bool
+	UpdatedAt   time.Time
+}
+
+// Override is an org's tri-state setting for one flag.
+type Override string
+
+const (
+	Inherit Override = "inherit" // no row: follow the global switch
+	On      Override = "on"
+	Off     Override = "off"
+)
+
+// ParseOverride accepts inherit, on or off.
+func ParseOverride(s string) (Override, error) {
+	switch o := Override(s); o {
+	case Inherit, On, Off:
+		return o, nil
+	}
+	return "", apperr.FieldError("state", "state must be inherit, on or off")
+}
+
+// Effective is the rule for every flag: global on AND org override not off.
+func Effective(global bool, o Override) bool { return global && o != Off }
+
+// OrgFlag is one org's view of a flag.
+type OrgFlag struct {
+	Org       Org
+	Override  Override
+	Effective bool
+}
+
+// ListFlags returns every global flag, by key.
+func (s *Store) ListFlags(ctx context.Context) ([]Flag, error) {
+	rows, err := s.DB.Query(ctx, `SELECT key, description, is_enabled, updated_at FROM admin_feature_flags ORDER BY key`)
+	if err != nil {
+		return nil, fmt.Errorf("list flags: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Flag, error) {
+		var f Flag
+		return f, r.Scan(&f.Key, &f.Description, &f.Enabled, &f.UpdatedAt)
+	})
+}
+
+// SetGlobalFlag flips a kill switch. A reason is required; setting the value
+// it already has changes nothing and writes no audit entry.
+func (s *Store) SetGlobalFlag(ctx context.Context, actor Actor, key string, enabled bool, reason string) error {
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return apperr.FieldError("reason", "say why you are changing a global switch")
+	}
+	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var old bool
+		err := tx.QueryRow(ctx, `SELECT is_enabled FROM admin_feature_flags WHERE key = $1 FOR UPDATE`, key).Scan(&old)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return apperr.Errorf(apperr.NotFound, "no flag %q", key)
+		}
+		if err != nil {
+			return fmt.Errorf("read flag %q: %w", key, err)
+		}
+		if old == enabled {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE admin_feature_flags SET is_enabled = $2, updated_at = now(), updated_by = nullif($3, 0) WHERE key = $1`,
+			key, enabled, actor.UserID); err != nil {
+			return fmt.Errorf("set flag %q: %w", key, err)
+		}
+		return Audit(ctx, tx, AuditEntry{Actor: actor, Action: "flag.global.set", Target: key,
+			Old: map[string]bool{"enabled": old}, New: map[string]bool{"enabled": enabled}, Reason: reason})
+	})
+}
+
+// SetOrgFlag sets an org's override. Inherit deletes the row.
+func (s *Store) SetOrgFlag(ctx context.Context, actor Actor, orgID int64, key string, state Override, reason string) error {
+	if _, err := ParseOverride(string(state)); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT key FROM admin_feature_flags WHERE key = $1`, key).Scan(&key); errors.Is(err, pgx.ErrNoRows) {
+			return apperr.Errorf(apperr.NotFound, "no flag %q", key)
+		} else if err != nil {
+			return fmt.Errorf("read flag %q: %w", key, err)
+		}
+		old, err := orgOverride(ctx, tx, orgID, key, true)
+		if err != nil {
+			return err
+		}
+		if old == state {
+			return nil
+		}
+		if state == Inherit {
+			_, err = tx.Exec(ctx, `DELETE FROM org_feature_flags WHERE org_id = $1 AND key = $2`, orgID, key)
+		} else {
+			_, err = tx.Exec(ctx, `
+				INSERT INTO org_feature_flags (org_id, key, is_enabled, updated_by) VALUES ($1, $2, $3, nullif($4, 0))
+				ON CONFLICT (org_id, key) DO UPDATE
+				   SET is_enabled = EXCLUDED.is_enabled, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+				orgID, key, state == On, actor.UserID)
+		}
+		if err != nil {
+			return fmt.Errorf("set flag %q for org %d: %w", key, orgID, err)
+		}
+		return Audit(ctx, tx, AuditEntry{Actor: actor, OrgID: orgID, Action: "flag.org.set", Target: key,
+			Old: map[string]Override{"state": old}, New: map[string]Override{"state": state}, Reason: strings.TrimSpace(reason)})
+	})
+}
+
+func orgOverride(ctx context.Context, tx pgx.Tx, orgID int64, key string, lock bool) (Override, error) {
+	q := `SELECT is_enabled FROM org_feature_flags WHERE org_id = $1 AND key = $2`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	var on bool
+	err := tx.QueryRow(ctx, q, orgID, key).Scan(&on)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Inherit, nil
+	case err != nil:
+		return "", fmt.Errorf("read flag %q for org %d: %w", key, orgID, err)
+	case on:
+		return On, nil
+	default:
+		return Off, nil
+	}
+}
+
+// OrgFlags lists every org's override and effective state for one flag,
+// optionally filtered by slug or name.
+func (s *Store) OrgFlags(ctx context.Context, key, query string) ([]OrgFlag, error) {
+	rows, err := s.DB.Query(ctx, `
+		SELECT o.id, o.slug, o.name, o.created_at, coalesce(af.is_enabled, false), off.is_enabled
+		FROM orgs o
+		LEFT JOIN admin_feature_flags af ON af.key = $1
+		LEFT JOIN org_feature_flags off ON off.org_id = o.id AND off.key = $1
+		WHERE $2 = '' OR o.slug ILIKE '%' || $2 || '%' OR o.name ILIKE '%' || $2 || '%'
+		ORDER BY o.name, o.id`, key, escapeLike(query))
+	if err != nil {
+		return nil, fmt.Errorf("org flags %q: %w", key, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (OrgFlag, error) {
+		var f OrgFlag
+		var global bool
+		var override *bool
+		err := r.Scan(&f.Org.ID, &f.Org.Slug, &f.Org.Name, &f.Org.CreatedAt, &global, &override)
+		f.Override = overrideOf(override)
+		f.Effective = Effective(global, f.Override)
+		return f, err
+	})
+}
+
+// OrgFlag returns one org's view of a flag.
+func (s *Store) OrgFlag(ctx context.Context, orgID int64, key string) (global bool, o Override, err error) {
+	var override *bool
+	err = s.DB.QueryRow(ctx, `
+		SELECT coalesce((SELECT is_enabled FROM admin_feature_flags WHERE key = $2), false),
+		       (SELECT is_enabled FROM org_feature_flags WHERE org_id = $1 AND key = $2)`, orgID, key).
+		Scan(&global, &override)
+	if err != nil {
+		return false, "", fmt.Errorf("flag %q for org %d: %w", key, orgID, err)
+	}
+	return global, overrideOf(override), nil
+}
+
+// EffectiveFlag reports whether a flag is on for an org.
+func (s *Store) EffectiveFlag(ctx context.Context, orgID int64, key string) (bool, error) {
+	global, o, err := s.OrgFlag(ctx, orgID, key)
+	return Effective(global, o), err
+}
+
+func overrideOf(v *bool) Override {
+	switch {
+	case v == nil:
+		return Inherit
+	case *v:
+		return On
+	default:
+		return Off
+	}
+}

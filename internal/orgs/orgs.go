@@ -1,0 +1,104 @@
+// Package orgs holds the tenants and the people in them: orgs, users,
+// memberships and roles, per-org module configs, feature flags and the audit
+// log. Every org-scoped statement carries the org key.
+package orgs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/apperr"
+)
+
+// Store is the orgs repository over one pool.
+type Store struct {
+	DB *pgxpool.Pool
+}
+
+// Org is a tenant.
+type Org struct {
+	ID        int64
+	Slug      string
+	Name      string
+	CreatedAt time.Time
+}
+
+var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// ValidateOrg checks a slug and name before they reach the database.
+func ValidateOrg(slug, name string) error {
+	if !slugRE.MatchString(slug) {
+		return apperr.FieldError("slug", "use 1–63 lowercase letters, digits, '-' or '_', starting with a letter or digit")
+	}
+	if n := len(strings.TrimSpace(name)); n == 0 || n > 200 {
+		return apperr.FieldError("name", "name is required (at most 200 characters)")
+	}
+	return nil
+}
+
+// CreateOrg creates a tenant. A taken slug is a conflict.
+func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
+	if err := ValidateOrg(slug, name); err != nil {
+		return Org{}, err
+	}
+	var o Org
+	err := s.DB.QueryRow(ctx,
+		`INSERT INTO orgs (slug, name) VALUES ($1, $2) RETURNING id, slug, name, created_at`,
+		slug, strings.TrimSpace(name)).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
+	if isUniqueViolation(err) {
+		return Org{}, apperr.Errorf(apperr.Conflict, "an org with slug %q already exists", slug)
+	}
+	if err != nil {
+		return Org{}, fmt.Errorf("create org %q: %w", slug, err)
+	}
+	return o, nil
+}
+
+// OrgBySlug finds an org for staff pages and the CLI. Member-facing code
+// goes through MembershipBySlug instead, which also checks access.
+func (s *Store) OrgBySlug(ctx context.Context, slug string) (Org, error) {
+	var o Org
+	err := s.DB.QueryRow(ctx, `SELECT id, slug, name, created_at FROM orgs WHERE slug = $1`, slug).
+		Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Org{}, apperr.Errorf(apperr.NotFound, "no org %q", slug)
+	}
+	if err != nil {
+		return Org{}, fmt.Errorf("org by slug %q: %w", slug, err)
+	}
+	return o, nil
+}
+
+// ListOrgs returns every org, by name, optionally filtered by a substring of
+// slug or name (staff search).
+func (s *Store) ListOrgs(ctx context.Context, query string) ([]Org, error) {
+	rows, err := s.DB.Query(ctx, `
+		SELECT id, slug, name, created_at FROM orgs
+		WHERE $1 = '' OR slug ILIKE '%' || $1 || '%' OR name ILIKE '%' || $1 || '%'
+		ORDER BY name, id`, escapeLike(query))
+	if err != nil {
+		return nil, fmt.Errorf("list orgs: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Org, error) {
+		var o Org
+		return o, r.Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
+	})
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+// escapeLike makes user input literal inside ILIKE patterns.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.TrimSpace(s))
+}

@@ -1,0 +1,220 @@
+package orgs
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/argon2"
+
+	"fieldbrief/internal/apperr"
+)
+
+// Role is a user's role inside one org.
+type Role string
+
+const (
+	RoleAdmin  Role = "admin"
+	RoleMember Role = "member"
+)
+
+// ParseRole accepts "admin" or "member".
+func ParseRole(s string) (Role, error) {
+	switch r := Role(s); r {
+	case RoleAdmin, RoleMember:
+		return r, nil
+	}
+	return "", apperr.FieldError("role", "role must be admin or member")
+}
+
+// User is a person who can sign in.
+type User struct {
+	ID        int64
+	Email     string
+	IsStaff   bool
+	CreatedAt time.Time
+}
+
+// Membership is a user's access to one org.
+type Membership struct {
+	Org  Org
+	Role Role
+}
+
+// IsAdmin reports whether the membership may change the org's settings.
+func (m Membership) IsAdmin() bool { return m.Role == RoleAdmin }
+
+func normalizeEmail(email string) (string, error) {
+	email = strings.TrimSpace(email)
+	at := strings.IndexByte(email, '@')
+	if at < 1 || at == len(email)-1 || strings.ContainsAny(email, " \t\r\n") || len(email) > 254 {
+		return "", apperr.FieldError("email", "enter a valid email address")
+	}
+	return email, nil
+}
+
+// UpsertUser creates a user, or updates the password of an existing one with
+// the same email (case-insensitive); staff is only ever granted here, never
+// taken away, so re-running a provisioning script is safe.
+func (s *Store) UpsertUser(ctx context.Context, email, password string, staff bool) (User, error) {
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	if password == "" || len(password) > 1024 {
+		return User{}, apperr.FieldError("password", "password is required (at most 1024 bytes)")
+	}
+	hash, err := hashPassword(password)
+	if err != nil {
+		return User{}, err
+	}
+	var u User
+	err = s.DB.QueryRow(ctx, `
+		INSERT INTO users (email, password_hash, is_staff) VALUES ($1, $2, $3)
+		ON CONFLICT (lower(email)) DO UPDATE
+		   SET password_hash = EXCLUDED.password_hash, is_staff = users.is_staff OR EXCLUDED.is_staff
+		RETURNING id, email, is_staff, created_at`, email, hash, staff).
+		Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
+	if err != nil {
+		return User{}, fmt.Errorf("upsert user %q: %w", email, err)
+	}
+	return u, nil
+}
+
+// AddMember gives a user a role in an org, replacing any previous role.
+func (s *Store) AddMember(ctx context.Context, orgID, userID int64, role Role) error {
+	if _, err := ParseRole(string(role)); err != nil {
+		return err
+	}
+	_, err := s.DB.Exec(ctx, `
+		INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3)
+		ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role`, orgID, userID, role)
+	if err != nil {
+		return fmt.Errorf("add user %d to org %d: %w", userID, orgID, err)
+	}
+	return nil
+}
+
+var errBadCredentials = apperr.Errorf(apperr.Unauthorized, "email or password is incorrect")
+
+// Authenticate checks an email and password. Unknown emails cost the same
+// hashing work as known ones, so timing does not reveal who has an account.
+func (s *Store) Authenticate(ctx context.Context, email, password string) (User, error) {
+	var u User
+	var hash string
+	err := s.DB.QueryRow(ctx,
+		`SELECT id, email, is_staff, created_at, password_hash FROM users WHERE lower(email) = lower($1)`,
+		strings.TrimSpace(email)).Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt, &hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		verifyPassword(dummyHash, password)
+		return User{}, errBadCredentials
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("authenticate %q: %w", email, err)
+	}
+	if !verifyPassword(hash, password) {
+		return User{}, errBadCredentials
+	}
+	return u, nil
+}
+
+// UserByID loads a user (for the session middleware).
+func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
+	var u User
+	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at FROM users WHERE id = $1`, id).
+		Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, apperr.Errorf(apperr.NotFound, "no user %d", id)
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("user %d: %w", id, err)
+	}
+	return u, nil
+}
+
+// Memberships lists the orgs a user belongs to, by org name.
+func (s *Store) Memberships(ctx context.Context, userID int64) ([]Membership, error) {
+	rows, err := s.DB.Query(ctx, `
+		SELECT o.id, o.slug, o.name, o.created_at, m.role
+		FROM memberships m JOIN orgs o ON o.id = m.org_id
+		WHERE m.user_id = $1 ORDER BY o.name, o.id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("memberships of user %d: %w", userID, err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Membership, error) {
+		var m Membership
+		return m, r.Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
+	})
+}
+
+// MembershipBySlug is the access check for every /orgs/{slug} route: an org
+// the user does not belong to is NotFound, exactly like one that does not
+// exist, so its existence is not revealed.
+func (s *Store) MembershipBySlug(ctx context.Context, userID int64, slug string) (Membership, error) {
+	var m Membership
+	err := s.DB.QueryRow(ctx, `
+		SELECT o.id, o.slug, o.name, o.created_at, m.role
+		FROM orgs o JOIN memberships m ON m.org_id = o.id AND m.user_id = $1
+		WHERE o.slug = $2`, userID, slug).
+		Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Membership{}, apperr.Errorf(apperr.NotFound, "no org %q", slug)
+	}
+	if err != nil {
+		return Membership{}, fmt.Errorf("membership of user %d in %q: %w", userID, slug, err)
+	}
+	return m, nil
+}
+
+// argon2id parameters: OWASP's 19 MiB / 2 passes / 1 lane.
+const (
+	argonTime    = 2
+	argonMemory  = 19 * 1024
+	argonThreads = 1
+	argonKeyLen  = 32
+)
+
+var dummyHash, _ = hashPassword("not a real password")
+
+func hashPassword(password string) (string, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("password salt: %w", err)
+	}
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	enc := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
+		argon2.Version, argonMemory, argonTime, argonThreads, enc.EncodeToString(salt), enc.EncodeToString(key)), nil
+}
+
+// verifyPassword checks a password against an encoded argon2id hash, using
+// the parameters recorded in the hash so they can be raised later.
+func verifyPassword(encoded, password string) bool {
+	parts := strings.Split(encoded, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var version int
+	var memory, time uint32
+	var threads uint8
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &time, &threads); err != nil {
+		return false
+	}
+	enc := base64.RawStdEncoding
+	salt, err1 := enc.DecodeString(parts[4])
+	want, err2 := enc.DecodeString(parts[5])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, time, memory, threads, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
