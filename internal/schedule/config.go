@@ -1,0 +1,355 @@
+package schedule
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config is the fieldforce module's config document in org_module_configs.
+type Config struct {
+	Briefing BriefingConfig `json:"briefing"`
+}
+
+// BriefingConfig is when an org's daily briefing runs. Absent days mean every
+// day; absent enabled means true.
+type BriefingConfig struct {
+	Timezone          string   `json:"timezone"`
+	ScheduleLocalTime string   `json:"schedule_local_time"`
+	Days              []string `json:"days,omitempty"`
+	Enabled           *bool    `json:"enabled,omitempty"`
+}
+
+// Schedule is a validated BriefingConfig.
+type Schedule struct {
+	Zone    Zone
+	At      LocalTime
+	Days    DaySet
+	Enabled bool
+}
+
+// FieldError is one problem with a config, at a JSON path such as
+// "briefing.timezone" or "briefing.days[2]"; "" is the document itself.
+type FieldError struct {
+	Field, Message string
+}
+
+// ValidationError lists every problem found in a config, so a form can show
+// each message beside its field.
+type ValidationError struct {
+	Errors []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Errors))
+	for i, fe := range e.Errors {
+		msgs[i] = fe.Message
+		if fe.Field != "" {
+			msgs[i] = fe.Field + ": " + fe.Message
+		}
+	}
+	return "invalid fieldforce config: " + strings.Join(msgs, "; ")
+}
+
+// For returns the messages for field, "" if it has none.
+func (e *ValidationError) For(field string) string {
+	var msgs []string
+	for _, fe := range e.Errors {
+		if fe.Field == field {
+			msgs = append(msgs, fe.Message)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// DefaultConfig is the schedule a new org starts with: weekdays at 08:00 UTC.
+func DefaultConfig() Config {
+	return Schedule{
+		Zone:    Zone{Name: "Etc/UTC"},
+		At:      LocalTime{Hour: 8},
+		Days:    DaysOf(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday),
+		Enabled: true,
+	}.Config()
+}
+
+// ParseConfig strictly parses and validates a config document: unknown or
+// duplicate fields, wrong types and trailing data are errors, and every
+// problem is reported as a *ValidationError. The returned config is canonical
+// (see Schedule.Config), so storing it normalizes what the admin typed.
+func ParseConfig(raw []byte) (Config, error) {
+	s, err := parseSchedule(raw)
+	if err != nil {
+		return Config{}, err
+	}
+	return s.Config(), nil
+}
+
+func parseSchedule(raw []byte) (Schedule, error) {
+	var v validator
+	c, ok := v.decode(raw)
+	if !ok {
+		return Schedule{}, v.err()
+	}
+	s := v.schedule(c)
+	if err := v.err(); err != nil {
+		return Schedule{}, err
+	}
+	return s, nil
+}
+
+// Schedule validates c and returns it typed.
+func (c Config) Schedule() (Schedule, error) {
+	var v validator
+	s := v.schedule(c)
+	if err := v.err(); err != nil {
+		return Schedule{}, err
+	}
+	return s, nil
+}
+
+// JSON returns c as compact canonical JSON; a config that does not validate
+// is encoded as it is.
+func (c Config) JSON() []byte {
+	if s, err := c.Schedule(); err == nil {
+		c = s.Config()
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // unreachable: strings, a string slice and a bool always encode
+	}
+	return b
+}
+
+// Config returns the canonical config of s: the zone's canonical name, days
+// listed Monday first (all seven when every day runs) and enabled spelled out,
+// so one schedule has exactly one stored form.
+func (s Schedule) Config() Config {
+	enabled := s.Enabled
+	return Config{Briefing: BriefingConfig{
+		Timezone:          s.Zone.Name,
+		ScheduleLocalTime: s.At.String(),
+		Days:              s.Days.Names(),
+		Enabled:           &enabled,
+	}}
+}
+
+// validator collects field errors across decoding and validation.
+type validator struct {
+	errs []FieldError
+}
+
+func (v *validator) add(field, format string, args ...any) {
+	v.errs = append(v.errs, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) has(field string) bool {
+	return slices.ContainsFunc(v.errs, func(fe FieldError) bool { return fe.Field == field })
+}
+
+func (v *validator) err() error {
+	if len(v.errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Errors: v.errs}
+}
+
+// decode reads raw into a Config, checking structure and types only. It
+// walks objects member by member rather than using encoding/json's struct
+// decoding, which matches keys case-insensitively, keeps the last of duplicate
+// keys and stops at the first unknown field. ok is false when the document has
+// no usable briefing object.
+func (v *validator) decode(raw []byte) (c Config, ok bool) {
+	doc, ok := v.document(raw)
+	if !ok {
+		return Config{}, false
+	}
+	top, ok := v.object("", doc, "briefing")
+	if !ok {
+		return Config{}, false
+	}
+	if top["briefing"] == nil {
+		v.add("briefing", "is required")
+		return Config{}, false
+	}
+	m, ok := v.object("briefing", top["briefing"], "timezone", "schedule_local_time", "days", "enabled")
+	if !ok {
+		return Config{}, false
+	}
+	b := &c.Briefing
+	v.value("briefing.timezone", m["timezone"], &b.Timezone, "must be a string")
+	v.value("briefing.schedule_local_time", m["schedule_local_time"], &b.ScheduleLocalTime, `must be a string such as "08:00"`)
+	b.Days = v.days(m["days"])
+	if m["enabled"] != nil {
+		b.Enabled = new(bool)
+		v.value("briefing.enabled", m["enabled"], b.Enabled, "must be true or false")
+	}
+	return c, true
+}
+
+// document checks that raw holds exactly one JSON value.
+func (v *validator) document(raw []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var doc json.RawMessage
+	if err := dec.Decode(&doc); err != nil {
+		v.add("", "%s", syntaxMessage(raw, err))
+		return nil, false
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		end += int64(len(raw[end:]) - len(bytes.TrimLeft(raw[end:], " \t\r\n")))
+		v.add("", "unexpected data after the JSON document at %s", position(raw, end))
+		return nil, false
+	}
+	return doc, true
+}
+
+func syntaxMessage(raw []byte, err error) string {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "the document is empty"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "invalid JSON: the document ends too early"
+	case errors.As(err, &syntax):
+		// Offset counts the bytes read, the offending one included.
+		return fmt.Sprintf("invalid JSON at %s: %s", position(raw, syntax.Offset-1), syntax.Error())
+	}
+	return "invalid JSON: " + err.Error()
+}
+
+// position locates the byte at index i as "line L, column C", both from 1.
+func position(raw []byte, i int64) string {
+	before := raw[:min(max(i, 0), int64(len(raw)))]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// object returns the members of the JSON object raw at path, reporting
+// members not in allowed and repeated members. raw is known to be valid JSON.
+func (v *validator) object(path string, raw json.RawMessage, allowed ...string) (map[string]json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, _ := dec.Token(); tok != json.Delim('{') {
+		v.add(path, "must be a JSON object")
+		return nil, false
+	}
+	members := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, _ := dec.Token() // raw is valid JSON, so this is the member's key
+		key, _ := tok.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			v.add(path, "invalid JSON: %v", err)
+			return nil, false
+		}
+		field := join(path, key)
+		switch {
+		case !slices.Contains(allowed, key):
+			v.add(field, "unknown field")
+		case members[key] != nil:
+			v.add(field, "is repeated")
+		default:
+			members[key] = val
+		}
+	}
+	return members, true
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// value decodes a present member into dst; null is a type error, not absence.
+func (v *validator) value(field string, raw json.RawMessage, dst any, want string) {
+	if raw == nil {
+		return
+	}
+	if string(raw) == "null" || json.Unmarshal(raw, dst) != nil {
+		v.add(field, "%s", want)
+	}
+}
+
+// days decodes the days member; nil when absent, non-nil (maybe empty) when present.
+func (v *validator) days(raw json.RawMessage) []string {
+	if raw == nil {
+		return nil
+	}
+	var items []json.RawMessage
+	v.value("briefing.days", raw, &items, `must be a list of days such as ["mon", "tue"]`)
+	days := make([]string, len(items))
+	for i, item := range items {
+		v.value(dayField(i), item, &days[i], `must be a day such as "mon"`)
+	}
+	return days
+}
+
+func dayField(i int) string {
+	return fmt.Sprintf("briefing.days[%d]", i)
+}
+
+// schedule validates the values of c, skipping fields that already failed
+// to decode.
+func (v *validator) schedule(c Config) Schedule {
+	b := c.Briefing
+	s := Schedule{Enabled: b.Enabled == nil || *b.Enabled}
+	if !v.has("briefing.timezone") {
+		z, err := LoadZone(b.Timezone)
+		if err != nil {
+			v.add("briefing.timezone", "%v", err)
+		}
+		s.Zone = z
+	}
+	if !v.has("briefing.schedule_local_time") {
+		s.At = v.localTime(b.ScheduleLocalTime)
+	}
+	if !v.has("briefing.days") {
+		s.Days = v.daySet(b.Days)
+	}
+	return s
+}
+
+func (v *validator) localTime(s string) LocalTime {
+	if s == "" {
+		v.add("briefing.schedule_local_time", "schedule time is required")
+		return LocalTime{}
+	}
+	t, err := ParseLocalTime(s)
+	if err != nil {
+		v.add("briefing.schedule_local_time", "%v", err)
+	}
+	return t
+}
+
+func (v *validator) daySet(names []string) DaySet {
+	switch {
+	case names == nil:
+		return AllDays()
+	case len(names) == 0:
+		v.add("briefing.days", "choose at least one day")
+		return 0
+	}
+	var set DaySet
+	for i, name := range names {
+		if v.has(dayField(i)) {
+			continue
+		}
+		d, err := ParseDayName(name)
+		switch {
+		case err != nil:
+			v.add(dayField(i), "%v", err)
+		case set.Has(d):
+			v.add(dayField(i), "%q is listed twice", name)
+		default:
+			set |= DaysOf(d)
+		}
+	}
+	return set
+}

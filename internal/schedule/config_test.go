@@ -1,0 +1,173 @@
+package schedule_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/schedule"
+)
+
+func TestParseConfigCanonicalizes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{"full document",
+			`{"briefing": {"timezone": "America/New_York", "schedule_local_time": "08:00", "days": ["mon","tue","wed","thu","fri"], "enabled": true}}`,
+			`{"briefing":{"timezone":"America/New_York","schedule_local_time":"08:00","days":["mon","tue","wed","thu","fri"],"enabled":true}}`},
+		{"alias and unsorted days",
+			`{"briefing": {"timezone": "US/Eastern", "schedule_local_time": "23:59", "days": ["sun","mon","fri"], "enabled": false}}`,
+			`{"briefing":{"timezone":"America/New_York","schedule_local_time":"23:59","days":["mon","fri","sun"],"enabled":false}}`},
+		{"absent days mean every day, absent enabled means true",
+			`{"briefing": {"timezone": "utc", "schedule_local_time": "00:00"}}`,
+			`{"briefing":{"timezone":"Etc/UTC","schedule_local_time":"00:00","days":["mon","tue","wed","thu","fri","sat","sun"],"enabled":true}}`},
+		{"whitespace around the document",
+			"\n\t {\"briefing\":{\"timezone\":\"Asia/Calcutta\",\"schedule_local_time\":\"06:30\",\"days\":[\"sat\"]}} \n",
+			`{"briefing":{"timezone":"Asia/Kolkata","schedule_local_time":"06:30","days":["sat"],"enabled":true}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := schedule.ParseConfig([]byte(tt.in))
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(c.JSON()))
+			require.Equal(t, tt.want, string(c.JSON()))
+
+			again, err := schedule.ParseConfig(c.JSON())
+			require.NoError(t, err)
+			require.Equal(t, c, again)
+		})
+	}
+}
+
+func TestParseConfigTypedSchedule(t *testing.T) {
+	t.Parallel()
+	c, err := schedule.ParseConfig([]byte(`{"briefing":{"timezone":"Asia/Kathmandu","schedule_local_time":"07:45","days":["sat","sun"],"enabled":false}}`))
+	require.NoError(t, err)
+	s, err := c.Schedule()
+	require.NoError(t, err)
+	require.Equal(t, "Asia/Kathmandu", s.Zone.Name)
+	require.Equal(t, schedule.LocalTime{Hour: 7, Minute: 45}, s.At)
+	require.Equal(t, schedule.DaysOf(time.Saturday, time.Sunday), s.Days)
+	require.False(t, s.Enabled)
+	require.Equal(t, c, s.Config())
+}
+
+func TestParseConfigReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		want     []schedule.FieldError
+	}{
+		{"empty", ``, []schedule.FieldError{{"", "the document is empty"}}},
+		{"malformed", "{\"briefing\": {\n  \"timezone\": }}", []schedule.FieldError{
+			{"", "invalid JSON at line 2, column 15: invalid character '}' looking for beginning of value"}}},
+		{"truncated", `{"briefing": {`, []schedule.FieldError{{"", "invalid JSON: the document ends too early"}}},
+		{"trailing data", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}} {}`, []schedule.FieldError{
+			{"", "unexpected data after the JSON document at line 1, column 67"}}},
+		{"trailing garbage", "{}\n x", []schedule.FieldError{{"", "unexpected data after the JSON document at line 2, column 2"}}},
+		{"not an object", `["briefing"]`, []schedule.FieldError{{"", "must be a JSON object"}}},
+		{"null", `null`, []schedule.FieldError{{"", "must be a JSON object"}}},
+		{"missing briefing", `{}`, []schedule.FieldError{{"briefing", "is required"}}},
+		{"briefing not an object", `{"briefing": "08:00"}`, []schedule.FieldError{{"briefing", "must be a JSON object"}}},
+		{"unknown top-level field", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "extra": 1}`,
+			[]schedule.FieldError{{"extra", "unknown field"}}},
+		{"keys are case-sensitive", `{"Briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}}`,
+			[]schedule.FieldError{{"Briefing", "unknown field"}, {"briefing", "is required"}}},
+		{"missing fields", `{"briefing": {}}`, []schedule.FieldError{
+			{"briefing.timezone", "time zone is required"},
+			{"briefing.schedule_local_time", "schedule time is required"}}},
+		{"everything wrong at once", `{"briefing": {"timezone": "Mars/Base", "schedule_local_time": "25:00",
+			"days": ["mon", "funday", "mon", 3], "enabled": "yes", "Timezone": "UTC"}}`, []schedule.FieldError{
+			{"briefing.Timezone", "unknown field"},
+			{"briefing.days[3]", `must be a day such as "mon"`},
+			{"briefing.enabled", "must be true or false"},
+			{"briefing.timezone", `unknown time zone "Mars/Base"`},
+			{"briefing.schedule_local_time", `invalid time "25:00": must be between 00:00 and 23:59`},
+			{"briefing.days[1]", `unknown day "funday": use mon, tue, wed, thu, fri, sat or sun`},
+			{"briefing.days[2]", `"mon" is listed twice`}}},
+		{"repeated key", `{"briefing": {"timezone": "UTC", "timezone": "Europe/Berlin", "schedule_local_time": "08:00"}}`,
+			[]schedule.FieldError{{"briefing.timezone", "is repeated"}}},
+		{"wrong types", `{"briefing": {"timezone": 5, "schedule_local_time": 800, "days": "mon", "enabled": null}}`,
+			[]schedule.FieldError{
+				{"briefing.timezone", "must be a string"},
+				{"briefing.schedule_local_time", `must be a string such as "08:00"`},
+				{"briefing.days", `must be a list of days such as ["mon", "tue"]`},
+				{"briefing.enabled", "must be true or false"}}},
+		{"null days", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00", "days": null}}`,
+			[]schedule.FieldError{{"briefing.days", `must be a list of days such as ["mon", "tue"]`}}},
+		{"no days", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00", "days": []}}`,
+			[]schedule.FieldError{{"briefing.days", "choose at least one day"}}},
+		{"day names are lowercase", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00", "days": ["Mon"]}}`,
+			[]schedule.FieldError{{"briefing.days[0]", `unknown day "Mon": use mon, tue, wed, thu, fri, sat or sun`}}},
+		{"Local", `{"briefing": {"timezone": "Local", "schedule_local_time": "08:00"}}`,
+			[]schedule.FieldError{{"briefing.timezone", `time zone "Local" depends on the server; choose a named zone`}}},
+		{"path", `{"briefing": {"timezone": "../../etc/passwd", "schedule_local_time": "08:00"}}`,
+			[]schedule.FieldError{{"briefing.timezone", `invalid time zone name "../../etc/passwd"`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := schedule.ParseConfig([]byte(tt.in))
+			var verr *schedule.ValidationError
+			require.ErrorAs(t, err, &verr)
+			require.Equal(t, tt.want, verr.Errors)
+		})
+	}
+}
+
+func TestParseConfigRejectsBadTimes(t *testing.T) {
+	t.Parallel()
+	for _, at := range []string{"25:00", "24:00", "7:5", "08:00:00", "8:00", "08:60", ""} {
+		_, err := schedule.ParseConfig([]byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"` + at + `"}}`))
+		var verr *schedule.ValidationError
+		require.ErrorAs(t, err, &verr, at)
+		require.NotEmpty(t, verr.For("briefing.schedule_local_time"), at)
+	}
+}
+
+func TestValidationErrorMessages(t *testing.T) {
+	t.Parallel()
+	_, err := schedule.ParseConfig([]byte(`{"briefing": {"timezone": "Mars/Base", "schedule_local_time": "08:00", "days": []}}`))
+	var verr *schedule.ValidationError
+	require.ErrorAs(t, err, &verr)
+	require.Equal(t, `unknown time zone "Mars/Base"`, verr.For("briefing.timezone"))
+	require.Equal(t, "choose at least one day", verr.For("briefing.days"))
+	require.Empty(t, verr.For("briefing.schedule_local_time"))
+	require.EqualError(t, err,
+		`invalid fieldforce config: briefing.timezone: unknown time zone "Mars/Base"; briefing.days: choose at least one day`)
+}
+
+func TestConfigScheduleValidates(t *testing.T) {
+	t.Parallel()
+	_, err := schedule.Config{Briefing: schedule.BriefingConfig{Timezone: "Nowhere", ScheduleLocalTime: "8am"}}.Schedule()
+	var verr *schedule.ValidationError
+	require.True(t, errors.As(err, &verr))
+	require.Len(t, verr.Errors, 2)
+
+	s, err := schedule.Config{Briefing: schedule.BriefingConfig{Timezone: "US/Pacific", ScheduleLocalTime: "09:15"}}.Schedule()
+	require.NoError(t, err)
+	require.Equal(t, "America/Los_Angeles", s.Zone.Name)
+	require.Equal(t, schedule.AllDays(), s.Days)
+	require.True(t, s.Enabled)
+}
+
+func TestDefaultConfig(t *testing.T) {
+	t.Parallel()
+	c := schedule.DefaultConfig()
+	require.Equal(t,
+		`{"briefing":{"timezone":"Etc/UTC","schedule_local_time":"08:00","days":["mon","tue","wed","thu","fri"],"enabled":true}}`,
+		string(c.JSON()))
+	parsed, err := schedule.ParseConfig(c.JSON())
+	require.NoError(t, err)
+	require.Equal(t, c, parsed, "the default is already canonical")
+}
+
+func TestJSONOfAnInvalidConfigIsVerbatim(t *testing.T) {
+	t.Parallel()
+	c := schedule.Config{Briefing: schedule.BriefingConfig{Timezone: "Mars/Base", ScheduleLocalTime: "08:00", Days: []string{"sun", "mon"}}}
+	require.Equal(t, `{"briefing":{"timezone":"Mars/Base","schedule_local_time":"08:00","days":["sun","mon"]}}`, string(c.JSON()))
+}

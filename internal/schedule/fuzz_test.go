@@ -1,0 +1,50 @@
+package schedule_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/schedule"
+)
+
+func FuzzParseConfig(f *testing.F) {
+	for _, seed := range []string{
+		`{"briefing": {"timezone": "America/New_York", "schedule_local_time": "08:00", "days": ["mon","tue","wed","thu","fri"], "enabled": true}}`,
+		`{"briefing": {"timezone": "US/Eastern", "schedule_local_time": "23:59", "days": ["sun","mon"], "enabled": false}}`,
+		`{"briefing": {"timezone": "asia/calcutta", "schedule_local_time": "00:00"}}`,
+		`{"briefing": {"timezone": "Pacific/Chatham", "schedule_local_time": "02:45", "days": ["sat"]}}`,
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00", "days": []}}`,
+		`{"briefing": {"timezone": "Mars/Base", "schedule_local_time": "25:00", "days": ["mon", "mon", 3]}}`,
+		`{"briefing": {"timezone": "../etc/passwd", "schedule_local_time": "7:5"}}`,
+		`{"briefing": {"timezone": "Local", "schedule_local_time": "08:00:00", "enabled": "yes"}}`,
+		`{"briefing": {"timezone": "UTC", "timezone": "UTC", "schedule_local_time": "08:00"}}`,
+		`{"briefing": {"timezone": null, "schedule_local_time": null, "days": null, "enabled": null}}`,
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "extra": {}}`,
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}} trailing`,
+		`{"Briefing": {}}`,
+		`{"briefing": []}`,
+		`{}`, `[]`, `null`, `"x"`, ``, `{`, `{"briefing": {"timezone": "\u0055TC", "schedule_local_time": "08:00"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c, err := schedule.ParseConfig(raw)
+		if err != nil {
+			var verr *schedule.ValidationError
+			require.ErrorAs(t, err, &verr)
+			require.NotEmpty(t, verr.Errors)
+			for _, fe := range verr.Errors {
+				require.NotEmpty(t, fe.Message)
+			}
+			return
+		}
+		canonical := c.JSON()
+		again, err := schedule.ParseConfig(canonical)
+		require.NoError(t, err, "re-parsing %s", canonical)
+		require.Equal(t, c, again)
+		require.Equal(t, canonical, again.JSON())
+		_, err = c.Schedule()
+		require.NoError(t, err)
+	})
+}
