@@ -1,0 +1,22 @@
+// Package e2e holds the browser tests: they drive the real web server
+// (web.New on a fresh test database, served over real HTTP on 127.0.0.1) in
+// headless Chromium through chromedp.
+//
+// Run them with
+//
+//	go test ./e2e/ -count=1 -v
+//
+// They need PostgreSQL (see internal/testdb) and Chromium at /usr/bin/chromium
+// (Debian package "chromium"; CHROMIUM_PATH overrides the path). Without
+// Chromium they fail with a message saying so; FIELDBRIEF_SKIP_BROWSER=1 skips
+// them instead, for machines that cannot run a browser.
+//
+// E2E_TIMEOUT (a Go duration, default 45s) bounds each test's browser work;
+// E2E_TRACE=1 logs every step with its time, to see where a slow test waits.
+// Tests run two at a time whatever -parallel says (each has its own
+// database, server and browser contexts).
+//
+// Every test saves full-page screenshots of the pages it visits to
+// e2e/testdata/screenshots/ (not committed), and one of each session's page
+// when it fails, named FAIL-<test>-<session>.png.
+package e2e

@@ -1,0 +1,632 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/web"
+)
+
+const (
+	// maxParallel tests drive the browser at once (CI machines have 2 cores).
+	maxParallel = 2
+	// pollEvery is how often waits look at the page again.
+	pollEvery = 50 * time.Millisecond
+	// screenshotDir receives the full-page PNGs (gitignored).
+	screenshotDir = "testdata/screenshots"
+)
+
+// browser is the one Chromium the package shares; each session gets its own
+// browser context (own cookies) and tab.
+var browser struct {
+	ctx  context.Context // a chromedp context whose browser is running
+	err  error           // why there is no browser
+	skip bool            // FIELDBRIEF_SKIP_BROWSER=1
+}
+
+var slots = make(chan struct{}, maxParallel)
+
+// testTimeout bounds every browser action of one test, waits included. A
+// test takes 3–10 s on an idle 2-core machine; the margin is for a machine
+// busy with other test packages. E2E_TIMEOUT (a Go duration) overrides it.
+var testTimeout = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("E2E_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 45 * time.Second
+}()
+
+func TestMain(m *testing.M) { os.Exit(runTests(m)) }
+
+func runTests(m *testing.M) int {
+	if os.Getenv("FIELDBRIEF_SKIP_BROWSER") == "1" {
+		browser.skip = true
+		return m.Run()
+	}
+	ctx, stop, err := startBrowser()
+	if err != nil {
+		browser.err = err
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+	} else {
+		browser.ctx = ctx
+		defer stop()
+	}
+	return m.Run()
+}
+
+// chromiumPath is the browser binary: CHROMIUM_PATH, else Debian's chromium.
+func chromiumPath() string {
+	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
+		return p
+	}
+	return "/usr/bin/chromium"
+}
+
+// startBrowser starts headless Chromium with a fresh profile. The flags keep
+// it from reaching out to the network (the sandbox has none) and from
+// needing a GPU, a sandbox or a big /dev/shm.
+func startBrowser() (context.Context, func(), error) {
+	path := chromiumPath()
+	if _, err := exec.LookPath(path); err != nil {
+		return nil, nil, fmt.Errorf("browser tests need Chromium, not found at %s (%v); "+
+			"install it (apt-get install -y --no-install-recommends chromium), "+
+			"point CHROMIUM_PATH at it, or set FIELDBRIEF_SKIP_BROWSER=1 to skip these tests", path, err)
+	}
+	profile, err := os.MkdirTemp("", "fieldbrief-e2e-chromium-")
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.UserDataDir(profile),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("lang", "en-US"),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelBrowser := chromedp.NewContext(allocCtx)
+	stop := func() {
+		cancelBrowser()
+		cancelAlloc()
+		os.RemoveAll(profile)
+	}
+	// The first Do starts the browser and ties its life to the context it
+	// gets, so it gets ctx itself; a timer guards against a hung start.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	select {
+	case err = <-started:
+	case <-time.After(30 * time.Second):
+		err = errors.New("timed out after 30s")
+	}
+	if err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("start Chromium at %s: %w", path, err)
+	}
+	return ctx, stop, nil
+}
+
+// Accounts the fixture creates. Every one has the same password.
+const password = "e2e-correct-horse-1"
+
+type account struct{ Email, Password string }
+
+var (
+	adminA  = account{"admin@acme.test", password}
+	memberA = account{"member@acme.test", password}
+	staff   = account{"staff@fieldbrief.test", password}
+	adminB  = account{"admin@globex.test", password}
+)
+
+// The fixture's stored schedules.
+const (
+	configA = `{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00","days":["mon","tue","wed","thu","fri"],"enabled":true}}`
+	configB = `{"briefing":{"timezone":"America/Chicago","schedule_local_time":"06:30","enabled":true}}`
+)
+
+// env is one test's world: its own database, the real server on it over
+// real HTTP, and the deadline every browser action of the test shares.
+type env struct {
+	t        *testing.T
+	ctx      context.Context // for database calls
+	deadline time.Time
+	url      string // http://127.0.0.1:port
+	db       *pgxpool.Pool
+	store    *orgs.Store
+	logs     *serverLog
+
+	orgA, orgB orgs.Org // set by seed
+	start      time.Time
+}
+
+// trace logs a step with the time since the test started, when E2E_TRACE is
+// set (to see where a slow test spends its time).
+func (e *env) trace(format string, args ...any) {
+	if os.Getenv("E2E_TRACE") != "" {
+		e.t.Helper()
+		e.t.Logf("%6.3fs "+format, append([]any{time.Since(e.start).Seconds()}, args...)...)
+	}
+}
+
+// newEnv starts a parallel browser test: a fresh database, the server on it
+// and an empty set of sessions. Without a browser it fails (or skips, with
+// FIELDBRIEF_SKIP_BROWSER=1).
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	if browser.skip {
+		t.Skip("FIELDBRIEF_SKIP_BROWSER=1: browser tests skipped")
+	}
+	if browser.err != nil {
+		t.Fatal(browser.err)
+	}
+	t.Parallel()
+	slots <- struct{}{}
+	t.Cleanup(func() { <-slots })
+
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout+15*time.Second)
+	t.Cleanup(cancel)
+	e := &env{t: t, ctx: ctx, deadline: time.Now().Add(testTimeout), start: time.Now()}
+	e.db = testdb.New(t)
+	e.store = &orgs.Store{DB: e.db}
+
+	e.logs = &serverLog{t: t}
+	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cfg := web.Config{
+		SessionKeys:                [][]byte{[]byte("fieldbrief-e2e-session-key-0123456789abcdef")},
+		SecureCookies:              false, // plain http on 127.0.0.1
+		IdleTimeout:                time.Hour,
+		AbsoluteTimeout:            12 * time.Hour,
+		MaxLoginFailuresPerAccount: 100,
+		MaxLoginFailuresPerClient:  1000,
+	}
+	srv, err := web.New(cfg, e.db, logger)
+	if err != nil {
+		t.Fatalf("web.New: %v", err)
+	}
+	ts := httptest.NewServer(srv)
+	e.url = ts.URL
+	t.Cleanup(func() {
+		ts.Close()
+		e.logs.finish()
+	})
+	e.trace("server up")
+	return e
+}
+
+// seed creates the standard fixture: org A "acme" (Europe/Berlin 07:00,
+// weekdays) with an admin and a member, org B "globex" with its admin, and a
+// staff member of no org.
+func (e *env) seed() {
+	e.t.Helper()
+	var err error
+	e.orgA, err = e.store.CreateOrg(e.ctx, "acme", "Acme Field Services")
+	e.must("create org A", err)
+	e.orgB, err = e.store.CreateOrg(e.ctx, "globex", "Globex Plumbing")
+	e.must("create org B", err)
+	e.addUser(adminA, false, e.orgA, orgs.RoleAdmin)
+	e.addUser(memberA, false, e.orgA, orgs.RoleMember)
+	e.addUser(adminB, false, e.orgB, orgs.RoleAdmin)
+	e.addUser(staff, true, orgs.Org{}, "")
+	_, err = e.store.SaveFieldforce(e.ctx, orgs.System, e.orgA.ID, []byte(configA))
+	e.must("save config of org A", err)
+	_, err = e.store.SaveFieldforce(e.ctx, orgs.System, e.orgB.ID, []byte(configB))
+	e.must("save config of org B", err)
+	e.trace("seeded")
+}
+
+func (e *env) addUser(a account, isStaff bool, org orgs.Org, role orgs.Role) {
+	e.t.Helper()
+	u, err := e.store.UpsertUser(e.ctx, a.Email, a.Password, isStaff)
+	e.must("create user "+a.Email, err)
+	if org.ID != 0 {
+		e.must("add "+a.Email+" to "+org.Slug, e.store.AddMember(e.ctx, org.ID, u.ID, role))
+	}
+}
+
+func (e *env) must(what string, err error) {
+	e.t.Helper()
+	if err != nil {
+		e.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// generateBriefing makes today's briefing of an org the way an admin's
+// "generate now" does, and runs its generation job to the end.
+func (e *env) generateBriefing(org orgs.Org) briefing.Briefing {
+	e.t.Helper()
+	store := &briefing.Store{DB: e.db}
+	b, err := store.GenerateNow(e.ctx, org.ID, time.Now(), orgs.System)
+	e.must("generate briefing for "+org.Slug, err)
+	var ids []int64
+	rows, err := e.db.Query(e.ctx, `SELECT id FROM ff_briefing_jobs WHERE briefing_id = $1 AND state IN ('available', 'running')`, b.ID)
+	e.must("find the generation job", err)
+	for rows.Next() {
+		var id int64
+		e.must("scan job id", rows.Scan(&id))
+		ids = append(ids, id)
+	}
+	e.must("find the generation job", rows.Err())
+	runner := &briefing.Runner{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
+	e.must("run the generation job", runner.Wait(e.ctx, ids))
+	b, err = store.Get(e.ctx, org.ID, b.Date)
+	e.must("read the generated briefing", err)
+	if b.Status != briefing.StatusReady {
+		e.t.Fatalf("briefing %s of %s is %s after its job ran: %s", b.Date, org.Slug, b.Status, b.LastError)
+	}
+	return b
+}
+
+// serverLog collects the server's log lines: errors go to the test log at
+// once, everything is printed when the test fails.
+type serverLog struct {
+	t    *testing.T
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done bool
+}
+
+func (l *serverLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if !l.done && bytes.Contains(p, []byte("level=ERROR")) {
+		l.t.Logf("server: %s", bytes.TrimSpace(p))
+	}
+	return len(p), nil
+}
+
+func (l *serverLog) finish() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done = true
+	if l.t.Failed() {
+		lines := strings.Split(strings.TrimSpace(l.buf.String()), "\n")
+		if len(lines) > 80 {
+			lines = lines[len(lines)-80:]
+		}
+		l.t.Logf("server log (last %d lines):\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+}
+
+// session is one person's browser: its own browser context (cookies) and tab.
+type session struct {
+	e    *env
+	t    *testing.T
+	name string
+	tab  context.Context // lives a little past the deadline, for failure captures
+	ctx  context.Context // every action; ends at the test's deadline
+
+	mu      sync.Mutex
+	console []chromedp.ConsoleMessage
+}
+
+// newSession opens a tab in a fresh browser context, so sessions of one test
+// do not share cookies.
+func (e *env) newSession(name string) *session {
+	e.t.Helper()
+	parent, cancelParent := context.WithDeadline(browser.ctx, e.deadline.Add(10*time.Second))
+	tab, cancelTab := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	ctx, cancelCtx := context.WithDeadline(tab, e.deadline)
+	s := &session{e: e, t: e.t, name: name, tab: tab, ctx: ctx}
+	if err := chromedp.Do(tab); err != nil { // opens the tab, bound to tab
+		cancelCtx()
+		cancelTab()
+		cancelParent()
+		e.t.Fatalf("%s: open a browser tab: %v", name, err)
+	}
+	e.trace("%s: tab open", name)
+	consoleDone := make(chan struct{})
+	messages := chromedp.Console(tab)
+	go func() {
+		defer close(consoleDone)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			s.console = append(s.console, m)
+			s.mu.Unlock()
+		}
+	}()
+	e.t.Cleanup(func() {
+		cancelCtx()
+		if e.t.Failed() {
+			s.captureFailure()
+		}
+		cancelTab()
+		cancelParent()
+		select {
+		case <-consoleDone:
+		case <-time.After(5 * time.Second):
+		}
+		s.checkConsole()
+	})
+	return s
+}
+
+// checkConsole fails the test on an uncaught script error or a resource the
+// Content-Security-Policy blocked: either means a page is broken for users.
+// Failed requests (a 403 page, a 422 form) are expected and ignored.
+func (s *session) checkConsole() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.console {
+		switch {
+		case m.Type == chromedp.ConsoleException,
+			strings.Contains(m.Text, "Content Security Policy"),
+			strings.Contains(m.Text, "Refused to"):
+			s.t.Errorf("%s: browser console %s at %s:%d: %s", s.name, m.Type, m.URL, m.Line+1, m.Text)
+		case m.Type == chromedp.ConsoleError && m.Source != "network":
+			s.t.Logf("%s: browser console error at %s:%d: %s", s.name, m.URL, m.Line+1, m.Text)
+		}
+	}
+}
+
+// captureFailure saves the page a failed test left each session on.
+func (s *session) captureFailure() {
+	ctx, cancel := context.WithTimeout(s.tab, 5*time.Second)
+	defer cancel()
+	url, _ := chromedp.Run(ctx, chromedp.Location())
+	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	if len(text) > 3000 {
+		text = text[:3000] + "…"
+	}
+	s.t.Logf("%s: page at failure: %s\n%s", s.name, url, text)
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		s.save("FAIL-"+strings.ReplaceAll(s.t.Name(), "/", "_")+"-"+s.name, png)
+	}
+}
+
+// do runs actions; any error ends the test.
+func (s *session) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	s.t.Helper()
+	if err := chromedp.Do(s.ctx, steps...); err != nil {
+		s.t.Fatalf("%s: %s: %v", s.name, what, err)
+	}
+	s.e.trace("%s: %s", s.name, what)
+}
+
+// open navigates to a path of the server and returns the HTTP status of the
+// document (after redirects).
+func (s *session) open(path string) int {
+	s.t.Helper()
+	resp, err := chromedp.Run(s.ctx, chromedp.NavigateResponse(s.e.url+path))
+	if err != nil {
+		s.t.Fatalf("%s: open %s: %v", s.name, path, err)
+	}
+	s.e.trace("%s: opened %s: %d", s.name, path, resp.Status)
+	return int(resp.Status)
+}
+
+// submit clicks a button that submits a form and waits for the next page;
+// it returns that page's HTTP status.
+func (s *session) submit(button string) int {
+	s.t.Helper()
+	resp, err := chromedp.RunResponse(s.ctx, chromedp.Click(chromedp.CSS(button)))
+	if err != nil {
+		s.t.Fatalf("%s: submit with %s: %v", s.name, button, err)
+	}
+	s.e.trace("%s: submitted with %s: %d", s.name, button, resp.Status)
+	return int(resp.Status)
+}
+
+// login signs in through the login form and waits until the app lets the
+// person in.
+func (s *session) login(a account) {
+	s.t.Helper()
+	s.open("/login")
+	s.do("fill in the login form",
+		chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), a.Email),
+		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), a.Password),
+	)
+	s.submit(`form:has(input[name="password"]) [type="submit"]`)
+	if p := s.path(); p == "/login" {
+		s.t.Fatalf("%s: still on /login after signing in as %s: %q", s.name, a.Email, s.text("main"))
+	}
+}
+
+// eval evaluates a JavaScript expression in the page.
+func eval[T any](s *session, expr string) (T, error) {
+	return chromedp.Run(s.ctx, chromedp.Evaluate[T](expr))
+}
+
+// path is the page's location.pathname.
+func (s *session) path() string {
+	s.t.Helper()
+	p, err := eval[string](s, `location.pathname`)
+	if err != nil {
+		s.t.Fatalf("%s: read location: %v", s.name, err)
+	}
+	return p
+}
+
+// waitJS waits until a JavaScript expression is truthy. It survives
+// navigations and htmx swaps, which the page-side Poll does not.
+func (s *session) waitJS(what, expr string) {
+	s.t.Helper()
+	var lastErr error
+	for {
+		ok, err := eval[bool](s, `!!(`+expr+`)`)
+		if err == nil && ok {
+			s.e.trace("%s: %s", s.name, what)
+			return
+		}
+		if err != nil {
+			lastErr = err
+		}
+		if s.ctx.Err() != nil {
+			s.t.Fatalf("%s: timed out waiting for %s (last error: %v)", s.name, what, lastErr)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// innerText is a JS expression for the visible text of the first element
+// matching a CSS selector, or null.
+func innerText(sel string) string {
+	return `(() => { const el = document.querySelector(` + jsString(sel) + `); return el ? el.innerText : null })()`
+}
+
+// waitText waits until the first element matching sel exists and its text
+// holds every one of want, and returns the text.
+func (s *session) waitText(sel string, want ...string) string {
+	s.t.Helper()
+	var last string
+	for {
+		txt, err := eval[*string](s, innerText(sel))
+		if err == nil && txt != nil {
+			last = *txt
+			if containsAll(last, want...) {
+				s.e.trace("%s: %s says %q", s.name, sel, want)
+				return last
+			}
+		}
+		if s.ctx.Err() != nil {
+			if txt == nil && err == nil {
+				s.t.Fatalf("%s: timed out waiting for %s on %s: no such element", s.name, sel, s.pathOr())
+			}
+			s.t.Fatalf("%s: timed out waiting for %s to say %q; it says:\n%s", s.name, sel, want, last)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// waitTextChange waits until the text of sel differs from before and holds
+// every one of want.
+func (s *session) waitTextChange(sel, before string, want ...string) string {
+	s.t.Helper()
+	var last string
+	for {
+		txt, err := eval[*string](s, innerText(sel))
+		if err == nil && txt != nil {
+			last = *txt
+			if last != before && containsAll(last, want...) {
+				return last
+			}
+		}
+		if s.ctx.Err() != nil {
+			s.t.Fatalf("%s: timed out waiting for %s to change and say %q; it says:\n%s", s.name, sel, want, last)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+func (s *session) pathOr() string {
+	ctx, cancel := context.WithTimeout(s.tab, 2*time.Second)
+	defer cancel()
+	u, _ := chromedp.Run(ctx, chromedp.Location())
+	return u
+}
+
+// text is the visible text of the first element matching sel, once it exists.
+func (s *session) text(sel string) string { s.t.Helper(); return s.waitText(sel) }
+
+// exists reports whether an element matches sel right now.
+func (s *session) exists(sel string) bool {
+	s.t.Helper()
+	ok, err := eval[bool](s, `document.querySelector(`+jsString(sel)+`) !== null`)
+	if err != nil {
+		s.t.Fatalf("%s: query %s: %v", s.name, sel, err)
+	}
+	return ok
+}
+
+// typeInto replaces the text of an input the way a person does: select what
+// is there and type over it, key by key, so keyup/input handlers run.
+func (s *session) typeInto(sel, text string) {
+	s.t.Helper()
+	s.do("select the text of "+sel,
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Evaluate[chromedp.Void](`(() => { const el = document.querySelector(`+jsString(sel)+`); el.focus(); el.select(); })()`),
+	)
+	if text == "" {
+		s.do("clear "+sel, chromedp.SendKeys(chromedp.CSS(sel), "\b"))
+		return
+	}
+	s.do("type into "+sel, chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// setValue sets a control's value and fires input and change, as a person
+// picking a value in a native widget (time, select) does.
+func (s *session) setValue(sel, value string) {
+	s.t.Helper()
+	s.do("set "+sel+" to "+value,
+		chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Evaluate[chromedp.Void](`(() => {
+			const el = document.querySelector(`+jsString(sel)+`);
+			el.focus();
+			el.value = `+jsString(value)+`;
+			el.dispatchEvent(new Event("input", {bubbles: true}));
+			el.dispatchEvent(new Event("change", {bubbles: true}));
+		})()`),
+	)
+}
+
+// click clicks the first visible element matching sel.
+func (s *session) click(sel string) {
+	s.t.Helper()
+	s.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// screenshot saves a full-page PNG as testdata/screenshots/<name>.png.
+func (s *session) screenshot(name string) {
+	s.t.Helper()
+	png, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		s.t.Fatalf("%s: screenshot %s: %v", s.name, name, err)
+	}
+	s.save(name, png)
+}
+
+func (s *session) save(name string, png []byte) {
+	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+		s.t.Errorf("screenshot dir: %v", err)
+		return
+	}
+	path := filepath.Join(screenshotDir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		s.t.Errorf("save screenshot: %v", err)
+		return
+	}
+	s.t.Logf("%s: screenshot %s", s.name, path)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func containsAll(s string, want ...string) bool {
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,203 @@
+// Package auth keeps people signed in and throttles password guessing.
+//
+// A session is a row in the sessions table; the browser holds only a random
+// token in a signed cookie (gorilla/sessions over securecookie), and the row
+// is keyed by the token's SHA-256, so a database dump holds no usable
+// cookie. Because the row is the truth, logout and expiry really revoke: an
+// old cookie is worthless once its row is revoked or expired. Every decision
+// takes the time as a parameter, so tests drive it with a fake clock.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/securecookie"
+	"github.com/gorilla/sessions"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/orgs"
+)
+
+// Cookie names. __Host- makes browsers refuse the cookie unless it is
+// Secure, host-only and Path=/, so a sibling subdomain cannot plant one.
+const (
+	CookieName       = "fieldbrief_session"
+	SecureCookieName = "__Host-fieldbrief_session"
+)
+
+// touchEvery limits last_seen_at writes to one a minute per session.
+const touchEvery = time.Minute
+
+const tokenValue = "token"
+
+// Options configure Sessions.
+type Options struct {
+	// Keys sign the cookie: the first signs, all verify, so a key is rotated
+	// by prepending the new one and dropping the old one a session
+	// lifetime later.
+	Keys            [][]byte
+	Secure          bool
+	IdleTimeout     time.Duration
+	AbsoluteTimeout time.Duration
+}
+
+// Sessions issues, loads and revokes sign-in sessions.
+type Sessions struct {
+	db       *pgxpool.Pool
+	store    *sessions.CookieStore
+	name     string
+	idle     time.Duration
+	absolute time.Duration
+}
+
+// NewSessions builds the session manager.
+func NewSessions(db *pgxpool.Pool, o Options) *Sessions {
+	pairs := make([][]byte, 0, 2*len(o.Keys))
+	for _, k := range o.Keys {
+		pairs = append(pairs, k, nil) // sign only: the token needs integrity, not secrecy from its holder
+	}
+	codecs := securecookie.CodecsFromPairs(pairs...)
+	for _, c := range codecs {
+		// securecookie's own expiry reads the wall clock; the sessions row
+		// (with the injected clock) decides instead.
+		c.(*securecookie.SecureCookie).MaxAge(0)
+	}
+	name := CookieName
+	if o.Secure {
+		name = SecureCookieName
+	}
+	return &Sessions{
+		db: db,
+		store: &sessions.CookieStore{Codecs: codecs, Options: &sessions.Options{
+			Path:     "/",
+			MaxAge:   int(o.AbsoluteTimeout / time.Second),
+			Secure:   o.Secure,
+			HttpOnly: true,
+			SameSite: http.SameSiteLaxMode,
+		}},
+		name:     name,
+		idle:     o.IdleTimeout,
+		absolute: o.AbsoluteTimeout,
+	}
+}
+
+// CookieName is the name of the session cookie with these options.
+func (s *Sessions) CookieName() string { return s.name }
+
+// Client describes the browser a session was started from (kept on the
+// row for people reviewing their sessions; never used to decide).
+type Client struct {
+	UserAgent string
+	IP        string
+}
+
+// Start signs a user in: a fresh token and row every time (never a reused
+// session id, so a planted cookie cannot be fixated), and revokes the
+// session the browser held before, if any.
+func (s *Sessions) Start(ctx context.Context, w http.ResponseWriter, r *http.Request, userID int64, client Client, now time.Time) error {
+	if err := s.End(ctx, nil, r, now); err != nil {
+		return err
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return fmt.Errorf("session token: %w", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	if _, err := s.db.Exec(ctx, `
+		INSERT INTO sessions (id, user_id, created_at, last_seen_at, user_agent, client_ip)
+		VALUES ($1, $2, $3, $3, $4, $5)`,
+		sessionID(token), userID, now, truncate(client.UserAgent, 512), client.IP); err != nil {
+		return fmt.Errorf("start session for user %d: %w", userID, err)
+	}
+	sess := sessions.NewSession(s.store, s.name)
+	opts := *s.store.Options
+	sess.Options = &opts
+	sess.Values[tokenValue] = token
+	if err := s.store.Save(r, w, sess); err != nil {
+		return fmt.Errorf("write session cookie: %w", err)
+	}
+	return nil
+}
+
+// Load returns the signed-in user, or ok=false when the request has no
+// valid session: no cookie, a bad signature, or a row that is revoked, idle
+// for longer than the idle timeout or older than the absolute timeout.
+func (s *Sessions) Load(ctx context.Context, r *http.Request, now time.Time) (u orgs.User, ok bool, err error) {
+	token := s.token(r)
+	if token == "" {
+		return orgs.User{}, false, nil
+	}
+	id := sessionID(token)
+	var created, lastSeen time.Time
+	var revoked bool
+	err = s.db.QueryRow(ctx, `
+		SELECT s.created_at, s.last_seen_at, s.revoked_at IS NOT NULL, u.id, u.email, u.is_staff, u.created_at
+		FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.id = $1`, id).
+		Scan(&created, &lastSeen, &revoked, &u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return orgs.User{}, false, nil
+	}
+	if err != nil {
+		return orgs.User{}, false, fmt.Errorf("load session: %w", err)
+	}
+	if revoked || now.Sub(created) >= s.absolute || now.Sub(lastSeen) >= s.idle {
+		return orgs.User{}, false, nil
+	}
+	if now.Sub(lastSeen) >= touchEvery {
+		if _, err := s.db.Exec(ctx, `UPDATE sessions SET last_seen_at = $2 WHERE id = $1 AND last_seen_at < $2`, id, now); err != nil {
+			return orgs.User{}, false, fmt.Errorf("touch session: %w", err)
+		}
+	}
+	return u, true, nil
+}
+
+// End revokes the request's session (if any) and, when w is not nil,
+// tells the browser to drop the cookie.
+func (s *Sessions) End(ctx context.Context, w http.ResponseWriter, r *http.Request, now time.Time) error {
+	if token := s.token(r); token != "" {
+		if _, err := s.db.Exec(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`,
+			sessionID(token), now); err != nil {
+			return fmt.Errorf("revoke session: %w", err)
+		}
+	}
+	if w != nil {
+		opts := *s.store.Options
+		opts.MaxAge = -1
+		http.SetCookie(w, sessions.NewCookie(s.name, "", &opts))
+	}
+	return nil
+}
+
+// token is the verified token from the cookie, or "".
+func (s *Sessions) token(r *http.Request) string {
+	sess, err := s.store.New(r, s.name)
+	if err != nil || sess.IsNew {
+		return ""
+	}
+	token, _ := sess.Values[tokenValue].(string)
+	return token
+}
+
+// sessionID is the row key: the token's SHA-256, so the table alone cannot
+// be replayed as cookies.
+func sessionID(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

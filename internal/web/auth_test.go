@@ -1,0 +1,323 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/auth"
+)
+
+// setCookies parses a response's Set-Cookie headers.
+func setCookies(r response) map[string]*http.Cookie {
+	out := map[string]*http.Cookie{}
+	for _, c := range (&http.Response{Header: r.Header}).Cookies() {
+		out[c.Name] = c
+	}
+	return out
+}
+
+func countRows(t *testing.T, f *fixture, query string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, f.db.QueryRow(context.Background(), query, args...).Scan(&n))
+	return n
+}
+
+func TestLoginRedirectsToLocalNextOnly(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	for next, want := range map[string]string{
+		"":                                   "/",
+		"/orgs/acme/settings/fieldforce?x=1": "/orgs/acme/settings/fieldforce?x=1",
+		"//evil.example/":                    "/",
+		"https://evil.example/":              "/",
+		"/\\evil.example":                    "/",
+		"/\t/evil.example":                   "/",
+		"javascript:alert(1)":                "/",
+	} {
+		c := f.anon()
+		res := c.post("/login", url.Values{"email": {f.adminA.Email}, "password": {testPassword}, "next": {next}})
+		require.Equal(t, http.StatusSeeOther, res.Code, next)
+		require.Equal(t, want, res.Header.Get("Location"), "next=%q", next)
+	}
+}
+
+func TestLoginFormErrors(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.anon()
+
+	res := c.post("/login", url.Values{"email": {""}, "password": {""}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	require.Contains(t, res.Body, `class="field-error" id="email-error"`)
+	require.Contains(t, res.Body, `class="field-error" id="password-error"`)
+
+	res = c.post("/login", url.Values{"email": {f.adminA.Email}, "password": {"wrong"}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	require.Contains(t, res.Body, "The email or password is incorrect.")
+	require.Contains(t, res.Body, `value="`+f.adminA.Email+`"`, "email is kept")
+	require.NotContains(t, setCookies(res), auth.CookieName, "no session after a failure")
+	require.Equal(t, http.StatusSeeOther, c.get("/").Code, "still signed out")
+
+	// An unknown account gets the very same answer.
+	unknown := c.post("/login", url.Values{"email": {"nobody@acme.test"}, "password": {"wrong"}})
+	require.Equal(t, res.Code, unknown.Code)
+	require.Equal(t, strings.ReplaceAll(res.Body, f.adminA.Email, "X"), strings.ReplaceAll(unknown.Body, "nobody@acme.test", "X"))
+}
+
+func TestCookieFlags(t *testing.T) {
+	t.Parallel()
+	for _, secure := range []bool{false, true} {
+		f := setupConfig(t, func(c *Config) { c.SecureCookies = secure })
+		c := f.anon()
+		form := c.get("/login")
+		csrfName, sessionName := csrfCookieInsecure, auth.CookieName
+		if secure {
+			csrfName, sessionName = csrfCookieSecure, auth.SecureCookieName
+		}
+		res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {testPassword}})
+		require.Equal(t, http.StatusSeeOther, res.Code)
+		for name, ck := range map[string]*http.Cookie{csrfName: setCookies(form)[csrfName], sessionName: setCookies(res)[sessionName]} {
+			require.NotNil(t, ck, "cookie %s set (secure=%v)", name, secure)
+			require.True(t, ck.HttpOnly, name)
+			require.Equal(t, http.SameSiteLaxMode, ck.SameSite, name)
+			require.Equal(t, "/", ck.Path, name)
+			require.Empty(t, ck.Domain, name)
+			require.Equal(t, secure, ck.Secure, name)
+			require.Equal(t, secure, strings.HasPrefix(name, "__Host-"), name)
+		}
+		require.Equal(t, http.StatusOK, c.get("/orgs/acme/briefings").Code, "signed in over %v", secure)
+	}
+}
+
+func TestLogoutRevokesTheSession(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.as(&f.memberA)
+	old := *c.cookie(auth.CookieName)
+
+	res := c.post("/logout", nil)
+	require.Equal(t, http.StatusSeeOther, res.Code)
+	require.Equal(t, "/login", res.Header.Get("Location"))
+	cleared := setCookies(res)[auth.CookieName]
+	require.NotNil(t, cleared)
+	require.Negative(t, cleared.MaxAge, "cookie dropped")
+	require.Equal(t, http.StatusSeeOther, c.get("/orgs/acme/briefings").Code)
+
+	// A copy of the old cookie is worthless now.
+	replay := f.anon()
+	replay.hc.Jar.SetCookies(mustURL(t, f.ts.URL), []*http.Cookie{&old})
+	res = replay.get("/orgs/acme/briefings")
+	require.Equal(t, http.StatusSeeOther, res.Code)
+	require.Equal(t, "/login", res.Header.Get("Location"))
+	require.Equal(t, 1, countRows(t, f, `SELECT count(*) FROM sessions WHERE revoked_at IS NOT NULL`))
+}
+
+func TestEverySignInStartsANewSession(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.as(&f.memberA)
+	first := *c.cookie(auth.CookieName)
+	c.login(f.memberA.Email, testPassword)
+	second := c.cookie(auth.CookieName)
+	require.NotEqual(t, first.Value, second.Value)
+	require.Equal(t, http.StatusOK, c.get("/orgs/acme/briefings").Code)
+
+	replay := f.anon()
+	replay.hc.Jar.SetCookies(mustURL(t, f.ts.URL), []*http.Cookie{&first})
+	require.Equal(t, http.StatusSeeOther, replay.get("/orgs/acme/briefings").Code, "the session replaced at sign-in is revoked")
+	require.Equal(t, 2, countRows(t, f, `SELECT count(*) FROM sessions`))
+}
+
+func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
+	f := setup(t) // idle 12h
+	c := f.as(&f.memberA)
+	for range 3 { // each request resets the idle clock
+		f.advance(12*time.Hour - time.Minute)
+		require.Equal(t, http.StatusOK, c.get("/orgs/acme/briefings").Code)
+	}
+	f.advance(12 * time.Hour)
+	res := c.get("/orgs/acme/briefings")
+	require.Equal(t, http.StatusSeeOther, res.Code)
+	require.Equal(t, "/login", res.Header.Get("Location"))
+}
+
+func TestLastSeenIsWrittenAtMostOncePerMinute(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.as(&f.memberA)
+	lastSeen := func() time.Time {
+		var at time.Time
+		require.NoError(t, f.db.QueryRow(context.Background(), `SELECT last_seen_at FROM sessions`).Scan(&at))
+		return at.UTC()
+	}
+	f.advance(30 * time.Second)
+	c.get("/")
+	require.Equal(t, testStart, lastSeen())
+	f.advance(30 * time.Second)
+	c.get("/")
+	require.Equal(t, testStart.Add(time.Minute), lastSeen())
+}
+
+func TestAbsoluteTimeout(t *testing.T) {
+	t.Parallel()
+	f := setup(t) // absolute 168h
+	c := f.as(&f.memberA)
+	for elapsed := time.Duration(0); elapsed+11*time.Hour < 168*time.Hour; elapsed += 11 * time.Hour {
+		f.advance(11 * time.Hour)
+		require.Equal(t, http.StatusOK, c.get("/orgs/acme/briefings").Code, "after %s", elapsed+11*time.Hour)
+	}
+	f.advance(11 * time.Hour) // past 168h, though never idle for long
+	require.Equal(t, http.StatusSeeOther, c.get("/orgs/acme/briefings").Code)
+}
+
+func TestSessionKeyRotation(t *testing.T) {
+	t.Parallel()
+	oldKey := []byte("the-old-session-signing-key-0123456789abcdef")
+	newKey := []byte("the-new-session-signing-key-0123456789abcdef")
+	f := setupConfig(t, func(c *Config) { c.SessionKeys = [][]byte{oldKey} })
+	c := f.as(&f.memberA)
+	signedWithOld := *c.cookie(auth.CookieName)
+
+	withKeys := func(keys ...[]byte) *client {
+		cfg := testConfig()
+		cfg.SessionKeys = keys
+		_, ts := f.serve(cfg)
+		cl := f.clientFor(ts)
+		cl.hc.Jar.SetCookies(mustURL(t, ts.URL), []*http.Cookie{&signedWithOld})
+		return cl
+	}
+	require.Equal(t, http.StatusOK, withKeys(newKey, oldKey).get("/orgs/acme/briefings").Code, "old key still verifies when second")
+	require.Equal(t, http.StatusSeeOther, withKeys(newKey).get("/orgs/acme/briefings").Code, "dropped key no longer verifies")
+
+	// New cookies are signed with the first key.
+	cfg := testConfig()
+	cfg.SessionKeys = [][]byte{newKey, oldKey}
+	_, ts := f.serve(cfg)
+	rotated := f.clientFor(ts)
+	rotated.login(f.memberA.Email, testPassword)
+	cfg.SessionKeys = [][]byte{newKey}
+	_, tsNew := f.serve(cfg)
+	onlyNew := f.clientFor(tsNew)
+	onlyNew.hc.Jar.SetCookies(mustURL(t, tsNew.URL), []*http.Cookie{rotated.cookie(auth.CookieName)})
+	require.Equal(t, http.StatusOK, onlyNew.get("/orgs/acme/briefings").Code)
+}
+
+func TestThrottlePerAccount(t *testing.T) {
+	t.Parallel()
+	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerAccount = 3 })
+	c := f.anon()
+	for range 3 {
+		require.Equal(t, http.StatusUnprocessableEntity, c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {"guess"}}).Code)
+	}
+	// Over the limit even the right password is refused, unchecked; the
+	// email's case does not matter.
+	res := c.post("/login", url.Values{"email": {strings.ToUpper(f.memberA.Email)}, "password": {testPassword}})
+	require.Equal(t, http.StatusTooManyRequests, res.Code)
+	require.Contains(t, res.Body, "Too many failed sign-ins for this account")
+	require.Nil(t, setCookies(res)[auth.CookieName])
+	require.Equal(t, 3, countRows(t, f, `SELECT count(*) FROM login_failures`), "a throttled attempt is not a new failure")
+
+	// Other accounts from the same client are unaffected.
+	c.login(f.adminA.Email, testPassword)
+
+	// An hour later the account may try again.
+	f.advance(time.Hour)
+	f.anon().login(f.memberA.Email, testPassword)
+}
+
+func TestThrottlePerClient(t *testing.T) {
+	t.Parallel()
+	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerClient = 3 })
+	c := f.anon()
+	for _, email := range []string{"a@x.test", "b@x.test", "c@x.test"} {
+		require.Equal(t, http.StatusUnprocessableEntity, c.post("/login", url.Values{"email": {email}, "password": {"guess"}}).Code)
+	}
+	res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {testPassword}})
+	require.Equal(t, http.StatusTooManyRequests, res.Code)
+	require.Contains(t, res.Body, "Too many failed sign-ins from your network")
+	f.advance(time.Hour)
+	c.login(f.memberA.Email, testPassword)
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+	_, err := LoadConfig(env(map[string]string{"FIELDBRIEF_ENV": "production"}))
+	require.ErrorContains(t, err, "SESSION_KEYS is required in production: generate one with `openssl rand -base64 32`")
+
+	_, err = LoadConfig(env(map[string]string{"FIELDBRIEF_ENV": "production", "SESSION_KEYS": "c2hvcnQ="}))
+	require.ErrorContains(t, err, "at least 32")
+
+	hexKey := strings.Repeat("ab", 32)
+	b64Key := "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA="
+	cfg, err := LoadConfig(env(map[string]string{"FIELDBRIEF_ENV": "production", "SESSION_KEYS": b64Key + ", " + hexKey}))
+	require.NoError(t, err)
+	require.True(t, cfg.Production)
+	require.True(t, cfg.SecureCookies, "secure by default in production")
+	require.Len(t, cfg.SessionKeys, 2)
+	require.Len(t, cfg.SessionKeys[0], 32)
+	require.Equal(t, byte(0xab), cfg.SessionKeys[1][0])
+	require.Equal(t, 12*time.Hour, cfg.IdleTimeout)
+	require.Equal(t, 168*time.Hour, cfg.AbsoluteTimeout)
+	require.Equal(t, 100, cfg.MaxLoginFailuresPerAccount)
+	require.Equal(t, 300, cfg.MaxLoginFailuresPerClient)
+
+	// Development generates a key file once and keeps using it.
+	keyFile := filepath.Join(t.TempDir(), "dev", "session.key")
+	dev := env(map[string]string{"SESSION_KEY_FILE": keyFile, "SESSION_IDLE_TIMEOUT": "30m", "LOGIN_MAX_FAILURES_PER_CLIENT": "7"})
+	first, err := LoadConfig(dev)
+	require.NoError(t, err)
+	require.False(t, first.SecureCookies)
+	require.Equal(t, 30*time.Minute, first.IdleTimeout)
+	require.Equal(t, 7, first.MaxLoginFailuresPerClient)
+	st, err := os.Stat(keyFile)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	again, err := LoadConfig(dev)
+	require.NoError(t, err)
+	require.Equal(t, first.SessionKeys, again.SessionKeys)
+
+	_, err = LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "SESSION_ABSOLUTE_TIMEOUT": "soon", "COOKIE_SECURE": "maybe"}))
+	require.ErrorContains(t, err, "SESSION_ABSOLUTE_TIMEOUT")
+	require.ErrorContains(t, err, "COOKIE_SECURE")
+}
+
+func TestHealthAndMetrics(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.anon()
+	res := c.get("/healthz")
+	require.Equal(t, http.StatusOK, res.Code)
+	require.Equal(t, "ok", res.Body)
+	require.Equal(t, http.StatusOK, c.get("/readyz").Code)
+	res = c.get("/metrics")
+	require.Equal(t, http.StatusOK, res.Code)
+	require.Contains(t, res.Body, `fieldbrief_http_requests_total{method="GET",route="/readyz",status="200"}`)
+	require.Contains(t, res.Body, `fieldbrief_http_request_duration_seconds_bucket{method="GET",route="/healthz"`)
+}
+
+func TestReadyzWithoutDatabase(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.db.Close()
+	require.Equal(t, http.StatusServiceUnavailable, f.anon().get("/readyz").Code)
+	require.Equal(t, http.StatusOK, f.anon().get("/healthz").Code)
+}
+
+func mustURL(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	require.NoError(t, err)
+	return u
+}

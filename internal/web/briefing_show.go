@@ -1,0 +1,102 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views"
+)
+
+// briefingShow shows one briefing by its local date. A malformed date is
+// not a page, so it is a 404 like another org's date.
+func (s *Server) briefingShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	m := currentMembership(c)
+	date, err := schedule.ParseDate(c.Param("date"))
+	if err != nil {
+		return apperr.Errorf(apperr.NotFound, "There is no such briefing.")
+	}
+	b, err := s.briefings.Get(ctx, m.Org.ID, date)
+	if err != nil {
+		return err
+	}
+	runs, err := s.briefings.Runs(ctx, m.Org.ID, b.ID)
+	if err != nil {
+		return err
+	}
+	p := briefingPage(b, runs)
+	p.Page = s.page(c, "Briefing "+b.Date.String())
+	p.Section = "briefings"
+	p.Slug = m.Org.Slug
+	return s.render(c, http.StatusOK, views.Briefing(p))
+}
+
+// briefingPage is the view of a briefing, its times in the briefing's own zone.
+func briefingPage(b briefing.Briefing, runs []briefing.JobRun) views.BriefingPage {
+	loc := time.UTC
+	if z, err := schedule.LoadZone(b.Timezone); err == nil {
+		loc = z.Loc
+	}
+	p := views.BriefingPage{
+		Date:        b.Date.String(),
+		Timezone:    b.Timezone,
+		Status:      b.Status,
+		Trigger:     b.Trigger,
+		FiredAt:     clock(b.FiredAt, loc),
+		GeneratedAt: clock(b.GeneratedAt, loc),
+		LastError:   b.LastError,
+	}
+	if b.Content != nil {
+		p.Content = snapshotView(*b.Content)
+	}
+	for i, r := range runs {
+		p.Runs = append(p.Runs, views.BriefingRun{
+			Number:   i + 1,
+			State:    r.State,
+			Attempts: fmt.Sprintf("%d of %d", r.Attempt, r.MaxAttempts),
+			Created:  clock(r.CreatedAt, loc),
+			Finished: clock(r.FinishedAt, loc),
+			Worker:   r.LockedBy,
+			Error:    r.LastError,
+		})
+	}
+	return p
+}
+
+func snapshotView(s briefing.Snapshot) *views.BriefingContent {
+	v := &views.BriefingContent{
+		Unassigned:         jobLines(s.Unassigned),
+		Overdue:            jobLines(s.Overdue),
+		OnHold:             jobLines(s.OnHold),
+		YesterdayDate:      s.Yesterday.Date,
+		YesterdayScheduled: s.Yesterday.Scheduled,
+		YesterdayCompleted: s.Yesterday.Completed,
+		Jobs:               s.Totals.Jobs,
+	}
+	for _, t := range s.Technicians {
+		v.Technicians = append(v.Technicians, views.TechnicianDay{Name: t.Name, Phone: t.Phone, Jobs: jobLines(t.Jobs)})
+	}
+	return v
+}
+
+func jobLines(jobs []briefing.JobLine) []views.JobLine {
+	out := make([]views.JobLine, len(jobs))
+	for i, j := range jobs {
+		out[i] = views.JobLine{Window: j.Window, Customer: j.Customer, Address: j.Address, Technician: j.Technician, Status: j.Status}
+	}
+	return out
+}
+
+// clock formats an instant in loc; the zero time (not happened yet) is "".
+func clock(t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(loc).Format("2006-01-02 15:04 MST")
+}

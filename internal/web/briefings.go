@@ -1,0 +1,216 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views"
+)
+
+// listDays is how many local dates before today the list shows.
+const listDays = 14
+
+// briefingList shows today and the previous two weeks.
+func (s *Server) briefingList(c echo.Context) error {
+	return s.renderBriefingList(c, http.StatusOK, "")
+}
+
+// briefingGenerate is the admin's "generate now" for today's local date:
+// it creates the briefing or retries a failed one. A refusal (one already
+// exists, or the schedule is off or invalid) is shown on the list with its
+// status, not as an error page.
+func (s *Server) briefingGenerate(c echo.Context) error {
+	m := currentMembership(c)
+	_, err := s.briefings.GenerateNow(c.Request().Context(), m.Org.ID, s.now(), actor(c))
+	switch apperr.Code(err) {
+	case "":
+		return redirect(c, briefingsURL(m.Org.Slug)+"?notice=generating")
+	case apperr.Conflict, apperr.Invalid:
+		return s.renderBriefingList(c, statusOf(err), apperr.Message(err))
+	}
+	return err
+}
+
+func (s *Server) renderBriefingList(c echo.Context, status int, problem string) error {
+	ctx := c.Request().Context()
+	m := currentMembership(c)
+	st, err := s.orgState(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	today := st.today(now)
+	list, err := s.briefings.List(ctx, m.Org.ID, today.AddDays(-listDays), today)
+	if err != nil {
+		return err
+	}
+	p := views.BriefingsPage{
+		Page:    s.page(c, "Briefings"),
+		Slug:    m.Org.Slug,
+		Notice:  notice(c),
+		Problem: problem,
+		Admin:   m.IsAdmin(),
+		Toggle:  st.cfg.Found && st.err == nil,
+		Paused:  st.err == nil && !st.sched.Enabled,
+		Zone:    st.zoneName(),
+		Days:    st.days(m.Org.Slug, now, today, list),
+	}
+	p.Section = "briefings"
+	p.StateKind, p.State = st.describe()
+	p.NextRun = st.nextRun(now, list)
+	return s.render(c, status, views.Briefings(p))
+}
+
+// orgState is what decides whether an org's briefings run: its saved
+// schedule and its feature flag.
+type orgState struct {
+	cfg    orgs.FieldforceConfig
+	sched  schedule.Schedule
+	err    error // why the saved config is invalid
+	flagOn bool
+}
+
+func (s *Server) orgState(ctx context.Context, orgID int64) (orgState, error) {
+	var st orgState
+	var err error
+	if st.cfg, err = s.orgs.Fieldforce(ctx, orgID); err != nil {
+		return st, err
+	}
+	if st.flagOn, err = s.orgs.EffectiveFlag(ctx, orgID, schedule.FlagKey); err != nil {
+		return st, err
+	}
+	st.err = st.cfg.Err
+	if st.err == nil {
+		st.sched, st.err = st.cfg.Config.Schedule()
+	}
+	return st, nil
+}
+
+// running reports whether the worker generates this org's briefings.
+func (st orgState) running() bool {
+	return st.cfg.Found && st.err == nil && st.flagOn && st.sched.Enabled
+}
+
+// today is the org-local date at now; UTC's when the config has no valid zone.
+func (st orgState) today(now time.Time) schedule.Date {
+	if st.err != nil {
+		return schedule.DateOf(now.UTC())
+	}
+	return schedule.Decide(now, st.sched, nil).Date
+}
+
+func (st orgState) zoneName() string {
+	if st.err != nil {
+		return "UTC (the saved time zone is not usable)"
+	}
+	return st.sched.Zone.Name
+}
+
+// describe is the org's state in one line, most fundamental cause first.
+func (st orgState) describe() (kind, text string) {
+	switch {
+	case !st.cfg.Found:
+		return "not_configured", "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
+	case st.err != nil:
+		return "invalid_config", "The saved settings are invalid, so no briefing runs: " + st.err.Error()
+	case !st.flagOn:
+		return "flag_off", "Daily briefings are switched off for this org by the platform team."
+	case !st.sched.Enabled:
+		return "paused", "Paused: no briefing runs until an admin resumes."
+	}
+	return "running", "Every " + daysText(st.sched.Days) + " at " + st.sched.At.String() + " in " + st.sched.Zone.Name + "."
+}
+
+// nextRun is the next run that will make a briefing: a run on a date that
+// already has one (made on request, say) does not count.
+func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
+	if !st.running() {
+		return ""
+	}
+	for _, r := range schedule.NextRuns(now, st.sched, 2) {
+		if !hasDate(list, r.Date) {
+			next := r.Local.Format(previewDateForm+" 15:04") + " (" + r.Offset + "), " + r.UTC.Format("15:04") + " UTC"
+			if note := runNote(r); note != "" {
+				next += "; " + note
+			}
+			return next
+		}
+	}
+	return ""
+}
+
+// days lists today and the listDays before it, newest first: the briefing
+// of each date, or why it has none as the schedule's decision rule tells.
+func (st orgState) days(slug string, now time.Time, today schedule.Date, list []briefing.Briefing) []views.BriefingDay {
+	days := make([]views.BriefingDay, 0, listDays+1)
+	for d := today; !d.Before(today.AddDays(-listDays)); d = d.AddDays(-1) {
+		day := views.BriefingDay{Date: d.String(), Weekday: d.Weekday().String()[:3], Today: d == today}
+		if i := slices.IndexFunc(list, func(b briefing.Briefing) bool { return b.Date == d }); i >= 0 {
+			b := list[i]
+			day.Status, day.Link = b.Status, briefingsURL(slug)+"/"+d.String()
+			day.Manual = b.Trigger == briefing.TriggerManual
+			day.Error = b.LastError
+		} else {
+			day.Reason, day.Why = st.whyNone(now, d, today)
+		}
+		days = append(days, day)
+	}
+	return days
+}
+
+// whyNone explains a date without a briefing. Today is decided at now; a
+// past date at its own run time, so a scheduled day reads "missed".
+func (st orgState) whyNone(now time.Time, d, today schedule.Date) (reason, why string) {
+	switch {
+	case !st.cfg.Found:
+		return "not_configured", "not set up"
+	case st.err != nil:
+		return string(schedule.ReasonInvalidConfig), "invalid settings"
+	case !st.flagOn:
+		return "flag_off", "switched off"
+	}
+	at := now
+	if d != today {
+		at, _ = schedule.FireTime(st.sched.Zone.Loc, d, st.sched.At)
+	}
+	dec := schedule.Decide(at, st.sched, nil)
+	switch {
+	case dec.Reason == schedule.ReasonPaused:
+		return string(dec.Reason), "paused"
+	case dec.Reason == schedule.ReasonDayOff:
+		return string(dec.Reason), "day off"
+	case dec.Reason == schedule.ReasonNotYet:
+		return string(dec.Reason), "not yet: runs at " + dec.FireAt.In(st.sched.Zone.Loc).Format("15:04")
+	case d == today:
+		return string(dec.Reason), "due now: the worker is about to generate it"
+	}
+	return "missed", "missed"
+}
+
+func hasDate(list []briefing.Briefing, d schedule.Date) bool {
+	return slices.ContainsFunc(list, func(b briefing.Briefing) bool { return b.Date == d })
+}
+
+// daysText names a day set the way people say it.
+func daysText(days schedule.DaySet) string {
+	switch days {
+	case schedule.AllDays():
+		return "day"
+	case schedule.DaysOf(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday):
+		return "weekday"
+	}
+	names := days.Names()
+	for i, n := range names {
+		names[i] = strings.ToUpper(n[:1]) + n[1:]
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,309 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+)
+
+const briefingsPath = "/orgs/acme/briefings"
+
+// nyWeekdays is acme's schedule in most briefing tests.
+const nyWeekdays = `{"briefing":{"timezone":"America/New_York","schedule_local_time":"08:00","days":["mon","tue","wed","thu","fri"]}}`
+
+// briefingRow is what a test briefing is made of; zero fields get defaults.
+type briefingRow struct {
+	Date      string
+	Status    string
+	Trigger   string
+	Content   *briefing.Snapshot
+	LastError string
+}
+
+// insertBriefing stores a briefing as the worker would have, and returns its id.
+func insertBriefing(t *testing.T, f *fixture, orgID int64, b briefingRow) int64 {
+	t.Helper()
+	if b.Status == "" {
+		b.Status = briefing.StatusReady
+	}
+	if b.Trigger == "" {
+		b.Trigger = briefing.TriggerSchedule
+	}
+	var content []byte
+	if b.Content != nil {
+		var err error
+		content, err = json.Marshal(b.Content)
+		require.NoError(t, err)
+	}
+	var id int64
+	err := f.db.QueryRow(context.Background(), `
+		INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, content, generated_at, last_error)
+		VALUES ($1, $2::date, 'America/New_York', ($2::date + time '13:00') AT TIME ZONE 'UTC', $3, $4, $5,
+		        CASE WHEN $5::jsonb IS NULL THEN NULL ELSE ($2::date + time '13:01') AT TIME ZONE 'UTC' END, $6)
+		RETURNING id`, orgID, b.Date, b.Trigger, b.Status, content, b.LastError).Scan(&id)
+	require.NoError(t, err)
+	return id
+}
+
+// insertRun stores one generation job of a briefing.
+func insertRun(t *testing.T, f *fixture, orgID, briefingID int64, state string, attempt int, lastError string) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO ff_briefing_jobs (org_id, briefing_id, state, attempt, max_attempts, locked_by, last_error, created_at, finished_at)
+		VALUES ($1, $2, $3, $4, 5, 'worker-7', $5, '2026-03-03 13:00Z', '2026-03-03 13:02Z')`,
+		orgID, briefingID, state, attempt, lastError)
+	require.NoError(t, err)
+}
+
+// listRows is the briefings list as date → its row.
+func listRows(t *testing.T, c *client, path string) (map[string]*htmlNode, htmlDoc) {
+	t.Helper()
+	r := c.get(path)
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	doc := parseDoc(t, r.Body)
+	rows := map[string]*htmlNode{}
+	for _, tr := range doc.findAll(func(n *html.Node) bool { _, ok := hasAttr(n, "data-date"); return ok }) {
+		rows[tr.attr("data-date")] = &tr
+	}
+	return rows, doc
+}
+
+func TestOrgHomeRedirectsToBriefings(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	r := f.as(&f.memberA).get("/orgs/acme")
+	require.Equal(t, http.StatusSeeOther, r.Code)
+	require.Equal(t, briefingsPath, r.Header.Get("Location"))
+	require.Equal(t, http.StatusNotFound, f.as(&f.memberB).get("/orgs/acme").Code)
+}
+
+func TestBriefingListStatusesAndReasons(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, nyWeekdays)
+	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03"})
+	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-02", Status: briefing.StatusFailed, LastError: "database timeout"})
+	insertBriefing(t, f, f.orgB.ID, briefingRow{Date: "2026-02-27"}) // globex's: never shown to acme
+
+	// Wed 2026-03-04 07:00 in New York, an hour before the run.
+	setClock(f, time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC))
+	rows, doc := listRows(t, f.as(&f.memberA), briefingsPath)
+	require.Len(t, rows, 15, "today and the 14 days before")
+	require.NotNil(t, rows["2026-03-04"])
+	require.NotNil(t, rows["2026-02-18"])
+
+	require.Equal(t, "not_yet", rows["2026-03-04"].attr("data-reason"))
+	require.Contains(t, rows["2026-03-04"].text(), "not yet: runs at 08:00")
+	require.Contains(t, rows["2026-03-04"].text(), "today")
+	require.Equal(t, "ready", rows["2026-03-03"].attr("data-status"))
+	require.NotNil(t, rows["2026-03-03"].find(attrIs("href", briefingsPath+"/2026-03-03")))
+	require.Equal(t, "failed", rows["2026-03-02"].attr("data-status"))
+	require.Contains(t, rows["2026-03-02"].text(), "database timeout")
+	require.Equal(t, "day_off", rows["2026-03-01"].attr("data-reason"), "a Sunday")
+	require.Equal(t, "day_off", rows["2026-02-28"].attr("data-reason"), "a Saturday")
+	require.Equal(t, "missed", rows["2026-02-27"].attr("data-reason"), "a Friday without a briefing")
+	require.Contains(t, doc.find(hasClass("next-run")).text(), "Wed 2026-03-04 08:00 (UTC−05:00), 13:00 UTC")
+	require.Nil(t, doc.find(attrIs("action", briefingsPath+"/generate")), "members cannot generate")
+
+	// 09:00 in New York: due, the worker is about to make it.
+	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC))
+	rows, doc = listRows(t, f.as(&f.adminA), briefingsPath)
+	require.Equal(t, "due", rows["2026-03-04"].attr("data-reason"))
+	require.Contains(t, doc.find(hasClass("next-run")).text(), "Thu 2026-03-05 08:00")
+	require.NotNil(t, doc.find(attrIs("action", briefingsPath+"/generate")))
+	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Pause")
+}
+
+func TestBriefingListUsesTheOrgsLocalDate(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Asia/Tokyo","schedule_local_time":"08:00"}}`)
+	// 20:00 UTC on the 4th is 05:00 on the 5th in Tokyo.
+	setClock(f, time.Date(2026, 3, 4, 20, 0, 0, 0, time.UTC))
+	rows, _ := listRows(t, f.as(&f.memberA), briefingsPath)
+	require.Contains(t, rows["2026-03-05"].text(), "today")
+	require.Equal(t, "not_yet", rows["2026-03-05"].attr("data-reason"))
+	require.NotNil(t, rows["2026-02-19"])
+	require.Nil(t, rows["2026-02-18"])
+}
+
+func TestBriefingListWhyNothingRuns(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T, f *fixture)
+		reason  string
+		state   string
+	}{
+		{"not configured", func(*testing.T, *fixture) {}, "not_configured", "No schedule is saved yet"},
+		{"paused", func(t *testing.T, f *fixture) {
+			saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"08:00","enabled":false}}`)
+		}, "paused", "Paused"},
+		{"flag off", func(t *testing.T, f *fixture) {
+			saveConfig(t, f, f.orgA.ID, nyWeekdays)
+			require.NoError(t, f.store.SetOrgFlag(context.Background(), orgs.System, f.orgA.ID, schedule.FlagKey, orgs.Off, "test"))
+		}, "flag_off", "switched off"},
+		{"invalid config", func(t *testing.T, f *fixture) {
+			forceConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"8h"}}`)
+		}, "invalid_config", `invalid time "8h"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := setup(t)
+			setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)) // Wed 09:00 in New York
+			tc.prepare(t, f)
+			rows, doc := listRows(t, f.as(&f.adminA), briefingsPath)
+			require.Equal(t, tc.reason, rows["2026-03-04"].attr("data-reason"))
+			require.Equal(t, tc.reason, rows["2026-02-27"].attr("data-reason"), "past days too")
+			require.Contains(t, doc.find(attrIs("data-state", tc.reason)).text(), tc.state)
+			require.Nil(t, doc.find(hasClass("next-run")))
+		})
+	}
+}
+
+func TestBriefingListAccess(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	require.Equal(t, http.StatusOK, f.as(&f.memberA).get(briefingsPath).Code)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).get(briefingsPath).Code)
+	require.Equal(t, http.StatusNotFound, f.as(&f.memberB).get(briefingsPath+"/2026-03-03").Code)
+	r := f.anon().get(briefingsPath)
+	require.Equal(t, http.StatusSeeOther, r.Code)
+	require.Equal(t, "/login", r.Header.Get("Location"))
+}
+
+func TestBriefingShowRendersSnapshot(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	at := func(h, m int) time.Time { return time.Date(2026, 3, 3, h, m, 0, 0, time.FixedZone("EST", -5*3600)) }
+	job := func(customer, window, status, tech string) briefing.JobLine {
+		return briefing.JobLine{Customer: customer, Address: customer + " HQ", Window: window, Status: status,
+			Technician: tech, ArrivalStart: at(8, 0), ArrivalEnd: at(10, 0)}
+	}
+	snap := &briefing.Snapshot{
+		Date: "2026-03-03", Timezone: "America/New_York",
+		Technicians: []briefing.TechnicianDay{
+			{ID: 1, Name: "Ada Lovelace", Phone: "555-0100", Jobs: []briefing.JobLine{
+				job("Initech", "08:00–10:00", "scheduled", "Ada Lovelace"),
+				job("Umbrella", "10:30–12:00", "in_progress", "Ada Lovelace"),
+			}},
+			{ID: 2, Name: "Bob Noyce"},
+		},
+		Unassigned: []briefing.JobLine{job("Stark Industries", "13:00–15:00", "scheduled", "")},
+		Overdue:    []briefing.JobLine{job("Wayne Enterprises", "2026-03-01 09:00–11:00", "scheduled", "Bob Noyce")},
+		OnHold:     []briefing.JobLine{job("Oscorp", "2026-03-02 14:00–16:00", "on_hold", "Ada Lovelace")},
+		Yesterday:  briefing.DayCounts{Date: "2026-03-02", Scheduled: 5, Completed: 3},
+		Totals:     briefing.Totals{Technicians: 2, Jobs: 3, Unassigned: 1, Overdue: 1, OnHold: 1},
+	}
+	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: snap, Trigger: briefing.TriggerManual})
+	insertRun(t, f, f.orgA.ID, id, "failed", 5, "connection reset")
+	insertRun(t, f, f.orgA.ID, id, "completed", 1, "")
+
+	r := f.as(&f.memberA).get(briefingsPath + "/2026-03-03")
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	doc := parseDoc(t, r.Body)
+
+	ada := doc.findAll(hasClass("technician"))
+	require.Len(t, ada, 2)
+	require.Contains(t, ada[0].text(), "Ada Lovelace 555-0100")
+	require.Regexp(t, `08:00–10:00 Initech Initech HQ scheduled.*10:30–12:00 Umbrella Umbrella HQ in progress`, ada[0].text(),
+		"jobs in arrival order with window, customer, address and status")
+	require.Contains(t, ada[1].text(), "No jobs today")
+	require.Contains(t, doc.byID("unassigned").text(), "Unassigned (1)")
+	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries")
+	require.Contains(t, doc.byID("overdue").text(), "2026-03-01 09:00–11:00 Wayne Enterprises Wayne Enterprises HQ Bob Noyce")
+	require.Contains(t, doc.byID("on-hold").text(), "Oscorp")
+	require.Contains(t, doc.find(attrIs("data-yesterday", "")).text(), "3 of 5 scheduled jobs completed")
+	require.Contains(t, doc.find(hasClass("briefing-meta")).text(), "2026-03-03 08:00 EST (generated on request)")
+
+	runs := doc.findAll(attrIs("data-run-state", "failed"))
+	require.Len(t, runs, 1)
+	require.Contains(t, runs[0].text(), "5 of 5")
+	require.Contains(t, runs[0].text(), "connection reset")
+	require.Contains(t, runs[0].text(), "worker-7")
+	require.Len(t, doc.findAll(attrIs("data-run-state", "completed")), 1)
+}
+
+func TestBriefingShowNotFound(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Status: briefing.StatusPending})
+	insertRun(t, f, f.orgA.ID, id, "available", 0, "")
+
+	member := f.as(&f.memberA)
+	r := member.get(briefingsPath + "/2026-03-03")
+	require.Equal(t, http.StatusOK, r.Code)
+	require.Contains(t, r.Body, "Being generated")
+	for _, date := range []string{"2026-3-3", "2026-02-30", "today", "2026-03-03x", "2026-03-04"} {
+		require.Equal(t, http.StatusNotFound, member.get(briefingsPath+"/"+date).Code, date)
+	}
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).get("/orgs/globex/briefings/2026-03-03").Code, "another org's date")
+}
+
+func TestBriefingGenerate(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+	generate := func() response { t.Helper(); return admin.post(briefingsPath+"/generate", url.Values{}) }
+	briefingState := func(date string) (status string, runs int) {
+		t.Helper()
+		err := f.db.QueryRow(context.Background(), `
+			SELECT b.status, (SELECT count(*) FROM ff_briefing_jobs j WHERE j.briefing_id = b.id)
+			  FROM ff_briefings b WHERE b.org_id = $1 AND b.briefing_date = $2`, f.orgA.ID, date).Scan(&status, &runs)
+		require.NoError(t, err)
+		return status, runs
+	}
+
+	// Not set up: refused with the reason, on the list.
+	r := generate()
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Contains(t, parseDoc(t, r.Body).byID("problem").text(), "Set the briefing time zone and schedule")
+
+	saveConfig(t, f, f.orgA.ID, nyWeekdays)
+	// 22:00 on Tue the 3rd in New York, 03:00 UTC on the 4th: today is the local date.
+	setClock(f, time.Date(2026, 3, 4, 3, 0, 0, 0, time.UTC))
+	r = generate()
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, briefingsPath+"?notice=generating", r.Header.Get("Location"))
+	status, runs := briefingState("2026-03-03")
+	require.Equal(t, "pending", status)
+	require.Equal(t, 1, runs)
+	rows, doc := listRows(t, admin, r.Header.Get("Location"))
+	require.Equal(t, "pending", rows["2026-03-03"].attr("data-status"))
+	require.Contains(t, doc.find(hasClass("notice")).text(), "Generating")
+
+	// Never a second briefing for a date: a notice, not a crash.
+	r = generate()
+	require.Equal(t, http.StatusConflict, r.Code)
+	require.Contains(t, parseDoc(t, r.Body).byID("problem").text(), "already generated for 2026-03-03")
+	_, runs = briefingState("2026-03-03")
+	require.Equal(t, 1, runs)
+
+	// A failed briefing is retried: same row, one more run.
+	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefing_jobs SET state = 'failed' WHERE org_id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	_, err = f.db.Exec(context.Background(), `UPDATE ff_briefings SET status = 'failed', last_error = 'boom' WHERE org_id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	r = generate()
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	status, runs = briefingState("2026-03-03")
+	require.Equal(t, "pending", status)
+	require.Equal(t, 2, runs)
+
+	// Members read but do not generate; other orgs do not see it.
+	require.Equal(t, http.StatusForbidden, f.as(&f.memberA).post(briefingsPath+"/generate", url.Values{}).Code)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).post(briefingsPath+"/generate", url.Values{}).Code)
+	_, runs = briefingState("2026-03-03")
+	require.Equal(t, 2, runs)
+}

@@ -1,0 +1,197 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// minKeyLen is the shortest session signing key accepted (256 bits).
+const minKeyLen = 32
+
+// LoadConfig reads the web server's configuration from the environment:
+//
+//	FIELDBRIEF_ENV                  production | development (default development)
+//	SESSION_KEYS                    comma-separated signing keys, base64 or hex, ≥32 bytes each;
+//	                                the first signs, all verify (rotate by prepending a new key).
+//	                                Required in production.
+//	SESSION_KEY_FILE                development only, used when SESSION_KEYS is unset: a file holding
+//	                                one key, generated (0600) on first start so sessions survive
+//	                                restarts (default .dev/session.key)
+//	COOKIE_SECURE                   Secure cookies with the __Host- prefix; requires HTTPS
+//	                                (default true in production, false in development)
+//	SESSION_IDLE_TIMEOUT            sign out after this long without a request (default 12h)
+//	SESSION_ABSOLUTE_TIMEOUT        sign out this long after sign-in, used or not (default 168h)
+//	LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
+//	LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 300)
+//
+// getenv is os.Getenv in cmd/web and a map lookup in tests.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	var c Config
+	switch env := getenv("FIELDBRIEF_ENV"); env {
+	case "production":
+		c.Production = true
+	case "", "development":
+	default:
+		return Config{}, fmt.Errorf("FIELDBRIEF_ENV must be production or development, not %q", env)
+	}
+
+	var errs []error
+	keys := getenv("SESSION_KEYS")
+	switch {
+	case keys != "":
+		var err error
+		if c.SessionKeys, err = parseKeys(keys); err != nil {
+			errs = append(errs, fmt.Errorf("SESSION_KEYS: %w", err))
+		}
+	case c.Production:
+		errs = append(errs, errors.New("SESSION_KEYS is required in production: generate one with `openssl rand -base64 32`"))
+	default:
+		path := getenv("SESSION_KEY_FILE")
+		if path == "" {
+			path = filepath.Join(".dev", "session.key")
+		}
+		key, err := devKey(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("SESSION_KEY_FILE: %w", err))
+		}
+		c.SessionKeys = [][]byte{key}
+	}
+
+	c.SecureCookies = c.Production
+	if v := getenv("COOKIE_SECURE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("COOKIE_SECURE: want true or false, got %q", v))
+		}
+		c.SecureCookies = b
+	}
+	c.IdleTimeout = envDuration(getenv, "SESSION_IDLE_TIMEOUT", 12*time.Hour, &errs)
+	c.AbsoluteTimeout = envDuration(getenv, "SESSION_ABSOLUTE_TIMEOUT", 168*time.Hour, &errs)
+	c.MaxLoginFailuresPerAccount = envInt(getenv, "LOGIN_MAX_FAILURES_PER_ACCOUNT", 100, &errs)
+	c.MaxLoginFailuresPerClient = envInt(getenv, "LOGIN_MAX_FAILURES_PER_CLIENT", 300, &errs)
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	return c, c.validate()
+}
+
+// validate is the check New runs, so a hand-built Config gets the same
+// guarantees as one from LoadConfig.
+func (c Config) validate() error {
+	var errs []error
+	if len(c.SessionKeys) == 0 {
+		if c.Production {
+			errs = append(errs, errors.New("SESSION_KEYS is required in production: generate one with `openssl rand -base64 32`"))
+		} else {
+			errs = append(errs, errors.New("at least one session key is required"))
+		}
+	}
+	for i, k := range c.SessionKeys {
+		if len(k) < minKeyLen {
+			errs = append(errs, fmt.Errorf("session key %d is %d bytes; use at least %d", i+1, len(k), minKeyLen))
+		}
+	}
+	if c.IdleTimeout <= 0 || c.AbsoluteTimeout <= 0 {
+		errs = append(errs, errors.New("session timeouts must be positive"))
+	}
+	if c.MaxLoginFailuresPerAccount <= 0 || c.MaxLoginFailuresPerClient <= 0 {
+		errs = append(errs, errors.New("sign-in failure limits must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// parseKeys decodes comma-separated keys. A key made only of hex digits is
+// hex (64 hex digits would also be valid base64, so hex wins); anything else
+// is standard or URL-safe base64, padded or not.
+func parseKeys(s string) ([][]byte, error) {
+	var keys [][]byte
+	for i, part := range strings.Split(s, ",") {
+		k, err := decodeKey(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("key %d: %w", i+1, err)
+		}
+		if len(k) < minKeyLen {
+			return nil, fmt.Errorf("key %d is %d bytes; use at least %d (`openssl rand -base64 32`)", i+1, len(k), minKeyLen)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+func decodeKey(s string) ([]byte, error) {
+	if s == "" {
+		return nil, errors.New("empty key")
+	}
+	if b, err := hex.DecodeString(s); err == nil {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, errors.New("neither hex nor base64")
+}
+
+// devKey reads the development signing key, creating it on first use so a
+// developer never has to think about it and sessions survive restarts.
+func devKey(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return decodeKey(strings.TrimSpace(string(b)))
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	key := make([]byte, minKeyLen)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) { // another process won the race: use its key
+		return devKey(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.WriteString(base64.StdEncoding.EncodeToString(key) + "\n"); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return key, f.Close()
+}
+
+func envDuration(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s: want a positive duration such as 12h, got %q", name, v))
+	}
+	return d
+}
+
+func envInt(getenv func(string) string, name string, def int, errs *[]error) int {
+	v := getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		*errs = append(*errs, fmt.Errorf("%s: want a positive whole number, got %q", name, v))
+	}
+	return n
+}

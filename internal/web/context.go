@@ -1,0 +1,53 @@
+package web
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/orgs"
+	"fieldbrief/views"
+)
+
+// Context keys set by the middleware.
+const (
+	ctxUser        = "fieldbrief.user"
+	ctxMembership  = "fieldbrief.membership"
+	ctxMemberships = "fieldbrief.memberships"
+	ctxCSRF        = "fieldbrief.csrf"
+)
+
+// currentUser is the signed-in user; ok is false for anonymous requests.
+func currentUser(c echo.Context) (orgs.User, bool) {
+	u, ok := c.Get(ctxUser).(orgs.User)
+	return u, ok
+}
+
+// currentMembership is the user's access to the org in the URL, set by
+// requireMember.
+func currentMembership(c echo.Context) orgs.Membership {
+	m, _ := c.Get(ctxMembership).(orgs.Membership)
+	return m
+}
+
+// actor is who the audit log records for this request.
+func actor(c echo.Context) orgs.Actor {
+	u, _ := currentUser(c)
+	return orgs.Actor{UserID: u.ID, Email: u.Email}
+}
+
+// page builds the layout model shared by every full page: user, org
+// switcher, current org and the CSRF token for forms and htmx.
+func (s *Server) page(c echo.Context, title string) views.Page {
+	p := views.Page{Title: title}
+	p.CSRF, _ = c.Get(ctxCSRF).(string)
+	if u, ok := currentUser(c); ok {
+		p.User = &views.User{Email: u.Email, IsStaff: u.IsStaff}
+	}
+	ms, _ := c.Get(ctxMemberships).([]orgs.Membership)
+	for _, m := range ms {
+		p.Orgs = append(p.Orgs, views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()})
+	}
+	if m := currentMembership(c); m.Org.ID != 0 {
+		p.Org = &views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()}
+	}
+	return p
+}

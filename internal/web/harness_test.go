@@ -1,0 +1,289 @@
+package web
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/testdb"
+)
+
+// fixture is one test's world: a fresh database, a server on it with an
+// injected clock, two orgs and a person for every role.
+//
+//	acme:   adminA (admin), memberA (member)
+//	globex: adminB (admin), memberB (member)
+//	staff:  platform staff, member of no org
+type fixture struct {
+	t     *testing.T
+	srv   *Server
+	db    *pgxpool.Pool
+	store *orgs.Store
+	ts    *httptest.Server
+	clock *testClock
+
+	orgA, orgB                              orgs.Org
+	staff, adminA, memberA, adminB, memberB orgs.User
+}
+
+// testPassword is every fixture user's password.
+const testPassword = "correct horse battery staple"
+
+// testStart is where the injected clock starts.
+var testStart = time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
+
+// testKey is the session signing key of the fixed test config.
+var testKey = []byte("fieldbrief-test-session-key-0123456789abcdef")
+
+// testConfig is the fixed configuration setup uses.
+func testConfig() Config {
+	return Config{
+		SessionKeys:                [][]byte{testKey},
+		IdleTimeout:                12 * time.Hour,
+		AbsoluteTimeout:            7 * 24 * time.Hour,
+		MaxLoginFailuresPerAccount: 100,
+		MaxLoginFailuresPerClient:  300,
+	}
+}
+
+// setup builds a fixture with the fixed test config.
+func setup(t *testing.T) *fixture { return setupConfig(t, nil) }
+
+// setupConfig builds a fixture after letting the test adjust the config.
+// With SecureCookies the server speaks TLS, so Secure cookies round-trip.
+func setupConfig(t *testing.T, adjust func(*Config)) *fixture {
+	t.Helper()
+	cfg := testConfig()
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	db := testdb.New(t)
+	f := &fixture{t: t, db: db, store: &orgs.Store{DB: db}, clock: &testClock{now: testStart}}
+	f.srv, f.ts = f.serve(cfg)
+
+	ctx := context.Background()
+	var err error
+	f.orgA, err = f.store.CreateOrg(ctx, "acme", "Acme Field Services")
+	require.NoError(t, err)
+	f.orgB, err = f.store.CreateOrg(ctx, "globex", "Globex Repairs")
+	require.NoError(t, err)
+	f.staff = f.user("staff@fieldbrief.test", true)
+	f.adminA = f.member(f.orgA, "admin@acme.test", orgs.RoleAdmin)
+	f.memberA = f.member(f.orgA, "member@acme.test", orgs.RoleMember)
+	f.adminB = f.member(f.orgB, "admin@globex.test", orgs.RoleAdmin)
+	f.memberB = f.member(f.orgB, "member@globex.test", orgs.RoleMember)
+	return f
+}
+
+// serve starts another server with cfg on the fixture's database and clock
+// (key rotation tests run two servers side by side).
+func (f *fixture) serve(cfg Config) (*Server, *httptest.Server) {
+	f.t.Helper()
+	log := slog.New(slog.NewTextHandler(testLogWriter{f.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := New(cfg, f.db, log)
+	require.NoError(f.t, err)
+	srv.now = f.clock.Now
+	var ts *httptest.Server
+	if cfg.SecureCookies {
+		ts = httptest.NewTLSServer(srv)
+	} else {
+		ts = httptest.NewServer(srv)
+	}
+	f.t.Cleanup(ts.Close)
+	return srv, ts
+}
+
+func (f *fixture) user(email string, staff bool) orgs.User {
+	f.t.Helper()
+	u, err := f.store.UpsertUser(context.Background(), email, testPassword, staff)
+	require.NoError(f.t, err)
+	return u
+}
+
+func (f *fixture) member(o orgs.Org, email string, role orgs.Role) orgs.User {
+	f.t.Helper()
+	u := f.user(email, false)
+	require.NoError(f.t, f.store.AddMember(context.Background(), o.ID, u.ID, role))
+	return u
+}
+
+// advance moves the injected clock forward.
+func (f *fixture) advance(d time.Duration) { f.clock.Advance(d) }
+
+// anon is a client with an empty cookie jar.
+func (f *fixture) anon() *client { return f.clientFor(f.ts) }
+
+// clientFor is an anonymous client of ts (a second server in the test).
+func (f *fixture) clientFor(ts *httptest.Server) *client {
+	f.t.Helper()
+	jar, err := cookiejar.New(nil)
+	require.NoError(f.t, err)
+	hc := &http.Client{
+		Jar:           jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Timeout:       30 * time.Second,
+	}
+	if ts.TLS != nil {
+		hc.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}}
+	}
+	return &client{t: f.t, base: ts.URL, hc: hc, header: http.Header{}}
+}
+
+// as returns a client signed in as u through POST /login; nil is anonymous.
+func (f *fixture) as(u *orgs.User) *client {
+	f.t.Helper()
+	c := f.anon()
+	if u == nil {
+		return c
+	}
+	c.login(u.Email, testPassword)
+	return c
+}
+
+// client is a browser without JavaScript: a cookie jar, no redirects
+// followed, and the CSRF token taken from its cookie like a form would.
+type client struct {
+	t      *testing.T
+	base   string
+	hc     *http.Client
+	header http.Header
+}
+
+type response struct {
+	Code   int
+	Body   string
+	Header http.Header
+}
+
+// login signs in and requires the 303 that follows success.
+func (c *client) login(email, password string) {
+	c.t.Helper()
+	r := c.post("/login", url.Values{"email": {email}, "password": {password}})
+	require.Equal(c.t, http.StatusSeeOther, r.Code, "sign in as %s: %s", email, r.Body)
+}
+
+// htmx returns a copy (sharing the cookie jar) that sends HX-Request: true.
+func (c *client) htmx() *client {
+	cp := *c
+	cp.header = c.header.Clone()
+	cp.header.Set("HX-Request", "true")
+	return &cp
+}
+
+// with returns a copy (sharing the cookie jar) that sends an extra header.
+func (c *client) with(key, value string) *client {
+	cp := *c
+	cp.header = c.header.Clone()
+	cp.header.Set(key, value)
+	return &cp
+}
+
+func (c *client) get(path string) response {
+	c.t.Helper()
+	return c.do(http.MethodGet, path, nil)
+}
+
+// post sends a form with the _csrf field from the cookie jar (fetching the
+// token first with GET /login when the jar has none yet).
+func (c *client) post(path string, form url.Values) response {
+	c.t.Helper()
+	token := c.csrfToken()
+	if token == "" {
+		c.get("/login")
+		token = c.csrfToken()
+	}
+	require.NotEmpty(c.t, token, "no CSRF cookie")
+	f := url.Values{}
+	for k, v := range form {
+		f[k] = v
+	}
+	f.Set("_csrf", token)
+	return c.do(http.MethodPost, path, f)
+}
+
+// postNoCSRF sends a form without any token.
+func (c *client) postNoCSRF(path string, form url.Values) response {
+	c.t.Helper()
+	return c.do(http.MethodPost, path, form)
+}
+
+// cookie returns the jar's cookie with that name, or nil.
+func (c *client) cookie(name string) *http.Cookie {
+	u, _ := url.Parse(c.base)
+	for _, ck := range c.hc.Jar.Cookies(u) {
+		if ck.Name == name {
+			return ck
+		}
+	}
+	return nil
+}
+
+func (c *client) csrfToken() string {
+	for _, name := range []string{csrfCookieInsecure, csrfCookieSecure} {
+		if ck := c.cookie(name); ck != nil {
+			return ck.Value
+		}
+	}
+	return ""
+}
+
+func (c *client) do(method, path string, form url.Values) response {
+	c.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, c.base+path, body)
+	require.NoError(c.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
+	res, err := c.hc.Do(req)
+	require.NoError(c.t, err)
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	require.NoError(c.t, err)
+	return response{Code: res.StatusCode, Body: string(b), Header: res.Header}
+}
+
+// testClock is the injected clock; tests move it with advance.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// testLogWriter sends server logs (warnings and errors) to the test log.
+type testLogWriter struct{ t *testing.T }
+
+func (w testLogWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// healthz answers while the process is up; it touches nothing else, so a
+// database outage does not get healthy replicas restarted.
+func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok") }
+
+// readyz answers 200 when the database is reachable, 503 otherwise, so a
+// load balancer stops routing to a replica that cannot serve.
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := s.db.Ping(ctx); err != nil {
+		s.log.WarnContext(ctx, "readiness check failed", "error", err)
+		return c.String(http.StatusServiceUnavailable, "database unreachable")
+	}
+	return c.String(http.StatusOK, "ok")
+}
+
+// metrics serves the default Prometheus registry: the request metrics
+// registered in middleware.go plus Go runtime and process collectors.
+func (s *Server) metrics(c echo.Context) error {
+	metricsHandler.ServeHTTP(c.Response(), c.Request())
+	return nil
+}
+
+var metricsHandler = promhttp.Handler()

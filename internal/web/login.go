@@ -1,0 +1,102 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/auth"
+	"fieldbrief/views"
+)
+
+// loginForm shows the sign-in form; someone already signed in goes on.
+func (s *Server) loginForm(c echo.Context) error {
+	next := c.QueryParam("next")
+	if _, ok := currentUser(c); ok {
+		return c.Redirect(http.StatusSeeOther, localPath(next))
+	}
+	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next})
+}
+
+// login checks the throttle, then the password, then starts a new session
+// and sends the browser to `next` (a local path) or /.
+//
+// Statuses: missing fields and wrong credentials re-render the form with
+// 422 (one generic message, so it does not tell which part was wrong);
+// throttled attempts get 429 and the password is not even checked.
+func (s *Server) login(c echo.Context) error {
+	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
+	password := c.FormValue("password")
+	if f.Email == "" {
+		f.EmailError = "Enter your email address."
+	}
+	if password == "" {
+		f.PasswordError = "Enter your password."
+	}
+	if f.EmailError != "" || f.PasswordError != "" {
+		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
+	}
+
+	ctx, now, ip := c.Request().Context(), s.now(), clientIP(c)
+	throttle := s.throttle()
+	if err := throttle.Check(ctx, f.Email, ip, now); err != nil {
+		if apperr.Code(err) != apperr.TooMany {
+			return err
+		}
+		f.Error = apperr.Message(err)
+		return s.renderLogin(c, http.StatusTooManyRequests, f)
+	}
+	u, err := s.orgs.Authenticate(ctx, f.Email, password)
+	if apperr.Code(err) == apperr.Unauthorized {
+		if err := throttle.Fail(ctx, f.Email, ip, now); err != nil {
+			return err
+		}
+		f.Error = "The email or password is incorrect."
+		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
+	}
+	if err != nil {
+		return err
+	}
+	client := auth.Client{UserAgent: c.Request().UserAgent(), IP: ip}
+	if err := s.sessions().Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
+		return err
+	}
+	return redirect(c, localPath(f.Next))
+}
+
+func (s *Server) renderLogin(c echo.Context, status int, f views.LoginForm) error {
+	return s.render(c, status, views.Login(s.page(c, "Sign in"), f))
+}
+
+func (s *Server) throttle() *auth.Throttle {
+	return &auth.Throttle{DB: s.db, PerAccount: s.cfg.MaxLoginFailuresPerAccount, PerClient: s.cfg.MaxLoginFailuresPerClient}
+}
+
+// clientIP is the address throttling counts against: the TCP peer, unless
+// the operator configured echo's IPExtractor for their proxies. echo's
+// default would trust X-Forwarded-For from anyone, letting a guesser pick
+// a fresh "client" per attempt.
+func clientIP(c echo.Context) string {
+	if c.Echo().IPExtractor != nil {
+		return c.RealIP()
+	}
+	return echo.ExtractIPDirect()(c.Request())
+}
+
+// localPath returns next when it is a path on this site, else "/": no
+// scheme, no host, no "//" or backslash tricks that browsers read as
+// another host, no control characters.
+func localPath(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsAny(next, "\\") || strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return "/"
+	}
+	return next
+}

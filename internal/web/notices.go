@@ -1,0 +1,29 @@
+package web
+
+import "github.com/labstack/echo/v4"
+
+// Where the consoles' handlers send people back to, and what they tell them there.
+
+func settingsURL(slug string) string  { return "/orgs/" + slug + "/settings/fieldforce" }
+func briefingsURL(slug string) string { return "/orgs/" + slug + "/briefings" }
+
+// returnURL is where a settings change sends the admin back to: the
+// briefings page when it was made there, the settings page otherwise. Only
+// these two are possible, so the field cannot redirect off-site.
+func returnURL(slug, next string) string {
+	if next == "briefings" {
+		return briefingsURL(slug)
+	}
+	return settingsURL(slug)
+}
+
+// notices are the messages a redirect can ask the next page to show; a
+// code, not the text, travels in the URL so links cannot put words on the page.
+var notices = map[string]string{
+	"saved":      "Saved.",
+	"paused":     "Briefings paused. No briefing runs until you resume.",
+	"resumed":    "Briefings resumed.",
+	"generating": "Generating today's briefing. Reload in a moment to see it ready.",
+}
+
+func notice(c echo.Context) string { return notices[c.QueryParam("notice")] }

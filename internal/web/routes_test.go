@@ -1,0 +1,301 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+)
+
+// access is the group a route belongs to; it decides who may use it.
+type access string
+
+const (
+	public    access = "public"
+	signedIn  access = "signed-in"
+	member    access = "member"
+	admin     access = "admin"
+	staffOnly access = "staff"
+)
+
+// routeAccess classifies a route by rules, so new routes are covered
+// without editing the test; a route no rule covers fails the matrix.
+func routeAccess(method, path string) (access, bool) {
+	switch {
+	case path == "/login" || path == "/logout" || path == "/healthz" || path == "/readyz" || path == "/metrics":
+		return public, true
+	case path == "/":
+		return signedIn, true
+	case path == "/staff" || strings.HasPrefix(path, "/staff/"):
+		return staffOnly, true
+	case strings.HasPrefix(path, "/orgs/:slug/settings"):
+		return admin, true
+	case path == "/orgs/:slug" || strings.HasPrefix(path, "/orgs/:slug/"):
+		if method == http.MethodGet {
+			return member, true
+		}
+		return admin, true
+	}
+	return "", false
+}
+
+// outcome is what a request should get.
+type outcome string
+
+const (
+	allowed   outcome = "allowed"
+	toLogin   outcome = "303 /login"
+	notFound  outcome = "404"
+	forbidden outcome = "403"
+)
+
+// expected is the rule table: who gets what, per group. Outsiders are
+// members or admins of globex trying acme.
+func expected(g access, who string) outcome {
+	if g == public {
+		return allowed
+	}
+	if who == "anonymous" {
+		return toLogin
+	}
+	switch g {
+	case signedIn:
+		return allowed
+	case staffOnly:
+		if who == "staff" {
+			return allowed
+		}
+		return forbidden
+	case member:
+		switch who {
+		case "outsider member", "outsider admin":
+			return notFound
+		}
+		return allowed // member, admin, and staff (read-only view of every org)
+	case admin:
+		switch who {
+		case "outsider member", "outsider admin":
+			return notFound
+		case "admin":
+			return allowed
+		}
+		return forbidden // member, and staff who are not the org's admin
+	}
+	panic("unknown group " + g)
+}
+
+// skipInMatrix are routes with their own tests: static files, probes,
+// sign-in and sign-out (which would end the matrix's sessions).
+func skipInMatrix(path string) bool {
+	switch path {
+	case "/healthz", "/readyz", "/metrics", "/login", "/logout":
+		return true
+	}
+	return strings.HasPrefix(path, "/static")
+}
+
+const testDate = "2026-03-04"
+
+// concrete fills a route pattern with plausible values.
+func concrete(path string) string {
+	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing").Replace(path)
+}
+
+// plausibleForm holds a valid value for every field any form takes, so a
+// request that gets through could really change something.
+func plausibleForm(f *fixture) url.Values {
+	return url.Values{
+		"email":               {f.adminA.Email},
+		"password":            {testPassword},
+		"enabled":             {"false"},
+		"reason":              {"route matrix"},
+		"state":               {"off"},
+		"timezone":            {"America/New_York"},
+		"schedule_local_time": {"09:00"},
+		"days":                {"mon", "tue"},
+		"config_json":         {`{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"07:30","enabled":true}}`},
+	}
+}
+
+// seedBriefings gives both orgs a briefing (and its job) on testDate, so a member's
+// GET of /briefings/:date finds one and a 404 can only mean "no access".
+func seedBriefings(t *testing.T, f *fixture) {
+	t.Helper()
+	for _, org := range []int64{f.orgA.ID, f.orgB.ID} {
+		_, err := f.db.Exec(context.Background(), `
+			WITH b AS (INSERT INTO ff_briefings (org_id, briefing_date, timezone, status) VALUES ($1, $2, 'UTC', 'pending') RETURNING id)
+			INSERT INTO ff_briefing_jobs (org_id, briefing_id) SELECT $1, id FROM b`, org, testDate)
+		require.NoError(t, err)
+	}
+}
+
+func TestRouteMatrix(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	seedBriefings(t, f)
+	clients := []struct {
+		who string
+		c   *client
+	}{
+		{"anonymous", f.as(nil)},
+		{"outsider member", f.as(&f.memberB)},
+		{"outsider admin", f.as(&f.adminB)},
+		{"member", f.as(&f.memberA)},
+		{"admin", f.as(&f.adminA)},
+		{"staff", f.as(&f.staff)},
+	}
+	routes := 0
+	for _, r := range f.srv.Routes() {
+		if skipInMatrix(r.Path) || r.Method == echo.RouteNotFound {
+			continue
+		}
+		g, ok := routeAccess(r.Method, r.Path)
+		require.True(t, ok, "route %s %s is in no access group: add it to routeAccess", r.Method, r.Path)
+		routes++
+		for _, cl := range clients {
+			want := expected(g, cl.who)
+			path := concrete(r.Path)
+			var res response
+			if r.Method == http.MethodGet {
+				res = cl.c.get(path)
+			} else {
+				res = cl.c.post(path, plausibleForm(f))
+			}
+			msg := fmt.Sprintf("%s %s as %s (%s route): got %d %s", r.Method, path, cl.who, g, res.Code, res.Header.Get("Location"))
+			require.Less(t, res.Code, 500, msg+"\n"+res.Body)
+			denied := res.Code == http.StatusUnauthorized || res.Code == http.StatusForbidden || res.Code == http.StatusNotFound ||
+				(res.Code == http.StatusSeeOther && res.Header.Get("Location") == "/login")
+			switch want {
+			case allowed:
+				require.False(t, denied, msg)
+			case toLogin:
+				require.Equal(t, http.StatusSeeOther, res.Code, msg)
+				require.Equal(t, "/login", res.Header.Get("Location"), msg)
+				if r.Method == http.MethodGet {
+					require.Equal(t, http.StatusUnauthorized, cl.c.htmx().get(path).Code, "htmx "+msg)
+				}
+			case notFound:
+				require.Equal(t, http.StatusNotFound, res.Code, msg)
+			case forbidden:
+				require.Equal(t, http.StatusForbidden, res.Code, msg)
+			}
+		}
+	}
+	require.Greater(t, routes, 10, "the matrix walked suspiciously few routes")
+}
+
+// TestNotMemberLooksLikeMissingOrg: an org you are not in answers exactly
+// like one that does not exist.
+func TestNotMemberLooksLikeMissingOrg(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.as(&f.memberB)
+	theirs := c.get("/orgs/acme/briefings")
+	missing := c.get("/orgs/nosuchorg/briefings")
+	require.Equal(t, http.StatusNotFound, theirs.Code)
+	require.Equal(t, missing.Code, theirs.Code)
+	require.Equal(t, strings.ReplaceAll(missing.Body, "nosuchorg", "X"), strings.ReplaceAll(theirs.Body, "acme", "X"))
+}
+
+func requireSecurityHeaders(t *testing.T, what string, r response) {
+	t.Helper()
+	require.Equal(t, contentSecurityPolicy, r.Header.Get("Content-Security-Policy"), what)
+	require.Contains(t, r.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'", what)
+	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"), what)
+	require.Equal(t, "same-origin", r.Header.Get("Referrer-Policy"), what)
+	require.Equal(t, "DENY", r.Header.Get("X-Frame-Options"), what)
+	require.NotEmpty(t, r.Header.Get("Permissions-Policy"), what)
+}
+
+func TestSecurityHeadersEverywhere(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	anon, member, staff := f.anon(), f.as(&f.memberA), f.as(&f.staff)
+
+	cases := map[string]response{
+		"404":                anon.get("/no/such/page"),
+		"404 signed in":      member.get("/orgs/nosuchorg/briefings"),
+		"403 error page":     member.get("/staff/flags"),
+		"csrf 403":           staff.postNoCSRF("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"off"}}),
+		"401 htmx":           anon.htmx().get("/orgs/acme/briefings"),
+		"303 redirect":       anon.get("/"),
+		"fragment":           staff.htmx().post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"off"}}),
+		"422 fragment":       staff.htmx().post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"?"}}),
+		"static file":        anon.get("/static/app.css"),
+		"health":             anon.get("/healthz"),
+		"authenticated page": member.get("/orgs/acme/briefings"),
+		"method not allowed": anon.do(http.MethodPut, "/login", nil),
+	}
+	for what, r := range cases {
+		requireSecurityHeaders(t, what, r)
+	}
+	require.Equal(t, http.StatusNotFound, cases["404"].Code)
+	require.Equal(t, http.StatusForbidden, cases["403 error page"].Code)
+	require.Equal(t, http.StatusOK, cases["fragment"].Code)
+	require.Equal(t, http.StatusOK, cases["static file"].Code)
+	require.Equal(t, "no-store", cases["authenticated page"].Header.Get("Cache-Control"))
+	require.Equal(t, "no-store", cases["fragment"].Header.Get("Cache-Control"))
+	require.Empty(t, cases["authenticated page"].Header.Get("Strict-Transport-Security"), "no HSTS over plain HTTP")
+}
+
+// inline matches what the CSP forbids: inline scripts, style attributes,
+// style elements and event handler attributes.
+var inline = regexp.MustCompile(`(?i)<script(?:\s[^>]*)?>\s*[^<\s]|<script(?:\s(?:[^s>]|s[^r>])*)?>|\sstyle=|<style|\son[a-z]+=`)
+
+// TestNoInlineScriptOrStyle renders every page (as admin and as staff) and
+// finds nothing the CSP would block.
+func TestNoInlineScriptOrStyle(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	seedBriefings(t, f)
+	pages := 0
+	for _, c := range []*client{f.anon(), f.as(&f.adminA), f.as(&f.staff)} {
+		for _, r := range f.srv.Routes() {
+			if r.Method != http.MethodGet || r.Method == echo.RouteNotFound || strings.HasPrefix(r.Path, "/static") {
+				continue
+			}
+			res := c.get(concrete(r.Path))
+			if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+				continue
+			}
+			pages++
+			require.Empty(t, inline.FindAllString(res.Body, -1), "GET %s", r.Path)
+		}
+	}
+	require.Greater(t, pages, 5)
+}
+
+func TestHome(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+
+	res := f.as(&f.memberA).get("/")
+	require.Equal(t, http.StatusSeeOther, res.Code, "one org: straight to it")
+	require.Equal(t, "/orgs/acme/briefings", res.Header.Get("Location"))
+
+	require.NoError(t, f.store.AddMember(t.Context(), f.orgB.ID, f.memberA.ID, "admin"))
+	res = f.as(&f.memberA).get("/")
+	require.Equal(t, http.StatusOK, res.Code)
+	require.Contains(t, res.Body, `href="/orgs/acme/briefings"`)
+	require.Contains(t, res.Body, `href="/orgs/globex/briefings"`)
+	require.NotContains(t, res.Body, "/staff/flags")
+
+	res = f.as(&f.staff).get("/")
+	require.Equal(t, http.StatusOK, res.Code)
+	require.Contains(t, res.Body, `href="/staff/flags"`)
+	require.Contains(t, res.Body, "not a member of any org")
+}
+
+func TestSecureModeSendsHSTS(t *testing.T) {
+	t.Parallel()
+	f := setupConfig(t, func(c *Config) { c.SecureCookies = true })
+	res := f.anon().get("/login")
+	require.Equal(t, http.StatusOK, res.Code)
+	require.Contains(t, res.Header.Get("Strict-Transport-Security"), "max-age=")
+}

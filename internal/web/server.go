@@ -1,0 +1,75 @@
+// Package web is the HTTP face of fieldbrief: the org admin console, the
+// staff console, health and metrics. Handlers follow one shape: who is the
+// user → one store call scoped by them → render, redirect or error. Errors
+// become HTTP statuses in one place (errors.go).
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/orgs"
+)
+
+// Config is the web server's configuration (see README "Configuration").
+type Config struct {
+	// Production refuses to start without SessionKeys.
+	Production bool
+	// SecureCookies sets Secure and the __Host- prefix on cookies: turn on
+	// whenever the site is served over TLS.
+	SecureCookies bool
+	// SessionKeys sign session cookies; the first signs, all verify, so a
+	// key can be rotated by prepending a new one.
+	SessionKeys [][]byte
+	// IdleTimeout ends a session nobody used for this long; AbsoluteTimeout
+	// ends any session this long after sign-in.
+	IdleTimeout     time.Duration
+	AbsoluteTimeout time.Duration
+	// MaxLoginFailuresPerAccount and MaxLoginFailuresPerClient are allowed
+	// per hour before sign-in is throttled.
+	MaxLoginFailuresPerAccount int
+	MaxLoginFailuresPerClient  int
+}
+
+// Server holds the dependencies handlers use.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	db        *pgxpool.Pool
+	orgs      *orgs.Store
+	briefings *briefing.Store
+	now       func() time.Time
+	echo      *echo.Echo
+}
+
+// New builds the server and registers every route.
+func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       log,
+		db:        db,
+		orgs:      &orgs.Store{DB: db},
+		briefings: &briefing.Store{DB: db},
+		now:       time.Now,
+		echo:      echo.New(),
+	}
+	s.echo.HideBanner = true
+	s.echo.HidePort = true
+	s.echo.HTTPErrorHandler = s.handleError
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP makes the server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Routes lists the registered routes (the route-matrix test walks them).
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }

@@ -1,0 +1,157 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views"
+)
+
+// settingsForm shows the fieldforce settings page for the stored document.
+func (s *Server) settingsForm(c echo.Context) error {
+	stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+	if err != nil {
+		return err
+	}
+	return s.renderSettings(c, http.StatusOK, stored, rejected{})
+}
+
+// settingsSave saves the schedule form. The form's fields map one to one
+// onto the document's briefing object, so the form and the JSON editor save
+// the same document through the same strict validation.
+func (s *Server) settingsSave(c echo.Context) error {
+	in, err := scheduleInputFrom(c)
+	if err != nil {
+		return err
+	}
+	return s.saveSettings(c, in.document(), rejected{form: &in}, "saved", "settings")
+}
+
+// saveSettings stores a config document and redirects to next with a notice;
+// an invalid document re-renders the page with status 422 and the rejected
+// input beside its errors, and saves nothing.
+func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, next string) error {
+	ctx := c.Request().Context()
+	m := currentMembership(c)
+	_, err := s.orgs.SaveFieldforce(ctx, actor(c), m.Org.ID, raw)
+	if errors.As(err, &r.err) {
+		stored, err := s.orgs.Fieldforce(ctx, m.Org.ID)
+		if err != nil {
+			return err
+		}
+		return s.renderSettings(c, http.StatusUnprocessableEntity, stored, r)
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, returnURL(m.Org.Slug, next)+"?notice="+notice)
+}
+
+// rejected is input that failed validation, to show again with its errors:
+// the schedule form's values or the JSON text, whichever was submitted.
+type rejected struct {
+	form *scheduleInput
+	json *string
+	err  *schedule.ValidationError
+}
+
+// renderSettings builds the settings page from the stored document and, on
+// a failed save, the rejected input.
+func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected) error {
+	slug := currentMembership(c).Org.Slug
+	p := views.SettingsPage{
+		Page:          s.page(c, "Briefing settings"),
+		Base:          settingsURL(slug),
+		Notice:        notice(c),
+		NotConfigured: !stored.Found,
+		JSON:          views.JSONForm{Text: indentJSON(stored.Raw)},
+	}
+	p.Section = "settings"
+	if stored.Err != nil {
+		p.StoredProblem = stored.Err.Error()
+	}
+	in := storedInput(stored)
+	p.Paused = stored.Err == nil && !in.on()
+	switch {
+	case r.form != nil:
+		in = *r.form
+	case r.json != nil:
+		p.JSON = views.JSONForm{Text: *r.json, Errors: fieldMessages(r.err)}
+	}
+	p.Form = s.formModel(in, formErrors(r.form != nil, r.err))
+	p.Preview = s.preview(in.document())
+	return s.render(c, status, views.Settings(p))
+}
+
+// formModel is the view of the form, with the zone's current offset and
+// wall clock when the zone is valid.
+func (s *Server) formModel(in scheduleInput, errs map[string]string) views.ScheduleForm {
+	f := views.ScheduleForm{
+		Timezone:  in.timezone,
+		LocalTime: in.localTime,
+		Days:      in.days,
+		Enabled:   in.on(),
+		Errors:    errs,
+	}
+	if z, err := schedule.LoadZone(in.timezone); err == nil && errs["timezone"] == "" {
+		offset, local := schedule.ZoneLabel(z, s.now())
+		f.ZoneHint = z.Name + ": " + offset + ", " + local + " there now."
+	}
+	return f
+}
+
+// formFields maps the document's fields to the form's.
+var formFields = map[string]string{
+	"briefing.timezone":            "timezone",
+	"briefing.schedule_local_time": "schedule_local_time",
+	"briefing.days":                "days",
+	"briefing.enabled":             "enabled",
+}
+
+// formErrors places validation messages beside the form's fields; messages
+// about anything else (the document itself) go to the form's top, "".
+func formErrors(fromForm bool, ve *schedule.ValidationError) map[string]string {
+	if !fromForm || ve == nil {
+		return nil
+	}
+	errs := map[string]string{}
+	for _, fe := range ve.Errors {
+		field, ok := formFields[fe.Field]
+		if !ok && strings.HasPrefix(fe.Field, "briefing.days[") {
+			field, ok = "days", true
+		}
+		if !ok {
+			field = ""
+		}
+		errs[field] = strings.TrimPrefix(errs[field]+"; "+fe.Message, "; ")
+	}
+	return errs
+}
+
+func fieldMessages(ve *schedule.ValidationError) []views.FieldMessage {
+	if ve == nil {
+		return nil
+	}
+	out := make([]views.FieldMessage, len(ve.Errors))
+	for i, fe := range ve.Errors {
+		out[i] = views.FieldMessage{Field: fe.Field, Message: fe.Message}
+	}
+	return out
+}
+
+// indentJSON pretty-prints a stored document for the editor; text that is
+// not JSON is shown as is.
+func indentJSON(raw []byte) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return buf.String()
+}

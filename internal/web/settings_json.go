@@ -1,0 +1,10 @@
+package web
+
+import "github.com/labstack/echo/v4"
+
+// settingsSaveJSON saves the raw config document from the JSON editor,
+// through the same strict validation as the form.
+func (s *Server) settingsSaveJSON(c echo.Context) error {
+	text := c.FormValue("config_json")
+	return s.saveSettings(c, []byte(text), rejected{json: &text}, "saved", "settings")
+}

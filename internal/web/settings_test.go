@@ -1,0 +1,466 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"fieldbrief/internal/orgs"
+)
+
+const settingsPath = "/orgs/acme/settings/fieldforce"
+
+// scheduleForm is a valid submission of the schedule form.
+func scheduleForm(tz, at string, days ...string) url.Values {
+	return url.Values{"timezone": {tz}, "schedule_local_time": {at}, "days": days, "enabled": {"true"}}
+}
+
+// configRow is an org's stored fieldforce document and its audit entries,
+// to prove a rejected save changed nothing.
+type configRow struct {
+	Raw    string
+	Audits int
+}
+
+func storedConfig(t *testing.T, f *fixture, orgID int64) configRow {
+	t.Helper()
+	var r configRow
+	err := f.db.QueryRow(context.Background(), `
+		SELECT coalesce((SELECT config_json::text FROM org_module_configs WHERE org_id = $1 AND module = 'fieldforce'), ''),
+		       (SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'fieldforce.config.update')`, orgID).
+		Scan(&r.Raw, &r.Audits)
+	require.NoError(t, err)
+	return r
+}
+
+// saveConfig stores a valid document through the store, as an earlier save would.
+func saveConfig(t *testing.T, f *fixture, orgID int64, raw string) {
+	t.Helper()
+	_, err := f.store.SaveFieldforce(context.Background(), orgs.System, orgID, []byte(raw))
+	require.NoError(t, err)
+}
+
+// forceConfig stores a document bypassing validation, as an older release or
+// a hand edit could have left it.
+func forceConfig(t *testing.T, f *fixture, orgID int64, raw string) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO org_module_configs (org_id, module, config_json) VALUES ($1, 'fieldforce', $2)
+		ON CONFLICT (org_id, module) DO UPDATE SET config_json = EXCLUDED.config_json`, orgID, raw)
+	require.NoError(t, err)
+}
+
+func setClock(f *fixture, t time.Time) {
+	f.clock.mu.Lock()
+	defer f.clock.mu.Unlock()
+	f.clock.now = t
+}
+
+func TestSettingsFormShowsStoredConfig(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+
+	r := admin.get(settingsPath)
+	require.Equal(t, http.StatusOK, r.Code)
+	doc := parseDoc(t, r.Body)
+	require.NotNil(t, doc.byID("not-configured"), "a never-saved org is told nothing runs yet")
+	require.NotNil(t, doc.byID("preview").find(attrIs("data-preview", "runs")))
+
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Asia/Kolkata","schedule_local_time":"06:45","days":["sat","sun"],"enabled":false}}`)
+	doc = parseDoc(t, admin.get(settingsPath).Body)
+	require.Nil(t, doc.byID("not-configured"))
+	require.Equal(t, "Asia/Kolkata", doc.byID("timezone").attr("value"))
+	require.Equal(t, "06:45", doc.byID("schedule_local_time").attr("value"))
+	require.Equal(t, []string{"sat", "sun"}, doc.checked("days"))
+	require.Equal(t, []string{"false"}, doc.checked("enabled"))
+	require.Contains(t, doc.byID("config_json").text(), `"timezone": "Asia/Kolkata"`)
+	require.Contains(t, doc.byID("timezone-hint").text(), "UTC+05:30")
+	require.NotNil(t, doc.find(attrIs("action", settingsPath+"/enabled")), "pause/resume button")
+	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Resume")
+}
+
+func TestSettingsSaveForm(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+	before := storedConfig(t, f, f.orgA.ID)
+
+	r := admin.post(settingsPath, scheduleForm("US/Eastern", "07:30", "wed", "mon"))
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, settingsPath+"?notice=saved", r.Header.Get("Location"))
+
+	after := storedConfig(t, f, f.orgA.ID)
+	require.JSONEq(t, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"07:30","days":["mon","wed"],"enabled":true}}`, after.Raw,
+		"the alias is stored under its canonical name")
+	require.Equal(t, before.Audits+1, after.Audits)
+
+	doc := parseDoc(t, admin.get(r.Header.Get("Location")).Body)
+	require.Contains(t, doc.find(hasClass("notice")).text(), "Saved")
+	require.Equal(t, "America/New_York", doc.byID("timezone").attr("value"))
+
+	// Saving the same schedule again changes nothing and audits nothing.
+	r = admin.post(settingsPath, scheduleForm("America/New_York", "07:30", "mon", "wed"))
+	require.Equal(t, http.StatusSeeOther, r.Code)
+	require.Equal(t, after, storedConfig(t, f, f.orgA.ID))
+}
+
+func TestSettingsSaveAuditsOldAndNew(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"08:00"}}`)
+	before := storedConfig(t, f, f.orgA.ID)
+
+	r := f.as(&f.adminA).post(settingsPath, scheduleForm("Europe/Paris", "09:15", "mon", "tue", "wed", "thu", "fri"))
+	require.Equal(t, http.StatusSeeOther, r.Code)
+
+	entries, err := f.store.ListAudit(context.Background(), orgs.AuditFilter{OrgSlug: "acme"})
+	require.NoError(t, err)
+	require.Len(t, entries, before.Audits+1)
+	e := entries[0]
+	require.Equal(t, "fieldforce.config.update", e.Action)
+	require.Equal(t, f.adminA.Email, e.Actor.Email)
+	require.JSONEq(t, before.Raw, string(e.Old.(json.RawMessage)))
+	require.JSONEq(t, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"09:15","days":["mon","tue","wed","thu","fri"],"enabled":true}}`,
+		string(e.New.(json.RawMessage)))
+}
+
+func TestSettingsSaveFormRejects(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"08:00"}}`)
+	admin := f.as(&f.adminA)
+
+	for _, tc := range []struct {
+		name, field, want string
+		form              url.Values
+	}{
+		{"unknown zone", "timezone", `unknown time zone "Mars/Olympus_Mons"`, scheduleForm("Mars/Olympus_Mons", "08:00", "mon")},
+		{"empty zone", "timezone", "time zone is required", scheduleForm("", "08:00", "mon")},
+		{"Local zone", "timezone", "depends on the server", scheduleForm("Local", "08:00", "mon")},
+		{"path zone", "timezone", "invalid time zone name", scheduleForm("../../etc/passwd", "08:00", "mon")},
+		{"hour 25", "schedule_local_time", "between 00:00 and 23:59", scheduleForm("Europe/Paris", "25:00", "mon")},
+		{"not a time", "schedule_local_time", "want HH:MM", scheduleForm("Europe/Paris", "8am", "mon")},
+		{"no days", "days", "choose at least one day", scheduleForm("Europe/Paris", "08:00")},
+		{"unknown day", "days", `unknown day "funday"`, scheduleForm("Europe/Paris", "08:00", "funday")},
+		{"enabled maybe", "enabled", "must be true or false", url.Values{
+			"timezone": {"Europe/Paris"}, "schedule_local_time": {"08:00"}, "days": {"mon"}, "enabled": {"maybe"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := storedConfig(t, f, f.orgA.ID)
+			r := admin.post(settingsPath, tc.form)
+			require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+			require.Equal(t, before, storedConfig(t, f, f.orgA.ID), "nothing saved")
+
+			doc := parseDoc(t, r.Body)
+			require.Contains(t, doc.byID(tc.field+"-error").text(), tc.want, "the message is beside the field")
+			require.Equal(t, tc.form.Get("timezone"), doc.byID("timezone").attr("value"), "the input is kept")
+			require.Equal(t, tc.form.Get("schedule_local_time"), doc.byID("schedule_local_time").attr("value"))
+			if tc.name != "unknown day" { // no checkbox has that value
+				require.Equal(t, tc.form["days"], doc.checked("days"))
+			}
+			require.Contains(t, doc.byID("config_json").text(), "Europe/Paris", "the JSON editor still shows what is stored")
+		})
+	}
+}
+
+func TestSettingsSaveJSON(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+
+	r := admin.post(settingsPath+"/json", url.Values{"config_json": {`{"briefing": {"timezone": "Asia/Calcutta", "schedule_local_time": "06:00"}}`}})
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, settingsPath+"?notice=saved", r.Header.Get("Location"))
+	saved := storedConfig(t, f, f.orgA.ID)
+	require.JSONEq(t, `{"briefing":{"timezone":"Asia/Kolkata","schedule_local_time":"06:00","days":["mon","tue","wed","thu","fri","sat","sun"],"enabled":true}}`, saved.Raw)
+	require.Equal(t, 1, saved.Audits)
+
+	for _, tc := range []struct{ name, doc, want string }{
+		{"invalid JSON", `{"briefing": {"timezone": "Europe/Paris",}}`, "invalid JSON at line 1"},
+		{"empty", ``, "the document is empty"},
+		{"unknown top-level field", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00"}, "extra": 1}`, "extra: unknown field"},
+		{"unknown field", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "tz": "x"}}`, "briefing.tz: unknown field"},
+		{"unknown zone", `{"briefing": {"timezone": "Europe/Atlantis", "schedule_local_time": "08:00"}}`, `briefing.timezone: unknown time zone "Europe/Atlantis"`},
+		{"hour 25", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "25:00"}}`, "briefing.schedule_local_time: invalid time"},
+		{"empty days", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "days": []}}`, "briefing.days: choose at least one day"},
+		{"enabled string", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "enabled": "yes"}}`, "briefing.enabled: must be true or false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := admin.post(settingsPath+"/json", url.Values{"config_json": {tc.doc}})
+			require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+			require.Equal(t, saved, storedConfig(t, f, f.orgA.ID), "nothing saved")
+			doc := parseDoc(t, r.Body)
+			require.Contains(t, doc.byID("config_json-error").text(), tc.want)
+			require.Equal(t, tc.doc, doc.byID("config_json").text(), "the text is kept as typed")
+			require.Equal(t, "Asia/Kolkata", doc.byID("timezone").attr("value"), "the form still shows what is stored")
+		})
+	}
+}
+
+func TestSettingsShowsInvalidStoredConfig(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	forceConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Mars/Base","schedule_local_time":"08:00","days":["mon"]}}`)
+
+	doc := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body)
+	problem := doc.byID("stored-problem")
+	require.NotNil(t, problem)
+	require.Contains(t, problem.text(), `unknown time zone "Mars/Base"`)
+	require.Equal(t, "Mars/Base", doc.byID("timezone").attr("value"), "the stored values are shown to be fixed")
+	require.Equal(t, []string{"mon"}, doc.checked("days"))
+}
+
+func TestSettingsSetEnabled(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"08:00"}}`)
+	admin := f.as(&f.adminA)
+
+	r := admin.post(settingsPath+"/enabled", url.Values{"enabled": {"false"}})
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, settingsPath+"?notice=paused", r.Header.Get("Location"))
+	paused := storedConfig(t, f, f.orgA.ID)
+	require.Contains(t, paused.Raw, `"enabled": false`)
+	require.Contains(t, paused.Raw, `"Europe/Paris"`, "only enabled changes")
+	require.Equal(t, 2, paused.Audits)
+
+	r = admin.post(settingsPath+"/enabled", url.Values{"enabled": {"true"}, "next": {"briefings"}})
+	require.Equal(t, http.StatusSeeOther, r.Code)
+	require.Equal(t, "/orgs/acme/briefings?notice=resumed", r.Header.Get("Location"))
+	resumed := storedConfig(t, f, f.orgA.ID)
+	require.Contains(t, resumed.Raw, `"enabled": true`)
+
+	r = admin.post(settingsPath+"/enabled", url.Values{"enabled": {"sometimes"}, "next": {"https://evil.example"}})
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Contains(t, parseDoc(t, r.Body).byID("enabled-error").text(), "must be true or false")
+	require.Equal(t, resumed, storedConfig(t, f, f.orgA.ID))
+}
+
+func TestSettingsAccess(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"08:00"}}`)
+	before := storedConfig(t, f, f.orgA.ID)
+	valid := scheduleForm("Europe/Berlin", "09:00", "mon")
+	doc := url.Values{"config_json": {`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"09:00"}}`}}
+
+	for _, tc := range []struct {
+		who  string
+		c    *client
+		want int
+	}{
+		{"member", f.as(&f.memberA), http.StatusForbidden},
+		{"other org's admin", f.as(&f.adminB), http.StatusNotFound},
+		{"staff", f.as(&f.staff), http.StatusForbidden},
+	} {
+		t.Run(tc.who, func(t *testing.T) {
+			require.Equal(t, tc.want, tc.c.get(settingsPath).Code)
+			require.Equal(t, tc.want, tc.c.get(settingsPath+"/preview?timezone=UTC&schedule_local_time=08:00&days=mon").Code)
+			require.Equal(t, tc.want, tc.c.htmx().get(settingsPath+"/zones?q=paris").Code)
+			require.Equal(t, tc.want, tc.c.post(settingsPath, valid).Code)
+			require.Equal(t, tc.want, tc.c.post(settingsPath+"/json", doc).Code)
+			require.Equal(t, tc.want, tc.c.post(settingsPath+"/enabled", url.Values{"enabled": {"false"}}).Code)
+			require.Equal(t, before, storedConfig(t, f, f.orgA.ID))
+		})
+	}
+	r := f.anon().get(settingsPath)
+	require.Equal(t, http.StatusSeeOther, r.Code)
+	require.Equal(t, "/login", r.Header.Get("Location"))
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminA).get("/orgs/nope/settings/fieldforce").Code)
+}
+
+func TestSettingsPreview(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	// Sessions follow the injected clock: sign in after moving it.
+	preview := func(q string) htmlDoc {
+		t.Helper()
+		r := f.as(&f.adminA).htmx().get(settingsPath + "/preview?" + q)
+		require.Equal(t, http.StatusOK, r.Code)
+		require.NotContains(t, r.Body, "<html", "a fragment, not a page")
+		return parseDoc(t, r.Body)
+	}
+	flagged := func(doc htmlDoc, flag string) []string {
+		var rows []string
+		for _, tr := range doc.findAll(attrIs("data-flag", flag)) {
+			rows = append(rows, tr.text())
+		}
+		return rows
+	}
+
+	// Spring forward: 2027-03-14 02:00 → 03:00 in New York.
+	setClock(f, time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC))
+	doc := preview("timezone=America/New_York&schedule_local_time=02:30&days=sun&enabled=true")
+	require.Len(t, doc.findAll(tagIs("tr")), 8, "a header and the next 7 runs")
+	gap := flagged(doc, "gap")
+	require.Len(t, gap, 1)
+	require.Contains(t, gap[0], "2027-03-14")
+	require.Contains(t, gap[0], "shifted: 02:30 doesn't exist, runs at 03:00")
+	require.Contains(t, gap[0], "2027-03-14 07:00 UTC")
+	require.Contains(t, gap[0], "UTC−04:00")
+	require.Contains(t, doc.find(attrIs("data-warning", "dst")).text(),
+		"02:30 does not exist on 2027-03-14 in America/New_York; the briefing will run at 03:00 that day")
+
+	// Fall back: 2026-11-01 01:00–02:00 happens twice; the first is EDT.
+	setClock(f, time.Date(2026, 10, 29, 12, 0, 0, 0, time.UTC))
+	doc = preview("timezone=US/Eastern&schedule_local_time=01:30&days=sun&days=mon")
+	overlap := flagged(doc, "overlap")
+	require.Len(t, overlap, 1)
+	require.Contains(t, overlap[0], "2026-11-01")
+	require.Contains(t, overlap[0], "overlap: runs at the first 01:30")
+	require.Contains(t, overlap[0], "2026-11-01 05:30 UTC")
+	require.Contains(t, doc.find(tagIs("caption")).text(), "America/New_York")
+
+	// A time that exists every day has no flags.
+	doc = preview("timezone=America/New_York&schedule_local_time=08:00&days=mon")
+	require.Empty(t, flagged(doc, "gap"))
+	require.Nil(t, doc.find(attrIs("data-warning", "dst")))
+
+	// Invalid values answer 200 with the messages, for htmx to swap in.
+	doc = preview("timezone=Nowhere/Land&schedule_local_time=25:00&days=mon")
+	msg := doc.find(attrIs("data-preview", "invalid")).text()
+	require.Contains(t, msg, `briefing.timezone: unknown time zone "Nowhere/Land"`)
+	require.Contains(t, msg, "briefing.schedule_local_time")
+
+	// Paused still previews, and says so.
+	doc = preview("timezone=UTC&schedule_local_time=08:00&days=mon&enabled=false")
+	require.Contains(t, doc.find(hasClass("notice")).text(), "Paused")
+	require.Len(t, doc.findAll(tagIs("tr")), 8)
+}
+
+func TestZoneSearch(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	setClock(f, time.Date(2026, 1, 15, 13, 4, 0, 0, time.UTC))
+	admin := f.as(&f.adminA).htmx()
+	options := func(q string) []htmlNode {
+		t.Helper()
+		r := admin.get(settingsPath + "/zones?q=" + url.QueryEscape(q))
+		require.Equal(t, http.StatusOK, r.Code)
+		return parseDoc(t, r.Body).findAll(hasClass("zone-option"))
+	}
+
+	ny := options("new y")
+	require.NotEmpty(t, ny)
+	require.Equal(t, "America/New_York", ny[0].attr("data-zone"))
+	require.Contains(t, ny[0].text(), "New York, United States")
+	require.Contains(t, ny[0].text(), "UTC−05:00, 08:04 now", "current offset and local time")
+
+	kolkata := options("calcutta")
+	require.NotEmpty(t, kolkata)
+	require.Equal(t, "Asia/Kolkata", kolkata[0].attr("data-zone"), "legacy names find the canonical zone")
+	require.Contains(t, kolkata[0].text(), "UTC+05:30, 18:34 now")
+
+	require.Empty(t, options(""))
+	r := admin.get(settingsPath + "/zones?q=zzzz")
+	require.Contains(t, r.Body, "No time zone matches")
+
+	// htmx sends the input's own name when the request comes from the input.
+	r = admin.get(settingsPath + "/zones?timezone=paris")
+	require.Equal(t, "Europe/Paris", parseDoc(t, r.Body).find(hasClass("zone-option")).attr("data-zone"))
+}
+
+// htmlDoc and htmlNode query rendered HTML in tests.
+type htmlDoc = htmlNode
+
+type htmlNode struct{ n *html.Node }
+
+func parseDoc(t *testing.T, body string) htmlDoc {
+	t.Helper()
+	n, err := html.Parse(strings.NewReader(body))
+	require.NoError(t, err)
+	return htmlNode{n}
+}
+
+func (h htmlNode) findAll(match func(*html.Node) bool) []htmlNode {
+	var out []htmlNode
+	if h.n == nil {
+		return nil
+	}
+	for n := range h.n.Descendants() {
+		if n.Type == html.ElementNode && match(n) {
+			out = append(out, htmlNode{n})
+		}
+	}
+	return out
+}
+
+// find returns the first match; its methods on a miss return zero values,
+// and require.Nil/NotNil test it through ptr.
+func (h htmlNode) find(match func(*html.Node) bool) *htmlNode {
+	all := h.findAll(match)
+	if len(all) == 0 {
+		return nil
+	}
+	return &all[0]
+}
+
+func (h htmlNode) byID(id string) *htmlNode { return h.find(attrIs("id", id)) }
+
+func (h *htmlNode) attr(key string) string {
+	if h == nil {
+		return "<missing element>"
+	}
+	for _, a := range h.n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func (h *htmlNode) text() string {
+	if h == nil {
+		return "<missing element>"
+	}
+	var words []string
+	for n := range h.n.Descendants() {
+		if n.Type == html.TextNode {
+			words = append(words, strings.Fields(n.Data)...)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// checked lists the values of the checked checkboxes or radios named name.
+func (h htmlNode) checked(name string) []string {
+	var values []string
+	for _, in := range h.findAll(attrIs("name", name)) {
+		if _, ok := hasAttr(in.n, "checked"); ok {
+			values = append(values, in.attr("value"))
+		}
+	}
+	return values
+}
+
+func hasAttr(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func attrIs(key, value string) func(*html.Node) bool {
+	return func(n *html.Node) bool { v, ok := hasAttr(n, key); return ok && v == value }
+}
+
+func hasClass(class string) func(*html.Node) bool {
+	return func(n *html.Node) bool {
+		v, _ := hasAttr(n, "class")
+		return strings.Contains(" "+v+" ", " "+class+" ")
+	}
+}
+
+func tagIs(tag string) func(*html.Node) bool {
+	return func(n *html.Node) bool { return n.Data == tag }
+}

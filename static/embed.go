@@ -1,0 +1,10 @@
+// Package static holds the files served under /static: vendored htmx
+// (pinned, see README), the stylesheet and a little JavaScript.
+package static
+
+import "embed"
+
+// FS is served at /static.
+//
+//go:embed *.js *.css
+var FS embed.FS

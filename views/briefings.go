@@ -1,0 +1,103 @@
+package views
+
+import "strings"
+
+// BriefingsPage is the org's recent briefings: one row per local date, today
+// first, with the briefing's status or why there is none.
+type BriefingsPage struct {
+	Page
+	Slug      string
+	Notice    string // after a successful action
+	Problem   string // why "generate now" was refused
+	Admin     bool   // shows generate now and pause/resume
+	Toggle    bool   // pause/resume applies (a valid saved schedule)
+	Paused    bool
+	Zone      string // the zone the dates are in
+	State     string // the schedule in one line, or why nothing runs
+	StateKind string // running | paused | flag_off | invalid_config | not_configured
+	NextRun   string // "" when nothing will run
+	Days      []BriefingDay
+}
+
+// BriefingDay is one local date of the list.
+type BriefingDay struct {
+	Date    string // YYYY-MM-DD
+	Weekday string
+	Today   bool
+	Status  string // ready | pending | failed; "" when there is no briefing
+	Link    string // the detail page when there is a briefing
+	Manual  bool   // created by "generate now"
+	Error   string // why it failed
+	Reason  string // why there is no briefing, as a code (data attribute, badge)
+	Why     string // the same, for people
+}
+
+// BriefingPage is one briefing: its content and its generation history.
+type BriefingPage struct {
+	Page
+	Slug        string
+	Date        string
+	Timezone    string
+	Status      string
+	Trigger     string
+	FiredAt     string
+	GeneratedAt string
+	LastError   string
+	Content     *BriefingContent // nil until generated
+	Runs        []BriefingRun
+}
+
+// BriefingContent is the snapshot as the page shows it.
+type BriefingContent struct {
+	Technicians        []TechnicianDay
+	Unassigned         []JobLine
+	Overdue            []JobLine
+	OnHold             []JobLine
+	YesterdayDate      string
+	YesterdayScheduled int
+	YesterdayCompleted int
+	Jobs               int
+}
+
+// TechnicianDay is one technician's jobs in arrival order.
+type TechnicianDay struct {
+	Name  string
+	Phone string
+	Jobs  []JobLine
+}
+
+// JobLine is one job of the snapshot.
+type JobLine struct {
+	Window     string
+	Customer   string
+	Address    string
+	Technician string
+	Status     string // scheduled | in_progress | on_hold | done | cancelled
+}
+
+// BriefingRun is one generation job: the first, or a retry.
+type BriefingRun struct {
+	Number   int
+	State    string // available | running | completed | failed
+	Attempts string // "2 of 5"
+	Created  string
+	Finished string
+	Worker   string
+	Error    string
+}
+
+// statusBadge is the CSS class of a briefing status.
+func statusBadge(status string) string {
+	switch status {
+	case "ready", "completed", "done":
+		return "badge-ready"
+	case "pending", "available", "running", "in_progress", "on_hold":
+		return "badge-pending"
+	case "failed":
+		return "badge-failed"
+	}
+	return "badge-muted"
+}
+
+// label turns a stored code into words: "in_progress" -> "in progress".
+func label(code string) string { return strings.ReplaceAll(code, "_", " ") }

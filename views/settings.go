@@ -1,0 +1,134 @@
+package views
+
+import (
+	"slices"
+	"strconv"
+)
+
+// SettingsPage is the fieldforce settings page: the schedule form, the raw
+// JSON editor of the same document, and the preview of the next runs.
+type SettingsPage struct {
+	Page
+	Base          string // "/orgs/{slug}/settings/fieldforce"
+	Notice        string // after a successful save
+	StoredProblem string // why the stored document is invalid (the worker skips the org)
+	NotConfigured bool   // no document saved yet: the worker does not run for the org
+	Paused        bool   // the stored schedule is paused (drives the pause/resume button)
+	Form          ScheduleForm
+	JSON          JSONForm
+	Preview       Preview
+}
+
+// ScheduleForm is the friendly form's values, as typed, and its errors by
+// form field (timezone, schedule_local_time, days, enabled; "" for the form).
+type ScheduleForm struct {
+	Timezone  string
+	LocalTime string
+	Days      []string
+	Enabled   bool
+	ZoneHint  string // "UTC−05:00, 08:04 there now" for a valid zone
+	Errors    map[string]string
+}
+
+// Error returns the message to show beside field, "" if none.
+func (f ScheduleForm) Error(field string) string { return f.Errors[field] }
+
+// HasDay reports whether a day checkbox is ticked.
+func (f ScheduleForm) HasDay(day string) bool { return slices.Contains(f.Days, day) }
+
+// JSONForm is the raw config document editor.
+type JSONForm struct {
+	Text   string
+	Errors []FieldMessage // each names its JSON field, e.g. "briefing.timezone"
+}
+
+// FieldMessage is one validation problem and the field it concerns.
+type FieldMessage struct {
+	Field   string
+	Message string
+}
+
+func (m FieldMessage) String() string {
+	if m.Field == "" {
+		return m.Message
+	}
+	return m.Field + ": " + m.Message
+}
+
+// Preview is the htmx fragment listing the next runs of the schedule being
+// edited, or why it cannot be computed.
+type Preview struct {
+	Errors   []FieldMessage
+	Zone     string
+	Paused   bool
+	Runs     []PreviewRun
+	Warnings []string // DST problems within the next year
+}
+
+// PreviewRun is one upcoming run.
+type PreviewRun struct {
+	Date   string // "Mon 2026-03-09"
+	Local  string // "08:00"
+	UTC    string // "2026-03-09 13:00 UTC"
+	Offset string // "UTC−05:00"
+	Flag   string // "" | "gap" | "overlap"
+	Note   string // "shifted: 02:30 doesn't exist, runs at 03:00"
+}
+
+// ZoneOption is one result of the time zone picker's search.
+type ZoneOption struct {
+	Name   string // canonical zone name, what the input receives
+	Place  string // "New York, United States"
+	Offset string // "UTC−05:00"
+	Local  string // "08:04"
+}
+
+// DayOption is a weekday checkbox.
+type DayOption struct {
+	Value string // config name
+	Label string
+}
+
+// Weekdays are the day checkboxes, Monday first like the stored document.
+var Weekdays = []DayOption{
+	{"mon", "Mon"}, {"tue", "Tue"}, {"wed", "Wed"}, {"thu", "Thu"},
+	{"fri", "Fri"}, {"sat", "Sat"}, {"sun", "Sun"},
+}
+
+const (
+	presetWeekdays = "mon,tue,wed,thu,fri"
+	presetEveryDay = "mon,tue,wed,thu,fri,sat,sun"
+)
+
+func ariaInvalid(msg string) string {
+	if msg != "" {
+		return "true"
+	}
+	return "false"
+}
+
+// describedBy links an input to its hint and, when it has one, its error.
+func describedBy(hint, field, msg string) string {
+	if msg != "" {
+		return hint + " " + field + "-error"
+	}
+	return hint
+}
+
+// timeInputType falls back to a text input when the time is invalid, so the
+// browser shows what was typed instead of an empty time picker.
+func timeInputType(msg string) string {
+	if msg != "" {
+		return "text"
+	}
+	return "time"
+}
+
+func firstMessage(ms []FieldMessage) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	return ms[0].Message
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
