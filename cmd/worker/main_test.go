@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/testdb"
+)
+
+// binary is the worker built once for the whole package.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "worker-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "worker")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build worker:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// seed creates orgs with the given zones, all scheduled at 08:00 local, and
+// returns a pool on the test database.
+func seed(t *testing.T, url string, zones ...string) *pgxpool.Pool {
+	t.Helper()
+	db, err := pgxpool.New(t.Context(), url)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	for i, zone := range zones {
+		_, err := db.Exec(t.Context(), `
+			WITH o AS (INSERT INTO orgs (slug, name) VALUES ($1, $1) RETURNING id)
+			INSERT INTO org_module_configs (org_id, module, config_json)
+			SELECT id, 'fieldforce', jsonb_build_object('briefing', jsonb_build_object('timezone', $2::text, 'schedule_local_time', '08:00')) FROM o`,
+			fmt.Sprintf("org-%d", i), zone)
+		require.NoError(t, err)
+	}
+	return db
+}
+
+func worker(ctx context.Context, url string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+url)
+	return cmd
+}
+
+func TestOnce(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	// At 12:30Z, 08:00 has passed in New York (EDT) and London, not in Los Angeles.
+	db := seed(t, url, "America/New_York", "Europe/London", "America/Los_Angeles", "Asia/Kolkata")
+
+	start := time.Now()
+	out, err := worker(t.Context(), url, "-once", "-now", "2026-03-09T12:30:00Z").CombinedOutput()
+	elapsed := time.Since(start)
+	require.NoError(t, err, string(out))
+	t.Logf("-once -now wall time: %v", elapsed)
+	require.Less(t, elapsed, 5*time.Second) // typically well under a second; the bound only catches hangs
+
+	rows, err := db.Query(t.Context(), `
+		SELECT o.slug || ' ' || b.briefing_date || ' ' || b.status || ' ' || to_char(b.fired_at AT TIME ZONE 'UTC', 'HH24:MI')
+		  FROM ff_briefings b JOIN orgs o ON o.id = b.org_id ORDER BY o.slug`)
+	require.NoError(t, err)
+	var got []string
+	for rows.Next() {
+		var s string
+		require.NoError(t, rows.Scan(&s))
+		got = append(got, s)
+	}
+	require.Equal(t, []string{
+		"org-0 2026-03-09 ready 12:30",
+		"org-1 2026-03-09 ready 12:30",
+		"org-3 2026-03-09 ready 12:30",
+	}, got)
+	require.Contains(t, string(out), `"msg":"briefing tick"`)
+}
+
+// TestOnceReplicas runs three replicas at the same instant: one briefing per
+// due org, every one generated, every replica exiting 0.
+func TestOnceReplicas(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	zones := []string{"Etc/UTC", "Europe/Berlin", "America/New_York", "America/Chicago", "Pacific/Apia", "America/Sao_Paulo"}
+	var all []string
+	for range 5 {
+		all = append(all, zones...)
+	}
+	db := seed(t, url, all...)
+
+	var wg sync.WaitGroup
+	outs := make([][]byte, 3)
+	errs := make([]error, 3)
+	for i := range 3 {
+		wg.Go(func() {
+			outs[i], errs[i] = worker(t.Context(), url, "-once", "-now", "2026-03-09T20:00:00Z", "-concurrency", "2").CombinedOutput()
+		})
+	}
+	wg.Wait()
+	for i := range 3 {
+		require.NoError(t, errs[i], string(outs[i]))
+	}
+	var briefings, ready, orgs int
+	require.NoError(t, db.QueryRow(t.Context(), `
+		SELECT count(*), count(*) FILTER (WHERE status = 'ready'), count(DISTINCT org_id) FROM ff_briefings`).
+		Scan(&briefings, &ready, &orgs))
+	// At 20:00Z, 08:00 has passed on the local date of now in every one of these zones.
+	require.Equal(t, len(all), briefings)
+	require.Equal(t, len(all), ready)
+	require.Equal(t, len(all), orgs)
+}
+
+func TestBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-now", "2026-03-09T20:00:00Z"}, {"-once", "-now", "tomorrow"}, {"-concurrency", "0"}} {
+		err := run(t.Context(), args, func(string) string { return "postgres://invalid" }, &strings.Builder{})
+		require.Error(t, err, args)
+	}
+}
+
+// TestServeShutdown starts the long-running worker and stops it with SIGTERM.
+func TestServeShutdown(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	cmd := worker(t.Context(), url, "-metrics-addr", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	lines := bufio.NewScanner(stdout)
+	var metricsAddr string
+	for lines.Scan() && !strings.Contains(lines.Text(), `"msg":"worker started"`) {
+		var entry struct{ Msg, Addr string }
+		if json.Unmarshal(lines.Bytes(), &entry) == nil && entry.Msg == "metrics listening" {
+			metricsAddr = entry.Addr
+		}
+	}
+	require.NotEmpty(t, metricsAddr)
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(body), "fieldbrief_briefing_enqueued_total")
+	require.Contains(t, string(body), "fieldbrief_briefing_tick_duration_seconds")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	var rest strings.Builder
+	for lines.Scan() {
+		rest.WriteString(lines.Text() + "\n")
+	}
+	require.NoError(t, cmd.Wait())
+	require.Contains(t, rest.String(), `"msg":"worker stopped"`)
+}

@@ -1,0 +1,160 @@
+package briefing
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/testdb"
+)
+
+// fixture is a test's own migrated database plus factories for the rows the
+// pipeline reads.
+type fixture struct {
+	t   *testing.T
+	ctx context.Context
+	db  *pgxpool.Pool
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	t.Parallel()
+	return &fixture{t: t, ctx: t.Context(), db: testdb.New(t)}
+}
+
+// config is a fieldforce module config document; days nil means every day.
+func config(zone, at string, days ...string) string {
+	b := map[string]any{"timezone": zone, "schedule_local_time": at}
+	if days != nil {
+		b["days"] = days
+	}
+	doc, _ := json.Marshal(map[string]any{"briefing": b})
+	return string(doc)
+}
+
+// org creates an org and, unless cfg is "", its fieldforce config.
+func (f *fixture) org(slug, cfg string) int64 {
+	f.t.Helper()
+	var id int64
+	require.NoError(f.t, f.db.QueryRow(f.ctx, `INSERT INTO orgs (slug, name) VALUES ($1, $1) RETURNING id`, slug).Scan(&id))
+	if cfg != "" {
+		f.setConfig(id, cfg)
+	}
+	return id
+}
+
+func (f *fixture) setConfig(orgID int64, cfg string) {
+	f.t.Helper()
+	_, err := f.db.Exec(f.ctx, `
+		INSERT INTO org_module_configs (org_id, module, config_json) VALUES ($1, 'fieldforce', $2)
+		ON CONFLICT (org_id, module) DO UPDATE SET config_json = excluded.config_json`, orgID, cfg)
+	require.NoError(f.t, err)
+}
+
+func (f *fixture) globalFlag(on bool) {
+	f.t.Helper()
+	_, err := f.db.Exec(f.ctx, `UPDATE admin_feature_flags SET is_enabled = $1 WHERE key = 'fieldforce.briefing'`, on)
+	require.NoError(f.t, err)
+}
+
+func (f *fixture) orgFlag(orgID int64, on bool) {
+	f.t.Helper()
+	_, err := f.db.Exec(f.ctx, `
+		INSERT INTO org_feature_flags (org_id, key, is_enabled) VALUES ($1, 'fieldforce.briefing', $2)
+		ON CONFLICT (org_id, key) DO UPDATE SET is_enabled = excluded.is_enabled`, orgID, on)
+	require.NoError(f.t, err)
+}
+
+func (f *fixture) tech(orgID int64, name string, active bool) int64 {
+	f.t.Helper()
+	var id int64
+	require.NoError(f.t, f.db.QueryRow(f.ctx, `INSERT INTO technicians (org_id, name, active) VALUES ($1, $2, $3) RETURNING id`,
+		orgID, name, active).Scan(&id))
+	return id
+}
+
+// job creates a job; techID 0 leaves it unassigned.
+func (f *fixture) job(orgID, techID int64, customer string, start, end time.Time, status string) int64 {
+	f.t.Helper()
+	var tech *int64
+	if techID != 0 {
+		tech = &techID
+	}
+	var id int64
+	require.NoError(f.t, f.db.QueryRow(f.ctx, `
+		INSERT INTO jobs (org_id, technician_id, customer, address, arrival_start, arrival_end, status)
+		VALUES ($1, $2, $3, $3 || ' street', $4, $5, $6) RETURNING id`,
+		orgID, tech, customer, start, end, status).Scan(&id))
+	return id
+}
+
+func (f *fixture) ticker() *Ticker {
+	return &Ticker{DB: f.db, Log: slog.New(slog.DiscardHandler)}
+}
+
+func (f *fixture) tick(now time.Time) TickResult {
+	f.t.Helper()
+	res, err := f.ticker().Tick(f.ctx, now)
+	require.NoError(f.t, err)
+	return res
+}
+
+// tickEvery ticks at every step from from to to inclusive, as cron would.
+func (f *fixture) tickEvery(from, to time.Time, step time.Duration) (enqueued int) {
+	f.t.Helper()
+	tk := f.ticker()
+	for now := from; !now.After(to); now = now.Add(step) {
+		res, err := tk.Tick(f.ctx, now)
+		require.NoError(f.t, err)
+		enqueued += res.Enqueued
+	}
+	return enqueued
+}
+
+// row is what the tests check of a briefing: "date zone fired_at status".
+func (f *fixture) briefings(orgID int64) []string {
+	f.t.Helper()
+	list, err := (&Store{DB: f.db}).List(f.ctx, orgID, schedule.Date{}, schedule.Date{})
+	require.NoError(f.t, err)
+	var out []string
+	for i := len(list) - 1; i >= 0; i-- { // oldest first reads better in assertions
+		b := list[i]
+		out = append(out, fmt.Sprintf("%s %s %s", b.Date, b.Timezone, b.FiredAt.UTC().Format(time.RFC3339)))
+	}
+	return out
+}
+
+func (f *fixture) count(sql string, args ...any) int {
+	f.t.Helper()
+	var n int
+	require.NoError(f.t, f.db.QueryRow(f.ctx, sql, args...).Scan(&n))
+	return n
+}
+
+func utc(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func date(s string) schedule.Date {
+	d, err := schedule.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func row(d, zone, firedAt string) string {
+	return strings.Join([]string{d, zone, firedAt}, " ")
+}

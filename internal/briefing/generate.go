@@ -1,0 +1,191 @@
+package briefing
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/schedule"
+)
+
+// Snapshot is a briefing's content: the org's field work for one local day,
+// as it stood when generated. Times are in the briefing's zone.
+type Snapshot struct {
+	Date        string          `json:"date"`     // the org-local date, YYYY-MM-DD
+	Timezone    string          `json:"timezone"` // the zone recorded on the briefing
+	DayStart    time.Time       `json:"day_start"`
+	DayEnd      time.Time       `json:"day_end"`
+	GeneratedAt time.Time       `json:"generated_at"`
+	Technicians []TechnicianDay `json:"technicians"` // active technicians, by name
+	Unassigned  []JobLine       `json:"unassigned"`  // the day's jobs with no active technician
+	Overdue     []JobLine       `json:"overdue"`     // window ended before the day, not done or cancelled
+	OnHold      []JobLine       `json:"on_hold"`
+	Yesterday   DayCounts       `json:"yesterday"`
+	Totals      Totals          `json:"totals"`
+}
+
+// TechnicianDay is one active technician's jobs of the day, in arrival order.
+type TechnicianDay struct {
+	ID    int64     `json:"id"`
+	Name  string    `json:"name"`
+	Phone string    `json:"phone,omitempty"`
+	Jobs  []JobLine `json:"jobs"`
+}
+
+// JobLine is one job as the briefing shows it.
+type JobLine struct {
+	ID           int64     `json:"id"`
+	Customer     string    `json:"customer"`
+	Address      string    `json:"address,omitempty"`
+	TechnicianID int64     `json:"technician_id,omitempty"`
+	Technician   string    `json:"technician,omitempty"`
+	ArrivalStart time.Time `json:"arrival_start"` // with the zone's offset
+	ArrivalEnd   time.Time `json:"arrival_end"`
+	Window       string    `json:"window"` // "09:00–11:00" local; the date is added when not the briefing's day
+	Status       string    `json:"status"`
+}
+
+// DayCounts compares the previous local day's plan with what got done.
+type DayCounts struct {
+	Date      string `json:"date"`
+	Scheduled int    `json:"scheduled"` // jobs whose window started that day, cancelled ones excepted
+	Completed int    `json:"completed"` // of those, the ones done
+}
+
+// Totals summarise the snapshot for lists and headlines.
+type Totals struct {
+	Technicians int `json:"technicians"`
+	Jobs        int `json:"jobs"` // the day's jobs, assigned or not
+	Unassigned  int `json:"unassigned"`
+	Overdue     int `json:"overdue"`
+	OnHold      int `json:"on_hold"`
+}
+
+// dayStart is the first instant of local date d: midnight, or the end of a
+// DST gap on the days midnight does not exist (Go's time.Date may pick the
+// wrong side there; schedule.FireTime does not).
+func dayStart(loc *time.Location, d schedule.Date) time.Time {
+	t, _ := schedule.FireTime(loc, d, schedule.LocalTime{})
+	return t
+}
+
+// generate builds the snapshot of a briefing from one consistent view of the
+// org's data. The day's bounds are computed here, in Go, from the zone the
+// briefing recorded, and passed to SQL as instants.
+func generate(ctx context.Context, db *pgxpool.Pool, orgID, briefingID int64, now time.Time) (Snapshot, error) {
+	var snap Snapshot
+	err := pgx.BeginTxFunc(ctx, db, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		var date time.Time
+		var zoneName string
+		err := tx.QueryRow(ctx, `SELECT briefing_date, timezone FROM ff_briefings WHERE id = $1 AND org_id = $2`,
+			briefingID, orgID).Scan(&date, &zoneName)
+		if err != nil {
+			return fmt.Errorf("load briefing %d: %w", briefingID, err)
+		}
+		zone, err := schedule.LoadZone(zoneName)
+		if err != nil {
+			return err
+		}
+		snap, err = buildSnapshot(ctx, tx, orgID, zone, schedule.DateOf(date))
+		return err
+	})
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("generate briefing %d for org %d: %w", briefingID, orgID, err)
+	}
+	snap.GeneratedAt = now
+	return snap, nil
+}
+
+func buildSnapshot(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zone, d schedule.Date) (Snapshot, error) {
+	start, end := dayStart(zone.Loc, d), dayStart(zone.Loc, d.AddDays(1))
+	yesterday := d.AddDays(-1)
+	snap := Snapshot{Date: d.String(), Timezone: zone.Name, DayStart: start, DayEnd: end,
+		Technicians: []TechnicianDay{}, Unassigned: []JobLine{}, Yesterday: DayCounts{Date: yesterday.String()}}
+
+	rows, err := tx.Query(ctx, `SELECT id, name, phone FROM technicians WHERE org_id = $1 AND active ORDER BY name, id`, orgID)
+	if err != nil {
+		return snap, fmt.Errorf("technicians: %w", err)
+	}
+	var t TechnicianDay
+	_, err = pgx.ForEachRow(rows, []any{&t.ID, &t.Name, &t.Phone}, func() error {
+		snap.Technicians = append(snap.Technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, Jobs: []JobLine{}})
+		return nil
+	})
+	if err != nil {
+		return snap, fmt.Errorf("technicians: %w", err)
+	}
+	byTech := make(map[int64]*TechnicianDay, len(snap.Technicians))
+	for i := range snap.Technicians {
+		byTech[snap.Technicians[i].ID] = &snap.Technicians[i]
+	}
+
+	day, err := jobLines(ctx, tx, zone.Loc, d, `j.arrival_start >= $2 AND j.arrival_start < $3`, orgID, start, end)
+	if err != nil {
+		return snap, fmt.Errorf("jobs of the day: %w", err)
+	}
+	for _, j := range day {
+		// Jobs of inactive technicians need someone else: list them as unassigned.
+		if tech, ok := byTech[j.TechnicianID]; ok {
+			tech.Jobs = append(tech.Jobs, j)
+		} else {
+			snap.Unassigned = append(snap.Unassigned, j)
+		}
+	}
+	if snap.Overdue, err = jobLines(ctx, tx, zone.Loc, d, `j.arrival_end < $2 AND j.status NOT IN ('done', 'cancelled')`, orgID, start); err != nil {
+		return snap, fmt.Errorf("overdue jobs: %w", err)
+	}
+	if snap.OnHold, err = jobLines(ctx, tx, zone.Loc, d, `j.status = 'on_hold'`, orgID); err != nil {
+		return snap, fmt.Errorf("jobs on hold: %w", err)
+	}
+	err = tx.QueryRow(ctx, `
+		SELECT count(*) FILTER (WHERE status <> 'cancelled'), count(*) FILTER (WHERE status = 'done')
+		  FROM jobs
+		 WHERE org_id = $1 AND arrival_start >= $2 AND arrival_start < $3`,
+		orgID, dayStart(zone.Loc, yesterday), start).Scan(&snap.Yesterday.Scheduled, &snap.Yesterday.Completed)
+	if err != nil {
+		return snap, fmt.Errorf("yesterday's counts: %w", err)
+	}
+	snap.Totals = Totals{Technicians: len(snap.Technicians), Jobs: len(day), Unassigned: len(snap.Unassigned),
+		Overdue: len(snap.Overdue), OnHold: len(snap.OnHold)}
+	return snap, nil
+}
+
+// jobLines lists the org's jobs matching where (which may use $2, $3…) in
+// arrival order, with times in loc.
+func jobLines(ctx context.Context, tx pgx.Tx, loc *time.Location, d schedule.Date, where string, args ...any) ([]JobLine, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT j.id, coalesce(j.technician_id, 0), coalesce(t.name, ''), j.customer, j.address,
+		       j.arrival_start, j.arrival_end, j.status
+		  FROM jobs j
+		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
+		 WHERE j.org_id = $1 AND `+where+`
+		 ORDER BY j.arrival_start, j.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := []JobLine{}
+	var j JobLine
+	_, err = pgx.ForEachRow(rows, []any{&j.ID, &j.TechnicianID, &j.Technician, &j.Customer, &j.Address,
+		&j.ArrivalStart, &j.ArrivalEnd, &j.Status}, func() error {
+		j.ArrivalStart, j.ArrivalEnd = j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
+		j.Window = window(j.ArrivalStart, j.ArrivalEnd, d)
+		out = append(out, j)
+		return nil
+	})
+	return out, err
+}
+
+// window formats an arrival window in local time, with dates only where they
+// are not the briefing's day (overdue jobs, windows across midnight).
+func window(start, end time.Time, d schedule.Date) string {
+	format := func(t time.Time, ref schedule.Date) string {
+		if schedule.DateOf(t) != ref {
+			return t.Format("2006-01-02 15:04")
+		}
+		return t.Format("15:04")
+	}
+	return format(start, d) + "–" + format(end, schedule.DateOf(start))
+}
