@@ -51,11 +51,18 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 		t.Errorf("zone results should show the local time in Kolkata (%s); they say:\n%s", want, results)
 	}
 	admin.screenshot("settings-zone-search")
+	// A half-typed zone is a search, not an error: the preview keeps the
+	// saved schedule (give a keystroke-triggered preview time to land).
+	time.Sleep(600 * time.Millisecond)
+	if now := admin.text(previewBox); now != before {
+		t.Errorf("typing in the zone search changed the preview:\n%s", now)
+	}
 
-	// Pick it: the input gets the canonical name, the results close and the
-	// preview follows.
+	// Pick it: the input gets the canonical name, the results close, the
+	// preview follows and so does the hint under the input.
 	admin.pickZone("Asia/Kolkata")
 	picked := admin.waitTextChange(previewBox, before, "Asia/Kolkata", "07:00", "UTC+05:30", "01:30 UTC")
+	admin.waitText("#timezone-hint", "Asia/Kolkata", "UTC+05:30")
 
 	// Change the local time: the preview shows the new runs.
 	admin.setValue(timeInput, "09:45")
@@ -104,6 +111,32 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 	st.screenshot("staff-audit")
 }
 
+// A search still pending when a zone is picked (here with "Use my zone",
+// right after typing) must not open the list again once it answers.
+func TestPickedZoneIsNotReopenedByALateSearch(t *testing.T) {
+	e := newEnv(t)
+	e.seed()
+	admin := e.newSession("admin")
+	admin.login(adminA)
+	admin.open(settingsPath)
+	admin.waitText(previewBox, "Europe/Berlin")
+
+	admin.typeInto(zoneInput, "Kolk")
+	admin.waitJS("the browser zone button", `!document.querySelector("#browser-zone").hidden`)
+	zone, err := eval[string](admin, `document.querySelector("#browser-zone").dataset.zone`)
+	e.must("read the browser zone", err)
+	admin.click(`#browser-zone`)
+	admin.waitJS("the picked zone in the input", `document.querySelector(`+jsString(zoneInput)+`).value === `+jsString(zone))
+	admin.waitText("#timezone-hint", zone)
+	time.Sleep(800 * time.Millisecond) // past the search's delay and its answer
+	if admin.exists(zoneResults + ` .zone-option`) {
+		t.Errorf("a search answered after the pick reopened the list:\n%s", admin.text(zoneResults))
+	}
+	if got := admin.value(zoneInput); got != zone {
+		t.Errorf("the zone input says %q after the late search, want %q", got, zone)
+	}
+}
+
 // searchZone types a query into the zone picker, waits until htmx has
 // settled the results of that query (not of a prefix typed on the way) and
 // returns them once they list zone.
@@ -134,15 +167,15 @@ func (s *session) pickZone(zone string) {
 }
 
 // auditEntry waits for the audit row by actor and action and returns its
-// old and new values.
+// old and new values: the changed fields' values, one per line.
 func (s *session) auditEntry(actor, action string) [2]string {
 	s.t.Helper()
 	expr := `(() => {
 		for (const tr of document.querySelectorAll("tr.audit-entry")) {
 			const t = tr.innerText;
 			if (t.includes(` + jsString(actor) + `) && t.includes(` + jsString(action) + `)) {
-				const old = tr.querySelector(".old"), neu = tr.querySelector(".new");
-				return [old ? old.innerText : "", neu ? neu.innerText : ""];
+				const all = (sel) => Array.from(tr.querySelectorAll(sel), (el) => el.innerText).join("\n");
+				return [all(".old"), all(".new")];
 			}
 		}
 		return null;

@@ -25,13 +25,29 @@
     if (results) results.replaceChildren();
   }
 
-  function chooseZone(name) {
+  // The zone search's list is wanted only while the admin is searching: once
+  // a zone is picked (or the list dismissed with Escape) for the value in
+  // the input, answers still on their way for it are dropped, and a search
+  // scheduled for it is not sent. Typing again starts a new search.
+  function settle(input) {
+    input.dataset.settled = input.value;
+    if (window.htmx) window.htmx.trigger(input, "htmx:abort");
+    closeResults();
+  }
+
+  function isSettled(input) {
+    return input.dataset.settled !== undefined && input.dataset.settled === input.value;
+  }
+
+  // Picking a zone fills the input and asks the form for a fresh preview
+  // (which also brings the zone's offset and time for the hint).
+  function chooseZone(name, keepFocus) {
     var input = zoneInput();
     if (!input) return;
     input.value = name;
-    closeResults();
-    input.focus();
-    changed(input);
+    settle(input);
+    if (!keepFocus) input.focus();
+    input.dispatchEvent(new CustomEvent("zone-picked", { bubbles: true }));
     offerBrowserZone();
   }
 
@@ -82,7 +98,7 @@
 
     if (ev.key === "Escape" && options.length > 0) {
       ev.preventDefault(); // also keeps a search input from clearing itself
-      closeResults();
+      settle(input);
       input.focus();
     } else if (ev.key === "ArrowDown" && options.length > 0) {
       ev.preventDefault();
@@ -98,8 +114,46 @@
   });
 
   document.addEventListener("input", function (ev) {
-    if (ev.target === zoneInput()) offerBrowserZone();
+    var input = zoneInput();
+    if (ev.target !== input) return;
+    delete input.dataset.settled;
+    offerBrowserZone();
   });
+
+  // Leaving the zone input with a full zone name typed (any case) counts as
+  // picking the listed zone of that name; anything else stays a search.
+  document.addEventListener("change", function (ev) {
+    var input = zoneInput();
+    if (ev.target !== input || isSettled(input)) return;
+    var typed = input.value.trim().toLowerCase();
+    var match = zoneOptions().filter(function (o) { return o.dataset.zone.toLowerCase() === typed; })[0];
+    if (match) chooseZone(match.dataset.zone, true);
+  });
+
+  // No search for a value already picked (a keystroke's delayed search can
+  // fire after the pick), and no stale list: an answer is shown only if it
+  // is for what the input holds now and that value is still being searched.
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var input = zoneInput();
+    if (input && ev.detail.elt === input && isSettled(input)) ev.preventDefault();
+  });
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var input = zoneInput();
+    if (!input || !ev.detail.target || ev.detail.target.id !== "zone-results") return;
+    var query = null;
+    try { query = new URL(ev.detail.xhr.responseURL).searchParams.get("timezone"); } catch (e) { query = null; }
+    if (isSettled(input) || (query !== null && query !== input.value)) ev.detail.shouldSwap = false;
+  });
+
+  // Times are 24-hour HH:MM. Digits typed without the colon ("930",
+  // "0930") or a single-digit hour ("9:30") are completed here, before the
+  // preview reads the field; the server still validates strictly.
+  document.addEventListener("change", function (ev) {
+    if (!ev.target.matches || !ev.target.matches("#schedule_local_time")) return;
+    var v = ev.target.value.trim();
+    var m = /^(\d{1,2}):?(\d{2})$/.exec(v);
+    if (m && v.length >= 3) ev.target.value = ("0" + m[1]).slice(-2) + ":" + m[2];
+  }, true);
 
   function init() {
     reveal(document);

@@ -6,17 +6,18 @@ import "strings"
 // first, with the briefing's status or why there is none.
 type BriefingsPage struct {
 	Page
-	Slug      string
-	Notice    string // after a successful action
-	Problem   string // why "generate now" was refused
-	Admin     bool   // shows generate now and pause/resume
-	Toggle    bool   // pause/resume applies (a valid saved schedule)
-	Paused    bool
-	Zone      string // the zone the dates are in
-	State     string // the schedule in one line, or why nothing runs
-	StateKind string // running | paused | flag_off | invalid_config | not_configured
-	NextRun   string // "" when nothing will run
-	Days      []BriefingDay
+	Slug        string
+	Notice      string // after a successful action
+	Problem     string // why "generate now" was refused
+	Admin       bool   // shows generate now and pause/resume
+	CanGenerate bool   // "generate now" would be accepted: flag on, valid saved schedule
+	Toggle      bool   // pause/resume applies (a valid saved schedule, flag on)
+	Paused      bool
+	Zone        string // the zone the dates are in
+	State       string // the schedule in one line, or why nothing runs
+	StateKind   string // running | paused | flag_off | invalid_config | not_configured
+	NextRun     string // "" when nothing will run
+	Days        []BriefingDay
 }
 
 // BriefingDay is one local date of the list.
@@ -28,7 +29,7 @@ type BriefingDay struct {
 	Link    string // the detail page when there is a briefing
 	Manual  bool   // created by "generate now"
 	Error   string // why it failed
-	Reason  string // why there is no briefing, as a code (data attribute, badge)
+	Reason  string // why there is no briefing, as a code (data attribute, badge); before_setup for dates before the org existed
 	Why     string // the same, for people
 }
 
@@ -98,6 +99,22 @@ func statusBadge(status string) string {
 	}
 	return "badge-muted"
 }
+
+// reasonClass is how a date without a briefing shows its reason: a date
+// before the org existed is not news, so it is plain muted text; a missed
+// run stands out.
+func reasonClass(reason string) string {
+	switch reason {
+	case ReasonBeforeSetup:
+		return "muted"
+	case "missed":
+		return "badge-pending"
+	}
+	return "badge-muted"
+}
+
+// ReasonBeforeSetup marks dates before the org was created.
+const ReasonBeforeSetup = "before_setup"
 
 // label turns a stored code into words: "in_progress" -> "in progress".
 func label(code string) string { return strings.ReplaceAll(code, "_", " ") }

@@ -13,6 +13,7 @@ type SettingsPage struct {
 	Notice        string // after a successful save
 	StoredProblem string // why the stored document is invalid (the worker skips the org)
 	NotConfigured bool   // no document saved yet: the worker does not run for the org
+	FlagOff       bool   // the platform switched the feature off for the org
 	Paused        bool   // the stored schedule is paused (drives the pause/resume button)
 	Form          ScheduleForm
 	JSON          JSONForm
@@ -113,15 +114,6 @@ func describedBy(hint, field, msg string) string {
 		return hint + " " + field + "-error"
 	}
 	return hint
-}
-
-// timeInputType falls back to a text input when the time is invalid, so the
-// browser shows what was typed instead of an empty time picker.
-func timeInputType(msg string) string {
-	if msg != "" {
-		return "text"
-	}
-	return "time"
 }
 
 func firstMessage(ms []FieldMessage) string {

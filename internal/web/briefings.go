@@ -59,10 +59,14 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 		Notice:  notice(c),
 		Problem: problem,
 		Admin:   m.IsAdmin(),
-		Toggle:  st.cfg.Found && st.err == nil,
-		Paused:  st.err == nil && !st.sched.Enabled,
-		Zone:    st.zoneName(),
-		Days:    st.days(m.Org.Slug, now, today, list),
+		// Generating needs what the worker needs; pausing an org the
+		// platform switched off would only muddle the page, so both are
+		// offered only when the schedule is valid and the flag is on.
+		CanGenerate: st.usable(),
+		Toggle:      st.usable(),
+		Paused:      st.err == nil && !st.sched.Enabled,
+		Zone:        st.zoneName(),
+		Days:        st.days(m.Org.Slug, now, today, m.Org.CreatedAt, list),
 	}
 	p.Section = "briefings"
 	p.StateKind, p.State = st.describe()
@@ -95,10 +99,12 @@ func (s *Server) orgState(ctx context.Context, orgID int64) (orgState, error) {
 	return st, nil
 }
 
+// usable reports whether the org has a valid saved schedule and the flag
+// on: what the worker and "generate now" need, paused or not.
+func (st orgState) usable() bool { return st.cfg.Found && st.err == nil && st.flagOn }
+
 // running reports whether the worker generates this org's briefings.
-func (st orgState) running() bool {
-	return st.cfg.Found && st.err == nil && st.flagOn && st.sched.Enabled
-}
+func (st orgState) running() bool { return st.usable() && st.sched.Enabled }
 
 // today is the org-local date at now; UTC's when the config has no valid zone.
 func (st orgState) today(now time.Time) schedule.Date {
@@ -106,6 +112,14 @@ func (st orgState) today(now time.Time) schedule.Date {
 		return schedule.DateOf(now.UTC())
 	}
 	return schedule.Decide(now, st.sched, nil).Date
+}
+
+// loc is the zone the list's dates are in: UTC when the config has no valid zone.
+func (st orgState) loc() *time.Location {
+	if st.err != nil {
+		return time.UTC
+	}
+	return st.sched.Zone.Loc
 }
 
 func (st orgState) zoneName() string {
@@ -123,7 +137,8 @@ func (st orgState) describe() (kind, text string) {
 	case st.err != nil:
 		return "invalid_config", "The saved settings are invalid, so no briefing runs: " + st.err.Error()
 	case !st.flagOn:
-		return "flag_off", "Daily briefings are switched off for this org by the platform team."
+		return "flag_off", "Daily briefings are switched off for this org by the platform team: none are generated, " +
+			"on schedule or on request, until they switch them back on. Your settings are kept."
 	case !st.sched.Enabled:
 		return "paused", "Paused: no briefing runs until an admin resumes."
 	}
@@ -150,7 +165,8 @@ func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
 
 // days lists today and the listDays before it, newest first: the briefing
 // of each date, or why it has none as the schedule's decision rule tells.
-func (st orgState) days(slug string, now time.Time, today schedule.Date, list []briefing.Briefing) []views.BriefingDay {
+// created is when the org was set up: no run was due before it.
+func (st orgState) days(slug string, now time.Time, today schedule.Date, created time.Time, list []briefing.Briefing) []views.BriefingDay {
 	days := make([]views.BriefingDay, 0, listDays+1)
 	for d := today; !d.Before(today.AddDays(-listDays)); d = d.AddDays(-1) {
 		day := views.BriefingDay{Date: d.String(), Weekday: d.Weekday().String()[:3], Today: d == today}
@@ -160,7 +176,7 @@ func (st orgState) days(slug string, now time.Time, today schedule.Date, list []
 			day.Manual = b.Trigger == briefing.TriggerManual
 			day.Error = b.LastError
 		} else {
-			day.Reason, day.Why = st.whyNone(now, d, today)
+			day.Reason, day.Why = st.whyNone(now, d, today, created)
 		}
 		days = append(days, day)
 	}
@@ -168,9 +184,12 @@ func (st orgState) days(slug string, now time.Time, today schedule.Date, list []
 }
 
 // whyNone explains a date without a briefing. Today is decided at now; a
-// past date at its own run time, so a scheduled day reads "missed".
-func (st orgState) whyNone(now time.Time, d, today schedule.Date) (reason, why string) {
+// past date at its own run time, so a scheduled day reads "missed" unless
+// the org did not exist yet at that time.
+func (st orgState) whyNone(now time.Time, d, today schedule.Date, created time.Time) (reason, why string) {
 	switch {
+	case d.Before(schedule.DateOf(created.In(st.loc()))):
+		return views.ReasonBeforeSetup, "— before the org was set up"
 	case !st.cfg.Found:
 		return "not_configured", "not set up"
 	case st.err != nil:
@@ -192,6 +211,8 @@ func (st orgState) whyNone(now time.Time, d, today schedule.Date) (reason, why s
 		return string(dec.Reason), "not yet: runs at " + dec.FireAt.In(st.sched.Zone.Loc).Format("15:04")
 	case d == today:
 		return string(dec.Reason), "due now: the worker is about to generate it"
+	case at.Before(created):
+		return views.ReasonBeforeSetup, "— the org was set up after that day's run time"
 	}
 	return "missed", "missed"
 }

@@ -172,6 +172,43 @@ func TestBriefingListWhyNothingRuns(t *testing.T) {
 	}
 }
 
+// Switched off by the platform, the page says so and nothing contradicts
+// it: no "Running" badge, no generate button, no pause/resume.
+func TestBriefingListFlagOffOffersNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, nyWeekdays)
+	require.NoError(t, f.store.SetOrgFlag(context.Background(), orgs.System, f.orgA.ID, schedule.FlagKey, orgs.Off, "test"))
+	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC))
+	_, doc := listRows(t, f.as(&f.adminA), briefingsPath)
+	state := doc.find(attrIs("data-state", "flag_off"))
+	require.Contains(t, state.text(), "Off by the platform")
+	require.NotContains(t, state.text(), "Running")
+	require.Nil(t, doc.find(attrIs("action", briefingsPath+"/generate")), "generating would be refused")
+	require.Nil(t, doc.find(hasClass("enabled-toggle")))
+
+	settings := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body)
+	require.NotNil(t, settings.byID("flag-off"))
+	require.Nil(t, settings.find(hasClass("enabled-toggle")))
+}
+
+// Dates before the org existed are not "missed": nothing was due then.
+func TestBriefingListBeforeTheOrgExisted(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, nyWeekdays) // weekdays at 08:00 in New York
+	// Set up on Mon 2026-03-02 at 09:00 in New York, after that day's run time.
+	_, err := f.db.Exec(context.Background(), `UPDATE orgs SET created_at = '2026-03-02 14:00Z' WHERE id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)) // Wed 09:00 in New York
+	rows, _ := listRows(t, f.as(&f.adminA), briefingsPath)
+	require.Equal(t, "missed", rows["2026-03-03"].attr("data-reason"), "the first full day")
+	require.Equal(t, "before_setup", rows["2026-03-02"].attr("data-reason"), "set up after that day's 08:00")
+	require.Equal(t, "before_setup", rows["2026-02-27"].attr("data-reason"))
+	require.Contains(t, rows["2026-02-27"].text(), "before the org was set up")
+	require.Equal(t, "before_setup", rows["2026-02-28"].attr("data-reason"), "before set-up beats day off")
+}
+
 func TestBriefingListAccess(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

@@ -59,6 +59,9 @@ func testConfig() Config {
 	}
 }
 
+// orgsCreated is when the fixture's orgs were set up.
+var orgsCreated = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // setup builds a fixture with the fixed test config.
 func setup(t *testing.T) *fixture { return setupConfig(t, nil) }
 
@@ -80,6 +83,11 @@ func setupConfig(t *testing.T, adjust func(*Config)) *fixture {
 	require.NoError(t, err)
 	f.orgB, err = f.store.CreateOrg(ctx, "globex", "Globex Repairs")
 	require.NoError(t, err)
+	// The orgs exist long before the test clock, so the briefings list reads
+	// past dates by the schedule, not as "before the org was set up".
+	_, err = db.Exec(ctx, `UPDATE orgs SET created_at = $1`, orgsCreated)
+	require.NoError(t, err)
+	f.orgA.CreatedAt, f.orgB.CreatedAt = orgsCreated, orgsCreated
 	f.staff = f.user("staff@fieldbrief.test", true)
 	f.adminA = f.member(f.orgA, "admin@acme.test", orgs.RoleAdmin)
 	f.memberA = f.member(f.orgA, "member@acme.test", orgs.RoleMember)

@@ -41,8 +41,7 @@ func (s *Server) login(c echo.Context) error {
 	}
 
 	ctx, now, ip := c.Request().Context(), s.now(), clientIP(c)
-	throttle := s.throttle()
-	if err := throttle.Check(ctx, f.Email, ip, now); err != nil {
+	if err := s.throttle.Check(ctx, f.Email, ip, now); err != nil {
 		if apperr.Code(err) != apperr.TooMany {
 			return err
 		}
@@ -51,7 +50,7 @@ func (s *Server) login(c echo.Context) error {
 	}
 	u, err := s.orgs.Authenticate(ctx, f.Email, password)
 	if apperr.Code(err) == apperr.Unauthorized {
-		if err := throttle.Fail(ctx, f.Email, ip, now); err != nil {
+		if err := s.throttle.Fail(ctx, f.Email, ip, now); err != nil {
 			return err
 		}
 		f.Error = "The email or password is incorrect."
@@ -61,7 +60,7 @@ func (s *Server) login(c echo.Context) error {
 		return err
 	}
 	client := auth.Client{UserAgent: c.Request().UserAgent(), IP: ip}
-	if err := s.sessions().Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
+	if err := s.sessions.Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
 		return err
 	}
 	return redirect(c, localPath(f.Next))
@@ -69,10 +68,6 @@ func (s *Server) login(c echo.Context) error {
 
 func (s *Server) renderLogin(c echo.Context, status int, f views.LoginForm) error {
 	return s.render(c, status, views.Login(s.page(c, "Sign in"), f))
-}
-
-func (s *Server) throttle() *auth.Throttle {
-	return &auth.Throttle{DB: s.db, PerAccount: s.cfg.MaxLoginFailuresPerAccount, PerClient: s.cfg.MaxLoginFailuresPerClient}
 }
 
 // clientIP is the address throttling counts against: the TCP peer, unless

@@ -7,7 +7,7 @@ import "github.com/labstack/echo/v4"
 // to anonymous requests so a stale tab's "Sign out" still lands somewhere
 // sensible; CSRF protection keeps other sites from signing people out.
 func (s *Server) logout(c echo.Context) error {
-	if err := s.sessions().End(c.Request().Context(), c.Response(), c.Request(), s.now()); err != nil {
+	if err := s.sessions.End(c.Request().Context(), c.Response(), c.Request(), s.now()); err != nil {
 		return err
 	}
 	return redirect(c, "/login")

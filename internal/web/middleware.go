@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/auth"
 	"fieldbrief/internal/orgs"
 )
 
@@ -93,18 +92,6 @@ func routeLabel(c echo.Context) string {
 	return "unmatched"
 }
 
-// sessions is the session manager for this configuration. It holds no
-// state beyond the config, so building it per request is cheap and keeps
-// Server's fields to what server.go declares.
-func (s *Server) sessions() *auth.Sessions {
-	return auth.NewSessions(s.db, auth.Options{
-		Keys:            s.cfg.SessionKeys,
-		Secure:          s.cfg.SecureCookies,
-		IdleTimeout:     s.cfg.IdleTimeout,
-		AbsoluteTimeout: s.cfg.AbsoluteTimeout,
-	})
-}
-
 // loadSession sets the user and their memberships (for the org switcher)
 // when the request carries a valid session. An invalid or expired session
 // is simply anonymous; the access middleware decides what that means.
@@ -114,7 +101,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		ctx := c.Request().Context()
-		u, ok, err := s.sessions().Load(ctx, c.Request(), s.now())
+		u, ok, err := s.sessions.Load(ctx, c.Request(), s.now())
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/orgs"
 )
@@ -43,6 +44,8 @@ type Server struct {
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
 	briefings *briefing.Store
+	sessions  *auth.Sessions
+	throttle  *auth.Throttle
 	now       func() time.Time
 	echo      *echo.Echo
 }
@@ -58,8 +61,15 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		db:        db,
 		orgs:      &orgs.Store{DB: db},
 		briefings: &briefing.Store{DB: db},
-		now:       time.Now,
-		echo:      echo.New(),
+		sessions: auth.NewSessions(db, auth.Options{
+			Keys:            cfg.SessionKeys,
+			Secure:          cfg.SecureCookies,
+			IdleTimeout:     cfg.IdleTimeout,
+			AbsoluteTimeout: cfg.AbsoluteTimeout,
+		}),
+		throttle: &auth.Throttle{DB: db, PerAccount: cfg.MaxLoginFailuresPerAccount, PerClient: cfg.MaxLoginFailuresPerClient},
+		now:      time.Now,
+		echo:     echo.New(),
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -65,8 +65,14 @@ type rejected struct {
 // renderSettings builds the settings page from the stored document and, on
 // a failed save, the rejected input.
 func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected) error {
-	slug := currentMembership(c).Org.Slug
+	m := currentMembership(c)
+	flagOn, err := s.orgs.EffectiveFlag(c.Request().Context(), m.Org.ID, schedule.FlagKey)
+	if err != nil {
+		return err
+	}
+	slug := m.Org.Slug
 	p := views.SettingsPage{
+		FlagOff:       !flagOn,
 		Page:          s.page(c, "Briefing settings"),
 		Base:          settingsURL(slug),
 		Notice:        notice(c),
@@ -100,11 +106,21 @@ func (s *Server) formModel(in scheduleInput, errs map[string]string) views.Sched
 		Enabled:   in.on(),
 		Errors:    errs,
 	}
-	if z, err := schedule.LoadZone(in.timezone); err == nil && errs["timezone"] == "" {
-		offset, local := schedule.ZoneLabel(z, s.now())
-		f.ZoneHint = z.Name + ": " + offset + ", " + local + " there now."
+	if errs["timezone"] == "" {
+		f.ZoneHint = s.zoneHint(in.timezone)
 	}
 	return f
+}
+
+// zoneHint is a zone's offset and wall clock now ("Asia/Kolkata: UTC+05:30,
+// 16:47 there now."), "" when the name is not a zone.
+func (s *Server) zoneHint(name string) string {
+	z, err := schedule.LoadZone(name)
+	if err != nil {
+		return ""
+	}
+	offset, local := schedule.ZoneLabel(z, s.now())
+	return z.Name + ": " + offset + ", " + local + " there now."
 }
 
 // formFields maps the document's fields to the form's.

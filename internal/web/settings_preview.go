@@ -21,13 +21,14 @@ const (
 // settingsPreview answers the editor's htmx request with the next runs of
 // the schedule as currently typed (nothing is saved). Invalid values are
 // answered with 200 and their messages, because htmx swaps only 2xx
-// responses: the fragment is the feedback.
+// responses: the fragment is the feedback. The zone hint under the input
+// comes along out of band, so it follows a zone picked before saving.
 func (s *Server) settingsPreview(c echo.Context) error {
 	in, err := scheduleInputFrom(c)
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.SchedulePreview(s.preview(in.document())))
+	return s.render(c, http.StatusOK, views.PreviewAnswer(s.preview(in.document()), s.zoneHint(in.timezone)))
 }
 
 // preview lists the next runs of a config document with schedule.NextRuns,

@@ -336,6 +336,43 @@ func TestSettingsPreview(t *testing.T) {
 	require.Len(t, doc.findAll(tagIs("tr")), 8)
 }
 
+// The preview answer carries the zone hint out of band, so the line under
+// the zone input follows a zone picked before saving; a zone still being
+// typed gets the generic hint back.
+func TestSettingsPreviewUpdatesZoneHint(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	setClock(f, time.Date(2026, 1, 15, 13, 4, 0, 0, time.UTC))
+	admin := f.as(&f.adminA).htmx()
+
+	r := admin.get(settingsPath + "/preview?timezone=Asia/Kolkata&schedule_local_time=08:00&days=mon")
+	require.Equal(t, http.StatusOK, r.Code)
+	hint := parseDoc(t, r.Body).byID("timezone-hint")
+	require.Equal(t, "true", hint.attr("hx-swap-oob"))
+	require.Equal(t, "Asia/Kolkata: UTC+05:30, 18:34 there now.", hint.text())
+
+	r = admin.get(settingsPath + "/preview?timezone=Kolk&schedule_local_time=08:00&days=mon")
+	require.Contains(t, parseDoc(t, r.Body).byID("timezone-hint").text(), "IANA zone name")
+}
+
+// The editor's preview never fires on keystrokes in the zone search, and
+// the local time is a 24-hour text field the server still validates.
+func TestSettingsFormMarkup(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	doc := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body)
+	form := doc.byID("schedule-form")
+	require.Equal(t, "this:replace", form.attr("hx-sync"))
+	require.NotContains(t, form.attr("hx-trigger"), "from:#timezone")
+	require.NotContains(t, doc.byID("timezone").attr("class"), "previewed", "zone keystrokes do not refresh the preview")
+	tm := doc.byID("schedule_local_time")
+	require.Equal(t, "text", tm.attr("type"))
+	require.Equal(t, "([01][0-9]|2[0-3]):[0-5][0-9]", tm.attr("pattern"))
+	require.Equal(t, "numeric", tm.attr("inputmode"))
+	require.Equal(t, "5", tm.attr("maxlength"))
+	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "24-hour, HH:MM")
+}
+
 func TestZoneSearch(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

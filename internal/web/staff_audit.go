@@ -22,18 +22,25 @@ func (s *Server) staffAudit(c echo.Context) error {
 	m := views.StaffAudit{Page: s.page(c, "Audit log"), Org: f.OrgSlug, Actor: f.Actor}
 	m.Section = "staff"
 	for _, e := range entries {
+		old, neu := rawJSON(e.Old), rawJSON(e.New)
 		m.Entries = append(m.Entries, views.AuditRow{
 			At: e.At, Actor: e.Actor.Email, Org: e.OrgSlug, Action: e.Action, Target: e.Target,
-			Old: jsonText(e.Old), New: jsonText(e.New), Reason: e.Reason,
+			Changes: auditChanges(old, neu), Old: jsonDoc(old), New: jsonDoc(neu), Reason: e.Reason,
 		})
 	}
 	return s.render(c, http.StatusOK, views.StaffAuditPage(m))
 }
 
-// jsonText shows an audit value as the JSON it was stored as.
-func jsonText(v any) string {
-	if raw, ok := v.(json.RawMessage); ok {
-		return string(raw)
+// rawJSON is an audit value as read back: the JSON it was stored as.
+func rawJSON(v any) json.RawMessage {
+	raw, _ := v.(json.RawMessage)
+	return raw
+}
+
+// jsonDoc is a whole audit value, indented for reading; "" when absent.
+func jsonDoc(raw json.RawMessage) string {
+	if _, ok := decodeJSON(raw); !ok {
+		return ""
 	}
-	return ""
+	return indentJSON(raw)
 }

@@ -214,7 +214,8 @@ func TestAuditPageFilters(t *testing.T) {
 	require.Equal(t, []string{"r-acme-off"}, reasons("?org=acme&actor="+url.QueryEscape(f.staff.Email)))
 
 	body := staff.get("/staff/audit?org=globex").Body
-	require.Contains(t, body, `<span class="old">{&#34;state&#34;: &#34;inherit&#34;}</span> → <span class="new">{&#34;state&#34;: &#34;off&#34;}</span>`)
+	require.Contains(t, body, `<code class="diff-field">state</code>: <span class="old">&#34;inherit&#34;</span> → <span class="new">&#34;off&#34;</span>`,
+		"the entry shows what changed, old → new")
 }
 
 // orgRow cuts one org's row out of the flags page.
