@@ -1,0 +1,84 @@
+# fieldbrief — `make run` starts the app with demo data, `make test` runs
+# every test; both work on a fresh machine (see README.md).
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.ONESHELL:
+.DEFAULT_GOAL := help
+export PATH := $(PATH):/usr/local/go/bin
+
+GO           ?= go
+PORT         ?= 8080
+IMAGE        ?= fieldbrief:dev
+TEST_TIMEOUT ?= 9m
+BENCH        ?= .
+BENCHTIME    ?= 1x
+BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/...
+FUZZTIME     ?= 60s
+
+.PHONY: help run test bench fuzz generate build lint docker clean db db-stop
+
+help: ## Show this help
+	@echo "Usage: make TARGET"
+	echo
+	grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
+
+run: build ## Run the app with demo data on http://localhost:8080 (finds or starts PostgreSQL)
+	@export DATABASE_URL="$$(scripts/pg.sh fieldbrief)"
+	echo "==> database: $$DATABASE_URL"
+	bin/web migrate
+	bin/web seed-demo
+	bin/worker &
+	worker=$$!
+	# Ctrl-C (or any exit) stops the worker too.
+	trap 'kill -TERM $$worker 2>/dev/null || true; wait $$worker 2>/dev/null || true' EXIT
+	trap 'exit 130' INT TERM
+	printf '%s\n' '' \
+	  '==> fieldbrief on http://localhost:$(PORT)   (the worker runs in the background)' \
+	  '    Sign in with password demo-password-1 as:' \
+	  '      staff@fieldbrief.test        platform staff: flags, all orgs, audit log' \
+	  '      admin@northwind.test         org admin (also admin@bergmann.test, admin@kiwi-pipes.test)' \
+	  '      member@northwind.test        org member: reads briefings' \
+	  '      consultant@fieldbrief.test   in two orgs: shows the org switcher' \
+	  '    Ctrl-C stops both.' ''
+	bin/web serve -addr :$(PORT)
+
+test: ## go vet and every test, browser tests included (finds or starts PostgreSQL, installs Chromium if missing)
+	@scripts/need-chromium.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	echo "==> PostgreSQL for tests: $$DATABASE_URL"
+	echo "==> go vet ./..."
+	$(GO) vet ./...
+	echo "==> go test -count=1 ./..."
+	$(GO) test -count=1 -timeout=$(TEST_TIMEOUT) ./...
+
+bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
+	@export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS)
+
+fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
+	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule
+
+generate: ## Regenerate templ components and the zone list
+	$(GO) tool templ generate
+	$(GO) generate ./internal/schedule/...
+
+build: ## Build bin/web and bin/worker
+	$(GO) build -o bin/ ./cmd/web ./cmd/worker
+
+lint: ## gofmt and go vet
+	@unformatted="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"
+	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+docker: ## Build the container image (IMAGE=fieldbrief:dev; needs a Docker engine)
+	docker build -t $(IMAGE) .
+
+db: ## Print a DATABASE_URL for this machine (starts the local cluster if needed)
+	@scripts/pg.sh fieldbrief
+
+db-stop: ## Stop the local PostgreSQL cluster scripts/pg.sh started, if any
+	@scripts/stop-pg.sh
+
+clean: ## Remove build output (the local database stays: scripts/stop-pg.sh --purge)
+	rm -rf bin/

@@ -1,0 +1,267 @@
+// Command web serves fieldbrief's web app and carries the operator's
+// sub-commands: serve (the default), migrate, create-org, create-user and
+// seed-demo. Every sub-command applies pending migrations first.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
+
+	_ "time/tzdata" // the same zone rules in any container, whatever it ships
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills at once instead of waiting for the graceful shutdown
+	}()
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "web:", err)
+		if errors.As(err, new(*usageError)) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// command is one sub-command. setup declares its flags on fs and returns the
+// action, which runs after the flags are parsed.
+type command struct {
+	name, synopsis, summary string
+	setup                   func(fs *flag.FlagSet, getenv func(string) string) action
+}
+
+type action func(ctx context.Context, a *app) error
+
+var commands = []command{
+	{"serve", "[-addr ADDR]", "serve the web app (the default command)", serveCommand},
+	{"migrate", "", "apply pending database migrations and exit", migrateCommand},
+	{"create-org", "-slug SLUG -name NAME", "create an org and print its id", createOrgCommand},
+	{"create-user", "-email EMAIL -password PASSWORD [-staff] [-org SLUG [-role admin|member]]",
+		"create a user (or set an existing user's password), optionally as a member of an org", createUserCommand},
+	{"seed-demo", "", "add the demo orgs, people and jobs; running it again changes nothing", seedDemoCommand},
+}
+
+// app is what every action gets: the process's outputs, its logger and a
+// way to open the database.
+type app struct {
+	getenv func(string) string
+	stdout io.Writer
+	log    *slog.Logger
+}
+
+// usageError is a mistake on the command line: main exits 2 for it.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// run is the whole program with its surroundings passed in, so tests start
+// it for real. With no sub-command it serves.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	name, rest := "serve", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, rest = args[0], args[1:]
+	}
+	switch name {
+	case "help":
+		usage(stdout)
+		return nil
+	case "serve":
+		if len(args) > 0 && isHelpFlag(args[0]) {
+			usage(stdout)
+			return nil
+		}
+	}
+	cmd, ok := lookup(name)
+	if !ok {
+		usage(stderr)
+		return usageErrorf("unknown command %q", name)
+	}
+
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
+	act := cmd.setup(fs, getenv)
+	commandUsage := func(w io.Writer) {
+		fmt.Fprintf(w, "Usage: web %s %s\n\n%s.\n", cmd.name, cmd.synopsis, capitalize(cmd.summary))
+		if hasFlags(fs) {
+			fmt.Fprintln(w, "\nFlags:")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
+		fmt.Fprintln(w, "\nRun 'web help' for every command and the environment variables.")
+	}
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			commandUsage(stdout)
+			return nil
+		}
+		commandUsage(stderr)
+		return &usageError{fmt.Errorf("%s: %w", name, err)}
+	}
+	if fs.NArg() > 0 {
+		commandUsage(stderr)
+		return usageErrorf("%s: unexpected argument %q", name, fs.Arg(0))
+	}
+
+	log, err := newLogger(stderr, getenv("LOG_LEVEL"))
+	if err != nil {
+		return usageErrorf("LOG_LEVEL: %v", err)
+	}
+	err = act(ctx, &app{getenv: getenv, stdout: stdout, log: log})
+	if errors.As(err, new(*usageError)) {
+		commandUsage(stderr)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, plain(err))
+	}
+	return nil
+}
+
+// plainError shows an application error (a taken slug, an unknown org) by
+// its user-facing message, without the code, and keeps it in the chain.
+type plainError struct{ err *apperr.Error }
+
+func (e plainError) Error() string {
+	if e.err.Field != "" {
+		return "-" + e.err.Field + ": " + e.err.Message
+	}
+	return e.err.Message
+}
+
+func (e plainError) Unwrap() error { return e.err }
+
+func plain(err error) error {
+	if e, ok := err.(*apperr.Error); ok && e.Code != apperr.Internal {
+		return plainError{e}
+	}
+	return err
+}
+
+// open connects to DATABASE_URL and applies pending migrations. The caller
+// closes the pool.
+func (a *app) open(ctx context.Context) (*pgxpool.Pool, error) {
+	url := a.getenv("DATABASE_URL")
+	if url == "" {
+		url = database.DefaultURL
+	}
+	pool, err := database.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := database.Migrate(ctx, pool, a.log); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func isHelpFlag(s string) bool {
+	switch s {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Usage: web [command] [flags]
+
+fieldbrief's web server and operator commands. Every command first applies
+pending database migrations (safe with several replicas starting at once).
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+		if c.synopsis != "" {
+			fmt.Fprintf(w, "  %-12s   web %s %s\n", "", c.name, c.synopsis)
+		}
+	}
+	fmt.Fprintf(w, `  %-12s show this help
+
+Environment:
+  DATABASE_URL                    PostgreSQL URL (default %s)
+  ADDR                            serve's listen address when -addr is not given (default :8080)
+  PORT                            listen on :PORT when neither -addr nor ADDR is given
+  FIELDBRIEF_ENV                  production or development (default development)
+  SESSION_KEYS                    comma-separated session signing keys, base64 or hex, 32+ bytes each;
+                                  the first signs, all verify; required in production
+  SESSION_KEY_FILE                development only: generated key file (default .dev/session.key)
+  COOKIE_SECURE                   Secure, __Host- cookies; needs HTTPS (default: true in production)
+  SESSION_IDLE_TIMEOUT            sign out after this long unused (default 12h)
+  SESSION_ABSOLUTE_TIMEOUT        sign out this long after sign-in (default 168h)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
+  LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 300)
+  LOG_LEVEL                       debug, info, warn or error (default info)
+
+Run 'web COMMAND -h' for a command's flags.
+`, "help", database.DefaultURL)
+}
+
+// newLogger logs JSON, or text when stderr is a terminal (a developer's shell).
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var lvl slog.Level
+	if level != "" {
+		if err := lvl.UnmarshalText([]byte(level)); err != nil {
+			return nil, err
+		}
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	if isTerminal(w) {
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return slog.New(slog.NewJSONHandler(w, opts)), nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

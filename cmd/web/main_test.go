@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/testdb"
+)
+
+// result is what one run of the program left behind.
+type result struct {
+	stdout, stderr string
+	err            error
+}
+
+// cli runs the program against one database, as an operator would.
+type cli struct {
+	t   *testing.T
+	env map[string]string
+}
+
+func newCLI(t *testing.T, databaseURL string) *cli {
+	return &cli{t: t, env: map[string]string{
+		"DATABASE_URL":     databaseURL,
+		"SESSION_KEY_FILE": filepath.Join(t.TempDir(), "session.key"),
+	}}
+}
+
+func (c *cli) run(ctx context.Context, args ...string) result {
+	c.t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, args, func(k string) string { return c.env[k] }, &stdout, &stderr)
+	return result{stdout.String(), stderr.String(), err}
+}
+
+func (c *cli) ok(args ...string) string {
+	c.t.Helper()
+	r := c.run(context.Background(), args...)
+	require.NoError(c.t, r.err, "web %s\nstderr:\n%s", strings.Join(args, " "), r.stderr)
+	return r.stdout
+}
+
+func isUsage(err error) bool { return errors.As(err, new(*usageError)) }
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	// No database is needed: every one of these fails or finishes before connecting.
+	c := newCLI(t, "postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
+
+	help := c.ok("help")
+	for _, want := range []string{"serve", "migrate", "create-org", "create-user", "seed-demo", "DATABASE_URL", "ADDR", "SESSION_KEYS"} {
+		require.Contains(t, help, want)
+	}
+	require.Equal(t, help, c.ok("-h"))
+	require.Contains(t, c.ok("create-user", "-h"), "-role")
+
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"-no-such-flag"},
+		{"serve", "-no-such-flag"},
+		{"create-org", "-slug", "acme"},                     // -name missing
+		{"create-org", "-slug", "Not A Slug", "-name", "x"}, // rejected before the database
+		{"create-user", "-email", "a@b.test"},               // -password missing
+		{"create-user", "-email", "a@b.test", "-password", "pw", "-role", "admin"},
+		{"create-user", "-email", "a@b.test", "-password", "pw", "-org", "acme", "-role", "owner"},
+		{"migrate", "extra"},
+	} {
+		r := c.run(context.Background(), args...)
+		require.True(t, isUsage(r.err), "web %v: want a usage error, got %v", args, r.err)
+		require.Contains(t, r.stderr, "Usage: web", "web %v", args)
+	}
+}
+
+func TestMigrateEmptyDatabase(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, emptyDatabase(t))
+	require.Contains(t, c.ok("migrate"), "up to date")
+	require.Contains(t, c.ok("migrate"), "up to date") // nothing pending the second time
+
+	pool := connect(t, c.env["DATABASE_URL"])
+	var flag bool
+	require.NoError(t, pool.QueryRow(context.Background(),
+		`SELECT is_enabled FROM admin_feature_flags WHERE key = 'fieldforce.briefing'`).Scan(&flag))
+}
+
+func TestCreateOrgAndUsers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+
+	out := c.ok("create-org", "-slug", "acme", "-name", "Acme Field Services")
+	var id int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM orgs WHERE slug = 'acme'`).Scan(&id))
+	require.Contains(t, out, fmt.Sprintf("id=%d slug=acme", id))
+
+	dup := c.run(ctx, "create-org", "-slug", "acme", "-name", "Another Acme")
+	require.Error(t, dup.err)
+	require.False(t, isUsage(dup.err))
+	require.Equal(t, apperr.Conflict, apperr.Code(dup.err))
+	require.Equal(t, `create-org: an org with slug "acme" already exists`, dup.err.Error())
+
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1", "-org", "acme", "-role", "admin")
+	require.Contains(t, out, "email=ada@acme.test staff=false")
+	require.Contains(t, out, "member of acme")
+	require.Equal(t, "admin", role(t, pool, "ada@acme.test", "acme"))
+
+	c.ok("create-user", "-email", "bob@acme.test", "-password", "pw-2", "-org", "acme")
+	require.Equal(t, "member", role(t, pool, "bob@acme.test", "acme"))
+
+	out = c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-3", "-staff")
+	require.Contains(t, out, "staff=true")
+	var staff bool
+	require.NoError(t, pool.QueryRow(ctx, `SELECT is_staff FROM users WHERE email = 'root@fieldbrief.test'`).Scan(&staff))
+	require.True(t, staff)
+
+	// Running it again for the same person changes the role, not the number of people.
+	c.ok("create-user", "-email", "ADA@acme.test", "-password", "pw-4", "-org", "acme", "-role", "member")
+	require.Equal(t, "member", role(t, pool, "ada@acme.test", "acme"))
+
+	unknown := c.run(ctx, "create-user", "-email", "eve@nowhere.test", "-password", "pw", "-org", "nowhere", "-role", "admin")
+	require.Error(t, unknown.err)
+	require.False(t, isUsage(unknown.err))
+	require.Equal(t, apperr.NotFound, apperr.Code(unknown.err))
+	require.Contains(t, unknown.err.Error(), `no org "nowhere"`)
+
+	var users int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&users))
+	require.Equal(t, 3, users, "the failed create-user must not leave a user behind")
+}
+
+func TestSeedDemoTwice(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+
+	out := c.ok("seed-demo")
+	for _, want := range []string{"northwind", "bergmann", "kiwi-pipes", "staff@fieldbrief.test", "admin@northwind.test", "demo-password-1"} {
+		require.Contains(t, out, want)
+	}
+	first := tableCounts(t, pool)
+	require.Equal(t, 3, first["orgs"])
+
+	out = c.ok("seed-demo")
+	require.Equal(t, first, tableCounts(t, pool))
+	require.NotContains(t, out, "(new)")
+}
+
+func TestServe(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, testdb.URL(t))
+	addr := freeAddr(t)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() { done <- c.run(ctx, "serve", "-addr", addr) }()
+
+	base := "http://" + addr
+	require.Eventually(t, func() bool {
+		select {
+		case r := <-done: // exited early: fail with its output rather than a timeout
+			done <- r
+			return true
+		default:
+		}
+		resp, err := http.Get(base + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}, 30*time.Second, 50*time.Millisecond)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(base + path)
+		require.NoError(t, err, path)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+	}
+
+	cancel()
+	select {
+	case r := <-done:
+		require.NoError(t, r.err, r.stderr)
+		require.Contains(t, r.stderr, `"msg":"stopped"`)
+	case <-time.After(shutdownGrace + 5*time.Second):
+		t.Fatal("serve did not stop after its context was cancelled")
+	}
+	_, err := http.Get(base + "/healthz")
+	require.Error(t, err, "the listener must be closed")
+}
+
+func TestDefaultAddr(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	require.Equal(t, ":8080", defaultAddr(env()))
+	require.Equal(t, ":9000", defaultAddr(env("PORT", "9000")))
+	require.Equal(t, "127.0.0.1:7000", defaultAddr(env("ADDR", "127.0.0.1:7000", "PORT", "9000")))
+}
+
+func connect(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func role(t *testing.T, pool *pgxpool.Pool, email, slug string) string {
+	t.Helper()
+	var r string
+	err := pool.QueryRow(context.Background(), `
+		SELECT m.role FROM memberships m JOIN users u ON u.id = m.user_id JOIN orgs o ON o.id = m.org_id
+		WHERE lower(u.email) = lower($1) AND o.slug = $2`, email, slug).Scan(&r)
+	require.NoError(t, err)
+	return r
+}
+
+func tableCounts(t *testing.T, pool *pgxpool.Pool) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for _, table := range []string{"orgs", "users", "memberships", "technicians", "jobs", "org_module_configs", "admin_feature_flags", "audit_log"} {
+		var n int
+		require.NoError(t, pool.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n))
+		counts[table] = n
+	}
+	return counts
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+// emptyDatabase creates a database with no tables on the test server (the
+// one testdb uses), dropped at cleanup, so migrate starts from nothing.
+func emptyDatabase(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	server := os.Getenv("DATABASE_URL")
+	if server == "" {
+		server = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+	}
+	u, err := url.Parse(server)
+	require.NoError(t, err)
+	u.Path = "/postgres"
+	admin, err := pgx.Connect(ctx, u.String())
+	require.NoError(t, err)
+	defer admin.Close(ctx)
+
+	name := fmt.Sprintf("fieldbrief_cmdweb_%d", time.Now().UnixNano())
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+name)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, u.String())
+		if err != nil {
+			t.Logf("drop %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Logf("drop %s: %v", name, err)
+		}
+	})
+	u.Path = "/" + name
+	q := u.Query()
+	q.Set("sslmode", "disable")
+	u.RawQuery = q.Encode()
+	return u.String()
+}

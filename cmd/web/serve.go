@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"fieldbrief/internal/web"
+)
+
+// shutdownGrace is how long in-flight requests get after SIGTERM; below the
+// usual 30 s an orchestrator waits before it kills.
+const shutdownGrace = 20 * time.Second
+
+func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
+	addr := fs.String("addr", defaultAddr(getenv), "listen address, host:port (env ADDR, or :$PORT)")
+	return func(ctx context.Context, a *app) error {
+		cfg, err := web.LoadConfig(getenv) // bad configuration fails before touching the database
+		if err != nil {
+			return fmt.Errorf("configuration: %w", err)
+		}
+		pool, err := a.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		srv, err := web.New(cfg, pool, a.log)
+		if err != nil {
+			return err
+		}
+		return serveHTTP(ctx, a.log, *addr, srv)
+	}
+}
+
+func defaultAddr(getenv func(string) string) string {
+	if addr := getenv("ADDR"); addr != "" {
+		return addr
+	}
+	if port := getenv("PORT"); port != "" {
+		return ":" + port
+	}
+	return ":8080"
+}
+
+// serveHTTP serves until ctx ends, then stops accepting connections and
+// gives in-flight requests shutdownGrace to finish.
+func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handler) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("listening", "addr", ln.Addr().String())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", shutdownGrace.String())
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}

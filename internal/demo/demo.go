@@ -1,0 +1,246 @@
+// Package demo seeds a database with three orgs in different time zones,
+// their people and a few days of field work, so a fresh `make run` shows a
+// living app. Seeding is idempotent: orgs are keyed by slug, users by email,
+// and an org gets technicians and jobs only while it has none, so running it
+// again changes nothing (and never undoes what someone did in the UI).
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+)
+
+// Summary says what the demo database holds after seeding.
+type Summary struct {
+	Orgs     []OrgSummary
+	Users    []UserSummary
+	Password string // every demo user's password
+}
+
+// OrgSummary is one demo org as it stands after seeding.
+type OrgSummary struct {
+	Slug, Name  string
+	Timezone    string
+	Schedule    string // e.g. "07:30 mon,tue,wed,thu,fri" or "07:00 every day"
+	Technicians int    // in the database, seeded or not
+	Jobs        int
+	Created     bool // this run created the org
+	JobsSeeded  bool // this run added its technicians and jobs
+}
+
+// UserSummary is one demo sign-in.
+type UserSummary struct {
+	Email   string
+	Staff   bool
+	Roles   []string // "admin of northwind"
+	Created bool
+}
+
+// Seed creates whatever part of the demo data is missing. now anchors the
+// jobs: yesterday, today and tomorrow are each org's local days around now.
+func Seed(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Summary, error) {
+	store := &orgs.Store{DB: pool}
+	sum := Summary{Password: Password}
+	if err := store.SetGlobalFlag(ctx, orgs.System, schedule.FlagKey, true, "demo data: briefings on"); err != nil {
+		return sum, fmt.Errorf("switch on %s: %w", schedule.FlagKey, err)
+	}
+	ids := map[string]int64{}
+	for _, spec := range demoOrgs {
+		so, err := seedOrg(ctx, store, spec, now)
+		if err != nil {
+			return sum, fmt.Errorf("seed org %s: %w", spec.slug, err)
+		}
+		sum.Orgs = append(sum.Orgs, so.OrgSummary)
+		ids[spec.slug] = so.id
+	}
+	for _, p := range people() {
+		us, err := seedPerson(ctx, store, p, ids)
+		if err != nil {
+			return sum, fmt.Errorf("seed user %s: %w", p.email, err)
+		}
+		sum.Users = append(sum.Users, us)
+	}
+	return sum, nil
+}
+
+type seededOrg struct {
+	OrgSummary
+	id int64
+}
+
+func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time) (seededOrg, error) {
+	loc, err := time.LoadLocation(spec.zone)
+	if err != nil {
+		return seededOrg{}, fmt.Errorf("zone: %w", err)
+	}
+	org, created, err := ensureOrg(ctx, store, spec.slug, spec.name)
+	if err != nil {
+		return seededOrg{}, err
+	}
+	s := seededOrg{id: org.ID, OrgSummary: OrgSummary{Slug: org.Slug, Name: org.Name, Timezone: spec.zone,
+		Created: created}}
+
+	// The schedule is written only once, so an admin's later edits survive a re-seed.
+	cfg, err := store.Fieldforce(ctx, org.ID)
+	if err != nil {
+		return s, err
+	}
+	if !cfg.Found {
+		cfg.Config, err = store.SaveFieldforce(ctx, orgs.System, org.ID, configJSON(spec))
+		if err != nil {
+			return s, err
+		}
+	}
+	s.Timezone = cfg.Config.Briefing.Timezone
+	days := strings.Join(cfg.Config.Briefing.Days, ",")
+	if len(cfg.Config.Briefing.Days) == 7 {
+		days = "every day"
+	}
+	s.Schedule = cfg.Config.Briefing.ScheduleLocalTime + " " + days
+
+	err = pgx.BeginFunc(ctx, store.DB, func(tx pgx.Tx) error {
+		// Lock the org row: two seeders at once must not both find "no jobs".
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE`, org.ID); err != nil {
+			return fmt.Errorf("lock org: %w", err)
+		}
+		var jobs int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE org_id = $1`, org.ID).Scan(&jobs); err != nil {
+			return fmt.Errorf("count jobs: %w", err)
+		}
+		if jobs > 0 {
+			return nil
+		}
+		techs, err := ensureTechnicians(ctx, tx, org.ID, spec.techs)
+		if err != nil {
+			return err
+		}
+		s.JobsSeeded = true
+		return insertJobs(ctx, tx, org.ID, techs, plan(spec, loc, now))
+	})
+	if err != nil {
+		return s, err
+	}
+	err = store.DB.QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM technicians WHERE org_id = $1), (SELECT count(*) FROM jobs WHERE org_id = $1)`,
+		org.ID).Scan(&s.Technicians, &s.Jobs)
+	if err != nil {
+		return s, fmt.Errorf("count field data: %w", err)
+	}
+	return s, nil
+}
+
+// ensureOrg finds the org by slug or creates it; a concurrent creator wins
+// the race harmlessly.
+func ensureOrg(ctx context.Context, store *orgs.Store, slug, name string) (orgs.Org, bool, error) {
+	org, err := store.OrgBySlug(ctx, slug)
+	if apperr.Code(err) != apperr.NotFound {
+		return org, false, err
+	}
+	org, err = store.CreateOrg(ctx, slug, name)
+	if apperr.Code(err) == apperr.Conflict {
+		org, err = store.OrgBySlug(ctx, slug)
+		return org, false, err
+	}
+	return org, err == nil, err
+}
+
+func configJSON(spec orgSpec) []byte {
+	enabled := true
+	raw, err := json.Marshal(schedule.Config{Briefing: schedule.BriefingConfig{
+		Timezone: spec.zone, ScheduleLocalTime: spec.at, Days: spec.days, Enabled: &enabled}})
+	if err != nil {
+		panic(err) // unreachable: strings and a bool always encode
+	}
+	return raw
+}
+
+// ensureTechnicians returns the ids of the org's active technicians, adding
+// the demo crew first when it has none.
+func ensureTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []technician) ([]int64, error) {
+	ids, err := activeTechnicians(ctx, tx, orgID)
+	if err != nil || len(ids) > 0 {
+		return ids, err
+	}
+	for _, t := range crew {
+		if _, err := tx.Exec(ctx, `INSERT INTO technicians (org_id, name, phone) VALUES ($1, $2, $3)`,
+			orgID, t.name, t.phone); err != nil {
+			return nil, fmt.Errorf("add technician %s: %w", t.name, err)
+		}
+	}
+	return activeTechnicians(ctx, tx, orgID)
+}
+
+func activeTechnicians(ctx context.Context, tx pgx.Tx, orgID int64) ([]int64, error) {
+	rows, err := tx.Query(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND active ORDER BY id`, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("list technicians: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("list technicians: %w", err)
+	}
+	return ids, nil
+}
+
+func insertJobs(ctx context.Context, tx pgx.Tx, orgID int64, techs []int64, jobs []job) error {
+	for _, j := range jobs {
+		var tech *int64
+		if j.tech >= 0 {
+			tech = &techs[j.tech%len(techs)]
+		}
+		_, err := tx.Exec(ctx, `
+			INSERT INTO jobs (org_id, technician_id, customer, address, arrival_start, arrival_end, status, notes, completed_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			orgID, tech, j.customer.name, j.customer.address, j.start, j.end, j.status, j.notes, j.completedAt)
+		if err != nil {
+			return fmt.Errorf("add job for %s: %w", j.customer.name, err)
+		}
+	}
+	return nil
+}
+
+// seedPerson creates the user when missing (an existing user keeps their
+// password) and adds the memberships they lack (existing roles are kept).
+func seedPerson(ctx context.Context, store *orgs.Store, p person, orgIDs map[string]int64) (UserSummary, error) {
+	us := UserSummary{Email: p.email, Staff: p.staff}
+	var id int64
+	err := store.DB.QueryRow(ctx, `SELECT id, is_staff FROM users WHERE lower(email) = lower($1)`, p.email).Scan(&id, &us.Staff)
+	if errors.Is(err, pgx.ErrNoRows) {
+		u, err := store.UpsertUser(ctx, p.email, Password, p.staff)
+		if err != nil {
+			return us, err
+		}
+		id, us.Created = u.ID, true
+	} else if err != nil {
+		return us, fmt.Errorf("find user: %w", err)
+	}
+	have, err := store.Memberships(ctx, id)
+	if err != nil {
+		return us, err
+	}
+	roles := map[string]orgs.Role{}
+	for _, m := range have {
+		roles[m.Org.Slug] = m.Role
+	}
+	for _, m := range p.roles {
+		if _, ok := roles[m.slug]; !ok {
+			if err := store.AddMember(ctx, orgIDs[m.slug], id, orgs.Role(m.role)); err != nil {
+				return us, err
+			}
+			roles[m.slug] = orgs.Role(m.role)
+		}
+		us.Roles = append(us.Roles, fmt.Sprintf("%s of %s", roles[m.slug], m.slug))
+	}
+	return us, nil
+}

@@ -1,0 +1,165 @@
+package demo_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/demo"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/testdb"
+)
+
+// counts are the rows seeding touches, for comparing two runs.
+type counts struct {
+	Orgs, Users, Memberships, Technicians, Jobs, Configs, Audit int
+}
+
+func countRows(t *testing.T, ctx context.Context, store *orgs.Store) counts {
+	t.Helper()
+	var c counts
+	err := store.DB.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM orgs), (SELECT count(*) FROM users), (SELECT count(*) FROM memberships),
+		(SELECT count(*) FROM technicians), (SELECT count(*) FROM jobs),
+		(SELECT count(*) FROM org_module_configs), (SELECT count(*) FROM audit_log)`).
+		Scan(&c.Orgs, &c.Users, &c.Memberships, &c.Technicians, &c.Jobs, &c.Configs, &c.Audit)
+	require.NoError(t, err)
+	return c
+}
+
+func TestSeedIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+
+	first, err := demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+	require.Len(t, first.Orgs, 3)
+	for _, o := range first.Orgs {
+		require.True(t, o.Created, o.Slug)
+		require.True(t, o.JobsSeeded, o.Slug)
+		require.GreaterOrEqual(t, o.Technicians, 3, o.Slug)
+		require.LessOrEqual(t, o.Technicians, 5, o.Slug)
+	}
+	before := countRows(t, ctx, store)
+	require.Equal(t, 3, before.Orgs)
+	require.Equal(t, 3, before.Configs)
+
+	// A day later: nothing is added, nothing fails.
+	second, err := demo.Seed(ctx, store.DB, now.Add(24*time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, before, countRows(t, ctx, store))
+	for i, o := range second.Orgs {
+		require.False(t, o.Created, o.Slug)
+		require.False(t, o.JobsSeeded, o.Slug)
+		require.Equal(t, first.Orgs[i].Jobs, o.Jobs, o.Slug)
+		require.Equal(t, first.Orgs[i].Schedule, o.Schedule, o.Slug)
+	}
+	for _, u := range second.Users {
+		require.False(t, u.Created, u.Email)
+	}
+}
+
+func TestSeedPeopleAndFlag(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	_, err := demo.Seed(ctx, store.DB, time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+
+	staff, err := store.Authenticate(ctx, demo.StaffEmail, demo.Password)
+	require.NoError(t, err)
+	require.True(t, staff.IsStaff)
+
+	roles := func(email string) map[string]orgs.Role {
+		u, err := store.Authenticate(ctx, email, demo.Password)
+		require.NoError(t, err, email)
+		require.False(t, u.IsStaff, email)
+		ms, err := store.Memberships(ctx, u.ID)
+		require.NoError(t, err)
+		out := map[string]orgs.Role{}
+		for _, m := range ms {
+			out[m.Org.Slug] = m.Role
+		}
+		return out
+	}
+	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
+		require.Equal(t, map[string]orgs.Role{slug: orgs.RoleAdmin}, roles("admin@"+slug+".test"))
+	}
+	require.Equal(t, map[string]orgs.Role{"northwind": orgs.RoleMember}, roles("member@northwind.test"))
+	require.Len(t, roles("consultant@fieldbrief.test"), 2)
+
+	flags, err := store.ListFlags(ctx)
+	require.NoError(t, err)
+	for _, f := range flags {
+		if f.Key == schedule.FlagKey {
+			require.True(t, f.Enabled)
+		}
+	}
+
+	org, err := store.OrgBySlug(ctx, "bergmann")
+	require.NoError(t, err)
+	cfg, err := store.Fieldforce(ctx, org.ID)
+	require.NoError(t, err)
+	require.True(t, cfg.Found)
+	require.NoError(t, cfg.Err)
+	require.Equal(t, "Europe/Berlin", cfg.Config.Briefing.Timezone)
+	require.Equal(t, "06:45", cfg.Config.Briefing.ScheduleLocalTime)
+	require.Equal(t, []string{"mon", "tue", "wed", "thu", "fri", "sat"}, cfg.Config.Briefing.Days)
+}
+
+// The jobs sit in each org's own local days, whatever the UTC date is; the
+// instant chosen is late on 8 March UTC, when Auckland is already on 9 March
+// and New York has just sprung forward.
+func TestSeedJobsFollowLocalDays(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	now := time.Date(2026, 3, 8, 20, 0, 0, 0, time.UTC)
+	_, err := demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+
+	for slug, zone := range map[string]string{"northwind": "America/New_York", "bergmann": "Europe/Berlin", "kiwi-pipes": "Pacific/Auckland"} {
+		loc, err := time.LoadLocation(zone)
+		require.NoError(t, err)
+		org, err := store.OrgBySlug(ctx, slug)
+		require.NoError(t, err)
+		rows, err := store.DB.Query(ctx, `SELECT arrival_start, arrival_end, status, technician_id IS NULL FROM jobs WHERE org_id = $1`, org.ID)
+		require.NoError(t, err)
+		perDay := map[string]int{}
+		statuses := map[string]int{}
+		var unassigned, overdue int
+		today := now.In(loc).Format(time.DateOnly)
+		for rows.Next() {
+			var start, end time.Time
+			var status string
+			var noTech bool
+			require.NoError(t, rows.Scan(&start, &end, &status, &noTech))
+			local := start.In(loc)
+			perDay[local.Format(time.DateOnly)]++
+			statuses[status]++
+			require.GreaterOrEqual(t, local.Hour(), 8, slug)
+			require.LessOrEqual(t, end.In(loc).Hour(), 17, slug)
+			if noTech {
+				unassigned++
+			}
+			if end.In(loc).Format(time.DateOnly) < today && status != "done" && status != "cancelled" {
+				overdue++
+			}
+		}
+		require.NoError(t, rows.Err())
+		for _, d := range []int{-1, 0, 1} {
+			day := now.In(loc).AddDate(0, 0, d).Format(time.DateOnly)
+			require.GreaterOrEqual(t, perDay[day], 6, "%s %s", slug, day)
+		}
+		for _, s := range []string{"scheduled", "on_hold", "done", "cancelled"} {
+			require.Positive(t, statuses[s], "%s has no %s job", slug, s)
+		}
+		require.GreaterOrEqual(t, unassigned, 2, slug)
+		require.GreaterOrEqual(t, overdue, 2, slug)
+	}
+}

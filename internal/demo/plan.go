@@ -1,0 +1,99 @@
+package demo
+
+import "time"
+
+// job is one planned visit. tech indexes the org's technicians; -1 is unassigned.
+type job struct {
+	customer    customer
+	start, end  time.Time
+	tech        int
+	status      string
+	notes       string
+	completedAt *time.Time
+}
+
+// slot is an arrival window in local wall-clock time. The windows start at
+// 08:00 or later, so they never fall in a DST gap or overlap (those happen at
+// night in every demo zone) and time.Date is exact for them.
+type slot struct{ hour, minute, hours int }
+
+var slots = []slot{
+	{8, 0, 2}, {8, 0, 2}, {9, 30, 2}, {10, 0, 2}, {12, 0, 2}, {13, 0, 3}, {14, 30, 2}, {15, 0, 2},
+}
+
+// exception is a (day, slot) whose status is fixed rather than derived from
+// the clock: the on-hold, cancelled and missed jobs a real day has.
+type exception struct {
+	day, slot int
+	status    string
+	note      string
+}
+
+var exceptions = []exception{
+	{-1, 2, "on_hold", "Waiting for a replacement part"},
+	{-1, 5, "cancelled", "Customer cancelled by phone"},
+	{-1, 6, "scheduled", "Nobody home – call to rebook"}, // overdue: yesterday's window passed
+	{0, 3, "on_hold", "Waiting for the landlord's approval"},
+	{0, 5, "cancelled", "Customer fixed it themselves"},
+}
+
+// unassigned lists the (day, slot) pairs nobody has been given yet.
+var unassigned = map[[2]int]bool{{0, 7}: true, {1, 3}: true, {1, 6}: true}
+
+// plan lays out an org's jobs for yesterday, today and tomorrow in the org's
+// local days, plus two overdue jobs from earlier in the week. Statuses follow
+// the clock: windows already over are done, the current ones in progress,
+// later ones scheduled; unassigned jobs stay scheduled.
+func plan(o orgSpec, loc *time.Location, now time.Time) []job {
+	local := now.In(loc)
+	y, m, d := local.Date()
+	var jobs []job
+	add := func(day, i int, s slot, tech int, status, note string) {
+		start := time.Date(y, m, d+day, s.hour, s.minute, 0, 0, loc)
+		end := start.Add(time.Duration(s.hours) * time.Hour)
+		// Shifting by four per day gives each day its own mix and keeps the
+		// on-hold, cancelled and overdue jobs at different customers.
+		c := o.customers[(i+4*max(day+1, 0))%len(o.customers)]
+		if note == "" {
+			note = tasks[(i+3*(day+5))%len(tasks)]
+		}
+		j := job{customer: c, start: start, end: end, tech: tech, status: status, notes: note}
+		if j.status == "" {
+			j.status = clockStatus(start, end, now, tech)
+		}
+		if j.status == "done" { // its window is over, so 90 minutes in is in the past
+			done := start.Add(90 * time.Minute)
+			j.completedAt = &done
+		}
+		jobs = append(jobs, j)
+	}
+	for day := -1; day <= 1; day++ {
+		for i, s := range slots {
+			tech := i % len(o.techs)
+			if unassigned[[2]int{day, i}] {
+				tech = -1
+			}
+			status, note := "", ""
+			for _, e := range exceptions {
+				if e.day == day && e.slot == i {
+					status, note = e.status, e.note
+				}
+			}
+			add(day, i, s, tech, status, note)
+		}
+	}
+	add(-3, 1, slots[1], 1%len(o.techs), "scheduled", "Missed visit – customer asked to rebook")
+	add(-4, 4, slots[4], 2%len(o.techs), "on_hold", "Waiting for parts from the wholesaler")
+	return jobs
+}
+
+func clockStatus(start, end, now time.Time, tech int) string {
+	switch {
+	case tech < 0 || now.Before(start):
+		return "scheduled"
+	case now.Before(end):
+		return "in_progress"
+	default:
+		return "done"
+	}
+}
