@@ -1,9 +1,13 @@
 // Command worker runs the daily briefing pipeline: a tick every minute that
 // enqueues the briefings due (ADR-0024), and the job runner that generates
-// them. Any number of replicas may run against one database.
+// them. Any number of replicas may run against one database. Every hour it
+// also prunes dead sign-in sessions and old failed sign-ins.
 //
 //	worker                      # cron tick every minute + job runner, until SIGTERM
 //	worker -once -now 2026-03-08T07:00:00Z   # one tick at that instant, wait for its jobs, exit
+//
+// It exits 2 for a mistake on the command line, 1 when the infrastructure
+// fails.
 package main
 
 import (
@@ -26,6 +30,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/robfig/cron/v3"
 
+	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
 )
@@ -33,37 +38,56 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
+		if errors.As(err, new(*usageError)) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+// usageError is a mistake on the command line: main exits 2 for it.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// run is the whole program with its surroundings passed in, so tests start
+// it for real. Logs go to stdout; usage after a command-line mistake to stderr.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
 	once := fs.Bool("once", false, "run one tick, wait until the jobs it enqueued finish, and exit")
 	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
 	concurrency := fs.Int("concurrency", 4, "generation jobs run at once")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus /metrics on this address, e.g. :9090 (off when empty)")
 	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and jobs may take to finish")
+	usageErr := func(err error) error {
+		usage(stderr, fs)
+		return &usageError{err}
+	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, fs)
+			return nil
+		}
+		return usageErr(err)
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usageErr(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
 	if *concurrency < 1 {
-		return errors.New("-concurrency must be at least 1")
+		return usageErr(errors.New("-concurrency must be at least 1"))
 	}
 	tickAt := time.Now()
 	if *nowFlag != "" {
 		if !*once {
-			return errors.New("-now needs -once")
+			return usageErr(errors.New("-now needs -once"))
 		}
 		t, err := time.Parse(time.RFC3339, *nowFlag)
 		if err != nil {
-			return fmt.Errorf("-now: %w", err)
+			return usageErr(fmt.Errorf("-now: %w", err))
 		}
 		tickAt = t
 	}
@@ -101,7 +125,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		ticker.WaitLock = true
 		return runOnce(ctx, log, ticker, runner, tickAt)
 	}
-	return serve(ctx, log, ticker, runner, *grace)
+	return serve(ctx, log, pool, ticker, runner, *grace)
+}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, `Usage: worker [-once [-now INSTANT]] [flags]
+
+Runs the daily briefing pipeline: a tick every minute that enqueues the
+briefings due, and the jobs that generate them. Any number of replicas may
+run against one database (DATABASE_URL, default %s).
+
+Flags:
+`, database.DefaultURL)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }
 
 // runOnce fails only when the infrastructure does: a briefing whose
@@ -119,11 +157,11 @@ func runOnce(ctx context.Context, log *slog.Logger, ticker *briefing.Ticker, run
 	return nil
 }
 
-// serve ticks at second 0 of every minute and runs jobs until ctx ends, then
-// lets the running tick and in-flight jobs finish within grace. Work cut off
-// by the deadline is not lost: its job's lease expires and another replica
-// (or the next start) runs it again.
-func serve(ctx context.Context, log *slog.Logger, ticker *briefing.Ticker, runner *briefing.Runner, grace time.Duration) error {
+// serve ticks at second 0 of every minute, prunes sign-in rows every hour
+// and runs jobs until ctx ends, then lets the running tick and in-flight
+// jobs finish within grace. Work cut off by the deadline is not lost: its
+// job's lease expires and another replica (or the next start) runs it again.
+func serve(ctx context.Context, log *slog.Logger, db database.Querier, ticker *briefing.Ticker, runner *briefing.Runner, grace time.Duration) error {
 	clog := cronLogger{log}
 	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.SkipIfStillRunning(clog)))
 	tickCtx := context.WithoutCancel(ctx) // a tick under way at shutdown completes
@@ -134,6 +172,15 @@ func serve(ctx context.Context, log *slog.Logger, ticker *briefing.Ticker, runne
 	}); err != nil {
 		return fmt.Errorf("schedule tick: %w", err)
 	}
+	// Every replica prunes: the deletes are idempotent, so doing it twice costs
+	// nothing but a second scan.
+	if _, err := c.AddFunc("@hourly", func() {
+		ctx, cancel := context.WithTimeout(tickCtx, 5*time.Minute)
+		defer cancel()
+		pruneAuth(ctx, log, db, time.Now())
+	}); err != nil {
+		return fmt.Errorf("schedule auth prune: %w", err)
+	}
 	c.Start()
 	runnerDone := make(chan struct{})
 	go func() {
@@ -143,7 +190,7 @@ func serve(ctx context.Context, log *slog.Logger, ticker *briefing.Ticker, runne
 	log.Info("worker started", "concurrency", runner.Concurrency)
 
 	<-ctx.Done()
-	log.Info("worker stopping", "grace", grace)
+	log.Info("worker stopping", "grace", grace.String())
 	deadline := time.After(grace)
 	finished := func(name string, done <-chan struct{}) bool {
 		select {
@@ -154,10 +201,21 @@ func serve(ctx context.Context, log *slog.Logger, ticker *briefing.Ticker, runne
 			return false
 		}
 	}
-	if finished("tick", c.Stop().Done()) && finished("jobs", runnerDone) {
+	if finished("tick and prune", c.Stop().Done()) && finished("jobs", runnerDone) {
 		log.Info("worker stopped")
 	}
 	return nil
+}
+
+// pruneAuth deletes dead sessions and old failed sign-ins and logs one line
+// with the counts; a failure waits for the next hour.
+func pruneAuth(ctx context.Context, log *slog.Logger, db database.Querier, now time.Time) {
+	sessions, failures, err := auth.Prune(ctx, db, now)
+	if err != nil {
+		log.Error("auth prune failed", "error", err)
+		return
+	}
+	log.Info("auth prune", "sessions_deleted", sessions, "login_failures_deleted", failures)
 }
 
 func serveMetrics(addr string, m *briefing.Metrics, log *slog.Logger) (stop func(), err error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -132,11 +133,48 @@ func TestOnceReplicas(t *testing.T) {
 	require.Equal(t, len(all), orgs)
 }
 
+// TestBadFlags: a command-line mistake is a usage error (exit 2) with the
+// usage on stderr, found before any database is opened.
 func TestBadFlags(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"-now", "2026-03-09T20:00:00Z"}, {"-once", "-now", "tomorrow"}, {"-concurrency", "0"}} {
-		err := run(t.Context(), args, func(string) string { return "postgres://invalid" }, &strings.Builder{})
-		require.Error(t, err, args)
+	for _, args := range [][]string{
+		{"-now", "2026-03-09T20:00:00Z"}, {"-once", "-now", "tomorrow"}, {"-concurrency", "0"},
+		{"-no-such-flag"}, {"-concurrency", "four"}, {"-once", "extra"},
+	} {
+		var stdout, stderr strings.Builder
+		err := run(t.Context(), args, func(string) string { return "postgres://invalid" }, &stdout, &stderr)
+		require.ErrorAs(t, err, new(*usageError), args)
+		require.Contains(t, stderr.String(), "Usage: worker", args)
+		require.Contains(t, stderr.String(), "-shutdown-timeout", args)
+		require.Empty(t, stdout.String(), args)
+	}
+}
+
+// TestExitCodes runs the binary: 2 for a command-line mistake, 0 for -h, 1
+// when the database cannot be reached.
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	unreachable := "postgres://postgres@127.0.0.1:1/fieldbrief?sslmode=disable&connect_timeout=5"
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-concurrency", "0"}, 2},
+		{[]string{"-no-such-flag"}, 2},
+		{[]string{"-h"}, 0},
+		{[]string{"-once"}, 1},
+	} {
+		out, err := worker(t.Context(), unreachable, tc.args...).CombinedOutput()
+		code := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			code = exit.ExitCode()
+		} else {
+			require.NoError(t, err, tc.args)
+		}
+		require.Equal(t, tc.code, code, "%v: %s", tc.args, out)
+		if tc.code != 1 {
+			require.Contains(t, string(out), "Usage: worker", tc.args)
+		}
 	}
 }
 
@@ -171,4 +209,26 @@ func TestServeShutdown(t *testing.T) {
 	}
 	require.NoError(t, cmd.Wait())
 	require.Contains(t, rest.String(), `"msg":"worker stopped"`)
+	require.Contains(t, rest.String(), `"grace":"30s"`)
+}
+
+// TestPruneAuth is the hourly job's body: one log line with the counts.
+func TestPruneAuth(t *testing.T) {
+	t.Parallel()
+	db := testdb.New(t)
+	now := time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC)
+	_, err := db.Exec(t.Context(), `INSERT INTO login_failures (email, failed_at) VALUES ('a@acme.test', $1), ('b@acme.test', $2)`,
+		now.Add(-48*time.Hour), now.Add(-time.Minute))
+	require.NoError(t, err)
+	var out strings.Builder
+	pruneAuth(t.Context(), slog.New(slog.NewJSONHandler(&out, nil)), db, now)
+	var line struct {
+		Msg                  string
+		SessionsDeleted      int64 `json:"sessions_deleted"`
+		LoginFailuresDeleted int64 `json:"login_failures_deleted"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out.String()), &line), out.String())
+	require.Equal(t, "auth prune", line.Msg)
+	require.Equal(t, int64(0), line.SessionsDeleted)
+	require.Equal(t, int64(1), line.LoginFailuresDeleted)
 }

@@ -24,7 +24,7 @@ func setCookies(r response) map[string]*http.Cookie {
 	return out
 }
 
-func countRows(t *testing.T, f *fixture, query string, args ...any) int {
+func countRows(t testing.TB, f *fixture, query string, args ...any) int {
 	t.Helper()
 	var n int
 	require.NoError(t, f.db.QueryRow(context.Background(), query, args...).Scan(&n))

@@ -31,7 +31,7 @@ type briefingRow struct {
 }
 
 // insertBriefing stores a briefing as the worker would have, and returns its id.
-func insertBriefing(t *testing.T, f *fixture, orgID int64, b briefingRow) int64 {
+func insertBriefing(t testing.TB, f *fixture, orgID int64, b briefingRow) int64 {
 	t.Helper()
 	if b.Status == "" {
 		b.Status = briefing.StatusReady
@@ -56,7 +56,7 @@ func insertBriefing(t *testing.T, f *fixture, orgID int64, b briefingRow) int64 
 }
 
 // insertRun stores one generation job of a briefing.
-func insertRun(t *testing.T, f *fixture, orgID, briefingID int64, state string, attempt int, lastError string) {
+func insertRun(t testing.TB, f *fixture, orgID, briefingID int64, state string, attempt int, lastError string) {
 	t.Helper()
 	_, err := f.db.Exec(context.Background(), `
 		INSERT INTO ff_briefing_jobs (org_id, briefing_id, state, attempt, max_attempts, locked_by, last_error, created_at, finished_at)

@@ -28,7 +28,7 @@ import (
 //	globex: adminB (admin), memberB (member)
 //	staff:  platform staff, member of no org
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *Server
 	db    *pgxpool.Pool
 	store *orgs.Store
@@ -63,11 +63,11 @@ func testConfig() Config {
 var orgsCreated = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // setup builds a fixture with the fixed test config.
-func setup(t *testing.T) *fixture { return setupConfig(t, nil) }
+func setup(t testing.TB) *fixture { return setupConfig(t, nil) }
 
 // setupConfig builds a fixture after letting the test adjust the config.
 // With SecureCookies the server speaks TLS, so Secure cookies round-trip.
-func setupConfig(t *testing.T, adjust func(*Config)) *fixture {
+func setupConfig(t testing.TB, adjust func(*Config)) *fixture {
 	t.Helper()
 	cfg := testConfig()
 	if adjust != nil {
@@ -164,7 +164,7 @@ func (f *fixture) as(u *orgs.User) *client {
 // client is a browser without JavaScript: a cookie jar, no redirects
 // followed, and the CSRF token taken from its cookie like a form would.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	base   string
 	hc     *http.Client
 	header http.Header
@@ -289,7 +289,7 @@ func (c *testClock) Advance(d time.Duration) {
 }
 
 // testLogWriter sends server logs (warnings and errors) to the test log.
-type testLogWriter struct{ t *testing.T }
+type testLogWriter struct{ t testing.TB }
 
 func (w testLogWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))

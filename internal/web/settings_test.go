@@ -41,7 +41,7 @@ func storedConfig(t *testing.T, f *fixture, orgID int64) configRow {
 }
 
 // saveConfig stores a valid document through the store, as an earlier save would.
-func saveConfig(t *testing.T, f *fixture, orgID int64, raw string) {
+func saveConfig(t testing.TB, f *fixture, orgID int64, raw string) {
 	t.Helper()
 	_, err := f.store.SaveFieldforce(context.Background(), orgs.System, orgID, []byte(raw))
 	require.NoError(t, err)
