@@ -61,6 +61,11 @@ type Store struct {
 const briefingColumns = `id, org_id, briefing_date, timezone, fired_at, trigger, status, content,
 	generated_at, last_error, created_at, updated_at`
 
+// listColumns are briefingColumns without the snapshot: lists show status,
+// not content, and decoding every snapshot was most of the list's cost.
+const listColumns = `id, org_id, briefing_date, timezone, fired_at, trigger, status, NULL::jsonb,
+	generated_at, last_error, created_at, updated_at`
+
 func scanBriefing(row pgx.Row) (Briefing, error) {
 	var b Briefing
 	var date time.Time
@@ -82,10 +87,10 @@ func scanBriefing(row pgx.Row) (Briefing, error) {
 	return b, nil
 }
 
-// List returns the org's briefings dated from..to inclusive, newest first;
-// a zero date leaves that end open.
+// List returns the org's briefings dated from..to inclusive, newest first,
+// without their Content (Get reads that); a zero date leaves that end open.
 func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) ([]Briefing, error) {
-	rows, err := s.DB.Query(ctx, `SELECT `+briefingColumns+` FROM ff_briefings
+	rows, err := s.DB.Query(ctx, `SELECT `+listColumns+` FROM ff_briefings
 		 WHERE org_id = $1 AND ($2::date IS NULL OR briefing_date >= $2) AND ($3::date IS NULL OR briefing_date <= $3)
 		 ORDER BY briefing_date DESC`, orgID, dateArg(from), dateArg(to))
 	if err != nil {

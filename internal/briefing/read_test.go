@@ -70,6 +70,7 @@ func TestGenerateNow(t *testing.T) {
 	list, err = store.List(f.ctx, org, date("2026-03-01"), date("2026-03-31"))
 	require.NoError(t, err)
 	require.Len(t, list, 1)
+	require.Nil(t, list[0].Content, "lists carry status only; Get reads the snapshot")
 }
 
 func TestGenerateNowRefused(t *testing.T) {
