@@ -147,10 +147,14 @@ func demoAccounts(t *testing.T, sum demo.Summary) (admin, multi, staffAcc accoun
 }
 
 // failedBriefing records a failed briefing for a date with its job, as the
-// worker leaves them after the last retry.
+// worker leaves them after the last retry. It replaces the briefing the
+// demo seed requested for that date, if any (the seed backfills yesterday on
+// the org's scheduled days).
 func (e *env) failedBriefing(org orgs.Org, date time.Time, zone string) {
 	e.t.Helper()
-	_, err := e.db.Exec(e.ctx, `
+	_, err := e.db.Exec(e.ctx, `DELETE FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`, org.ID, date)
+	e.must("clear the date for a failed briefing", err)
+	_, err = e.db.Exec(e.ctx, `
 		WITH b AS (
 		    INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, status, last_error)
 		    VALUES ($1, $2, $3, $4, 'failed', $5)

@@ -102,6 +102,11 @@ func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time
 			return s, err
 		}
 	}
+	if created {
+		if err := seedHistory(ctx, store.DB, org.ID, cfg.Config, now); err != nil {
+			return s, err
+		}
+	}
 	s.Timezone = cfg.Config.Briefing.Timezone
 	days := strings.Join(cfg.Config.Briefing.Days, ",")
 	if len(cfg.Config.Briefing.Days) == 7 {

@@ -163,3 +163,42 @@ func TestSeedJobsFollowLocalDays(t *testing.T) {
 		require.GreaterOrEqual(t, overdue, 2, slug)
 	}
 }
+
+func TestSeedGivesNewOrgsYesterdaysBriefing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	// Monday 15:00 UTC: Sunday was yesterday in New York and Berlin (their
+	// schedules skip Sundays) and Monday in Auckland (every day).
+	now := time.Date(2026, 3, 9, 15, 0, 0, 0, time.UTC)
+	_, err := demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+
+	got := map[string]string{}
+	rows, err := store.DB.Query(ctx, `
+		SELECT o.slug, b.briefing_date::text || ' ' || b.status, b.fired_at
+		FROM ff_briefings b JOIN orgs o ON o.id = b.org_id`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var slug, row string
+		var firedAt time.Time
+		require.NoError(t, rows.Scan(&slug, &row, &firedAt))
+		got[slug] = row + " " + firedAt.UTC().Format("15:04")
+	}
+	require.NoError(t, rows.Err())
+	// kiwi-pipes runs at 07:00 in Auckland (UTC+13 in March): 2026-03-09 07:00 local is 2026-03-08 18:00 UTC.
+	require.Equal(t, map[string]string{"kiwi-pipes": "2026-03-09 pending 18:00"}, got)
+
+	// Each org dates from the start of its local yesterday, so the calendar
+	// shows no "missed" days before the demo began.
+	var created time.Time
+	require.NoError(t, store.DB.QueryRow(ctx, `SELECT created_at FROM orgs WHERE slug = 'northwind'`).Scan(&created))
+	require.Equal(t, time.Date(2026, 3, 8, 5, 0, 0, 0, time.UTC), created.UTC(), "midnight of 2026-03-08 in New York (EST)")
+
+	// Seeding again a day later adds no history to existing orgs.
+	_, err = demo.Seed(ctx, store.DB, now.Add(24*time.Hour))
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, store.DB.QueryRow(ctx, `SELECT count(*) FROM ff_briefings`).Scan(&n))
+	require.Equal(t, 1, n)
+}

@@ -1,0 +1,42 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+)
+
+// seedActor is who the audit log shows for the demo's history.
+var seedActor = orgs.Actor{Email: "demo seed"}
+
+// seedHistory gives a demo org created by this run a short past, so the
+// briefings page opens on a briefing rather than an empty calendar: the org
+// dates from the start of its local yesterday, and yesterday's briefing is
+// requested as of yesterday's schedule minute through the real pipeline
+// (GenerateNow). The worker that `make run` starts generates it from
+// yesterday's jobs within a second. A day off yesterday stays a day off.
+func seedHistory(ctx context.Context, pool *pgxpool.Pool, orgID int64, cfg schedule.Config, now time.Time) error {
+	s, err := cfg.Schedule()
+	if err != nil {
+		return fmt.Errorf("demo history: %w", err)
+	}
+	yesterday := schedule.DateOf(now.In(s.Zone.Loc)).AddDays(-1)
+	dayStart, _ := schedule.FireTime(s.Zone.Loc, yesterday, schedule.LocalTime{})
+	if _, err := pool.Exec(ctx, `UPDATE orgs SET created_at = $2 WHERE id = $1`, orgID, dayStart); err != nil {
+		return fmt.Errorf("demo history: date org %d: %w", orgID, err)
+	}
+	if !s.Days.Has(yesterday.Weekday()) {
+		return nil
+	}
+	fireAt, _ := schedule.FireTime(s.Zone.Loc, yesterday, s.At)
+	if _, err := (&briefing.Store{DB: pool}).GenerateNow(ctx, orgID, fireAt, seedActor); err != nil {
+		return fmt.Errorf("demo history: briefing for %s: %w", yesterday, err)
+	}
+	return nil
+}
