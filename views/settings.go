@@ -18,6 +18,7 @@ type SettingsPage struct {
 	Form          ScheduleForm
 	JSON          JSONForm
 	Preview       Preview
+	History       []AuditRow // the org's latest audit entries, newest first
 }
 
 // ScheduleForm is the friendly form's values, as typed, and its errors by

@@ -83,7 +83,8 @@ func auditJSON(v any) ([]byte, error) {
 
 // AuditFilter narrows the audit log page. Zero values mean "any".
 type AuditFilter struct {
-	OrgSlug string
+	OrgID   int64  // one org's entries (an org admin's view)
+	OrgSlug string // one org's entries, by slug (the staff filter)
 	Actor   string // substring of the actor's email
 	Limit   int
 }
@@ -99,8 +100,9 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 		FROM audit_log a LEFT JOIN orgs o ON o.id = a.org_id
 		WHERE ($1 = '' OR o.slug = $1)
 		  AND ($2 = '' OR a.actor_email ILIKE '%' || $2 || '%')
+		  AND ($4 = 0 OR a.org_id = $4)
 		ORDER BY a.at DESC, a.id DESC
-		LIMIT $3`, f.OrgSlug, escapeLike(f.Actor), f.Limit)
+		LIMIT $3`, f.OrgSlug, escapeLike(f.Actor), f.Limit, f.OrgID)
 	if err != nil {
 		return nil, fmt.Errorf("list audit: %w", err)
 	}

@@ -192,3 +192,19 @@ func TestAuditLogIsAppendOnly(t *testing.T) {
 	_, err = b.store.DB.Exec(b.ctx, `DELETE FROM audit_log`)
 	require.ErrorContains(t, err, "append-only")
 }
+
+func TestListAuditByOrgIDIsScopedToThatOrg(t *testing.T) {
+	b := setup(t)
+	_, err := b.store.SaveFieldforce(b.ctx, orgs.System, b.acme.ID,
+		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00"}}`))
+	require.NoError(t, err)
+	_, err = b.store.SaveFieldforce(b.ctx, orgs.System, b.other.ID,
+		[]byte(`{"briefing":{"timezone":"Asia/Tokyo","schedule_local_time":"06:00"}}`))
+	require.NoError(t, err)
+
+	entries, err := b.store.ListAudit(b.ctx, orgs.AuditFilter{OrgID: b.other.ID})
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.Equal(t, b.other.ID, entries[0].OrgID)
+	require.Contains(t, string(entries[0].New.(json.RawMessage)), "Asia/Tokyo")
+}

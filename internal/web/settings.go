@@ -62,6 +62,10 @@ type rejected struct {
 	err  *schedule.ValidationError
 }
 
+// settingsHistory is how many of the org's audit entries the settings page
+// shows: enough to answer "who changed this, and from what?".
+const settingsHistory = 5
+
 // renderSettings builds the settings page from the stored document and, on
 // a failed save, the rejected input.
 func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected) error {
@@ -91,6 +95,11 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 	case r.json != nil:
 		p.JSON = views.JSONForm{Text: *r.json, Errors: fieldMessages(r.err)}
 	}
+	history, err := s.orgs.ListAudit(c.Request().Context(), orgs.AuditFilter{OrgID: m.Org.ID, Limit: settingsHistory})
+	if err != nil {
+		return err
+	}
+	p.History = auditRows(history)
 	p.Form = s.formModel(in, formErrors(r.form != nil, r.err))
 	p.Preview = s.preview(in.document())
 	return s.render(c, status, views.Settings(p))

@@ -501,3 +501,27 @@ func hasClass(class string) func(*html.Node) bool {
 func tagIs(tag string) func(*html.Node) bool {
 	return func(n *html.Node) bool { return n.Data == tag }
 }
+
+// An org admin sees who changed the org's settings, and from what, on the
+// settings page itself; another org's changes never show there.
+func TestSettingsShowsRecentChangesOfThisOrgOnly(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgB.ID, `{"briefing":{"timezone":"Asia/Tokyo","schedule_local_time":"06:00"}}`)
+
+	page := f.as(&f.adminA).get(settingsPath)
+	require.Equal(t, http.StatusOK, page.Code)
+	require.Contains(t, page.Body, "No changes yet.")
+	require.NotContains(t, page.Body, "Asia/Tokyo")
+
+	r := f.as(&f.adminA).post(settingsPath, scheduleForm("Europe/Paris", "09:15", "mon", "fri"))
+	require.Equal(t, http.StatusSeeOther, r.Code)
+	page = f.as(&f.adminA).get(settingsPath)
+	require.Equal(t, http.StatusOK, page.Code)
+	history := page.Body[strings.Index(page.Body, `id="history-title"`):]
+	require.Contains(t, history, f.adminA.Email)
+	require.Contains(t, history, "fieldforce.config.update")
+	require.Contains(t, history, "briefing.schedule_local_time")
+	require.Contains(t, history, "09:15")
+	require.NotContains(t, history, "Asia/Tokyo")
+}

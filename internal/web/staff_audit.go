@@ -19,16 +19,23 @@ func (s *Server) staffAudit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := views.StaffAudit{Page: s.page(c, "Audit log"), Org: f.OrgSlug, Actor: f.Actor}
+	m := views.StaffAudit{Page: s.page(c, "Audit log"), Org: f.OrgSlug, Actor: f.Actor, Entries: auditRows(entries)}
 	m.Section = "staff"
+	return s.render(c, http.StatusOK, views.StaffAuditPage(m))
+}
+
+// auditRows is the view of audit entries: each change field by field, and
+// the whole old and new documents.
+func auditRows(entries []orgs.AuditEntry) []views.AuditRow {
+	rows := make([]views.AuditRow, 0, len(entries))
 	for _, e := range entries {
 		old, neu := rawJSON(e.Old), rawJSON(e.New)
-		m.Entries = append(m.Entries, views.AuditRow{
+		rows = append(rows, views.AuditRow{
 			At: e.At, Actor: e.Actor.Email, Org: e.OrgSlug, Action: e.Action, Target: e.Target,
 			Changes: auditChanges(old, neu), Old: jsonDoc(old), New: jsonDoc(neu), Reason: e.Reason,
 		})
 	}
-	return s.render(c, http.StatusOK, views.StaffAuditPage(m))
+	return rows
 }
 
 // rawJSON is an audit value as read back: the JSON it was stored as.
