@@ -24,6 +24,9 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 		if err != nil {
 			return fmt.Errorf("configuration: %w", err)
 		}
+		for _, w := range cfg.Warnings {
+			a.log.Warn("configuration", "warning", w)
+		}
 		pool, err := a.open(ctx)
 		if err != nil {
 			return err

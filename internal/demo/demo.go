@@ -109,7 +109,7 @@ func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time
 	}
 	s.Timezone = cfg.Config.Briefing.Timezone
 	days := strings.Join(cfg.Config.Briefing.Days, ",")
-	if len(cfg.Config.Briefing.Days) == 7 {
+	if d := cfg.Config.Briefing.Days; d == nil || len(d) == 7 { // absent means every day
 		days = "every day"
 	}
 	s.Schedule = cfg.Config.Briefing.ScheduleLocalTime + " " + days

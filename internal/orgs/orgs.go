@@ -53,7 +53,7 @@ func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
 	err := s.DB.QueryRow(ctx,
 		`INSERT INTO orgs (slug, name) VALUES ($1, $2) RETURNING id, slug, name, created_at`,
 		slug, strings.TrimSpace(name)).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
-	if isUniqueViolation(err) {
+	if isUniqueViolation(err, "orgs_slug_key") {
 		return Org{}, apperr.Errorf(apperr.Conflict, "an org with slug %q already exists", slug)
 	}
 	if err != nil {
@@ -93,9 +93,11 @@ func (s *Store) ListOrgs(ctx context.Context, query string) ([]Org, error) {
 	})
 }
 
-func isUniqueViolation(err error) bool {
+// isUniqueViolation reports whether err broke the named unique constraint
+// (and not, say, a primary key whose sequence rows inserted by hand got ahead of).
+func isUniqueViolation(err error, constraint string) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == constraint
 }
 
 // escapeLike makes user input literal inside ILIKE patterns.

@@ -70,7 +70,7 @@ func (e *ValidationError) For(field string) string {
 // DefaultConfig is the schedule a new org starts with: weekdays at 08:00 UTC.
 func DefaultConfig() Config {
 	return Schedule{
-		Zone:    Zone{Name: "Etc/UTC"},
+		Zone:    Zone{Name: "UTC"},
 		At:      LocalTime{Hour: 8},
 		Days:    DaysOf(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday),
 		Enabled: true,
@@ -80,26 +80,46 @@ func DefaultConfig() Config {
 // ParseConfig strictly parses and validates a config document: unknown or
 // duplicate fields, wrong types and trailing data are errors, and every
 // problem is reported as a *ValidationError. The returned config is canonical
-// (see Schedule.Config), so storing it normalizes what the admin typed.
+// (see canonical), so storing it normalizes what the admin typed.
 func ParseConfig(raw []byte) (Config, error) {
-	s, err := parseSchedule(raw)
+	c, s, err := parse(raw)
 	if err != nil {
 		return Config{}, err
 	}
-	return s.Config(), nil
+	return c.canonical(s), nil
 }
 
+// parseSchedule is ParseConfig for callers that only need the schedule.
 func parseSchedule(raw []byte) (Schedule, error) {
+	_, s, err := parse(raw)
+	return s, err
+}
+
+func parse(raw []byte) (Config, Schedule, error) {
 	var v validator
 	c, ok := v.decode(raw)
 	if !ok {
-		return Schedule{}, v.err()
+		return Config{}, Schedule{}, v.err()
 	}
 	s := v.schedule(c)
 	if err := v.err(); err != nil {
-		return Schedule{}, err
+		return Config{}, Schedule{}, err
 	}
-	return s, nil
+	return c, s, nil
+}
+
+// canonical is c with its values in their one stored spelling: the zone's
+// canonical name (aliases resolved), HH:MM, days Monday first. Optional
+// fields the document left out stay out: "every day" and "enabled" are the
+// documented defaults, and the stored document keeps what the admin wrote.
+func (c Config) canonical(s Schedule) Config {
+	b := c.Briefing
+	b.Timezone = s.Zone.Name
+	b.ScheduleLocalTime = s.At.String()
+	if b.Days != nil {
+		b.Days = s.Days.Names()
+	}
+	return Config{Briefing: b}
 }
 
 // Schedule validates c and returns it typed.
@@ -116,7 +136,7 @@ func (c Config) Schedule() (Schedule, error) {
 // is encoded as it is.
 func (c Config) JSON() []byte {
 	if s, err := c.Schedule(); err == nil {
-		c = s.Config()
+		c = c.canonical(s)
 	}
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -125,9 +145,9 @@ func (c Config) JSON() []byte {
 	return b
 }
 
-// Config returns the canonical config of s: the zone's canonical name, days
-// listed Monday first (all seven when every day runs) and enabled spelled out,
-// so one schedule has exactly one stored form.
+// Config returns the config document of s with every field spelled out: the
+// zone's canonical name, days listed Monday first (all seven when every day
+// runs) and enabled.
 func (s Schedule) Config() Config {
 	enabled := s.Enabled
 	return Config{Briefing: BriefingConfig{

@@ -23,7 +23,7 @@ type Zone struct {
 type ZoneInfo struct {
 	Name        string
 	City        string
-	CountryCode string // ISO 3166 alpha-2, "" for zones like Etc/UTC
+	CountryCode string // ISO 3166 alpha-2, "" for zones like UTC
 	Country     string
 	Comment     string // zone.tab's hint for countries with several zones, e.g. "Eastern (most areas)"
 	Aliases     []string

@@ -347,7 +347,6 @@ var zoneTable = []ZoneInfo{
 	{Name: "Etc/GMT-7", City: "GMT-7"},
 	{Name: "Etc/GMT-8", City: "GMT-8"},
 	{Name: "Etc/GMT-9", City: "GMT-9"},
-	{Name: "Etc/UTC", City: "UTC", Aliases: []string{"Etc/UCT", "Etc/Universal", "Etc/Zulu", "UCT", "UTC", "Universal", "Zulu"}},
 	{Name: "Europe/Amsterdam", City: "Amsterdam", CountryCode: "NL", Country: "Netherlands"},
 	{Name: "Europe/Andorra", City: "Andorra", CountryCode: "AD", Country: "Andorra"},
 	{Name: "Europe/Astrakhan", City: "Astrakhan", CountryCode: "RU", Country: "Russia", Comment: "MSK+01 - Astrakhan"},
@@ -460,5 +459,6 @@ var zoneTable = []ZoneInfo{
 	{Name: "Pacific/Tongatapu", City: "Tongatapu", CountryCode: "TO", Country: "Tonga"},
 	{Name: "Pacific/Wake", City: "Wake", CountryCode: "UM", Country: "US minor outlying islands", Comment: "Wake Island"},
 	{Name: "Pacific/Wallis", City: "Wallis", CountryCode: "WF", Country: "Wallis & Futuna"},
+	{Name: "UTC", City: "UTC", Aliases: []string{"Etc/UCT", "Etc/UTC", "Etc/Universal", "Etc/Zulu", "UCT", "Universal", "Zulu"}},
 	{Name: "WET", City: "WET"},
 }

@@ -17,7 +17,9 @@ func TestLoadZoneCanonicalizes(t *testing.T) {
 		"US/Eastern":       "America/New_York",
 		"us/eastern":       "America/New_York",
 		"Asia/Calcutta":    "Asia/Kolkata",
-		"UTC":              "Etc/UTC",
+		"UTC":              "UTC", // tz's zone is Etc/UTC; we keep the name people write
+		"Etc/UTC":          "UTC",
+		"Zulu":             "UTC",
 		"Europe/Amsterdam": "Europe/Amsterdam", // in zone.tab, so canonical even where tz links it
 		"Asia/Kathmandu":   "Asia/Kathmandu",
 		"Asia/Katmandu":    "Asia/Kathmandu",
@@ -82,7 +84,7 @@ func TestZones(t *testing.T) {
 	require.Equal(t, "US", ny.CountryCode)
 	require.Equal(t, "United States", ny.Country)
 	require.Contains(t, ny.Aliases, "US/Eastern")
-	require.Contains(t, byName["Etc/UTC"].Aliases, "UTC")
+	require.Contains(t, byName["UTC"].Aliases, "Etc/UTC")
 	require.Equal(t, "Buenos Aires", byName["America/Argentina/Buenos_Aires"].City)
 
 	zones[0].Name = "mutated"
@@ -118,7 +120,7 @@ func TestSearchZones(t *testing.T) {
 	require.Equal(t, "America/Sao_Paulo", first("sao paulo"))
 	require.Equal(t, "America/Sao_Paulo", first("São Paulo"))
 	require.Equal(t, "Asia/Kathmandu", first("katmandu"))
-	require.Equal(t, "Etc/UTC", first("utc"))
+	require.Equal(t, "UTC", first("utc"))
 
 	// A city prefix outranks a substring elsewhere.
 	names := zoneNames(schedule.SearchZones("york", 0))

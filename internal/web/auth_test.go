@@ -271,7 +271,7 @@ func TestLoadConfig(t *testing.T) {
 	require.Equal(t, 12*time.Hour, cfg.IdleTimeout)
 	require.Equal(t, 168*time.Hour, cfg.AbsoluteTimeout)
 	require.Equal(t, 100, cfg.MaxLoginFailuresPerAccount)
-	require.Equal(t, 300, cfg.MaxLoginFailuresPerClient)
+	require.Equal(t, 1000, cfg.MaxLoginFailuresPerClient)
 
 	// Development generates a key file once and keeps using it.
 	keyFile := filepath.Join(t.TempDir(), "dev", "session.key")
@@ -287,6 +287,18 @@ func TestLoadConfig(t *testing.T) {
 	again, err := LoadConfig(dev)
 	require.NoError(t, err)
 	require.Equal(t, first.SessionKeys, again.SessionKeys)
+	require.Empty(t, again.Warnings)
+
+	// A key file that can't be written (here: under a regular file) doesn't
+	// stop development; the server warns and keeps sessions until restart.
+	blocker := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o600))
+	unwritable, err := LoadConfig(env(map[string]string{"SESSION_KEY_FILE": filepath.Join(blocker, "session.key")}))
+	require.NoError(t, err)
+	require.Len(t, unwritable.SessionKeys, 1)
+	require.Len(t, unwritable.SessionKeys[0], 32)
+	require.Len(t, unwritable.Warnings, 1)
+	require.Contains(t, unwritable.Warnings[0], "lasts until restart")
 
 	_, err = LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "SESSION_ABSOLUTE_TIMEOUT": "soon", "COOKIE_SECURE": "maybe"}))
 	require.ErrorContains(t, err, "SESSION_ABSOLUTE_TIMEOUT")

@@ -30,7 +30,8 @@ const minKeyLen = 32
 //	SESSION_IDLE_TIMEOUT            sign out after this long without a request (default 12h)
 //	SESSION_ABSOLUTE_TIMEOUT        sign out this long after sign-in, used or not (default 168h)
 //	LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
-//	LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 300)
+//	LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 1000;
+//	                                many people can share one address behind a NAT)
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {
@@ -60,7 +61,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 		key, err := devKey(path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("SESSION_KEY_FILE: %w", err))
+			// Development only: an unwritable working directory must not stop
+			// the server; sessions then last until it restarts.
+			c.Warnings = append(c.Warnings, fmt.Sprintf("SESSION_KEY_FILE %s: %v; using a key that lasts until restart", path, err))
+			if key, err = randomKey(); err != nil {
+				errs = append(errs, fmt.Errorf("session key: %w", err))
+			}
 		}
 		c.SessionKeys = [][]byte{key}
 	}
@@ -76,7 +82,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.IdleTimeout = envDuration(getenv, "SESSION_IDLE_TIMEOUT", 12*time.Hour, &errs)
 	c.AbsoluteTimeout = envDuration(getenv, "SESSION_ABSOLUTE_TIMEOUT", 168*time.Hour, &errs)
 	c.MaxLoginFailuresPerAccount = envInt(getenv, "LOGIN_MAX_FAILURES_PER_ACCOUNT", 100, &errs)
-	c.MaxLoginFailuresPerClient = envInt(getenv, "LOGIN_MAX_FAILURES_PER_CLIENT", 300, &errs)
+	c.MaxLoginFailuresPerClient = envInt(getenv, "LOGIN_MAX_FAILURES_PER_CLIENT", 1000, &errs)
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
@@ -151,8 +157,8 @@ func devKey(path string) ([]byte, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	key := make([]byte, minKeyLen)
-	if _, err := rand.Read(key); err != nil {
+	key, err := randomKey()
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -170,6 +176,12 @@ func devKey(path string) ([]byte, error) {
 		return nil, err
 	}
 	return key, f.Close()
+}
+
+func randomKey() ([]byte, error) {
+	key := make([]byte, minKeyLen)
+	_, err := rand.Read(key)
+	return key, err
 }
 
 func envDuration(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {

@@ -35,6 +35,9 @@ type Config struct {
 	// per hour before sign-in is throttled.
 	MaxLoginFailuresPerAccount int
 	MaxLoginFailuresPerClient  int
+	// Warnings are configuration problems that did not stop the server
+	// (LoadConfig fills them; cmd/web logs them).
+	Warnings []string
 }
 
 // Server holds the dependencies handlers use.

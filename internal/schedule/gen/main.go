@@ -36,6 +36,11 @@ type zone struct {
 	aliases                             []string
 }
 
+// preferredNames overrides tz's choice of canonical name where everyone
+// writes the alias: tz's zone is Etc/UTC with UTC as a backward link, but an
+// admin (or a script) who saves "UTC" expects to read "UTC" back.
+var preferredNames = map[string]string{"Etc/UTC": "UTC"}
+
 func main() {
 	dir := flag.String("zoneinfo", "/usr/share/zoneinfo", "directory holding tzdata.zi, zone.tab and iso3166.tab")
 	out := flag.String("o", "zones_gen.go", "output file")
@@ -97,6 +102,17 @@ func run(dir, out string) error {
 			continue
 		}
 		zones[target].aliases = append(zones[target].aliases, link)
+	}
+	for from, to := range preferredNames {
+		z := zones[from]
+		if z == nil {
+			return fmt.Errorf("preferred name %s: no zone %s", to, from)
+		}
+		delete(zones, from)
+		z.aliases = append(slices.DeleteFunc(z.aliases, func(a string) bool { return a == to }), from)
+		slices.Sort(z.aliases)
+		z.name = to
+		zones[to] = z
 	}
 	if err := checkCaseCollisions(zones); err != nil {
 		return err
