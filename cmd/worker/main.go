@@ -4,7 +4,7 @@
 // also prunes dead sign-in sessions and old failed sign-ins.
 //
 //	worker                      # cron tick every minute + job runner, until SIGTERM
-//	worker -once -now 2026-03-08T07:00:00Z   # one tick at that instant, wait for its jobs, exit
+//	worker -once -now 2026-03-08T07:00:00Z   # one tick at that instant, run the due jobs, exit
 //
 // It exits 2 for a mistake on the command line, 1 when the infrastructure
 // fails.
@@ -58,7 +58,7 @@ func (e *usageError) Unwrap() error { return e.err }
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
-	once := fs.Bool("once", false, "run one tick, wait until the jobs it enqueued finish, and exit")
+	once := fs.Bool("once", false, "run one tick, run every due job (its own included) and wait until the jobs it enqueued finish, then exit")
 	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
 	concurrency := fs.Int("concurrency", 4, "generation jobs run at once")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus /metrics on this address, e.g. :9090 (off when empty)")
@@ -118,10 +118,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	runner := &briefing.Runner{DB: pool, Log: log, Metrics: metrics, Concurrency: *concurrency}
 
 	if *once {
-		// Leases and backoff follow the -now clock, so a tick "in the
-		// future" doesn't leave its jobs waiting for the real clock.
+		// Leases and backoff follow the -now clock when it is ahead of the
+		// real one, so a tick "in the future" doesn't leave its jobs waiting
+		// for the real clock; never behind it, so a tick "in the past" can't
+		// hand out leases that look expired to the replicas running now.
 		started := time.Now()
-		runner.Now = func() time.Time { return tickAt.Add(time.Since(started)) }
+		runner.Now = func() time.Time {
+			now := time.Now()
+			return later(now, tickAt.Add(now.Sub(started)))
+		}
 		ticker.WaitLock = true
 		return runOnce(ctx, log, ticker, runner, tickAt)
 	}
@@ -150,11 +155,23 @@ func runOnce(ctx context.Context, log *slog.Logger, ticker *briefing.Ticker, run
 	if err != nil {
 		return err
 	}
+	if err := runner.Drain(ctx); err != nil {
+		return fmt.Errorf("run due briefing jobs: %w", err)
+	}
+	// Its own jobs may still be running on another replica, or waiting out a
+	// retry's backoff.
 	if err := runner.Wait(ctx, res.JobIDs); err != nil {
 		return fmt.Errorf("wait for briefing jobs: %w", err)
 	}
 	log.Info("worker -once done", "now", now, "enqueued", res.Enqueued, "duration_ms", time.Since(start).Milliseconds())
 	return nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // serve ticks at second 0 of every minute, prunes sign-in rows every hour

@@ -129,6 +129,32 @@ func (r *Runner) Wait(ctx context.Context, ids []int64) error {
 	return context.Cause(ctx)
 }
 
+// Drain runs due jobs of any org until none is left to claim. cmd/worker
+// -once uses it so that jobs "generate now", a retry or a stopped worker left
+// behind are done too, and replicas started together share the work. A job
+// that fails goes back to wait out its backoff and is not waited for here.
+func (r *Runner) Drain(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	for range cmp.Or(r.Concurrency, 4) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				ok, err := r.work(ctx, nil)
+				if err != nil {
+					cancel(err)
+					return
+				}
+				if !ok {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
 // work claims one due job (among ids, when given) and runs it; ok reports
 // whether there was one.
 func (r *Runner) work(ctx context.Context, ids []int64) (ok bool, err error) {
