@@ -6,6 +6,13 @@
 //	worker                      # cron tick every minute + job runner, until SIGTERM
 //	worker -once -now 2026-03-08T07:00:00Z   # one tick at that instant, run the due jobs, exit
 //
+// -once runs every due job, not only those its tick enqueued: "generate now"
+// requests, retries whose backoff is over and jobs a stopped worker left
+// behind are done too; then it waits until its own jobs have finished.
+//
+// On SIGTERM the running tick and jobs get -shutdown-timeout to finish; what
+// is still running then is cut off and runs again when its lease expires.
+//
 // It exits 2 for a mistake on the command line, 1 when the infrastructure
 // fails.
 package main
@@ -60,9 +67,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
 	once := fs.Bool("once", false, "run one tick, run every due job (its own included) and wait until the jobs it enqueued finish, then exit")
 	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
-	concurrency := fs.Int("concurrency", 4, "generation jobs run at once")
+	concurrency := fs.Int("concurrency", 4, "generation jobs run at once; the database pool gets at least this + 3 connections")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus /metrics on this address, e.g. :9090 (off when empty)")
-	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and jobs may take to finish")
+	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and jobs may take to finish; then they are cut off and rerun when their leases expire")
 	usageErr := func(err error) error {
 		usage(stderr, fs)
 		return &usageError{err}
@@ -97,7 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if url == "" {
 		url = database.DefaultURL
 	}
-	pool, err := database.Connect(ctx, url)
+	pool, err := database.Connect(ctx, url, poolSize(*concurrency))
 	if err != nil {
 		return err
 	}
@@ -133,12 +140,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return serve(ctx, log, pool, ticker, runner, *grace)
 }
 
+// poolSize makes room for every connection a worker uses at once: one per
+// job, the tick's lock connection and its queries, and the hourly prune.
+// Short of that, jobs and the tick queue for connections (pgxpool's default
+// is max(4, CPUs)). A pool_max_conns in DATABASE_URL still wins.
+func poolSize(concurrency int) database.Option {
+	return database.MaxConnsAtLeast(concurrency + 3)
+}
+
 func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, `Usage: worker [-once [-now INSTANT]] [flags]
 
 Runs the daily briefing pipeline: a tick every minute that enqueues the
 briefings due, and the jobs that generate them. Any number of replicas may
 run against one database (DATABASE_URL, default %s).
+
+-once runs every due job, its own and any left behind (generate-now requests,
+retries, jobs of a stopped worker), and exits when its own have finished.
 
 Flags:
 `, database.DefaultURL)
@@ -176,52 +194,73 @@ func later(a, b time.Time) time.Time {
 
 // serve ticks at second 0 of every minute, prunes sign-in rows every hour
 // and runs jobs until ctx ends, then lets the running tick and in-flight
-// jobs finish within grace. Work cut off by the deadline is not lost: its
-// job's lease expires and another replica (or the next start) runs it again.
+// jobs finish within grace. When grace runs out it cuts them off, so that it
+// returns with no connection in use and closing the pool does not wait out a
+// lease. Work cut off is not lost: its job stays claimed until the lease
+// expires, then another replica (or the next start) runs it again; a tick
+// cut off enqueues nothing twice, and the next one catches up.
 func serve(ctx context.Context, log *slog.Logger, db database.Querier, ticker *briefing.Ticker, runner *briefing.Runner, grace time.Duration) error {
-	clog := cronLogger{log}
-	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.SkipIfStillRunning(clog)))
-	tickCtx := context.WithoutCancel(ctx) // a tick under way at shutdown completes
-	if _, err := c.AddFunc("* * * * *", func() {
-		ctx, cancel := context.WithTimeout(tickCtx, 55*time.Second)
-		defer cancel()
-		_, _ = ticker.Tick(ctx, time.Now()) // Tick logs its outcome; the next minute retries
-	}); err != nil {
-		return fmt.Errorf("schedule tick: %w", err)
+	hard, cutOff := context.WithCancel(context.WithoutCancel(ctx))
+	defer cutOff()
+	c, err := startCron(hard, log, db, ticker)
+	if err != nil {
+		return err
 	}
-	// Every replica prunes: the deletes are idempotent, so doing it twice costs
-	// nothing but a second scan.
-	if _, err := c.AddFunc("@hourly", func() {
-		ctx, cancel := context.WithTimeout(tickCtx, 5*time.Minute)
-		defer cancel()
-		pruneAuth(ctx, log, db, time.Now())
-	}); err != nil {
-		return fmt.Errorf("schedule auth prune: %w", err)
-	}
-	c.Start()
 	runnerDone := make(chan struct{})
 	go func() {
-		runner.RunPending(ctx)
+		runner.RunPending(ctx, hard)
 		close(runnerDone)
 	}()
 	log.Info("worker started", "concurrency", runner.Concurrency)
 
 	<-ctx.Done()
 	log.Info("worker stopping", "grace", grace.String())
-	deadline := time.After(grace)
-	finished := func(name string, done <-chan struct{}) bool {
+	cut := awaitStop(log, grace, cutOff, c.Stop().Done(), runnerDone)
+	log.Info("worker stopped", "cut_off", cut)
+	return nil
+}
+
+// awaitStop waits until every done channel is closed, calling cutOff when
+// grace runs out first; it reports whether it had to.
+func awaitStop(log *slog.Logger, grace time.Duration, cutOff func(), done ...<-chan struct{}) (cut bool) {
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	for _, d := range done {
 		select {
-		case <-done:
-			return true
-		case <-deadline:
-			log.Warn("shutdown grace period over; unfinished work will be retried", "waiting_for", name)
-			return false
+		case <-d:
+		case <-timer.C:
+			log.Warn("shutdown grace period over; cutting off the running tick and jobs, which run again when their leases expire")
+			cutOff()
+			cut = true
+			<-d
 		}
 	}
-	if finished("tick and prune", c.Stop().Done()) && finished("jobs", runnerDone) {
-		log.Info("worker stopped")
+	return cut
+}
+
+// startCron schedules the tick and the hourly prune, both on contexts from
+// hard, so that a shutdown can cut them off.
+func startCron(hard context.Context, log *slog.Logger, db database.Querier, ticker *briefing.Ticker) (*cron.Cron, error) {
+	clog := cronLogger{log}
+	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.SkipIfStillRunning(clog)))
+	if _, err := c.AddFunc("* * * * *", func() {
+		ctx, cancel := context.WithTimeout(hard, 55*time.Second)
+		defer cancel()
+		_, _ = ticker.Tick(ctx, time.Now()) // Tick logs its outcome; the next minute retries
+	}); err != nil {
+		return nil, fmt.Errorf("schedule tick: %w", err)
 	}
-	return nil
+	// Every replica prunes: the deletes are idempotent, so doing it twice costs
+	// nothing but a second scan.
+	if _, err := c.AddFunc("@hourly", func() {
+		ctx, cancel := context.WithTimeout(hard, 5*time.Minute)
+		defer cancel()
+		pruneAuth(ctx, log, db, time.Now())
+	}); err != nil {
+		return nil, fmt.Errorf("schedule auth prune: %w", err)
+	}
+	c.Start()
+	return c, nil
 }
 
 // pruneAuth deletes dead sessions and old failed sign-ins and logs one line

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
 )
@@ -260,4 +263,87 @@ func TestPruneAuth(t *testing.T) {
 	require.Equal(t, "auth prune", line.Msg)
 	require.Equal(t, int64(0), line.SessionsDeleted)
 	require.Equal(t, int64(1), line.LoginFailuresDeleted)
+}
+
+// TestServeGraceRunsOut: a job still generating when the shutdown grace
+// period ends is cut off; serve returns once nothing holds a connection (so
+// the pool closes at once, lock or no lock) and the job runs again when its
+// lease expires.
+func TestServeGraceRunsOut(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	db := seed(t, url, "Etc/UTC")
+	ctx := t.Context()
+	at := time.Date(2026, 3, 9, 9, 0, 0, 0, time.UTC)
+	res, err := (&briefing.Ticker{DB: db, Log: slog.New(slog.DiscardHandler)}).Tick(ctx, at)
+	require.NoError(t, err)
+	require.Len(t, res.JobIDs, 1)
+
+	pool, err := pgxpool.New(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close) // after the deferred unlock, should the test fail with the job still running
+	// A generation blocks on its first technicians query while this lock lasts.
+	lock, err := db.Begin(ctx)
+	require.NoError(t, err)
+	defer lock.Rollback(context.WithoutCancel(ctx))
+	_, err = lock.Exec(ctx, `LOCK TABLE technicians IN ACCESS EXCLUSIVE MODE`)
+	require.NoError(t, err)
+
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	runner := &briefing.Runner{DB: pool, Log: log, Now: func() time.Time { return at }, WorkerID: "stopping",
+		Concurrency: 1, Lease: time.Hour}
+	serveCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(serveCtx, log, pool, &briefing.Ticker{DB: pool, Log: log}, runner, time.Millisecond)
+	}()
+	require.Eventually(t, func() bool {
+		var waiting bool
+		err := db.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_locks WHERE NOT granted AND relation = 'technicians'::regclass
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`).Scan(&waiting)
+		return err == nil && waiting
+	}, 30*time.Second, 10*time.Millisecond, "the job never started generating")
+	stop()
+	require.NoError(t, <-done)
+
+	require.Contains(t, logs.String(), `"msg":"briefing job cut off by shutdown; it runs again when its lease expires"`)
+	require.Contains(t, logs.String(), `"msg":"worker stopped","cut_off":true`)
+	pool.Close() // returns although the lock still blocks the cut-off query's server process
+	var state, lockedBy string
+	var lockedUntil time.Time
+	require.NoError(t, db.QueryRow(ctx, `SELECT state, locked_by, locked_until FROM ff_briefing_jobs WHERE id = $1`, res.JobIDs[0]).
+		Scan(&state, &lockedBy, &lockedUntil))
+	require.Equal(t, []any{"running", "stopping"}, []any{state, lockedBy})
+	require.True(t, lockedUntil.Equal(at.Add(time.Hour)), "lease until %v", lockedUntil)
+
+	// Once the lease has expired, another worker runs the job.
+	require.NoError(t, lock.Rollback(ctx))
+	successor := &briefing.Runner{DB: db, Log: log, Now: func() time.Time { return lockedUntil.Add(time.Second) }, WorkerID: "successor"}
+	require.NoError(t, successor.Wait(ctx, res.JobIDs))
+	// Not briefingRows: a cron tick at a real minute may have added today's briefing.
+	var status string
+	require.NoError(t, db.QueryRow(ctx, `SELECT b.status FROM ff_briefings b JOIN ff_briefing_jobs j ON j.briefing_id = b.id
+		WHERE j.id = $1`, res.JobIDs[0]).Scan(&status))
+	require.Equal(t, briefing.StatusReady, status)
+}
+
+// TestPoolSize: the pool holds every job's connection plus the tick's and
+// the prune's, unless DATABASE_URL sets pool_max_conns.
+func TestPoolSize(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	concurrency := runtime.NumCPU() + 4 // more than pgxpool's default gives
+	for _, tc := range []struct {
+		url  string
+		want int32
+	}{
+		{url, int32(concurrency) + 3},
+		{url + "&pool_max_conns=2", 2},
+	} {
+		pool, err := database.Connect(t.Context(), tc.url, poolSize(concurrency))
+		require.NoError(t, err, tc.url)
+		require.Equal(t, tc.want, pool.Config().MaxConns, tc.url)
+		pool.Close()
+	}
 }

@@ -16,10 +16,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Job states, as stored in ff_briefing_jobs.state.
+// The job states the runner records, as stored in ff_briefing_jobs.state.
+// The fourth, "running", is set by claimSQL alone.
 const (
 	JobAvailable = "available"
-	JobRunning   = "running"
 	JobCompleted = "completed"
 	JobFailed    = "failed"
 )
@@ -27,25 +27,44 @@ const (
 // Runner is our job engine over ff_briefing_jobs: it claims due jobs with
 // FOR UPDATE SKIP LOCKED under a lease, generates their briefings and
 // completes or retries them. A worker that crashes loses nothing: its lease
-// expires and another claims the job again.
+// expires and another claims the job again, or, when that was the job's last
+// attempt, marks it failed (failLostLastAttempts).
 type Runner struct {
 	DB      *pgxpool.Pool
 	Log     *slog.Logger // required
 	Metrics *Metrics     // optional
 
-	Now          func() time.Time // the clock for leases and backoff; default time.Now
-	WorkerID     string           // recorded in locked_by; default host:pid
-	Concurrency  int              // jobs run at once; default 4
-	Lease        time.Duration    // how long a claim lasts, and a generation's time limit; default 5m
-	PollInterval time.Duration    // RunPending's pause when no job is due; default 1s
+	Now         func() time.Time // the clock for leases and backoff; default time.Now
+	WorkerID    string           // recorded in locked_by; default host:pid
+	Concurrency int              // jobs run at once; default 4
+	Lease       time.Duration    // how long a claim lasts; a generation gets a little less (generationTimeout); default 5m
 }
 
 // Backoff bounds: attempt n waits about backoffBase·2^(n-1), at most backoffMax.
 const (
 	backoffBase = 10 * time.Second
 	backoffMax  = 10 * time.Minute
-	waitPoll    = 25 * time.Millisecond // Wait's pause while others run its jobs
 )
+
+// Pauses when there is nothing to claim.
+const (
+	pollInterval = time.Second           // RunPending: ticks enqueue once a minute, retries wait ≥ 5 s
+	waitPoll     = 25 * time.Millisecond // Wait, while others run its jobs
+)
+
+// A generation ends finishMargin before its lease does, and recording its
+// outcome gets finishTimeout of its own: a generation that runs out of time
+// still fails (and retries) under its own claim rather than looking like a
+// crashed worker. finishTimeout < finishMargin, so the outcome lands while
+// the lease holds.
+const (
+	finishMargin  = 10 * time.Second
+	finishTimeout = 5 * time.Second
+)
+
+// errLostLastAttempt is recorded on a job, and its briefing, whose lease
+// expired during its last attempt: its worker stopped or crashed mid-job.
+const errLostLastAttempt = "worker stopped during the last attempt"
 
 // claim is one claimed job: the attempt number and worker id together
 // identify the claim, so a worker whose lease was taken over can't finish it.
@@ -70,20 +89,32 @@ func (r *Runner) workerID() string {
 	return cmp.Or(r.WorkerID, defaultWorkerID())
 }
 
+func (r *Runner) lease() time.Duration {
+	return cmp.Or(r.Lease, 5*time.Minute)
+}
+
+// generationTimeout is the lease less finishMargin, or half a lease too
+// short for that margin (tests).
+func (r *Runner) generationTimeout() time.Duration {
+	return max(r.lease()-finishMargin, r.lease()/2)
+}
+
 // RunPending works on jobs as they become due until ctx is done. A job in
-// flight when ctx ends still finishes (within its lease), so a graceful
-// shutdown leaves no half-done work.
-func (r *Runner) RunPending(ctx context.Context) {
+// flight when ctx ends still finishes, unless hard ends first: then it is
+// cut off and left running, and runs again when its lease expires (on
+// another replica, or this one restarted). A job is never lost, and the
+// caller's shutdown is bounded by when it ends hard.
+func (r *Runner) RunPending(ctx, hard context.Context) {
 	var wg sync.WaitGroup
 	for range cmp.Or(r.Concurrency, 4) {
 		wg.Go(func() {
-			for ctx.Err() == nil {
-				ok, err := r.work(ctx, nil)
+			for ctx.Err() == nil && hard.Err() == nil {
+				ok, err := r.work(ctx, hard, nil)
 				if err != nil && ctx.Err() == nil {
 					r.Log.Error("briefing job runner", "error", err)
 				}
 				if !ok || err != nil {
-					sleep(ctx, cmp.Or(r.PollInterval, time.Second))
+					sleep(ctx, pollInterval)
 				}
 			}
 		})
@@ -93,7 +124,8 @@ func (r *Runner) RunPending(ctx context.Context) {
 
 // Wait returns once every job in ids is completed or failed, working on them
 // meanwhile; other replicas may run some of them. It returns an error only
-// when the database does.
+// when the database does. Like Drain, it lets a job in flight when ctx ends
+// finish (see runOn).
 func (r *Runner) Wait(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
@@ -104,7 +136,7 @@ func (r *Runner) Wait(ctx context.Context, ids []int64) error {
 	for range cmp.Or(r.Concurrency, 4) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				ok, err := r.work(ctx, ids)
+				ok, err := r.work(ctx, runOn(ctx), ids)
 				if err != nil {
 					cancel(err)
 					return
@@ -133,6 +165,7 @@ func (r *Runner) Wait(ctx context.Context, ids []int64) error {
 // -once uses it so that jobs "generate now", a retry or a stopped worker left
 // behind are done too, and replicas started together share the work. A job
 // that fails goes back to wait out its backoff and is not waited for here.
+// A job in flight when ctx ends finishes (see runOn).
 func (r *Runner) Drain(ctx context.Context) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -140,7 +173,7 @@ func (r *Runner) Drain(ctx context.Context) error {
 	for range cmp.Or(r.Concurrency, 4) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				ok, err := r.work(ctx, nil)
+				ok, err := r.work(ctx, runOn(ctx), nil)
 				if err != nil {
 					cancel(err)
 					return
@@ -155,30 +188,92 @@ func (r *Runner) Drain(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
-// work claims one due job (among ids, when given) and runs it; ok reports
-// whether there was one.
-func (r *Runner) work(ctx context.Context, ids []int64) (ok bool, err error) {
+// runOn is the context Wait and Drain (cmd/worker -once) run a claimed job
+// on: a job in flight when ctx ends finishes, within its generation timeout.
+// Cutting it off instead would leave it to a lease on -once's clock, which
+// may run days ahead of the real one (-now).
+func runOn(ctx context.Context) context.Context {
+	return context.WithoutCancel(ctx)
+}
+
+// work claims one due job (among ids, when given) while ctx lasts and runs
+// it on hard; ok reports whether there was one.
+func (r *Runner) work(ctx, hard context.Context, ids []int64) (ok bool, err error) {
+	if err := r.failLostLastAttempts(ctx); err != nil {
+		return false, err
+	}
 	c, ok, err := r.claim(ctx, ids)
 	if err != nil || !ok {
 		return false, err
 	}
-	// The generation may outlive ctx (shutdown) but not its lease.
-	jobCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(r.Lease, 5*time.Minute))
-	defer cancel()
-	snap, genErr := generate(jobCtx, r.DB, c.OrgID, c.BriefingID, r.now())
-	if genErr == nil {
-		err = r.complete(jobCtx, c, snap)
-	} else {
-		err = r.fail(jobCtx, c, genErr)
-	}
-	return true, err
+	return true, r.run(hard, c)
 }
 
+// run generates c's briefing and records the outcome. A generation cut off
+// by hard is left as it is: its lease expires and the job runs again.
+func (r *Runner) run(hard context.Context, c claim) error {
+	genCtx, cancel := context.WithTimeout(hard, r.generationTimeout())
+	defer cancel()
+	snap, genErr := generate(genCtx, r.DB, c.OrgID, c.BriefingID, r.now())
+	if genErr != nil && hard.Err() != nil {
+		r.Log.Warn("briefing job cut off by shutdown; it runs again when its lease expires",
+			"job_id", c.ID, "org_id", c.OrgID, "briefing_id", c.BriefingID, "attempt", c.Attempt)
+		return nil
+	}
+	// Its own context: the generation's may have run out, which is a failure to record.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(hard), finishTimeout)
+	defer cancel()
+	if genErr != nil {
+		return r.fail(ctx, c, genErr)
+	}
+	return r.complete(ctx, c, snap)
+}
+
+// failLostLastAttemptsSQL fails the jobs whose lease expired during their
+// last attempt, with their briefings, where admins see it and can retry.
+// SKIP LOCKED: replicas sweeping together neither wait nor fail a job twice.
+// Every claimed job has run_after <= $1; saying so lets the claim index serve.
+const failLostLastAttemptsSQL = `
+WITH job AS (
+    UPDATE ff_briefing_jobs
+       SET state = 'failed', last_error = $2, locked_until = NULL, finished_at = $1
+     WHERE id IN (SELECT id FROM ff_briefing_jobs
+                   WHERE run_after <= $1 AND state = 'running' AND locked_until < $1 AND attempt >= max_attempts
+                     FOR UPDATE SKIP LOCKED)
+ RETURNING id, org_id, briefing_id
+)
+UPDATE ff_briefings b
+   SET status = 'failed', last_error = $2, updated_at = $1
+  FROM job
+ WHERE b.id = job.briefing_id AND b.org_id = job.org_id
+RETURNING job.id, job.org_id, job.briefing_id`
+
+// failLostLastAttempts runs before each claim, which no longer takes these
+// jobs over: without it they would stay "running" forever (and Wait with them).
+func (r *Runner) failLostLastAttempts(ctx context.Context) error {
+	rows, err := r.DB.Query(ctx, failLostLastAttemptsSQL, r.now(), errLostLastAttempt)
+	if err != nil {
+		return fmt.Errorf("fail briefing jobs lost on their last attempt: %w", err)
+	}
+	var jobID, orgID, briefingID int64
+	_, err = pgx.ForEachRow(rows, []any{&jobID, &orgID, &briefingID}, func() error {
+		r.Log.Warn("briefing generation failed: "+errLostLastAttempt, "job_id", jobID, "org_id", orgID, "briefing_id", briefingID)
+		r.Metrics.jobDone(JobFailed)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("fail briefing jobs lost on their last attempt: %w", err)
+	}
+	return nil
+}
+
+// claimSQL takes an available job, or one whose lease expired with attempts
+// left (failLostLastAttempts ends the others).
 const claimSQL = `
 WITH next AS (
     SELECT id FROM ff_briefing_jobs
      WHERE run_after <= $1
-       AND (state = 'available' OR (state = 'running' AND locked_until < $1))
+       AND (state = 'available' OR (state = 'running' AND locked_until < $1 AND attempt < max_attempts))
        AND ($4::bigint[] IS NULL OR id = ANY($4))
      ORDER BY run_after, id
      LIMIT 1
@@ -191,10 +286,10 @@ UPDATE ff_briefing_jobs j
 RETURNING j.id, j.org_id, j.briefing_id, j.attempt, j.max_attempts`
 
 // claim takes the oldest due job, or one whose lease expired (its worker
-// crashed), and commits the claim before any work starts.
+// crashed or was cut off), and commits the claim before any work starts.
 func (r *Runner) claim(ctx context.Context, ids []int64) (c claim, ok bool, err error) {
 	now := r.now()
-	err = r.DB.QueryRow(ctx, claimSQL, now, r.workerID(), now.Add(cmp.Or(r.Lease, 5*time.Minute)), ids).
+	err = r.DB.QueryRow(ctx, claimSQL, now, r.workerID(), now.Add(r.lease()), ids).
 		Scan(&c.ID, &c.OrgID, &c.BriefingID, &c.Attempt, &c.MaxAttempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return c, false, nil

@@ -1,11 +1,14 @@
 package briefing
 
 import (
+	"context"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/orgs"
 )
 
 // clock is a settable fake clock for the runner.
@@ -66,7 +69,7 @@ func TestRunnerRetriesThenFails(t *testing.T) {
 	c := &clock{now: now}
 	r := f.runner(c, "w1")
 	for attempt := 1; attempt <= 5; attempt++ {
-		ok, err := r.work(f.ctx, nil)
+		ok, err := r.work(f.ctx, f.ctx, nil)
 		require.NoError(t, err)
 		require.True(t, ok, "attempt %d", attempt)
 		j := f.jobState(job)
@@ -82,7 +85,7 @@ func TestRunnerRetriesThenFails(t *testing.T) {
 
 		// Not before its backoff ends.
 		c.now = j.RunAfter.Add(-time.Millisecond)
-		ok, err = r.work(f.ctx, nil)
+		ok, err = r.work(f.ctx, f.ctx, nil)
 		require.NoError(t, err)
 		require.False(t, ok)
 		c.now = j.RunAfter
@@ -118,12 +121,12 @@ func TestRunnerReclaimsExpiredLease(t *testing.T) {
 
 	other := f.runner(c, "other")
 	c.Advance(59 * time.Second) // lease is one minute
-	ok, err = other.work(f.ctx, nil)
+	ok, err = other.work(f.ctx, f.ctx, nil)
 	require.NoError(t, err)
 	require.False(t, ok, "a live lease must not be taken over")
 
 	c.Advance(2 * time.Second)
-	ok, err = other.work(f.ctx, nil)
+	ok, err = other.work(f.ctx, f.ctx, nil)
 	require.NoError(t, err)
 	require.True(t, ok)
 	j := f.jobState(job)
@@ -169,4 +172,94 @@ func TestRunnerConcurrentWorkers(t *testing.T) {
 	}
 	require.Equal(t, 40, f.count(`SELECT count(*) FROM ff_briefings WHERE status = 'ready'`))
 	require.Equal(t, 40, f.count(`SELECT count(*) FROM ff_briefing_jobs WHERE state = 'completed' AND attempt = 1`))
+}
+
+// lockTechnicians holds an ACCESS EXCLUSIVE lock on the test database's
+// technicians table until cleanup, so any generation blocks on its first
+// technicians query.
+func (f *fixture) lockTechnicians() {
+	f.t.Helper()
+	tx, err := f.db.Begin(f.ctx)
+	require.NoError(f.t, err)
+	f.t.Cleanup(func() { _ = tx.Rollback(context.WithoutCancel(f.ctx)) })
+	_, err = tx.Exec(f.ctx, `LOCK TABLE technicians IN ACCESS EXCLUSIVE MODE`)
+	require.NoError(f.t, err)
+}
+
+// TestRunnerRecordsGenerationTimeout: a generation that runs out of time
+// still records its failure (and is retried), instead of leaving the job
+// running until its lease expires.
+func TestRunnerRecordsGenerationTimeout(t *testing.T) {
+	f := setup(t)
+	org := f.org("acme", config("Etc/UTC", "00:00"))
+	now := utc("2026-03-10T06:00:00Z")
+	job := f.tick(now).JobIDs[0]
+	f.lockTechnicians()
+
+	r := f.runner(&clock{now: now}, "w1")
+	r.Lease = time.Second // the generation gets half of it
+	ok, err := r.work(f.ctx, f.ctx, nil)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	j := f.jobState(job)
+	require.Equal(t, JobAvailable, j.State)
+	require.Equal(t, 1, j.Attempt)
+	require.Contains(t, j.LastError, "deadline exceeded")
+	b, err := (&Store{DB: f.db}).Get(f.ctx, org, date("2026-03-10"))
+	require.NoError(t, err)
+	require.Equal(t, StatusPending, b.Status)
+	require.Contains(t, b.LastError, "deadline exceeded")
+}
+
+// TestRunnerFailsJobLostOnLastAttempt: a job whose worker stopped during its
+// last attempt is not claimed again when the lease expires; the job and its
+// briefing are marked failed, and "generate now" retries it like any other.
+func TestRunnerFailsJobLostOnLastAttempt(t *testing.T) {
+	f := setup(t)
+	org := f.org("acme", config("Etc/UTC", "00:00"))
+	now := utc("2026-03-10T06:00:00Z")
+	job := f.tick(now).JobIDs[0]
+
+	c := &clock{now: now}
+	crashing := f.runner(c, "crashing")
+	for attempt := 1; ; attempt++ {
+		cl, ok, err := crashing.claim(f.ctx, nil)
+		require.NoError(t, err)
+		require.True(t, ok, "attempt %d", attempt)
+		require.Equal(t, attempt, cl.Attempt)
+		c.Advance(crashing.Lease + time.Second) // the worker dies mid-job; its lease runs out
+		if cl.Attempt == cl.MaxAttempts {
+			break
+		}
+	}
+
+	other := f.runner(c, "other")
+	for range 2 {
+		ok, err := other.work(f.ctx, f.ctx, nil)
+		require.NoError(t, err)
+		require.False(t, ok, "a job out of attempts must not be claimed again")
+	}
+	j := f.jobState(job)
+	require.Equal(t, JobFailed, j.State)
+	require.Equal(t, "crashing", j.LockedBy)
+	require.Contains(t, j.LastError, "worker stopped")
+	store := &Store{DB: f.db}
+	b, err := store.Get(f.ctx, org, date("2026-03-10"))
+	require.NoError(t, err)
+	require.Equal(t, StatusFailed, b.Status)
+	require.Contains(t, b.LastError, "worker stopped")
+	runs, err := store.Runs(f.ctx, org, b.ID)
+	require.NoError(t, err)
+	require.False(t, runs[0].FinishedAt.IsZero())
+	require.True(t, runs[0].LockedUntil.IsZero())
+
+	_, err = store.GenerateNow(f.ctx, org, c.now, orgs.Actor{Email: "admin@example.com"})
+	require.NoError(t, err)
+	ok, err := other.work(f.ctx, f.ctx, nil)
+	require.NoError(t, err)
+	require.True(t, ok)
+	b, err = store.Get(f.ctx, org, date("2026-03-10"))
+	require.NoError(t, err)
+	require.Equal(t, StatusReady, b.Status)
 }

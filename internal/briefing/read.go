@@ -41,7 +41,7 @@ type Briefing struct {
 // JobRun is one generation job of a briefing: its attempts and outcome.
 type JobRun struct {
 	ID          int64
-	State       string // JobAvailable, JobRunning, JobCompleted or JobFailed
+	State       string // JobAvailable, "running" (claimed, under a lease), JobCompleted or JobFailed
 	Attempt     int
 	MaxAttempts int
 	RunAfter    time.Time // when it may run (next), after backoff

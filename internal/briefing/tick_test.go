@@ -143,22 +143,22 @@ func TestConcurrentTicks(t *testing.T) {
 
 			start := make(chan struct{})
 			results := make([]TickResult, 4)
+			errs := make([]error, len(results)) // asserted here: require may not stop the test from another goroutine
 			var wg sync.WaitGroup
 			for i := range results {
 				wg.Go(func() {
 					tk := f.ticker()
 					tk.NoLock = noLock
 					<-start
-					var err error
-					results[i], err = tk.Tick(f.ctx, now)
-					require.NoError(t, err)
+					results[i], errs[i] = tk.Tick(f.ctx, now)
 				})
 			}
 			close(start)
 			wg.Wait()
 
 			enqueued := 0
-			for _, r := range results {
+			for i, r := range results {
+				require.NoError(t, errs[i], "replica %d", i)
 				enqueued += r.Enqueued
 			}
 			require.Equal(t, orgs, enqueued)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,11 +22,44 @@ import (
 // Makefile starts or finds.
 const DefaultURL = "postgres://postgres@127.0.0.1:5432/fieldbrief?sslmode=disable"
 
+// Option adjusts the pool's configuration, parsed from the URL, before the
+// pool opens.
+type Option func(*pgxpool.Config)
+
+// MaxConnsAtLeast sizes the pool for a process that needs n connections at
+// once (pgxpool's default is the larger of 4 and the CPU count). A
+// pool_max_conns in the URL wins: the operator knows the server's limit.
+func MaxConnsAtLeast(n int) Option {
+	return func(c *pgxpool.Config) {
+		if !setsMaxConns(c.ConnString()) {
+			c.MaxConns = max(c.MaxConns, int32(min(n, math.MaxInt32)))
+		}
+	}
+}
+
+// setsMaxConns reports whether url sets pool_max_conns; pgxpool.ParseConfig
+// consumes the parameter, so the URL is parsed again to tell.
+func setsMaxConns(url string) bool {
+	c, err := pgconn.ParseConfig(url)
+	if err != nil {
+		return false
+	}
+	_, ok := c.RuntimeParams["pool_max_conns"]
+	return ok
+}
+
 // Connect opens a pool and checks that the server answers.
-func Connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
-	pool, err := pgxpool.New(ctx, url)
+func Connect(ctx context.Context, url string, opts ...Option) (*pgxpool.Pool, error) {
+	config, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	for _, o := range opts {
+		o(config)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, config)
+	if err != nil {
+		return nil, fmt.Errorf("open database pool: %w", err)
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
