@@ -1,3 +1,4 @@
+# syntax=docker/dockerfile:1
 # fieldbrief: one image, two commands.
 #
 #   docker build -t fieldbrief .

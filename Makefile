@@ -23,8 +23,9 @@ help: ## Show this help
 	echo
 	grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
 
-run: build ## Run the app with demo data on http://localhost:8080 (finds or starts PostgreSQL)
-	@export DATABASE_URL="$$(scripts/pg.sh fieldbrief)"
+run: build ## Run the app with demo data on http://localhost:8080 (finds, starts or installs PostgreSQL)
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh fieldbrief)"
 	echo "==> database: $$DATABASE_URL"
 	bin/web migrate
 	bin/web seed-demo
@@ -43,8 +44,9 @@ run: build ## Run the app with demo data on http://localhost:8080 (finds or star
 	  '    Ctrl-C stops both.' ''
 	bin/web serve -addr :$(PORT)
 
-test: ## go vet and every test, browser tests included (finds or starts PostgreSQL, installs Chromium if missing)
-	@scripts/need-chromium.sh
+test: ## go vet and every test, browser tests included (finds, starts or installs PostgreSQL and Chromium)
+	@scripts/need-postgres.sh
+	scripts/need-chromium.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
 	echo "==> go vet ./..."
@@ -53,7 +55,8 @@ test: ## go vet and every test, browser tests included (finds or starts PostgreS
 	$(GO) test -count=1 -timeout=$(TEST_TIMEOUT) ./...
 
 bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
-	@export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS)
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
@@ -75,7 +78,8 @@ docker: ## Build the container image (IMAGE=fieldbrief:dev; needs a Docker engin
 	docker build -t $(IMAGE) .
 
 db: ## Print a DATABASE_URL for this machine (starts the local cluster if needed)
-	@scripts/pg.sh fieldbrief
+	@scripts/need-postgres.sh
+	scripts/pg.sh fieldbrief
 
 db-stop: ## Stop the local PostgreSQL cluster scripts/pg.sh started, if any
 	@scripts/stop-pg.sh

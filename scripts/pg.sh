@@ -32,44 +32,13 @@ fi
 
 [[ $db =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "database name must be a plain identifier, got '$db'"
 
-# pg_bin finds the newest installed server's binaries.
-pg_bin() {
-	if [[ -n ${PG_BIN:-} ]]; then
-		echo "$PG_BIN"
-		return
-	fi
-	local bin
-	bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
-	[[ -n $bin && -x $bin/initdb ]] || return 1
-	echo "$bin"
-}
-
-# psql_cmd runs psql from PATH or from the server's bin directory.
-psql_cmd() {
-	if command -v psql >/dev/null 2>&1; then
-		psql "$@"
-	elif bin=$(pg_bin); then
-		"$bin/psql" "$@"
-	else
-		return 127
-	fi
-}
-
-# answers reports whether a server we can sign in to (user postgres, no
-# password) listens on 127.0.0.1:$1. Without psql, a TCP connect has to do.
-answers() {
-	local port=$1
-	if command -v psql >/dev/null 2>&1 || pg_bin >/dev/null; then
-		PGCONNECT_TIMEOUT=3 psql_cmd -X -q -w -h 127.0.0.1 -p "$port" -U postgres -d postgres -tAc 'SELECT 1' >/dev/null 2>&1
-	else
-		timeout 3 bash -c ">/dev/tcp/127.0.0.1/$port" 2>/dev/null
-	fi
-}
+# shellcheck source=scripts/pg-lib.sh
+source "$root/scripts/pg-lib.sh"
 
 # ensure_db creates the database on the server at port $1 when missing.
 ensure_db() {
 	local port=$1
-	if ! command -v psql >/dev/null 2>&1 && ! pg_bin >/dev/null; then
+	if ! have_psql; then
 		say "no psql here to check that database '$db' exists; assuming it does"
 		return
 	fi
@@ -96,8 +65,8 @@ fi
 
 # --- our own throwaway cluster -------------------------------------------
 
-bin=$(pg_bin) || die "no PostgreSQL server binaries in /usr/lib/postgresql/*/bin and no server on 127.0.0.1:$probe_port.
-  Install them (Debian: apt-get install -y postgresql) or set DATABASE_URL."
+bin=$(pg_bin) || die "no PostgreSQL server binaries in ${PG_BIN:-/usr/lib/postgresql/*/bin} and no server on 127.0.0.1:$probe_port.
+  scripts/need-postgres.sh installs them when run as root (Debian: apt-get install -y postgresql); or set DATABASE_URL."
 
 # initdb and postgres refuse to run as root: as root, the cluster belongs
 # to the postgres user, who must be able to reach the data directory.

@@ -21,6 +21,14 @@ import (
 // DATABASE_URL and the PG_ overrides) and returns its stdout.
 func script(t *testing.T, env []string, name string, args ...string) string {
 	t.Helper()
+	out, stderr, err := tryScript(t, env, name, args...)
+	require.NoError(t, err, "%s %v\nstderr:\n%s", name, args, stderr)
+	return out
+}
+
+// tryScript is script for runs that may fail: stdout, stderr and the error.
+func tryScript(t *testing.T, env []string, name string, args ...string) (string, string, error) {
+	t.Helper()
 	cmd := exec.Command("bash", append([]string{name}, args...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "DATABASE_URL=") && !strings.HasPrefix(kv, "PG_") {
@@ -31,9 +39,8 @@ func script(t *testing.T, env []string, name string, args ...string) string {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	require.NoError(t, err, "%s %v\nstderr:\n%s", name, args, stderr.String())
 	t.Logf("%s %v: %s%s", name, args, out, stderr.String())
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(string(out)), stderr.String(), err
 }
 
 func requireConnects(t *testing.T, url string) {
@@ -98,4 +105,52 @@ func TestStartsItsOwnCluster(t *testing.T) {
 	defer cancel()
 	_, err := pgx.Connect(ctx, url)
 	require.Error(t, err, "the cluster must be stopped")
+}
+
+// need-postgres.sh is satisfied by DATABASE_URL, by server binaries (pg.sh
+// then runs its own cluster) or by a server on the probe port; with none of
+// them it would install Debian's postgresql, which FIELDBRIEF_NO_INSTALL=1
+// forbids here, so it must fail saying what to do. --missing only reports.
+func TestNeedPostgres(t *testing.T) {
+	t.Parallel()
+	nothing := []string{
+		"PG_PROBE_PORT=" + freePort(t), // nobody listens there
+		"PG_BIN=" + filepath.Join(t.TempDir(), "no-postgres-here"),
+		"FIELDBRIEF_NO_INSTALL=1",
+	}
+	require.Equal(t, "postgresql", script(t, nothing, "need-postgres.sh", "--missing"))
+	_, stderr, err := tryScript(t, nothing, "need-postgres.sh")
+	require.Error(t, err)
+	require.Contains(t, stderr, "not installing postgresql")
+	require.Contains(t, stderr, "set DATABASE_URL=")
+	require.Contains(t, stderr, "apt-get install -y postgresql")
+
+	withURL := append([]string{"DATABASE_URL=postgres://someone@db.example:6543/app"}, nothing...)
+	require.Empty(t, script(t, withURL, "need-postgres.sh", "--missing"))
+	script(t, withURL, "need-postgres.sh")
+
+	if bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(bins) > 0 {
+		withBins := []string{"PG_PROBE_PORT=" + freePort(t), "FIELDBRIEF_NO_INSTALL=1"}
+		require.Empty(t, script(t, withBins, "need-postgres.sh", "--missing"))
+		script(t, withBins, "need-postgres.sh")
+	}
+	if _, err := net.DialTimeout("tcp", "127.0.0.1:5432", time.Second); err == nil {
+		// Whatever answers on 5432 must let pg.sh in as well, or pg.sh would fail after it.
+		if _, _, err := tryScript(t, []string{"PG_BIN=/nonexistent"}, "pg.sh", "postgres"); err == nil {
+			onlyServer := []string{"PG_BIN=" + filepath.Join(t.TempDir(), "none"), "FIELDBRIEF_NO_INSTALL=1"}
+			require.Empty(t, script(t, onlyServer, "need-postgres.sh", "--missing"))
+		}
+	}
+}
+
+func TestNeedChromiumMissing(t *testing.T) {
+	t.Parallel()
+	none := []string{"CHROMIUM_PATH=" + filepath.Join(t.TempDir(), "chromium"), "FIELDBRIEF_SKIP_BROWSER=", "FIELDBRIEF_NO_INSTALL=1"}
+	require.Equal(t, "chromium", script(t, none, "need-chromium.sh", "--missing"))
+	_, stderr, err := tryScript(t, none, "need-chromium.sh")
+	require.Error(t, err)
+	require.Contains(t, stderr, "FIELDBRIEF_SKIP_BROWSER=1")
+	skip := append(none, "FIELDBRIEF_SKIP_BROWSER=1")
+	require.Empty(t, script(t, skip, "need-chromium.sh", "--missing"))
+	script(t, skip, "need-chromium.sh")
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"strings"
 
 	"fieldbrief/internal/orgs"
 )
@@ -35,7 +39,7 @@ func createOrgCommand(fs *flag.FlagSet, _ func(string) string) action {
 			return err
 		}
 		defer pool.Close()
-		org, err := (&orgs.Store{DB: pool}).CreateOrg(ctx, *slug, *name)
+		org, err := (&orgs.Store{DB: pool}).ProvisionOrg(ctx, orgs.System, *slug, *name)
 		if err != nil {
 			return err
 		}
@@ -46,13 +50,20 @@ func createOrgCommand(fs *flag.FlagSet, _ func(string) string) action {
 
 func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {
 	email := fs.String("email", "", "sign-in email (required)")
-	password := fs.String("password", "", "password; for an existing user this sets a new one (required)")
-	staff := fs.Bool("staff", false, "make the user platform staff")
+	passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input")
+	password := fs.String("password", "", "the password; shows in the process list and shell history, so prefer\n"+
+		"-password-stdin or FIELDBRIEF_PASSWORD (one of the three is required). For an existing\n"+
+		"user, a different password replaces the old one")
+	staff := fs.Bool("staff", false, "make the user platform staff (never taken away here)")
 	orgSlug := fs.String("org", "", "also add the user to the org with this slug")
 	role := fs.String("role", "", "role in -org: admin or member (default member)")
 	return func(ctx context.Context, a *app) error {
-		if *email == "" || *password == "" {
-			return usageErrorf("-email and -password are required")
+		if *email == "" {
+			return usageErrorf("-email is required")
+		}
+		pw, err := readPassword(a, *password, *passwordStdin)
+		if err != nil {
+			return err
 		}
 		if *role != "" && *orgSlug == "" {
 			return usageErrorf("-role needs -org")
@@ -72,25 +83,72 @@ func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {
 		defer pool.Close()
 		store := &orgs.Store{DB: pool}
 
-		// Find the org first, so a mistyped slug leaves no user behind.
+		// Find the org first for a clear error; the user, the membership and
+		// the audit entries are then written in one transaction.
 		var org orgs.Org
 		if *orgSlug != "" {
 			if org, err = store.OrgBySlug(ctx, *orgSlug); err != nil {
 				return err
 			}
 		}
-		u, err := store.UpsertUser(ctx, *email, *password, *staff)
+		p, err := store.ProvisionUser(ctx, orgs.System, *email, pw, *staff, org.ID, orgs.Role(*role))
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "user id=%d email=%s staff=%t\n", u.ID, u.Email, u.IsStaff)
+		var changes []string
+		if p.Created {
+			changes = append(changes, "created")
+		}
+		if p.PasswordChanged {
+			changes = append(changes, "password changed")
+		}
+		if p.StaffGranted && !p.Created {
+			changes = append(changes, "staff granted")
+		}
+		if len(changes) == 0 {
+			changes = append(changes, "unchanged")
+		}
+		fmt.Fprintf(a.stdout, "user id=%d email=%s staff=%t (%s)\n", p.User.ID, p.User.Email, p.User.IsStaff, strings.Join(changes, ", "))
 		if *orgSlug == "" {
 			return nil
 		}
-		if err := store.AddMember(ctx, org.ID, u.ID, orgs.Role(*role)); err != nil {
-			return err
+		note := "unchanged"
+		switch {
+		case p.OldRole == "":
+			note = "added"
+		case p.OldRole != p.Role:
+			note = "was " + string(p.OldRole)
 		}
-		fmt.Fprintf(a.stdout, "member of %s (org id=%d) as %s\n", org.Slug, org.ID, *role)
+		fmt.Fprintf(a.stdout, "member of %s (org id=%d) as %s (%s)\n", org.Slug, org.ID, p.Role, note)
 		return nil
 	}
+}
+
+// readPassword takes create-user's password from -password-stdin (the first
+// line of stdin), -password, or FIELDBRIEF_PASSWORD, in that order; giving
+// both flags is a mistake.
+func readPassword(a *app, flagValue string, fromStdin bool) (string, error) {
+	switch {
+	case fromStdin && flagValue != "":
+		return "", usageErrorf("give -password-stdin or -password, not both")
+	case fromStdin:
+		in := a.stdin
+		if in == nil {
+			in = strings.NewReader("")
+		}
+		line, err := bufio.NewReader(in).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("read the password from stdin: %w", err)
+		}
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if line == "" {
+			return "", usageErrorf("-password-stdin: the first line of stdin is empty")
+		}
+		return line, nil
+	case flagValue != "":
+		return flagValue, nil
+	case a.getenv("FIELDBRIEF_PASSWORD") != "":
+		return a.getenv("FIELDBRIEF_PASSWORD"), nil
+	}
+	return "", usageErrorf("a password is required: -password-stdin, FIELDBRIEF_PASSWORD or -password")
 }

@@ -29,7 +29,7 @@ func main() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills at once instead of waiting for the graceful shutdown
 	}()
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "web:", err)
@@ -52,16 +52,17 @@ type action func(ctx context.Context, a *app) error
 var commands = []command{
 	{"serve", "[-addr ADDR]", "serve the web app (the default command)", serveCommand},
 	{"migrate", "", "apply pending database migrations and exit", migrateCommand},
-	{"create-org", "-slug SLUG -name NAME", "create an org and print its id", createOrgCommand},
-	{"create-user", "-email EMAIL -password PASSWORD [-staff] [-org SLUG [-role admin|member]]",
-		"create a user (or set an existing user's password), optionally as a member of an org", createUserCommand},
+	{"create-org", "-slug SLUG -name NAME", "create an org (audited) and print its id", createOrgCommand},
+	{"create-user", "-email EMAIL [-password-stdin | -password PASSWORD] [-staff] [-org SLUG [-role admin|member]]",
+		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
 	{"seed-demo", "", "add the demo orgs, people and jobs; running it again changes nothing", seedDemoCommand},
 }
 
-// app is what every action gets: the process's outputs, its logger and a
-// way to open the database.
+// app is what every action gets: the process's input and outputs, its
+// logger and a way to open the database.
 type app struct {
 	getenv func(string) string
+	stdin  io.Reader
 	stdout io.Writer
 	log    *slog.Logger
 }
@@ -78,7 +79,7 @@ func usageErrorf(format string, args ...any) error {
 
 // run is the whole program with its surroundings passed in, so tests start
 // it for real. With no sub-command it serves.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	name, rest := "serve", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, rest = args[0], args[1:]
@@ -129,7 +130,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return usageErrorf("LOG_LEVEL: %v", err)
 	}
-	err = act(ctx, &app{getenv: getenv, stdout: stdout, log: log})
+	err = act(ctx, &app{getenv: getenv, stdin: stdin, stdout: stdout, log: log})
 	if errors.As(err, new(*usageError)) {
 		commandUsage(stderr)
 	}
@@ -235,8 +236,10 @@ Environment:
   SESSION_IDLE_TIMEOUT            sign out after this long unused (default 12h)
   SESSION_ABSOLUTE_TIMEOUT        sign out this long after sign-in (default 168h)
   LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
-  LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 300)
+  LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 1000)
+  TRUSTED_PROXIES                 CIDRs of proxies in front of web whose X-Forwarded-For is believed (default: none)
   LOG_LEVEL                       debug, info, warn or error (default info)
+  FIELDBRIEF_PASSWORD             create-user's password when neither -password-stdin nor -password is given
 
 Run 'web COMMAND -h' for a command's flags.
 `, "help", database.DefaultURL)

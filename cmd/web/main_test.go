@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,8 +42,14 @@ func newCLI(t *testing.T, databaseURL string) *cli {
 
 func (c *cli) run(ctx context.Context, args ...string) result {
 	c.t.Helper()
+	return c.runStdin(ctx, "", args...)
+}
+
+// runStdin runs the program with stdin as its standard input.
+func (c *cli) runStdin(ctx context.Context, stdin string, args ...string) result {
+	c.t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(ctx, args, func(k string) string { return c.env[k] }, &stdout, &stderr)
+	err := run(ctx, args, func(k string) string { return c.env[k] }, strings.NewReader(stdin), &stdout, &stderr)
 	return result{stdout.String(), stderr.String(), err}
 }
 
@@ -265,11 +270,7 @@ func freeAddr(t *testing.T) string {
 func emptyDatabase(t *testing.T) string {
 	t.Helper()
 	ctx := context.Background()
-	server := os.Getenv("DATABASE_URL")
-	if server == "" {
-		server = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	u, err := url.Parse(server)
+	u, err := url.Parse(testdb.ServerURL(t))
 	require.NoError(t, err)
 	u.Path = "/postgres"
 	admin, err := pgx.Connect(ctx, u.String())
@@ -291,8 +292,5 @@ func emptyDatabase(t *testing.T) string {
 		}
 	})
 	u.Path = "/" + name
-	q := u.Query()
-	q.Set("sslmode", "disable")
-	u.RawQuery = q.Encode()
 	return u.String()
 }

@@ -90,9 +90,6 @@ func NewSessions(db *pgxpool.Pool, o Options) *Sessions {
 	}
 }
 
-// CookieName is the name of the session cookie with these options.
-func (s *Sessions) CookieName() string { return s.name }
-
 // Client describes the browser a session was started from (kept on the
 // row for people reviewing their sessions; never used to decide).
 type Client struct {

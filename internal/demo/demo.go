@@ -52,9 +52,8 @@ type UserSummary struct {
 func Seed(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Summary, error) {
 	store := &orgs.Store{DB: pool}
 	sum := Summary{Password: Password}
-	if err := store.SetGlobalFlag(ctx, orgs.System, schedule.FlagKey, true, "demo data: briefings on"); err != nil {
-		return sum, fmt.Errorf("switch on %s: %w", schedule.FlagKey, err)
-	}
+	// The global switch is left alone: the migration ships it on, and a
+	// re-seed (every `make run`) must not undo staff switching it off.
 	ids := map[string]int64{}
 	for _, spec := range demoOrgs {
 		so, err := seedOrg(ctx, store, spec, now)

@@ -202,3 +202,42 @@ func TestSeedGivesNewOrgsYesterdaysBriefing(t *testing.T) {
 	require.NoError(t, store.DB.QueryRow(ctx, `SELECT count(*) FROM ff_briefings`).Scan(&n))
 	require.Equal(t, 1, n)
 }
+
+// The global kill switch belongs to staff: seeding (every `make run`) never
+// turns it back on, and records nothing about it.
+func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+	enabled := func(store *orgs.Store) bool {
+		t.Helper()
+		var on bool
+		require.NoError(t, store.DB.QueryRow(ctx,
+			`SELECT is_enabled FROM admin_feature_flags WHERE key = $1`, schedule.FlagKey).Scan(&on))
+		return on
+	}
+	require.True(t, enabled(store), "the migration ships the switch on")
+
+	_, err := demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+	require.True(t, enabled(store))
+
+	require.NoError(t, store.SetGlobalFlag(ctx, orgs.Actor{Email: "staff@example.test"}, schedule.FlagKey, false, "incident"))
+	before := countRows(t, ctx, store)
+	_, err = demo.Seed(ctx, store.DB, now.Add(time.Hour))
+	require.NoError(t, err)
+	require.False(t, enabled(store), "a re-seed must not switch briefings back on")
+	require.Equal(t, before, countRows(t, ctx, store), "nor write an audit entry")
+
+	// Off before the very first seed: stays off too.
+	fresh := &orgs.Store{DB: testdb.New(t)}
+	require.NoError(t, fresh.SetGlobalFlag(ctx, orgs.System, schedule.FlagKey, false, "not yet"))
+	sum, err := demo.Seed(ctx, fresh.DB, now)
+	require.NoError(t, err, "new orgs are seeded without a briefing history")
+	require.Len(t, sum.Orgs, 3)
+	require.False(t, enabled(fresh))
+	var briefings int
+	require.NoError(t, fresh.DB.QueryRow(ctx, `SELECT count(*) FROM ff_briefings`).Scan(&briefings))
+	require.Zero(t, briefings)
+}

@@ -20,7 +20,8 @@ var seedActor = orgs.Actor{Email: "demo seed"}
 // dates from the start of its local yesterday, and yesterday's briefing is
 // requested as of yesterday's schedule minute through the real pipeline
 // (GenerateNow). The worker that `make run` starts generates it from
-// yesterday's jobs within a second. A day off yesterday stays a day off.
+// yesterday's jobs within a second. A day off yesterday stays a day off,
+// and so does every day while briefings are switched off.
 func seedHistory(ctx context.Context, pool *pgxpool.Pool, orgID int64, cfg schedule.Config, now time.Time) error {
 	s, err := cfg.Schedule()
 	if err != nil {
@@ -32,6 +33,15 @@ func seedHistory(ctx context.Context, pool *pgxpool.Pool, orgID int64, cfg sched
 		return fmt.Errorf("demo history: date org %d: %w", orgID, err)
 	}
 	if !s.Days.Has(yesterday.Weekday()) {
+		return nil
+	}
+	// With briefings switched off (staff's kill switch) there is no
+	// briefing to request: the org just starts without history.
+	on, err := (&orgs.Store{DB: pool}).EffectiveFlag(ctx, orgID, schedule.FlagKey)
+	if err != nil {
+		return fmt.Errorf("demo history: %w", err)
+	}
+	if !on {
 		return nil
 	}
 	fireAt, _ := schedule.FireTime(s.Zone.Loc, yesterday, s.At)

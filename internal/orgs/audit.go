@@ -81,31 +81,54 @@ func auditJSON(v any) ([]byte, error) {
 	return b, nil
 }
 
-// AuditFilter narrows the audit log page. Zero values mean "any".
+// AuditFilter narrows the staff audit log. Zero values mean "any".
 type AuditFilter struct {
-	OrgID   int64  // one org's entries (an org admin's view)
-	OrgSlug string // one org's entries, by slug (the staff filter)
+	OrgSlug string // one org's entries, by slug
 	Actor   string // substring of the actor's email
 	Limit   int
 }
 
-// ListAudit returns entries newest first.
+// auditSelect reads entries with their org's slug; each query adds its
+// WHERE, order and limit.
+const auditSelect = `
+	SELECT a.id, a.at, coalesce(a.actor_id, 0), a.actor_email, coalesce(a.org_id, 0), coalesce(o.slug, ''),
+	       a.action, a.target, a.old_value, a.new_value, a.reason
+	FROM audit_log a LEFT JOIN orgs o ON o.id = a.org_id`
+
+// ListAudit returns entries newest first, across every org and platform-wide
+// changes: the staff console's log, never shown to an org.
 func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
-	rows, err := s.DB.Query(ctx, `
-		SELECT a.id, a.at, coalesce(a.actor_id, 0), a.actor_email, coalesce(a.org_id, 0), coalesce(o.slug, ''),
-		       a.action, a.target, a.old_value, a.new_value, a.reason
-		FROM audit_log a LEFT JOIN orgs o ON o.id = a.org_id
+	rows, err := s.DB.Query(ctx, auditSelect+`
 		WHERE ($1 = '' OR o.slug = $1)
 		  AND ($2 = '' OR a.actor_email ILIKE '%' || $2 || '%')
-		  AND ($4 = 0 OR a.org_id = $4)
 		ORDER BY a.at DESC, a.id DESC
-		LIMIT $3`, f.OrgSlug, escapeLike(f.Actor), f.Limit, f.OrgID)
+		LIMIT $3`, f.OrgSlug, escapeLike(f.Actor), f.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("list audit: %w", err)
 	}
+	return collectAudit(rows)
+}
+
+// OrgAudit returns an org's own recent changes, newest first, for its
+// admins: its settings and its briefings. Staff changes to the org's flags
+// are left out, as they carry staff emails and internal reasons (the
+// briefings page already says when the feature is off).
+func (s *Store) OrgAudit(ctx context.Context, orgID int64, limit int) ([]AuditEntry, error) {
+	rows, err := s.DB.Query(ctx, auditSelect+`
+		WHERE a.org_id = $1
+		  AND (a.action LIKE 'fieldforce.%' OR a.action LIKE 'briefing.%')
+		ORDER BY a.at DESC, a.id DESC
+		LIMIT $2`, orgID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("audit of org %d: %w", orgID, err)
+	}
+	return collectAudit(rows)
+}
+
+func collectAudit(rows pgx.Rows) ([]AuditEntry, error) {
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
 		var e AuditEntry
 		var oldV, newV []byte

@@ -99,7 +99,7 @@ func (s *Store) SetOrgFlag(ctx context.Context, actor Actor, orgID int64, key st
 		} else if err != nil {
 			return fmt.Errorf("read flag %q: %w", key, err)
 		}
-		old, err := orgOverride(ctx, tx, orgID, key, true)
+		old, err := orgOverride(ctx, tx, orgID, key)
 		if err != nil {
 			return err
 		}
@@ -123,13 +123,12 @@ func (s *Store) SetOrgFlag(ctx context.Context, actor Actor, orgID int64, key st
 	})
 }
 
-func orgOverride(ctx context.Context, tx pgx.Tx, orgID int64, key string, lock bool) (Override, error) {
-	q := `SELECT is_enabled FROM org_feature_flags WHERE org_id = $1 AND key = $2`
-	if lock {
-		q += ` FOR UPDATE`
-	}
+// orgOverride reads an org's override inside the transaction that changes
+// it, locking the row so concurrent changes audit the right "old" state.
+func orgOverride(ctx context.Context, tx pgx.Tx, orgID int64, key string) (Override, error) {
 	var on bool
-	err := tx.QueryRow(ctx, q, orgID, key).Scan(&on)
+	err := tx.QueryRow(ctx, `SELECT is_enabled FROM org_feature_flags WHERE org_id = $1 AND key = $2 FOR UPDATE`,
+		orgID, key).Scan(&on)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Inherit, nil

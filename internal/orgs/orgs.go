@@ -46,20 +46,7 @@ func ValidateOrg(slug, name string) error {
 
 // CreateOrg creates a tenant. A taken slug is a conflict.
 func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
-	if err := ValidateOrg(slug, name); err != nil {
-		return Org{}, err
-	}
-	var o Org
-	err := s.DB.QueryRow(ctx,
-		`INSERT INTO orgs (slug, name) VALUES ($1, $2) RETURNING id, slug, name, created_at`,
-		slug, strings.TrimSpace(name)).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
-	if isUniqueViolation(err, "orgs_slug_key") {
-		return Org{}, apperr.Errorf(apperr.Conflict, "an org with slug %q already exists", slug)
-	}
-	if err != nil {
-		return Org{}, fmt.Errorf("create org %q: %w", slug, err)
-	}
-	return o, nil
+	return createOrg(ctx, s.DB, slug, name)
 }
 
 // OrgBySlug finds an org for staff pages and the CLI. Member-facing code

@@ -193,18 +193,43 @@ func TestAuditLogIsAppendOnly(t *testing.T) {
 	require.ErrorContains(t, err, "append-only")
 }
 
-func TestListAuditByOrgIDIsScopedToThatOrg(t *testing.T) {
+// OrgAudit is what an org's admins see: their org's settings and briefing
+// changes, never another org's, never staff flag changes (staff emails,
+// internal reasons) nor platform-wide ones.
+func TestOrgAuditIsTheOrgsOwnSettingsAndBriefings(t *testing.T) {
 	b := setup(t)
+	staff := orgs.Actor{UserID: 0, Email: "staff@fieldbrief.test"}
 	_, err := b.store.SaveFieldforce(b.ctx, orgs.System, b.acme.ID,
 		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00"}}`))
 	require.NoError(t, err)
+	require.NoError(t, orgs.Audit(b.ctx, b.store.DB, orgs.AuditEntry{Actor: orgs.System, OrgID: b.acme.ID,
+		Action: "briefing.generate", Target: "2026-03-04"}))
 	_, err = b.store.SaveFieldforce(b.ctx, orgs.System, b.other.ID,
 		[]byte(`{"briefing":{"timezone":"Asia/Tokyo","schedule_local_time":"06:00"}}`))
 	require.NoError(t, err)
+	require.NoError(t, orgs.Audit(b.ctx, b.store.DB, orgs.AuditEntry{Actor: orgs.System, OrgID: b.other.ID,
+		Action: "briefing.generate", Target: "2026-03-05"}))
+	require.NoError(t, b.store.SetOrgFlag(b.ctx, staff, b.acme.ID, schedule.FlagKey, orgs.Off, "churn risk, see ticket 7"))
+	require.NoError(t, b.store.SetGlobalFlag(b.ctx, staff, schedule.FlagKey, false, "incident 42"))
 
-	entries, err := b.store.ListAudit(b.ctx, orgs.AuditFilter{OrgID: b.other.ID})
+	entries, err := b.store.OrgAudit(b.ctx, b.acme.ID, 10)
+	require.NoError(t, err)
+	var actions []string
+	for _, e := range entries {
+		require.Equal(t, b.acme.ID, e.OrgID)
+		require.Equal(t, "acme", e.OrgSlug)
+		require.NotEqual(t, staff.Email, e.Actor.Email)
+		actions = append(actions, e.Action+" "+e.Target)
+	}
+	require.Equal(t, []string{"briefing.generate 2026-03-04", "fieldforce.config.update fieldforce"}, actions, "newest first")
+	require.Contains(t, string(entries[1].New.(json.RawMessage)), "Europe/Berlin")
+
+	entries, err = b.store.OrgAudit(b.ctx, b.acme.ID, 1)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
-	require.Equal(t, b.other.ID, entries[0].OrgID)
-	require.Contains(t, string(entries[0].New.(json.RawMessage)), "Asia/Tokyo")
+
+	// The staff log still has everything.
+	all, err := b.store.ListAudit(b.ctx, orgs.AuditFilter{})
+	require.NoError(t, err)
+	require.Len(t, all, 6)
 }

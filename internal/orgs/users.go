@@ -63,42 +63,12 @@ func normalizeEmail(email string) (string, error) {
 // the same email (case-insensitive); staff is only ever granted here, never
 // taken away, so re-running a provisioning script is safe.
 func (s *Store) UpsertUser(ctx context.Context, email, password string, staff bool) (User, error) {
-	email, err := normalizeEmail(email)
-	if err != nil {
-		return User{}, err
-	}
-	if password == "" || len(password) > 1024 {
-		return User{}, apperr.FieldError("password", "password is required (at most 1024 bytes)")
-	}
-	hash, err := hashPassword(password)
-	if err != nil {
-		return User{}, err
-	}
-	var u User
-	err = s.DB.QueryRow(ctx, `
-		INSERT INTO users (email, password_hash, is_staff) VALUES ($1, $2, $3)
-		ON CONFLICT (lower(email)) DO UPDATE
-		   SET password_hash = EXCLUDED.password_hash, is_staff = users.is_staff OR EXCLUDED.is_staff
-		RETURNING id, email, is_staff, created_at`, email, hash, staff).
-		Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
-	if err != nil {
-		return User{}, fmt.Errorf("upsert user %q: %w", email, err)
-	}
-	return u, nil
+	return upsertUser(ctx, s.DB, email, password, staff)
 }
 
 // AddMember gives a user a role in an org, replacing any previous role.
 func (s *Store) AddMember(ctx context.Context, orgID, userID int64, role Role) error {
-	if _, err := ParseRole(string(role)); err != nil {
-		return err
-	}
-	_, err := s.DB.Exec(ctx, `
-		INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3)
-		ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role`, orgID, userID, role)
-	if err != nil {
-		return fmt.Errorf("add user %d to org %d: %w", userID, orgID, err)
-	}
-	return nil
+	return addMember(ctx, s.DB, orgID, userID, role)
 }
 
 var errBadCredentials = apperr.Errorf(apperr.Unauthorized, "email or password is incorrect")
@@ -120,20 +90,6 @@ func (s *Store) Authenticate(ctx context.Context, email, password string) (User,
 	}
 	if !verifyPassword(hash, password) {
 		return User{}, errBadCredentials
-	}
-	return u, nil
-}
-
-// UserByID loads a user (for the session middleware).
-func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
-	var u User
-	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at FROM users WHERE id = $1`, id).
-		Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return User{}, apperr.Errorf(apperr.NotFound, "no user %d", id)
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("user %d: %w", id, err)
 	}
 	return u, nil
 }

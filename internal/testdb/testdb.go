@@ -1,17 +1,36 @@
 // Package testdb gives each test its own freshly migrated PostgreSQL database
 // (pgtestdb clones a template built once from our goose migrations).
 //
-// The server comes from DATABASE_URL (only host, port and credentials are
-// used) or defaults to 127.0.0.1:5432; `make test` starts a throwaway cluster
-// and sets DATABASE_URL when no server answers.
+// The server is found once per test process, the way scripts/pg.sh finds
+// one for `make test`:
+//
+//  1. DATABASE_URL set → that server (host, port, credentials and query
+//     parameters such as sslmode; the database name is ignored).
+//  2. A server on 127.0.0.1:$PG_PROBE_PORT (default 5432) that lets user
+//     postgres in without a password → that one.
+//  3. Otherwise the repository's scripts/pg.sh is run, which starts (or
+//     reuses) the throwaway cluster under .pgdata/, and its URL is used.
+//
+// So `go test ./...` works without `make test`, and without a server on 5432.
 package testdb
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
@@ -41,14 +60,154 @@ func New(t testing.TB) *pgxpool.Pool {
 	return pool
 }
 
+// ServerURL returns a URL of the test server's maintenance database
+// ("postgres"), for tests that create or drop databases themselves.
+func ServerURL(t testing.TB) string {
+	t.Helper()
+	return serverConfig(t).URL()
+}
+
+// server is the test server, found once per process.
+var server struct {
+	once   sync.Once
+	url    string // postgres://… of the server; its database name is not used
+	source string // where it came from, for messages
+	err    error
+}
+
 func serverConfig(t testing.TB) pgtestdb.Config {
-	raw := os.Getenv("DATABASE_URL")
-	if raw == "" {
-		raw = "postgres://postgres@127.0.0.1:5432/postgres"
+	t.Helper()
+	server.once.Do(func() { server.url, server.source, server.err = findServer() })
+	if server.err != nil {
+		t.Fatalf("testdb: no PostgreSQL for tests: set DATABASE_URL or run `make test`.\n%v", server.err)
 	}
+	cfg, err := configFromURL(server.url)
+	if err != nil {
+		t.Fatalf("testdb: %s: %v", server.source, err)
+	}
+	return cfg
+}
+
+// probeTimeout bounds each step of the look at 127.0.0.1:$PG_PROBE_PORT.
+const probeTimeout = 3 * time.Second
+
+// findServer returns the server's URL and where it came from.
+func findServer() (serverURL, source string, err error) {
+	if raw := os.Getenv("DATABASE_URL"); raw != "" {
+		return raw, "DATABASE_URL", nil
+	}
+	port := os.Getenv("PG_PROBE_PORT")
+	if port == "" {
+		port = "5432"
+	}
+	local := "postgres://postgres@" + net.JoinHostPort("127.0.0.1", port) + "/postgres?sslmode=disable"
+	if answers(local) {
+		return local, "the server on 127.0.0.1:" + port, nil
+	}
+	u, err := runPgSh()
+	if err == nil {
+		// Shown with -v or when a test fails: where the databases come from.
+		fmt.Fprintf(os.Stderr, "testdb: DATABASE_URL is unset and nothing answers on 127.0.0.1:%s; using %s from scripts/pg.sh\n", port, u)
+	}
+	return u, "scripts/pg.sh", err
+}
+
+// answers reports whether a server we can sign in to listens at url: a quick
+// TCP dial first, so a closed port costs nothing, then a real connection.
+func answers(serverURL string) bool {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return false
+	}
+	c, err := net.DialTimeout("tcp", u.Host, probeTimeout)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		return false
+	}
+	defer conn.Close(ctx)
+	return conn.Ping(ctx) == nil
+}
+
+// runPgSh runs the repository's scripts/pg.sh, which prints a URL on stdout
+// after finding, starting or creating the throwaway cluster.
+func runPgSh() (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	script := filepath.Join(root, "scripts", "pg.sh")
+	cmd := exec.Command("bash", script, "postgres")
+	cmd.Dir = root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s: %v\n%s", script, err, strings.TrimSpace(stderr.String()))
+	}
+	os.Stderr.Write(stderr.Bytes())
+	out := strings.TrimSpace(stdout.String())
+	if !strings.HasPrefix(out, "postgres://") && !strings.HasPrefix(out, "postgresql://") {
+		return "", fmt.Errorf("%s printed %q, not a postgres:// URL\n%s", script, out, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// repoRoot finds the module root: from this source file's path when the
+// build kept it, else by walking up from the working directory to go.mod.
+func repoRoot() (string, error) {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		root := filepath.Join(filepath.Dir(file), "..", "..")
+		if _, err := os.Stat(filepath.Join(root, "scripts", "pg.sh")); err == nil {
+			return filepath.Clean(root), nil
+		}
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "scripts", "pg.sh")); err == nil {
+				return dir, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("cannot find the repository root (go.mod with scripts/pg.sh) above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// configFromURL turns a server URL into pgtestdb's settings. Its query
+// parameters (sslmode, sslrootcert, connect_timeout, …) are kept, except
+// pgxpool's own pool_* settings, which mean nothing to a single connection.
+// A user defaults to postgres.
+func configFromURL(raw string) (pgtestdb.Config, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		t.Fatalf("testdb: DATABASE_URL: %v", err)
+		return pgtestdb.Config{}, fmt.Errorf("not a URL: %v", err)
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return pgtestdb.Config{}, fmt.Errorf("want a postgres:// URL, got scheme %q", u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return pgtestdb.Config{}, errors.New("the URL names no host")
+	}
+	q := u.Query()
+	for k := range q {
+		if strings.HasPrefix(k, "pool_") {
+			q.Del(k)
+		}
+	}
+	user := u.User.Username()
+	if user == "" {
+		user = "postgres"
 	}
 	password, _ := u.User.Password()
 	port := u.Port()
@@ -59,10 +218,10 @@ func serverConfig(t testing.TB) pgtestdb.Config {
 		DriverName:                "pgx",
 		Host:                      u.Hostname(),
 		Port:                      port,
-		User:                      u.User.Username(),
+		User:                      user,
 		Password:                  password,
 		Database:                  "postgres",
-		Options:                   "sslmode=disable",
+		Options:                   q.Encode(),
 		ForceTerminateConnections: true,
-	}
+	}, nil
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -249,6 +250,50 @@ func TestThrottlePerClient(t *testing.T) {
 	c.login(f.memberA.Email, testPassword)
 }
 
+// With TRUSTED_PROXIES, X-Forwarded-For from a trusted proxy decides who
+// the client is for throttling (the nearest address outside the trusted
+// ranges, so a client cannot pick its own by prepending one); without it,
+// or from a peer outside the ranges, the header is ignored and the TCP peer
+// counts.
+func TestClientIPBehindTrustedProxies(t *testing.T) {
+	t.Parallel()
+	failTwice := func(c *client, xff string) {
+		t.Helper()
+		for _, email := range []string{"a@x.test", "b@x.test"} {
+			res := c.with("X-Forwarded-For", xff).post("/login", url.Values{"email": {email}, "password": {"guess"}})
+			require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+		}
+	}
+	signIn := func(c *client, xff string) int {
+		t.Helper()
+		return c.with("X-Forwarded-For", xff).post("/login", url.Values{"email": {"member@acme.test"}, "password": {testPassword}}).Code
+	}
+
+	trusting := func(cidrs ...string) *fixture {
+		return setupConfig(t, func(c *Config) {
+			c.MaxLoginFailuresPerClient = 2
+			for _, cidr := range cidrs {
+				_, n, err := net.ParseCIDR(cidr)
+				require.NoError(t, err)
+				c.TrustedProxies = append(c.TrustedProxies, n)
+			}
+		})
+	}
+
+	f := trusting("127.0.0.0/8") // the test server's peer: our "load balancer"
+	failTwice(f.anon(), "203.0.113.7")
+	require.Equal(t, http.StatusTooManyRequests, signIn(f.anon(), "203.0.113.7"))
+	require.Equal(t, http.StatusTooManyRequests, signIn(f.anon(), "198.51.100.9, 203.0.113.7"), "a prepended address is not believed")
+	require.Equal(t, http.StatusSeeOther, signIn(f.anon(), "198.51.100.9"), "another client behind the same proxy")
+	require.Equal(t, 1, countRows(t, f, `SELECT count(*) FROM sessions WHERE client_ip = '198.51.100.9'`))
+
+	for name, f := range map[string]*fixture{"no trusted proxies": trusting(), "peer not trusted": trusting("10.0.0.0/8")} {
+		failTwice(f.anon(), "203.0.113.7")
+		require.Equal(t, http.StatusTooManyRequests, signIn(f.anon(), "198.51.100.9"), name+": X-Forwarded-For is ignored")
+		require.Equal(t, 2, countRows(t, f, `SELECT count(*) FROM login_failures WHERE client_ip = '127.0.0.1'`), name)
+	}
+}
+
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -300,6 +345,20 @@ func TestLoadConfig(t *testing.T) {
 	require.Len(t, unwritable.Warnings, 1)
 	require.Contains(t, unwritable.Warnings[0], "lasts until restart")
 
+	require.Empty(t, first.TrustedProxies, "trust no proxy by default")
+
+	proxied, err := LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32,192.0.2.7/32"}))
+	require.NoError(t, err)
+	var ranges []string
+	for _, n := range proxied.TrustedProxies {
+		ranges = append(ranges, n.String())
+	}
+	require.Equal(t, []string{"10.0.0.0/8", "2001:db8::/32", "192.0.2.7/32"}, ranges)
+	for _, bad := range []string{"10.0.0.1", "10.0.0.0/8,", "proxy.internal/8"} {
+		_, err = LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "TRUSTED_PROXIES": bad}))
+		require.ErrorContains(t, err, "TRUSTED_PROXIES", bad)
+	}
+
 	_, err = LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "SESSION_ABSOLUTE_TIMEOUT": "soon", "COOKIE_SECURE": "maybe"}))
 	require.ErrorContains(t, err, "SESSION_ABSOLUTE_TIMEOUT")
 	require.ErrorContains(t, err, "COOKIE_SECURE")
@@ -325,6 +384,21 @@ func TestReadyzWithoutDatabase(t *testing.T) {
 	f.db.Close()
 	require.Equal(t, http.StatusServiceUnavailable, f.anon().get("/readyz").Code)
 	require.Equal(t, http.StatusOK, f.anon().get("/healthz").Code)
+}
+
+// Probes, metrics and static files do not load the session a browser's
+// cookie names: here the database is gone and they still answer as they
+// would for anyone, while a page needs the session and fails.
+func TestProbesIgnoreTheSessionCookie(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.as(&f.memberA)
+	f.db.Close()
+	require.Equal(t, http.StatusOK, c.get("/healthz").Code)
+	require.Equal(t, http.StatusServiceUnavailable, c.get("/readyz").Code)
+	require.Equal(t, http.StatusOK, c.get("/metrics").Code)
+	require.Equal(t, http.StatusOK, c.get("/static/app.css").Code)
+	require.Equal(t, http.StatusInternalServerError, c.get("/orgs/acme/briefings").Code)
 }
 
 func mustURL(t *testing.T, raw string) *url.URL {

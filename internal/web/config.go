@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,6 +33,11 @@ const minKeyLen = 32
 //	LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
 //	LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 1000;
 //	                                many people can share one address behind a NAT)
+//	TRUSTED_PROXIES                 comma-separated CIDRs of the load balancers or proxies in front of the
+//	                                server, e.g. 10.0.0.0/8 (default empty: trust none). When set, the client
+//	                                IP (for sign-in throttling and the session record) is the nearest
+//	                                X-Forwarded-For address outside these ranges; when the TCP peer is not
+//	                                in them, X-Forwarded-For is ignored. Unset, the client is the TCP peer.
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {
@@ -83,6 +89,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.AbsoluteTimeout = envDuration(getenv, "SESSION_ABSOLUTE_TIMEOUT", 168*time.Hour, &errs)
 	c.MaxLoginFailuresPerAccount = envInt(getenv, "LOGIN_MAX_FAILURES_PER_ACCOUNT", 100, &errs)
 	c.MaxLoginFailuresPerClient = envInt(getenv, "LOGIN_MAX_FAILURES_PER_CLIENT", 1000, &errs)
+	if v := getenv("TRUSTED_PROXIES"); v != "" {
+		var err error
+		if c.TrustedProxies, err = parseCIDRs(v); err != nil {
+			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
@@ -112,6 +124,21 @@ func (c Config) validate() error {
 		errs = append(errs, errors.New("sign-in failure limits must be positive"))
 	}
 	return errors.Join(errs...)
+}
+
+// parseCIDRs reads comma-separated CIDRs. A bare address is refused rather
+// than guessed at: the operator says /32 when they mean one host.
+func parseCIDRs(s string) ([]*net.IPNet, error) {
+	var nets []*net.IPNet
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		_, n, err := net.ParseCIDR(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR such as 10.0.0.0/8 or 192.0.2.7/32", part)
+		}
+		nets = append(nets, n)
+	}
+	return nets, nil
 }
 
 // parseKeys decodes comma-separated keys. A key made only of hex digits is

@@ -34,15 +34,17 @@ func fingerprint(t *testing.T, f *fixture) map[string]string {
 	return out
 }
 
-// TestEveryWriteNeedsTheCSRFToken walks every non-GET route as someone
-// allowed to use it, with a valid form but no (or a bad) token: 403, and
-// not one row anywhere changes. Browsers' Sec-Fetch-Site does not stand in
-// for the token.
+// TestEveryWriteNeedsTheCSRFToken walks every non-GET route as each
+// signed-in person allowed to use it (and, on public routes, also as an
+// anonymous browser that saw the sign-in form), with a valid form but no
+// (or a bad) token: 403 once the access checks pass, and not one row
+// anywhere changes. Browsers' Sec-Fetch-Site does not stand in for the
+// token. (TestRouteMatrix covers those the access checks turn away.)
 func TestEveryWriteNeedsTheCSRFToken(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	seedBriefings(t, f)
-	anon, adminA, staff := f.as(nil), f.as(&f.adminA), f.as(&f.staff)
+	anon, memberA, adminA, staff := f.as(nil), f.as(&f.memberA), f.as(&f.adminA), f.as(&f.staff)
 	anon.get("/login") // holds a CSRF cookie, like a browser that saw the form
 	before := fingerprint(t, f)
 
@@ -53,32 +55,40 @@ func TestEveryWriteNeedsTheCSRFToken(t *testing.T) {
 		}
 		g, ok := routeAccess(r.Method, r.Path)
 		require.True(t, ok, "route %s %s is in no access group", r.Method, r.Path)
-		c := anon
+		var users []*client
 		switch g {
+		case public:
+			users = []*client{anon, memberA, adminA, staff}
+		case signedIn:
+			users = []*client{memberA, adminA, staff}
+		case member:
+			users = []*client{memberA, adminA}
+		case admin:
+			users = []*client{adminA}
 		case staffOnly:
-			c = staff
-		case member, admin, signedIn:
-			c = adminA
+			users = []*client{staff}
 		}
 		routes++
 		path := concrete(r.Path)
 		form := plausibleForm(f)
-		for name, attempt := range map[string]func() response{
-			"no token":                  func() response { return c.postNoCSRF(path, form) },
-			"no token, same-origin":     func() response { return c.with("Sec-Fetch-Site", "same-origin").postNoCSRF(path, form) },
-			"no token, fetch site none": func() response { return c.with("Sec-Fetch-Site", "none").postNoCSRF(path, form) },
-			"no token, htmx":            func() response { return c.htmx().postNoCSRF(path, form) },
-			"wrong token": func() response {
-				bad := plausibleForm(f)
-				bad.Set("_csrf", "not-the-token")
-				return c.postNoCSRF(path, bad)
-			},
-			"wrong header":          func() response { return c.with(csrfHeader, "not-the-token").postNoCSRF(path, form) },
-			"cross-site with token": func() response { return c.with("Sec-Fetch-Site", "cross-site").post(path, form) },
-			"same-site with token":  func() response { return c.with("Sec-Fetch-Site", "same-site").post(path, form) },
-		} {
-			res := attempt()
-			require.Equal(t, http.StatusForbidden, res.Code, "%s %s (%s): %s", r.Method, path, name, res.Body)
+		for _, c := range users {
+			for name, attempt := range map[string]func() response{
+				"no token":                  func() response { return c.postNoCSRF(path, form) },
+				"no token, same-origin":     func() response { return c.with("Sec-Fetch-Site", "same-origin").postNoCSRF(path, form) },
+				"no token, fetch site none": func() response { return c.with("Sec-Fetch-Site", "none").postNoCSRF(path, form) },
+				"no token, htmx":            func() response { return c.htmx().postNoCSRF(path, form) },
+				"wrong token": func() response {
+					bad := plausibleForm(f)
+					bad.Set("_csrf", "not-the-token")
+					return c.postNoCSRF(path, bad)
+				},
+				"wrong header":          func() response { return c.with(csrfHeader, "not-the-token").postNoCSRF(path, form) },
+				"cross-site with token": func() response { return c.with("Sec-Fetch-Site", "cross-site").post(path, form) },
+				"same-site with token":  func() response { return c.with("Sec-Fetch-Site", "same-site").post(path, form) },
+			} {
+				res := attempt()
+				require.Equal(t, http.StatusForbidden, res.Code, "%s %s (%s): %s", r.Method, path, name, res.Body)
+			}
 		}
 	}
 	require.Greater(t, routes, 5)

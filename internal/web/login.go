@@ -40,7 +40,7 @@ func (s *Server) login(c echo.Context) error {
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
 	}
 
-	ctx, now, ip := c.Request().Context(), s.now(), clientIP(c)
+	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP() // see ipExtractor
 	if err := s.throttle.Check(ctx, f.Email, ip, now); err != nil {
 		if apperr.Code(err) != apperr.TooMany {
 			return err
@@ -68,17 +68,6 @@ func (s *Server) login(c echo.Context) error {
 
 func (s *Server) renderLogin(c echo.Context, status int, f views.LoginForm) error {
 	return s.render(c, status, views.Login(s.page(c, "Sign in"), f))
-}
-
-// clientIP is the address throttling counts against: the TCP peer, unless
-// the operator configured echo's IPExtractor for their proxies. echo's
-// default would trust X-Forwarded-For from anyone, letting a guesser pick
-// a fresh "client" per attempt.
-func clientIP(c echo.Context) string {
-	if c.Echo().IPExtractor != nil {
-		return c.RealIP()
-	}
-	return echo.ExtractIPDirect()(c.Request())
 }
 
 // localPath returns next when it is a path on this site, else "/": no

@@ -95,9 +95,12 @@ func routeLabel(c echo.Context) string {
 // loadSession sets the user and their memberships (for the org switcher)
 // when the request carries a valid session. An invalid or expired session
 // is simply anonymous; the access middleware decides what that means.
+// Probes, metrics and static files never need the user, so a cookie the
+// browser happens to send does not cost them a database round trip (nor
+// fail them while the database is down).
 func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if isStatic(c) {
+		if sessionFree(c) {
 			return next(c)
 		}
 		ctx := c.Request().Context()
@@ -117,6 +120,14 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+func sessionFree(c echo.Context) bool {
+	switch c.Request().URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		return true
+	}
+	return isStatic(c)
+}
+
 // CSRF cookie names; __Host- when cookies are Secure (see auth.CookieName).
 const (
 	csrfCookieInsecure = "_csrf"
@@ -124,20 +135,29 @@ const (
 	csrfHeader         = "X-CSRF-Token"
 )
 
-// csrf requires the token (form field _csrf or header X-CSRF-Token, equal
-// to the _csrf cookie) on every state-changing request.
+// csrf returns the two halves of CSRF protection, both on echo's token
+// middleware (form field _csrf or header X-CSRF-Token, equal to the _csrf
+// cookie):
+//
+//   - issue runs on every request: on safe methods it sets the token cookie
+//     and puts the token in the context for the layout's forms and
+//     hx-headers.
+//   - check goes last on every state-changing route, after the route's
+//     access checks, so "not signed in", "not a member" and "not allowed"
+//     answer as DESIGN §6 says whether a token came along or not; then no
+//     valid token, no write.
 //
 // echo v4.16 lets a request with Sec-Fetch-Site same-origin or none through
 // without any token and then exposes a dummy token to templates. We want
-// the token always, so this wrapper rejects cross-site and same-site
-// writes outright and removes Sec-Fetch-Site before echo sees it, which
-// puts every request on echo's token path.
-func (s *Server) csrf() echo.MiddlewareFunc {
+// the token always, so check rejects cross-site and same-site writes
+// outright, and both remove Sec-Fetch-Site before echo sees it, which puts
+// every request on echo's token path.
+func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
 	cookie := csrfCookieInsecure
 	if s.cfg.SecureCookies {
 		cookie = csrfCookieSecure
 	}
-	check := middleware.CSRFWithConfig(middleware.CSRFConfig{
+	token := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:" + csrfHeader + ",form:_csrf",
 		ContextKey:     ctxCSRF,
 		CookieName:     cookie,
@@ -149,20 +169,39 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 			return errCSRF
 		},
 	})
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		checked := check(next)
+	issue = func(next echo.HandlerFunc) echo.HandlerFunc {
+		issued := token(next)
 		return func(c echo.Context) error {
 			r := c.Request()
 			if !safeMethod(r.Method) {
-				switch r.Header.Get("Sec-Fetch-Site") {
-				case "cross-site", "same-site":
-					return errCSRF
+				// check verifies the token and sets it; until then (say, on
+				// the error page of a refused write) pages show the browser's
+				// own cookie, as echo does on every GET.
+				if ck, err := c.Cookie(cookie); err == nil {
+					c.Set(ctxCSRF, ck.Value)
 				}
+				return next(c)
+			}
+			r.Header.Del("Sec-Fetch-Site")
+			return issued(c)
+		}
+	}
+	check = func(next echo.HandlerFunc) echo.HandlerFunc {
+		checked := token(next)
+		return func(c echo.Context) error {
+			r := c.Request()
+			if safeMethod(r.Method) {
+				return next(c)
+			}
+			switch r.Header.Get("Sec-Fetch-Site") {
+			case "cross-site", "same-site":
+				return errCSRF
 			}
 			r.Header.Del("Sec-Fetch-Site")
 			return checked(c)
 		}
 	}
+	return issue, check
 }
 
 var errCSRF = echo.NewHTTPError(http.StatusForbidden,

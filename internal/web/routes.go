@@ -6,10 +6,14 @@ import (
 	"fieldbrief/static"
 )
 
-// routes registers every route, readable top to bottom. Access is decided by
-// the group a route is in: public, signed in, org member, org admin, staff.
+// routes registers every route, readable top to bottom. Each route names
+// its access checks: the group's (signed in, org member, staff) and, on an
+// org's admin routes, s.requireAdmin. Every state-changing route ends with
+// checkCSRF, so the access checks answer first (303 to /login, 404, 403)
+// and only then is a missing or wrong token a 403.
 func (s *Server) routes() {
 	e := s.echo
+	issueCSRF, checkCSRF := s.csrf()
 	e.Pre(middleware.RemoveTrailingSlash())
 	e.Use(
 		middleware.RequestID(),
@@ -18,7 +22,7 @@ func (s *Server) routes() {
 		s.requestLog,
 		middleware.BodyLimit("1M"),
 		s.loadSession, // sets the user when a valid session cookie is present
-		s.csrf(),
+		issueCSRF,     // the token every page's forms and hx-headers carry
 	)
 
 	e.GET("/healthz", s.healthz)
@@ -27,32 +31,32 @@ func (s *Server) routes() {
 	e.StaticFS("/static", static.FS)
 
 	e.GET("/login", s.loginForm)
-	e.POST("/login", s.login)
-	e.POST("/logout", s.logout)
+	e.POST("/login", s.login, checkCSRF)
+	e.POST("/logout", s.logout, checkCSRF)
 
 	// Signed in: a route middleware, not an e.Group("", …), because a group
 	// with middleware also catches every unmatched path, which would send
 	// anonymous visitors of a missing page to /login instead of a 404.
 	e.GET("/", s.home, s.requireUser)
 
-	member := e.Group("/orgs/:slug", s.requireUser, s.requireMember)
-	member.GET("", s.orgHome)
-	member.GET("/briefings", s.briefingList)
-	member.GET("/briefings/:date", s.briefingShow)
-
-	admin := e.Group("/orgs/:slug", s.requireUser, s.requireMember, s.requireAdmin)
-	admin.POST("/briefings/generate", s.briefingGenerate)
-	admin.GET("/settings/fieldforce", s.settingsForm)
-	admin.POST("/settings/fieldforce", s.settingsSave)
-	admin.POST("/settings/fieldforce/json", s.settingsSaveJSON)
-	admin.POST("/settings/fieldforce/enabled", s.settingsSetEnabled)
-	admin.GET("/settings/fieldforce/preview", s.settingsPreview)
-	admin.GET("/settings/fieldforce/zones", s.zoneSearch)
+	// Org members. The group's catch-all answers unmatched paths and methods
+	// under /orgs/:slug with 404 once the member checks have passed.
+	org := e.Group("/orgs/:slug", s.requireUser, s.requireMember)
+	org.GET("", s.orgHome)
+	org.GET("/briefings", s.briefingList)
+	org.GET("/briefings/:date", s.briefingShow)
+	org.POST("/briefings/generate", s.briefingGenerate, s.requireAdmin, checkCSRF)
+	org.GET("/settings/fieldforce", s.settingsForm, s.requireAdmin)
+	org.POST("/settings/fieldforce", s.settingsSave, s.requireAdmin, checkCSRF)
+	org.POST("/settings/fieldforce/json", s.settingsSaveJSON, s.requireAdmin, checkCSRF)
+	org.POST("/settings/fieldforce/enabled", s.settingsSetEnabled, s.requireAdmin, checkCSRF)
+	org.GET("/settings/fieldforce/preview", s.settingsPreview, s.requireAdmin)
+	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)
 	staff.GET("/flags", s.staffFlags)
-	staff.POST("/flags/:key", s.staffSetFlag)
-	staff.POST("/orgs/:slug/flags/:key", s.staffSetOrgFlag)
+	staff.POST("/flags/:key", s.staffSetFlag, checkCSRF)
+	staff.POST("/orgs/:slug/flags/:key", s.staffSetOrgFlag, checkCSRF)
 	staff.GET("/audit", s.staffAudit)
 }

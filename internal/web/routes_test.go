@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// access is the group a route belongs to; it decides who may use it.
+// access is who may use a route: its access checks in routes.go.
 type access string
 
 const (
@@ -24,8 +24,11 @@ const (
 	staffOnly access = "staff"
 )
 
-// routeAccess classifies a route by rules, so new routes are covered
-// without editing the test; a route no rule covers fails the matrix.
+// routeAccess classifies a route by the rules routes.go follows, so new
+// routes are covered without editing the test: under /orgs/:slug, reading
+// is for members, and every write and every settings page is for the org's
+// admins (s.requireAdmin). A route no rule covers fails the matrix, and a
+// route registered with other checks than its rule says fails it too.
 func routeAccess(method, path string) (access, bool) {
 	switch {
 	case path == "/login" || path == "/logout" || path == "/healthz" || path == "/readyz" || path == "/metrics":
@@ -135,6 +138,11 @@ func seedBriefings(t *testing.T, f *fixture) {
 	}
 }
 
+// TestRouteMatrix sends every route as every kind of visitor and checks
+// the answer against the rule table. Writes go twice: without a CSRF token,
+// where the access checks still answer first (303 to /login, 401 for htmx,
+// 404, 403) and someone allowed gets 403 with nothing changed, and then with
+// the token.
 func TestRouteMatrix(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -158,36 +166,107 @@ func TestRouteMatrix(t *testing.T) {
 		g, ok := routeAccess(r.Method, r.Path)
 		require.True(t, ok, "route %s %s is in no access group: add it to routeAccess", r.Method, r.Path)
 		routes++
-		for _, cl := range clients {
-			want := expected(g, cl.who)
-			path := concrete(r.Path)
-			var res response
-			if r.Method == http.MethodGet {
-				res = cl.c.get(path)
-			} else {
-				res = cl.c.post(path, plausibleForm(f))
-			}
-			msg := fmt.Sprintf("%s %s as %s (%s route): got %d %s", r.Method, path, cl.who, g, res.Code, res.Header.Get("Location"))
-			require.Less(t, res.Code, 500, msg+"\n"+res.Body)
-			denied := res.Code == http.StatusUnauthorized || res.Code == http.StatusForbidden || res.Code == http.StatusNotFound ||
-				(res.Code == http.StatusSeeOther && res.Header.Get("Location") == "/login")
-			switch want {
-			case allowed:
-				require.False(t, denied, msg)
-			case toLogin:
-				require.Equal(t, http.StatusSeeOther, res.Code, msg)
-				require.Equal(t, "/login", res.Header.Get("Location"), msg)
-				if r.Method == http.MethodGet {
-					require.Equal(t, http.StatusUnauthorized, cl.c.htmx().get(path).Code, "htmx "+msg)
+		path := concrete(r.Path)
+		if r.Method != http.MethodGet {
+			before := fingerprint(t, f)
+			for _, cl := range clients {
+				want := expected(g, cl.who)
+				if want == allowed {
+					want = forbidden // by the CSRF check
 				}
-			case notFound:
-				require.Equal(t, http.StatusNotFound, res.Code, msg)
-			case forbidden:
-				require.Equal(t, http.StatusForbidden, res.Code, msg)
+				msg := fmt.Sprintf("%s %s without a token as %s (%s route)", r.Method, path, cl.who, g)
+				requireOutcome(t, want, false, cl.c.postNoCSRF(path, plausibleForm(f)), msg)
+				requireOutcome(t, want, true, cl.c.htmx().postNoCSRF(path, plausibleForm(f)), "htmx "+msg)
 			}
+			require.Equal(t, before, fingerprint(t, f), "%s %s without a token changed the database", r.Method, path)
+		}
+		for _, cl := range clients {
+			var res, htmx response
+			if r.Method == http.MethodGet {
+				res, htmx = cl.c.get(path), cl.c.htmx().get(path)
+			} else {
+				res, htmx = cl.c.post(path, plausibleForm(f)), cl.c.htmx().post(path, plausibleForm(f))
+			}
+			msg := fmt.Sprintf("%s %s as %s (%s route)", r.Method, path, cl.who, g)
+			requireOutcome(t, expected(g, cl.who), false, res, msg)
+			requireOutcome(t, expected(g, cl.who), true, htmx, "htmx "+msg)
 		}
 	}
 	require.Greater(t, routes, 10, "the matrix walked suspiciously few routes")
+}
+
+// requireOutcome checks a response against the rule table's outcome; an
+// htmx request that is not signed in gets 401 instead of the redirect.
+func requireOutcome(t *testing.T, want outcome, htmx bool, res response, msg string) {
+	t.Helper()
+	msg = fmt.Sprintf("%s: got %d %s", msg, res.Code, res.Header.Get("Location"))
+	require.Less(t, res.Code, 500, msg+"\n"+res.Body)
+	denied := res.Code == http.StatusUnauthorized || res.Code == http.StatusForbidden || res.Code == http.StatusNotFound ||
+		(res.Code == http.StatusSeeOther && res.Header.Get("Location") == "/login")
+	switch want {
+	case allowed:
+		require.False(t, denied, msg)
+	case toLogin:
+		if htmx {
+			require.Equal(t, http.StatusUnauthorized, res.Code, msg)
+			return
+		}
+		require.Equal(t, http.StatusSeeOther, res.Code, msg)
+		require.Equal(t, "/login", res.Header.Get("Location"), msg)
+	case notFound:
+		require.Equal(t, http.StatusNotFound, res.Code, msg)
+	case forbidden:
+		require.Equal(t, http.StatusForbidden, res.Code, msg)
+	}
+}
+
+// TestUnmatchedPathsAndMethods: a path or method no route has is echo's
+// 404 or 405, not a refusal. Under /orgs/:slug and /staff the group's
+// catch-all answers once its access checks pass: 404 for a member (not 403
+// from an admin check), /login for the anonymous.
+func TestUnmatchedPathsAndMethods(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	anon, memberA, adminA, outsider, staff := f.anon(), f.as(&f.memberA), f.as(&f.adminA), f.as(&f.memberB), f.as(&f.staff)
+
+	for _, c := range []struct {
+		method, path string
+	}{{http.MethodDelete, "/login"}, {http.MethodPut, "/logout"}, {http.MethodPost, "/healthz"}, {http.MethodDelete, "/"}} {
+		res := anon.do(c.method, c.path, nil)
+		require.Equal(t, http.StatusMethodNotAllowed, res.Code, "%s %s", c.method, c.path)
+		require.NotEmpty(t, res.Header.Get("Allow"), "%s %s", c.method, c.path)
+		requireSecurityHeaders(t, c.method+" "+c.path, res)
+		res = memberA.do(c.method, c.path, nil)
+		require.Equal(t, http.StatusMethodNotAllowed, res.Code, "%s %s signed in", c.method, c.path)
+	}
+	require.Equal(t, http.StatusNotFound, anon.get("/no/such/page").Code)
+	require.Equal(t, http.StatusNotFound, anon.postNoCSRF("/no/such/page", nil).Code)
+
+	for _, c := range []*client{memberA, adminA, outsider} {
+		for _, r := range []struct {
+			method, path string
+		}{
+			{http.MethodGet, "/orgs/acme/nope"},
+			{http.MethodGet, "/orgs/acme/settings/nope"},
+			{http.MethodPost, "/orgs/acme/briefings"},
+			{http.MethodPost, "/orgs/acme/settings/fieldforce/preview"},
+		} {
+			var res response
+			if r.method == http.MethodGet {
+				res = c.get(r.path)
+			} else {
+				res = c.post(r.path, url.Values{})
+				require.Equal(t, http.StatusNotFound, c.postNoCSRF(r.path, nil).Code, "%s %s without a token", r.method, r.path)
+			}
+			require.Equal(t, http.StatusNotFound, res.Code, "%s %s", r.method, r.path)
+			requireSecurityHeaders(t, r.method+" "+r.path, res)
+		}
+	}
+	require.Equal(t, http.StatusNotFound, staff.get("/staff/nope").Code)
+	require.Equal(t, http.StatusForbidden, memberA.get("/staff/nope").Code)
+	res := anon.get("/orgs/acme/nope")
+	require.Equal(t, http.StatusSeeOther, res.Code)
+	require.Equal(t, "/login", res.Header.Get("Location"))
 }
 
 // TestNotMemberLooksLikeMissingOrg: an org you are not in answers exactly
@@ -231,6 +310,7 @@ func TestSecurityHeadersEverywhere(t *testing.T) {
 		"health":             anon.get("/healthz"),
 		"authenticated page": member.get("/orgs/acme/briefings"),
 		"method not allowed": anon.do(http.MethodPut, "/login", nil),
+		"delete login":       anon.do(http.MethodDelete, "/login", nil),
 	}
 	for what, r := range cases {
 		requireSecurityHeaders(t, what, r)
@@ -239,6 +319,8 @@ func TestSecurityHeadersEverywhere(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, cases["403 error page"].Code)
 	require.Equal(t, http.StatusOK, cases["fragment"].Code)
 	require.Equal(t, http.StatusOK, cases["static file"].Code)
+	require.Equal(t, http.StatusMethodNotAllowed, cases["method not allowed"].Code)
+	require.Equal(t, http.StatusMethodNotAllowed, cases["delete login"].Code)
 	require.Equal(t, "no-store", cases["authenticated page"].Header.Get("Cache-Control"))
 	require.Equal(t, "no-store", cases["fragment"].Header.Get("Cache-Control"))
 	require.Empty(t, cases["authenticated page"].Header.Get("Strict-Transport-Security"), "no HSTS over plain HTTP")

@@ -6,6 +6,7 @@ package web
 
 import (
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -35,6 +36,9 @@ type Config struct {
 	// per hour before sign-in is throttled.
 	MaxLoginFailuresPerAccount int
 	MaxLoginFailuresPerClient  int
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
+	// empty trusts none, and the client is the TCP peer.
+	TrustedProxies []*net.IPNet
 	// Warnings are configuration problems that did not stop the server
 	// (LoadConfig fills them; cmd/web logs them).
 	Warnings []string
@@ -77,6 +81,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
+	s.echo.IPExtractor = ipExtractor(cfg.TrustedProxies)
 	s.routes()
 	return s, nil
 }
@@ -86,3 +91,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.Serv
 
 // Routes lists the registered routes (the route-matrix test walks them).
 func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
+
+// ipExtractor decides what c.RealIP() is: the TCP peer, or with trusted
+// proxies the nearest X-Forwarded-For address outside their ranges. echo
+// would also trust loopback and private networks by default; we trust only
+// what the operator listed, so nobody else can pick their own address.
+func ipExtractor(proxies []*net.IPNet) echo.IPExtractor {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range proxies {
+		trust = append(trust, echo.TrustIPRange(p))
+	}
+	return echo.ExtractIPFromXFFHeader(trust...)
+}

@@ -35,7 +35,7 @@ func (s *Server) settingsSave(c echo.Context) error {
 }
 
 // saveSettings stores a config document and redirects to next with a notice;
-// an invalid document re-renders the page with status 422 and the rejected
+// an invalid document re-renders the page (422, by statusOf) with the rejected
 // input beside its errors, and saves nothing.
 func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, next string) error {
 	ctx := c.Request().Context()
@@ -46,7 +46,7 @@ func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, ne
 		if err != nil {
 			return err
 		}
-		return s.renderSettings(c, http.StatusUnprocessableEntity, stored, r)
+		return s.renderSettings(c, statusOf(r.err), stored, r)
 	}
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 	case r.json != nil:
 		p.JSON = views.JSONForm{Text: *r.json, Errors: fieldMessages(r.err)}
 	}
-	history, err := s.orgs.ListAudit(c.Request().Context(), orgs.AuditFilter{OrgID: m.Org.ID, Limit: settingsHistory})
+	history, err := s.orgs.OrgAudit(c.Request().Context(), m.Org.ID, settingsHistory)
 	if err != nil {
 		return err
 	}

@@ -504,18 +504,31 @@ func tagIs(tag string) func(*html.Node) bool {
 }
 
 // An org admin sees who changed the org's settings, and from what, on the
-// settings page itself; another org's changes never show there.
+// settings page itself; another org's changes never show there, nor do
+// staff changes to the org's flags (staff emails, internal reasons).
 func TestSettingsShowsRecentChangesOfThisOrgOnly(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	saveConfig(t, f, f.orgB.ID, `{"briefing":{"timezone":"Asia/Tokyo","schedule_local_time":"06:00"}}`)
+	staff := f.as(&f.staff)
+	r := staff.post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"on"}, "reason": {"pilot customer, see ticket 7"}})
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	r = staff.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"incident 42"}})
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	requireNoStaffEntries := func(history string) {
+		t.Helper()
+		for _, secret := range []string{f.staff.Email, "ticket 7", "incident 42", "flag.org.set", "flag.global.set"} {
+			require.NotContains(t, history, secret)
+		}
+	}
 
 	page := f.as(&f.adminA).get(settingsPath)
 	require.Equal(t, http.StatusOK, page.Code)
 	require.Contains(t, page.Body, "No changes yet.")
 	require.NotContains(t, page.Body, "Asia/Tokyo")
+	requireNoStaffEntries(page.Body)
 
-	r := f.as(&f.adminA).post(settingsPath, scheduleForm("Europe/Paris", "09:15", "mon", "fri"))
+	r = f.as(&f.adminA).post(settingsPath, scheduleForm("Europe/Paris", "09:15", "mon", "fri"))
 	require.Equal(t, http.StatusSeeOther, r.Code)
 	page = f.as(&f.adminA).get(settingsPath)
 	require.Equal(t, http.StatusOK, page.Code)
@@ -525,4 +538,5 @@ func TestSettingsShowsRecentChangesOfThisOrgOnly(t *testing.T) {
 	require.Contains(t, history, "briefing.schedule_local_time")
 	require.Contains(t, history, "09:15")
 	require.NotContains(t, history, "Asia/Tokyo")
+	requireNoStaffEntries(history)
 }

@@ -49,6 +49,7 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 		err = s.orgs.SetGlobalFlag(ctx, actor(c), key, enabled, form.Reason)
 	}
 	if fe, ok := fieldError(err); ok {
+		status := statusOf(err)
 		if fe.Field == "reason" {
 			form.ReasonError = fe.Message
 		} else {
@@ -59,7 +60,7 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 			return err
 		}
 		m.Global = form
-		return s.render(c, http.StatusUnprocessableEntity, views.StaffFlagsPage(m))
+		return s.render(c, status, views.StaffFlagsPage(m))
 	}
 	if err != nil {
 		return err
@@ -86,7 +87,7 @@ func (s *Server) staffSetOrgFlag(c echo.Context) error {
 	}
 	status := http.StatusOK
 	if fe, ok := fieldError(err); ok {
-		status, row.StateError, row.Reason = http.StatusUnprocessableEntity, fe.Message, c.FormValue("reason")
+		status, row.StateError, row.Reason = statusOf(err), fe.Message, c.FormValue("reason")
 	} else if err != nil {
 		return err
 	} else if !isHTMX(c) {

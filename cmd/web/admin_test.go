@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/testdb"
+)
+
+// auditLog reads the audit entries after id `after` as "action target
+// org=ID old new", oldest first, and returns the last id seen.
+func auditLog(t *testing.T, pool *pgxpool.Pool, after int64) ([]string, int64) {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), `
+		SELECT id, actor_id IS NULL, actor_email, action, target, coalesce(org_id, 0),
+		       coalesce(old_value::text, '-'), coalesce(new_value::text, '-')
+		FROM audit_log WHERE id > $1 ORDER BY id`, after)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []string
+	last := after
+	for rows.Next() {
+		var id, org int64
+		var noActorID bool
+		var actor, action, target, oldV, newV string
+		require.NoError(t, rows.Scan(&id, &noActorID, &actor, &action, &target, &org, &oldV, &newV))
+		require.True(t, noActorID, "CLI changes are made by the system actor")
+		require.Equal(t, orgs.System.Email, actor)
+		out = append(out, fmt.Sprintf("%s %s org=%d %s %s", action, target, org, oldV, newV))
+		last = id
+	}
+	require.NoError(t, rows.Err())
+	return out, last
+}
+
+// Every change create-org and create-user make is audited, one entry per
+// change, in the same transaction; a re-run that changes nothing (or a
+// command that fails) records nothing; no entry holds a password or hash.
+func TestCLIChangesAreAudited(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+	var last int64
+	var acme int64
+	expect := func(want ...string) {
+		t.Helper()
+		var got []string
+		got, last = auditLog(t, pool, last)
+		for i := range want {
+			want[i] = strings.ReplaceAll(want[i], "ACME", fmt.Sprint(acme))
+		}
+		if len(want) == 0 {
+			require.Empty(t, got)
+			return
+		}
+		require.Equal(t, want, got)
+	}
+
+	c.ok("create-org", "-slug", "acme", "-name", "Acme Field Services")
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM orgs WHERE slug = 'acme'`).Scan(&acme))
+	expect(`org.create acme org=ACME - {"name": "Acme Field Services", "slug": "acme"}`)
+	require.Error(t, c.run(ctx, "create-org", "-slug", "acme", "-name", "Acme again").err)
+	expect()
+
+	out := c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1", "-org", "acme", "-role", "admin")
+	require.Contains(t, out, "(created)")
+	require.Contains(t, out, "as admin (added)")
+	expect(`user.create ada@acme.test org=0 - {"email": "ada@acme.test", "staff": false}`,
+		`membership.set ada@acme.test org=ACME - {"role": "admin"}`)
+
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1", "-org", "acme", "-role", "admin")
+	require.Contains(t, out, "(unchanged)")
+	require.Contains(t, out, "as admin (unchanged)")
+	expect()
+
+	out = c.ok("create-user", "-email", "ADA@acme.test", "-password", "pw-2")
+	require.Contains(t, out, "(password changed)")
+	expect(`user.password.reset ada@acme.test org=0 - -`)
+
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2", "-staff")
+	require.Contains(t, out, "staff=true (staff granted)")
+	expect(`user.staff.grant ada@acme.test org=0 {"staff": false} {"staff": true}`)
+	c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2", "-staff")
+	c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2") // staff is never taken away
+	expect()
+
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-3", "-org", "acme", "-role", "member")
+	require.Contains(t, out, "as member (was admin)")
+	expect(`user.password.reset ada@acme.test org=0 - -`,
+		`membership.set ada@acme.test org=ACME {"role": "admin"} {"role": "member"}`)
+
+	c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-4", "-staff")
+	expect(`user.create root@fieldbrief.test org=0 - {"email": "root@fieldbrief.test", "staff": true}`,
+		`user.staff.grant root@fieldbrief.test org=0 {"staff": false} {"staff": true}`)
+	c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-4", "-staff")
+	expect()
+
+	require.Error(t, c.run(ctx, "create-user", "-email", "eve@acme.test", "-password", "pw-5", "-org", "nowhere").err)
+	expect()
+
+	var leaks int
+	require.NoError(t, pool.QueryRow(ctx, `
+		SELECT count(*) FROM audit_log
+		WHERE concat_ws(' ', old_value::text, new_value::text, target, reason) ~ '(pw-[0-9]|argon2|password_hash)'`).Scan(&leaks))
+	require.Zero(t, leaks, "no password or hash in the audit log")
+}
+
+// create-user takes the password from stdin or the environment too, so it
+// need not appear in the process list.
+func TestCreateUserPasswordSources(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	store := &orgs.Store{DB: connect(t, c.env["DATABASE_URL"])}
+	signsIn := func(email, password string) {
+		t.Helper()
+		_, err := store.Authenticate(ctx, email, password)
+		require.NoError(t, err, "%s with %q", email, password)
+	}
+
+	r := c.runStdin(ctx, "from stdin \r\nsecond line\n", "create-user", "-email", "in@acme.test", "-password-stdin")
+	require.NoError(t, r.err, r.stderr)
+	signsIn("in@acme.test", "from stdin ") // only the line ending is dropped
+
+	r = c.runStdin(ctx, "no newline", "create-user", "-email", "eof@acme.test", "-password-stdin")
+	require.NoError(t, r.err, r.stderr)
+	signsIn("eof@acme.test", "no newline")
+
+	c.env["FIELDBRIEF_PASSWORD"] = "from-env"
+	c.ok("create-user", "-email", "env@acme.test")
+	signsIn("env@acme.test", "from-env")
+	c.ok("create-user", "-email", "flag@acme.test", "-password", "from-flag") // an explicit flag wins
+	signsIn("flag@acme.test", "from-flag")
+	delete(c.env, "FIELDBRIEF_PASSWORD")
+
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"create-user", "-email", "x@acme.test", "-password-stdin"}},
+		{"\nsecond", []string{"create-user", "-email", "x@acme.test", "-password-stdin"}},
+		{"pw\n", []string{"create-user", "-email", "x@acme.test", "-password-stdin", "-password", "pw"}},
+		{"", []string{"create-user", "-email", "x@acme.test"}},
+	} {
+		r := c.runStdin(ctx, tc.stdin, tc.args...)
+		require.True(t, isUsage(r.err), "%v with stdin %q: want a usage error, got %v", tc.args, tc.stdin, r.err)
+	}
+	require.Contains(t, c.ok("create-user", "-h"), "-password-stdin")
+	require.Contains(t, c.ok("help"), "FIELDBRIEF_PASSWORD")
+}
