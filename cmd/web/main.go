@@ -154,7 +154,8 @@ func (e plainError) Error() string {
 func (e plainError) Unwrap() error { return e.err }
 
 func plain(err error) error {
-	if e, ok := err.(*apperr.Error); ok && e.Code != apperr.Internal {
+	var e *apperr.Error
+	if errors.As(err, &e) && e.Code != apperr.Internal {
 		return plainError{e}
 	}
 	return err

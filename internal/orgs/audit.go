@@ -101,15 +101,11 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
-	rows, err := s.DB.Query(ctx, auditSelect+`
+	return list(ctx, s.DB, "list audit", scanAudit, auditSelect+`
 		WHERE ($1 = '' OR o.slug = $1)
 		  AND ($2 = '' OR a.actor_email ILIKE '%' || $2 || '%')
 		ORDER BY a.at DESC, a.id DESC
 		LIMIT $3`, f.OrgSlug, escapeLike(f.Actor), f.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("list audit: %w", err)
-	}
-	return collectAudit(rows)
 }
 
 // OrgAudit returns an org's own recent changes, newest first, for its
@@ -117,29 +113,23 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 // are left out, as they carry staff emails and internal reasons (the
 // briefings page already says when the feature is off).
 func (s *Store) OrgAudit(ctx context.Context, orgID int64, limit int) ([]AuditEntry, error) {
-	rows, err := s.DB.Query(ctx, auditSelect+`
+	return list(ctx, s.DB, fmt.Sprintf("audit of org %d", orgID), scanAudit, auditSelect+`
 		WHERE a.org_id = $1
 		  AND (a.action LIKE 'fieldforce.%' OR a.action LIKE 'briefing.%')
 		ORDER BY a.at DESC, a.id DESC
 		LIMIT $2`, orgID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("audit of org %d: %w", orgID, err)
-	}
-	return collectAudit(rows)
 }
 
-func collectAudit(rows pgx.Rows) ([]AuditEntry, error) {
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditEntry, error) {
-		var e AuditEntry
-		var oldV, newV []byte
-		err := r.Scan(&e.ID, &e.At, &e.Actor.UserID, &e.Actor.Email, &e.OrgID, &e.OrgSlug,
-			&e.Action, &e.Target, &oldV, &newV, &e.Reason)
-		if oldV != nil {
-			e.Old = json.RawMessage(oldV)
-		}
-		if newV != nil {
-			e.New = json.RawMessage(newV)
-		}
-		return e, err
-	})
+func scanAudit(r pgx.CollectableRow) (AuditEntry, error) {
+	var e AuditEntry
+	var oldV, newV []byte
+	err := r.Scan(&e.ID, &e.At, &e.Actor.UserID, &e.Actor.Email, &e.OrgID, &e.OrgSlug,
+		&e.Action, &e.Target, &oldV, &newV, &e.Reason)
+	if oldV != nil {
+		e.Old = json.RawMessage(oldV)
+	}
+	if newV != nil {
+		e.New = json.RawMessage(newV)
+	}
+	return e, err
 }

@@ -50,14 +50,10 @@ type OrgFlag struct {
 
 // ListFlags returns every global flag, by key.
 func (s *Store) ListFlags(ctx context.Context) ([]Flag, error) {
-	rows, err := s.DB.Query(ctx, `SELECT key, description, is_enabled, updated_at FROM admin_feature_flags ORDER BY key`)
-	if err != nil {
-		return nil, fmt.Errorf("list flags: %w", err)
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Flag, error) {
+	return list(ctx, s.DB, "list flags", func(r pgx.CollectableRow) (Flag, error) {
 		var f Flag
 		return f, r.Scan(&f.Key, &f.Description, &f.Enabled, &f.UpdatedAt)
-	})
+	}, `SELECT key, description, is_enabled, updated_at FROM admin_feature_flags ORDER BY key`)
 }
 
 // SetGlobalFlag flips a kill switch. A reason is required; setting the value
@@ -144,17 +140,7 @@ func orgOverride(ctx context.Context, tx pgx.Tx, orgID int64, key string) (Overr
 // OrgFlags lists every org's override and effective state for one flag,
 // optionally filtered by slug or name.
 func (s *Store) OrgFlags(ctx context.Context, key, query string) ([]OrgFlag, error) {
-	rows, err := s.DB.Query(ctx, `
-		SELECT o.id, o.slug, o.name, o.created_at, coalesce(af.is_enabled, false), off.is_enabled
-		FROM orgs o
-		LEFT JOIN admin_feature_flags af ON af.key = $1
-		LEFT JOIN org_feature_flags off ON off.org_id = o.id AND off.key = $1
-		WHERE $2 = '' OR o.slug ILIKE '%' || $2 || '%' OR o.name ILIKE '%' || $2 || '%'
-		ORDER BY o.name, o.id`, key, escapeLike(query))
-	if err != nil {
-		return nil, fmt.Errorf("org flags %q: %w", key, err)
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (OrgFlag, error) {
+	return list(ctx, s.DB, fmt.Sprintf("org flags %q", key), func(r pgx.CollectableRow) (OrgFlag, error) {
 		var f OrgFlag
 		var global bool
 		var override *bool
@@ -162,7 +148,13 @@ func (s *Store) OrgFlags(ctx context.Context, key, query string) ([]OrgFlag, err
 		f.Override = overrideOf(override)
 		f.Effective = Effective(global, f.Override)
 		return f, err
-	})
+	}, `
+		SELECT o.id, o.slug, o.name, o.created_at, coalesce(af.is_enabled, false), off.is_enabled
+		FROM orgs o
+		LEFT JOIN admin_feature_flags af ON af.key = $1
+		LEFT JOIN org_feature_flags off ON off.org_id = o.id AND off.key = $1
+		WHERE $2 = '' OR o.slug ILIKE '%' || $2 || '%' OR o.name ILIKE '%' || $2 || '%'
+		ORDER BY o.name, o.id`, key, escapeLike(query))
 }
 
 // OrgFlag returns one org's view of a flag.

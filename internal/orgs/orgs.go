@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 )
 
 // Store is the orgs repository over one pool.
@@ -67,21 +68,31 @@ func (s *Store) OrgBySlug(ctx context.Context, slug string) (Org, error) {
 // ListOrgs returns every org, by name, optionally filtered by a substring of
 // slug or name (staff search).
 func (s *Store) ListOrgs(ctx context.Context, query string) ([]Org, error) {
-	rows, err := s.DB.Query(ctx, `
+	return list(ctx, s.DB, "list orgs", func(r pgx.CollectableRow) (Org, error) {
+		var o Org
+		return o, r.Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
+	}, `
 		SELECT id, slug, name, created_at FROM orgs
 		WHERE $1 = '' OR slug ILIKE '%' || $1 || '%' OR name ILIKE '%' || $1 || '%'
 		ORDER BY name, id`, escapeLike(query))
-	if err != nil {
-		return nil, fmt.Errorf("list orgs: %w", err)
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Org, error) {
-		var o Org
-		return o, r.Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
-	})
 }
 
 // isUniqueViolation reports whether err broke the named unique constraint
 // (and not, say, a primary key whose sequence rows inserted by hand got ahead of).
+// list runs a query and scans every row, wrapping either failure with what
+// was being listed.
+func list[T any](ctx context.Context, q database.Querier, what string, scan func(pgx.CollectableRow) (T, error), sql string, args ...any) ([]T, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	out, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
 func isUniqueViolation(err error, constraint string) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == constraint

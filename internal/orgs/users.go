@@ -96,17 +96,13 @@ func (s *Store) Authenticate(ctx context.Context, email, password string) (User,
 
 // Memberships lists the orgs a user belongs to, by org name.
 func (s *Store) Memberships(ctx context.Context, userID int64) ([]Membership, error) {
-	rows, err := s.DB.Query(ctx, `
+	return list(ctx, s.DB, fmt.Sprintf("memberships of user %d", userID), func(r pgx.CollectableRow) (Membership, error) {
+		var m Membership
+		return m, r.Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
+	}, `
 		SELECT o.id, o.slug, o.name, o.created_at, m.role
 		FROM memberships m JOIN orgs o ON o.id = m.org_id
 		WHERE m.user_id = $1 ORDER BY o.name, o.id`, userID)
-	if err != nil {
-		return nil, fmt.Errorf("memberships of user %d: %w", userID, err)
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Membership, error) {
-		var m Membership
-		return m, r.Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
-	})
 }
 
 // MembershipBySlug is the access check for every /orgs/{slug} route: an org
