@@ -273,7 +273,8 @@ func emptyDatabase(t *testing.T) string {
 	u, err := url.Parse(testdb.ServerURL(t))
 	require.NoError(t, err)
 	u.Path = "/postgres"
-	admin, err := pgx.Connect(ctx, u.String())
+	adminURL := u.String() // u is pointed at the new database below; cleanup must not be
+	admin, err := pgx.Connect(ctx, adminURL)
 	require.NoError(t, err)
 	defer admin.Close(ctx)
 
@@ -281,14 +282,14 @@ func emptyDatabase(t *testing.T) string {
 	_, err = admin.Exec(ctx, "CREATE DATABASE "+name)
 	require.NoError(t, err)
 	t.Cleanup(func() {
-		conn, err := pgx.Connect(ctx, u.String())
+		conn, err := pgx.Connect(ctx, adminURL)
 		if err != nil {
 			t.Logf("drop %s: %v", name, err)
 			return
 		}
 		defer conn.Close(ctx)
 		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Logf("drop %s: %v", name, err)
+			t.Errorf("drop %s: %v", name, err) // a leaked database per run would pile up on the server
 		}
 	})
 	u.Path = "/" + name
