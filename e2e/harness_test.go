@@ -497,13 +497,30 @@ func innerText(sel string) string {
 // holds every one of want, and returns the text.
 func (s *session) waitText(sel string, want ...string) string {
 	s.t.Helper()
+	txt := s.waitTextWhere(sel, func(txt string) bool { return containsAll(txt, want...) }, fmt.Sprintf("say %q", want))
+	s.e.trace("%s: %s says %q", s.name, sel, want)
+	return txt
+}
+
+// waitTextChange waits until the text of sel differs from before and holds
+// every one of want.
+func (s *session) waitTextChange(sel, before string, want ...string) string {
+	s.t.Helper()
+	return s.waitTextWhere(sel, func(txt string) bool { return txt != before && containsAll(txt, want...) },
+		fmt.Sprintf("change and say %q", want))
+}
+
+// waitTextWhere waits until the first element matching sel exists and ok
+// holds for its text, and returns the text. what completes "timed out
+// waiting for sel to …".
+func (s *session) waitTextWhere(sel string, ok func(string) bool, what string) string {
+	s.t.Helper()
 	var last string
 	for {
 		txt, err := eval[*string](s, innerText(sel))
 		if err == nil && txt != nil {
 			last = *txt
-			if containsAll(last, want...) {
-				s.e.trace("%s: %s says %q", s.name, sel, want)
+			if ok(last) {
 				return last
 			}
 		}
@@ -511,27 +528,7 @@ func (s *session) waitText(sel string, want ...string) string {
 			if txt == nil && err == nil {
 				s.t.Fatalf("%s: timed out waiting for %s on %s: no such element", s.name, sel, s.pathOr())
 			}
-			s.t.Fatalf("%s: timed out waiting for %s to say %q; it says:\n%s", s.name, sel, want, last)
-		}
-		time.Sleep(pollEvery)
-	}
-}
-
-// waitTextChange waits until the text of sel differs from before and holds
-// every one of want.
-func (s *session) waitTextChange(sel, before string, want ...string) string {
-	s.t.Helper()
-	var last string
-	for {
-		txt, err := eval[*string](s, innerText(sel))
-		if err == nil && txt != nil {
-			last = *txt
-			if last != before && containsAll(last, want...) {
-				return last
-			}
-		}
-		if s.ctx.Err() != nil {
-			s.t.Fatalf("%s: timed out waiting for %s to change and say %q; it says:\n%s", s.name, sel, want, last)
+			s.t.Fatalf("%s: timed out waiting for %s to %s; it says:\n%s", s.name, sel, what, last)
 		}
 		time.Sleep(pollEvery)
 	}

@@ -6,18 +6,17 @@ import "strings"
 // first, with the briefing's status or why there is none.
 type BriefingsPage struct {
 	Page
-	Slug        string
-	Notice      string // after a successful action
-	Problem     string // why "generate now" was refused
-	Admin       bool   // shows generate now and pause/resume
-	CanGenerate bool   // "generate now" would be accepted: flag on, valid saved schedule
-	Toggle      bool   // pause/resume applies (a valid saved schedule, flag on)
-	Paused      bool
-	Zone        string // the zone the dates are in
-	State       string // the schedule in one line, or why nothing runs
-	StateKind   string // running | paused | flag_off | invalid_config | not_configured
-	NextRun     string // "" when nothing will run
-	Days        []BriefingDay
+	Slug      string
+	Notice    string // after a successful action
+	Problem   string // why "generate now" was refused
+	Admin     bool   // shows generate now and pause/resume
+	Usable    bool   // a valid saved schedule and the flag on: "generate now" and pause/resume apply
+	Paused    bool
+	Zone      string // the zone the dates are in
+	State     string // the schedule in one line, or why nothing runs
+	StateKind string // running | paused | flag_off | invalid_config | not_configured
+	NextRun   string // "" when nothing will run
+	Days      []BriefingDay
 }
 
 // BriefingDay is one local date of the list.

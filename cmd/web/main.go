@@ -164,19 +164,7 @@ func plain(err error) error {
 // open connects to DATABASE_URL and applies pending migrations. The caller
 // closes the pool.
 func (a *app) open(ctx context.Context) (*pgxpool.Pool, error) {
-	url := a.getenv("DATABASE_URL")
-	if url == "" {
-		url = database.DefaultURL
-	}
-	pool, err := database.Connect(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	if err := database.Migrate(ctx, pool, a.log); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return pool, nil
+	return database.Open(ctx, a.getenv("DATABASE_URL"), a.log)
 }
 
 func lookup(name string) (command, bool) {

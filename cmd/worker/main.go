@@ -100,18 +100,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
-	url := getenv("DATABASE_URL")
-	if url == "" {
-		url = database.DefaultURL
-	}
-	pool, err := database.Connect(ctx, url, poolSize(*concurrency))
+	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(*concurrency))
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := database.Migrate(ctx, pool, log); err != nil {
-		return err
-	}
 
 	metrics := briefing.NewMetrics()
 	if *metricsAddr != "" {

@@ -105,21 +105,17 @@ func (r *Runner) generationTimeout() time.Duration {
 // another replica, or this one restarted). A job is never lost, and the
 // caller's shutdown is bounded by when it ends hard.
 func (r *Runner) RunPending(ctx, hard context.Context) {
-	var wg sync.WaitGroup
-	for range cmp.Or(r.Concurrency, 4) {
-		wg.Go(func() {
-			for ctx.Err() == nil && hard.Err() == nil {
-				ok, err := r.work(ctx, hard, nil)
-				if err != nil && ctx.Err() == nil {
-					r.Log.Error("briefing job runner", "error", err)
-				}
-				if !ok || err != nil {
-					sleep(ctx, pollInterval)
-				}
+	r.workers(func() {
+		for ctx.Err() == nil && hard.Err() == nil {
+			ok, err := r.work(ctx, hard, nil)
+			if err != nil && ctx.Err() == nil {
+				r.Log.Error("briefing job runner", "error", err)
 			}
-		})
-	}
-	wg.Wait()
+			if !ok || err != nil {
+				sleep(ctx, pollInterval)
+			}
+		}
+	})
 }
 
 // Wait returns once every job in ids is completed or failed, working on them
@@ -130,35 +126,7 @@ func (r *Runner) Wait(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var wg sync.WaitGroup
-	for range cmp.Or(r.Concurrency, 4) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				ok, err := r.work(ctx, runOn(ctx), ids)
-				if err != nil {
-					cancel(err)
-					return
-				}
-				if ok {
-					continue
-				}
-				var open int
-				err = r.DB.QueryRow(ctx, `SELECT count(*) FROM ff_briefing_jobs WHERE id = ANY($1) AND state IN ('available', 'running')`, ids).Scan(&open)
-				if err != nil {
-					cancel(fmt.Errorf("count open briefing jobs: %w", err))
-					return
-				}
-				if open == 0 {
-					return
-				}
-				sleep(ctx, waitPoll)
-			}
-		})
-	}
-	wg.Wait()
-	return context.Cause(ctx)
+	return r.drain(ctx, ids)
 }
 
 // Drain runs due jobs of any org until none is left to claim. cmd/worker
@@ -167,25 +135,53 @@ func (r *Runner) Wait(ctx context.Context, ids []int64) error {
 // that fails goes back to wait out its backoff and is not waited for here.
 // A job in flight when ctx ends finishes (see runOn).
 func (r *Runner) Drain(ctx context.Context) error {
+	return r.drain(ctx, nil)
+}
+
+// drain is Drain, or Wait when ids is not nil: then it claims only those
+// jobs, and when none is left to claim it polls until the ones other
+// replicas run are done too. The first error stops every worker.
+func (r *Runner) drain(ctx context.Context, ids []int64) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var wg sync.WaitGroup
-	for range cmp.Or(r.Concurrency, 4) {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				ok, err := r.work(ctx, runOn(ctx), nil)
-				if err != nil {
-					cancel(err)
-					return
-				}
-				if !ok {
-					return
+	r.workers(func() {
+		for ctx.Err() == nil {
+			more, err := r.work(ctx, runOn(ctx), ids)
+			if err == nil && !more && ids != nil {
+				// None left to claim: poll while other replicas finish theirs.
+				if more, err = r.anyOpen(ctx, ids); more {
+					sleep(ctx, waitPoll)
 				}
 			}
-		})
+			if err != nil {
+				cancel(err)
+				return
+			}
+			if !more {
+				return
+			}
+		}
+	})
+	return context.Cause(ctx)
+}
+
+// anyOpen reports whether any job in ids is still available or running.
+func (r *Runner) anyOpen(ctx context.Context, ids []int64) (bool, error) {
+	var open bool
+	err := r.DB.QueryRow(ctx, `SELECT EXISTS (SELECT FROM ff_briefing_jobs WHERE id = ANY($1) AND state IN ('available', 'running'))`, ids).Scan(&open)
+	if err != nil {
+		return false, fmt.Errorf("check open briefing jobs: %w", err)
+	}
+	return open, nil
+}
+
+// workers runs work on Concurrency goroutines and returns when all have.
+func (r *Runner) workers(work func()) {
+	var wg sync.WaitGroup
+	for range cmp.Or(r.Concurrency, 4) {
+		wg.Go(work)
 	}
 	wg.Wait()
-	return context.Cause(ctx)
 }
 
 // runOn is the context Wait and Drain (cmd/worker -once) run a claimed job
@@ -197,14 +193,16 @@ func runOn(ctx context.Context) context.Context {
 }
 
 // work claims one due job (among ids, when given) while ctx lasts and runs
-// it on hard; ok reports whether there was one.
+// it on hard; ok reports whether there was one. When there is none it
+// sweeps instead (failLostLastAttempts), which keeps the sweep off the
+// busy path.
 func (r *Runner) work(ctx, hard context.Context, ids []int64) (ok bool, err error) {
-	if err := r.failLostLastAttempts(ctx); err != nil {
+	c, ok, err := r.claim(ctx, ids)
+	if err != nil {
 		return false, err
 	}
-	c, ok, err := r.claim(ctx, ids)
-	if err != nil || !ok {
-		return false, err
+	if !ok {
+		return false, r.failLostLastAttempts(ctx)
 	}
 	return true, r.run(hard, c)
 }
@@ -232,13 +230,13 @@ func (r *Runner) run(hard context.Context, c claim) error {
 // failLostLastAttemptsSQL fails the jobs whose lease expired during their
 // last attempt, with their briefings, where admins see it and can retry.
 // SKIP LOCKED: replicas sweeping together neither wait nor fail a job twice.
-// Every claimed job has run_after <= $1; saying so lets the claim index serve.
+// ff_briefing_jobs_lease_idx serves it.
 const failLostLastAttemptsSQL = `
 WITH job AS (
     UPDATE ff_briefing_jobs
        SET state = 'failed', last_error = $2, locked_until = NULL, finished_at = $1
      WHERE id IN (SELECT id FROM ff_briefing_jobs
-                   WHERE run_after <= $1 AND state = 'running' AND locked_until < $1 AND attempt >= max_attempts
+                   WHERE state = 'running' AND locked_until < $1 AND attempt >= max_attempts
                      FOR UPDATE SKIP LOCKED)
  RETURNING id, org_id, briefing_id
 )
@@ -248,8 +246,9 @@ UPDATE ff_briefings b
  WHERE b.id = job.briefing_id AND b.org_id = job.org_id
 RETURNING job.id, job.org_id, job.briefing_id`
 
-// failLostLastAttempts runs before each claim, which no longer takes these
-// jobs over: without it they would stay "running" forever (and Wait with them).
+// failLostLastAttempts runs when a claim finds nothing (see work): no claim
+// takes these jobs over, so without it they would stay "running" forever
+// (and Wait with them).
 func (r *Runner) failLostLastAttempts(ctx context.Context) error {
 	rows, err := r.DB.Query(ctx, failLostLastAttemptsSQL, r.now(), errLostLastAttempt)
 	if err != nil {
@@ -268,7 +267,8 @@ func (r *Runner) failLostLastAttempts(ctx context.Context) error {
 }
 
 // claimSQL takes an available job, or one whose lease expired with attempts
-// left (failLostLastAttempts ends the others).
+// left (failLostLastAttempts ends the others). ff_briefing_jobs_claim_idx
+// serves its order.
 const claimSQL = `
 WITH next AS (
     SELECT id FROM ff_briefing_jobs

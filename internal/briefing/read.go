@@ -230,19 +230,15 @@ func (s *Store) schedule(ctx context.Context, orgID int64) (schedule.Schedule, e
 	if !on {
 		return schedule.Schedule{}, apperr.Errorf(apperr.Conflict, "Daily briefings are switched off for this organisation.")
 	}
-	raw, found, err := o.ModuleConfig(ctx, orgID, schedule.Module)
+	cfg, err := o.Fieldforce(ctx, orgID)
 	if err != nil {
 		return schedule.Schedule{}, fmt.Errorf("generate briefing now for org %d: %w", orgID, err)
 	}
-	if !found {
+	if !cfg.Found {
 		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "Set the briefing time zone and schedule before generating a briefing.")
 	}
-	cfg, err := schedule.ParseConfig(raw)
-	if err == nil {
-		var sch schedule.Schedule
-		if sch, err = cfg.Schedule(); err == nil {
-			return sch, nil
-		}
+	if cfg.Err != nil {
+		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", cfg.Err)
 	}
-	return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", err)
+	return cfg.Schedule, nil
 }

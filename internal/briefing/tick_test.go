@@ -190,7 +190,6 @@ func TestTickSkipsInvalidConfigs(t *testing.T) {
 	res, err := tk.Tick(f.ctx, utc("2026-03-10T12:00:00Z"))
 	require.NoError(t, err)
 	require.Equal(t, len(bad)+1, res.Candidates)
-	require.Equal(t, len(bad), res.Invalid)
 	require.Equal(t, len(bad), res.Skipped[schedule.ReasonInvalidConfig])
 	require.Equal(t, 1, res.Enqueued)
 	require.NoError(t, f.runner(&clock{now: res.Now}, "w").Wait(f.ctx, res.JobIDs))
@@ -199,18 +198,28 @@ func TestTickSkipsInvalidConfigs(t *testing.T) {
 	require.Equal(t, StatusReady, b.Status)
 
 	warned := map[int64]bool{}
+	tickLines := 0
 	for line := range bytes.Lines(logs.Bytes()) {
 		var entry struct {
-			Level string `json:"level"`
-			OrgID int64  `json:"org_id"`
-			Error string `json:"error"`
+			Level          string `json:"level"`
+			Msg            string `json:"msg"`
+			OrgID          int64  `json:"org_id"`
+			Error          string `json:"error"`
+			InvalidConfigs int    `json:"invalid_configs"`
+			Candidates     int    `json:"candidates"`
 		}
 		require.NoError(t, json.Unmarshal(line, &entry))
 		if entry.Level == "WARN" {
 			require.NotEmpty(t, entry.Error)
 			warned[entry.OrgID] = true
 		}
+		if entry.Msg == "briefing tick" { // the one line per tick an operator reads
+			tickLines++
+			require.Equal(t, len(bad), entry.InvalidConfigs)
+			require.Equal(t, len(bad)+1, entry.Candidates)
+		}
 	}
+	require.Equal(t, 1, tickLines)
 	for id, name := range bad {
 		require.True(t, warned[id], "no warning for %s", name)
 		require.Empty(t, f.briefings(id), name)

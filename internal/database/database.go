@@ -1,8 +1,9 @@
 // Package database opens the PostgreSQL pool and applies the embedded goose
-// migrations. Both binaries call it at start.
+// migrations. Both binaries call Open at start.
 package database
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -46,6 +47,20 @@ func setsMaxConns(url string) bool {
 	}
 	_, ok := c.RuntimeParams["pool_max_conns"]
 	return ok
+}
+
+// Open connects to url (DefaultURL when it is "") and applies pending
+// migrations: what both binaries do at start. The caller closes the pool.
+func Open(ctx context.Context, url string, log *slog.Logger, opts ...Option) (*pgxpool.Pool, error) {
+	pool, err := Connect(ctx, cmp.Or(url, DefaultURL), opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, pool, log); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
 }
 
 // Connect opens a pool and checks that the server answers.

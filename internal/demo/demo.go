@@ -96,13 +96,18 @@ func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time
 		return s, err
 	}
 	if !cfg.Found {
-		cfg.Config, err = store.SaveFieldforce(ctx, orgs.System, org.ID, configJSON(spec))
-		if err != nil {
+		if _, err := store.SaveFieldforce(ctx, orgs.System, org.ID, configJSON(spec)); err != nil {
+			return s, err
+		}
+		if cfg, err = store.Fieldforce(ctx, org.ID); err != nil {
 			return s, err
 		}
 	}
 	if created {
-		if err := seedHistory(ctx, store.DB, org.ID, cfg.Config, now); err != nil {
+		if cfg.Err != nil {
+			return s, fmt.Errorf("demo history: %w", cfg.Err)
+		}
+		if err := seedHistory(ctx, store.DB, org.ID, cfg.Schedule, now); err != nil {
 			return s, err
 		}
 	}

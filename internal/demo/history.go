@@ -22,11 +22,7 @@ var seedActor = orgs.Actor{Email: "demo seed"}
 // (GenerateNow). The worker that `make run` starts generates it from
 // yesterday's jobs within a second. A day off yesterday stays a day off,
 // and so does every day while briefings are switched off.
-func seedHistory(ctx context.Context, pool *pgxpool.Pool, orgID int64, cfg schedule.Config, now time.Time) error {
-	s, err := cfg.Schedule()
-	if err != nil {
-		return fmt.Errorf("demo history: %w", err)
-	}
+func seedHistory(ctx context.Context, pool *pgxpool.Pool, orgID int64, s schedule.Schedule, now time.Time) error {
 	yesterday := schedule.DateOf(now.In(s.Zone.Loc)).AddDays(-1)
 	dayStart, _ := schedule.FireTime(s.Zone.Loc, yesterday, schedule.LocalTime{})
 	if _, err := pool.Exec(ctx, `UPDATE orgs SET created_at = $2 WHERE id = $1`, orgID, dayStart); err != nil {

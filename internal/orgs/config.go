@@ -12,25 +12,13 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// ModuleConfig returns an org's raw config document for a module.
-func (s *Store) ModuleConfig(ctx context.Context, orgID int64, module string) (raw []byte, found bool, err error) {
-	err = s.DB.QueryRow(ctx, `SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2`,
-		orgID, module).Scan(&raw)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("config %s of org %d: %w", module, orgID, err)
-	}
-	return raw, true, nil
-}
-
 // FieldforceConfig is the org's briefing configuration as stored, parsed.
 type FieldforceConfig struct {
-	Raw       []byte          // the stored document, as is
-	Config    schedule.Config // valid only when Err is nil
-	Err       error           // why the stored document is invalid (the worker skips the org)
-	Found     bool            // false: never saved; Config is schedule.DefaultConfig()
+	Raw       []byte            // the stored document, as is
+	Config    schedule.Config   // canonical; valid only when Err is nil
+	Schedule  schedule.Schedule // what Config describes; valid only when Err is nil
+	Err       error             // why the stored document is invalid (the worker skips the org)
+	Found     bool              // false: never saved; Schedule is schedule.DefaultSchedule()
 	UpdatedAt time.Time
 }
 
@@ -40,7 +28,8 @@ func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, 
 	err := s.DB.QueryRow(ctx, `SELECT config_json, updated_at FROM org_module_configs WHERE org_id = $1 AND module = $2`,
 		orgID, schedule.Module).Scan(&c.Raw, &c.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		c.Config = schedule.DefaultConfig()
+		c.Schedule = schedule.DefaultSchedule()
+		c.Config = c.Schedule.Config()
 		c.Raw = c.Config.JSON()
 		return c, nil
 	}
@@ -48,7 +37,7 @@ func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, 
 		return c, fmt.Errorf("fieldforce config of org %d: %w", orgID, err)
 	}
 	c.Found = true
-	c.Config, c.Err = schedule.ParseConfig(c.Raw)
+	c.Config, c.Schedule, c.Err = schedule.ParseConfig(c.Raw)
 	return c, nil
 }
 
@@ -56,7 +45,7 @@ func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, 
 // canonical form (aliases resolved, days ordered) with one audit entry.
 // Invalid input returns the *schedule.ValidationError and changes nothing.
 func (s *Store) SaveFieldforce(ctx context.Context, actor Actor, orgID int64, raw []byte) (schedule.Config, error) {
-	cfg, err := schedule.ParseConfig(raw)
+	cfg, _, err := schedule.ParseConfig(raw)
 	if err != nil {
 		return schedule.Config{}, err
 	}

@@ -65,20 +65,6 @@ func (s *Store) OrgBySlug(ctx context.Context, slug string) (Org, error) {
 	return o, nil
 }
 
-// ListOrgs returns every org, by name, optionally filtered by a substring of
-// slug or name (staff search).
-func (s *Store) ListOrgs(ctx context.Context, query string) ([]Org, error) {
-	return list(ctx, s.DB, "list orgs", func(r pgx.CollectableRow) (Org, error) {
-		var o Org
-		return o, r.Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
-	}, `
-		SELECT id, slug, name, created_at FROM orgs
-		WHERE $1 = '' OR slug ILIKE '%' || $1 || '%' OR name ILIKE '%' || $1 || '%'
-		ORDER BY name, id`, escapeLike(query))
-}
-
-// isUniqueViolation reports whether err broke the named unique constraint
-// (and not, say, a primary key whose sequence rows inserted by hand got ahead of).
 // list runs a query and scans every row, wrapping either failure with what
 // was being listed.
 func list[T any](ctx context.Context, q database.Querier, what string, scan func(pgx.CollectableRow) (T, error), sql string, args ...any) ([]T, error) {
@@ -93,6 +79,8 @@ func list[T any](ctx context.Context, q database.Querier, what string, scan func
 	return out, nil
 }
 
+// isUniqueViolation reports whether err broke the named unique constraint
+// (and not, say, a primary key whose sequence rows inserted by hand got ahead of).
 func isUniqueViolation(err error, constraint string) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == constraint

@@ -103,6 +103,7 @@ func TestSaveFieldforceStoresCanonicalAndAuditsOnce(t *testing.T) {
 	require.NoError(t, got.Err)
 	require.Equal(t, "America/New_York", got.Config.Briefing.Timezone)
 	require.Equal(t, []string{"mon", "fri"}, got.Config.Briefing.Days)
+	require.Equal(t, "America/New_York", got.Schedule.Zone.Name)
 	require.Equal(t, 1, b.auditCount(t))
 
 	// Saving the same document again is not a change: no second entry.
@@ -114,6 +115,7 @@ func TestSaveFieldforceStoresCanonicalAndAuditsOnce(t *testing.T) {
 	other, err := b.store.Fieldforce(b.ctx, b.other.ID)
 	require.NoError(t, err)
 	require.False(t, other.Found)
+	require.Equal(t, schedule.DefaultSchedule(), other.Schedule)
 }
 
 func TestSaveFieldforceRejectsBadInputAndChangesNothing(t *testing.T) {

@@ -118,11 +118,6 @@ type Provisioned struct {
 	Role            Role // role in the org afterwards; "" without an org
 }
 
-// Changed reports whether ProvisionUser changed anything.
-func (p Provisioned) Changed() bool {
-	return p.Created || p.PasswordChanged || p.StaffGranted || p.OldRole != p.Role
-}
-
 // ProvisionUser creates a user, or updates an existing one (same email,
 // case-insensitive): sets the password when it differs from the current one,
 // grants staff when asked (never takes it away), and with orgID != 0 gives

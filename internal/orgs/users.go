@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -82,7 +83,7 @@ func (s *Store) Authenticate(ctx context.Context, email, password string) (User,
 		`SELECT id, email, is_staff, created_at, password_hash FROM users WHERE lower(email) = lower($1)`,
 		strings.TrimSpace(email)).Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt, &hash)
 	if errors.Is(err, pgx.ErrNoRows) {
-		verifyPassword(dummyHash, password)
+		verifyPassword(dummyHash(), password)
 		return User{}, errBadCredentials
 	}
 	if err != nil {
@@ -132,7 +133,12 @@ const (
 	argonKeyLen  = 32
 )
 
-var dummyHash, _ = hashPassword("not a real password")
+// dummyHash is what Authenticate verifies an unknown email's password
+// against; hashed on first use, not at every process start.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := hashPassword("not a real password")
+	return h
+})
 
 func hashPassword(password string) (string, error) {
 	salt := make([]byte, 16)

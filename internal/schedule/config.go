@@ -67,35 +67,22 @@ func (e *ValidationError) For(field string) string {
 	return strings.Join(msgs, "; ")
 }
 
-// DefaultConfig is the schedule a new org starts with: weekdays at 08:00 UTC.
-func DefaultConfig() Config {
+// DefaultSchedule is the schedule a new org starts with: weekdays at 08:00 UTC.
+func DefaultSchedule() Schedule {
 	return Schedule{
-		Zone:    Zone{Name: "UTC"},
+		Zone:    Zone{Name: "UTC", Loc: time.UTC},
 		At:      LocalTime{Hour: 8},
 		Days:    DaysOf(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday),
 		Enabled: true,
-	}.Config()
+	}
 }
 
 // ParseConfig strictly parses and validates a config document: unknown or
 // duplicate fields, wrong types and trailing data are errors, and every
-// problem is reported as a *ValidationError. The returned config is canonical
-// (see canonical), so storing it normalizes what the admin typed.
-func ParseConfig(raw []byte) (Config, error) {
-	c, s, err := parse(raw)
-	if err != nil {
-		return Config{}, err
-	}
-	return c.canonical(s), nil
-}
-
-// parseSchedule is ParseConfig for callers that only need the schedule.
-func parseSchedule(raw []byte) (Schedule, error) {
-	_, s, err := parse(raw)
-	return s, err
-}
-
-func parse(raw []byte) (Config, Schedule, error) {
+// problem is reported as a *ValidationError. It returns the config in its
+// canonical form (see canonical), so storing it normalizes what the admin
+// typed, and the schedule it describes.
+func ParseConfig(raw []byte) (Config, Schedule, error) {
 	var v validator
 	c, ok := v.decode(raw)
 	if !ok {
@@ -105,7 +92,7 @@ func parse(raw []byte) (Config, Schedule, error) {
 	if err := v.err(); err != nil {
 		return Config{}, Schedule{}, err
 	}
-	return c, s, nil
+	return c.canonical(s), s, nil
 }
 
 // canonical is c with its values in their one stored spelling: the zone's
@@ -122,22 +109,10 @@ func (c Config) canonical(s Schedule) Config {
 	return Config{Briefing: b}
 }
 
-// Schedule validates c and returns it typed.
-func (c Config) Schedule() (Schedule, error) {
-	var v validator
-	s := v.schedule(c)
-	if err := v.err(); err != nil {
-		return Schedule{}, err
-	}
-	return s, nil
-}
-
-// JSON returns c as compact canonical JSON; a config that does not validate
-// is encoded as it is.
+// JSON returns c as compact JSON, as it is: no validation. The configs
+// ParseConfig and Schedule.Config return are canonical, so theirs is the
+// stored form, and parsing it again gives the same config.
 func (c Config) JSON() []byte {
-	if s, err := c.Schedule(); err == nil {
-		c = c.canonical(s)
-	}
 	b, err := json.Marshal(c)
 	if err != nil {
 		panic(err) // unreachable: strings, a string slice and a bool always encode

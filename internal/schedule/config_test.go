@@ -1,7 +1,6 @@
 package schedule_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -31,23 +30,22 @@ func TestParseConfigCanonicalizes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := schedule.ParseConfig([]byte(tt.in))
+			c, s, err := schedule.ParseConfig([]byte(tt.in))
 			require.NoError(t, err)
 			require.JSONEq(t, tt.want, string(c.JSON()))
 			require.Equal(t, tt.want, string(c.JSON()))
 
-			again, err := schedule.ParseConfig(c.JSON())
+			again, againSched, err := schedule.ParseConfig(c.JSON())
 			require.NoError(t, err)
 			require.Equal(t, c, again)
+			require.Equal(t, s, againSched)
 		})
 	}
 }
 
 func TestParseConfigTypedSchedule(t *testing.T) {
 	t.Parallel()
-	c, err := schedule.ParseConfig([]byte(`{"briefing":{"timezone":"Asia/Kathmandu","schedule_local_time":"07:45","days":["sat","sun"],"enabled":false}}`))
-	require.NoError(t, err)
-	s, err := c.Schedule()
+	c, s, err := schedule.ParseConfig([]byte(`{"briefing":{"timezone":"Asia/Kathmandu","schedule_local_time":"07:45","days":["sat","sun"],"enabled":false}}`))
 	require.NoError(t, err)
 	require.Equal(t, "Asia/Kathmandu", s.Zone.Name)
 	require.Equal(t, schedule.LocalTime{Hour: 7, Minute: 45}, s.At)
@@ -111,7 +109,7 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := schedule.ParseConfig([]byte(tt.in))
+			_, _, err := schedule.ParseConfig([]byte(tt.in))
 			var verr *schedule.ValidationError
 			require.ErrorAs(t, err, &verr)
 			require.Equal(t, tt.want, verr.Errors)
@@ -122,7 +120,7 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 func TestParseConfigRejectsBadTimes(t *testing.T) {
 	t.Parallel()
 	for _, at := range []string{"25:00", "24:00", "7:5", "08:00:00", "8:00", "08:60", ""} {
-		_, err := schedule.ParseConfig([]byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"` + at + `"}}`))
+		_, _, err := schedule.ParseConfig([]byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"` + at + `"}}`))
 		var verr *schedule.ValidationError
 		require.ErrorAs(t, err, &verr, at)
 		require.NotEmpty(t, verr.For("briefing.schedule_local_time"), at)
@@ -131,7 +129,7 @@ func TestParseConfigRejectsBadTimes(t *testing.T) {
 
 func TestValidationErrorMessages(t *testing.T) {
 	t.Parallel()
-	_, err := schedule.ParseConfig([]byte(`{"briefing": {"timezone": "Mars/Base", "schedule_local_time": "08:00", "days": []}}`))
+	_, _, err := schedule.ParseConfig([]byte(`{"briefing": {"timezone": "Mars/Base", "schedule_local_time": "08:00", "days": []}}`))
 	var verr *schedule.ValidationError
 	require.ErrorAs(t, err, &verr)
 	require.Equal(t, `unknown time zone "Mars/Base"`, verr.For("briefing.timezone"))
@@ -141,29 +139,26 @@ func TestValidationErrorMessages(t *testing.T) {
 		`invalid fieldforce config: briefing.timezone: unknown time zone "Mars/Base"; briefing.days: choose at least one day`)
 }
 
-func TestConfigScheduleValidates(t *testing.T) {
+func TestParseConfigDefaults(t *testing.T) {
 	t.Parallel()
-	_, err := schedule.Config{Briefing: schedule.BriefingConfig{Timezone: "Nowhere", ScheduleLocalTime: "8am"}}.Schedule()
-	var verr *schedule.ValidationError
-	require.True(t, errors.As(err, &verr))
-	require.Len(t, verr.Errors, 2)
-
-	s, err := schedule.Config{Briefing: schedule.BriefingConfig{Timezone: "US/Pacific", ScheduleLocalTime: "09:15"}}.Schedule()
+	_, s, err := schedule.ParseConfig([]byte(`{"briefing":{"timezone":"US/Pacific","schedule_local_time":"09:15"}}`))
 	require.NoError(t, err)
 	require.Equal(t, "America/Los_Angeles", s.Zone.Name)
 	require.Equal(t, schedule.AllDays(), s.Days)
 	require.True(t, s.Enabled)
 }
 
-func TestDefaultConfig(t *testing.T) {
+func TestDefaultSchedule(t *testing.T) {
 	t.Parallel()
-	c := schedule.DefaultConfig()
+	s := schedule.DefaultSchedule()
+	c := s.Config()
 	require.Equal(t,
 		`{"briefing":{"timezone":"UTC","schedule_local_time":"08:00","days":["mon","tue","wed","thu","fri"],"enabled":true}}`,
 		string(c.JSON()))
-	parsed, err := schedule.ParseConfig(c.JSON())
+	parsed, parsedSched, err := schedule.ParseConfig(c.JSON())
 	require.NoError(t, err)
 	require.Equal(t, c, parsed, "the default is already canonical")
+	require.Equal(t, s, parsedSched, "the default's zone is the loaded UTC")
 }
 
 func TestJSONOfAnInvalidConfigIsVerbatim(t *testing.T) {

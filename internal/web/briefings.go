@@ -62,11 +62,10 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 		// Generating needs what the worker needs; pausing an org the
 		// platform switched off would only muddle the page, so both are
 		// offered only when the schedule is valid and the flag is on.
-		CanGenerate: st.usable(),
-		Toggle:      st.usable(),
-		Paused:      st.err == nil && !st.sched.Enabled,
-		Zone:        st.zoneName(),
-		Days:        st.days(m.Org.Slug, now, today, m.Org.CreatedAt, list),
+		Usable: st.usable(),
+		Paused: st.Err == nil && !st.Schedule.Enabled,
+		Zone:   st.zoneName(),
+		Days:   st.days(m.Org.Slug, now, today, m.Org.CreatedAt, list),
 	}
 	p.Section = "briefings"
 	p.StateKind, p.State = st.describe()
@@ -77,72 +76,63 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 // orgState is what decides whether an org's briefings run: its saved
 // schedule and its feature flag.
 type orgState struct {
-	cfg    orgs.FieldforceConfig
-	sched  schedule.Schedule
-	err    error // why the saved config is invalid
+	orgs.FieldforceConfig
 	flagOn bool
 }
 
 func (s *Server) orgState(ctx context.Context, orgID int64) (orgState, error) {
 	var st orgState
 	var err error
-	if st.cfg, err = s.orgs.Fieldforce(ctx, orgID); err != nil {
+	if st.FieldforceConfig, err = s.orgs.Fieldforce(ctx, orgID); err != nil {
 		return st, err
 	}
 	if st.flagOn, err = s.orgs.EffectiveFlag(ctx, orgID, schedule.FlagKey); err != nil {
 		return st, err
-	}
-	st.err = st.cfg.Err
-	if st.err == nil {
-		st.sched, st.err = st.cfg.Config.Schedule()
 	}
 	return st, nil
 }
 
 // usable reports whether the org has a valid saved schedule and the flag
 // on: what the worker and "generate now" need, paused or not.
-func (st orgState) usable() bool { return st.cfg.Found && st.err == nil && st.flagOn }
+func (st orgState) usable() bool { return st.Found && st.Err == nil && st.flagOn }
 
 // running reports whether the worker generates this org's briefings.
-func (st orgState) running() bool { return st.usable() && st.sched.Enabled }
+func (st orgState) running() bool { return st.usable() && st.Schedule.Enabled }
 
 // today is the org-local date at now; UTC's when the config has no valid zone.
 func (st orgState) today(now time.Time) schedule.Date {
-	if st.err != nil {
-		return schedule.DateOf(now.UTC())
-	}
-	return schedule.Decide(now, st.sched, nil).Date
+	return schedule.DateOf(now.In(st.loc()))
 }
 
 // loc is the zone the list's dates are in: UTC when the config has no valid zone.
 func (st orgState) loc() *time.Location {
-	if st.err != nil {
+	if st.Err != nil {
 		return time.UTC
 	}
-	return st.sched.Zone.Loc
+	return st.Schedule.Zone.Loc
 }
 
 func (st orgState) zoneName() string {
-	if st.err != nil {
+	if st.Err != nil {
 		return "UTC (the saved time zone is not usable)"
 	}
-	return st.sched.Zone.Name
+	return st.Schedule.Zone.Name
 }
 
 // describe is the org's state in one line, most fundamental cause first.
 func (st orgState) describe() (kind, text string) {
 	switch {
-	case !st.cfg.Found:
+	case !st.Found:
 		return "not_configured", "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
-	case st.err != nil:
-		return "invalid_config", "The saved settings are invalid, so no briefing runs: " + st.err.Error()
+	case st.Err != nil:
+		return "invalid_config", "The saved settings are invalid, so no briefing runs: " + st.Err.Error()
 	case !st.flagOn:
 		return "flag_off", "Daily briefings are switched off for this org by the platform team: none are generated, " +
 			"on schedule or on request, until they switch them back on. Your settings are kept."
-	case !st.sched.Enabled:
+	case !st.Schedule.Enabled:
 		return "paused", "Paused: no briefing runs until an admin resumes."
 	}
-	return "running", "Every " + daysText(st.sched.Days) + " at " + st.sched.At.String() + " in " + st.sched.Zone.Name + "."
+	return "running", "Every " + daysText(st.Schedule.Days) + " at " + st.Schedule.At.String() + " in " + st.Schedule.Zone.Name + "."
 }
 
 // nextRun is the next run that will make a briefing: a run on a date that
@@ -151,7 +141,7 @@ func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
 	if !st.running() {
 		return ""
 	}
-	for _, r := range schedule.NextRuns(now, st.sched, 2) {
+	for _, r := range schedule.NextRuns(now, st.Schedule, 2) {
 		if !hasDate(list, r.Date) {
 			next := r.Local.Format(previewDateForm+" 15:04") + " (" + r.Offset + "), " + r.UTC.Format("15:04") + " UTC"
 			if note := runNote(r); note != "" {
@@ -190,25 +180,25 @@ func (st orgState) whyNone(now time.Time, d, today schedule.Date, created time.T
 	switch {
 	case d.Before(schedule.DateOf(created.In(st.loc()))):
 		return views.ReasonBeforeSetup, "— before the org was set up"
-	case !st.cfg.Found:
+	case !st.Found:
 		return "not_configured", "not set up"
-	case st.err != nil:
+	case st.Err != nil:
 		return string(schedule.ReasonInvalidConfig), "invalid settings"
 	case !st.flagOn:
 		return "flag_off", "switched off"
 	}
 	at := now
 	if d != today {
-		at, _ = schedule.FireTime(st.sched.Zone.Loc, d, st.sched.At)
+		at, _ = schedule.FireTime(st.Schedule.Zone.Loc, d, st.Schedule.At)
 	}
-	dec := schedule.Decide(at, st.sched, nil)
+	dec := schedule.Decide(at, st.Schedule, nil)
 	switch {
 	case dec.Reason == schedule.ReasonPaused:
 		return string(dec.Reason), "paused"
 	case dec.Reason == schedule.ReasonDayOff:
 		return string(dec.Reason), "day off"
 	case dec.Reason == schedule.ReasonNotYet:
-		return string(dec.Reason), "not yet: runs at " + dec.FireAt.In(st.sched.Zone.Loc).Format("15:04")
+		return string(dec.Reason), "not yet: runs at " + dec.FireAt.In(st.Schedule.Zone.Loc).Format("15:04")
 	case d == today:
 		return string(dec.Reason), "due now: the worker is about to generate it"
 	case at.Before(created):

@@ -42,16 +42,25 @@ func scheduleInputFrom(c echo.Context) (scheduleInput, error) {
 // document's default.
 func (in scheduleInput) on() bool { return in.enabled == nil || in.enabled == true }
 
-// parseEnabled accepts the spellings forms and scripts send for a boolean;
-// anything else is passed on as text so the validator names the field.
+// parseEnabled reads a boolean field; anything boolWord does not know is
+// passed on as text so the validator names the field.
 func parseEnabled(v string) any {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "on", "1", "yes":
-		return true
-	case "false", "off", "0", "no":
-		return false
+	if b, ok := boolWord(v); ok {
+		return b
 	}
 	return v
+}
+
+// boolWord reads the spellings forms and scripts send for a boolean:
+// true/on/1/yes or false/off/0/no, in any case, spaces trimmed.
+func boolWord(v string) (b, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "on", "1", "yes":
+		return true, true
+	case "false", "off", "0", "no":
+		return false, true
+	}
+	return false, false
 }
 
 // document is the config document the form describes. Days are always

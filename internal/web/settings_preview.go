@@ -34,11 +34,7 @@ func (s *Server) settingsPreview(c echo.Context) error {
 // preview lists the next runs of a config document with schedule.NextRuns,
 // the rule the worker's decision uses, and the DST problems of the next year.
 func (s *Server) preview(raw []byte) views.Preview {
-	cfg, err := schedule.ParseConfig(raw)
-	var sched schedule.Schedule
-	if err == nil {
-		sched, err = cfg.Schedule()
-	}
+	_, sched, err := schedule.ParseConfig(raw)
 	var ve *schedule.ValidationError
 	if errors.As(err, &ve) {
 		return views.Preview{Errors: fieldMessages(ve)}

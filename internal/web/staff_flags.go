@@ -12,11 +12,9 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
-
-// defaultFlag is the flag whose per-org table the console shows first.
-const defaultFlag = "fieldforce.briefing"
 
 // staffHome is the console's entry point.
 func (s *Server) staffHome(c echo.Context) error {
@@ -117,7 +115,7 @@ func (s *Server) staffSetOrgFlag(c echo.Context) error {
 }
 
 // staffFlagsModel loads the console: the global switches and the org
-// table of key (the default flag when key is empty or unknown).
+// table of key (the briefing flag when key is empty or unknown).
 func (s *Server) staffFlagsModel(c echo.Context, key, q string) (views.StaffFlags, error) {
 	ctx := c.Request().Context()
 	m := views.StaffFlags{Page: s.page(c, "Feature flags"), Query: strings.TrimSpace(q)}
@@ -128,7 +126,7 @@ func (s *Server) staffFlagsModel(c echo.Context, key, q string) (views.StaffFlag
 	}
 	for _, f := range flags {
 		m.Flags = append(m.Flags, views.FlagRow{Key: f.Key, Description: f.Description, Enabled: f.Enabled, UpdatedAt: f.UpdatedAt})
-		if f.Key == key || (m.Key == "" && f.Key == defaultFlag) {
+		if f.Key == key || (m.Key == "" && f.Key == schedule.FlagKey) {
 			m.Key = f.Key
 		}
 	}
@@ -161,13 +159,10 @@ func (s *Server) requireFlag(ctx context.Context, key string) error {
 	return nil
 }
 
-// parseSwitch reads a global switch's new state in the spellings forms and scripts use.
+// parseSwitch reads a global switch's new state (see boolWord).
 func parseSwitch(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "on", "1", "yes":
-		return true, nil
-	case "false", "off", "0", "no":
-		return false, nil
+	if b, ok := boolWord(v); ok {
+		return b, nil
 	}
 	return false, apperr.FieldError("enabled", "enabled must be true or false (or on/off)")
 }
