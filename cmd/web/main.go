@@ -227,6 +227,10 @@ Environment:
   LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
   LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 1000)
   TRUSTED_PROXIES                 CIDRs of proxies in front of web whose X-Forwarded-For is believed (default: none)
+  SMTP_URL                        where mail is sent, e.g. smtp://user:pass@host:587 (default: kept in the outbox)
+  MAIL_FROM                       From of every email (default "fieldbrief <briefings@fieldbrief.localhost>")
+  BASE_URL                        public address for links in emails and webhooks (default http://localhost:PORT)
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS  true lets webhooks use http and reach loopback/private addresses (default false)
   LOG_LEVEL                       debug, info, warn or error (default info)
   FIELDBRIEF_PASSWORD             create-user's password when neither -password-stdin nor -password is given
 
