@@ -1,6 +1,7 @@
 // Command web serves fieldbrief's web app and carries the operator's
-// sub-commands: serve (the default), migrate, create-org, create-user and
-// seed-demo. Every sub-command applies pending migrations first.
+// sub-commands: serve (the default), migrate, create-org, create-user,
+// seed-demo and webhook-secret. Every sub-command applies pending
+// migrations first.
 package main
 
 import (
@@ -56,6 +57,7 @@ var commands = []command{
 	{"create-user", "-email EMAIL [-password-stdin | -password PASSWORD] [-staff] [-org SLUG [-role admin|member]]",
 		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
 	{"seed-demo", "", "add the demo orgs, people and jobs; running it again changes nothing", seedDemoCommand},
+	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
 }
 
 // app is what every action gets: the process's input and outputs, its
