@@ -26,6 +26,8 @@ help: ## Show this help
 run: build ## Run the app with demo data on http://localhost:8080 (finds, starts or installs PostgreSQL)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh fieldbrief)"
+	# Local development: webhooks may go to a receiver on this machine.
+	export WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
 	echo "==> database: $$DATABASE_URL"
 	bin/web migrate
 	bin/web seed-demo

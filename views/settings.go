@@ -16,20 +16,41 @@ type SettingsPage struct {
 	FlagOff       bool   // the platform switched the feature off for the org
 	Paused        bool   // the stored schedule is paused (drives the pause/resume button)
 	Form          ScheduleForm
+	Secret        SecretBlock
 	JSON          JSONForm
 	Preview       Preview
 	History       []AuditRow // the org's latest audit entries, newest first
 }
 
 // ScheduleForm is the friendly form's values, as typed, and its errors by
-// form field (timezone, schedule_local_time, days, enabled; "" for the form).
+// form field (timezone, schedule_local_time, days, enabled,
+// delivery_email_to, delivery_email_technicians, delivery_webhook_url; ""
+// for the form).
 type ScheduleForm struct {
 	Timezone  string
 	LocalTime string
 	Days      []string
 	Enabled   bool
 	ZoneHint  string // "UTC−05:00, 08:04 there now" for a valid zone
+	Delivery  DeliveryForm
 	Errors    map[string]string
+}
+
+// DeliveryForm is the form's Delivery section, as typed.
+type DeliveryForm struct {
+	To          string // addresses, one per line or comma-separated
+	Technicians bool
+	WebhookURL  string
+}
+
+// SecretBlock is the webhook signing secret's block: masked unless an
+// admin just revealed or rotated it.
+type SecretBlock struct {
+	Base     string // "/orgs/{slug}/settings/fieldforce"
+	CSRF     string
+	Revealed string // the secret, shown only in the answer to reveal or rotate
+	Rotated  bool   // Revealed is a secret that replaced the old one
+	Error    string // beside the rotate confirmation
 }
 
 // Error returns the message to show beside field, "" if none.

@@ -152,3 +152,35 @@ func readPassword(a *app, flagValue string, fromStdin bool) (string, error) {
 	}
 	return "", usageErrorf("a password is required: -password-stdin, FIELDBRIEF_PASSWORD or -password")
 }
+
+func webhookSecretCommand(fs *flag.FlagSet, _ func(string) string) action {
+	slug := fs.String("org", "", "slug of the org (required)")
+	rotate := fs.Bool("rotate", false, "replace the secret with a new one (audited, without the value) and print it")
+	return func(ctx context.Context, a *app) error {
+		if *slug == "" {
+			return usageErrorf("-org is required")
+		}
+		pool, err := a.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		store := &orgs.Store{DB: pool}
+		org, err := store.OrgBySlug(ctx, *slug)
+		if err != nil {
+			return err
+		}
+		var secret string
+		if *rotate {
+			secret, err = store.RotateWebhookSecret(ctx, orgs.System, org.ID)
+		} else {
+			secret, err = store.WebhookSecret(ctx, org.ID)
+		}
+		if err != nil {
+			return err
+		}
+		// The secret alone on stdout, so scripts can capture it.
+		fmt.Fprintln(a.stdout, secret)
+		return nil
+	}
+}

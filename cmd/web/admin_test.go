@@ -155,3 +155,41 @@ func TestCreateUserPasswordSources(t *testing.T) {
 	require.Contains(t, c.ok("create-user", "-h"), "-password-stdin")
 	require.Contains(t, c.ok("help"), "FIELDBRIEF_PASSWORD")
 }
+
+// webhook-secret prints the org's secret, the same each time until -rotate
+// replaces it; the rotation is audited by the system actor, without the value.
+func TestWebhookSecretCommand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+	c.ok("create-org", "-slug", "acme", "-name", "Acme Field Services")
+	c.ok("create-org", "-slug", "globex", "-name", "Globex")
+	var acme int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM orgs WHERE slug = 'acme'`).Scan(&acme))
+	_, last := auditLog(t, pool, 0)
+
+	first := strings.TrimSpace(c.ok("webhook-secret", "-org", "acme"))
+	require.Regexp(t, `^whsec_[A-Za-z0-9+/]{43}=$`, first)
+	require.Equal(t, first, strings.TrimSpace(c.ok("webhook-secret", "-org", "acme")), "created once, then printed")
+	require.NotEqual(t, first, strings.TrimSpace(c.ok("webhook-secret", "-org", "globex")))
+	got, last := auditLog(t, pool, last)
+	require.Empty(t, got, "printing is not a change")
+
+	rotated := strings.TrimSpace(c.ok("webhook-secret", "-org", "acme", "-rotate"))
+	require.Regexp(t, `^whsec_`, rotated)
+	require.NotEqual(t, first, rotated)
+	require.Equal(t, rotated, strings.TrimSpace(c.ok("webhook-secret", "-org", "acme")))
+	got, _ = auditLog(t, pool, last)
+	require.Equal(t, []string{fmt.Sprintf(`webhook.secret.rotate webhook org=%d - {"webhook_secret": "rotated"}`, acme)}, got)
+
+	unknown := c.run(ctx, "webhook-secret", "-org", "nowhere")
+	require.Error(t, unknown.err)
+	require.False(t, isUsage(unknown.err))
+	require.Equal(t, `webhook-secret: no org "nowhere"`, unknown.err.Error())
+	require.Empty(t, unknown.stdout)
+
+	missing := c.run(ctx, "webhook-secret")
+	require.True(t, isUsage(missing.err), "no -org: %v", missing.err)
+	require.Contains(t, c.ok("help"), "webhook-secret")
+}

@@ -1,6 +1,7 @@
 // Command web serves fieldbrief's web app and carries the operator's
-// sub-commands: serve (the default), migrate, create-org, create-user and
-// seed-demo. Every sub-command applies pending migrations first.
+// sub-commands: serve (the default), migrate, create-org, create-user,
+// seed-demo and webhook-secret. Every sub-command applies pending
+// migrations first.
 package main
 
 import (
@@ -56,6 +57,7 @@ var commands = []command{
 	{"create-user", "-email EMAIL [-password-stdin | -password PASSWORD] [-staff] [-org SLUG [-role admin|member]]",
 		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
 	{"seed-demo", "", "add the demo orgs, people and jobs; running it again changes nothing", seedDemoCommand},
+	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
 }
 
 // app is what every action gets: the process's input and outputs, its
@@ -227,6 +229,10 @@ Environment:
   LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
   LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 1000)
   TRUSTED_PROXIES                 CIDRs of proxies in front of web whose X-Forwarded-For is believed (default: none)
+  SMTP_URL                        where mail is sent, e.g. smtp://user:pass@host:587 (default: kept in the outbox)
+  MAIL_FROM                       From of every email (default "fieldbrief <briefings@fieldbrief.localhost>")
+  BASE_URL                        public address for links in emails and webhooks (default http://localhost:PORT)
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS  true lets webhooks use http and reach loopback/private addresses (default false)
   LOG_LEVEL                       debug, info, warn or error (default info)
   FIELDBRIEF_PASSWORD             create-user's password when neither -password-stdin nor -password is given
 

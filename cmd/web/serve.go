@@ -24,6 +24,9 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 		if err != nil {
 			return fmt.Errorf("configuration: %w", err)
 		}
+		if cfg.BaseURL == "" {
+			cfg.BaseURL = web.BaseURLFor(*addr)
+		}
 		for _, w := range cfg.Warnings {
 			a.log.Warn("configuration", "warning", w)
 		}

@@ -10,11 +10,12 @@ type orgSpec struct {
 	slug, name string
 	zone, at   string   // the briefing schedule: IANA zone and local HH:MM
 	days       []string // nil: every day
+	dispatch   string   // the address the whole briefing is mailed to
 	techs      []technician
 	customers  []customer
 }
 
-type technician struct{ name, phone string }
+type technician struct{ name, phone, email string }
 
 type customer struct{ name, address string }
 
@@ -24,11 +25,12 @@ var demoOrgs = []orgSpec{
 	{
 		slug: "northwind", name: "Northwind Heating & Air",
 		zone: "America/New_York", at: "07:30", days: []string{"mon", "tue", "wed", "thu", "fri"},
+		dispatch: "dispatch@northwind.test",
 		techs: []technician{
-			{"Maria Lopez", "+1 718 555 0142"},
-			{"James Carter", "+1 718 555 0187"},
-			{"Aisha Khan", "+1 347 555 0113"},
-			{"Tom Becker", "+1 917 555 0166"},
+			{"Maria Lopez", "+1 718 555 0142", "maria.lopez@northwind.test"},
+			{"James Carter", "+1 718 555 0187", "james.carter@northwind.test"},
+			{"Aisha Khan", "+1 347 555 0113", "aisha.khan@northwind.test"},
+			{"Tom Becker", "+1 917 555 0166", "tom.becker@northwind.test"},
 		},
 		customers: []customer{
 			{"Brooklyn Bagel Co.", "214 Court St, Brooklyn, NY 11201"},
@@ -47,12 +49,13 @@ var demoOrgs = []orgSpec{
 	{
 		slug: "bergmann", name: "Bergmann Haustechnik GmbH",
 		zone: "Europe/Berlin", at: "06:45", days: []string{"mon", "tue", "wed", "thu", "fri", "sat"},
+		dispatch: "dispatch@bergmann.test",
 		techs: []technician{
-			{"Jonas Weber", "+49 30 5550 1201"},
-			{"Lena Schmidt", "+49 30 5550 1202"},
-			{"Mehmet Yılmaz", "+49 30 5550 1203"},
-			{"Katrin Vogel", "+49 30 5550 1204"},
-			{"Paul Neumann", "+49 30 5550 1205"},
+			{"Jonas Weber", "+49 30 5550 1201", "jonas.weber@bergmann.test"},
+			{"Lena Schmidt", "+49 30 5550 1202", "lena.schmidt@bergmann.test"},
+			{"Mehmet Yılmaz", "+49 30 5550 1203", "mehmet.yilmaz@bergmann.test"},
+			{"Katrin Vogel", "+49 30 5550 1204", "katrin.vogel@bergmann.test"},
+			{"Paul Neumann", "+49 30 5550 1205", "paul.neumann@bergmann.test"},
 		},
 		customers: []customer{
 			{"Bäckerei Krause", "Oranienstraße 34, 10999 Berlin"},
@@ -71,10 +74,11 @@ var demoOrgs = []orgSpec{
 	{
 		slug: "kiwi-pipes", name: "Kiwi Pipes & Drains",
 		zone: "Pacific/Auckland", at: "07:00", // every day: drains block on Sundays too
+		dispatch: "dispatch@kiwi-pipes.test",
 		techs: []technician{
-			{"Aroha Ngata", "+64 21 555 0171"},
-			{"Liam Walker", "+64 21 555 0172"},
-			{"Priya Patel", "+64 21 555 0173"},
+			{"Aroha Ngata", "+64 21 555 0171", "aroha.ngata@kiwi-pipes.test"},
+			{"Liam Walker", "+64 21 555 0172", "liam.walker@kiwi-pipes.test"},
+			{"Priya Patel", "+64 21 555 0173", "priya.patel@kiwi-pipes.test"},
 		},
 		customers: []customer{
 			{"Ponsonby Road Bistro", "182 Ponsonby Rd, Ponsonby, Auckland 1011"},

@@ -2,7 +2,9 @@
 // their people and a few days of field work, so a fresh `make run` shows a
 // living app. Seeding is idempotent: orgs are keyed by slug, users by email,
 // and an org gets technicians and jobs only while it has none, so running it
-// again changes nothing (and never undoes what someone did in the UI).
+// again changes nothing (and never undoes what someone did in the UI). Data
+// added by later releases (technicians' emails, the delivery config) is
+// filled in for orgs seeded before, where nobody has set it.
 package demo
 
 import (
@@ -90,12 +92,20 @@ func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time
 	s := seededOrg{id: org.ID, OrgSummary: OrgSummary{Slug: org.Slug, Name: org.Name, Timezone: spec.zone,
 		Created: created}}
 
-	// The schedule is written only once, so an admin's later edits survive a re-seed.
+	// The config is written once, so an admin's later edits survive a
+	// re-seed; an org seeded before delivery existed gets it added, as long
+	// as only the seeder has written its config.
 	cfg, err := store.Fieldforce(ctx, org.ID)
 	if err != nil {
 		return s, err
 	}
-	if !cfg.Found {
+	addDelivery := false
+	if cfg.Found && cfg.Err == nil && cfg.Config.Delivery == nil {
+		if addDelivery, err = onlySeeded(ctx, store, org.ID); err != nil {
+			return s, err
+		}
+	}
+	if !cfg.Found || addDelivery {
 		if _, err := store.SaveFieldforce(ctx, orgs.System, org.ID, configJSON(spec)); err != nil {
 			return s, err
 		}
@@ -140,6 +150,9 @@ func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time
 	if err != nil {
 		return s, err
 	}
+	if err := fillTechnicianEmails(ctx, store, org.ID, spec.techs); err != nil {
+		return s, err
+	}
 	err = store.DB.QueryRow(ctx, `
 		SELECT (SELECT count(*) FROM technicians WHERE org_id = $1), (SELECT count(*) FROM jobs WHERE org_id = $1)`,
 		org.ID).Scan(&s.Technicians, &s.Jobs)
@@ -164,14 +177,44 @@ func ensureOrg(ctx context.Context, store *orgs.Store, slug, name string) (orgs.
 	return org, err == nil, err
 }
 
+// configJSON is the demo org's config: its schedule, and the briefing
+// mailed to its dispatcher and to each technician.
 func configJSON(spec orgSpec) []byte {
 	enabled := true
-	raw, err := json.Marshal(schedule.Config{Briefing: schedule.BriefingConfig{
-		Timezone: spec.zone, ScheduleLocalTime: spec.at, Days: spec.days, Enabled: &enabled}})
+	raw, err := json.Marshal(schedule.Config{
+		Briefing: schedule.BriefingConfig{Timezone: spec.zone, ScheduleLocalTime: spec.at, Days: spec.days, Enabled: &enabled},
+		Delivery: &schedule.DeliveryConfig{Email: &schedule.EmailDelivery{To: []string{spec.dispatch}, Technicians: true}},
+	})
 	if err != nil {
-		panic(err) // unreachable: strings and a bool always encode
+		panic(err) // unreachable: strings, string slices and bools always encode
 	}
 	return raw
+}
+
+// onlySeeded reports whether every write of the org's config was the
+// seeder's (the system actor), so no admin's choice would be overwritten.
+func onlySeeded(ctx context.Context, store *orgs.Store, orgID int64) (bool, error) {
+	var byOthers bool
+	err := store.DB.QueryRow(ctx, `
+		SELECT EXISTS (SELECT 1 FROM audit_log
+		               WHERE org_id = $1 AND action = 'fieldforce.config.update'
+		                 AND (actor_id IS NOT NULL OR actor_email <> $2))`, orgID, orgs.System.Email).Scan(&byOthers)
+	if err != nil {
+		return false, fmt.Errorf("who wrote the config: %w", err)
+	}
+	return !byOthers, nil
+}
+
+// fillTechnicianEmails gives the demo technicians their addresses, also
+// those seeded before technicians had one; an address someone set is kept.
+func fillTechnicianEmails(ctx context.Context, store *orgs.Store, orgID int64, crew []technician) error {
+	for _, t := range crew {
+		if _, err := store.DB.Exec(ctx, `UPDATE technicians SET email = $3 WHERE org_id = $1 AND name = $2 AND email = ''`,
+			orgID, t.name, t.email); err != nil {
+			return fmt.Errorf("email of technician %s: %w", t.name, err)
+		}
+	}
+	return nil
 }
 
 // ensureTechnicians returns the ids of the org's active technicians, adding
@@ -182,8 +225,8 @@ func ensureTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []techn
 		return ids, err
 	}
 	for _, t := range crew {
-		if _, err := tx.Exec(ctx, `INSERT INTO technicians (org_id, name, phone) VALUES ($1, $2, $3)`,
-			orgID, t.name, t.phone); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO technicians (org_id, name, phone, email) VALUES ($1, $2, $3, $4)`,
+			orgID, t.name, t.phone, t.email); err != nil {
 			return nil, fmt.Errorf("add technician %s: %w", t.name, err)
 		}
 	}

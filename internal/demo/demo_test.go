@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/demo"
@@ -240,4 +241,93 @@ func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
 	var briefings int
 	require.NoError(t, fresh.DB.QueryRow(ctx, `SELECT count(*) FROM ff_briefings`).Scan(&briefings))
 	require.Zero(t, briefings)
+}
+
+// Every demo org mails its briefing to its dispatcher and each technician,
+// and every demo technician has an address.
+func TestSeedDelivery(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	_, err := demo.Seed(ctx, store.DB, time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
+
+	org, err := store.OrgBySlug(ctx, "northwind")
+	require.NoError(t, err)
+	cfg, err := store.Fieldforce(ctx, org.ID)
+	require.NoError(t, err)
+	require.NoError(t, cfg.Err)
+	require.Equal(t, &schedule.DeliveryConfig{Email: &schedule.EmailDelivery{To: []string{"dispatch@northwind.test"}, Technicians: true}},
+		cfg.Config.Delivery)
+	require.Equal(t, []string{"aisha.khan@northwind.test", "james.carter@northwind.test", "maria.lopez@northwind.test", "tom.becker@northwind.test"},
+		technicianEmails(t, ctx, store, org.ID))
+
+	var missing int
+	require.NoError(t, store.DB.QueryRow(ctx, `SELECT count(*) FROM technicians WHERE email = ''`).Scan(&missing))
+	require.Zero(t, missing)
+}
+
+// A database seeded before delivery existed gets the emails and the
+// delivery config on the next seed, except where an admin set them.
+func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+	_, err := demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+	ids := map[string]int64{}
+	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
+		o, err := store.OrgBySlug(ctx, slug)
+		require.NoError(t, err)
+		ids[slug] = o.ID
+	}
+
+	// As an older seed left it: no emails, configs without delivery, written by the seeder.
+	_, err = store.DB.Exec(ctx, `UPDATE technicians SET email = ''`)
+	require.NoError(t, err)
+	_, err = store.DB.Exec(ctx, `UPDATE technicians SET email = 'maria@home.test' WHERE org_id = $1 AND name = 'Maria Lopez'`, ids["northwind"])
+	require.NoError(t, err)
+	for slug, id := range ids {
+		cfg, err := store.Fieldforce(ctx, id)
+		require.NoError(t, err)
+		cfg.Config.Delivery = nil
+		_, err = store.SaveFieldforce(ctx, orgs.System, id, cfg.Config.JSON())
+		require.NoError(t, err, slug)
+	}
+	// An admin has since edited bergmann's config (still without delivery).
+	admin, err := store.Authenticate(ctx, "admin@bergmann.test", demo.Password)
+	require.NoError(t, err)
+	_, err = store.SaveFieldforce(ctx, orgs.Actor{UserID: admin.ID, Email: admin.Email}, ids["bergmann"],
+		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:15"}}`))
+	require.NoError(t, err)
+
+	_, err = demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+	delivery := func(slug string) *schedule.DeliveryConfig {
+		cfg, err := store.Fieldforce(ctx, ids[slug])
+		require.NoError(t, err)
+		return cfg.Config.Delivery
+	}
+	require.NotNil(t, delivery("northwind"))
+	require.NotNil(t, delivery("kiwi-pipes"))
+	require.Nil(t, delivery("bergmann"), "the admin's config is kept")
+	require.Contains(t, technicianEmails(t, ctx, store, ids["northwind"]), "maria@home.test", "an address someone set is kept")
+	require.Contains(t, technicianEmails(t, ctx, store, ids["northwind"]), "tom.becker@northwind.test")
+	require.Contains(t, technicianEmails(t, ctx, store, ids["bergmann"]), "mehmet.yilmaz@bergmann.test")
+
+	// And seeding again changes nothing more.
+	before := countRows(t, ctx, store)
+	_, err = demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+	require.Equal(t, before, countRows(t, ctx, store))
+}
+
+func technicianEmails(t *testing.T, ctx context.Context, store *orgs.Store, orgID int64) []string {
+	t.Helper()
+	rows, err := store.DB.Query(ctx, `SELECT email FROM technicians WHERE org_id = $1 ORDER BY email`, orgID)
+	require.NoError(t, err)
+	emails, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return emails
 }

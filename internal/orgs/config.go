@@ -41,12 +41,16 @@ func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, 
 	return c, nil
 }
 
-// SaveFieldforce validates a config document strictly and stores its
-// canonical form (aliases resolved, days ordered) with one audit entry.
-// Invalid input returns the *schedule.ValidationError and changes nothing.
+// SaveFieldforce validates a config document strictly, webhook network
+// policy included, and stores its canonical form (aliases resolved, days
+// ordered, bare addresses) with one audit entry. Invalid input returns the
+// *schedule.ValidationError and changes nothing.
 func (s *Store) SaveFieldforce(ctx context.Context, actor Actor, orgID int64, raw []byte) (schedule.Config, error) {
 	cfg, _, err := schedule.ParseConfig(raw)
 	if err != nil {
+		return schedule.Config{}, err
+	}
+	if err := s.checkDeliveryPolicy(cfg); err != nil {
 		return schedule.Config{}, err
 	}
 	canonical := cfg.JSON()

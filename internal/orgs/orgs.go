@@ -22,6 +22,10 @@ import (
 // Store is the orgs repository over one pool.
 type Store struct {
 	DB *pgxpool.Pool
+	// AllowPrivateWebhooks lets configs name http:// webhooks and local or
+	// private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS, for tests and
+	// development); off, saving such a config is refused.
+	AllowPrivateWebhooks bool
 }
 
 // Org is a tenant.

@@ -11,9 +11,11 @@ import (
 	"time"
 )
 
-// Config is the fieldforce module's config document in org_module_configs.
+// Config is the fieldforce module's config document in org_module_configs:
+// when the briefing runs and, optionally, who receives it.
 type Config struct {
-	Briefing BriefingConfig `json:"briefing"`
+	Briefing BriefingConfig  `json:"briefing"`
+	Delivery *DeliveryConfig `json:"delivery,omitempty"`
 }
 
 // BriefingConfig is when an org's daily briefing runs. Absent days mean every
@@ -34,7 +36,8 @@ type Schedule struct {
 }
 
 // FieldError is one problem with a config, at a JSON path such as
-// "briefing.timezone" or "briefing.days[2]"; "" is the document itself.
+// "briefing.timezone", "briefing.days[2]" or "delivery.email.to[1]"; "" is
+// the document itself.
 type FieldError struct {
 	Field, Message string
 }
@@ -85,10 +88,13 @@ func DefaultSchedule() Schedule {
 func ParseConfig(raw []byte) (Config, Schedule, error) {
 	var v validator
 	c, ok := v.decode(raw)
-	if !ok {
-		return Config{}, Schedule{}, v.err()
+	var s Schedule
+	if ok {
+		s = v.schedule(c)
 	}
-	s := v.schedule(c)
+	// Delivery is checked even when the briefing is unusable, so one save
+	// reports every problem.
+	c.Delivery = v.delivery(c.Delivery)
 	if err := v.err(); err != nil {
 		return Config{}, Schedule{}, err
 	}
@@ -96,9 +102,10 @@ func ParseConfig(raw []byte) (Config, Schedule, error) {
 }
 
 // canonical is c with its values in their one stored spelling: the zone's
-// canonical name (aliases resolved), HH:MM, days Monday first. Optional
-// fields the document left out stay out: "every day" and "enabled" are the
-// documented defaults, and the stored document keeps what the admin wrote.
+// canonical name (aliases resolved), HH:MM, days Monday first, and the
+// delivery as v.delivery left it. Optional fields the document left out stay
+// out: "every day" and "enabled" are the documented defaults, and the stored
+// document keeps what the admin wrote.
 func (c Config) canonical(s Schedule) Config {
 	b := c.Briefing
 	b.Timezone = s.Zone.Name
@@ -106,7 +113,7 @@ func (c Config) canonical(s Schedule) Config {
 	if b.Days != nil {
 		b.Days = s.Days.Names()
 	}
-	return Config{Briefing: b}
+	return Config{Briefing: b, Delivery: c.Delivery}
 }
 
 // JSON returns c as compact JSON, as it is: no validation. The configs
@@ -115,7 +122,7 @@ func (c Config) canonical(s Schedule) Config {
 func (c Config) JSON() []byte {
 	b, err := json.Marshal(c)
 	if err != nil {
-		panic(err) // unreachable: strings, a string slice and a bool always encode
+		panic(err) // unreachable: strings, string slices and bools always encode
 	}
 	return b
 }
@@ -157,23 +164,24 @@ func (v *validator) err() error {
 // walks objects member by member rather than using encoding/json's struct
 // decoding, which matches keys case-insensitively, keeps the last of duplicate
 // keys and stops at the first unknown field. ok is false when the document has
-// no usable briefing object.
+// no usable briefing object; c.Delivery is decoded either way.
 func (v *validator) decode(raw []byte) (c Config, ok bool) {
 	doc, ok := v.document(raw)
 	if !ok {
 		return Config{}, false
 	}
-	top, ok := v.object("", doc, "briefing")
+	top, ok := v.object("", doc, "briefing", "delivery")
 	if !ok {
 		return Config{}, false
 	}
+	c.Delivery = v.decodeDelivery(top["delivery"])
 	if top["briefing"] == nil {
 		v.add("briefing", "is required")
-		return Config{}, false
+		return c, false
 	}
 	m, ok := v.object("briefing", top["briefing"], "timezone", "schedule_local_time", "days", "enabled")
 	if !ok {
-		return Config{}, false
+		return c, false
 	}
 	b := &c.Briefing
 	v.value("briefing.timezone", m["timezone"], &b.Timezone, "must be a string")

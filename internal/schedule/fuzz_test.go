@@ -24,6 +24,11 @@ func FuzzParseConfig(f *testing.F) {
 		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}} trailing`,
 		`{"Briefing": {}}`,
 		`{"briefing": []}`,
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "delivery": {"email": {"to": ["a@b.example", "Ops <OPS@b.example>"], "technicians": true}, "webhook": {"url": "https://hooks.example/x"}}}`,
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "delivery": {"email": {"to": ["a@b.example", "A@B.example", "x", 1, "", "\"a b\"@q.example", "=?utf-8?q?J=C3=B6rg?= <j@x.example>"]}, "webhook": {"url": "http://u:p@[::1]:9/#f"}}}`,
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "delivery": {"email": {"technicians": true, "to": []}, "webhook": {}}}`,
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "delivery": {}}`,
+		`{"delivery": {"email": null, "webhook": [], "sms": 1}}`,
 		`{}`, `[]`, `null`, `"x"`, ``, `{`, `{"briefing": {"timezone": "\u0055TC", "schedule_local_time": "08:00"}}`,
 	} {
 		f.Add([]byte(seed))

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/mail"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,6 +40,13 @@ const minKeyLen = 32
 //	                                IP (for sign-in throttling and the session record) is the nearest
 //	                                X-Forwarded-For address outside these ranges; when the TCP peer is not
 //	                                in them, X-Forwarded-For is ignored. Unset, the client is the TCP peer.
+//	SMTP_URL                        where mail is sent (parsed by the delivery code); unset keeps mail in the outbox
+//	MAIL_FROM                       the From of every email (default DefaultMailFrom)
+//	BASE_URL                        the app's public address, for links in emails and webhooks: an absolute
+//	                                http(s) URL without query or fragment (default: from the listen address,
+//	                                see BaseURLFor)
+//	WEBHOOK_ALLOW_PRIVATE_NETWORKS  true lets webhooks use http and reach loopback and private addresses
+//	                                (tests, local development; default false)
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {
@@ -92,10 +101,57 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 		}
 	}
+	c.SMTPURL = getenv("SMTP_URL")
+	c.MailFrom = DefaultMailFrom
+	if v := getenv("MAIL_FROM"); v != "" {
+		c.MailFrom = strings.TrimSpace(v)
+	}
+	c.BaseURL = strings.TrimSuffix(getenv("BASE_URL"), "/")
+	if v := getenv("WEBHOOK_ALLOW_PRIVATE_NETWORKS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE_NETWORKS: want true or false, got %q", v))
+		}
+		c.AllowPrivateWebhooks = b
+	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
 	return c, c.validate()
+}
+
+// DefaultMailFrom is MAIL_FROM when unset.
+const DefaultMailFrom = "fieldbrief <briefings@fieldbrief.localhost>"
+
+// BaseURLFor is BASE_URL's default for a server listening on addr: the same
+// port on localhost, which is right for `make run` and wrong anywhere else,
+// where operators set BASE_URL.
+func BaseURLFor(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://localhost"
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// checkBaseURL requires an absolute http(s) URL without query or fragment,
+// as links are built by appending paths to it.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("BASE_URL: %w", err)
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("BASE_URL must be an absolute http(s) URL such as https://fieldbrief.example.com, not %q", raw)
+	case u.RawQuery != "" || u.Fragment != "" || strings.Contains(raw, "?") || strings.Contains(raw, "#"):
+		return fmt.Errorf("BASE_URL must not have a query or fragment: %q", raw)
+	case u.User != nil:
+		return fmt.Errorf("BASE_URL must not contain a user name or password")
+	}
+	return nil
 }
 
 // validate is the check New runs, so a hand-built Config gets the same
@@ -119,6 +175,18 @@ func (c Config) validate() error {
 	}
 	if c.MaxLoginFailuresPerAccount <= 0 || c.MaxLoginFailuresPerClient <= 0 {
 		errs = append(errs, errors.New("sign-in failure limits must be positive"))
+	}
+	// Empty MailFrom and BaseURL are for hand-built configs that send no
+	// mail (tests); LoadConfig always fills MailFrom, and cmd/web BaseURL.
+	if c.MailFrom != "" {
+		if _, err := mail.ParseAddress(c.MailFrom); err != nil {
+			errs = append(errs, fmt.Errorf("MAIL_FROM must be an address such as %q: %w", DefaultMailFrom, err))
+		}
+	}
+	if c.BaseURL != "" {
+		if err := checkBaseURL(c.BaseURL); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

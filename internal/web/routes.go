@@ -50,6 +50,8 @@ func (s *Server) routes() {
 	org.POST("/settings/fieldforce", s.settingsSave, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/json", s.settingsSaveJSON, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/enabled", s.settingsSetEnabled, s.requireAdmin, checkCSRF)
+	org.POST("/settings/fieldforce/webhook-secret/reveal", s.webhookSecretReveal, s.requireAdmin, checkCSRF)
+	org.POST("/settings/fieldforce/webhook-secret/rotate", s.webhookSecretRotate, s.requireAdmin, checkCSRF)
 	org.GET("/settings/fieldforce/preview", s.settingsPreview, s.requireAdmin)
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
 

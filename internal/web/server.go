@@ -39,6 +39,16 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
 	// empty trusts none, and the client is the TCP peer.
 	TrustedProxies []*net.IPNet
+	// SMTPURL is where mail goes (SMTP_URL), passed on as is; "" keeps mail
+	// in the outbox. MailFrom is every email's From (MAIL_FROM).
+	SMTPURL  string
+	MailFrom string
+	// BaseURL is the app's public address without a trailing slash, for
+	// links in emails and webhooks (BASE_URL).
+	BaseURL string
+	// AllowPrivateWebhooks lets webhooks use http and reach loopback and
+	// private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS).
+	AllowPrivateWebhooks bool
 	// Warnings are configuration problems that did not stop the server
 	// (LoadConfig fills them; cmd/web logs them).
 	Warnings []string
@@ -66,7 +76,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		cfg:       cfg,
 		log:       log,
 		db:        db,
-		orgs:      &orgs.Store{DB: db},
+		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: &briefing.Store{DB: db},
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,

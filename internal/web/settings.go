@@ -20,18 +20,26 @@ func (s *Server) settingsForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderSettings(c, http.StatusOK, stored, rejected{})
+	return s.renderSettings(c, http.StatusOK, stored, rejected{}, views.SecretBlock{})
 }
 
-// settingsSave saves the schedule form. The form's fields map one to one
-// onto the document's briefing object, so the form and the JSON editor save
-// the same document through the same strict validation.
+// settingsSave saves the friendly form. Its fields map one to one onto the
+// document's briefing and delivery objects, so the form and the JSON editor
+// save the same document through the same strict validation.
 func (s *Server) settingsSave(c echo.Context) error {
 	in, err := scheduleInputFrom(c)
 	if err != nil {
 		return err
 	}
-	return s.saveSettings(c, in.document(), rejected{form: &in}, "saved", "settings")
+	var kept *schedule.DeliveryConfig
+	if in.delivery == nil {
+		stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+		if err != nil {
+			return err
+		}
+		kept = stored.Config.Delivery // nil when the stored document is invalid: nothing valid to keep
+	}
+	return s.saveSettings(c, in.settingsDocument(kept), rejected{form: &in}, "saved", "settings")
 }
 
 // saveSettings stores a config document and redirects to next with a notice;
@@ -46,7 +54,7 @@ func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, ne
 		if err != nil {
 			return err
 		}
-		return s.renderSettings(c, statusOf(r.err), stored, r)
+		return s.renderSettings(c, statusOf(r.err), stored, r, views.SecretBlock{})
 	}
 	if err != nil {
 		return err
@@ -67,8 +75,9 @@ type rejected struct {
 const settingsHistory = 5
 
 // renderSettings builds the settings page from the stored document and, on
-// a failed save, the rejected input.
-func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected) error {
+// a failed save, the rejected input; secret is the webhook secret's block
+// (masked when zero).
+func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected, secret views.SecretBlock) error {
 	m := currentMembership(c)
 	flagOn, err := s.orgs.EffectiveFlag(c.Request().Context(), m.Org.ID, schedule.FlagKey)
 	if err != nil {
@@ -91,7 +100,11 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 	p.Paused = stored.Err == nil && !in.on()
 	switch {
 	case r.form != nil:
+		kept := in.delivery
 		in = *r.form
+		if in.delivery == nil { // a form without the section kept the stored delivery
+			in.delivery = kept
+		}
 	case r.json != nil:
 		p.JSON = views.JSONForm{Text: *r.json, Errors: fieldMessages(r.err)}
 	}
@@ -101,6 +114,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 	}
 	p.History = auditRows(history)
 	p.Form = s.formModel(in, formErrors(r.form != nil, r.err))
+	p.Secret = s.secretBlock(c, secret)
 	p.Preview = s.preview(in.document())
 	return s.render(c, status, views.Settings(p))
 }
@@ -114,6 +128,9 @@ func (s *Server) formModel(in scheduleInput, errs map[string]string) views.Sched
 		Days:      in.days,
 		Enabled:   in.on(),
 		Errors:    errs,
+	}
+	if d := in.delivery; d != nil {
+		f.Delivery = views.DeliveryForm{To: d.to, Technicians: d.technicians == true, WebhookURL: d.webhookURL}
 	}
 	if errs["timezone"] == "" {
 		f.ZoneHint = s.zoneHint(in.timezone)
@@ -132,29 +149,38 @@ func (s *Server) zoneHint(name string) string {
 	return z.Name + ": " + offset + ", " + local + " there now."
 }
 
-// formFields maps the document's fields to the form's.
-var formFields = map[string]string{
-	"briefing.timezone":            "timezone",
-	"briefing.schedule_local_time": "schedule_local_time",
-	"briefing.days":                "days",
-	"briefing.enabled":             "enabled",
+// formFields maps the document's fields to the form's: the first entry
+// whose path is the field or a prefix of it (an item such as
+// "delivery.email.to[2]" goes beside its list's input).
+var formFields = []struct{ path, field string }{
+	{"briefing.timezone", "timezone"},
+	{"briefing.schedule_local_time", "schedule_local_time"},
+	{"briefing.days", "days"},
+	{"briefing.enabled", "enabled"},
+	{"delivery.email.technicians", "delivery_email_technicians"},
+	{"delivery.email", "delivery_email_to"},
+	{"delivery.webhook", "delivery_webhook_url"},
 }
 
-// formErrors places validation messages beside the form's fields; messages
-// about anything else (the document itself) go to the form's top, "".
+// formField is the form field a document path is shown beside; "" (the
+// form's top) for anything else, such as the document itself.
+func formField(path string) string {
+	for _, f := range formFields {
+		if rest, ok := strings.CutPrefix(path, f.path); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			return f.field
+		}
+	}
+	return ""
+}
+
+// formErrors places validation messages beside the form's fields.
 func formErrors(fromForm bool, ve *schedule.ValidationError) map[string]string {
 	if !fromForm || ve == nil {
 		return nil
 	}
 	errs := map[string]string{}
 	for _, fe := range ve.Errors {
-		field, ok := formFields[fe.Field]
-		if !ok && strings.HasPrefix(fe.Field, "briefing.days[") {
-			field, ok = "days", true
-		}
-		if !ok {
-			field = ""
-		}
+		field := formField(fe.Field)
 		errs[field] = strings.TrimPrefix(errs[field]+"; "+fe.Message, "; ")
 	}
 	return errs

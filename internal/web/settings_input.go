@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -18,7 +19,15 @@ type scheduleInput struct {
 	timezone  string
 	localTime string
 	days      []string
-	enabled   any // nil when absent: the document's default, true
+	enabled   any            // nil when absent: the document's default, true
+	delivery  *deliveryInput // nil when the form has no Delivery section
+}
+
+// deliveryInput is the form's Delivery section as submitted.
+type deliveryInput struct {
+	to          string // the textarea as typed
+	technicians any    // a bool, or unrecognised text for the validator to reject by name
+	webhookURL  string
 }
 
 // scheduleInputFrom reads the form fields (the query string for the preview).
@@ -35,7 +44,58 @@ func scheduleInputFrom(c echo.Context) (scheduleInput, error) {
 	if vs := form["enabled"]; len(vs) > 0 {
 		in.enabled = parseEnabled(vs[len(vs)-1])
 	}
+	in.delivery = deliveryInputFrom(form)
 	return in, nil
+}
+
+// deliveryInputFrom reads the Delivery section; nil when the form has none
+// of its text fields (the settings form always sends both, even empty), so
+// a client that posts only the schedule keeps the stored delivery.
+func deliveryInputFrom(form url.Values) *deliveryInput {
+	_, hasTo := form["delivery_email_to"]
+	_, hasURL := form["delivery_webhook_url"]
+	if !hasTo && !hasURL {
+		return nil
+	}
+	d := &deliveryInput{
+		to:          form.Get("delivery_email_to"),
+		webhookURL:  strings.TrimSpace(form.Get("delivery_webhook_url")),
+		technicians: false, // an unticked checkbox is not sent
+	}
+	if vs := form["delivery_email_technicians"]; len(vs) > 0 {
+		d.technicians = parseEnabled(vs[len(vs)-1])
+	}
+	return d
+}
+
+// recipients splits the textarea: one address per line or comma-separated,
+// blanks ignored. (A display name holding a comma would be split; the stored
+// form is bare addresses anyway.)
+func (d deliveryInput) recipients() []string {
+	fields := strings.FieldsFunc(d.to, func(r rune) bool { return r == ',' || r == '\n' || r == '\r' || r == ';' })
+	out := []string{}
+	for _, f := range fields {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// member is the document's delivery object for the section, nil when it is
+// left empty: nothing to send is no delivery key at all.
+func (d deliveryInput) member() map[string]any {
+	delivery := map[string]any{}
+	if to := d.recipients(); len(to) > 0 || d.technicians != false {
+		delivery["email"] = map[string]any{"to": to, "technicians": d.technicians}
+	}
+	if d.webhookURL != "" {
+		delivery["webhook"] = map[string]any{"url": d.webhookURL}
+	}
+	if len(delivery) == 0 {
+		return nil
+	}
+	return delivery
 }
 
 // on reports whether the form runs the briefings: enabled, or left to the
@@ -63,9 +123,30 @@ func boolWord(v string) (b, ok bool) {
 	return false, false
 }
 
-// document is the config document the form describes. Days are always
-// present: a form with no day ticked means no day, not every day.
+// document is the config document of the form's schedule alone, for the
+// preview. Days are always present: a form with no day ticked means no day,
+// not every day.
 func (in scheduleInput) document() []byte {
+	return marshalDocument(map[string]any{"briefing": in.briefing()})
+}
+
+// settingsDocument is the whole document the form saves: its schedule and
+// its Delivery section or, when it has none, the delivery kept from the
+// stored config.
+func (in scheduleInput) settingsDocument(kept *schedule.DeliveryConfig) []byte {
+	doc := map[string]any{"briefing": in.briefing()}
+	switch {
+	case in.delivery != nil:
+		if d := in.delivery.member(); d != nil {
+			doc["delivery"] = d
+		}
+	case kept != nil:
+		doc["delivery"] = kept
+	}
+	return marshalDocument(doc)
+}
+
+func (in scheduleInput) briefing() map[string]any {
 	b := map[string]any{
 		"timezone":            in.timezone,
 		"schedule_local_time": in.localTime,
@@ -74,7 +155,11 @@ func (in scheduleInput) document() []byte {
 	if in.enabled != nil {
 		b["enabled"] = in.enabled
 	}
-	raw, _ := json.Marshal(map[string]any{"briefing": b}) // strings, bools and a string slice always encode
+	return b
+}
+
+func marshalDocument(doc map[string]any) []byte {
+	raw, _ := json.Marshal(doc) // strings, bools, string slices and a parsed config always encode
 	return raw
 }
 
@@ -86,9 +171,25 @@ func storedInput(stored orgs.FieldforceConfig) scheduleInput {
 		_ = json.Unmarshal(stored.Raw, &cfg)
 	}
 	b := cfg.Briefing
-	in := scheduleInput{timezone: b.Timezone, localTime: b.ScheduleLocalTime, days: b.Days, enabled: b.Enabled == nil || *b.Enabled}
+	in := scheduleInput{timezone: b.Timezone, localTime: b.ScheduleLocalTime, days: b.Days, enabled: b.Enabled == nil || *b.Enabled,
+		delivery: storedDelivery(cfg.Delivery)}
 	if b.Days == nil { // absent means every day
 		in.days = schedule.AllDays().Names()
+	}
+	return in
+}
+
+func storedDelivery(d *schedule.DeliveryConfig) *deliveryInput {
+	in := &deliveryInput{technicians: false}
+	if d == nil {
+		return in
+	}
+	if d.Email != nil {
+		in.to = strings.Join(d.Email.To, "\n")
+		in.technicians = d.Email.Technicians
+	}
+	if d.Webhook != nil {
+		in.webhookURL = d.Webhook.URL
 	}
 	return in
 }

@@ -1,0 +1,129 @@
+package orgs_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+)
+
+func requireSecretFormat(t *testing.T, secret string) {
+	t.Helper()
+	raw, ok := strings.CutPrefix(secret, "whsec_")
+	require.True(t, ok, secret)
+	b, err := base64.StdEncoding.DecodeString(raw)
+	require.NoError(t, err)
+	require.Len(t, b, 32)
+}
+
+func TestWebhookSecretIsCreatedOnceAndScopedToTheOrg(t *testing.T) {
+	b := setup(t)
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Go(func() {
+			s, err := b.store.WebhookSecret(b.ctx, b.acme.ID)
+			require.NoError(t, err)
+			got[i] = s
+		})
+	}
+	wg.Wait()
+	requireSecretFormat(t, got[0])
+	for _, s := range got {
+		require.Equal(t, got[0], s, "first uses at once agree on one secret")
+	}
+	other, err := b.store.WebhookSecret(b.ctx, b.other.ID)
+	require.NoError(t, err)
+	require.NotEqual(t, got[0], other)
+	require.Zero(t, b.auditCount(t), "reading or creating is not a change to audit")
+}
+
+func TestRotateWebhookSecret(t *testing.T) {
+	b := setup(t)
+	before, err := b.store.WebhookSecret(b.ctx, b.acme.ID)
+	require.NoError(t, err)
+	otherBefore, err := b.store.WebhookSecret(b.ctx, b.other.ID)
+	require.NoError(t, err)
+
+	actor := orgs.Actor{Email: "admin@acme.test"}
+	rotated, err := b.store.RotateWebhookSecret(b.ctx, actor, b.acme.ID)
+	require.NoError(t, err)
+	requireSecretFormat(t, rotated)
+	require.NotEqual(t, before, rotated)
+	now, err := b.store.WebhookSecret(b.ctx, b.acme.ID)
+	require.NoError(t, err)
+	require.Equal(t, rotated, now)
+	otherNow, err := b.store.WebhookSecret(b.ctx, b.other.ID)
+	require.NoError(t, err)
+	require.Equal(t, otherBefore, otherNow, "another org's secret is untouched")
+
+	entries, err := b.store.OrgAudit(b.ctx, b.acme.ID, 10)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.Equal(t, "webhook.secret.rotate", entries[0].Action)
+	require.Equal(t, actor.Email, entries[0].Actor.Email)
+	var leaks int
+	require.NoError(t, b.store.DB.QueryRow(b.ctx, `
+		SELECT count(*) FROM audit_log
+		WHERE concat_ws(' ', old_value::text, new_value::text, target, reason) ~ 'whsec_|[A-Za-z0-9+/]{40,}'`).Scan(&leaks))
+	require.Zero(t, leaks, "no secret, nor anything like a hash of it, in the audit log")
+
+	// An org that never had a secret gets one by rotating.
+	third, err := b.store.CreateOrg(b.ctx, "initech", "Initech")
+	require.NoError(t, err)
+	first, err := b.store.RotateWebhookSecret(b.ctx, orgs.System, third.ID)
+	require.NoError(t, err)
+	requireSecretFormat(t, first)
+}
+
+func TestSaveFieldforceWebhookPolicy(t *testing.T) {
+	b := setup(t)
+	strict := &orgs.Store{DB: b.store.DB}
+	lenient := &orgs.Store{DB: b.store.DB, AllowPrivateWebhooks: true}
+	doc := func(url string) []byte {
+		return []byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"08:00"},"delivery":{"webhook":{"url":"` + url + `"}}}`)
+	}
+	for url, refusal := range map[string]string{
+		"https://hooks.acme.example/fieldbrief": "",
+		"https://203.0.113.7/hook":              "",
+		"https://[2001:db8::1]/hook":            "",
+		"https://1.example/hook":                "",
+		"http://hooks.acme.example/x":           "must start with https://",
+		"http://127.0.0.1:9/x":                  "must start with https://",
+		"https://127.0.0.1:9/x":                 "127.0.0.1 is a loopback",
+		"https://[::1]/x":                       "::1 is a loopback",
+		"https://[::ffff:127.0.0.1]/x":          "::ffff:127.0.0.1 is a loopback",
+		"https://[::ffff:10.1.2.3]/x":           "is a loopback, private",
+		"https://10.0.0.1/x":                    "is a loopback, private",
+		"https://172.16.5.4/x":                  "is a loopback, private",
+		"https://192.168.1.1/x":                 "is a loopback, private",
+		"https://169.254.169.254/latest":        "is a loopback, private",
+		"https://100.64.0.1/x":                  "is a loopback, private",
+		"https://224.0.0.1/x":                   "is a loopback, private",
+		"https://0.0.0.0/x":                     "is a loopback, private",
+		"https://[::]/x":                        "is a loopback, private",
+		"https://[fd00::1]/x":                   "is a loopback, private",
+		"https://[fe80::1%25eth0]/x":            "is a loopback, private",
+		"https://localhost/x":                   "localhost is this machine",
+		"https://api.LOCALHOST./x":              "is this machine",
+		"https://127.1/x":                       "not an IP address in the usual form",
+		"https://2130706433/x":                  "not an IP address in the usual form",
+		"https://0x7f000001/x":                  "not an IP address in the usual form",
+	} {
+		_, err := strict.SaveFieldforce(b.ctx, orgs.System, b.acme.ID, doc(url))
+		if refusal == "" {
+			require.NoError(t, err, url)
+		} else {
+			var verr *schedule.ValidationError
+			require.ErrorAs(t, err, &verr, url)
+			require.Contains(t, verr.For("delivery.webhook.url"), refusal, url)
+		}
+		_, err = lenient.SaveFieldforce(b.ctx, orgs.System, b.acme.ID, doc(url))
+		require.NoError(t, err, "allowed with private networks: %s", url)
+	}
+}

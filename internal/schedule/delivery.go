@@ -1,0 +1,202 @@
+package schedule
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strings"
+)
+
+// Delivery limits. 254 characters is the longest address SMTP can carry
+// (RFC 5321's 256-octet path less its angle brackets).
+const (
+	MaxRecipients     = 20
+	MaxAddressLength  = 254
+	MaxWebhookURLSize = 2048
+)
+
+// DeliveryConfig is who receives an org's briefing once it is generated.
+// Absent (nil) means nothing is sent; the briefing is still readable in the app.
+type DeliveryConfig struct {
+	Email   *EmailDelivery   `json:"email,omitempty"`
+	Webhook *WebhookDelivery `json:"webhook,omitempty"`
+}
+
+// EmailDelivery mails the briefing to fixed addresses and, with Technicians,
+// each technician their own day. To holds bare addresses ("a@b.example"):
+// display names are dropped on save, as the message names the org anyway
+// and a bare address is what duplicates and unsubscribes are matched on.
+type EmailDelivery struct {
+	To          []string `json:"to,omitempty"`
+	Technicians bool     `json:"technicians,omitempty"`
+}
+
+// WebhookDelivery posts the briefing to URL. Only its syntax is checked
+// here; which hosts it may reach is a network policy, decided where the
+// environment is known (on save, and again when connecting).
+type WebhookDelivery struct {
+	URL string `json:"url"`
+}
+
+// decodeDelivery reads the delivery member; nil when absent.
+func (v *validator) decodeDelivery(raw json.RawMessage) *DeliveryConfig {
+	if raw == nil {
+		return nil
+	}
+	m, ok := v.object("delivery", raw, "email", "webhook")
+	if !ok {
+		return nil
+	}
+	d := &DeliveryConfig{}
+	if m["email"] != nil {
+		d.Email = v.decodeEmail(m["email"])
+	}
+	if m["webhook"] != nil {
+		if w, ok := v.object("delivery.webhook", m["webhook"], "url"); ok {
+			d.Webhook = &WebhookDelivery{}
+			if w["url"] == nil {
+				v.add("delivery.webhook.url", "is required")
+			}
+			v.value("delivery.webhook.url", w["url"], &d.Webhook.URL, "must be a string such as \"https://hooks.example.com/fieldbrief\"")
+		}
+	}
+	return d
+}
+
+func (v *validator) decodeEmail(raw json.RawMessage) *EmailDelivery {
+	m, ok := v.object("delivery.email", raw, "to", "technicians")
+	if !ok {
+		return nil
+	}
+	e := &EmailDelivery{}
+	v.value("delivery.email.technicians", m["technicians"], &e.Technicians, "must be true or false")
+	if m["to"] == nil {
+		return e
+	}
+	var items []json.RawMessage
+	v.value("delivery.email.to", m["to"], &items, `must be a list of addresses such as ["dispatch@example.com"]`)
+	if len(items) > MaxRecipients {
+		// Checked before the items, so a huge list costs one pass, not one parse per item.
+		v.add("delivery.email.to", "at most %d addresses; found %d", MaxRecipients, len(items))
+		return e
+	}
+	e.To = make([]string, len(items))
+	for i, item := range items {
+		v.value(recipientField(i), item, &e.To[i], `must be an address such as "dispatch@example.com"`)
+	}
+	return e
+}
+
+func recipientField(i int) string {
+	return fmt.Sprintf("delivery.email.to[%d]", i)
+}
+
+// delivery validates the values of d and returns its canonical form: bare
+// addresses, "to" left out when empty, and an empty delivery object dropped
+// (it sends nothing, exactly like an absent one).
+func (v *validator) delivery(d *DeliveryConfig) *DeliveryConfig {
+	if d == nil {
+		return nil
+	}
+	out := &DeliveryConfig{}
+	if e := d.Email; e != nil {
+		out.Email = &EmailDelivery{Technicians: e.Technicians, To: v.recipients(e.To)}
+		if len(e.To) == 0 && !e.Technicians && !v.has("delivery.email.to") && !v.has("delivery.email.technicians") {
+			v.add("delivery.email.to", "add at least one address, or send each technician their own day")
+		}
+	}
+	if w := d.Webhook; w != nil && !v.has("delivery.webhook.url") {
+		if msg := webhookURLProblem(w.URL); msg != "" {
+			v.add("delivery.webhook.url", "%s", msg)
+		}
+		out.Webhook = &WebhookDelivery{URL: w.URL}
+	}
+	if out.Email == nil && out.Webhook == nil {
+		return nil
+	}
+	return out
+}
+
+// recipients checks each address and returns them bare; nil when none.
+func (v *validator) recipients(to []string) []string {
+	if v.has("delivery.email.to") || len(to) == 0 {
+		return nil
+	}
+	seen := make(map[string]int, len(to))
+	out := make([]string, 0, len(to))
+	for i, s := range to {
+		field := recipientField(i)
+		if v.has(field) {
+			continue
+		}
+		addr, msg := parseRecipient(s)
+		if msg != "" {
+			v.add(field, "%s", msg)
+			continue
+		}
+		key := strings.ToLower(addr)
+		if j, dup := seen[key]; dup {
+			v.add(field, "%q is already listed (address %d)", addr, j+1)
+			continue
+		}
+		seen[key] = i
+		out = append(out, addr)
+	}
+	return out
+}
+
+// parseRecipient returns the bare address of s, or why it is not one.
+func parseRecipient(s string) (addr, problem string) {
+	if strings.TrimSpace(s) == "" {
+		return "", "address is empty"
+	}
+	// Bounded before parsing: net/mail is linear, but there is no reason to
+	// parse a megabyte to learn it is too long.
+	if len(s) > 4*MaxAddressLength {
+		return "", fmt.Sprintf("address is too long (at most %d characters)", MaxAddressLength)
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil {
+		return "", fmt.Sprintf("%q is not an email address such as dispatch@example.com", s)
+	}
+	if len(a.Address) > MaxAddressLength {
+		return "", fmt.Sprintf("address is too long (at most %d characters)", MaxAddressLength)
+	}
+	// net/mail unquotes a quoted local part ("a b"@x becomes a b@x), which
+	// is no longer an address: such rare forms are refused rather than stored
+	// in a spelling that does not parse again.
+	if bare, err := mail.ParseAddress(a.Address); err != nil || bare.Address != a.Address {
+		return "", fmt.Sprintf("%q: quoted names before the @ are not supported", s)
+	}
+	return a.Address, ""
+}
+
+// webhookURLProblem says what is wrong with a webhook URL's syntax, "" if
+// nothing. http is accepted here; the network policy decides whether it may
+// be used (WEBHOOK_ALLOW_PRIVATE_NETWORKS).
+func webhookURLProblem(raw string) string {
+	switch {
+	case raw == "":
+		return "is required"
+	case len(raw) > MaxWebhookURLSize:
+		return fmt.Sprintf("is too long (at most %d characters)", MaxWebhookURLSize)
+	case strings.TrimSpace(raw) != raw:
+		return "must not start or end with spaces"
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "is not a valid URL; use one such as https://hooks.example.com/fieldbrief"
+	}
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return "must start with https://"
+	case u.User != nil:
+		return "must not contain a user name or password; receivers check the signature instead"
+	case u.Host == "" || u.Hostname() == "":
+		return "must name a host, as in https://hooks.example.com/fieldbrief"
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return "must not contain a #fragment (it is never sent)"
+	}
+	return ""
+}
