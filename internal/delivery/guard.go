@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -40,10 +41,15 @@ func guardControl(network, address string, _ syscall.RawConn) error {
 
 // refuseIP applies the guardian's rule and explains a refusal in words.
 func refuseIP(network string, ap netip.AddrPort) error {
-	if err := guardian.Safe(network, ap.String(), nil); err != nil {
+	err := guardian.Safe(network, ap.String(), nil)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ssrf.ErrProhibitedIP):
 		return &refusedError{reason: describeIP(ap.Addr())}
+	default: // an unexpected network type: the library's words will do
+		return &refusedError{reason: err.Error()}
 	}
-	return nil
 }
 
 // describeIP names the range a refused address belongs to.

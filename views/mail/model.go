@@ -44,11 +44,6 @@ type ActionItems struct {
 	Unassigned, Overdue, Emergencies, OnHold []Job
 }
 
-// Empty reports whether nothing needs action.
-func (a ActionItems) Empty() bool {
-	return len(a.Unassigned)+len(a.Overdue)+len(a.Emergencies)+len(a.OnHold) == 0
-}
-
 // sections lists the non-empty action item groups, most urgent first.
 func (a ActionItems) sections() []section {
 	var out []section
