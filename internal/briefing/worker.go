@@ -150,9 +150,10 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 
 // Stop stops the tick and River. Jobs running get until ctx ends to finish
 // (River's Stop); then they are cancelled (StopAndCancel): each records a
-// failed attempt and River retries it, here after a restart or on another
-// replica. A job whose process dies without either is taken back by River's
-// rescuer after rescueStuckJobsAfter.
+// "retry" run in our history, and River makes the job available again at
+// once without counting the attempt, for another replica or the next start.
+// A job whose process dies without either is taken back by River's rescuer
+// after rescueStuckJobsAfter.
 func (w *Worker) Stop(ctx context.Context) error {
 	if w.cron != nil {
 		select {
@@ -167,7 +168,7 @@ func (w *Worker) Stop(ctx context.Context) error {
 func (w *Worker) stopRiver(ctx context.Context) error {
 	err := w.client.Stop(ctx)
 	if err != nil && ctx.Err() != nil {
-		w.Log.Warn("shutdown grace period over; cancelling the running jobs, which River retries")
+		w.Log.Warn("shutdown grace period over; cancelling the running jobs, which River makes available again")
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopAndCancelTimeout)
 		defer cancel()
 		err = w.client.StopAndCancel(cctx)
