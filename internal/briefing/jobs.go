@@ -1,6 +1,7 @@
 package briefing
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,21 +119,39 @@ func (w *generateWorker) generate(ctx context.Context, job *river.Job[GenerateBr
 		var revision int
 		var date time.Time
 		var zoneName string
-		err := tx.QueryRow(ctx, `SELECT revision, briefing_date, timezone FROM ff_briefings WHERE id = $1 AND org_id = $2 FOR UPDATE`,
-			a.BriefingID, a.OrgID).Scan(&revision, &date, &zoneName)
+		var scheduledAt *time.Time
+		var delivered *int
+		var current []byte
+		err := tx.QueryRow(ctx, `
+			SELECT revision, briefing_date, timezone, scheduled_at, delivered_revision, content
+			  FROM ff_briefings WHERE id = $1 AND org_id = $2 FOR UPDATE`,
+			a.BriefingID, a.OrgID).Scan(&revision, &date, &zoneName, &scheduledAt, &delivered, &current)
 		if err != nil {
 			return fmt.Errorf("lock briefing %d: %w", a.BriefingID, err)
 		}
 		now := w.now()
+		var snap Snapshot
 		if revision >= a.Revision {
 			outcome = RunSkipped
+			if a.Deliver && delivered == nil && current != nil {
+				if err := json.Unmarshal(current, &snap); err != nil {
+					return fmt.Errorf("decode revision %d: %w", revision, err)
+				}
+			}
 		} else {
 			outcome = RunCompleted
-			if err := w.produce(ctx, tx, a, zoneName, schedule.DateOf(date), now); err != nil {
+			if snap, err = w.produce(ctx, tx, a, zoneName, schedule.DateOf(date), now); err != nil {
 				return err
 			}
-			// With a.Deliver (the scheduled run), in this same transaction:
-			// deliveries are inserted here (issue 7 §2)
+			revision = a.Revision
+		}
+		// The scheduled firing delivers once, in this same transaction: a
+		// revision is never ready without its deliveries. When a newer
+		// "generate now" revision overtook it, that one is delivered.
+		if a.Deliver && delivered == nil && revision > 0 {
+			if err := deliverRevision(ctx, tx, a, revision, snap, cmp.Or(deref(scheduledAt), now)); err != nil {
+				return err
+			}
 		}
 		if err := recordRun(ctx, tx, job, started, now, outcome, ""); err != nil {
 			return err
@@ -148,26 +167,41 @@ func (w *generateWorker) generate(ctx context.Context, job *river.Job[GenerateBr
 	return outcome, nil
 }
 
+// deliverRevision inserts the deliveries of revision and records that the
+// date's scheduled firing has delivered.
+func deliverRevision(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, revision int, snap Snapshot, dueAt time.Time) error {
+	a.Revision = revision
+	if _, err := insertDeliveries(ctx, tx, a, snap, dueAt); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, `UPDATE ff_briefings SET delivered_revision = $3 WHERE id = $1 AND org_id = $2`,
+		a.BriefingID, a.OrgID, revision)
+	if err != nil {
+		return fmt.Errorf("record delivered revision: %w", err)
+	}
+	return nil
+}
+
 // produce builds the snapshot and stores it as the briefing's new revision.
-func (w *generateWorker) produce(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, zoneName string, d schedule.Date, now time.Time) error {
+func (w *generateWorker) produce(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, zoneName string, d schedule.Date, now time.Time) (Snapshot, error) {
 	zone, err := schedule.LoadZone(zoneName)
 	if err != nil {
-		return err
+		return Snapshot{}, err
 	}
 	snap, err := buildSnapshot(ctx, tx, a.OrgID, zone, d)
 	if err != nil {
-		return err
+		return Snapshot{}, err
 	}
 	snap.GeneratedAt = now
 	content, err := json.Marshal(snap)
 	if err != nil {
-		return fmt.Errorf("encode snapshot: %w", err)
+		return snap, fmt.Errorf("encode snapshot: %w", err)
 	}
 	_, err = tx.Exec(ctx, `
 		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at)
 		VALUES ($1, $2, $3, $4, $5, $6)`, a.OrgID, a.BriefingID, a.Revision, a.Trigger, content, now)
 	if err != nil {
-		return fmt.Errorf("insert revision: %w", err)
+		return snap, fmt.Errorf("insert revision: %w", err)
 	}
 	_, err = tx.Exec(ctx, `
 		UPDATE ff_briefings
@@ -175,9 +209,9 @@ func (w *generateWorker) produce(ctx context.Context, tx pgx.Tx, a GenerateBrief
 		       status = CASE WHEN requested_revision > $3 THEN 'pending' ELSE 'ready' END
 		 WHERE id = $1 AND org_id = $2`, a.BriefingID, a.OrgID, a.Revision, content, now)
 	if err != nil {
-		return fmt.Errorf("mark briefing ready: %w", err)
+		return snap, fmt.Errorf("mark briefing ready: %w", err)
 	}
-	return nil
+	return snap, nil
 }
 
 // recordFailure records a failed attempt and shows its error on the

@@ -1,6 +1,8 @@
 package briefing
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -15,6 +17,8 @@ type Metrics struct {
 	Enqueued     prometheus.Counter
 	Jobs         *prometheus.CounterVec // River job outcomes in this process, by kind and outcome
 	TickDuration prometheus.Histogram
+	Deliveries   *prometheus.CounterVec   // delivery attempts, by channel (email, webhook) and outcome (sent, retry, failed)
+	DeliveryLag  *prometheus.HistogramVec // from the scheduled minute to the receiver accepting, by channel
 }
 
 // NewMetrics creates the collectors; register them with Collectors.
@@ -40,13 +44,21 @@ func NewMetrics() *Metrics {
 			Name: "fieldbrief_briefing_tick_duration_seconds", Help: "Duration of ticks that ran the scan.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16), // 1ms .. ~33s
 		}),
+		Deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldbrief_deliveries_total", Help: "Delivery attempts, by channel (email, webhook) and outcome (sent, retry, failed).",
+		}, []string{"channel", "outcome"}),
+		DeliveryLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "fieldbrief_delivery_latency_seconds",
+			Help:    "From a briefing's scheduled minute to its delivery being accepted, by channel.",
+			Buckets: prometheus.ExponentialBuckets(0.25, 2, 16), // 0.25s .. ~2.3h
+		}, []string{"channel"}),
 	}
 }
 
 // Collectors lists every collector, for prometheus.Registerer.MustRegister.
 func (m *Metrics) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.Ticks, m.Candidates, m.Skipped, m.Enqueued,
-		m.Jobs, m.TickDuration}
+		m.Jobs, m.TickDuration, m.Deliveries, m.DeliveryLag}
 }
 
 func (m *Metrics) observeTick(r TickResult, err error) {
@@ -87,4 +99,17 @@ func (m *Metrics) jobOutcome(ev *river.Event) {
 		}
 	}
 	m.Jobs.WithLabelValues(ev.Job.Kind, outcome).Inc()
+}
+
+// delivery counts one delivery attempt and, when it was accepted, how long
+// after the scheduled minute. Both labels take the constants of deliver.go
+// only.
+func (m *Metrics) delivery(channel, outcome string, sinceDue time.Duration) {
+	if m == nil {
+		return
+	}
+	m.Deliveries.WithLabelValues(channel, outcome).Inc()
+	if outcome == AttemptSent {
+		m.DeliveryLag.WithLabelValues(channel).Observe(sinceDue.Seconds())
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/robfig/cron/v3"
+
+	"fieldbrief/internal/delivery"
 )
 
 // DefaultJobRetention is how long River keeps finished jobs (completed,
@@ -46,6 +48,9 @@ type Worker struct {
 	Now          func() time.Time // the tick's and the jobs' clock; default time.Now
 	Concurrency  int              // jobs run at once; default 4
 	JobRetention time.Duration    // how long River keeps finished jobs; default DefaultJobRetention
+	// Sender delivers briefings; nil delivers email to the outbox and
+	// webhooks to public addresses only, with links to DefaultBaseURL.
+	Sender *Sender
 
 	client *river.Client[pgx.Tx]
 	kinds  []string // the job kinds this worker runs, for RunOnce's wait
@@ -55,6 +60,42 @@ type Worker struct {
 	stopTicks   context.CancelFunc
 	metricsDone chan struct{}
 	stopMetrics func()
+}
+
+// DefaultBaseURL is where links in deliveries point when nothing says
+// otherwise: the web's default listen address.
+const DefaultBaseURL = "http://localhost:8080"
+
+// DefaultMailFrom is the sender of briefing emails when nothing says
+// otherwise.
+const DefaultMailFrom = "fieldbrief <briefings@fieldbrief.localhost>"
+
+func (w *Worker) sender() *Sender {
+	s := w.Sender
+	if s == nil {
+		s = &Sender{}
+	}
+	if s.DB == nil {
+		s.DB = w.DB
+	}
+	if s.Mailer == nil {
+		s.Mailer = delivery.NewOutboxMailer(w.DB)
+	}
+	s.From = cmp.Or(s.From, DefaultMailFrom)
+	s.BaseURL = cmp.Or(s.BaseURL, DefaultBaseURL)
+	if s.Webhooks == nil {
+		s.Webhooks = &delivery.WebhookClient{}
+	}
+	if s.Log == nil {
+		s.Log = w.Log
+	}
+	if s.Metrics == nil {
+		s.Metrics = w.Metrics
+	}
+	if s.Now == nil {
+		s.Now = w.Now
+	}
+	return s
 }
 
 func (w *Worker) now() time.Time {
@@ -71,6 +112,9 @@ func (w *Worker) build(periodic bool) error {
 	workers := river.NewWorkers()
 	addWorker(workers, &w.kinds, &generateWorker{db: w.DB, log: w.Log, now: w.now})
 	addWorker(workers, &w.kinds, &pruneWorker{db: w.DB, log: w.Log, now: w.now})
+	sender := w.sender()
+	addWorker(workers, &w.kinds, &emailWorker{sender: sender})
+	addWorker(workers, &w.kinds, &webhookWorker{sender: sender})
 	retention := cmp.Or(w.JobRetention, DefaultJobRetention)
 	cfg := &river.Config{
 		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(w.Concurrency, 4)}},

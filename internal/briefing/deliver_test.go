@@ -1,0 +1,348 @@
+package briefing
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/orgs"
+)
+
+// deliveryConfig is a fieldforce config that delivers to the dispatchers in
+// to, to the technicians when techs, and to hook when not "".
+func deliveryConfig(zone, at string, to []string, techs bool, hook string) string {
+	b := map[string]any{"timezone": zone, "schedule_local_time": at}
+	d := map[string]any{}
+	if len(to) > 0 || techs {
+		e := map[string]any{"technicians": techs}
+		if len(to) > 0 {
+			e["to"] = to
+		}
+		d["email"] = e
+	}
+	if hook != "" {
+		d["webhook"] = map[string]any{"url": hook}
+	}
+	doc, _ := json.Marshal(map[string]any{"briefing": b, "delivery": d})
+	return string(doc)
+}
+
+func (f *fixture) techWithEmail(orgID int64, name, email string) int64 {
+	f.t.Helper()
+	id := f.tech(orgID, name, true)
+	_, err := f.db.Exec(f.ctx, `UPDATE technicians SET email = $3 WHERE id = $1 AND org_id = $2`, id, orgID, email)
+	require.NoError(f.t, err)
+	return id
+}
+
+// deliveringWorker is a Worker that sends email to smtpURL and may call
+// webhooks on loopback.
+func (f *fixture) deliveringWorker(smtpURL string, now func() time.Time) *Worker {
+	f.t.Helper()
+	mailer, err := delivery.NewMailer(smtpURL, f.db)
+	require.NoError(f.t, err)
+	w := f.worker(now)
+	w.Sender = &Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test",
+		Webhooks: &delivery.WebhookClient{AllowPrivate: true}}
+	return w
+}
+
+func (f *fixture) runOnceWith(w *Worker, now time.Time) OnceResult {
+	f.t.Helper()
+	res, err := w.RunOnce(f.ctx, now, time.Minute)
+	require.NoError(f.t, err)
+	return res
+}
+
+func (f *fixture) deliveryStates(orgID int64) map[string]string {
+	f.t.Helper()
+	rows, err := f.db.Query(f.ctx, `SELECT recipient, state || '/' || attempts FROM ff_deliveries WHERE org_id = $1`, orgID)
+	require.NoError(f.t, err)
+	out := map[string]string{}
+	var k, v string
+	for rows.Next() {
+		require.NoError(f.t, rows.Scan(&k, &v))
+		out[k] = v
+	}
+	require.NoError(f.t, rows.Err())
+	return out
+}
+
+func TestEmailDeliveryDispatcherAndTechnicians(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	// 2026-03-08 is the spring-forward day in New York: 08:00 is EDT, the
+	// day's first hours were EST.
+	org := f.org("northwind", deliveryConfig("America/New_York", "06:45", []string{"dispatch@northwind.test"}, true, ""))
+	ana := f.techWithEmail(org, "Ana", "ana@northwind.test")
+	ben := f.techWithEmail(org, "Ben", "ben@northwind.test")
+	f.techWithEmail(org, "Idle Ida", "ida@northwind.test") // no work that day: no email
+	f.job(org, ana, "Ana's customer <script>", utc("2026-03-08T13:00:00Z"), utc("2026-03-08T15:00:00Z"), "scheduled")
+	f.job(org, ben, "Ben's customer", utc("2026-03-08T06:30:00Z"), utc("2026-03-08T07:30:00Z"), "scheduled")
+	f.job(org, 0, "Nobody's customer", utc("2026-03-08T16:00:00Z"), utc("2026-03-08T17:00:00Z"), "scheduled")
+
+	now := utc("2026-03-08T11:00:00Z") // 07:00 EDT
+	res := f.runOnceWith(f.deliveringWorker(sink.URL, nil), now)
+	require.Equal(t, 1, res.Tick.Enqueued)
+	require.Empty(t, res.Pending)
+
+	msgs := sink.Messages()
+	require.Len(t, msgs, 3)
+	byTo := map[string]deliverytest.Received{}
+	for _, m := range msgs {
+		byTo[strings.Join(m.To, ",")] = m
+	}
+	require.Contains(t, byTo, "dispatch@northwind.test")
+	require.Contains(t, byTo, "ana@northwind.test")
+	require.Contains(t, byTo, "ben@northwind.test")
+
+	d := byTo["dispatch@northwind.test"]
+	parsed, err := d.Parse()
+	require.NoError(t, err)
+	require.Equal(t, "northwind · briefing for Sun 8 Mar", decodeHeader(t, parsed.Header.Get("Subject")))
+	require.Contains(t, parsed.Header.Get("List-Unsubscribe"), "https://app.fieldbrief.test/unsubscribe?t=")
+	require.Equal(t, "List-Unsubscribe=One-Click", parsed.Header.Get("List-Unsubscribe-Post"))
+	mediaType, params, err := mime.ParseMediaType(parsed.Header.Get("Content-Type"))
+	require.NoError(t, err)
+	require.Equal(t, "multipart/alternative", mediaType)
+	mr := multipart.NewReader(parsed.Body, params["boundary"])
+	var types []string
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		ct, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		types = append(types, ct)
+	}
+	require.Equal(t, []string{"text/plain", "text/html"}, types)
+
+	text, html, err := d.Bodies()
+	require.NoError(t, err)
+	// Times in the org's zone with the abbreviation in force: Ben's visit
+	// began before the 02:00 change (EST), Ana's after it (EDT).
+	require.Contains(t, text, "09:00–11:00 EDT")
+	require.Contains(t, text, "01:30–03:30 EST/EDT")
+	require.Contains(t, text, "Nobody's customer")
+	require.Contains(t, html, "https://app.fieldbrief.test/orgs/northwind/briefings/2026-03-08")
+	require.NotContains(t, html, "<script>")
+
+	// A technician sees their own day only.
+	anaText, _, err := byTo["ana@northwind.test"].Bodies()
+	require.NoError(t, err)
+	require.Contains(t, anaText, "Ana's customer")
+	require.NotContains(t, anaText, "Ben's customer")
+	require.NotContains(t, anaText, "Nobody's customer")
+
+	for _, to := range []string{"dispatch@northwind.test", "ana@northwind.test", "ben@northwind.test"} {
+		require.Equal(t, "sent/1", f.deliveryStates(org)[to], to)
+	}
+
+	// The same generation job run again (River's rescuer may) sends nothing more.
+	var briefingID int64
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT id FROM ff_briefings WHERE org_id = $1`, org).Scan(&briefingID))
+	_, err = f.store.Jobs.Insert(f.ctx, GenerateBriefingArgs{OrgID: org, BriefingID: briefingID, Revision: 1, Trigger: TriggerSchedule, Deliver: true}, nil)
+	require.NoError(t, err)
+	f.runOnceWith(f.deliveringWorker(sink.URL, nil), now)
+	require.Len(t, sink.Messages(), 3)
+	require.Equal(t, 3, f.count(`SELECT count(*) FROM ff_deliveries WHERE org_id = $1`, org))
+}
+
+func decodeHeader(t *testing.T, v string) string {
+	t.Helper()
+	s, err := new(mime.WordDecoder).DecodeHeader(v)
+	require.NoError(t, err)
+	return s
+}
+
+func TestEmailTemporaryThenAccepted(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	sink.Script(451, 250)
+	org := f.org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"greylisted@acme.test"}, false, ""))
+	w := f.deliveringWorker(sink.URL, nil)
+	require.NoError(t, w.Start(f.ctx))
+	t.Cleanup(func() { _ = w.Stop(context.WithoutCancel(t.Context())) })
+	f.tick(utc("2026-03-10T07:00:00Z"))
+
+	require.Eventually(t, func() bool { return f.deliveryStates(org)["greylisted@acme.test"] == "sent/2" },
+		30*time.Second, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
+	require.Equal(t, 2, sink.Attempts())
+	msgs := sink.Messages()
+	require.Len(t, msgs, 1)
+	require.Equal(t, []string{"retry 451", "sent "}, f.attemptList(org))
+}
+
+func TestEmailPermanentFailureIsNotRetried(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	sink.SetFallback(550)
+	org := f.org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"gone@acme.test"}, false, ""))
+	res := f.runOnceWith(f.deliveringWorker(sink.URL, nil), utc("2026-03-10T07:00:00Z"))
+	require.Empty(t, res.Pending)
+	require.Equal(t, "failed/1", f.deliveryStates(org)["gone@acme.test"])
+	require.Equal(t, 1, sink.Attempts())
+	require.Empty(t, sink.Messages())
+	require.Equal(t, []string{"failed 550"}, f.attemptList(org))
+}
+
+// attemptList lists the org's delivery attempts as "outcome code", oldest first.
+func (f *fixture) attemptList(orgID int64) []string {
+	f.t.Helper()
+	rows, err := f.db.Query(f.ctx, `SELECT outcome || ' ' || code FROM ff_delivery_attempts WHERE org_id = $1 ORDER BY id`, orgID)
+	require.NoError(f.t, err)
+	var out []string
+	for rows.Next() {
+		var s string
+		require.NoError(f.t, rows.Scan(&s))
+		out = append(out, s)
+	}
+	require.NoError(f.t, rows.Err())
+	return out
+}
+
+func TestWebhookDeliveryRetriesWithOneID(t *testing.T) {
+	f := setup(t)
+	var mu sync.Mutex
+	var ids []string
+	var calls atomic.Int32
+	var secret string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err == nil {
+			err = wh.Verify(body, r.Header)
+		}
+		if err != nil {
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		ids = append(ids, r.Header.Get("webhook-id"))
+		mu.Unlock()
+		if calls.Add(1) < 3 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		var ev WebhookEvent
+		if json.Unmarshal(body, &ev) != nil || ev.Type != "briefing.ready" || ev.Data.Date != "2026-03-10" {
+			http.Error(w, "unexpected body", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+	org := f.org("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL+"/fieldbrief"))
+	var err error
+	secret, err = (&orgs.Store{DB: f.db}).WebhookSecret(f.ctx, org)
+	require.NoError(t, err)
+
+	w := f.deliveringWorker("", nil)
+	require.NoError(t, w.Start(f.ctx))
+	t.Cleanup(func() { _ = w.Stop(context.WithoutCancel(t.Context())) })
+	f.tick(utc("2026-03-10T07:00:00Z"))
+	require.Eventually(t, func() bool { return f.deliveryStates(org)[hook.URL+"/fieldbrief"] == "sent/3" },
+		60*time.Second, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, ids, 3)
+	require.Equal(t, ids[0], ids[1])
+	require.Equal(t, ids[0], ids[2])
+}
+
+func TestWebhookGoneFailsAtOnce(t *testing.T) {
+	f := setup(t)
+	var calls atomic.Int32
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(http.StatusGone)
+	}))
+	t.Cleanup(hook.Close)
+	org := f.org("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL))
+	res := f.runOnceWith(f.deliveringWorker("", nil), utc("2026-03-10T07:00:00Z"))
+	require.Empty(t, res.Pending)
+	require.Equal(t, "failed/1", f.deliveryStates(org)[hook.URL])
+	require.EqualValues(t, 1, calls.Load())
+
+	// An admin re-sends it: the same row, a new attempt.
+	var id int64
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT id FROM ff_deliveries WHERE org_id = $1`, org).Scan(&id))
+	other := f.org("other", "")
+	require.Error(t, f.store.Resend(f.ctx, other, id, admin, time.Now()), "another org's delivery")
+	require.NoError(t, f.store.Resend(f.ctx, org, id, admin, time.Now()))
+	require.Error(t, f.store.Resend(f.ctx, org, id, admin, time.Now()), "it is pending now")
+	f.runOnceWith(f.deliveringWorker("", nil), utc("2026-03-10T07:05:00Z"))
+	require.Equal(t, "failed/2", f.deliveryStates(org)[hook.URL])
+	require.EqualValues(t, 2, calls.Load())
+}
+
+// TestGenerateNowThenScheduledDeliversOnce: a look at 06:00 sends nothing;
+// the 08:00 firing delivers once, whatever runs again.
+func TestGenerateNowThenScheduledDeliversOnce(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	org := f.org("acme", deliveryConfig("Europe/Berlin", "08:00", []string{"dispatch@acme.test"}, false, ""))
+	at := func(hhmm string) time.Time { return utc("2026-03-10T" + hhmm + ":00Z") } // CET = UTC+1
+
+	_, err := f.store.GenerateNow(f.ctx, org, at("05:00"), admin)
+	require.NoError(t, err)
+	w := func() *Worker { return f.deliveringWorker(sink.URL, nil) }
+	f.runOnceWith(w(), at("05:00"))
+	require.Empty(t, sink.Messages(), "generate now sends nothing")
+
+	for _, hhmm := range []string{"06:59", "07:00", "07:01", "07:30"} {
+		f.runOnceWith(w(), at(hhmm))
+	}
+	require.Len(t, sink.Messages(), 1)
+	require.Equal(t, []string{"dispatch@acme.test"}, sink.Messages()[0].To)
+}
+
+// TestReplicasDeliverOnce: several workers at once over many due orgs, each
+// recipient gets exactly one message.
+func TestReplicasDeliverOnce(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	const orgsDue, replicas = 60, 5
+	for i := range orgsDue {
+		f.org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
+	}
+	now := utc("2026-03-10T07:00:00Z")
+	var wg sync.WaitGroup
+	for range replicas {
+		wg.Go(func() {
+			w := f.deliveringWorker(sink.URL, nil)
+			w.Log = slog.New(slog.DiscardHandler)
+			_, err := w.RunOnce(f.ctx, now, time.Minute)
+			require.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	msgs := sink.Messages()
+	seen := map[string]int{}
+	for _, m := range msgs {
+		seen[strings.Join(m.To, ",")]++
+	}
+	require.Len(t, seen, orgsDue)
+	for to, n := range seen {
+		require.Equal(t, 1, n, to)
+	}
+	require.Equal(t, orgsDue, f.count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
+}
+

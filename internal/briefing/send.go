@@ -1,0 +1,312 @@
+package briefing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views/mail"
+)
+
+// Sender sends deliveries. The two delivery job kinds and the settings
+// page's test sends all go through it, so a test shows exactly what the
+// morning's run would send.
+type Sender struct {
+	DB       *pgxpool.Pool
+	Mailer   delivery.Mailer         // SMTP, or the outbox when SMTP_URL is unset
+	From     string                  // MAIL_FROM
+	BaseURL  string                  // links back to the app: the briefing page, unsubscribe
+	Webhooks *delivery.WebhookClient // its AllowPrivate is WEBHOOK_ALLOW_PRIVATE_NETWORKS
+	Log      *slog.Logger
+	Metrics  *Metrics
+	Now      func() time.Time // default time.Now
+}
+
+func (s *Sender) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+func (s *Sender) orgs() *orgs.Store { return &orgs.Store{DB: s.DB} }
+
+// attempt makes one attempt at delivery id of org and records it, holding
+// the delivery's row lock throughout (see lockDelivery). A delivery that is
+// no longer pending (sent by a duplicate run, or failed) is left alone:
+// outcome is "" then. final says this is the job's last attempt. err is
+// the send's error; a database error is returned as such too, and River
+// retries it like any other.
+func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(deliveryRow) bool, worker string) (d deliveryRow, outcome string, err error) {
+	var sendErr error
+	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if d, err = lockDelivery(ctx, tx, orgID, id); err != nil {
+			return err
+		}
+		if d.State != DeliveryPending {
+			return nil
+		}
+		start := s.now()
+		sendErr = s.send(ctx, tx, d)
+		r := attemptResult{at: start, duration: s.now().Sub(start)}
+		r.outcome, r.code, r.detail = classify(sendErr, final(d))
+		outcome = r.outcome
+		// Recorded even when the job's context ran out during the send.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return recordAttempt(rctx, tx, d, r, worker)
+	})
+	if txErr != nil {
+		return d, "", errors.Join(sendErr, txErr)
+	}
+	if outcome != "" {
+		s.Metrics.delivery(d.Channel, outcome, s.now().Sub(d.DueAt))
+	}
+	return d, outcome, sendErr
+}
+
+// send builds and sends d's message.
+func (s *Sender) send(ctx context.Context, tx pgx.Tx, d deliveryRow) error {
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	c, err := loadContent(ctx, tx, d)
+	if err != nil {
+		return err
+	}
+	if d.Channel == ChannelWebhook {
+		return s.sendWebhook(ctx, d, c)
+	}
+	return s.sendEmail(ctx, d, c)
+}
+
+// content is what a delivery sends: a revision of a briefing and the org it
+// belongs to.
+type content struct {
+	OrgName, Slug string
+	Date          schedule.Date
+	Zone          schedule.Zone
+	Revision      int
+	Snapshot      Snapshot
+}
+
+func loadContent(ctx context.Context, tx pgx.Tx, d deliveryRow) (content, error) {
+	var c content
+	if err := tx.QueryRow(ctx, `SELECT name, slug FROM orgs WHERE id = $1`, d.OrgID).Scan(&c.OrgName, &c.Slug); err != nil {
+		return c, fmt.Errorf("org %d: %w", d.OrgID, err)
+	}
+	var raw []byte
+	var date time.Time
+	var zoneName string
+	err := tx.QueryRow(ctx, `
+		SELECT r.content, b.briefing_date, b.timezone
+		  FROM ff_briefing_revisions r
+		  JOIN ff_briefings b ON b.id = r.briefing_id AND b.org_id = r.org_id
+		 WHERE r.org_id = $1 AND r.briefing_id = $2 AND r.revision = $3`,
+		d.OrgID, d.BriefingID, d.Revision).Scan(&raw, &date, &zoneName)
+	if err != nil {
+		return c, fmt.Errorf("revision %d of briefing %d: %w", d.Revision, d.BriefingID, err)
+	}
+	if err := json.Unmarshal(raw, &c.Snapshot); err != nil {
+		return c, fmt.Errorf("decode revision %d of briefing %d: %w", d.Revision, d.BriefingID, err)
+	}
+	if c.Zone, err = schedule.LoadZone(zoneName); err != nil {
+		return c, err
+	}
+	c.Date, c.Revision = schedule.DateOf(date), d.Revision
+	return c, nil
+}
+
+func (s *Sender) briefingURL(c content) string {
+	return strings.TrimRight(s.BaseURL, "/") + "/orgs/" + url.PathEscape(c.Slug) + "/briefings/" + c.Date.String()
+}
+
+func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content) error {
+	m := emailModel(c, d, s.briefingURL(c))
+	if d.Audience != AudienceTest {
+		u, err := s.orgs().UnsubscribeURL(ctx, s.BaseURL, d.OrgID, d.Recipient)
+		if err != nil {
+			return err
+		}
+		m.UnsubscribeURL = u
+	}
+	var html bytes.Buffer
+	if err := mail.HTML(m).Render(ctx, &html); err != nil {
+		return fmt.Errorf("render email: %w", err)
+	}
+	id, err := delivery.MessageIDFor(d.Key, s.From)
+	if err != nil {
+		return err
+	}
+	subject := mail.Subject(c.OrgName, dateLabel(c.Date))
+	if d.Audience == AudienceTest {
+		subject = "[Test] " + subject
+	}
+	return s.Mailer.Send(ctx, delivery.Message{
+		From: s.From, To: d.Recipient, Subject: subject, Text: mail.Text(m), HTML: html.String(),
+		MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
+	})
+}
+
+// WebhookEvent is the JSON body of a webhook call (docs/delivery.md).
+type WebhookEvent struct {
+	Type      string      `json:"type"` // "briefing.ready"
+	Timestamp time.Time   `json:"timestamp"`
+	Data      WebhookData `json:"data"`
+}
+
+// WebhookData is the briefing a webhook announces.
+type WebhookData struct {
+	Org      WebhookOrg `json:"org"`
+	Date     string     `json:"date"`
+	Timezone string     `json:"timezone"`
+	Revision int        `json:"revision"`
+	Test     bool       `json:"test,omitempty"`
+	URL      string     `json:"url"`
+	Content  Snapshot   `json:"content"`
+}
+
+// WebhookOrg names the org in a webhook.
+type WebhookOrg struct {
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+}
+
+func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content) error {
+	secret, err := s.orgs().WebhookSecret(ctx, d.OrgID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	payload, err := json.Marshal(WebhookEvent{Type: "briefing.ready", Timestamp: now.UTC(), Data: WebhookData{
+		Org: WebhookOrg{Slug: c.Slug, Name: c.OrgName}, Date: c.Date.String(), Timezone: c.Zone.Name,
+		Revision: c.Revision, Test: d.Audience == AudienceTest, URL: s.briefingURL(c), Content: c.Snapshot,
+	}})
+	if err != nil {
+		return fmt.Errorf("encode webhook: %w", err)
+	}
+	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Timestamp: now, Payload: payload, Secret: secret})
+	return err
+}
+
+// dateLabel is a date as the email's subject says it: "Mon 9 Mar".
+func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
+
+// emailModel is the email for d's recipient: a dispatcher (or a test) gets
+// the whole day, a technician only their own route. Every time is in the
+// briefing's zone with its abbreviation, which may differ within a day
+// (a DST change).
+func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
+	snap := c.Snapshot
+	m := mail.BriefingEmail{
+		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
+		Recipient: mail.Dispatcher,
+	}
+	loc := c.Zone.Loc
+	jobs := func(lines []JobLine) []mail.Job {
+		out := make([]mail.Job, len(lines))
+		for i, j := range lines {
+			out[i] = mailJob(j, loc, c.Date)
+		}
+		return out
+	}
+	if d.Audience == AudienceTechnician {
+		m.Recipient = mail.Technician
+		for _, t := range snap.Technicians {
+			if t.ID == d.TechnicianID {
+				m.Routes = []mail.Route{{Technician: t.Name, Phone: t.Phone, Jobs: jobs(t.Jobs)}}
+				m.Summary.Jobs = len(t.Jobs)
+			}
+		}
+		return m
+	}
+	for _, t := range snap.Technicians {
+		m.Routes = append(m.Routes, mail.Route{Technician: t.Name, Phone: t.Phone, Jobs: jobs(t.Jobs)})
+	}
+	m.ActionItems = mail.ActionItems{Unassigned: jobs(snap.Unassigned), Overdue: jobs(snap.Overdue), OnHold: jobs(snap.OnHold)}
+	m.Summary = mail.Summary{Jobs: snap.Totals.Jobs, Unassigned: snap.Totals.Unassigned, Overdue: snap.Totals.Overdue}
+	return m
+}
+
+// mailJob formats a job line for the email: the window in the zone with
+// the abbreviation in force at its start ("08:00–10:00 EST"), with dates
+// where they are not the briefing's day.
+func mailJob(j JobLine, loc *time.Location, d schedule.Date) mail.Job {
+	start, end := j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
+	w := window(start, end, d) + " " + start.Format("MST")
+	if end.Format("MST") != start.Format("MST") {
+		w += "/" + end.Format("MST")
+	}
+	mj := mail.Job{Window: w, Customer: j.Customer, Address: j.Address, Status: strings.ReplaceAll(j.Status, "_", " ")}
+	if j.Address != "" {
+		mj.MapURL = "https://www.openstreetmap.org/search?query=" + url.QueryEscape(j.Address)
+	}
+	return mj
+}
+
+// work is the part both delivery job kinds share: one attempt,
+// recorded, and River's answer.
+func (s *Sender) work(ctx context.Context, orgID, deliveryID int64, job *rivertype.JobRow, maxAttempts int) error {
+	final := func(d deliveryRow) bool {
+		// Our own count as well as River's: a Retry-After snooze does not use
+		// up one of River's attempts, and must not go on for ever.
+		return job.Attempt >= job.MaxAttempts || d.Attempts+1 >= maxAttempts
+	}
+	var worker string
+	if n := len(job.AttemptedBy); n > 0 {
+		worker = job.AttemptedBy[n-1]
+	}
+	d, outcome, err := s.attempt(ctx, orgID, deliveryID, final, worker)
+	attrs := []any{"job_id", job.ID, "kind", job.Kind, "org_id", orgID, "delivery_id", deliveryID,
+		"briefing_id", d.BriefingID, "attempt", job.Attempt, "outcome", outcome}
+	switch {
+	case outcome == "" && err == nil:
+		s.Log.Info("delivery skipped: no longer pending", append(attrs, "state", d.State)...)
+	case outcome == AttemptSent:
+		s.Log.Info("delivery sent", attrs...)
+	case outcome == AttemptFailed:
+		s.Log.Warn("delivery failed for good", append(attrs, "error", err)...)
+	default:
+		s.Log.Warn("delivery attempt failed; River retries it", append(attrs, "error", err)...)
+	}
+	if outcome == "" {
+		return err // a database error: River retries the job
+	}
+	return riverResult(err, outcome)
+}
+
+type emailWorker struct {
+	river.WorkerDefaults[SendBriefingEmailArgs]
+	sender *Sender
+}
+
+func (w *emailWorker) Timeout(*river.Job[SendBriefingEmailArgs]) time.Duration { return sendTimeout + 15*time.Second }
+
+func (w *emailWorker) Work(ctx context.Context, job *river.Job[SendBriefingEmailArgs]) error {
+	return w.sender.work(ctx, job.Args.OrgID, job.Args.DeliveryID, job.JobRow, emailMaxAttempts)
+}
+
+type webhookWorker struct {
+	river.WorkerDefaults[CallWebhookArgs]
+	sender *Sender
+}
+
+func (w *webhookWorker) Timeout(*river.Job[CallWebhookArgs]) time.Duration { return sendTimeout + 15*time.Second }
+
+func (w *webhookWorker) Work(ctx context.Context, job *river.Job[CallWebhookArgs]) error {
+	return w.sender.work(ctx, job.Args.OrgID, job.Args.DeliveryID, job.JobRow, webhookMaxAttempts)
+}
