@@ -257,25 +257,22 @@ func (e *env) must(what string, err error) {
 }
 
 // generateBriefing makes today's briefing of an org the way an admin's
-// "generate now" does, and runs its generation job to the end.
+// "generate now" does, and runs a real worker until it is generated.
 func (e *env) generateBriefing(org orgs.Org) briefing.Briefing {
 	e.t.Helper()
-	store := &briefing.Store{DB: e.db}
+	store, err := briefing.NewStore(e.db)
+	e.must("briefing store", err)
 	b, err := store.GenerateNow(e.ctx, org.ID, time.Now(), orgs.System)
 	e.must("generate briefing for "+org.Slug, err)
-	var ids []int64
-	rows, err := e.db.Query(e.ctx, `SELECT id FROM ff_briefing_jobs WHERE briefing_id = $1 AND state IN ('available', 'running')`, b.ID)
-	e.must("find the generation job", err)
-	for rows.Next() {
-		var id int64
-		e.must("scan job id", rows.Scan(&id))
-		ids = append(ids, id)
+	w := &briefing.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
+	e.must("start the worker", w.Start(e.ctx))
+	deadline := time.Now().Add(30 * time.Second)
+	for b.Status == briefing.StatusPending && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		b, err = store.Get(e.ctx, org.ID, b.Date)
+		e.must("read the generated briefing", err)
 	}
-	e.must("find the generation job", rows.Err())
-	runner := &briefing.Runner{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
-	e.must("run the generation job", runner.Wait(e.ctx, ids))
-	b, err = store.Get(e.ctx, org.ID, b.Date)
-	e.must("read the generated briefing", err)
+	e.must("stop the worker", w.Stop(e.ctx))
 	if b.Status != briefing.StatusReady {
 		e.t.Fatalf("briefing %s of %s is %s after its job ran: %s", b.Date, org.Slug, b.Status, b.LastError)
 	}

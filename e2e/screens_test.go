@@ -156,13 +156,14 @@ func (e *env) failedBriefing(org orgs.Org, date time.Time, zone string) {
 	e.must("clear the date for a failed briefing", err)
 	_, err = e.db.Exec(e.ctx, `
 		WITH b AS (
-		    INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, status, last_error)
-		    VALUES ($1, $2, $3, $4, 'failed', $5)
+		    INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, status, last_error, requested_revision)
+		    VALUES ($1, $2, $3, $4, $4, 'failed', $5, 1)
 		    RETURNING id, org_id, fired_at
 		)
-		INSERT INTO ff_briefing_jobs (org_id, briefing_id, state, attempt, max_attempts, run_after,
-		                              locked_by, last_error, created_at, finished_at)
-		SELECT org_id, id, 'failed', 5, 5, fired_at, 'e2e-worker:1', $5, fired_at, fired_at + interval '31 minutes' FROM b`,
+		INSERT INTO ff_briefing_runs (org_id, briefing_id, revision, attempt, trigger, started_at, finished_at,
+		                              outcome, error, worker)
+		SELECT org_id, id, 1, 5, 'schedule', fired_at + interval '25 minutes', fired_at + interval '31 minutes',
+		       'failed', $5, 'e2e-worker:1' FROM b`,
 		org.ID, date, zone, date.Add(12*time.Hour), "snapshot query timed out (seeded by the e2e test)")
 	e.must("insert a failed briefing", err)
 }

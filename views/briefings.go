@@ -27,7 +27,7 @@ type BriefingDay struct {
 	Status  string // ready | pending | failed; "" when there is no briefing
 	Link    string // the detail page when there is a briefing
 	Manual  bool   // created by "generate now"
-	Error   string // why it failed
+	Error   string // why it failed; admins only
 	Reason  string // why there is no briefing, as a code (data attribute, badge); before_setup for dates before the org existed
 	Why     string // the same, for people
 }
@@ -42,9 +42,18 @@ type BriefingPage struct {
 	Trigger     string
 	FiredAt     string
 	GeneratedAt string
-	LastError   string
-	Content     *BriefingContent // nil until generated
+	LastError   string           // admins only: left empty for members
+	Content     *BriefingContent // the newest revision's; nil until generated
+	Revisions   []BriefingRevision
 	Runs        []BriefingRun
+	Admin       bool // sees errors and worker ids
+}
+
+// BriefingRevision is one generated revision, newest first.
+type BriefingRevision struct {
+	Number    int
+	Trigger   string // schedule | manual
+	Generated string
 }
 
 // BriefingContent is the snapshot as the page shows it.
@@ -75,15 +84,16 @@ type JobLine struct {
 	Status     string // scheduled | in_progress | on_hold | done | cancelled
 }
 
-// BriefingRun is one generation job: the first, or a retry.
+// BriefingRun is one generation attempt.
 type BriefingRun struct {
-	Number   int
-	State    string // available | running | completed | failed
-	Attempts string // "2 of 5"
-	Created  string
+	Revision int
+	Attempt  int
+	Trigger  string // schedule | manual
+	Outcome  string // completed | retry | failed | skipped
+	Started  string
 	Finished string
-	Worker   string
-	Error    string
+	Worker   string // admins only: left empty for members
+	Error    string // admins only: left empty for members
 }
 
 // statusBadge is the CSS class of a briefing status.
@@ -91,12 +101,20 @@ func statusBadge(status string) string {
 	switch status {
 	case "ready", "completed", "done":
 		return "badge-ready"
-	case "pending", "available", "running", "in_progress", "on_hold":
+	case "pending", "retry", "in_progress", "on_hold":
 		return "badge-pending"
 	case "failed":
 		return "badge-failed"
 	}
 	return "badge-muted"
+}
+
+// triggerLabel says who asked for a revision or an attempt.
+func triggerLabel(trigger string) string {
+	if trigger == "manual" {
+		return "generate now"
+	}
+	return "schedule"
 }
 
 // reasonClass is how a date without a briefing shows its reason: a date

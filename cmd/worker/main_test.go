@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -121,7 +119,9 @@ func TestOnceRunsJobsLeftBehind(t *testing.T) {
 	require.NoError(t, db.QueryRow(t.Context(), `SELECT id FROM orgs WHERE slug = 'org-0'`).Scan(&orgID))
 	// 02:00Z is 07:30 in Kolkata: before the 08:00 schedule, so only the manual request exists.
 	requested := time.Date(2026, 3, 9, 2, 0, 0, 0, time.UTC)
-	_, err := (&briefing.Store{DB: db}).GenerateNow(t.Context(), orgID, requested, orgs.Actor{Email: "admin@example.com"})
+	store, err := briefing.NewStore(db)
+	require.NoError(t, err)
+	_, err = store.GenerateNow(t.Context(), orgID, requested, orgs.Actor{Email: "admin@example.com"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"org-0 2026-03-09 pending 02:00"}, briefingRows(t, db))
 
@@ -171,7 +171,8 @@ func TestBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"-now", "2026-03-09T20:00:00Z"}, {"-once", "-now", "tomorrow"}, {"-concurrency", "0"},
-		{"-no-such-flag"}, {"-concurrency", "four"}, {"-once", "extra"},
+		{"-no-such-flag"}, {"-concurrency", "four"}, {"-once", "extra"}, {"-once", "-wait", "-1s"},
+		{"-job-retention", "0s"},
 	} {
 		var stdout, stderr strings.Builder
 		err := run(t.Context(), args, func(string) string { return "postgres://invalid" }, &stdout, &stderr)
@@ -241,95 +242,42 @@ func TestServeShutdown(t *testing.T) {
 	}
 	require.NoError(t, cmd.Wait())
 	require.Contains(t, rest.String(), `"msg":"worker stopped"`)
+	require.Contains(t, rest.String(), `"msg":"River client stopped"`)
 	require.Contains(t, rest.String(), `"grace":"30s"`)
 }
 
-// TestPruneAuth is the hourly job's body: one log line with the counts.
-func TestPruneAuth(t *testing.T) {
-	t.Parallel()
-	db := testdb.New(t)
-	now := time.Date(2026, 3, 9, 12, 0, 0, 0, time.UTC)
-	_, err := db.Exec(t.Context(), `INSERT INTO login_failures (email, failed_at) VALUES ('a@acme.test', $1), ('b@acme.test', $2)`,
-		now.Add(-48*time.Hour), now.Add(-time.Minute))
-	require.NoError(t, err)
-	var out strings.Builder
-	pruneAuth(t.Context(), slog.New(slog.NewJSONHandler(&out, nil)), db, now)
-	var line struct {
-		Msg                  string
-		SessionsDeleted      int64 `json:"sessions_deleted"`
-		LoginFailuresDeleted int64 `json:"login_failures_deleted"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out.String()), &line), out.String())
-	require.Equal(t, "auth prune", line.Msg)
-	require.Equal(t, int64(0), line.SessionsDeleted)
-	require.Equal(t, int64(1), line.LoginFailuresDeleted)
-}
-
-// TestServeGraceRunsOut: a job still generating when the shutdown grace
-// period ends is cut off; serve returns once nothing holds a connection (so
-// the pool closes at once, lock or no lock) and the job runs again when its
-// lease expires.
-func TestServeGraceRunsOut(t *testing.T) {
+// TestOnceWaitsOnlyWithinWait: a generation failing again and again makes
+// -once wait for the retries due within -wait, then exit 0 naming what is
+// still pending in its last line.
+func TestOnceWaitsOnlyWithinWait(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
 	db := seed(t, url, "Etc/UTC")
-	ctx := t.Context()
-	at := time.Date(2026, 3, 9, 9, 0, 0, 0, time.UTC)
-	res, err := (&briefing.Ticker{DB: db, Log: slog.New(slog.DiscardHandler)}).Tick(ctx, at)
-	require.NoError(t, err)
-	require.Len(t, res.JobIDs, 1)
-
-	pool, err := pgxpool.New(ctx, url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close) // after the deferred unlock, should the test fail with the job still running
-	// A generation blocks on its first technicians query while this lock lasts.
-	lock, err := db.Begin(ctx)
-	require.NoError(t, err)
-	defer lock.Rollback(context.WithoutCancel(ctx))
-	_, err = lock.Exec(ctx, `LOCK TABLE technicians IN ACCESS EXCLUSIVE MODE`)
+	// The revision the scheduled run will produce exists already: every attempt fails.
+	_, err := db.Exec(t.Context(), `
+		WITH b AS (INSERT INTO ff_briefings (org_id, briefing_date, timezone, trigger, status, revision, requested_revision)
+		           SELECT id, '2026-03-09', 'Etc/UTC', 'manual', 'ready', 0, 0 FROM orgs RETURNING id, org_id)
+		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at)
+		SELECT org_id, id, 1, 'manual', '{}', now() FROM b`)
 	require.NoError(t, err)
 
-	var logs bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	runner := &briefing.Runner{DB: pool, Log: log, Now: func() time.Time { return at }, WorkerID: "stopping",
-		Concurrency: 1, Lease: time.Hour}
-	serveCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(serveCtx, log, pool, &briefing.Ticker{DB: pool, Log: log}, runner, time.Millisecond)
-	}()
-	require.Eventually(t, func() bool {
-		var waiting bool
-		err := db.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_locks WHERE NOT granted AND relation = 'technicians'::regclass
-			AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`).Scan(&waiting)
-		return err == nil && waiting
-	}, 30*time.Second, 10*time.Millisecond, "the job never started generating")
-	stop()
-	require.NoError(t, <-done)
-
-	require.Contains(t, logs.String(), `"msg":"briefing job cut off by shutdown; it runs again when its lease expires"`)
-	require.Contains(t, logs.String(), `"msg":"worker stopped","cut_off":true`)
-	pool.Close() // returns although the lock still blocks the cut-off query's server process
-	var state, lockedBy string
-	var lockedUntil time.Time
-	require.NoError(t, db.QueryRow(ctx, `SELECT state, locked_by, locked_until FROM ff_briefing_jobs WHERE id = $1`, res.JobIDs[0]).
-		Scan(&state, &lockedBy, &lockedUntil))
-	require.Equal(t, []any{"running", "stopping"}, []any{state, lockedBy})
-	require.True(t, lockedUntil.Equal(at.Add(time.Hour)), "lease until %v", lockedUntil)
-
-	// Once the lease has expired, another worker runs the job.
-	require.NoError(t, lock.Rollback(ctx))
-	successor := &briefing.Runner{DB: db, Log: log, Now: func() time.Time { return lockedUntil.Add(time.Second) }, WorkerID: "successor"}
-	require.NoError(t, successor.Wait(ctx, res.JobIDs))
-	// Not briefingRows: a cron tick at a real minute may have added today's briefing.
-	var status string
-	require.NoError(t, db.QueryRow(ctx, `SELECT b.status FROM ff_briefings b JOIN ff_briefing_jobs j ON j.briefing_id = b.id
-		WHERE j.id = $1`, res.JobIDs[0]).Scan(&status))
-	require.Equal(t, briefing.StatusReady, status)
+	out, err := worker(t.Context(), url, "-once", "-now", "2026-03-09T09:00:00Z", "-wait", "5s").CombinedOutput()
+	require.NoError(t, err, string(out))
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var last struct {
+		Msg     string
+		Pending map[string]int
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last), lines[len(lines)-1])
+	require.Equal(t, "worker -once done", last.Msg)
+	require.Equal(t, map[string]int{"generate_briefing/retryable": 1}, last.Pending)
+	var runs int
+	require.NoError(t, db.QueryRow(t.Context(), `SELECT count(*) FROM ff_briefing_runs WHERE outcome = 'retry'`).Scan(&runs))
+	require.Equal(t, 2, runs, "attempt 1 and its retry a second later; the third is ~16 s away, beyond -wait")
 }
 
 // TestPoolSize: the pool holds every job's connection plus the tick's and
-// the prune's, unless DATABASE_URL sets pool_max_conns.
+// River's own, unless DATABASE_URL sets pool_max_conns.
 func TestPoolSize(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
@@ -338,7 +286,7 @@ func TestPoolSize(t *testing.T) {
 		url  string
 		want int32
 	}{
-		{url, int32(concurrency) + 3},
+		{url, int32(concurrency) + 5},
 		{url + "&pool_max_conns=2", 2},
 	} {
 		pool, err := database.Connect(t.Context(), tc.url, poolSize(concurrency))

@@ -14,20 +14,23 @@ import (
 type Candidate struct {
 	OrgID  int64
 	Config []byte          // config_json as stored; validated by the decision
-	Dates  []schedule.Date // its briefing dates within the scan window
+	Dates  []schedule.Date // its dates within the scan window whose scheduled firing happened
 }
 
-// candidatesSQL applies only ADR-0024's cheap, zone-free filters. The dates
-// are aggregated per org (a plain LEFT JOIN would return an org once per
-// briefing in the window) and the window comes from Go, so a tick at any
-// instant sees what it would have seen then.
+// candidatesSQL applies only cheap, zone-free filters (docs/architecture.md,
+// "The tick"). The dates are aggregated per org (a plain LEFT JOIN would
+// return an org once per briefing in the window) and the window comes from
+// Go, so a tick at any instant sees what it would have seen then. Only dates
+// whose scheduled firing happened count: a "generate now" look does not
+// consume the day's run.
 const candidatesSQL = `
 SELECT om.org_id,
        om.config_json,
        ARRAY(SELECT b.briefing_date
                FROM ff_briefings b
               WHERE b.org_id = om.org_id
-                AND b.briefing_date BETWEEN $3 AND $4) AS dates
+                AND b.briefing_date BETWEEN $3 AND $4
+                AND b.scheduled_at IS NOT NULL) AS dates
   FROM org_module_configs om
   JOIN admin_feature_flags af ON af.key = $2 AND af.is_enabled
   LEFT JOIN org_feature_flags oo ON oo.org_id = om.org_id AND oo.key = $2

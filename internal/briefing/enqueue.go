@@ -6,16 +6,30 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 )
 
-// Triggers, as stored in ff_briefings.trigger.
+// Triggers, as stored in ff_briefings.trigger (what created the row) and on
+// each revision and run (what asked for it).
 const (
 	TriggerSchedule = "schedule"
 	TriggerManual   = "manual"
 )
+
+// NewInsertClient returns a River client that only inserts jobs (no queues,
+// no workers): what the web and the tick need to enqueue in their own
+// transactions.
+func NewInsertClient(db *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
+	c, err := river.NewClient(riverpgxv5.New(db), &river.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("river insert client: %w", err)
+	}
+	return c, nil
+}
 
 // due is one briefing to create: the org-local date at the tick, in the zone
 // that decided it.
@@ -26,56 +40,81 @@ type due struct {
 }
 
 // enqueueChunk bounds one transaction: large enough that 100k due orgs take
-// 200 round trips, small enough that a transaction stays short.
+// 200 transactions, small enough that a transaction stays short.
 const enqueueChunk = 500
 
-// enqueueSQL inserts the briefings and, for those that were new, their
-// generation jobs, in one statement and so one transaction: a briefing never
-// exists without its job. ON CONFLICT DO NOTHING on the permanent unique key
-// lets racing replicas (or a manual "generate now") run it safely; the loser
-// simply gets no row back.
+// enqueueSQL records the scheduled firing of each date. A new date gets its
+// row; a date that so far only had "generate now" looks (scheduled_at NULL)
+// gets its scheduled firing now, as a new requested revision; a date whose
+// scheduled firing happened already is left alone (the WHERE of DO UPDATE):
+// the permanent unique key and scheduled_at make a second scheduled firing
+// impossible, whatever the number of replicas. Only rows returned get a job.
+// The date and zone of an existing row are never remapped.
 const enqueueSQL = `
-WITH input AS (
-    SELECT * FROM unnest($1::bigint[], $2::date[], $3::text[]) AS t(org_id, briefing_date, timezone)
-), briefing AS (
-    INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, created_at, updated_at)
-    SELECT org_id, briefing_date, timezone, $4, $5, 'pending', $4, $4 FROM input
-    ON CONFLICT (org_id, briefing_date) DO NOTHING
-    RETURNING id, org_id
-)
-INSERT INTO ff_briefing_jobs (org_id, briefing_id, run_after, created_at)
-SELECT org_id, id, $4, $4 FROM briefing
-RETURNING id`
+INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status,
+                          requested_revision, created_at, updated_at)
+SELECT org_id, briefing_date, timezone, $4, $4, 'schedule', 'pending', 1, $4, $4
+  FROM unnest($1::bigint[], $2::date[], $3::text[]) AS t(org_id, briefing_date, timezone)
+ON CONFLICT (org_id, briefing_date) DO UPDATE
+   SET scheduled_at = EXCLUDED.scheduled_at,
+       requested_revision = ff_briefings.requested_revision + 1,
+       status = 'pending', last_error = '', updated_at = EXCLUDED.updated_at
+ WHERE ff_briefings.scheduled_at IS NULL
+RETURNING id, org_id, requested_revision`
 
-// enqueue creates the briefings in items, one statement (so one transaction
-// and one round trip) per chunk, and returns the jobs of those that did not
-// exist yet. Items must be sorted by org id so that concurrent replicas take
-// the unique key's locks in the same order and never deadlock.
-func enqueue(ctx context.Context, db database.Querier, firedAt time.Time, trigger string, items []due) ([]int64, error) {
-	var jobIDs []int64
+// enqueue records the scheduled firing of items and inserts their generation
+// jobs, one transaction per chunk, and returns the briefings it fired. Items
+// must be sorted by org id so that concurrent replicas take the unique key's
+// locks in the same order and never deadlock.
+func enqueue(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pgx.Tx], firedAt time.Time, items []due) ([]int64, error) {
+	var briefingIDs []int64
 	for start := 0; start < len(items); start += enqueueChunk {
 		chunk := items[start:min(start+enqueueChunk, len(items))]
-		ids, err := insertBriefings(ctx, db, firedAt, trigger, chunk)
-		jobIDs = append(jobIDs, ids...)
+		ids, err := enqueueChunkTx(ctx, db, jobs, firedAt, chunk)
 		if err != nil {
-			return jobIDs, fmt.Errorf("enqueue briefings for orgs %d..%d: %w", chunk[0].OrgID, chunk[len(chunk)-1].OrgID, err)
+			return briefingIDs, fmt.Errorf("enqueue briefings for orgs %d..%d: %w", chunk[0].OrgID, chunk[len(chunk)-1].OrgID, err)
 		}
+		briefingIDs = append(briefingIDs, ids...)
 	}
-	return jobIDs, nil
+	return briefingIDs, nil
 }
 
-// insertBriefings runs one multi-row insert on a pool or, for GenerateNow, inside
-// a transaction next to its audit entry.
-func insertBriefings(ctx context.Context, q database.Querier, firedAt time.Time, trigger string, items []due) ([]int64, error) {
+// enqueueChunkTx inserts the briefings and their jobs in one transaction: a
+// scheduled firing never exists without its job.
+func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pgx.Tx], firedAt time.Time, items []due) ([]int64, error) {
 	orgIDs := make([]int64, len(items))
 	dates := make([]time.Time, len(items))
 	zones := make([]string, len(items))
 	for i, it := range items {
 		orgIDs[i], dates[i], zones[i] = it.OrgID, it.Date.Time(), it.Timezone
 	}
-	rows, err := q.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt, trigger)
+	var briefingIDs []int64
+	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt)
+		if err != nil {
+			return err
+		}
+		var args []river.InsertManyParams
+		var id, orgID int64
+		var revision int
+		_, err = pgx.ForEachRow(rows, []any{&id, &orgID, &revision}, func() error {
+			briefingIDs = append(briefingIDs, id)
+			// No ScheduledAt: jobs run on the real clock, whatever instant
+			// decided the tick (worker -once -now).
+			args = append(args, river.InsertManyParams{Args: GenerateBriefingArgs{
+				OrgID: orgID, BriefingID: id, Revision: revision, Trigger: TriggerSchedule, Deliver: true}})
+			return nil
+		})
+		if err != nil || len(args) == 0 {
+			return err
+		}
+		if _, err := jobs.InsertManyTx(ctx, tx, args); err != nil {
+			return fmt.Errorf("insert generation jobs: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[int64])
+	return briefingIDs, nil
 }

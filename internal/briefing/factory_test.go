@@ -19,15 +19,19 @@ import (
 // fixture is a test's own migrated database plus factories for the rows the
 // pipeline reads.
 type fixture struct {
-	t   *testing.T
-	ctx context.Context
-	db  *pgxpool.Pool
+	t     *testing.T
+	ctx   context.Context
+	db    *pgxpool.Pool
+	store *Store // with an insert-only River client
 }
 
 func setup(t *testing.T) *fixture {
 	t.Helper()
 	t.Parallel()
-	return &fixture{t: t, ctx: t.Context(), db: testdb.New(t)}
+	db := testdb.New(t)
+	store, err := NewStore(db)
+	require.NoError(t, err)
+	return &fixture{t: t, ctx: t.Context(), db: db, store: store}
 }
 
 // config is a fieldforce module config document; days nil means every day.
@@ -97,7 +101,37 @@ func (f *fixture) job(orgID, techID int64, customer string, start, end time.Time
 }
 
 func (f *fixture) ticker() *Ticker {
-	return &Ticker{DB: f.db, Log: slog.New(slog.DiscardHandler)}
+	return &Ticker{DB: f.db, Jobs: f.store.Jobs, Log: slog.New(slog.DiscardHandler)}
+}
+
+// worker is a real Worker on the test database; now is its clock (the
+// generation timestamps), nil for the real one.
+func (f *fixture) worker(now func() time.Time) *Worker {
+	return &Worker{DB: f.db, Log: slog.New(slog.DiscardHandler), Now: now}
+}
+
+// runOnce is worker -once at now: one tick, then every job worked.
+func (f *fixture) runOnce(now time.Time) OnceResult {
+	f.t.Helper()
+	res, err := f.worker(func() time.Time { return now }).RunOnce(f.ctx, now, time.Minute)
+	require.NoError(f.t, err)
+	return res
+}
+
+// briefing inserts a briefing row the way the tick (scheduled) or "generate
+// now" (not scheduled) would, without its job, and returns its id.
+func (f *fixture) briefing(orgID int64, d, zone string, scheduled bool, now time.Time) int64 {
+	f.t.Helper()
+	var scheduledAt *time.Time
+	if scheduled {
+		scheduledAt = &now
+	}
+	var id int64
+	require.NoError(f.t, f.db.QueryRow(f.ctx, `
+		INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, requested_revision)
+		VALUES ($1, $2, $3, $4, $5, CASE WHEN $5::timestamptz IS NULL THEN 'manual' ELSE 'schedule' END, 1)
+		RETURNING id`, orgID, date(d).Time(), zone, now, scheduledAt).Scan(&id))
+	return id
 }
 
 func (f *fixture) tick(now time.Time) TickResult {
@@ -122,7 +156,7 @@ func (f *fixture) tickEvery(from, to time.Time, step time.Duration) (enqueued in
 // row is what the tests check of a briefing: "date zone fired_at status".
 func (f *fixture) briefings(orgID int64) []string {
 	f.t.Helper()
-	list, err := (&Store{DB: f.db}).List(f.ctx, orgID, schedule.Date{}, schedule.Date{})
+	list, err := f.store.List(f.ctx, orgID, schedule.Date{}, schedule.Date{})
 	require.NoError(f.t, err)
 	var out []string
 	for i := len(list) - 1; i >= 0; i-- { // oldest first reads better in assertions

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/schedule"
 )
@@ -72,33 +71,10 @@ func dayStart(loc *time.Location, d schedule.Date) time.Time {
 	return t
 }
 
-// generate builds the snapshot of a briefing from one consistent view of the
-// org's data. The day's bounds are computed here, in Go, from the zone the
-// briefing recorded, and passed to SQL as instants.
-func generate(ctx context.Context, db *pgxpool.Pool, orgID, briefingID int64, now time.Time) (Snapshot, error) {
-	var snap Snapshot
-	err := pgx.BeginTxFunc(ctx, db, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var date time.Time
-		var zoneName string
-		err := tx.QueryRow(ctx, `SELECT briefing_date, timezone FROM ff_briefings WHERE id = $1 AND org_id = $2`,
-			briefingID, orgID).Scan(&date, &zoneName)
-		if err != nil {
-			return fmt.Errorf("load briefing %d: %w", briefingID, err)
-		}
-		zone, err := schedule.LoadZone(zoneName)
-		if err != nil {
-			return err
-		}
-		snap, err = buildSnapshot(ctx, tx, orgID, zone, schedule.DateOf(date))
-		return err
-	})
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("generate briefing %d for org %d: %w", briefingID, orgID, err)
-	}
-	snap.GeneratedAt = now
-	return snap, nil
-}
-
+// buildSnapshot builds a briefing's content from tx, which sees one
+// consistent view of the org's data (repeatable read). The day's bounds are
+// computed here, in Go, from the zone the briefing recorded, and passed to
+// SQL as instants.
 func buildSnapshot(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zone, d schedule.Date) (Snapshot, error) {
 	start, end := dayStart(zone.Loc, d), dayStart(zone.Loc, d.AddDays(1))
 	yesterday := d.AddDays(-1)

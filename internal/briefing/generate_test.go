@@ -46,14 +46,14 @@ func TestGenerateSnapshot(t *testing.T) {
 	heldOld := f.job(org, 0, "Held old", at("2026-03-07", "09:00"), hours(at("2026-03-07", "09:00"), 2), "on_hold")
 	heldLater := f.job(org, bea, "Held later", at("2026-03-13", "09:00"), hours(at("2026-03-13", "09:00"), 2), "on_hold")
 
-	now := utc("2026-03-10T11:00:00Z")
-	ids, err := insertBriefings(f.ctx, f.db, now, TriggerSchedule, []due{{OrgID: org, Date: date("2026-03-10"), Timezone: "America/New_York"}})
+	now := utc("2026-03-10T11:00:00Z") // 07:00 in New York: due
+	require.Equal(t, 1, f.runOnce(now).Tick.Enqueued)
+	b, err := f.store.Get(f.ctx, org, date("2026-03-10"))
 	require.NoError(t, err)
-	var briefingID int64
-	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT briefing_id FROM ff_briefing_jobs WHERE id = $1`, ids[0]).Scan(&briefingID))
-
-	snap, err := generate(f.ctx, f.db, org, briefingID, now)
-	require.NoError(t, err)
+	require.Equal(t, StatusReady, b.Status)
+	require.NotNil(t, b.Content)
+	snap := *b.Content
+	require.True(t, snap.GeneratedAt.Equal(now), "generated on the worker's clock")
 
 	idsOf := func(lines []JobLine) []int64 {
 		out := []int64{}

@@ -1,265 +1,334 @@
 package briefing
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/orgs"
 )
 
-// clock is a settable fake clock for the runner.
-type clock struct{ now time.Time }
+var admin = orgs.Actor{Email: "admin@example.com"}
 
-func (c *clock) Now() time.Time          { return c.now }
-func (c *clock) Advance(d time.Duration) { c.now = c.now.Add(d) }
-
-func (f *fixture) runner(c *clock, worker string) *Runner {
-	return &Runner{DB: f.db, Log: slog.New(slog.DiscardHandler), Now: c.Now, WorkerID: worker, Lease: time.Minute}
-}
-
-type jobState struct {
-	State, LockedBy, LastError string
-	Attempt                    int
-	RunAfter                   time.Time
-}
-
-func (f *fixture) jobState(id int64) jobState {
+// runOutcomes lists a briefing's runs as "revision/attempt/outcome", oldest first.
+func (f *fixture) runOutcomes(orgID, briefingID int64) []string {
 	f.t.Helper()
-	var j jobState
-	require.NoError(f.t, f.db.QueryRow(f.ctx, `SELECT state, locked_by, last_error, attempt, run_after FROM ff_briefing_jobs WHERE id = $1`, id).
-		Scan(&j.State, &j.LockedBy, &j.LastError, &j.Attempt, &j.RunAfter))
-	return j
+	runs, err := f.store.Runs(f.ctx, orgID, briefingID)
+	require.NoError(f.t, err)
+	var out []string
+	for _, r := range runs {
+		out = append(out, jsonString(f.t, []any{r.Revision, r.Attempt, r.Trigger, r.Outcome}))
+	}
+	return out
 }
 
-func TestRunnerGenerates(t *testing.T) {
+func jsonString(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// revisionList lists a briefing's revisions, newest first, as "revision trigger".
+func (f *fixture) revisionList(orgID, briefingID int64) []string {
+	f.t.Helper()
+	revs, err := f.store.Revisions(f.ctx, orgID, briefingID)
+	require.NoError(f.t, err)
+	var out []string
+	for _, r := range revs {
+		out = append(out, jsonString(f.t, []any{r.Revision, r.Trigger}))
+	}
+	return out
+}
+
+func TestWorkerGenerates(t *testing.T) {
 	f := setup(t)
 	org := f.org("acme", config("Europe/Paris", "07:00"))
 	now := utc("2026-03-10T06:00:00Z")
-	res := f.tick(now)
-	require.Len(t, res.JobIDs, 1)
+	res := f.runOnce(now)
+	require.Equal(t, 1, res.Tick.Enqueued)
+	require.Empty(t, res.Pending)
 
-	c := &clock{now: now.Add(2 * time.Second)}
-	require.NoError(t, f.runner(c, "w1").Wait(f.ctx, res.JobIDs))
-
-	b, err := (&Store{DB: f.db}).Get(f.ctx, org, date("2026-03-10"))
+	b, err := f.store.Get(f.ctx, org, date("2026-03-10"))
 	require.NoError(t, err)
 	require.Equal(t, StatusReady, b.Status)
-	require.True(t, b.GeneratedAt.Equal(c.now))
-	require.NotNil(t, b.Content)
-	require.Equal(t, "2026-03-10", b.Content.Date)
+	require.Equal(t, 1, b.Revision)
+	require.True(t, b.GeneratedAt.Equal(now))
+	require.True(t, b.ScheduledAt.Equal(now))
 	require.Equal(t, "Europe/Paris", b.Content.Timezone)
-	require.Equal(t, JobCompleted, f.jobState(res.JobIDs[0]).State)
+	require.Equal(t, []string{`[1,1,"schedule","completed"]`}, f.runOutcomes(org, b.ID))
+	require.Equal(t, []string{`[1,"schedule"]`}, f.revisionList(org, b.ID))
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE kind = 'generate_briefing' AND state = 'completed'`))
 }
 
-// TestRunnerRetriesThenFails: a generation that keeps failing is retried
-// with growing, jittered backoff, then marked failed with its error.
-func TestRunnerRetriesThenFails(t *testing.T) {
+// TestGenerationIdempotent: the same revision's job running twice (River's
+// rescuer may run a job again whose worker only looked dead) produces one
+// revision; the second run records that it skipped.
+func TestGenerationIdempotent(t *testing.T) {
 	f := setup(t)
-	org := f.org("acme", "")
+	org := f.org("acme", config("Etc/UTC", "23:00"))
 	now := utc("2026-03-10T06:00:00Z")
-	// A zone that no longer loads makes every generation attempt fail.
-	ids, err := insertBriefings(f.ctx, f.db, now, TriggerSchedule, []due{{OrgID: org, Date: date("2026-03-10"), Timezone: "Nowhere/Atlantis"}})
-	require.NoError(t, err)
-	job := ids[0]
-
-	c := &clock{now: now}
-	r := f.runner(c, "w1")
-	for attempt := 1; attempt <= 5; attempt++ {
-		ok, err := r.work(f.ctx, f.ctx, nil)
-		require.NoError(t, err)
-		require.True(t, ok, "attempt %d", attempt)
-		j := f.jobState(job)
-		require.Equal(t, attempt, j.Attempt)
-		require.Contains(t, j.LastError, "Atlantis")
-		if attempt == 5 {
-			require.Equal(t, JobFailed, j.State)
-			break
-		}
-		require.Equal(t, JobAvailable, j.State)
-		wait := min(backoffBase<<(attempt-1), backoffMax)
-		require.WithinRange(t, j.RunAfter, c.now.Add(wait/2), c.now.Add(wait))
-
-		// Not before its backoff ends.
-		c.now = j.RunAfter.Add(-time.Millisecond)
-		ok, err = r.work(f.ctx, f.ctx, nil)
-		require.NoError(t, err)
-		require.False(t, ok)
-		c.now = j.RunAfter
+	id := f.briefing(org, "2026-03-10", "Etc/UTC", true, now)
+	args := GenerateBriefingArgs{OrgID: org, BriefingID: id, Revision: 1, Trigger: TriggerSchedule, Deliver: true}
+	for range 2 {
+		require.NoError(t, pgx.BeginFunc(f.ctx, f.db, func(tx pgx.Tx) error {
+			_, err := f.store.Jobs.InsertTx(f.ctx, tx, args, nil)
+			return err
+		}))
 	}
+	f.runOnce(now) // 23:00 is hours away: the tick adds nothing
 
-	b, err := (&Store{DB: f.db}).Get(f.ctx, org, date("2026-03-10"))
+	require.Equal(t, []string{`[1,"schedule"]`}, f.revisionList(org, id))
+	outcomes := f.runOutcomes(org, id)
+	require.ElementsMatch(t, []string{`[1,1,"schedule","completed"]`, `[1,1,"schedule","skipped"]`}, outcomes)
+	require.Equal(t, 2, f.count(`SELECT count(*) FROM river_job WHERE state = 'completed'`))
+}
+
+// TestGenerationRetriesThenFails: a failing generation is retried with
+// River's backoff and, after its last attempt, marks the briefing failed
+// with the error; "generate now" then produces it.
+func TestGenerationRetriesThenFails(t *testing.T) {
+	f := setup(t)
+	org := f.org("acme", config("Etc/UTC", "00:00"))
+	now := utc("2026-03-10T06:00:00Z")
+	res, err := f.ticker().Tick(f.ctx, now)
+	require.NoError(t, err)
+	id := res.BriefingIDs[0]
+	// A zone that no longer loads makes every attempt fail.
+	_, err = f.db.Exec(f.ctx, `UPDATE ff_briefings SET timezone = 'Nowhere/Atlantis' WHERE id = $1`, id)
+	require.NoError(t, err)
+	_, err = f.db.Exec(f.ctx, `UPDATE river_job SET max_attempts = 2`)
+	require.NoError(t, err)
+
+	f.runOnce(now) // attempt 1; its retry is not this -once's (another tick enqueued it)
+	var state string
+	var retryAt time.Time
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT state, scheduled_at FROM river_job WHERE attempt = 1`).Scan(&state, &retryAt))
+	require.Contains(t, []string{"retryable", "available"}, state, "River's scheduler makes a due retry available")
+	require.True(t, retryAt.After(time.Now().Add(-time.Minute)), "retries on the real clock, not the tick's")
+	b, err := f.store.Get(f.ctx, org, date("2026-03-10"))
+	require.NoError(t, err)
+	require.Equal(t, StatusPending, b.Status)
+	require.Contains(t, b.LastError, "Atlantis")
+
+	_, err = f.db.Exec(f.ctx, `UPDATE river_job SET state = 'available', scheduled_at = now()`)
+	require.NoError(t, err)
+	f.runOnce(now) // attempt 2 of 2: discarded
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE state = 'discarded'`))
+	b, err = f.store.Get(f.ctx, org, date("2026-03-10"))
 	require.NoError(t, err)
 	require.Equal(t, StatusFailed, b.Status)
 	require.Contains(t, b.LastError, "Atlantis")
 	require.Nil(t, b.Content)
-	runs, err := (&Store{DB: f.db}).Runs(f.ctx, org, b.ID)
+	require.Equal(t, []string{`[1,1,"schedule","retry"]`, `[1,2,"schedule","failed"]`}, f.runOutcomes(org, id))
+
+	_, err = f.db.Exec(f.ctx, `UPDATE ff_briefings SET timezone = 'Etc/UTC' WHERE id = $1`, id)
 	require.NoError(t, err)
-	require.Len(t, runs, 1)
-	require.Equal(t, JobFailed, runs[0].State)
-	require.Equal(t, 5, runs[0].Attempt)
-	require.False(t, runs[0].FinishedAt.IsZero())
-}
-
-// TestRunnerReclaimsExpiredLease: a worker that claimed a job and died
-// loses it when its lease expires; if it comes back, its late result is
-// ignored.
-func TestRunnerReclaimsExpiredLease(t *testing.T) {
-	f := setup(t)
-	org := f.org("acme", config("Etc/UTC", "00:00"))
-	now := utc("2026-03-10T06:00:00Z")
-	job := f.tick(now).JobIDs[0]
-
-	c := &clock{now: now}
-	crashed := f.runner(c, "crashed")
-	stale, ok, err := crashed.claim(f.ctx, nil)
+	_, err = f.store.GenerateNow(f.ctx, org, now.Add(time.Hour), admin)
 	require.NoError(t, err)
-	require.True(t, ok)
-
-	other := f.runner(c, "other")
-	c.Advance(59 * time.Second) // lease is one minute
-	ok, err = other.work(f.ctx, f.ctx, nil)
-	require.NoError(t, err)
-	require.False(t, ok, "a live lease must not be taken over")
-
-	c.Advance(2 * time.Second)
-	ok, err = other.work(f.ctx, f.ctx, nil)
-	require.NoError(t, err)
-	require.True(t, ok)
-	j := f.jobState(job)
-	require.Equal(t, JobCompleted, j.State)
-	require.Equal(t, "other", j.LockedBy)
-	require.Equal(t, 2, j.Attempt)
-
-	// The crashed worker wakes up and reports a failure: no effect.
-	require.NoError(t, crashed.fail(f.ctx, stale, errTest))
-	require.Equal(t, JobCompleted, f.jobState(job).State)
-	b, err := (&Store{DB: f.db}).Get(f.ctx, org, date("2026-03-10"))
+	f.runOnce(now.Add(time.Hour))
+	b, err = f.store.Get(f.ctx, org, date("2026-03-10"))
 	require.NoError(t, err)
 	require.Equal(t, StatusReady, b.Status)
+	require.Empty(t, b.LastError)
+	require.Equal(t, []string{`[2,"manual"]`}, f.revisionList(org, id))
 }
 
-var errTest = errorString("test failure")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
-// TestRunnerConcurrentWorkers: several runners drain a batch, each job
-// running once.
-func TestRunnerConcurrentWorkers(t *testing.T) {
+// TestGenerateNowThenScheduled: "generate now" at 06:00 is a look; the
+// scheduled 08:00 run still fires, once, and produces revision 2.
+func TestGenerateNowThenScheduled(t *testing.T) {
 	f := setup(t)
-	for i := range 40 {
-		f.org("org-"+string(rune('a'+i%26))+string(rune('a'+i/26)), config("Etc/UTC", "00:00"))
-	}
-	now := utc("2026-03-10T06:00:00Z")
-	res := f.tick(now)
-	require.Len(t, res.JobIDs, 40)
-	c := &clock{now: now}
-	errs := make(chan error, 3)
-	for _, w := range []string{"a", "b", "c"} {
-		go func() {
-			r := f.runner(c, w)
-			r.Concurrency = 3
-			errs <- r.Wait(f.ctx, res.JobIDs)
-		}()
-	}
-	for range 3 {
-		require.NoError(t, <-errs)
-	}
-	require.Equal(t, 40, f.count(`SELECT count(*) FROM ff_briefings WHERE status = 'ready'`))
-	require.Equal(t, 40, f.count(`SELECT count(*) FROM ff_briefing_jobs WHERE state = 'completed' AND attempt = 1`))
-}
+	org := f.org("acme", config("Etc/UTC", "08:00"))
+	at := func(hhmm string) time.Time { return utc("2026-03-10T" + hhmm + ":00Z") }
 
-// lockTechnicians holds an ACCESS EXCLUSIVE lock on the test database's
-// technicians table until cleanup, so any generation blocks on its first
-// technicians query.
-func (f *fixture) lockTechnicians() {
-	f.t.Helper()
-	tx, err := f.db.Begin(f.ctx)
-	require.NoError(f.t, err)
-	f.t.Cleanup(func() { _ = tx.Rollback(context.WithoutCancel(f.ctx)) })
-	_, err = tx.Exec(f.ctx, `LOCK TABLE technicians IN ACCESS EXCLUSIVE MODE`)
-	require.NoError(f.t, err)
-}
-
-// TestRunnerRecordsGenerationTimeout: a generation that runs out of time
-// still records its failure (and is retried), instead of leaving the job
-// running until its lease expires.
-func TestRunnerRecordsGenerationTimeout(t *testing.T) {
-	f := setup(t)
-	org := f.org("acme", config("Etc/UTC", "00:00"))
-	now := utc("2026-03-10T06:00:00Z")
-	job := f.tick(now).JobIDs[0]
-	f.lockTechnicians()
-
-	r := f.runner(&clock{now: now}, "w1")
-	r.Lease = time.Second // the generation gets half of it
-	ok, err := r.work(f.ctx, f.ctx, nil)
+	b, err := f.store.GenerateNow(f.ctx, org, at("06:00"), admin)
 	require.NoError(t, err)
-	require.True(t, ok)
-
-	j := f.jobState(job)
-	require.Equal(t, JobAvailable, j.State)
-	require.Equal(t, 1, j.Attempt)
-	require.Contains(t, j.LastError, "deadline exceeded")
-	b, err := (&Store{DB: f.db}).Get(f.ctx, org, date("2026-03-10"))
-	require.NoError(t, err)
-	require.Equal(t, StatusPending, b.Status)
-	require.Contains(t, b.LastError, "deadline exceeded")
-}
-
-// TestRunnerFailsJobLostOnLastAttempt: a job whose worker stopped during its
-// last attempt is not claimed again when the lease expires; the job and its
-// briefing are marked failed, and "generate now" retries it like any other.
-func TestRunnerFailsJobLostOnLastAttempt(t *testing.T) {
-	f := setup(t)
-	org := f.org("acme", config("Etc/UTC", "00:00"))
-	now := utc("2026-03-10T06:00:00Z")
-	job := f.tick(now).JobIDs[0]
-
-	c := &clock{now: now}
-	crashing := f.runner(c, "crashing")
-	for attempt := 1; ; attempt++ {
-		cl, ok, err := crashing.claim(f.ctx, nil)
-		require.NoError(t, err)
-		require.True(t, ok, "attempt %d", attempt)
-		require.Equal(t, attempt, cl.Attempt)
-		c.Advance(crashing.Lease + time.Second) // the worker dies mid-job; its lease runs out
-		if cl.Attempt == cl.MaxAttempts {
-			break
-		}
-	}
-
-	other := f.runner(c, "other")
-	for range 2 {
-		ok, err := other.work(f.ctx, f.ctx, nil)
-		require.NoError(t, err)
-		require.False(t, ok, "a job out of attempts must not be claimed again")
-	}
-	j := f.jobState(job)
-	require.Equal(t, JobFailed, j.State)
-	require.Equal(t, "crashing", j.LockedBy)
-	require.Contains(t, j.LastError, "worker stopped")
-	store := &Store{DB: f.db}
-	b, err := store.Get(f.ctx, org, date("2026-03-10"))
-	require.NoError(t, err)
-	require.Equal(t, StatusFailed, b.Status)
-	require.Contains(t, b.LastError, "worker stopped")
-	runs, err := store.Runs(f.ctx, org, b.ID)
-	require.NoError(t, err)
-	require.False(t, runs[0].FinishedAt.IsZero())
-	require.True(t, runs[0].LockedUntil.IsZero())
-
-	_, err = store.GenerateNow(f.ctx, org, c.now, orgs.Actor{Email: "admin@example.com"})
-	require.NoError(t, err)
-	ok, err := other.work(f.ctx, f.ctx, nil)
-	require.NoError(t, err)
-	require.True(t, ok)
-	b, err = store.Get(f.ctx, org, date("2026-03-10"))
+	require.True(t, b.ScheduledAt.IsZero())
+	require.Zero(t, f.runOnce(at("06:00")).Tick.Enqueued)
+	b, err = f.store.Get(f.ctx, org, date("2026-03-10"))
 	require.NoError(t, err)
 	require.Equal(t, StatusReady, b.Status)
+	require.Equal(t, 1, b.Revision)
+
+	// Pressing again refreshes: a new revision, no conflict.
+	_, err = f.store.GenerateNow(f.ctx, org, at("06:30"), admin)
+	require.NoError(t, err)
+	f.runOnce(at("06:30"))
+
+	require.Zero(t, f.tickEvery(at("07:00"), at("07:59"), time.Minute))
+	require.Equal(t, 1, f.tickEvery(at("08:00"), at("09:00"), time.Minute))
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE (args->>'deliver')::bool`))
+	f.runOnce(at("09:00"))
+	b, err = f.store.Get(f.ctx, org, date("2026-03-10"))
+	require.NoError(t, err)
+	require.Equal(t, StatusReady, b.Status)
+	require.Equal(t, 3, b.Revision)
+	require.True(t, b.ScheduledAt.Equal(at("08:00")))
+	require.True(t, b.FiredAt.Equal(at("06:00")), "fired_at records when the row was created")
+	require.Equal(t, []string{`[3,"schedule"]`, `[2,"manual"]`, `[1,"manual"]`}, f.revisionList(org, b.ID))
+
+	// A look after the scheduled run is another revision, never a second firing.
+	_, err = f.store.GenerateNow(f.ctx, org, at("10:00"), admin)
+	require.NoError(t, err)
+	require.Zero(t, f.runOnce(at("10:00")).Tick.Enqueued)
+	require.Equal(t, []string{`[4,"manual"]`, `[3,"schedule"]`, `[2,"manual"]`, `[1,"manual"]`}, f.revisionList(org, b.ID))
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE (args->>'deliver')::bool`))
+	require.Equal(t, 2, f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'briefing.generate' AND old_value IS NOT NULL`, org))
+}
+
+// TestRunOnceRealClock: a -once at an instant far from the real clock
+// decides with that instant but schedules nothing at it.
+func TestRunOnceRealClock(t *testing.T) {
+	f := setup(t)
+	f.org("future", config("Etc/UTC", "08:00"))
+	f.org("past", config("Asia/Tokyo", "08:00"))
+	for _, now := range []time.Time{utc("2031-01-07T12:00:00Z"), utc("2019-06-03T12:00:00Z")} {
+		res := f.runOnce(now)
+		require.Equal(t, 2, res.Tick.Enqueued, now)
+		require.Empty(t, res.Pending, now)
+	}
+	require.Equal(t, 4, f.count(`SELECT count(*) FROM river_job WHERE state = 'completed'`))
+	require.Zero(t, f.count(`SELECT count(*) FROM river_job
+		WHERE scheduled_at NOT BETWEEN now() - interval '10 minutes' AND now() + interval '1 minute'`))
+	require.Equal(t, 4, f.count(`SELECT count(*) FROM ff_briefings WHERE status = 'ready'`))
+}
+
+// TestRunOnceReportsPending: a job whose retry is further away than -wait is
+// not waited for; the result says what is pending. A job left behind (a
+// "generate now" no worker ran) is worked too.
+func TestRunOnceReportsPending(t *testing.T) {
+	f := setup(t)
+	org := f.org("acme", config("Etc/UTC", "08:00"))
+	now := utc("2026-03-10T09:00:00Z")
+	b, err := f.store.GenerateNow(f.ctx, org, now.Add(-3*time.Hour), admin)
+	require.NoError(t, err)
+	// The scheduled run produces revision 2, which exists already: it fails.
+	_, err = f.db.Exec(f.ctx, `INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at)
+		VALUES ($1, $2, 2, 'manual', '{}', $3)`, org, b.ID, now)
+	require.NoError(t, err)
+
+	res, err := f.worker(nil).RunOnce(f.ctx, now, 5*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Tick.Enqueued)
+	// Attempt 1 fails and retries within a second or so; attempt 2 fails
+	// and waits ~16 s, beyond -wait.
+	require.Equal(t, map[string]int{"generate_briefing/retryable": 1}, res.Pending)
+	outcomes := f.runOutcomes(org, b.ID)
+	require.Contains(t, outcomes, `[1,1,"manual","completed"]`, "the job left behind was worked")
+	require.Contains(t, outcomes, `[2,2,"schedule","retry"]`)
+}
+
+// TestWorkerStartStop runs the long-lived worker: it generates what
+// "generate now" asks for, and a job still running when the grace period
+// ends is cancelled, recorded as a failed attempt and made available again.
+func TestWorkerStartStop(t *testing.T) {
+	f := setup(t)
+	// Not scheduled today: the worker's real-clock ticks add nothing.
+	org := f.org("acme", config("Etc/UTC", "08:00", lower3(time.Now().UTC().AddDate(0, 0, 3).Weekday())))
+	var logs syncBuffer
+	w := &Worker{DB: f.db, Log: slog.New(slog.NewJSONHandler(&logs, nil)), Metrics: NewMetrics()}
+	require.NoError(t, w.Start(f.ctx))
+
+	b, err := f.store.GenerateNow(f.ctx, org, time.Now(), admin)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		got, err := f.store.Get(f.ctx, org, b.Date)
+		return err == nil && got.Status == StatusReady
+	}, 10*time.Second, 20*time.Millisecond)
+
+	// The next generation blocks on its first technicians query while this lock lasts.
+	lock, err := f.db.Begin(f.ctx)
+	require.NoError(t, err)
+	defer lock.Rollback(context.WithoutCancel(f.ctx))
+	_, err = lock.Exec(f.ctx, `LOCK TABLE technicians IN ACCESS EXCLUSIVE MODE`)
+	require.NoError(t, err)
+	_, err = f.store.GenerateNow(f.ctx, org, time.Now(), admin)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return f.count(`SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'technicians'::regclass
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`) > 0
+	}, 10*time.Second, 10*time.Millisecond, "the job never started generating")
+
+	stopCtx, cancel := context.WithTimeout(f.ctx, 50*time.Millisecond)
+	defer cancel()
+	require.NoError(t, w.Stop(stopCtx))
+	require.NoError(t, lock.Rollback(f.ctx))
+	require.Contains(t, logs.String(), "cancelling the running jobs, which River makes available again")
+	// River puts a job cut off by its own shutdown back at once, without
+	// counting the attempt; our history records it.
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE state = 'available' AND attempt = 0 AND (args->>'revision')::int = 2`))
+	require.Contains(t, f.runOutcomes(org, b.ID), `[2,1,"manual","retry"]`)
+	require.Contains(t, scrape(t, w.Metrics), `fieldbrief_jobs_total{kind="generate_briefing",outcome="completed"} 1`)
+}
+
+// TestGenerationOfDeletedBriefing: a job whose briefing is gone (its org
+// was deleted) is cancelled, not retried.
+func TestGenerationOfDeletedBriefing(t *testing.T) {
+	f := setup(t)
+	org := f.org("acme", config("Etc/UTC", "23:00"))
+	now := utc("2026-03-10T06:00:00Z")
+	b, err := f.store.GenerateNow(f.ctx, org, now, admin)
+	require.NoError(t, err)
+	_, err = f.db.Exec(f.ctx, `DELETE FROM ff_briefings WHERE id = $1`, b.ID)
+	require.NoError(t, err)
+	f.runOnce(now)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE state = 'cancelled'`))
+}
+
+func TestPruneAuth(t *testing.T) {
+	f := setup(t)
+	now := utc("2026-03-09T12:00:00Z")
+	_, err := f.db.Exec(f.ctx, `INSERT INTO login_failures (email, failed_at) VALUES ('a@acme.test', $1), ('b@acme.test', $2)`,
+		now.Add(-48*time.Hour), now.Add(-time.Minute))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	w := &pruneWorker{db: f.db, log: slog.New(slog.NewJSONHandler(&out, nil)), now: func() time.Time { return now }}
+	require.NoError(t, w.Work(f.ctx, &river.Job[PruneAuthArgs]{}))
+	var line struct {
+		Msg                  string
+		LoginFailuresDeleted int64 `json:"login_failures_deleted"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &line), out.String())
+	require.Equal(t, "auth prune", line.Msg)
+	require.Equal(t, int64(1), line.LoginFailuresDeleted)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM login_failures`))
+}
+
+// syncBuffer is a log sink River's goroutines may write to concurrently.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// scrape renders the metrics as Prometheus serves them.
+func scrape(t *testing.T, m *Metrics) string {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.Collectors()...)
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
 }

@@ -1,18 +1,20 @@
 package briefing
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
 
 // Metrics are the pipeline's Prometheus collectors. A nil *Metrics records
 // nothing, so tests and tools need not wire them.
 type Metrics struct {
-	Ticks         *prometheus.CounterVec // by result: ok, locked (another replica ran it), error
-	Candidates    prometheus.Counter
-	Skipped       *prometheus.CounterVec // by schedule.Reason
-	Enqueued      prometheus.Counter
-	JobsCompleted prometheus.Counter
-	JobsRetried   prometheus.Counter
-	JobsFailed    prometheus.Counter
-	TickDuration  prometheus.Histogram
+	Ticks        *prometheus.CounterVec // by result: ok, locked (another replica ran it), error
+	Candidates   prometheus.Counter
+	Skipped      *prometheus.CounterVec // by schedule.Reason
+	Enqueued     prometheus.Counter
+	Jobs         *prometheus.CounterVec // River job outcomes in this process, by kind and outcome
+	TickDuration prometheus.Histogram
 }
 
 // NewMetrics creates the collectors; register them with Collectors.
@@ -30,15 +32,10 @@ func NewMetrics() *Metrics {
 		Enqueued: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fieldbrief_briefing_enqueued_total", Help: "Briefings newly enqueued by ticks.",
 		}),
-		JobsCompleted: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "fieldbrief_briefing_jobs_completed_total", Help: "Generation jobs that completed.",
-		}),
-		JobsRetried: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "fieldbrief_briefing_jobs_retried_total", Help: "Generation attempts that failed and were rescheduled.",
-		}),
-		JobsFailed: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "fieldbrief_briefing_jobs_failed_total", Help: "Generation jobs that failed for good.",
-		}),
+		Jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldbrief_jobs_total",
+			Help: "Job attempts run by this worker, by kind and outcome (completed, retry, discarded, cancelled).",
+		}, []string{"kind", "outcome"}),
 		TickDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "fieldbrief_briefing_tick_duration_seconds", Help: "Duration of ticks that ran the scan.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16), // 1ms .. ~33s
@@ -49,7 +46,7 @@ func NewMetrics() *Metrics {
 // Collectors lists every collector, for prometheus.Registerer.MustRegister.
 func (m *Metrics) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.Ticks, m.Candidates, m.Skipped, m.Enqueued,
-		m.JobsCompleted, m.JobsRetried, m.JobsFailed, m.TickDuration}
+		m.Jobs, m.TickDuration}
 }
 
 func (m *Metrics) observeTick(r TickResult, err error) {
@@ -73,16 +70,21 @@ func (m *Metrics) observeTick(r TickResult, err error) {
 	m.TickDuration.Observe(r.Duration.Seconds())
 }
 
-func (m *Metrics) jobDone(outcome string) {
-	if m == nil {
+// jobOutcome counts one attempt's end. Both labels are bounded: kinds are
+// the ones this worker registers, outcomes the four below.
+func (m *Metrics) jobOutcome(ev *river.Event) {
+	if m == nil || ev.Job == nil {
 		return
 	}
-	switch outcome {
-	case JobCompleted:
-		m.JobsCompleted.Inc()
-	case JobFailed:
-		m.JobsFailed.Inc()
-	case JobAvailable:
-		m.JobsRetried.Inc()
+	outcome := "completed"
+	switch ev.Kind {
+	case river.EventKindJobCancelled:
+		outcome = "cancelled"
+	case river.EventKindJobFailed:
+		outcome = "retry"
+		if ev.Job.State == rivertype.JobStateDiscarded {
+			outcome = "discarded"
+		}
 	}
+	m.Jobs.WithLabelValues(ev.Job.Kind, outcome).Inc()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/orgs"
@@ -29,55 +30,74 @@ type Briefing struct {
 	Date        schedule.Date // org-local date when it was decided; never remapped
 	Timezone    string        // the zone that decided it, and that its content is in
 	FiredAt     time.Time     // the tick instant (or "generate now" request) that created it
-	Trigger     string        // TriggerSchedule or TriggerManual
-	Status      string        // StatusPending, StatusReady or StatusFailed
-	Content     *Snapshot     // nil until generated
+	ScheduledAt time.Time     // the tick instant of the date's scheduled firing; zero while only "generate now" looked
+	Trigger     string        // what created it: TriggerSchedule or TriggerManual
+	Status      string        // StatusPending (a revision is asked for), StatusReady or StatusFailed
+	Revision    int           // the newest generated revision, 0 until generated
+	Content     *Snapshot     // the newest revision's, nil until generated
 	GeneratedAt time.Time     // zero until generated
 	LastError   string        // why the last attempt failed, "" otherwise
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }
 
-// JobRun is one generation job of a briefing: its attempts and outcome.
-type JobRun struct {
-	ID          int64
-	State       string // JobAvailable, "running" (claimed, under a lease), JobCompleted or JobFailed
-	Attempt     int
-	MaxAttempts int
-	RunAfter    time.Time // when it may run (next), after backoff
-	LockedBy    string    // the worker holding or that last held it
-	LockedUntil time.Time // lease end while running, zero otherwise
-	LastError   string
-	CreatedAt   time.Time
-	FinishedAt  time.Time // zero until completed or failed
+// Run is one generation attempt of a briefing, from our own history
+// (ff_briefing_runs), which River's job retention does not touch.
+type Run struct {
+	Revision   int    // the revision it was to produce
+	Attempt    int    // River's attempt number of its job
+	Trigger    string // TriggerSchedule or TriggerManual
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Outcome    string // RunCompleted, RunRetry, RunFailed or RunSkipped
+	Error      string // why it failed; for admins
+	Worker     string // the River client that ran it; for admins
 }
 
-// Store reads briefings for the web. Every query is scoped by org id, so an
-// id or date from another org reads as not found.
+// Revision is one generated revision of a briefing.
+type Revision struct {
+	Revision    int
+	Trigger     string // TriggerSchedule or TriggerManual
+	GeneratedAt time.Time
+}
+
+// Store reads briefings for the web and takes "generate now" requests.
+// Every query is scoped by org id, so an id or date from another org reads
+// as not found.
 type Store struct {
-	DB *pgxpool.Pool
+	DB   *pgxpool.Pool
+	Jobs *river.Client[pgx.Tx] // inserts the generation jobs of "generate now"
 }
 
-const briefingColumns = `id, org_id, briefing_date, timezone, fired_at, trigger, status, content,
+// NewStore returns a Store with an insert-only River client.
+func NewStore(db *pgxpool.Pool) (*Store, error) {
+	jobs, err := NewInsertClient(db)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{DB: db, Jobs: jobs}, nil
+}
+
+const briefingColumns = `id, org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status, revision, content,
 	generated_at, last_error, created_at, updated_at`
 
 // listColumns are briefingColumns without the snapshot: lists show status,
 // not content, and decoding every snapshot was most of the list's cost.
-const listColumns = `id, org_id, briefing_date, timezone, fired_at, trigger, status, NULL::jsonb,
+const listColumns = `id, org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status, revision, NULL::jsonb,
 	generated_at, last_error, created_at, updated_at`
 
 func scanBriefing(row pgx.Row) (Briefing, error) {
 	var b Briefing
 	var date time.Time
 	var content []byte
-	var generatedAt *time.Time
-	err := row.Scan(&b.ID, &b.OrgID, &date, &b.Timezone, &b.FiredAt, &b.Trigger, &b.Status, &content,
+	var generatedAt, scheduledAt *time.Time
+	err := row.Scan(&b.ID, &b.OrgID, &date, &b.Timezone, &b.FiredAt, &scheduledAt, &b.Trigger, &b.Status, &b.Revision, &content,
 		&generatedAt, &b.LastError, &b.CreatedAt, &b.UpdatedAt)
 	if err != nil {
 		return b, err
 	}
 	b.Date = schedule.DateOf(date)
-	b.GeneratedAt = deref(generatedAt)
+	b.GeneratedAt, b.ScheduledAt = deref(generatedAt), deref(scheduledAt)
 	if content != nil {
 		b.Content = new(Snapshot)
 		if err := json.Unmarshal(content, b.Content); err != nil {
@@ -131,41 +151,57 @@ func (s *Store) Get(ctx context.Context, orgID int64, date schedule.Date) (Brief
 	return b, nil
 }
 
-// Runs returns a briefing's generation jobs, oldest first: the first from
-// its creation, one more per retry. Every briefing has at least one, so none
-// means the briefing is not the org's (apperr NotFound).
-func (s *Store) Runs(ctx context.Context, orgID, briefingID int64) ([]JobRun, error) {
+// Runs returns a briefing's generation attempts, oldest first. A briefing
+// of another org has none: check it with Get first.
+func (s *Store) Runs(ctx context.Context, orgID, briefingID int64) ([]Run, error) {
 	rows, err := s.DB.Query(ctx, `
-		SELECT id, state, attempt, max_attempts, run_after, locked_by, locked_until,
-		       last_error, created_at, finished_at
-		  FROM ff_briefing_jobs
+		SELECT revision, attempt, trigger, started_at, finished_at, outcome, error, worker
+		  FROM ff_briefing_runs
 		 WHERE org_id = $1 AND briefing_id = $2
 		 ORDER BY id`, orgID, briefingID)
 	if err != nil {
 		return nil, fmt.Errorf("runs of briefing %d of org %d: %w", briefingID, orgID, err)
 	}
-	var r JobRun
-	var lockedUntil, finishedAt *time.Time
-	var runs []JobRun
-	_, err = pgx.ForEachRow(rows, []any{&r.ID, &r.State, &r.Attempt, &r.MaxAttempts, &r.RunAfter, &r.LockedBy,
-		&lockedUntil, &r.LastError, &r.CreatedAt, &finishedAt}, func() error {
-		r.LockedUntil, r.FinishedAt = deref(lockedUntil), deref(finishedAt)
-		runs = append(runs, r)
-		return nil
-	})
+	runs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Run])
 	if err != nil {
 		return nil, fmt.Errorf("runs of briefing %d of org %d: %w", briefingID, orgID, err)
-	}
-	if len(runs) == 0 {
-		return nil, apperr.Errorf(apperr.NotFound, "There is no such briefing.")
 	}
 	return runs, nil
 }
 
-// GenerateNow is the admin's "generate now": it creates today's briefing
-// (today in the org's configured zone at now) when there is none, or retries
-// it when it failed. A date that has a pending or ready briefing gets no
-// second one (apperr Conflict). It writes an audit entry.
+// Revisions returns a briefing's generated revisions, newest first.
+func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revision, error) {
+	rows, err := s.DB.Query(ctx, `
+		SELECT revision, trigger, generated_at
+		  FROM ff_briefing_revisions
+		 WHERE org_id = $1 AND briefing_id = $2
+		 ORDER BY revision DESC`, orgID, briefingID)
+	if err != nil {
+		return nil, fmt.Errorf("revisions of briefing %d of org %d: %w", briefingID, orgID, err)
+	}
+	revs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Revision])
+	if err != nil {
+		return nil, fmt.Errorf("revisions of briefing %d of org %d: %w", briefingID, orgID, err)
+	}
+	return revs, nil
+}
+
+// generateNowSQL creates today's briefing as a look (no scheduled firing,
+// so the scheduled run still happens) or asks an existing one, whatever its
+// status, for a new revision: pressing twice refreshes.
+const generateNowSQL = `
+INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, requested_revision, created_at, updated_at)
+VALUES ($1, $2, $3, $4, 'manual', 'pending', 1, $4, $4)
+ON CONFLICT (org_id, briefing_date) DO UPDATE
+   SET requested_revision = ff_briefings.requested_revision + 1, status = 'pending', last_error = '', updated_at = $4
+RETURNING id, requested_revision`
+
+// GenerateNow is the admin's "generate now": an early look at today's
+// briefing (today in the org's configured zone at now), which sends nothing
+// and never consumes the day's scheduled run. It creates the briefing when
+// there is none, or asks for a new revision of it, and inserts its job in
+// the same transaction; an existing briefing keeps its date and zone. It
+// writes an audit entry.
 func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, actor orgs.Actor) (Briefing, error) {
 	sch, err := s.schedule(ctx, orgID)
 	if err != nil {
@@ -173,47 +209,31 @@ func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, act
 	}
 	date := schedule.DateOf(now.In(sch.Zone.Loc))
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		var id int64
-		var status, lastError string
-		err := tx.QueryRow(ctx, `SELECT id, status, last_error FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2 FOR UPDATE`,
-			orgID, date.Time()).Scan(&id, &status, &lastError)
-		entry := orgs.AuditEntry{Actor: actor, OrgID: orgID, Target: "briefing " + date.String(),
-			New: map[string]string{"status": StatusPending, "timezone": sch.Zone.Name}}
+		entry := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: "briefing.generate", Target: "briefing " + date.String()}
+		var oldStatus string
+		var oldRevision int
+		err := tx.QueryRow(ctx, `SELECT status, revision FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`,
+			orgID, date.Time()).Scan(&oldStatus, &oldRevision)
 		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			ids, err := insertBriefings(ctx, tx, now, TriggerManual, []due{{OrgID: orgID, Date: date, Timezone: sch.Zone.Name}})
-			if err != nil {
-				return err
-			}
-			if len(ids) == 0 { // a tick created it since our read
-				return apperr.Errorf(apperr.Conflict, "A briefing was already generated for %s.", date)
-			}
-			entry.Action = "briefing.generate"
-		case err != nil:
+		case err == nil:
+			entry.Old = map[string]any{"status": oldStatus, "revision": oldRevision}
+		case !errors.Is(err, pgx.ErrNoRows):
 			return err
-		case status == StatusFailed:
-			// The retry keeps the briefing's recorded zone and date; only its status and jobs change.
-			_, err := tx.Exec(ctx, `
-				WITH b AS (
-				    UPDATE ff_briefings SET status = 'pending', last_error = '', updated_at = $3
-				     WHERE id = $1 AND org_id = $2
-				 RETURNING id, org_id
-				)
-				INSERT INTO ff_briefing_jobs (org_id, briefing_id, run_after, created_at)
-				SELECT org_id, id, $3, $3 FROM b`, id, orgID, now)
-			if err != nil {
-				return err
-			}
-			entry.Action, entry.Old = "briefing.retry", map[string]string{"status": status, "last_error": lastError}
-		default:
-			return apperr.Errorf(apperr.Conflict, "A briefing was already generated for %s (%s).", date, status)
 		}
+		var id int64
+		var revision int
+		if err := tx.QueryRow(ctx, generateNowSQL, orgID, date.Time(), sch.Zone.Name, now).Scan(&id, &revision); err != nil {
+			return err
+		}
+		_, err = s.Jobs.InsertTx(ctx, tx, GenerateBriefingArgs{OrgID: orgID, BriefingID: id, Revision: revision,
+			Trigger: TriggerManual}, nil)
+		if err != nil {
+			return fmt.Errorf("insert generation job: %w", err)
+		}
+		entry.New = map[string]any{"status": StatusPending, "requested_revision": revision, "timezone": sch.Zone.Name}
 		return orgs.Audit(ctx, tx, entry)
 	})
 	if err != nil {
-		if apperr.Code(err) != apperr.Internal {
-			return Briefing{}, err
-		}
 		return Briefing{}, fmt.Errorf("generate briefing %s for org %d now: %w", date, orgID, err)
 	}
 	return s.Get(ctx, orgID, date)

@@ -13,10 +13,9 @@ import (
 
 func TestGenerateNow(t *testing.T) {
 	f := setup(t)
-	store := &Store{DB: f.db}
+	store := f.store
 	org := f.org("acme", config("Asia/Tokyo", "09:00"))
-	other := f.org("other", config("Etc/UTC", "09:00"))
-	admin := orgs.Actor{UserID: 0, Email: "admin@example.com"}
+	other := f.org("other", "")
 	now := utc("2026-03-10T16:00:00Z") // 2026-03-11 01:00 in Tokyo, before the schedule time
 
 	b, err := store.GenerateNow(f.ctx, org, now, admin)
@@ -26,20 +25,20 @@ func TestGenerateNow(t *testing.T) {
 	require.Equal(t, TriggerManual, b.Trigger)
 	require.Equal(t, StatusPending, b.Status)
 	require.True(t, b.FiredAt.Equal(now))
+	require.True(t, b.ScheduledAt.IsZero(), "a look is not the scheduled firing")
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE kind = 'generate_briefing'
+		AND (args->>'briefing_id')::bigint = $1 AND (args->>'org_id')::bigint = $2 AND NOT (args->>'deliver')::bool`, b.ID, org))
 
-	// Pending, then ready: no second briefing for the date.
+	// Pending, ready or failed alike: pressing again asks for a new revision.
 	_, err = store.GenerateNow(f.ctx, org, now.Add(time.Minute), admin)
-	require.Equal(t, apperr.Conflict, apperr.Code(err))
-	require.Contains(t, apperr.Message(err), "already generated for 2026-03-11")
-	// Nor does the tick add one later that day.
-	require.Zero(t, f.tick(utc("2026-03-11T00:00:00Z")).Enqueued)
+	require.NoError(t, err)
+	f.runOnce(now.Add(time.Minute)) // both jobs: revision 2 first or last, the newest wins
+	b, err = store.Get(f.ctx, org, date("2026-03-11"))
+	require.NoError(t, err)
+	require.Equal(t, StatusReady, b.Status)
+	require.Equal(t, 2, b.Revision)
 
-	c := &clock{now: now}
-	require.NoError(t, f.runner(c, "w").Wait(f.ctx, f.openJobs()))
-	_, err = store.GenerateNow(f.ctx, org, now.Add(time.Minute), admin)
-	require.Equal(t, apperr.Conflict, apperr.Code(err))
-
-	// Failed: "generate now" retries it, keeping its date and zone.
+	// Failed: it keeps its date and zone when the config has changed since.
 	_, err = f.db.Exec(f.ctx, `UPDATE ff_briefings SET status = 'failed', last_error = 'boom' WHERE id = $1`, b.ID)
 	require.NoError(t, err)
 	f.setConfig(org, config("America/Los_Angeles", "09:00"))
@@ -50,20 +49,18 @@ func TestGenerateNow(t *testing.T) {
 	require.Equal(t, StatusPending, retried.Status)
 	require.Equal(t, "Asia/Tokyo", retried.Timezone)
 	require.Empty(t, retried.LastError)
-	runs, err := store.Runs(f.ctx, org, b.ID)
-	require.NoError(t, err)
-	require.Len(t, runs, 2)
-	require.Equal(t, JobCompleted, runs[0].State)
-	require.Equal(t, JobAvailable, runs[1].State)
+	require.Equal(t, 3, f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'briefing.generate'`, org))
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'briefing.generate' AND old_value->>'status' = 'failed'`, org))
 
-	require.Equal(t, 2, f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action IN ('briefing.generate', 'briefing.retry')`, org))
-	require.Equal(t, 1, f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'briefing.retry' AND old_value->>'status' = 'failed'`, org))
-
-	// Another org can't read or retry it.
+	// Another org can't read it, its revisions or its runs.
 	_, err = store.Get(f.ctx, other, date("2026-03-11"))
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = store.Runs(f.ctx, other, b.ID)
-	require.Equal(t, apperr.NotFound, apperr.Code(err))
+	runs, err := store.Runs(f.ctx, other, b.ID)
+	require.NoError(t, err)
+	require.Empty(t, runs)
+	revs, err := store.Revisions(f.ctx, other, b.ID)
+	require.NoError(t, err)
+	require.Empty(t, revs)
 	list, err := store.List(f.ctx, other, schedule.Date{}, schedule.Date{})
 	require.NoError(t, err)
 	require.Empty(t, list)
@@ -75,7 +72,7 @@ func TestGenerateNow(t *testing.T) {
 
 func TestGenerateNowRefused(t *testing.T) {
 	f := setup(t)
-	store := &Store{DB: f.db}
+	store := f.store
 	now := utc("2026-03-10T16:00:00Z")
 	actor := orgs.Actor{Email: "admin@example.com"}
 
@@ -96,18 +93,4 @@ func TestGenerateNowRefused(t *testing.T) {
 
 	require.Zero(t, f.count(`SELECT count(*) FROM ff_briefings`))
 	require.Zero(t, f.count(`SELECT count(*) FROM audit_log WHERE action LIKE 'briefing.%'`))
-}
-
-func (f *fixture) openJobs() []int64 {
-	f.t.Helper()
-	rows, err := f.db.Query(f.ctx, `SELECT id FROM ff_briefing_jobs WHERE state IN ('available', 'running')`)
-	require.NoError(f.t, err)
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		require.NoError(f.t, rows.Scan(&id))
-		ids = append(ids, id)
-	}
-	require.NoError(f.t, rows.Err())
-	return ids
 }

@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/schedule"
 )
@@ -17,11 +19,13 @@ import (
 // saves work only; the unique key is what prevents duplicates.
 const tickLockKey int64 = 0x6662_7469_636b // "fbtick"
 
-// Ticker runs ADR-0024's tick: candidate scan, Go-side decision, enqueue.
+// Ticker runs the tick (docs/architecture.md, "The tick"): candidate scan,
+// Go-side decision, enqueue.
 type Ticker struct {
 	DB      *pgxpool.Pool
-	Log     *slog.Logger // required
-	Metrics *Metrics     // optional
+	Jobs    *river.Client[pgx.Tx] // inserts the generation jobs; an insert-only client will do
+	Log     *slog.Logger          // required
+	Metrics *Metrics              // optional
 
 	// WaitLock waits for the tick lock instead of skipping the tick when
 	// another replica holds it: cmd/worker -once must run its tick.
@@ -46,10 +50,12 @@ type TickResult struct {
 	Ran        bool // false when another replica held the tick lock
 	Candidates int
 	Due        int
-	Enqueued   int                     // briefings newly created; Due-Enqueued lost a race to another replica
+	Enqueued   int                     // scheduled firings recorded; Due-Enqueued lost a race to another replica
 	Skipped    map[schedule.Reason]int // orgs not due, by why; ReasonInvalidConfig: a config that does not validate
 	Duration   time.Duration
-	JobIDs     []int64
+	// BriefingIDs are the briefings whose scheduled firing this tick
+	// recorded, one generation job each.
+	BriefingIDs []int64
 }
 
 // Tick decides and enqueues every briefing due at now. A bad config skips
@@ -79,8 +85,8 @@ func (t *Ticker) Tick(ctx context.Context, now time.Time) (res TickResult, err e
 	res.Candidates = len(cands)
 	items := t.decide(now, cands, &res)
 	res.Due = len(items)
-	res.JobIDs, err = enqueue(ctx, t.DB, now, TriggerSchedule, items)
-	res.Enqueued = len(res.JobIDs)
+	res.BriefingIDs, err = enqueue(ctx, t.DB, t.Jobs, now, items)
+	res.Enqueued = len(res.BriefingIDs)
 	return res, err
 }
 
@@ -151,15 +157,15 @@ func (t *Ticker) lock(ctx context.Context) (unlock func(), ok bool, err error) {
 	}, true, nil
 }
 
-// maxLoggedJobIDs keeps the tick's log line readable when thousands of
+// maxLoggedBriefingIDs keeps the tick's log line readable when thousands of
 // orgs share a schedule minute.
-const maxLoggedJobIDs = 50
+const maxLoggedBriefingIDs = 50
 
 func (t *Ticker) logResult(r TickResult, err error) {
 	attrs := []any{
 		"now", r.Now, "ran", r.Ran, "candidates", r.Candidates, "due", r.Due, "enqueued", r.Enqueued,
 		"skipped", r.Skipped, "invalid_configs", r.Skipped[schedule.ReasonInvalidConfig], "duration_ms", float64(r.Duration.Microseconds()) / 1000,
-		"job_ids", r.JobIDs[:min(len(r.JobIDs), maxLoggedJobIDs)], // the count is "enqueued"
+		"briefing_ids", r.BriefingIDs[:min(len(r.BriefingIDs), maxLoggedBriefingIDs)], // the count is "enqueued"
 	}
 	switch {
 	case err != nil:

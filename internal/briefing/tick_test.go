@@ -69,7 +69,7 @@ func TestTickAcrossDaysAndZones(t *testing.T) {
 		total += len(want)
 	}
 	require.Equal(t, total, enqueued)
-	require.Equal(t, total, f.count(`SELECT count(*) FROM ff_briefing_jobs`))
+	require.Equal(t, total, f.count(`SELECT count(*) FROM river_job WHERE kind = 'generate_briefing'`))
 }
 
 func lower3(d time.Weekday) string {
@@ -164,7 +164,7 @@ func TestConcurrentTicks(t *testing.T) {
 			require.Equal(t, orgs, enqueued)
 			require.Equal(t, orgs, f.count(`SELECT count(*) FROM ff_briefings`))
 			require.Equal(t, orgs, f.count(`SELECT count(DISTINCT org_id) FROM ff_briefings`))
-			require.Equal(t, orgs, f.count(`SELECT count(*) FROM ff_briefing_jobs`))
+			require.Equal(t, orgs, f.count(`SELECT count(*) FROM river_job WHERE kind = 'generate_briefing'`))
 		})
 	}
 }
@@ -192,8 +192,8 @@ func TestTickSkipsInvalidConfigs(t *testing.T) {
 	require.Equal(t, len(bad)+1, res.Candidates)
 	require.Equal(t, len(bad), res.Skipped[schedule.ReasonInvalidConfig])
 	require.Equal(t, 1, res.Enqueued)
-	require.NoError(t, f.runner(&clock{now: res.Now}, "w").Wait(f.ctx, res.JobIDs))
-	b, err := (&Store{DB: f.db}).Get(f.ctx, good, date("2026-03-10"))
+	f.runOnce(res.Now)
+	b, err := f.store.Get(f.ctx, good, date("2026-03-10"))
 	require.NoError(t, err)
 	require.Equal(t, StatusReady, b.Status)
 
@@ -281,11 +281,12 @@ func TestCandidates(t *testing.T) {
 	require.NoError(t, err)
 	f.orgFlag(off, false)
 	f.orgFlag(on, true)
-	// Briefings on both sides of the ±1 day window and inside it.
+	// Briefings on both sides of the ±1 day window and inside it; and a
+	// "generate now" look, which does not consume the day's scheduled run.
 	for _, d := range []string{"2026-03-08", "2026-03-09", "2026-03-10", "2026-03-11", "2026-03-12"} {
-		_, err := insertBriefings(f.ctx, f.db, now, TriggerSchedule, []due{{OrgID: inherit, Date: date(d), Timezone: "Etc/UTC"}})
-		require.NoError(t, err)
+		f.briefing(inherit, d, "Etc/UTC", true, now)
 	}
+	f.briefing(on, "2026-03-10", "Etc/UTC", false, now)
 
 	cands, err := Candidates(f.ctx, f.db, now)
 	require.NoError(t, err)
@@ -341,8 +342,10 @@ func TestTickEnqueuesInChunks(t *testing.T) {
 	res := f.tick(now)
 	require.Equal(t, orgs, res.Due)
 	require.Equal(t, orgs, res.Enqueued)
-	require.Len(t, res.JobIDs, orgs)
-	require.Equal(t, orgs, f.count(`SELECT count(*) FROM ff_briefings b JOIN ff_briefing_jobs j ON j.briefing_id = b.id
-		WHERE b.briefing_date = '2026-03-10' AND b.timezone = 'Asia/Kathmandu' AND b.fired_at = $1 AND j.run_after = $1`, now))
+	require.Len(t, res.BriefingIDs, orgs)
+	require.Equal(t, orgs, f.count(`SELECT count(*) FROM ff_briefings b JOIN river_job j ON (j.args->>'briefing_id')::bigint = b.id
+		WHERE b.briefing_date = '2026-03-10' AND b.timezone = 'Asia/Kathmandu' AND b.fired_at = $1 AND b.scheduled_at = $1
+		  AND (j.args->>'org_id')::bigint = b.org_id AND (j.args->>'revision')::int = 1 AND (j.args->>'deliver')::bool
+		  AND j.kind = 'generate_briefing' AND j.state = 'available'`, now))
 	require.Zero(t, f.tick(now.Add(time.Minute)).Enqueued)
 }

@@ -1,5 +1,5 @@
 // Package database opens the PostgreSQL pool and applies the embedded goose
-// migrations. Both binaries call Open at start.
+// migrations and River's. Both binaries call Open at start.
 package database
 
 import (
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"fieldbrief/migrations"
 )
@@ -83,9 +86,44 @@ func Connect(ctx context.Context, url string, opts ...Option) (*pgxpool.Pool, er
 	return pool, nil
 }
 
-// Migrate applies pending migrations. goose's Postgres session locker (an
-// advisory lock) makes it safe for several replicas starting at once.
+// migrateLockKey is our own session advisory lock around both migrators.
+const migrateLockKey int64 = 0x6662_6d69_6772 // "fbmigr"
+
+// Migrate applies pending migrations: ours with goose, then River's with
+// rivermigrate. River's schema is migrated by its own tool at run time
+// rather than copied into migrations/ as goose files: its SQL stays River's
+// (one upgrade of the module brings its migrations along) and nothing from
+// outside is copied into the project.
+//
+// Both run under one session advisory lock of ours, taken on a dedicated
+// connection, so several replicas starting together migrate one at a time
+// and none starts before both schemas are current. goose keeps its own
+// session locker inside ours (a second lock, never contended).
 func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection for the migration lock: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLockKey); err != nil {
+		return fmt.Errorf("take the migration lock: %w", err)
+	}
+	defer func() {
+		// A connection that can't unlock is closed: the lock goes with its session.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, migrateLockKey); err != nil {
+			log.Warn("release the migration lock", "error", err)
+			_ = conn.Conn().Close(ctx)
+		}
+	}()
+	if err := migrateGoose(ctx, pool, log); err != nil {
+		return err
+	}
+	return migrateRiver(ctx, pool, log)
+}
+
+func migrateGoose(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return fmt.Errorf("migration locker: %w", err)
@@ -104,6 +142,31 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 		log.Info("migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
 	}
 	return nil
+}
+
+func migrateRiver(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: log})
+	if err != nil {
+		return fmt.Errorf("river migrator: %w", err)
+	}
+	res, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return fmt.Errorf("apply river migrations: %w", err)
+	}
+	for _, v := range res.Versions {
+		log.Info("river migration applied", "version", v.Version, "name", v.Name, "duration", v.Duration)
+	}
+	return nil
+}
+
+// RiverMigrations lists River's migrations as this build applies them, so
+// the test template's hash changes when an upgrade of River brings new ones.
+func RiverMigrations() ([]rivermigrate.Migration, error) {
+	migrator, err := rivermigrate.New(riverpgxv5.New(nil), nil)
+	if err != nil {
+		return nil, fmt.Errorf("river migrator: %w", err)
+	}
+	return migrator.AllVersions(), nil
 }
 
 // Querier is what store helpers take, so they run on a pool or inside a

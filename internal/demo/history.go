@@ -41,7 +41,11 @@ func seedHistory(ctx context.Context, pool *pgxpool.Pool, orgID int64, s schedul
 		return nil
 	}
 	fireAt, _ := schedule.FireTime(s.Zone.Loc, yesterday, s.At)
-	if _, err := (&briefing.Store{DB: pool}).GenerateNow(ctx, orgID, fireAt, seedActor); err != nil {
+	store, err := briefing.NewStore(pool)
+	if err != nil {
+		return fmt.Errorf("demo history: %w", err)
+	}
+	if _, err := store.GenerateNow(ctx, orgID, fireAt, seedActor); err != nil {
 		return fmt.Errorf("demo history: briefing for %s: %w", yesterday, err)
 	}
 	return nil

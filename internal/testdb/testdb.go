@@ -1,5 +1,6 @@
 // Package testdb gives each test its own freshly migrated PostgreSQL database
-// (pgtestdb clones a template built once from our goose migrations).
+// (pgtestdb clones a template built once with database.Migrate: our goose
+// migrations and River's).
 //
 // The server is found once per test process, the way scripts/pg.sh finds
 // one for `make test`:
@@ -17,8 +18,10 @@ package testdb
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -34,18 +37,47 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
-	"github.com/peterldowns/pgtestdb/migrators/goosemigrator"
+	"github.com/peterldowns/pgtestdb/migrators/common"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/migrations"
 )
 
-var migrator = goosemigrator.New(".", goosemigrator.WithFS(migrations.FS))
+// migrator builds the template with the very function both binaries run at
+// start, so every test database has River's tables too.
+type migrator struct{}
+
+// Hash covers our migration files and River's migrations: a change to
+// either builds a new template.
+func (migrator) Hash() (string, error) {
+	h := common.NewRecursiveHash()
+	if err := h.AddDirs(migrations.FS, "*.sql", "."); err != nil {
+		return "", fmt.Errorf("hash migrations: %w", err)
+	}
+	river, err := database.RiverMigrations()
+	if err != nil {
+		return "", err
+	}
+	for _, m := range river {
+		h.AddField(fmt.Sprintf("river/%d/%s", m.Version, m.Name), m.SQLUp)
+	}
+	return h.String(), nil
+}
+
+func (migrator) Migrate(ctx context.Context, _ *sql.DB, cfg pgtestdb.Config) error {
+	pool, err := pgxpool.New(ctx, cfg.URL())
+	if err != nil {
+		return fmt.Errorf("open template pool: %w", err)
+	}
+	defer pool.Close()
+	return database.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+}
 
 // URL creates an isolated, migrated database for this test and returns its
 // connection string. It is dropped when the test passes.
 func URL(t testing.TB) string {
 	t.Helper()
-	return pgtestdb.Custom(t, serverConfig(t), migrator).URL()
+	return pgtestdb.Custom(t, serverConfig(t), migrator{}).URL()
 }
 
 // New creates an isolated, migrated database for this test and returns a pool

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -26,19 +25,24 @@ func (s *Server) briefingShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	revs, err := s.briefings.Revisions(ctx, m.Org.ID, b.ID)
+	if err != nil {
+		return err
+	}
 	runs, err := s.briefings.Runs(ctx, m.Org.ID, b.ID)
 	if err != nil {
 		return err
 	}
-	p := briefingPage(b, runs)
+	p := briefingPage(b, revs, runs, m.IsAdmin())
 	p.Page = s.page(c, "Briefing "+b.Date.String())
 	p.Section = "briefings"
 	p.Slug = m.Org.Slug
 	return s.render(c, http.StatusOK, views.Briefing(p))
 }
 
-// briefingPage is the view of a briefing, its times in the briefing's own zone.
-func briefingPage(b briefing.Briefing, runs []briefing.JobRun) views.BriefingPage {
+// briefingPage is the view of a briefing, its times in the briefing's own
+// zone. Errors and worker ids are for admins: members see outcomes only.
+func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing.Run, admin bool) views.BriefingPage {
 	loc := time.UTC
 	if z, err := schedule.LoadZone(b.Timezone); err == nil {
 		loc = z.Loc
@@ -50,21 +54,24 @@ func briefingPage(b briefing.Briefing, runs []briefing.JobRun) views.BriefingPag
 		Trigger:     b.Trigger,
 		FiredAt:     clock(b.FiredAt, loc),
 		GeneratedAt: clock(b.GeneratedAt, loc),
-		LastError:   b.LastError,
+		Admin:       admin,
+	}
+	if admin {
+		p.LastError = b.LastError
 	}
 	if b.Content != nil {
 		p.Content = snapshotView(*b.Content)
 	}
-	for i, r := range runs {
-		p.Runs = append(p.Runs, views.BriefingRun{
-			Number:   i + 1,
-			State:    r.State,
-			Attempts: fmt.Sprintf("%d of %d", r.Attempt, r.MaxAttempts),
-			Created:  clock(r.CreatedAt, loc),
-			Finished: clock(r.FinishedAt, loc),
-			Worker:   r.LockedBy,
-			Error:    r.LastError,
-		})
+	for _, r := range revs {
+		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger, Generated: clock(r.GeneratedAt, loc)})
+	}
+	for _, r := range runs {
+		v := views.BriefingRun{Revision: r.Revision, Attempt: r.Attempt, Trigger: r.Trigger, Outcome: r.Outcome,
+			Started: clock(r.StartedAt, loc), Finished: clock(r.FinishedAt, loc)}
+		if admin {
+			v.Worker, v.Error = r.Worker, r.Error
+		}
+		p.Runs = append(p.Runs, v)
 	}
 	return p
 }

@@ -25,9 +25,9 @@ func (s *Server) briefingList(c echo.Context) error {
 }
 
 // briefingGenerate is the admin's "generate now" for today's local date:
-// it creates the briefing or retries a failed one. A refusal (one already
-// exists, or the schedule is off or invalid) is shown on the list with its
-// status, not as an error page.
+// it creates the briefing or asks for a new revision of it (pressing twice
+// refreshes). A refusal (the schedule is off or invalid) is shown on the
+// list with its status, not as an error page.
 func (s *Server) briefingGenerate(c echo.Context) error {
 	m := currentMembership(c)
 	_, err := s.briefings.GenerateNow(c.Request().Context(), m.Org.ID, s.now(), actor(c))
@@ -65,7 +65,7 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 		Usable: st.usable(),
 		Paused: st.Err == nil && !st.Schedule.Enabled,
 		Zone:   st.zoneName(),
-		Days:   st.days(m.Org.Slug, now, today, m.Org.CreatedAt, list),
+		Days:   st.days(m.Org.Slug, now, today, m.Org.CreatedAt, list, m.IsAdmin()),
 	}
 	p.Section = "briefings"
 	p.StateKind, p.State = st.describe()
@@ -155,16 +155,19 @@ func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
 
 // days lists today and the listDays before it, newest first: the briefing
 // of each date, or why it has none as the schedule's decision rule tells.
-// created is when the org was set up: no run was due before it.
-func (st orgState) days(slug string, now time.Time, today schedule.Date, created time.Time, list []briefing.Briefing) []views.BriefingDay {
+// created is when the org was set up: no run was due before it. Errors are
+// for admins; members see the failed status.
+func (st orgState) days(slug string, now time.Time, today schedule.Date, created time.Time, list []briefing.Briefing, admin bool) []views.BriefingDay {
 	days := make([]views.BriefingDay, 0, listDays+1)
 	for d := today; !d.Before(today.AddDays(-listDays)); d = d.AddDays(-1) {
 		day := views.BriefingDay{Date: d.String(), Weekday: d.Weekday().String()[:3], Today: d == today}
 		if i := slices.IndexFunc(list, func(b briefing.Briefing) bool { return b.Date == d }); i >= 0 {
 			b := list[i]
 			day.Status, day.Link = b.Status, briefingsURL(slug)+"/"+d.String()
-			day.Manual = b.Trigger == briefing.TriggerManual
-			day.Error = b.LastError
+			day.Manual = b.ScheduledAt.IsZero() // only "generate now" looks so far
+			if admin {
+				day.Error = b.LastError
+			}
 		} else {
 			day.Reason, day.Why = st.whyNone(now, d, today, created)
 		}

@@ -47,21 +47,30 @@ func insertBriefing(t testing.TB, f *fixture, orgID int64, b briefingRow) int64 
 	}
 	var id int64
 	err := f.db.QueryRow(context.Background(), `
-		INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, content, generated_at, last_error)
-		VALUES ($1, $2::date, 'America/New_York', ($2::date + time '13:00') AT TIME ZONE 'UTC', $3, $4, $5,
-		        CASE WHEN $5::jsonb IS NULL THEN NULL ELSE ($2::date + time '13:01') AT TIME ZONE 'UTC' END, $6)
-		RETURNING id`, orgID, b.Date, b.Trigger, b.Status, content, b.LastError).Scan(&id)
+		WITH b AS (
+		    INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status, content,
+		                              generated_at, last_error, revision, requested_revision)
+		    VALUES ($1, $2::date, 'America/New_York', ($2::date + time '13:00') AT TIME ZONE 'UTC',
+		            CASE WHEN $3 = 'schedule' THEN ($2::date + time '13:00') AT TIME ZONE 'UTC' END, $3, $4, $5,
+		            CASE WHEN $5::jsonb IS NULL THEN NULL ELSE ($2::date + time '13:01') AT TIME ZONE 'UTC' END, $6,
+		            CASE WHEN $5::jsonb IS NULL THEN 0 ELSE 1 END, 1)
+		    RETURNING id, org_id, trigger, content, generated_at
+		), r AS (
+		    INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at)
+		    SELECT org_id, id, 1, trigger, content, generated_at FROM b WHERE content IS NOT NULL
+		)
+		SELECT id FROM b`, orgID, b.Date, b.Trigger, b.Status, content, b.LastError).Scan(&id)
 	require.NoError(t, err)
 	return id
 }
 
-// insertRun stores one generation job of a briefing.
-func insertRun(t testing.TB, f *fixture, orgID, briefingID int64, state string, attempt int, lastError string) {
+// insertRun stores one generation attempt of a briefing.
+func insertRun(t testing.TB, f *fixture, orgID, briefingID int64, outcome string, attempt int, errText string) {
 	t.Helper()
 	_, err := f.db.Exec(context.Background(), `
-		INSERT INTO ff_briefing_jobs (org_id, briefing_id, state, attempt, max_attempts, locked_by, last_error, created_at, finished_at)
-		VALUES ($1, $2, $3, $4, 5, 'worker-7', $5, '2026-03-03 13:00Z', '2026-03-03 13:02Z')`,
-		orgID, briefingID, state, attempt, lastError)
+		INSERT INTO ff_briefing_runs (org_id, briefing_id, revision, attempt, trigger, started_at, finished_at, outcome, error, worker)
+		VALUES ($1, $2, 1, $3, 'schedule', '2026-03-03 13:00Z', '2026-03-03 13:02Z', $4, $5, 'worker-7')`,
+		orgID, briefingID, attempt, outcome, errText)
 	require.NoError(t, err)
 }
 
@@ -108,7 +117,7 @@ func TestBriefingListStatusesAndReasons(t *testing.T) {
 	require.Equal(t, "ready", rows["2026-03-03"].attr("data-status"))
 	require.NotNil(t, rows["2026-03-03"].find(attrIs("href", briefingsPath+"/2026-03-03")))
 	require.Equal(t, "failed", rows["2026-03-02"].attr("data-status"))
-	require.Contains(t, rows["2026-03-02"].text(), "database timeout")
+	require.NotContains(t, rows["2026-03-02"].text(), "database timeout", "errors are for admins")
 	require.Equal(t, "day_off", rows["2026-03-01"].attr("data-reason"), "a Sunday")
 	require.Equal(t, "day_off", rows["2026-02-28"].attr("data-reason"), "a Saturday")
 	require.Equal(t, "missed", rows["2026-02-27"].attr("data-reason"), "a Friday without a briefing")
@@ -122,6 +131,7 @@ func TestBriefingListStatusesAndReasons(t *testing.T) {
 	require.Contains(t, doc.find(hasClass("next-run")).text(), "Thu 2026-03-05 08:00")
 	require.NotNil(t, doc.find(attrIs("action", briefingsPath+"/generate")))
 	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Pause")
+	require.Contains(t, rows["2026-03-02"].text(), "database timeout")
 }
 
 func TestBriefingListUsesTheOrgsLocalDate(t *testing.T) {
@@ -264,19 +274,30 @@ func TestBriefingShowRendersSnapshot(t *testing.T) {
 	require.Contains(t, doc.find(attrIs("data-yesterday", "")).text(), "3 of 5 scheduled jobs completed")
 	require.Contains(t, doc.find(hasClass("briefing-meta")).text(), "2026-03-03 08:00 EST (generated on request)")
 
+	revs := doc.findAll(attrIs("data-revision", "1"))
+	require.Len(t, revs, 1)
+	require.Contains(t, revs[0].text(), "2026-03-03 08:01 EST")
+	require.Contains(t, revs[0].text(), "generate now")
+
+	// Members see outcomes; errors and worker ids are for admins.
 	runs := doc.findAll(attrIs("data-run-state", "failed"))
 	require.Len(t, runs, 1)
-	require.Contains(t, runs[0].text(), "5 of 5")
+	require.NotContains(t, runs[0].text(), "connection reset")
+	require.NotContains(t, runs[0].text(), "worker-7")
+	require.Len(t, doc.findAll(attrIs("data-run-state", "completed")), 1)
+	r = f.as(&f.adminA).get(briefingsPath + "/2026-03-03")
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	runs = parseDoc(t, r.Body).findAll(attrIs("data-run-state", "failed"))
+	require.Len(t, runs, 1)
 	require.Contains(t, runs[0].text(), "connection reset")
 	require.Contains(t, runs[0].text(), "worker-7")
-	require.Len(t, doc.findAll(attrIs("data-run-state", "completed")), 1)
 }
 
 func TestBriefingShowNotFound(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Status: briefing.StatusPending})
-	insertRun(t, f, f.orgA.ID, id, "available", 0, "")
+	insertRun(t, f, f.orgA.ID, id, "retry", 1, "")
 
 	member := f.as(&f.memberA)
 	r := member.get(briefingsPath + "/2026-03-03")
@@ -296,7 +317,7 @@ func TestBriefingGenerate(t *testing.T) {
 	briefingState := func(date string) (status string, runs int) {
 		t.Helper()
 		err := f.db.QueryRow(context.Background(), `
-			SELECT b.status, (SELECT count(*) FROM ff_briefing_jobs j WHERE j.briefing_id = b.id)
+			SELECT b.status, (SELECT count(*) FROM river_job j WHERE (j.args->>'briefing_id')::bigint = b.id)
 			  FROM ff_briefings b WHERE b.org_id = $1 AND b.briefing_date = $2`, f.orgA.ID, date).Scan(&status, &runs)
 		require.NoError(t, err)
 		return status, runs
@@ -320,27 +341,24 @@ func TestBriefingGenerate(t *testing.T) {
 	require.Equal(t, "pending", rows["2026-03-03"].attr("data-status"))
 	require.Contains(t, doc.find(hasClass("notice")).text(), "Generating")
 
-	// Never a second briefing for a date: a notice, not a crash.
+	// Pressing again refreshes: the same date's briefing, one more job.
 	r = generate()
-	require.Equal(t, http.StatusConflict, r.Code)
-	require.Contains(t, parseDoc(t, r.Body).byID("problem").text(), "already generated for 2026-03-03")
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
 	_, runs = briefingState("2026-03-03")
-	require.Equal(t, 1, runs)
+	require.Equal(t, 2, runs)
 
-	// A failed briefing is retried: same row, one more run.
-	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefing_jobs SET state = 'failed' WHERE org_id = $1`, f.orgA.ID)
-	require.NoError(t, err)
-	_, err = f.db.Exec(context.Background(), `UPDATE ff_briefings SET status = 'failed', last_error = 'boom' WHERE org_id = $1`, f.orgA.ID)
+	// A failed briefing is retried the same way.
+	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET status = 'failed', last_error = 'boom' WHERE org_id = $1`, f.orgA.ID)
 	require.NoError(t, err)
 	r = generate()
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
 	status, runs = briefingState("2026-03-03")
 	require.Equal(t, "pending", status)
-	require.Equal(t, 2, runs)
+	require.Equal(t, 3, runs)
 
 	// Members read but do not generate; other orgs do not see it.
 	require.Equal(t, http.StatusForbidden, f.as(&f.memberA).post(briefingsPath+"/generate", url.Values{}).Code)
 	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).post(briefingsPath+"/generate", url.Values{}).Code)
 	_, runs = briefingState("2026-03-03")
-	require.Equal(t, 2, runs)
+	require.Equal(t, 3, runs)
 }

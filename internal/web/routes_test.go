@@ -126,14 +126,13 @@ func plausibleForm(f *fixture) url.Values {
 	}
 }
 
-// seedBriefings gives both orgs a briefing (and its job) on testDate, so a member's
-// GET of /briefings/:date finds one and a 404 can only mean "no access".
+// seedBriefings gives both orgs a briefing on testDate, so a member's GET
+// of /briefings/:date finds one and a 404 can only mean "no access".
 func seedBriefings(t *testing.T, f *fixture) {
 	t.Helper()
 	for _, org := range []int64{f.orgA.ID, f.orgB.ID} {
 		_, err := f.db.Exec(context.Background(), `
-			WITH b AS (INSERT INTO ff_briefings (org_id, briefing_date, timezone, status) VALUES ($1, $2, 'UTC', 'pending') RETURNING id)
-			INSERT INTO ff_briefing_jobs (org_id, briefing_id) SELECT $1, id FROM b`, org, testDate)
+			INSERT INTO ff_briefings (org_id, briefing_date, timezone, status) VALUES ($1, $2, 'UTC', 'pending')`, org, testDate)
 		require.NoError(t, err)
 	}
 }

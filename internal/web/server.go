@@ -72,12 +72,16 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	briefings, err := briefing.NewStore(db)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:       cfg,
 		log:       log,
 		db:        db,
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
-		briefings: &briefing.Store{DB: db},
+		briefings: briefings,
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,
 			Secure:          cfg.SecureCookies,
