@@ -115,7 +115,7 @@ const testDate = "2026-03-04"
 
 // concrete fills a route pattern with plausible values.
 func concrete(path string) string {
-	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing").Replace(path)
+	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1").Replace(path)
 }
 
 // plausibleForm holds a valid value for every field any form takes, so a
@@ -146,6 +146,18 @@ func seedBriefings(t *testing.T, f *fixture) {
 	}
 }
 
+// seedOutbox keeps one message in the outbox, number 1, with an HTML part,
+// so a staff GET of /staff/outbox/:id finds it and a 404 can only mean "no
+// access".
+func seedOutbox(t *testing.T, f *fixture) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO mail_outbox (id, org_id, message_id, mail_from, rcpt, subject, text_body, html_body)
+		VALUES (1, $1, 'fb.1@fieldbrief.test', 'briefings@fieldbrief.test', 'ops@acme.test', 'Acme · briefing', 'text', '<p>html</p>')`,
+		f.orgA.ID)
+	require.NoError(t, err)
+}
+
 // TestRouteMatrix sends every route as every kind of visitor and checks
 // the answer against the rule table. Writes go twice: without a CSRF token,
 // where the access checks still answer first (303 to /login, 401 for htmx,
@@ -155,6 +167,7 @@ func TestRouteMatrix(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	seedBriefings(t, f)
+	seedOutbox(t, f)
 	clients := []struct {
 		who string
 		c   *client
