@@ -75,6 +75,8 @@ func TestUnsubscribeOneClick(t *testing.T) {
 	require.NoError(t, f.db.QueryRow(context.Background(),
 		`SELECT actor_email, action FROM audit_log WHERE org_id = $1 ORDER BY id DESC LIMIT 1`, f.orgA.ID).Scan(&actor, &action))
 	require.Equal(t, []string{"ops@acme.test", "delivery.unsubscribe"}, []string{actor, action})
+	history := f.as(&f.adminA).get(settingsPath).Body
+	require.Contains(t, history, "ops@acme.test · <span class=\"mono\">delivery.unsubscribe</span>", "the org's admins see who left")
 
 	// Again, as multipart/form-data (which RFC 8058 names): the same page,
 	// nothing more changes.
