@@ -53,7 +53,7 @@ CREATE TABLE login_failures (
 CREATE INDEX login_failures_email_idx ON login_failures (lower(email), failed_at);
 CREATE INDEX login_failures_ip_idx ON login_failures (client_ip, failed_at);
 
--- ADR-0019: per-module configuration lives in JSON, keyed by (org, module).
+-- Per-module configuration lives in JSON, keyed by (org, module).
 CREATE TABLE org_module_configs (
     org_id      bigint      NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
     module      text        NOT NULL,

@@ -13,8 +13,8 @@ import (
 	"fieldbrief/internal/testdb"
 )
 
-// adrQuery is ADR-0024's candidate query exactly as the ADR writes it: a
-// plain LEFT JOIN (an org with briefings on two days in the window comes
+// adrQuery is the plain form of the candidate query the tick pattern
+// started from (docs/architecture.md, "The tick"): a plain LEFT JOIN (an org with briefings on two days in the window comes
 // back twice) and current_date.
 const adrQuery = `
 SELECT om.org_id, om.config_json,
@@ -27,11 +27,10 @@ LEFT JOIN ff_briefings b ON b.org_id = om.org_id
 WHERE om.module = 'fieldforce'
   AND (of.is_enabled IS NULL OR of.is_enabled = true)`
 
-// atTimeZoneQuery is the form ADR-0024 rejects: the decision itself in SQL
-// (its "Why" section), behind the same flag filters. The ADR's text reads
-// config_json->>'timezone', which is NULL in our documents (the fields sit
-// under "briefing") and would silently match no org at all; the paths are
-// corrected here so both sides do the same work.
+// atTimeZoneQuery is the rejected form: the decision itself in SQL
+// (docs/architecture.md, "Why this shape"), behind the same flag filters.
+// It reads config_json->'briefing'->>'timezone': the fields sit under
+// "briefing", and config_json->>'timezone' would silently match no org.
 const atTimeZoneQuery = `
 SELECT om.org_id
 FROM org_module_configs om
@@ -46,7 +45,7 @@ WHERE om.module = 'fieldforce'
 
 // BenchmarkTick measures the tick's scan and decisions (no enqueue) at 10k
 // and 100k orgs spread over every canonical zone, with 30 days of history,
-// and in the same run ADR-0024's query and the rejected AT TIME ZONE query
+// and in the same run the plain query and the rejected AT TIME ZONE query
 // on the same data. Compare the ratios, not the absolute times.
 //
 //	go test -run '^$' -bench BenchmarkTick -benchtime 5x ./internal/briefing/

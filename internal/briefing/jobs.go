@@ -88,6 +88,11 @@ func (w *generateWorker) Work(ctx context.Context, job *river.Job[GenerateBriefi
 	}
 	attrs := []any{"job_id", job.ID, "org_id", a.OrgID, "briefing_id", a.BriefingID, "revision", a.Revision,
 		"trigger", a.Trigger, "attempt", job.Attempt}
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Its org (and so the briefing) was deleted since: nothing to retry.
+		w.log.Warn("briefing generation cancelled: the briefing no longer exists", attrs...)
+		return river.JobCancel(err)
+	}
 	if err == nil {
 		if outcome == RunSkipped {
 			w.log.Info("briefing generation skipped: revision already produced", attrs...)

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
@@ -268,7 +269,21 @@ func TestWorkerStartStop(t *testing.T) {
 	// counting the attempt; our history records it.
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE state = 'available' AND attempt = 0 AND (args->>'revision')::int = 2`))
 	require.Contains(t, f.runOutcomes(org, b.ID), `[2,1,"manual","retry"]`)
-	require.Equal(t, 1.0, counter(t, w.Metrics.Jobs.WithLabelValues("generate_briefing", "completed")))
+	require.Contains(t, scrape(t, w.Metrics), `fieldbrief_jobs_total{kind="generate_briefing",outcome="completed"} 1`)
+}
+
+// TestGenerationOfDeletedBriefing: a job whose briefing is gone (its org
+// was deleted) is cancelled, not retried.
+func TestGenerationOfDeletedBriefing(t *testing.T) {
+	f := setup(t)
+	org := f.org("acme", config("Etc/UTC", "23:00"))
+	now := utc("2026-03-10T06:00:00Z")
+	b, err := f.store.GenerateNow(f.ctx, org, now, admin)
+	require.NoError(t, err)
+	_, err = f.db.Exec(f.ctx, `DELETE FROM ff_briefings WHERE id = $1`, b.ID)
+	require.NoError(t, err)
+	f.runOnce(now)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM river_job WHERE state = 'cancelled'`))
 }
 
 func TestPruneAuth(t *testing.T) {
@@ -308,9 +323,12 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func counter(t *testing.T, c prometheus.Counter) float64 {
+// scrape renders the metrics as Prometheus serves them.
+func scrape(t *testing.T, m *Metrics) string {
 	t.Helper()
-	var m dto.Metric
-	require.NoError(t, c.Write(&m))
-	return m.GetCounter().GetValue()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m.Collectors()...)
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
 }

@@ -86,8 +86,9 @@ const maxWebhookURL = 2048
 // CheckWebhookURL validates a webhook URL when settings are saved: https (or
 // http when private networks are allowed), a host, no credentials, no
 // fragment, at most 2048 characters. Without allowPrivate it also refuses a
-// literal address in a refused range and the name localhost. It does not
-// resolve names: the dialer checks the resolved address at every delivery.
+// literal address in a refused range, a number that is not spelled as an
+// address, and the name localhost. It does not resolve names: the dialer
+// checks the resolved address at every delivery.
 // Errors are apperr.Invalid with a message for the form.
 func CheckWebhookURL(raw string, allowPrivate bool) error {
 	invalid := func(format string, args ...any) error {
@@ -136,6 +137,23 @@ func CheckWebhookURL(raw string, allowPrivate bool) error {
 		if err := refuseIP(network, netip.AddrPortFrom(ip, 443)); err != nil {
 			return invalid("The webhook URL is refused: %s; use a public address.", describeIP(ip))
 		}
+	} else if numericHost(name) {
+		// "127.1", "2130706433" and "0x7f000001" are loopback to resolvers
+		// that accept inet_aton's short forms; netip does not parse them,
+		// so only the dotted-quad spelling, which the check above sees, may
+		// be saved.
+		return invalid("The webhook URL's host %s is not an IP address in the usual form, four numbers such as 93.184.216.34.", host)
 	}
 	return nil
+}
+
+// numericHost reports whether a host that is not an IP address still looks
+// like a number: its last label is all digits or 0x-hex, as no real
+// top-level domain is.
+func numericHost(host string) bool {
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if hex, ok := strings.CutPrefix(last, "0x"); ok {
+		return strings.Trim(hex, "0123456789abcdef") == ""
+	}
+	return last != "" && strings.Trim(last, "0123456789") == ""
 }

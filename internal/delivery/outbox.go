@@ -63,7 +63,8 @@ func (o *OutboxMailer) Send(ctx context.Context, m Message) error {
 // OutboxEntry is a stored message.
 type OutboxEntry struct {
 	ID        int64
-	OrgID     int64 // 0 for system mail
+	OrgID     int64  // 0 for system mail
+	OrgSlug   string // "" for system mail
 	MessageID string
 	From      string
 	To        string
@@ -83,10 +84,10 @@ const MaxOutboxPage = 200
 func ListOutbox(ctx context.Context, q database.Querier, limit int, beforeID int64) ([]OutboxEntry, error) {
 	limit = min(max(limit, 1), MaxOutboxPage)
 	rows, err := q.Query(ctx, `
-		SELECT id, coalesce(org_id, 0), message_id, mail_from, rcpt, subject, '', '', headers, created_at
-		FROM mail_outbox
-		WHERE $1::bigint = 0 OR id < $1::bigint
-		ORDER BY id DESC
+		SELECT m.id, coalesce(m.org_id, 0), coalesce(o.slug, ''), m.message_id, m.mail_from, m.rcpt, m.subject, '', '', m.headers, m.created_at
+		FROM mail_outbox m LEFT JOIN orgs o ON o.id = m.org_id
+		WHERE $1::bigint = 0 OR m.id < $1::bigint
+		ORDER BY m.id DESC
 		LIMIT $2`, beforeID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list outbox: %w", err)
@@ -101,8 +102,9 @@ func ListOutbox(ctx context.Context, q database.Querier, limit int, beforeID int
 // GetOutbox returns one message with its bodies.
 func GetOutbox(ctx context.Context, q database.Querier, id int64) (OutboxEntry, error) {
 	rows, err := q.Query(ctx, `
-		SELECT id, coalesce(org_id, 0), message_id, mail_from, rcpt, subject, text_body, html_body, headers, created_at
-		FROM mail_outbox WHERE id = $1`, id)
+		SELECT m.id, coalesce(m.org_id, 0), coalesce(o.slug, ''), m.message_id, m.mail_from, m.rcpt, m.subject, m.text_body, m.html_body, m.headers, m.created_at
+		FROM mail_outbox m LEFT JOIN orgs o ON o.id = m.org_id
+		WHERE m.id = $1`, id)
 	if err != nil {
 		return OutboxEntry{}, fmt.Errorf("get outbox message %d: %w", id, err)
 	}
@@ -118,6 +120,6 @@ func GetOutbox(ctx context.Context, q database.Querier, id int64) (OutboxEntry, 
 
 func scanOutbox(row pgx.CollectableRow) (OutboxEntry, error) {
 	var e OutboxEntry
-	err := row.Scan(&e.ID, &e.OrgID, &e.MessageID, &e.From, &e.To, &e.Subject, &e.Text, &e.HTML, &e.Headers, &e.CreatedAt)
+	err := row.Scan(&e.ID, &e.OrgID, &e.OrgSlug, &e.MessageID, &e.From, &e.To, &e.Subject, &e.Text, &e.HTML, &e.Headers, &e.CreatedAt)
 	return e, err
 }

@@ -39,7 +39,9 @@ func TestOutboxMailer(t *testing.T) {
 	require.Len(t, list, 2)
 	require.Equal(t, "system.1@fieldbrief.test", list[0].MessageID, "newest first")
 	require.Zero(t, list[0].OrgID)
+	require.Empty(t, list[0].OrgSlug)
 	require.Equal(t, orgID, list[1].OrgID)
+	require.Equal(t, "northwind", list[1].OrgSlug)
 	require.Empty(t, list[1].HTML, "the list does not load bodies")
 
 	older, err := delivery.ListOutbox(ctx, db, 10, list[0].ID)
@@ -50,6 +52,7 @@ func TestOutboxMailer(t *testing.T) {
 	got, err := delivery.GetOutbox(ctx, db, list[1].ID)
 	require.NoError(t, err)
 	require.Equal(t, msg.MessageID, got.MessageID)
+	require.Equal(t, "northwind", got.OrgSlug)
 	require.Equal(t, msg.From, got.From)
 	require.Equal(t, msg.To, got.To)
 	require.Equal(t, msg.Subject, got.Subject)

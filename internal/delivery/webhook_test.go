@@ -310,6 +310,15 @@ func TestCheckWebhookURL(t *testing.T) {
 		{"https://0.0.0.0/x", false, "unspecified"},
 		{"https://[fc00::1]/x", false, "private"},
 		{"https://[fe80::1]/x", false, "link-local"},
+		{"https://[fe80::1%25eth0]/x", false, "link-local"},
+		{"https://127.1/x", false, "not an IP address in the usual form"},
+		{"https://2130706433/x", false, "not an IP address in the usual form"},
+		{"https://0x7f000001/x", false, "not an IP address in the usual form"},
+		{"https://0X7F000001/x", false, "not an IP address in the usual form"},
+		{"https://10.1/x", false, "not an IP address in the usual form"},
+		{"https://127.1/x", true, ""},
+		{"https://1.example/hook", false, ""},
+		{"https://hooks.example.co/x", false, ""},
 	} {
 		err := delivery.CheckWebhookURL(tc.url, tc.allowPrivate)
 		if tc.msg == "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 )
 
@@ -55,21 +56,15 @@ func (s *Store) SaveFieldforce(ctx context.Context, actor Actor, orgID int64, ra
 	}
 	canonical := cfg.JSON()
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		var old []byte
-		err := tx.QueryRow(ctx, `SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2 FOR UPDATE`,
-			orgID, schedule.Module).Scan(&old)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("read config of org %d: %w", orgID, err)
+		old, err := lockFieldforce(ctx, tx, orgID)
+		if err != nil {
+			return err
 		}
 		if old != nil && jsonEqual(old, canonical) {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO org_module_configs (org_id, module, config_json, updated_by) VALUES ($1, $2, $3, nullif($4, 0))
-			ON CONFLICT (org_id, module) DO UPDATE
-			   SET config_json = EXCLUDED.config_json, updated_at = now(), updated_by = EXCLUDED.updated_by`,
-			orgID, schedule.Module, canonical, actor.UserID); err != nil {
-			return fmt.Errorf("save config of org %d: %w", orgID, err)
+		if err := writeFieldforce(ctx, tx, orgID, actor.UserID, canonical); err != nil {
+			return err
 		}
 		var oldValue any
 		if old != nil {
@@ -82,6 +77,33 @@ func (s *Store) SaveFieldforce(ctx context.Context, actor Actor, orgID int64, ra
 		return schedule.Config{}, err
 	}
 	return cfg, nil
+}
+
+// lockFieldforce reads the org's stored config document and locks it until
+// the transaction ends, so that concurrent changes apply one after the
+// other; nil when the org never saved one.
+func lockFieldforce(ctx context.Context, tx pgx.Tx, orgID int64) ([]byte, error) {
+	var doc []byte
+	err := tx.QueryRow(ctx, `SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2 FOR UPDATE`,
+		orgID, schedule.Module).Scan(&doc)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("read config of org %d: %w", orgID, err)
+	}
+	return doc, nil
+}
+
+// writeFieldforce stores a canonical config document. userID 0 is a change
+// no signed-in user made (the system, or a recipient unsubscribing).
+func writeFieldforce(ctx context.Context, q database.Querier, orgID, userID int64, canonical []byte) error {
+	_, err := q.Exec(ctx, `
+		INSERT INTO org_module_configs (org_id, module, config_json, updated_by) VALUES ($1, $2, $3, nullif($4, 0))
+		ON CONFLICT (org_id, module) DO UPDATE
+		   SET config_json = EXCLUDED.config_json, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+		orgID, schedule.Module, canonical, userID)
+	if err != nil {
+		return fmt.Errorf("save config of org %d: %w", orgID, err)
+	}
+	return nil
 }
 
 func jsonEqual(a, b []byte) bool {

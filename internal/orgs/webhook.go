@@ -5,13 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"net/netip"
-	"net/url"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
 )
 
@@ -95,65 +94,14 @@ func rotateSecret(ctx context.Context, q database.Querier, orgID int64, secret s
 
 // checkDeliveryPolicy applies the network policy to a parsed config's
 // webhook: the parser checks syntax only, as it cannot know the environment.
+// The rule is delivery's, the one the settings form and the dialer share;
+// here its refusal becomes a field error beside the webhook URL.
 func (s *Store) checkDeliveryPolicy(cfg schedule.Config) error {
 	if cfg.Delivery == nil || cfg.Delivery.Webhook == nil {
 		return nil
 	}
-	if msg := webhookPolicyProblem(cfg.Delivery.Webhook.URL, s.AllowPrivateWebhooks); msg != "" {
-		return &schedule.ValidationError{Errors: []schedule.FieldError{{Field: "delivery.webhook.url", Message: msg}}}
+	if err := delivery.CheckWebhookURL(cfg.Delivery.Webhook.URL, s.AllowPrivateWebhooks); err != nil {
+		return &schedule.ValidationError{Errors: []schedule.FieldError{{Field: "delivery.webhook.url", Message: apperr.Message(err)}}}
 	}
 	return nil
-}
-
-// cgnat is the carrier-grade NAT range (RFC 6598), which netip does not
-// classify as private.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
-// webhookPolicyProblem says why a syntactically valid webhook URL may not be
-// saved, "" if it may. Without allowPrivate it refuses http and hosts that
-// are, literally, local or private addresses. No DNS here: a name is
-// checked again after resolution when the delivery connects, so a name that
-// resolves to a private address later still fails there.
-func webhookPolicyProblem(raw string, allowPrivate bool) string {
-	if allowPrivate {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "is not a valid URL" // unreachable after schedule.ParseConfig
-	}
-	if u.Scheme != "https" {
-		return "must start with https:// (http is allowed only when WEBHOOK_ALLOW_PRIVATE_NETWORKS=true)"
-	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return fmt.Sprintf("%s is this machine; webhooks must go to a public address", u.Hostname())
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		if numericHost(host) {
-			// "127.1" or "2130706433" are loopback to some resolvers: only the
-			// dotted-quad spelling is accepted, so the check above sees it.
-			return fmt.Sprintf("%s is not an IP address in the usual form, such as 203.0.113.7", u.Hostname())
-		}
-		return ""
-	}
-	addr = addr.Unmap() // ::ffff:127.0.0.1 is 127.0.0.1
-	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
-		addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() || cgnat.Contains(addr) {
-		return fmt.Sprintf("%s is a loopback, private, link-local or otherwise non-public address; webhooks must go to a public address", u.Hostname())
-	}
-	return ""
-}
-
-// numericHost reports whether a host that is not an IP address still looks
-// like a number: its last label is all digits or 0x-hex, as no real
-// top-level domain is.
-func numericHost(host string) bool {
-	last := host[strings.LastIndexByte(host, '.')+1:]
-	if after, ok := strings.CutPrefix(last, "0x"); ok {
-		last = after
-		return last == "" || strings.Trim(last, "0123456789abcdef") == ""
-	}
-	return last != "" && strings.Trim(last, "0123456789") == ""
 }

@@ -1,6 +1,7 @@
 // Package schedule is the one place where fieldbrief reasons about time zones:
 // it loads zones, validates the fieldforce module config, decides whether an
-// org's daily briefing is due (ADR-0024's Go-side eligibility) and previews
+// org's daily briefing is due (the tick's Go-side eligibility,
+// docs/architecture.md "The tick") and previews
 // the next runs. It is pure: the current time is always a parameter, so every
 // rule can be tested at any instant.
 package schedule

@@ -53,6 +53,9 @@ func TestEveryWriteNeedsTheCSRFToken(t *testing.T) {
 		if r.Method == http.MethodGet || r.Method == echo.RouteNotFound || strings.HasPrefix(r.Path, "/static") {
 			continue
 		}
+		if csrfExempt(r.Method, r.Path) {
+			continue
+		}
 		g, ok := routeAccess(r.Method, r.Path)
 		require.True(t, ok, "route %s %s is in no access group", r.Method, r.Path)
 		var users []*client

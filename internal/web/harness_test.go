@@ -144,9 +144,14 @@ func (f *fixture) clientFor(ts *httptest.Server) *client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Timeout:       30 * time.Second,
 	}
+	// A transport of its own: httptest.Server.Close closes the idle
+	// connections of http.DefaultTransport, which broke requests of tests
+	// running in parallel ("CloseIdleConnections called").
+	transport := http.DefaultTransport.(*http.Transport).Clone()
 	if ts.TLS != nil {
-		hc.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}}
+		transport.TLSClientConfig = &tls.Config{RootCAs: ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs}
 	}
+	hc.Transport = transport
 	return &client{t: f.t, base: ts.URL, hc: hc, header: http.Header{}}
 }
 

@@ -34,6 +34,14 @@ func (s *Server) routes() {
 	e.POST("/login", s.login, checkCSRF)
 	e.POST("/logout", s.logout, checkCSRF)
 
+	// One-click unsubscribe from a briefing email: no sign-in, the signed
+	// token in the link is the authority. The POST alone goes without
+	// checkCSRF: mail providers send it (RFC 8058) with no cookie and no
+	// token of ours, and a CSRF token would add nothing, as a forger who
+	// has the link's token could unsubscribe that address anyway.
+	e.GET("/unsubscribe", s.unsubscribeConfirm)
+	e.POST("/unsubscribe", s.unsubscribe)
+
 	// Signed in: a route middleware, not an e.Group("", …), because a group
 	// with middleware also catches every unmatched path, which would send
 	// anonymous visitors of a missing page to /login instead of a 404.
@@ -61,4 +69,7 @@ func (s *Server) routes() {
 	staff.POST("/flags/:key", s.staffSetFlag, checkCSRF)
 	staff.POST("/orgs/:slug/flags/:key", s.staffSetOrgFlag, checkCSRF)
 	staff.GET("/audit", s.staffAudit)
+	staff.GET("/outbox", s.staffOutbox)
+	staff.GET("/outbox/:id", s.staffOutboxMessage)
+	staff.GET("/outbox/:id/html", s.staffOutboxHTML)
 }

@@ -82,11 +82,11 @@ func TestSettingsDeliveryRejects(t *testing.T) {
 		{"webhook to a private address",
 			deliveryForm("", "", "https://10.0.0.1/hook"), "delivery_webhook_url",
 			jsonWithDelivery(`{"webhook":{"url":"https://10.0.0.1/hook"}}`),
-			"delivery.webhook.url", "webhooks must go to a public address"},
+			"delivery.webhook.url", "10.0.0.1 is a private address; use a public address"},
 		{"webhook over http",
 			deliveryForm("", "", "http://hooks.acme.example/x"), "delivery_webhook_url",
 			jsonWithDelivery(`{"webhook":{"url":"http://hooks.acme.example/x"}}`),
-			"delivery.webhook.url", "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"},
+			"delivery.webhook.url", "must start with https:// so that the briefing is encrypted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := storedConfig(t, f, f.orgA.ID)
