@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
@@ -34,8 +35,8 @@ const (
 
 // Outcomes of a delivery attempt, as stored in ff_delivery_attempts.outcome.
 const (
-	AttemptSent  = "sent"
-	AttemptRetry = "retry"
+	AttemptSent   = "sent"
+	AttemptRetry  = "retry"
 	AttemptFailed = "failed"
 )
 
@@ -241,15 +242,26 @@ type deliveryRow struct {
 // River's rescuer runs again while the first run still sends waits here,
 // then finds it sent.
 func lockDelivery(ctx context.Context, tx pgx.Tx, orgID, id int64) (deliveryRow, error) {
+	return scanDeliveryRow(tx.QueryRow(ctx, deliveryRowSQL+` FOR UPDATE`, id, orgID), id)
+}
+
+// readDelivery reads a delivery without locking it.
+func readDelivery(ctx context.Context, q database.Querier, orgID, id int64) (deliveryRow, error) {
+	return scanDeliveryRow(q.QueryRow(ctx, deliveryRowSQL, id, orgID), id)
+}
+
+const deliveryRowSQL = `
+	SELECT id, org_id, briefing_id, technician_id, revision, channel, audience, recipient, key, state, attempts, due_at
+	  FROM ff_deliveries WHERE id = $1 AND org_id = $2`
+
+func scanDeliveryRow(row pgx.Row, id int64) (deliveryRow, error) {
 	var d deliveryRow
 	var techID *int64
-	err := tx.QueryRow(ctx, `
-		SELECT id, org_id, briefing_id, technician_id, revision, channel, audience, recipient, key, state, attempts, due_at
-		  FROM ff_deliveries WHERE id = $1 AND org_id = $2 FOR UPDATE`, id, orgID).
+	err := row.
 		Scan(&d.ID, &d.OrgID, &d.BriefingID, &techID, &d.Revision, &d.Channel, &d.Audience, &d.Recipient, &d.Key,
 			&d.State, &d.Attempts, &d.DueAt)
 	if err != nil {
-		return d, fmt.Errorf("lock delivery %d: %w", id, err)
+		return d, fmt.Errorf("read delivery %d: %w", id, err)
 	}
 	if techID != nil {
 		d.TechnicianID = *techID

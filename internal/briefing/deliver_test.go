@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
@@ -177,7 +178,7 @@ func TestEmailTemporaryThenAccepted(t *testing.T) {
 	sink := deliverytest.NewSMTPServer(t)
 	sink.Script(451, 250)
 	org := f.org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"greylisted@acme.test"}, false, ""))
-	w := f.deliveringWorker(sink.URL, nil)
+	w := f.deliveringWorker(sink.URL, func() time.Time { return utc("2026-03-10T07:00:00Z") })
 	require.NoError(t, w.Start(f.ctx))
 	t.Cleanup(func() { _ = w.Stop(context.WithoutCancel(t.Context())) })
 	f.tick(utc("2026-03-10T07:00:00Z"))
@@ -254,7 +255,9 @@ func TestWebhookDeliveryRetriesWithOneID(t *testing.T) {
 	secret, err = (&orgs.Store{DB: f.db}).WebhookSecret(f.ctx, org)
 	require.NoError(t, err)
 
-	w := f.deliveringWorker("", nil)
+	// Its clock stays at the tick, so its own minute ticks fire nothing more.
+	w := f.deliveringWorker("", func() time.Time { return utc("2026-03-10T07:00:00Z") })
+	w.Log = slog.New(slog.NewTextHandler(t.Output(), nil))
 	require.NoError(t, w.Start(f.ctx))
 	t.Cleanup(func() { _ = w.Stop(context.WithoutCancel(t.Context())) })
 	f.tick(utc("2026-03-10T07:00:00Z"))
@@ -327,9 +330,15 @@ func TestReplicasDeliverOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range replicas {
 		wg.Go(func() {
+			// Each replica has its own pool, as separate processes would.
+			cfg := f.db.Config()
+			cfg.MaxConns = 8 // cmd/worker's pool: its concurrency + 3 and more
+			pool, err := pgxpool.NewWithConfig(f.ctx, cfg)
+			require.NoError(t, err)
+			defer pool.Close()
 			w := f.deliveringWorker(sink.URL, nil)
-			w.Log = slog.New(slog.DiscardHandler)
-			_, err := w.RunOnce(f.ctx, now, time.Minute)
+			w.DB, w.Sender.DB = pool, pool
+			_, err = w.RunOnce(f.ctx, now, time.Minute)
 			require.NoError(t, err)
 		})
 	}
@@ -345,4 +354,3 @@ func TestReplicasDeliverOnce(t *testing.T) {
 	}
 	require.Equal(t, orgsDue, f.count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 }
-

@@ -52,6 +52,19 @@ func (s *Sender) orgs() *orgs.Store { return &orgs.Store{DB: s.DB} }
 // the send's error; a database error is returned as such too, and River
 // retries it like any other.
 func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(deliveryRow) bool, worker string) (d deliveryRow, outcome string, err error) {
+	// What the send needs from other tables is read first, on the pool: the
+	// locking transaction holds one connection for the whole send, and a
+	// second one taken inside it could wait on a pool its peers exhaust.
+	var ex extras
+	if d, err = readDelivery(ctx, s.DB, orgID, id); err != nil {
+		return d, "", err
+	}
+	if d.State != DeliveryPending {
+		return d, "", nil
+	}
+	if ex, err = s.extras(ctx, d); err != nil {
+		return d, "", err
+	}
 	var sendErr error
 	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
@@ -62,7 +75,7 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 			return nil
 		}
 		start := s.now()
-		sendErr = s.send(ctx, tx, d)
+		sendErr = s.send(ctx, tx, d, ex)
 		r := attemptResult{at: start, duration: s.now().Sub(start)}
 		r.outcome, r.code, r.detail = classify(sendErr, final(d))
 		outcome = r.outcome
@@ -80,8 +93,26 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 	return d, outcome, sendErr
 }
 
+// extras is what a send needs beyond the delivery and its briefing: the
+// recipient's unsubscribe link, or the org's webhook signing secret.
+type extras struct {
+	unsubscribeURL, secret string
+}
+
+func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
+	var ex extras
+	var err error
+	switch {
+	case d.Channel == ChannelWebhook:
+		ex.secret, err = s.orgs().WebhookSecret(ctx, d.OrgID)
+	case d.Audience != AudienceTest:
+		ex.unsubscribeURL, err = s.orgs().UnsubscribeURL(ctx, s.BaseURL, d.OrgID, d.Recipient)
+	}
+	return ex, err
+}
+
 // send builds and sends d's message.
-func (s *Sender) send(ctx context.Context, tx pgx.Tx, d deliveryRow) error {
+func (s *Sender) send(ctx context.Context, tx pgx.Tx, d deliveryRow, ex extras) error {
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
 	c, err := loadContent(ctx, tx, d)
@@ -89,9 +120,9 @@ func (s *Sender) send(ctx context.Context, tx pgx.Tx, d deliveryRow) error {
 		return err
 	}
 	if d.Channel == ChannelWebhook {
-		return s.sendWebhook(ctx, d, c)
+		return s.sendWebhook(ctx, d, c, ex.secret)
 	}
-	return s.sendEmail(ctx, d, c)
+	return s.sendEmail(ctx, d, c, ex.unsubscribeURL)
 }
 
 // content is what a delivery sends: a revision of a briefing and the org it
@@ -135,15 +166,9 @@ func (s *Sender) briefingURL(c content) string {
 	return strings.TrimRight(s.BaseURL, "/") + "/orgs/" + url.PathEscape(c.Slug) + "/briefings/" + c.Date.String()
 }
 
-func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content) error {
+func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, unsubscribeURL string) error {
 	m := emailModel(c, d, s.briefingURL(c))
-	if d.Audience != AudienceTest {
-		u, err := s.orgs().UnsubscribeURL(ctx, s.BaseURL, d.OrgID, d.Recipient)
-		if err != nil {
-			return err
-		}
-		m.UnsubscribeURL = u
-	}
+	m.UnsubscribeURL = unsubscribeURL
 	var html bytes.Buffer
 	if err := mail.HTML(m).Render(ctx, &html); err != nil {
 		return fmt.Errorf("render email: %w", err)
@@ -186,11 +211,7 @@ type WebhookOrg struct {
 	Name string `json:"name"`
 }
 
-func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content) error {
-	secret, err := s.orgs().WebhookSecret(ctx, d.OrgID)
-	if err != nil {
-		return err
-	}
+func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content, secret string) error {
 	now := s.now()
 	payload, err := json.Marshal(WebhookEvent{Type: "briefing.ready", Timestamp: now.UTC(), Data: WebhookData{
 		Org: WebhookOrg{Slug: c.Slug, Name: c.OrgName}, Date: c.Date.String(), Timezone: c.Zone.Name,
@@ -199,7 +220,9 @@ func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content) erro
 	if err != nil {
 		return fmt.Errorf("encode webhook: %w", err)
 	}
-	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Timestamp: now, Payload: payload, Secret: secret})
+	// The signature's timestamp is the real clock's (a zero Timestamp):
+	// receivers refuse one more than a few minutes off theirs.
+	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
 	return err
 }
 
@@ -294,7 +317,9 @@ type emailWorker struct {
 	sender *Sender
 }
 
-func (w *emailWorker) Timeout(*river.Job[SendBriefingEmailArgs]) time.Duration { return sendTimeout + 15*time.Second }
+func (w *emailWorker) Timeout(*river.Job[SendBriefingEmailArgs]) time.Duration {
+	return sendTimeout + 15*time.Second
+}
 
 func (w *emailWorker) Work(ctx context.Context, job *river.Job[SendBriefingEmailArgs]) error {
 	return w.sender.work(ctx, job.Args.OrgID, job.Args.DeliveryID, job.JobRow, emailMaxAttempts)
@@ -305,7 +330,9 @@ type webhookWorker struct {
 	sender *Sender
 }
 
-func (w *webhookWorker) Timeout(*river.Job[CallWebhookArgs]) time.Duration { return sendTimeout + 15*time.Second }
+func (w *webhookWorker) Timeout(*river.Job[CallWebhookArgs]) time.Duration {
+	return sendTimeout + 15*time.Second
+}
 
 func (w *webhookWorker) Work(ctx context.Context, job *river.Job[CallWebhookArgs]) error {
 	return w.sender.work(ctx, job.Args.OrgID, job.Args.DeliveryID, job.JobRow, webhookMaxAttempts)
