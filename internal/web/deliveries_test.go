@@ -136,7 +136,9 @@ func TestResend(t *testing.T) {
 	f := setup(t)
 	idA := insertFailedDelivery(t, f, f.orgA.ID, readyBriefing(t, f, f.orgA.ID), "ops@acme.test")
 	idB := insertFailedDelivery(t, f, f.orgB.ID, readyBriefing(t, f, f.orgB.ID), "ops@globex.test")
-	resend := func(id int64) string { return briefingsPath + "/2026-03-03/deliveries/" + strconv.FormatInt(id, 10) + "/resend" }
+	resend := func(id int64) string {
+		return briefingsPath + "/2026-03-03/deliveries/" + strconv.FormatInt(id, 10) + "/resend"
+	}
 	admin := f.as(&f.adminA)
 	state := func(id int64) (s string) {
 		require.NoError(t, f.db.QueryRow(context.Background(), `SELECT state FROM ff_deliveries WHERE id = $1`, id).Scan(&s))
