@@ -3,8 +3,10 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -198,4 +200,37 @@ func TestBriefingPageDeliveries(t *testing.T) {
 		require.NotContains(t, r.Body, hidden, "members do not see %q", hidden)
 	}
 	require.NotContains(t, r.Body, "/resend")
+}
+
+// A test webhook reaches the saved URL and says what it answered: a 2xx is
+// sent, a 410 failed with its status, beside the button.
+func TestTestWebhookShowsTheAnswer(t *testing.T) {
+	t.Parallel()
+	f := setupConfig(t, func(c *Config) { c.AllowPrivateWebhooks = true })
+	var status, calls atomic.Int32
+	status.Store(http.StatusNoContent)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(int(status.Load()))
+	}))
+	t.Cleanup(hook.Close)
+	forceConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"08:00"},"delivery":{"webhook":{"url":"`+hook.URL+`/in"}}}`)
+	readyBriefing(t, f, f.orgA.ID)
+	admin := f.as(&f.adminA).htmx()
+
+	r := admin.post(testWebhookPath, nil)
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	res := parseDoc(t, r.Body).byID("test-webhook-result")
+	require.NotNil(t, res, r.Body)
+	require.Equal(t, "sent", res.attr("data-outcome"))
+	require.Contains(t, res.text(), "Sent to "+hook.URL+"/in")
+
+	status.Store(http.StatusGone)
+	r = admin.post(testWebhookPath, nil)
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	res = parseDoc(t, r.Body).byID("test-webhook-result")
+	require.NotNil(t, res, r.Body)
+	require.Equal(t, "failed", res.attr("data-outcome"))
+	require.Contains(t, res.text(), "Failed: 410")
+	require.EqualValues(t, 2, calls.Load(), "one call per test, no retry")
 }
