@@ -46,7 +46,9 @@ type BriefingPage struct {
 	Content     *BriefingContent // the newest revision's; nil until generated
 	Revisions   []BriefingRevision
 	Runs        []BriefingRun
-	Admin       bool // sees errors and worker ids
+	Deliveries  []DeliveryRow // newest revision first
+	Notice      string        // after a successful action
+	Admin       bool          // sees errors, codes and worker ids; re-sends
 }
 
 // BriefingRevision is one generated revision, newest first.
@@ -99,7 +101,7 @@ type BriefingRun struct {
 // statusBadge is the CSS class of a briefing status.
 func statusBadge(status string) string {
 	switch status {
-	case "ready", "completed", "done":
+	case "ready", "completed", "done", "sent":
 		return "badge-ready"
 	case "pending", "retry", "in_progress", "on_hold":
 		return "badge-pending"

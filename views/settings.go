@@ -17,6 +17,8 @@ type SettingsPage struct {
 	Paused        bool   // the stored schedule is paused (drives the pause/resume button)
 	Form          ScheduleForm
 	Secret        SecretBlock
+	Tests         TestSends
+	Log           DeliveryLog
 	JSON          JSONForm
 	Preview       Preview
 	History       []AuditRow // the org's latest audit entries, newest first

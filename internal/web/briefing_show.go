@@ -33,20 +33,26 @@ func (s *Server) briefingShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	deliveries, err := s.briefings.Deliveries(ctx, m.Org.ID, b.ID)
+	if err != nil {
+		return err
+	}
 	p := briefingPage(b, revs, runs, m.IsAdmin())
 	p.Page = s.page(c, "Briefing "+b.Date.String())
 	p.Section = "briefings"
 	p.Slug = m.Org.Slug
+	p.Notice = notice(c)
+	resendBase := briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
+	for _, d := range deliveries {
+		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.IsAdmin(), resendBase))
+	}
 	return s.render(c, http.StatusOK, views.Briefing(p))
 }
 
 // briefingPage is the view of a briefing, its times in the briefing's own
 // zone. Errors and worker ids are for admins: members see outcomes only.
 func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing.Run, admin bool) views.BriefingPage {
-	loc := time.UTC
-	if z, err := schedule.LoadZone(b.Timezone); err == nil {
-		loc = z.Loc
-	}
+	loc := briefingLoc(b)
 	p := views.BriefingPage{
 		Date:        b.Date.String(),
 		Timezone:    b.Timezone,
@@ -74,6 +80,14 @@ func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing
 		p.Runs = append(p.Runs, v)
 	}
 	return p
+}
+
+// briefingLoc is the zone a briefing's page shows times in: its own.
+func briefingLoc(b briefing.Briefing) *time.Location {
+	if z, err := schedule.LoadZone(b.Timezone); err == nil {
+		return z.Loc
+	}
+	return time.UTC
 }
 
 func snapshotView(s briefing.Snapshot) *views.BriefingContent {

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"fieldbrief/internal/delivery"
 )
 
 // minKeyLen is the shortest session signing key accepted (256 bits).
@@ -40,7 +42,8 @@ const minKeyLen = 32
 //	                                IP (for sign-in throttling and the session record) is the nearest
 //	                                X-Forwarded-For address outside these ranges; when the TCP peer is not
 //	                                in them, X-Forwarded-For is ignored. Unset, the client is the TCP peer.
-//	SMTP_URL                        where mail is sent (parsed by the delivery code); unset keeps mail in the outbox
+//	SMTP_URL                        where mail is sent (smtp://user:pass@host:587, smtps://…, or
+//	                                smtp://127.0.0.1:2525?tls=none); unset keeps mail in the outbox
 //	MAIL_FROM                       the From of every email (default DefaultMailFrom)
 //	BASE_URL                        the app's public address, for links in emails and webhooks: an absolute
 //	                                http(s) URL without query or fragment (default: from the listen address,
@@ -176,8 +179,14 @@ func (c Config) validate() error {
 	if c.MaxLoginFailuresPerAccount <= 0 || c.MaxLoginFailuresPerClient <= 0 {
 		errs = append(errs, errors.New("sign-in failure limits must be positive"))
 	}
-	// Empty MailFrom and BaseURL are for hand-built configs that send no
-	// mail (tests); LoadConfig always fills MailFrom, and cmd/web BaseURL.
+	if c.SMTPURL != "" {
+		if _, err := delivery.ParseSMTPURL(c.SMTPURL); err != nil {
+			errs = append(errs, err) // says SMTP_URL, and never quotes the password
+		}
+	}
+	// Empty MailFrom and BaseURL are for hand-built configs (tests); New
+	// gives them the worker's defaults. LoadConfig always fills MailFrom,
+	// and cmd/web BaseURL.
 	if c.MailFrom != "" {
 		if _, err := mail.ParseAddress(c.MailFrom); err != nil {
 			errs = append(errs, fmt.Errorf("MAIL_FROM must be an address such as %q: %w", DefaultMailFrom, err))

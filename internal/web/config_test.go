@@ -29,7 +29,7 @@ func TestLoadConfigDelivery(t *testing.T) {
 		"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
 	})
 	require.NoError(t, err)
-	require.Equal(t, "smtp://user:pass@mail.example:587", cfg.SMTPURL, "passed on as is")
+	require.Equal(t, "smtp://user:pass@mail.example:587", cfg.SMTPURL, "checked, and passed on as is")
 	require.Equal(t, "Acme Briefings <briefings@acme.example>", cfg.MailFrom)
 	require.Equal(t, "https://fieldbrief.example.com/app", cfg.BaseURL, "no trailing slash: links append paths")
 	require.True(t, cfg.AllowPrivateWebhooks)
@@ -42,6 +42,8 @@ func TestLoadConfigDelivery(t *testing.T) {
 		"BASE_URL must not have a query":  {"BASE_URL": "https://fieldbrief.example.com/?a=b"},
 		"BASE_URL must not have a query ": {"BASE_URL": "https://fieldbrief.example.com/#top"},
 		"BASE_URL must not contain":       {"BASE_URL": "https://u:p@fieldbrief.example.com"},
+		"SMTP_URL: scheme":                {"SMTP_URL": "http://mail.example:587"},
+		"SMTP_URL: credentials":           {"SMTP_URL": "smtp://user@mail.example:587"},
 	} {
 		_, err := load(want)
 		require.ErrorContains(t, err, strings.TrimSpace(env), want)

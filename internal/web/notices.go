@@ -24,6 +24,7 @@ var notices = map[string]string{
 	"paused":     "Briefings paused. No briefing runs until you resume.",
 	"resumed":    "Briefings resumed.",
 	"generating": "Generating today's briefing. Reload in a moment to see it ready.",
+	"resending":  "Sending it again. Reload in a moment to see the outcome.",
 }
 
 func notice(c echo.Context) string { return notices[c.QueryParam("notice")] }

@@ -145,6 +145,17 @@ func seedBriefings(t *testing.T, f *fixture) {
 	}
 }
 
+// seedDelivery gives acme's briefing on testDate a failed delivery, number
+// 1, so an admin's re-send finds one and a 404 can only mean "no access".
+func seedDelivery(t *testing.T, f *fixture) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO ff_deliveries (id, org_id, briefing_id, channel, audience, recipient, key, state, due_at)
+		SELECT 1, org_id, id, 'email', 'dispatcher', 'ops@acme.test', 'msg_matrix', 'failed', now()
+		  FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`, f.orgA.ID, testDate)
+	require.NoError(t, err)
+}
+
 // seedOutbox keeps one message in the outbox, number 1, with an HTML part,
 // so a staff GET of /staff/outbox/:id finds it and a 404 can only mean "no
 // access".
@@ -166,6 +177,7 @@ func TestRouteMatrix(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	seedBriefings(t, f)
+	seedDelivery(t, f)
 	seedOutbox(t, f)
 	clients := []struct {
 		who string

@@ -5,6 +5,7 @@
 package web
 
 import (
+	"cmp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/orgs"
 )
 
@@ -39,8 +41,8 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
 	// empty trusts none, and the client is the TCP peer.
 	TrustedProxies []*net.IPNet
-	// SMTPURL is where mail goes (SMTP_URL), passed on as is; "" keeps mail
-	// in the outbox. MailFrom is every email's From (MAIL_FROM).
+	// SMTPURL is where mail goes (SMTP_URL), checked by validate; "" keeps
+	// mail in the outbox. MailFrom is every email's From (MAIL_FROM).
 	SMTPURL  string
 	MailFrom string
 	// BaseURL is the app's public address without a trailing slash, for
@@ -61,6 +63,7 @@ type Server struct {
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
 	briefings *briefing.Store
+	sender    *briefing.Sender // the settings page's test sends
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
 	now       func() time.Time
@@ -76,12 +79,26 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	mailer, err := delivery.NewMailer(cfg.SMTPURL, db) // validate has parsed it already
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg:       cfg,
 		log:       log,
 		db:        db,
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: briefings,
+		// A hand-built Config (tests) leaves From and BaseURL empty: it gets
+		// the worker's defaults, so a test send looks like the real one.
+		sender: &briefing.Sender{
+			DB:       db,
+			Mailer:   mailer,
+			From:     cmp.Or(cfg.MailFrom, briefing.DefaultMailFrom),
+			BaseURL:  cmp.Or(cfg.BaseURL, briefing.DefaultBaseURL),
+			Webhooks: &delivery.WebhookClient{AllowPrivate: cfg.AllowPrivateWebhooks},
+			Log:      log,
+		},
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,
 			Secure:          cfg.SecureCookies,

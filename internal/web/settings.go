@@ -20,7 +20,7 @@ func (s *Server) settingsForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderSettings(c, http.StatusOK, stored, rejected{}, views.SecretBlock{})
+	return s.renderSettings(c, http.StatusOK, stored, rejected{}, settingsAnswer{})
 }
 
 // settingsSave saves the friendly form. Its fields map one to one onto the
@@ -54,7 +54,7 @@ func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, ne
 		if err != nil {
 			return err
 		}
-		return s.renderSettings(c, statusOf(r.err), stored, r, views.SecretBlock{})
+		return s.renderSettings(c, statusOf(r.err), stored, r, settingsAnswer{})
 	}
 	if err != nil {
 		return err
@@ -74,10 +74,17 @@ type rejected struct {
 // shows: enough to answer "who changed this, and from what?".
 const settingsHistory = 5
 
+// settingsAnswer is what the page shows in answer to one of its smaller
+// forms posted without JavaScript: the webhook secret's block (masked when
+// zero) and a test send's outcome.
+type settingsAnswer struct {
+	secret views.SecretBlock
+	test   views.TestSendResult
+}
+
 // renderSettings builds the settings page from the stored document and, on
-// a failed save, the rejected input; secret is the webhook secret's block
-// (masked when zero).
-func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected, secret views.SecretBlock) error {
+// a failed save, the rejected input.
+func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected, answer settingsAnswer) error {
 	m := currentMembership(c)
 	flagOn, err := s.orgs.EffectiveFlag(c.Request().Context(), m.Org.ID, schedule.FlagKey)
 	if err != nil {
@@ -114,7 +121,11 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 	}
 	p.History = auditRows(history)
 	p.Form = s.formModel(in, formErrors(r.form != nil, r.err))
-	p.Secret = s.secretBlock(c, secret)
+	p.Secret = s.secretBlock(c, answer.secret)
+	p.Tests = testSends(c, stored, answer.test)
+	if p.Log, err = s.deliveryLog(c.Request().Context(), m.Org.ID, stored); err != nil {
+		return err
+	}
 	p.Preview = s.preview(in.document())
 	return s.render(c, status, views.Settings(p))
 }

@@ -47,7 +47,7 @@ func (s *Server) showSecret(c echo.Context, status int, b views.SecretBlock) err
 	if err != nil {
 		return err
 	}
-	return s.renderSettings(c, status, stored, rejected{}, b)
+	return s.renderSettings(c, status, stored, rejected{}, settingsAnswer{secret: b})
 }
 
 // secretBlock fills in where the block's forms post and their CSRF token.

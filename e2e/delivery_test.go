@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Selectors of the settings page's delivery parts (views/settings.templ,
+// views/deliveries.templ).
+const (
+	recipientsInput = `#delivery_email_to`
+	testEmailButton = `#test-email-button`
+	testEmailResult = `#test-email-result`
+	deliveryLog     = `#delivery-log`
+)
+
+// An admin adds a recipient, saves, sends a test to themself with htmx and
+// sees the outcome beside the button and the send in the delivery log.
+func TestAdminSendsATestToThemself(t *testing.T) {
+	e := newEnv(t)
+	e.seed()
+	e.generateBriefing(e.orgA)
+	admin := e.newSession("admin")
+	admin.login(adminA)
+
+	admin.open(settingsPath)
+	admin.typeInto(recipientsInput, "dispatch@acme.test")
+	if status := admin.submit(saveSchedule); status != 200 {
+		t.Fatalf("saving the recipients answered %d, want 200 after the redirect:\n%s", status, admin.text("main"))
+	}
+	admin.waitText(`main .notice[role="status"]`)
+	if got := admin.value(recipientsInput); got != "dispatch@acme.test" {
+		t.Errorf("after saving, the recipients say %q, want dispatch@acme.test", got)
+	}
+	if got := admin.text(deliveryLog); !strings.Contains(got, "Nothing sent yet") {
+		t.Errorf("before any send the delivery log should be empty; it says:\n%s", got)
+	}
+
+	admin.watchHTMX()
+	admin.click(testEmailButton)
+	result := admin.waitText(testEmailResult, adminA.Email)
+	if strings.Contains(result, "Failed") {
+		t.Errorf("the test send failed: %s", result)
+	}
+	if p := admin.path(); p != settingsPath {
+		t.Errorf("the test send left the page for %s; htmx should answer in place", p)
+	}
+	row := admin.waitText(deliveryLog+` tr[data-audience="test"]`, adminA.Email, "Test", "Sent")
+	if !strings.Contains(row, time.Now().Format("2006-01-02")) && !strings.Contains(row, time.Now().AddDate(0, 0, -1).Format("2006-01-02")) {
+		t.Errorf("the log's row should name the briefing's date; it says:\n%s", row)
+	}
+	admin.screenshot("settings-test-sent")
+
+	var rcpt string
+	e.must("read the outbox", e.db.QueryRow(e.ctx, `SELECT rcpt FROM mail_outbox WHERE org_id = $1`, e.orgA.ID).Scan(&rcpt))
+	if rcpt != adminA.Email {
+		t.Errorf("the test went to %q, want the admin's own %q", rcpt, adminA.Email)
+	}
+}

@@ -1,0 +1,100 @@
+package views
+
+import "strings"
+
+// TestSends is the settings page's "send a test" block: one button per
+// channel, each with its outcome beside it after a send.
+type TestSends struct {
+	Base       string // "/orgs/{slug}/settings/fieldforce"
+	CSRF       string
+	Email      string // the signed-in admin's own address
+	WebhookURL string // the saved webhook, "" when none
+	Result     TestSendResult
+}
+
+// TestSendResult is the outcome of one test send, shown beside its button.
+type TestSendResult struct {
+	Channel string // "email" or "webhook": which button it belongs to; "" before any send
+	OK      bool
+	Message string // "Sent to …", "Failed: 550 …", or why nothing was sent
+}
+
+// For reports whether the result belongs to the channel's button.
+func (r TestSendResult) For(channel string) bool { return r.Channel == channel && r.Message != "" }
+
+// DeliveryLog is the settings page's list of the org's latest deliveries,
+// test sends included. The page is for admins, so codes and details show.
+type DeliveryLog struct {
+	Zone string // the zone the times are in
+	Rows []DeliveryRow
+}
+
+// DeliveryRow is one delivery: a recipient of one revision of a briefing.
+// Code, Detail and the attempts' codes are for admins only: the web leaves
+// them empty for members.
+type DeliveryRow struct {
+	ID        int64
+	At        string // when it was last updated, in the org's zone
+	Date      string // the briefing's date
+	Revision  int
+	Channel   string // email | webhook
+	Audience  string // dispatcher | technician | webhook | test
+	Recipient string
+	State     string // pending | sent | failed
+	Attempts  int
+	Code      string
+	Detail    string
+	History   []DeliveryAttemptRow
+	ResendURL string // admins, on a failed delivery that can be sent again
+}
+
+// DeliveryAttemptRow is one try at a delivery.
+type DeliveryAttemptRow struct {
+	At       string
+	Outcome  string // sent | retry | failed
+	Code     string // admins only
+	Detail   string // admins only
+	Duration string
+	Worker   string // admins only
+}
+
+// deliveryState says a delivery's state in words: a pending delivery that
+// was tried already is being retried.
+func deliveryState(state string, attempts int) string {
+	switch {
+	case state == "sent":
+		return "Sent"
+	case state == "failed":
+		return "Failed"
+	case attempts > 0:
+		return "Retrying"
+	}
+	return "Waiting to be sent"
+}
+
+// attemptOutcome says an attempt's outcome in words.
+func attemptOutcome(outcome string) string {
+	switch outcome {
+	case "sent":
+		return "Accepted"
+	case "retry":
+		return "Failed, will retry"
+	case "failed":
+		return "Failed"
+	}
+	return label(outcome)
+}
+
+// audienceLabel says who a delivery was for.
+func audienceLabel(audience string) string {
+	if audience == "" {
+		return ""
+	}
+	return strings.ToUpper(audience[:1]) + audience[1:]
+}
+
+// Reply is an SMTP reply or HTTP answer as admins read it: "550 mailbox
+// unavailable".
+func Reply(code, detail string) string {
+	return strings.TrimSpace(code + " " + detail)
+}
