@@ -21,6 +21,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -41,6 +42,7 @@ import (
 
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/delivery"
 )
 
 func main() {
@@ -108,6 +110,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		tickAt = t
 	}
 
+	settings, err := delivery.SettingsFromEnv(getenv)
+	if err != nil {
+		return fmt.Errorf("delivery settings: %w", err)
+	}
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
 	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(*concurrency))
 	if err != nil {
@@ -123,7 +129,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		defer stopMetrics()
 	}
-	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: *concurrency, JobRetention: *retention}
+	mailer, err := delivery.NewMailer(settings.SMTPURL, pool)
+	if err != nil {
+		return fmt.Errorf("mailer: %w", err)
+	}
+	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: *concurrency, JobRetention: *retention,
+		Sender: &briefing.Sender{Mailer: mailer, From: settings.MailFrom, BaseURL: settings.BaseURL,
+			Webhooks: &delivery.WebhookClient{AllowPrivate: settings.AllowPrivateWebhooks}}}
+	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
+		"base_url", cmp.Or(settings.BaseURL, delivery.DefaultBaseURL), "allow_private_webhooks", settings.AllowPrivateWebhooks)
 	if *once {
 		return runOnce(ctx, log, w, tickAt, *wait)
 	}

@@ -49,7 +49,7 @@ type Worker struct {
 	Concurrency  int              // jobs run at once; default 4
 	JobRetention time.Duration    // how long River keeps finished jobs; default DefaultJobRetention
 	// Sender delivers briefings; nil delivers email to the outbox and
-	// webhooks to public addresses only, with links to DefaultBaseURL.
+	// webhooks to public addresses only, with links to delivery.DefaultBaseURL.
 	Sender *Sender
 
 	client *river.Client[pgx.Tx]
@@ -62,14 +62,6 @@ type Worker struct {
 	stopMetrics func()
 }
 
-// DefaultBaseURL is where links in deliveries point when nothing says
-// otherwise: the web's default listen address.
-const DefaultBaseURL = "http://localhost:8080"
-
-// DefaultMailFrom is the sender of briefing emails when nothing says
-// otherwise.
-const DefaultMailFrom = "fieldbrief <briefings@fieldbrief.localhost>"
-
 func (w *Worker) sender() *Sender {
 	s := w.Sender
 	if s == nil {
@@ -81,8 +73,8 @@ func (w *Worker) sender() *Sender {
 	if s.Mailer == nil {
 		s.Mailer = delivery.NewOutboxMailer(w.DB)
 	}
-	s.From = cmp.Or(s.From, DefaultMailFrom)
-	s.BaseURL = cmp.Or(s.BaseURL, DefaultBaseURL)
+	s.From = cmp.Or(s.From, delivery.DefaultMailFrom)
+	s.BaseURL = cmp.Or(s.BaseURL, delivery.DefaultBaseURL)
 	if s.Webhooks == nil {
 		s.Webhooks = &delivery.WebhookClient{}
 	}

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/mail"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,7 +42,7 @@ const minKeyLen = 32
 //	                                in them, X-Forwarded-For is ignored. Unset, the client is the TCP peer.
 //	SMTP_URL                        where mail is sent (smtp://user:pass@host:587, smtps://…, or
 //	                                smtp://127.0.0.1:2525?tls=none); unset keeps mail in the outbox
-//	MAIL_FROM                       the From of every email (default DefaultMailFrom)
+//	MAIL_FROM                       the From of every email (default delivery.DefaultMailFrom)
 //	BASE_URL                        the app's public address, for links in emails and webhooks: an absolute
 //	                                http(s) URL without query or fragment (default: from the listen address,
 //	                                see BaseURLFor)
@@ -104,27 +102,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 		}
 	}
-	c.SMTPURL = getenv("SMTP_URL")
-	c.MailFrom = DefaultMailFrom
-	if v := getenv("MAIL_FROM"); v != "" {
-		c.MailFrom = strings.TrimSpace(v)
-	}
-	c.BaseURL = strings.TrimSuffix(getenv("BASE_URL"), "/")
-	if v := getenv("WEBHOOK_ALLOW_PRIVATE_NETWORKS"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE_NETWORKS: want true or false, got %q", v))
-		}
-		c.AllowPrivateWebhooks = b
+	var err error
+	if c.Settings, err = delivery.SettingsFromEnv(getenv); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
 	return c, c.validate()
 }
-
-// DefaultMailFrom is MAIL_FROM when unset.
-const DefaultMailFrom = "fieldbrief <briefings@fieldbrief.localhost>"
 
 // BaseURLFor is BASE_URL's default for a server listening on addr: the same
 // port on localhost, which is right for `make run` and wrong anywhere else,
@@ -138,23 +124,6 @@ func BaseURLFor(addr string) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
-}
-
-// checkBaseURL requires an absolute http(s) URL without query or fragment,
-// as links are built by appending paths to it.
-func checkBaseURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return fmt.Errorf("BASE_URL: %w", err)
-	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return fmt.Errorf("BASE_URL must be an absolute http(s) URL such as https://fieldbrief.example.com, not %q", raw)
-	case u.RawQuery != "" || u.Fragment != "" || strings.Contains(raw, "?") || strings.Contains(raw, "#"):
-		return fmt.Errorf("BASE_URL must not have a query or fragment: %q", raw)
-	case u.User != nil:
-		return fmt.Errorf("BASE_URL must not contain a user name or password")
-	}
-	return nil
 }
 
 // validate is the check New runs, so a hand-built Config gets the same
@@ -179,23 +148,8 @@ func (c Config) validate() error {
 	if c.MaxLoginFailuresPerAccount <= 0 || c.MaxLoginFailuresPerClient <= 0 {
 		errs = append(errs, errors.New("sign-in failure limits must be positive"))
 	}
-	if c.SMTPURL != "" {
-		if _, err := delivery.ParseSMTPURL(c.SMTPURL); err != nil {
-			errs = append(errs, err) // says SMTP_URL, and never quotes the password
-		}
-	}
-	// Empty MailFrom and BaseURL are for hand-built configs (tests); New
-	// gives them the worker's defaults. LoadConfig always fills MailFrom,
-	// and cmd/web BaseURL.
-	if c.MailFrom != "" {
-		if _, err := mail.ParseAddress(c.MailFrom); err != nil {
-			errs = append(errs, fmt.Errorf("MAIL_FROM must be an address such as %q: %w", DefaultMailFrom, err))
-		}
-	}
-	if c.BaseURL != "" {
-		if err := checkBaseURL(c.BaseURL); err != nil {
-			errs = append(errs, err)
-		}
+	if err := c.Settings.Check(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

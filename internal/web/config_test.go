@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/delivery"
 )
 
 func TestLoadConfigDelivery(t *testing.T) {
@@ -18,7 +20,7 @@ func TestLoadConfigDelivery(t *testing.T) {
 	cfg, err := load(map[string]string{})
 	require.NoError(t, err)
 	require.Empty(t, cfg.SMTPURL, "unset: mail stays in the outbox")
-	require.Equal(t, DefaultMailFrom, cfg.MailFrom)
+	require.Equal(t, delivery.DefaultMailFrom, cfg.MailFrom)
 	require.Empty(t, cfg.BaseURL, "cmd/web derives it from the listen address")
 	require.False(t, cfg.AllowPrivateWebhooks)
 
@@ -61,6 +63,6 @@ func TestBaseURLFor(t *testing.T) {
 		"app.local:80":   "http://app.local:80",
 	} {
 		require.Equal(t, want, BaseURLFor(addr), addr)
-		require.NoError(t, checkBaseURL(BaseURLFor(addr)), addr)
+		require.NoError(t, delivery.Settings{BaseURL: BaseURLFor(addr)}.Check(), addr)
 	}
 }

@@ -41,16 +41,9 @@ type Config struct {
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
 	// empty trusts none, and the client is the TCP peer.
 	TrustedProxies []*net.IPNet
-	// SMTPURL is where mail goes (SMTP_URL), checked by validate; "" keeps
-	// mail in the outbox. MailFrom is every email's From (MAIL_FROM).
-	SMTPURL  string
-	MailFrom string
-	// BaseURL is the app's public address without a trailing slash, for
-	// links in emails and webhooks (BASE_URL).
-	BaseURL string
-	// AllowPrivateWebhooks lets webhooks use http and reach loopback and
-	// private addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS).
-	AllowPrivateWebhooks bool
+	// Settings are how mail and webhooks go out (SMTP_URL, MAIL_FROM,
+	// BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS), checked by validate.
+	delivery.Settings
 	// Warnings are configuration problems that did not stop the server
 	// (LoadConfig fills them; cmd/web logs them).
 	Warnings []string
@@ -94,8 +87,8 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		sender: &briefing.Sender{
 			DB:       db,
 			Mailer:   mailer,
-			From:     cmp.Or(cfg.MailFrom, briefing.DefaultMailFrom),
-			BaseURL:  cmp.Or(cfg.BaseURL, briefing.DefaultBaseURL),
+			From:     cmp.Or(cfg.MailFrom, delivery.DefaultMailFrom),
+			BaseURL:  cmp.Or(cfg.BaseURL, delivery.DefaultBaseURL),
 			Webhooks: &delivery.WebhookClient{AllowPrivate: cfg.AllowPrivateWebhooks},
 			Log:      log,
 		},

@@ -1,0 +1,89 @@
+package delivery
+
+import (
+	"errors"
+	"fmt"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// DefaultMailFrom is MAIL_FROM when unset.
+const DefaultMailFrom = "fieldbrief <briefings@fieldbrief.localhost>"
+
+// DefaultBaseURL is BASE_URL when unset: the web's default listen address,
+// right for `make run` and wrong anywhere else, where operators set it.
+const DefaultBaseURL = "http://localhost:8080"
+
+// Settings are how both processes deliver, read from the environment
+// (docs/delivery.md): the web for its test sends, the worker for the
+// morning's run. One parser, so the two can't disagree.
+type Settings struct {
+	SMTPURL              string // SMTP_URL; "" keeps mail in the outbox
+	MailFrom             string // MAIL_FROM
+	BaseURL              string // BASE_URL, without a trailing slash; "" until defaulted
+	AllowPrivateWebhooks bool   // WEBHOOK_ALLOW_PRIVATE_NETWORKS
+}
+
+// SettingsFromEnv reads and checks SMTP_URL, MAIL_FROM, BASE_URL and
+// WEBHOOK_ALLOW_PRIVATE_NETWORKS. BaseURL stays "" when unset: the web
+// derives it from its listen address, the worker takes DefaultBaseURL.
+func SettingsFromEnv(getenv func(string) string) (Settings, error) {
+	s := Settings{
+		SMTPURL:  getenv("SMTP_URL"),
+		MailFrom: DefaultMailFrom,
+		BaseURL:  strings.TrimSuffix(getenv("BASE_URL"), "/"),
+	}
+	if v := getenv("MAIL_FROM"); v != "" {
+		s.MailFrom = strings.TrimSpace(v)
+	}
+	var errs []error
+	if v := getenv("WEBHOOK_ALLOW_PRIVATE_NETWORKS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE_NETWORKS: want true or false, got %q", v))
+		}
+		s.AllowPrivateWebhooks = b
+	}
+	return s, errors.Join(append(errs, s.Check())...)
+}
+
+// Check validates settings however they were made. Empty MailFrom and
+// BaseURL pass: hand-built settings (tests) get the defaults where used.
+func (s Settings) Check() error {
+	var errs []error
+	if s.SMTPURL != "" {
+		if _, err := ParseSMTPURL(s.SMTPURL); err != nil {
+			errs = append(errs, err) // says SMTP_URL, and never quotes the password
+		}
+	}
+	if s.MailFrom != "" {
+		if _, err := mail.ParseAddress(s.MailFrom); err != nil {
+			errs = append(errs, fmt.Errorf("MAIL_FROM must be an address such as %q: %w", DefaultMailFrom, err))
+		}
+	}
+	if s.BaseURL != "" {
+		if err := checkBaseURL(s.BaseURL); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkBaseURL requires an absolute http(s) URL without query or fragment,
+// as links are built by appending paths to it.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("BASE_URL: %w", err)
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("BASE_URL must be an absolute http(s) URL such as https://fieldbrief.example.com, not %q", raw)
+	case u.RawQuery != "" || u.Fragment != "" || strings.Contains(raw, "?") || strings.Contains(raw, "#"):
+		return fmt.Errorf("BASE_URL must not have a query or fragment: %q", raw)
+	case u.User != nil:
+		return fmt.Errorf("BASE_URL must not contain a user name or password")
+	}
+	return nil
+}
