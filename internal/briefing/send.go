@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -260,7 +261,14 @@ func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail
 	for _, t := range snap.Technicians {
 		m.Routes = append(m.Routes, mail.Route{Technician: t.Name, Phone: t.Phone, Jobs: jobs(t.Jobs)})
 	}
-	m.ActionItems = mail.ActionItems{Unassigned: jobs(snap.Unassigned), Overdue: jobs(snap.Overdue), OnHold: jobs(snap.OnHold)}
+	// A job needs one action, so it is listed once: an overdue job on hold
+	// is overdue.
+	listed := map[int64]bool{}
+	for _, j := range append(slices.Clone(snap.Unassigned), snap.Overdue...) {
+		listed[j.ID] = true
+	}
+	onHold := slices.DeleteFunc(slices.Clone(snap.OnHold), func(j JobLine) bool { return listed[j.ID] })
+	m.ActionItems = mail.ActionItems{Unassigned: jobs(snap.Unassigned), Overdue: jobs(snap.Overdue), OnHold: jobs(onHold)}
 	m.Summary = mail.Summary{Jobs: snap.Totals.Jobs, Unassigned: snap.Totals.Unassigned, Overdue: snap.Totals.Overdue}
 	return m
 }
