@@ -97,6 +97,7 @@ func TestEmailDeliveryDispatcherAndTechnicians(t *testing.T) {
 	f.job(org, ana, "Ana's customer <script>", utc("2026-03-08T13:00:00Z"), utc("2026-03-08T15:00:00Z"), "scheduled")
 	f.job(org, ben, "Ben's customer", utc("2026-03-08T06:30:00Z"), utc("2026-03-08T07:30:00Z"), "scheduled")
 	f.job(org, 0, "Nobody's customer", utc("2026-03-08T16:00:00Z"), utc("2026-03-08T17:00:00Z"), "scheduled")
+	f.job(org, ben, "Stuck customer", utc("2026-03-06T14:00:00Z"), utc("2026-03-06T15:00:00Z"), "on_hold")
 
 	now := utc("2026-03-08T11:00:00Z") // 07:00 EDT
 	res := f.runOnceWith(f.deliveringWorker(sink.URL, nil), now)
@@ -142,6 +143,7 @@ func TestEmailDeliveryDispatcherAndTechnicians(t *testing.T) {
 	require.Contains(t, text, "09:00–11:00 EDT")
 	require.Contains(t, text, "01:30–03:30 EST/EDT")
 	require.Contains(t, text, "Nobody's customer")
+	require.Equal(t, 1, strings.Count(text, "Stuck customer street"), "an overdue job on hold is listed once:\n%s", text)
 	require.Contains(t, html, "https://app.fieldbrief.test/orgs/northwind/briefings/2026-03-08")
 	require.NotContains(t, html, "<script>")
 
