@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +24,7 @@ import (
 
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
 )
@@ -294,4 +297,97 @@ func TestPoolSize(t *testing.T) {
 		require.Equal(t, tc.want, pool.Config().MaxConns, tc.url)
 		pool.Close()
 	}
+}
+
+// TestKilledDuringDelivery: a worker killed without a graceful stop while
+// its emails are in flight (the SMTP server stalls them); once a fresh
+// worker runs, every delivery is sent and each recipient has exactly one
+// message.
+func TestKilledDuringDelivery(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	db, err := pgxpool.New(t.Context(), url)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	sink := deliverytest.NewSMTPServer(t)
+	sink.Hold()
+	var mu sync.Mutex
+	hookIDs := map[string]map[string]bool{} // path → webhook-ids received
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if hookIDs[r.URL.Path] == nil {
+			hookIDs[r.URL.Path] = map[string]bool{}
+		}
+		hookIDs[r.URL.Path][r.Header.Get("webhook-id")] = true
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+
+	// Due all day today and on no other day, so the fresh worker's own
+	// ticks on the real clock fire nothing more, even past midnight.
+	now := time.Now().UTC()
+	const orgs, concurrency = 6, 4
+	_, err = db.Exec(t.Context(), `
+		WITH o AS (INSERT INTO orgs (slug, name) SELECT 'org-' || g, 'Org ' || g FROM generate_series(1, $1::int) g RETURNING id, slug)
+		INSERT INTO org_module_configs (org_id, module, config_json)
+		SELECT id, 'fieldforce', jsonb_build_object(
+		         'briefing', jsonb_build_object('timezone', 'Etc/UTC', 'schedule_local_time', '00:00', 'days', jsonb_build_array($2::text)),
+		         'delivery', jsonb_build_object('email', jsonb_build_object('to', jsonb_build_array('dispatch@' || slug || '.test')),
+		                                        'webhook', jsonb_build_object('url', $3::text || '/' || slug)))
+		  FROM o`, orgs, strings.ToLower(now.Weekday().String()[:3]), hook.URL)
+	require.NoError(t, err)
+	env := []string{"SMTP_URL=" + sink.URL, "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"}
+
+	first := worker(t.Context(), url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
+	first.Env = append(first.Env, env...)
+	first.Stdout = t.Output()
+	require.NoError(t, first.Start())
+	// Every job slot holds an email the server has not answered.
+	require.Eventually(t, func() bool { return sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
+	require.NoError(t, first.Process.Kill())
+	_ = first.Wait() // killed: its exit status says so
+	sink.Release()   // the killed worker's connections are gone: nothing held is accepted
+	require.Empty(t, sink.Messages())
+
+	// The passage of time, simulated: River's rescuer takes back a job still
+	// running only rescueStuckJobsAfter (2 min) after it was attempted, and
+	// the rescuer runs on the leader, whose dead term lasts 15 s more.
+	tag, err := db.Exec(t.Context(), `UPDATE river_job SET attempted_at = now() - interval '1 hour' WHERE state = 'running'`)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, tag.RowsAffected(), int64(concurrency), "jobs in flight when killed")
+	_, err = db.Exec(t.Context(), `DELETE FROM river_leader`)
+	require.NoError(t, err)
+
+	fresh := worker(t.Context(), url, "-concurrency", strconv.Itoa(concurrency))
+	fresh.Env = append(fresh.Env, env...)
+	fresh.Stdout = t.Output()
+	require.NoError(t, fresh.Start())
+	states := func() string {
+		var s string
+		require.NoError(t, db.QueryRow(t.Context(), `
+			SELECT coalesce(string_agg(state || ' ' || n, ', ' ORDER BY state), '')
+			  FROM (SELECT state, count(*) n FROM ff_deliveries GROUP BY state) s`).Scan(&s))
+		return s
+	}
+	want := fmt.Sprintf("sent %d", 2*orgs)
+	require.Eventually(t, func() bool { return states() == want }, 2*time.Minute, 100*time.Millisecond, "deliveries: %s", states())
+	require.NoError(t, fresh.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, fresh.Wait())
+
+	received := map[string]int{}
+	for _, m := range sink.Messages() {
+		received[strings.Join(m.To, ",")]++
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 1; i <= orgs; i++ {
+		slug := fmt.Sprintf("org-%d", i)
+		require.Equal(t, 1, received["dispatch@"+slug+".test"], slug)
+		// A webhook answered as the worker died is sent again: at least
+		// once, always with the same webhook-id.
+		require.Len(t, hookIDs["/"+slug], 1, slug)
+	}
+	require.Len(t, received, orgs)
+	require.Len(t, hookIDs, orgs)
 }

@@ -33,6 +33,9 @@ const rescueStuckJobsAfter = 2 * time.Minute
 // cancelled jobs to return.
 const stopAndCancelTimeout = 10 * time.Second
 
+// fetchCooldown is the shortest time between River's fetches of new jobs.
+const fetchCooldown = 10 * time.Millisecond
+
 // oncePoll is how often RunOnce looks whether its jobs are done.
 const oncePoll = 100 * time.Millisecond
 
@@ -117,6 +120,11 @@ func (w *Worker) build(periodic bool) error {
 		CancelledJobRetentionPeriod: retention,
 		RescueStuckJobsAfter:        rescueStuckJobsAfter,
 		JobTimeout:                  generateTimeout, // kinds without their own Timeout
+		// River's default 100 ms between fetches caps throughput at
+		// Concurrency jobs per 100 ms (80/s at 8), well under what a burst of
+		// short delivery jobs needs; fetches happen this often only while
+		// jobs keep finishing (BenchmarkDeliveryBurst).
+		FetchCooldown: fetchCooldown,
 	}
 	if periodic {
 		sched, err := cron.ParseStandard(pruneSchedule)

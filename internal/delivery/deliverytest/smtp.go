@@ -1,7 +1,7 @@
 // Package deliverytest has test helpers for code that sends mail: an SMTP
 // server on loopback that records what it accepts and can be told to
 // reject, the way a real one does with 451 (try later) or 550 (no such
-// mailbox).
+// mailbox), or to stall.
 package deliverytest
 
 import (
@@ -33,6 +33,7 @@ type SMTPServer struct {
 	script   []int
 	fallback int
 	attempts int
+	held     chan struct{} // non-nil while Hold is in force
 	messages []Received
 }
 
@@ -61,6 +62,7 @@ func NewSMTPServer(t testing.TB) *SMTPServer {
 	}
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(s.Release) // runs first: no session stays blocked
 	s.URL = "smtp://" + l.Addr().String() + "?tls=none"
 	return s
 }
@@ -81,6 +83,28 @@ func (s *SMTPServer) SetFallback(code int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fallback = code
+}
+
+// Hold makes the server stall: each RCPT TO is counted in Attempts, then
+// waits for Release before its reply. A sender's messages stay in flight;
+// one whose client is gone by the release is never accepted, as its DATA
+// never comes.
+func (s *SMTPServer) Hold() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = make(chan struct{})
+	}
+}
+
+// Release ends Hold: the recipients held get their replies.
+func (s *SMTPServer) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held != nil {
+		close(s.held)
+		s.held = nil
+	}
 }
 
 // Attempts counts the recipients offered so far, accepted or not.
@@ -117,17 +141,18 @@ func (s *SMTPServer) WaitMessages(t testing.TB, n int, timeout time.Duration) []
 	}
 }
 
-// nextReply pops the reply for one RCPT TO.
-func (s *SMTPServer) nextReply() int {
+// nextReply pops the reply for one RCPT TO, and the channel to wait on
+// before replying while Hold is in force.
+func (s *SMTPServer) nextReply() (code int, held <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.attempts++
 	if len(s.script) == 0 {
-		return s.fallback
+		return s.fallback, s.held
 	}
-	code := s.script[0]
+	code = s.script[0]
 	s.script = s.script[1:]
-	return code
+	return code, s.held
 }
 
 func (s *SMTPServer) accept(r Received) {
@@ -149,7 +174,11 @@ func (se *session) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (se *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	if code := se.server.nextReply(); code != 250 {
+	code, held := se.server.nextReply()
+	if held != nil {
+		<-held
+	}
+	if code != 250 {
 		return &smtp.SMTPError{
 			Code:         code,
 			EnhancedCode: smtp.EnhancedCode{code / 100, 0, 0},
