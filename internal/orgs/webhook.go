@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -42,11 +43,20 @@ func newWebhookSecret() (string, error) {
 // Two first uses at once agree on one secret: the loser of the insert reads
 // the winner's.
 func (s *Store) WebhookSecret(ctx context.Context, orgID int64) (string, error) {
+	// Every webhook delivery reads it: a plain read first, so the common case
+	// writes nothing (the upsert below leaves a dead row each time).
+	var secret string
+	err := s.DB.QueryRow(ctx, `SELECT secret FROM org_webhook_secrets WHERE org_id = $1`, orgID).Scan(&secret)
+	if err == nil {
+		return secret, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("webhook secret of org %d: %w", orgID, err)
+	}
 	fresh, err := newWebhookSecret()
 	if err != nil {
 		return "", err
 	}
-	var secret string
 	// DO UPDATE SET nothing-changing makes RETURNING give the existing row;
 	// DO NOTHING would return no row to the loser of a race.
 	err = s.DB.QueryRow(ctx, `
