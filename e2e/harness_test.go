@@ -425,11 +425,27 @@ func (s *session) open(path string) int {
 // it returns that page's HTTP status.
 func (s *session) submit(button string) int {
 	s.t.Helper()
-	resp, err := chromedp.RunResponse(s.ctx, chromedp.Click(chromedp.CSS(button)))
+	return s.clickThrough("submit with "+button, button)
+}
+
+// follow clicks a link and waits for the page it opens; it returns that
+// page's HTTP status. Waiting for its location is not enough: the location
+// changes when the document starts to arrive, and a big page is parsed in
+// pieces, so an element read then may be half built.
+func (s *session) follow(link string) int {
+	s.t.Helper()
+	return s.clickThrough("follow "+link, link)
+}
+
+// clickThrough clicks sel and waits until the page it leads to has loaded
+// (its load event), and returns that page's HTTP status.
+func (s *session) clickThrough(what, sel string) int {
+	s.t.Helper()
+	resp, err := chromedp.RunResponse(s.ctx, chromedp.Click(chromedp.CSS(sel)))
 	if err != nil {
-		s.t.Fatalf("%s: submit with %s: %v", s.name, button, err)
+		s.t.Fatalf("%s: %s: %v", s.name, what, err)
 	}
-	s.e.trace("%s: submitted with %s: %d", s.name, button, resp.Status)
+	s.e.trace("%s: %s: %d", s.name, what, resp.Status)
 	return int(resp.Status)
 }
 

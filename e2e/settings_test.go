@@ -36,8 +36,12 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 	admin := e.newSession("admin")
 	admin.login(adminA)
 
-	admin.click(settingsNavLink)
-	admin.waitJS("the settings page", `location.pathname === `+jsString(settingsPath))
+	if status := admin.follow(settingsNavLink); status != 200 {
+		t.Fatalf("the settings link answered %d, want 200", status)
+	}
+	if p := admin.path(); p != settingsPath {
+		t.Fatalf("the settings link opened %s, want %s", p, settingsPath)
+	}
 	before := admin.waitText(previewBox, "Europe/Berlin", "07:00")
 	admin.screenshot("settings")
 	admin.watchHTMX()
@@ -62,7 +66,7 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 		t.Errorf("typing in the zone search asked for a preview: %v", reqs)
 	}
 	if now := admin.text(previewBox); now != before {
-		t.Errorf("typing in the zone search changed the preview:\n%s", now)
+		t.Errorf("typing in the zone search changed the preview from\n%s\nto\n%s", before, now)
 	}
 
 	// Pick it: the input gets the canonical name, the results close, the
