@@ -190,6 +190,19 @@ func TestEmailTemporaryThenAccepted(t *testing.T) {
 	require.Equal(t, 2, sink.Attempts())
 	msgs := sink.Messages()
 	require.Len(t, msgs, 1)
+	// The Message-ID comes from the delivery row's key, which names the
+	// revision and the recipient, not the attempt: every retry and re-send
+	// carries the same one.
+	var key string
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT key FROM ff_deliveries WHERE org_id = $1`, org).Scan(&key))
+	var briefingID int64
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT id FROM ff_briefings WHERE org_id = $1`, org).Scan(&briefingID))
+	require.Equal(t, deliveryKey(briefingID, 1, ChannelEmail, "Greylisted@ACME.test"), key)
+	want, err := delivery.MessageIDFor(key, "briefings@fieldbrief.test")
+	require.NoError(t, err)
+	parsed, err := msgs[0].Parse()
+	require.NoError(t, err)
+	require.Equal(t, "<"+want+">", parsed.Header.Get("Message-Id"))
 	require.Equal(t, []string{"retry 451", "sent "}, f.attemptList(org))
 }
 
@@ -324,7 +337,7 @@ func TestGenerateNowThenScheduledDeliversOnce(t *testing.T) {
 func TestReplicasDeliverOnce(t *testing.T) {
 	f := setup(t)
 	sink := deliverytest.NewSMTPServer(t)
-	const orgsDue, replicas = 60, 5
+	const orgsDue, replicas = 300, 5
 	for i := range orgsDue {
 		f.org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
 	}
