@@ -56,7 +56,7 @@ var commands = []command{
 	{"create-org", "-slug SLUG -name NAME", "create an org (audited) and print its id", createOrgCommand},
 	{"create-user", "-email EMAIL [-password-stdin | -password PASSWORD] [-staff] [-org SLUG [-role admin|member]]",
 		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
-	{"seed-demo", "", "add the demo orgs, people and jobs; running it again changes nothing", seedDemoCommand},
+	{"seed-demo", "", "add the demo orgs, people and jobs (refused with FIELDBRIEF_ENV=production); running it again changes nothing", seedDemoCommand},
 	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
 }
 

@@ -52,12 +52,9 @@ const minKeyLen = 32
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	var c Config
-	switch env := getenv("FIELDBRIEF_ENV"); env {
-	case "production":
-		c.Production = true
-	case "", "development":
-	default:
-		return Config{}, fmt.Errorf("FIELDBRIEF_ENV must be production or development, not %q", env)
+	var err error
+	if c.Production, err = IsProduction(getenv); err != nil {
+		return Config{}, err
 	}
 
 	var errs []error
@@ -102,7 +99,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 		}
 	}
-	var err error
 	if c.Settings, err = delivery.SettingsFromEnv(getenv); err != nil {
 		errs = append(errs, err)
 	}
@@ -110,6 +106,19 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	return c, c.validate()
+}
+
+// IsProduction reads FIELDBRIEF_ENV: production, or development (the
+// default); anything else is a mistake worth stopping for.
+func IsProduction(getenv func(string) string) (bool, error) {
+	switch env := getenv("FIELDBRIEF_ENV"); env {
+	case "production":
+		return true, nil
+	case "", "development":
+		return false, nil
+	default:
+		return false, fmt.Errorf("FIELDBRIEF_ENV must be production or development, not %q", env)
+	}
 }
 
 // BaseURLFor is BASE_URL's default for a server listening on addr: the same
