@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/auth"
+	"fieldbrief/internal/orgs"
 )
 
 // setCookies parses a response's Set-Cookie headers.
@@ -136,6 +137,49 @@ func TestEverySignInStartsANewSession(t *testing.T) {
 	replay.hc.Jar.SetCookies(mustURL(t, f.ts.URL), []*http.Cookie{&first})
 	require.Equal(t, http.StatusSeeOther, replay.get("/orgs/acme/briefings").Code, "the session replaced at sign-in is revoked")
 	require.Equal(t, 2, countRows(t, f, `SELECT count(*) FROM sessions`))
+}
+
+// A password reset (create-user on an existing email, or any other way a
+// password is set) signs the user out everywhere: every session started
+// before it is revoked. Provisioning that leaves the password alone, and
+// other people's sessions, are untouched.
+func TestPasswordResetRevokesSessions(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	replay := func(ck http.Cookie) response {
+		c := f.anon()
+		c.hc.Jar.SetCookies(mustURL(t, f.ts.URL), []*http.Cookie{&ck})
+		return c.get("/orgs/acme/briefings")
+	}
+	laptop, phone, admin := f.as(&f.memberA), f.as(&f.memberA), f.as(&f.adminA)
+	laptopCookie, phoneCookie := *laptop.cookie(auth.CookieName), *phone.cookie(auth.CookieName)
+
+	// Same password, staff granted: not a reset, nobody is signed out.
+	_, err := f.store.ProvisionUser(ctx, orgs.System, f.memberA.Email, testPassword, true, 0, "")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, replay(laptopCookie).Code)
+
+	p, err := f.store.ProvisionUser(ctx, orgs.System, strings.ToUpper(f.memberA.Email), "a new passphrase", false, 0, "")
+	require.NoError(t, err)
+	require.True(t, p.PasswordChanged)
+	for _, ck := range []http.Cookie{laptopCookie, phoneCookie} {
+		res := replay(ck)
+		require.Equal(t, http.StatusSeeOther, res.Code, "a session from before the reset")
+		require.Equal(t, "/login", res.Header.Get("Location"))
+	}
+	require.Equal(t, http.StatusOK, admin.get("/orgs/acme/briefings").Code, "another user stays signed in")
+
+	// Signing in with the new password works; UpsertUser (the other way a
+	// password is set) revokes that session too.
+	fresh := f.anon()
+	fresh.login(f.memberA.Email, "a new passphrase")
+	freshCookie := *fresh.cookie(auth.CookieName)
+	require.Equal(t, http.StatusOK, replay(freshCookie).Code)
+	_, err = f.store.UpsertUser(ctx, f.memberA.Email, testPassword, false)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSeeOther, replay(freshCookie).Code)
+	require.Equal(t, http.StatusOK, admin.get("/orgs/acme/briefings").Code)
 }
 
 func TestIdleTimeout(t *testing.T) {
