@@ -257,6 +257,31 @@ func TestSessionKeyRotation(t *testing.T) {
 	require.Equal(t, http.StatusOK, onlyNew.get("/orgs/acme/briefings").Code)
 }
 
+// Sign-ins beyond the hashing slots and their short queue get 503 with
+// Retry-After at once, and no password is checked: a wrong one records no
+// failure, the right one starts no session.
+func TestSignInWhenHashingIsFull(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.srv.hashes = auth.NewHashGate(1, 0, time.Hour)
+	release, err := f.srv.hashes.Acquire(t.Context())
+	require.NoError(t, err)
+
+	c := f.anon()
+	for _, password := range []string{"wrong", testPassword} {
+		res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {password}})
+		require.Equal(t, http.StatusServiceUnavailable, res.Code)
+		require.Equal(t, "1", res.Header.Get("Retry-After"))
+		require.Contains(t, res.Body, "Many people are signing in right now")
+		require.Nil(t, setCookies(res)[auth.CookieName])
+	}
+	require.Zero(t, countRows(t, f, `SELECT count(*) FROM login_failures`), "no password was checked")
+	require.Zero(t, countRows(t, f, `SELECT count(*) FROM sessions`))
+
+	release()
+	c.login(f.memberA.Email, testPassword)
+}
+
 func TestThrottlePerAccount(t *testing.T) {
 	t.Parallel()
 	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerAccount = 3 })

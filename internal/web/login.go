@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,7 +27,8 @@ func (s *Server) loginForm(c echo.Context) error {
 //
 // Statuses: missing fields and wrong credentials re-render the form with
 // 422 (one generic message, so it does not tell which part was wrong);
-// throttled attempts get 429 and the password is not even checked.
+// throttled attempts get 429 and the password is not even checked; when
+// too many passwords are being hashed already, 503 with Retry-After.
 func (s *Server) login(c echo.Context) error {
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
 	password := c.FormValue("password")
@@ -41,6 +43,18 @@ func (s *Server) login(c echo.Context) error {
 	}
 
 	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP() // see ipExtractor
+	// A hashing slot first: when the server is saturated, turning the
+	// request away costs neither a query nor a hash.
+	release, err := s.hashes.Acquire(ctx)
+	if errors.Is(err, auth.ErrBusy) {
+		c.Response().Header().Set("Retry-After", "1")
+		f.Error = "Many people are signing in right now. Try again in a moment."
+		return s.renderLogin(c, http.StatusServiceUnavailable, f)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := s.throttle.Check(ctx, f.Email, ip, now); err != nil {
 		if apperr.Code(err) != apperr.TooMany {
 			return err

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -59,6 +60,7 @@ type Server struct {
 	sender    *briefing.Sender // the settings page's test sends
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
+	hashes    *auth.HashGate // bounds the sign-ins hashing at once
 	now       func() time.Time
 	echo      *echo.Echo
 }
@@ -99,8 +101,11 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 			AbsoluteTimeout: cfg.AbsoluteTimeout,
 		}),
 		throttle: &auth.Throttle{DB: db, PerAccount: cfg.MaxLoginFailuresPerAccount, PerClient: cfg.MaxLoginFailuresPerClient},
-		now:      time.Now,
-		echo:     echo.New(),
+		// Two hashes per core keeps the cores busy and memory at about
+		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
+		hashes: auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
+		now:    time.Now,
+		echo:   echo.New(),
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
