@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -22,8 +23,9 @@ func (s *Server) loginForm(c echo.Context) error {
 	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next})
 }
 
-// login checks the throttle, then the password, then starts a new session
-// and sends the browser to `next` (a local path) or /.
+// login takes a hashing slot, passes the throttle, checks the password,
+// then starts a new session and sends the browser to `next` (a local path)
+// or /.
 //
 // Statuses: missing fields and wrong credentials re-render the form with
 // 422 (one generic message, so it does not tell which part was wrong);
@@ -55,22 +57,24 @@ func (s *Server) login(c echo.Context) error {
 		return err
 	}
 	defer release()
-	if err := s.throttle.Check(ctx, f.Email, ip, now); err != nil {
-		if apperr.Code(err) != apperr.TooMany {
-			return err
-		}
-		f.Error = apperr.Message(err)
+	attempt, err := s.throttle.Admit(ctx, f.Email, ip, now)
+	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
+		f.Error = throttled.Message()
 		return s.renderLogin(c, http.StatusTooManyRequests, f)
+	}
+	if err != nil {
+		return err
 	}
 	u, err := s.orgs.Authenticate(ctx, f.Email, password)
 	if apperr.Code(err) == apperr.Unauthorized {
-		if err := s.throttle.Fail(ctx, f.Email, ip, now); err != nil {
-			return err
-		}
 		f.Error = "The email or password is incorrect."
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
 	}
 	if err != nil {
+		return err
+	}
+	if err := s.throttle.Succeeded(ctx, attempt); err != nil {
 		return err
 	}
 	client := auth.Client{UserAgent: c.Request().UserAgent(), IP: ip}

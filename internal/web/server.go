@@ -35,8 +35,9 @@ type Config struct {
 	// ends any session this long after sign-in.
 	IdleTimeout     time.Duration
 	AbsoluteTimeout time.Duration
-	// MaxLoginFailuresPerAccount and MaxLoginFailuresPerClient are allowed
-	// per hour before sign-in is throttled.
+	// MaxLoginFailuresPerAccount (one email from one client) and
+	// MaxLoginFailuresPerClient (one client, any email) are the failures in
+	// an hour before further attempts must wait (auth.Throttle).
 	MaxLoginFailuresPerAccount int
 	MaxLoginFailuresPerClient  int
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
