@@ -119,6 +119,21 @@ func triggerLabel(trigger string) string {
 	return "schedule"
 }
 
+// runOutcome says a generation attempt's outcome in words.
+func runOutcome(outcome string) string {
+	switch outcome {
+	case "completed":
+		return "Generated"
+	case "retry":
+		return "Failed, will retry"
+	case "failed":
+		return "Failed"
+	case "skipped":
+		return "Skipped, already generated"
+	}
+	return label(outcome)
+}
+
 // reasonClass is how a date without a briefing shows its reason: a date
 // before the org existed is not news, so it is plain muted text; a missed
 // run stands out.

@@ -56,7 +56,7 @@ var commands = []command{
 	{"create-org", "-slug SLUG -name NAME", "create an org (audited) and print its id", createOrgCommand},
 	{"create-user", "-email EMAIL [-password-stdin | -password PASSWORD] [-staff] [-org SLUG [-role admin|member]]",
 		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
-	{"seed-demo", "", "add the demo orgs, people and jobs; running it again changes nothing", seedDemoCommand},
+	{"seed-demo", "", "add the demo orgs, people and jobs (refused with FIELDBRIEF_ENV=production); running it again changes nothing", seedDemoCommand},
 	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
 }
 
@@ -226,8 +226,9 @@ Environment:
   COOKIE_SECURE                   Secure, __Host- cookies; needs HTTPS (default: true in production)
   SESSION_IDLE_TIMEOUT            sign out after this long unused (default 12h)
   SESSION_ABSOLUTE_TIMEOUT        sign out this long after sign-in (default 168h)
-  LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
-  LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 1000)
+  LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins for one email from one client IP per hour before further
+                                  attempts from there wait 1 s, 2 s, 4 s … up to 15 min (default 10)
+  LOGIN_MAX_FAILURES_PER_CLIENT   the same for one client IP over every email (default 1000)
   TRUSTED_PROXIES                 CIDRs of proxies in front of web whose X-Forwarded-For is believed (default: none)
   SMTP_URL                        where mail is sent, e.g. smtp://user:pass@host:587 (default: kept in the outbox)
   MAIL_FROM                       From of every email (default "fieldbrief <briefings@fieldbrief.localhost>")

@@ -166,6 +166,24 @@ func TestSeedDemoTwice(t *testing.T) {
 	require.NotContains(t, out, "(new)")
 }
 
+// In production seed-demo refuses before touching the database: it would
+// create staff and admins whose password is printed in the README.
+func TestSeedDemoRefusesInProduction(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+	before := tableCounts(t, pool)
+
+	c.env["FIELDBRIEF_ENV"] = "production"
+	r := c.run(context.Background(), "seed-demo")
+	require.Error(t, r.err, "non-zero exit")
+	require.False(t, isUsage(r.err), "a refusal, not a mistake on the command line")
+	require.Contains(t, r.err.Error(), "FIELDBRIEF_ENV=production")
+	require.Contains(t, r.err.Error(), "known password")
+	require.Empty(t, r.stdout)
+	require.Equal(t, before, tableCounts(t, pool), "nothing created")
+}
+
 func TestServe(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, testdb.URL(t))

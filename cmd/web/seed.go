@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -9,10 +10,20 @@ import (
 	"time"
 
 	"fieldbrief/internal/demo"
+	"fieldbrief/internal/web"
 )
 
 func seedDemoCommand(*flag.FlagSet, func(string) string) action {
 	return func(ctx context.Context, a *app) error {
+		// Checked before the database is opened, so a refusal changes nothing.
+		production, err := web.IsProduction(a.getenv)
+		if err != nil {
+			return err
+		}
+		if production {
+			return errors.New("refusing to seed demo data with FIELDBRIEF_ENV=production: " +
+				"it creates platform staff and org admins with a known password; use create-org and create-user")
+		}
 		pool, err := a.open(ctx)
 		if err != nil {
 			return err

@@ -21,6 +21,7 @@ import (
 //	org.create           an org was created (new: slug, name)
 //	user.create          a user was created (new: email, staff)
 //	user.password.reset  an existing user's password was replaced by a different one
+//	                     (and every session of theirs revoked)
 //	user.staff.grant     a user became platform staff (also right after user.create)
 //	membership.set       a user got a role in an org, or a different one (old/new: role)
 
@@ -119,9 +120,9 @@ type Provisioned struct {
 }
 
 // ProvisionUser creates a user, or updates an existing one (same email,
-// case-insensitive): sets the password when it differs from the current one,
-// grants staff when asked (never takes it away), and with orgID != 0 gives
-// the user role in that org. Everything, with one audit entry per change,
+// case-insensitive): sets the password when it differs from the current one
+// and then revokes every session of theirs, grants staff when asked (never
+// takes it away), and with orgID != 0 gives the user role in that org. Everything, with one audit entry per change,
 // happens in one transaction: an unknown org leaves no user behind, and
 // running it again with the same arguments changes and records nothing.
 func (s *Store) ProvisionUser(ctx context.Context, actor Actor, email, password string, staff bool, orgID int64, role Role) (Provisioned, error) {
@@ -159,6 +160,11 @@ func (s *Store) ProvisionUser(ctx context.Context, actor Actor, email, password 
 		p.StaffGranted = staff && !p.User.IsStaff
 		if p.Created || p.PasswordChanged || p.StaffGranted {
 			if p.User, err = upsertUser(ctx, tx, email, password, staff); err != nil {
+				return err
+			}
+		}
+		if p.PasswordChanged {
+			if err := revokeSessions(ctx, tx, p.User.ID); err != nil {
 				return err
 			}
 		}

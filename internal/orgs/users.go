@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/argon2"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 )
 
 // Role is a user's role inside one org.
@@ -60,11 +61,33 @@ func normalizeEmail(email string) (string, error) {
 	return email, nil
 }
 
-// UpsertUser creates a user, or updates the password of an existing one with
-// the same email (case-insensitive); staff is only ever granted here, never
-// taken away, so re-running a provisioning script is safe.
+// UpsertUser creates a user, or sets the password of an existing one with
+// the same email (case-insensitive) and signs them out everywhere; staff is
+// only ever granted here, never taken away, so re-running a provisioning
+// script is safe.
 func (s *Store) UpsertUser(ctx context.Context, email, password string, staff bool) (User, error) {
-	return upsertUser(ctx, s.DB, email, password, staff)
+	var u User
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if u, err = upsertUser(ctx, tx, email, password, staff); err != nil {
+			return err
+		}
+		return revokeSessions(ctx, tx, u.ID) // a new user has none
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return u, nil
+}
+
+// revokeSessions signs a user out everywhere. Every way of setting a
+// password calls it in the same transaction, so no session outlives the
+// password it was started with (whoever knew the old one is out).
+func revokeSessions(ctx context.Context, q database.Querier, userID int64) error {
+	if _, err := q.Exec(ctx, `UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, userID); err != nil {
+		return fmt.Errorf("revoke sessions of user %d: %w", userID, err)
+	}
+	return nil
 }
 
 // AddMember gives a user a role in an org, replacing any previous role.

@@ -7,13 +7,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/auth"
+	"fieldbrief/internal/orgs"
 )
 
 // setCookies parses a response's Set-Cookie headers.
@@ -138,6 +141,49 @@ func TestEverySignInStartsANewSession(t *testing.T) {
 	require.Equal(t, 2, countRows(t, f, `SELECT count(*) FROM sessions`))
 }
 
+// A password reset (create-user on an existing email, or any other way a
+// password is set) signs the user out everywhere: every session started
+// before it is revoked. Provisioning that leaves the password alone, and
+// other people's sessions, are untouched.
+func TestPasswordResetRevokesSessions(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	replay := func(ck http.Cookie) response {
+		c := f.anon()
+		c.hc.Jar.SetCookies(mustURL(t, f.ts.URL), []*http.Cookie{&ck})
+		return c.get("/orgs/acme/briefings")
+	}
+	laptop, phone, admin := f.as(&f.memberA), f.as(&f.memberA), f.as(&f.adminA)
+	laptopCookie, phoneCookie := *laptop.cookie(auth.CookieName), *phone.cookie(auth.CookieName)
+
+	// Same password, staff granted: not a reset, nobody is signed out.
+	_, err := f.store.ProvisionUser(ctx, orgs.System, f.memberA.Email, testPassword, true, 0, "")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, replay(laptopCookie).Code)
+
+	p, err := f.store.ProvisionUser(ctx, orgs.System, strings.ToUpper(f.memberA.Email), "a new passphrase", false, 0, "")
+	require.NoError(t, err)
+	require.True(t, p.PasswordChanged)
+	for _, ck := range []http.Cookie{laptopCookie, phoneCookie} {
+		res := replay(ck)
+		require.Equal(t, http.StatusSeeOther, res.Code, "a session from before the reset")
+		require.Equal(t, "/login", res.Header.Get("Location"))
+	}
+	require.Equal(t, http.StatusOK, admin.get("/orgs/acme/briefings").Code, "another user stays signed in")
+
+	// Signing in with the new password works; UpsertUser (the other way a
+	// password is set) revokes that session too.
+	fresh := f.anon()
+	fresh.login(f.memberA.Email, "a new passphrase")
+	freshCookie := *fresh.cookie(auth.CookieName)
+	require.Equal(t, http.StatusOK, replay(freshCookie).Code)
+	_, err = f.store.UpsertUser(ctx, f.memberA.Email, testPassword, false)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSeeOther, replay(freshCookie).Code)
+	require.Equal(t, http.StatusOK, admin.get("/orgs/acme/briefings").Code)
+}
+
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	f := setup(t) // idle 12h
@@ -213,29 +259,119 @@ func TestSessionKeyRotation(t *testing.T) {
 	require.Equal(t, http.StatusOK, onlyNew.get("/orgs/acme/briefings").Code)
 }
 
-func TestThrottlePerAccount(t *testing.T) {
+// Sign-ins beyond the hashing slots and their short queue get 503 with
+// Retry-After at once, and no password is checked: a wrong one records no
+// failure, the right one starts no session.
+func TestSignInWhenHashingIsFull(t *testing.T) {
 	t.Parallel()
-	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerAccount = 3 })
+	f := setup(t)
+	f.srv.hashes = auth.NewHashGate(1, 0, time.Hour)
+	release, err := f.srv.hashes.Acquire(t.Context())
+	require.NoError(t, err)
+
 	c := f.anon()
-	for range 3 {
-		require.Equal(t, http.StatusUnprocessableEntity, c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {"guess"}}).Code)
+	for _, password := range []string{"wrong", testPassword} {
+		res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {password}})
+		require.Equal(t, http.StatusServiceUnavailable, res.Code)
+		require.Equal(t, "1", res.Header.Get("Retry-After"))
+		require.Contains(t, res.Body, "Many people are signing in right now")
+		require.Nil(t, setCookies(res)[auth.CookieName])
 	}
-	// Over the limit even the right password is refused, unchecked; the
-	// email's case does not matter.
-	res := c.post("/login", url.Values{"email": {strings.ToUpper(f.memberA.Email)}, "password": {testPassword}})
-	require.Equal(t, http.StatusTooManyRequests, res.Code)
-	require.Contains(t, res.Body, "Too many failed sign-ins for this account")
-	require.Nil(t, setCookies(res)[auth.CookieName])
-	require.Equal(t, 3, countRows(t, f, `SELECT count(*) FROM login_failures`), "a throttled attempt is not a new failure")
+	require.Zero(t, countRows(t, f, `SELECT count(*) FROM login_failures`), "no password was checked")
+	require.Zero(t, countRows(t, f, `SELECT count(*) FROM sessions`))
 
-	// Other accounts from the same client are unaffected.
-	c.login(f.adminA.Email, testPassword)
-
-	// An hour later the account may try again.
-	f.advance(time.Hour)
-	f.anon().login(f.memberA.Email, testPassword)
+	release()
+	c.login(f.memberA.Email, testPassword)
 }
 
+// fromClient is a fixture whose server believes X-Forwarded-For from the
+// test's loopback peer, so a test can sign in from several addresses.
+func fromClient(t *testing.T, adjust func(*Config)) *fixture {
+	return setupConfig(t, func(c *Config) {
+		_, loopback, err := net.ParseCIDR("127.0.0.0/8")
+		require.NoError(t, err)
+		c.TrustedProxies = []*net.IPNet{loopback}
+		if adjust != nil {
+			adjust(c)
+		}
+	})
+}
+
+// After LOGIN_MAX_FAILURES_PER_ACCOUNT failures for one account from one
+// client, each further attempt from there must wait, 1 s then twice as long
+// each time; a refused attempt gets 429 with Retry-After and is not checked
+// (even the right password). The real user, signing in from their own
+// address, is not held back by an attacker elsewhere.
+func TestThrottlePerAccountAndClient(t *testing.T) {
+	t.Parallel()
+	f := fromClient(t, func(c *Config) { c.MaxLoginFailuresPerAccount = 3 })
+	attacker := f.anon().with("X-Forwarded-For", "203.0.113.7")
+	guess := func(password string) response {
+		t.Helper()
+		return attacker.post("/login", url.Values{"email": {f.memberA.Email}, "password": {password}})
+	}
+	for range 3 {
+		require.Equal(t, http.StatusUnprocessableEntity, guess("guess").Code)
+	}
+	for _, wait := range []int{1, 2, 4, 8} {
+		res := guess(testPassword) // the email's case does not matter
+		require.Equal(t, http.StatusTooManyRequests, res.Code)
+		require.Equal(t, strconv.Itoa(wait), res.Header.Get("Retry-After"))
+		require.Contains(t, res.Body, "Too many failed sign-ins for this account")
+		require.Nil(t, setCookies(res)[auth.CookieName], "not even the right password is checked")
+
+		f.advance(time.Duration(wait)*time.Second - time.Millisecond)
+		require.Equal(t, http.StatusTooManyRequests, guess("guess").Code, "not yet")
+		f.advance(time.Millisecond)
+		require.Equal(t, http.StatusUnprocessableEntity, guess("guess").Code, "checked after %d s", wait)
+	}
+	require.Equal(t, 7, countRows(t, f, `SELECT count(*) FROM login_failures`), "a refused attempt is not a failure")
+
+	// Meanwhile the member, from their own address, signs in at once;
+	// another account from the attacker's address is not held back either.
+	res := f.anon().with("X-Forwarded-For", "198.51.100.9").
+		post("/login", url.Values{"email": {strings.ToUpper(f.memberA.Email)}, "password": {testPassword}})
+	require.Equal(t, http.StatusSeeOther, res.Code)
+	f.anon().with("X-Forwarded-For", "203.0.113.7").login(f.adminA.Email, testPassword)
+
+	// An hour without failures and the attacker's address starts over.
+	f.advance(time.Hour)
+	for range 3 {
+		require.Equal(t, http.StatusUnprocessableEntity, guess("guess").Code)
+	}
+	require.Equal(t, http.StatusTooManyRequests, guess("guess").Code)
+}
+
+// Concurrent attempts cannot overshoot the limit: of many wrong passwords
+// sent at once for one account from one client, exactly the limit are
+// checked and counted; the rest get 429 unchecked.
+func TestThrottleIsExactUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	const limit, attempts = 5, 30
+	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerAccount = limit })
+	f.srv.hashes = auth.NewHashGate(attempts, attempts, time.Hour) // here the throttle decides, not the hashing bound
+	c := f.anon()
+	c.get("/login") // the CSRF cookie, before the clients share the jar
+
+	codes := make(chan int, attempts)
+	var wg sync.WaitGroup
+	for range attempts {
+		wg.Go(func() {
+			codes <- c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {"guess"}}).Code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for code := range codes {
+		got[code]++
+	}
+	require.Equal(t, map[int]int{http.StatusUnprocessableEntity: limit, http.StatusTooManyRequests: attempts - limit}, got)
+	require.Equal(t, limit, countRows(t, f, `SELECT count(*) FROM login_failures`))
+}
+
+// The same holds per client, whichever accounts it tries: after
+// LOGIN_MAX_FAILURES_PER_CLIENT failures, the client waits between attempts.
 func TestThrottlePerClient(t *testing.T) {
 	t.Parallel()
 	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerClient = 3 })
@@ -245,9 +381,11 @@ func TestThrottlePerClient(t *testing.T) {
 	}
 	res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {testPassword}})
 	require.Equal(t, http.StatusTooManyRequests, res.Code)
+	require.Equal(t, "1", res.Header.Get("Retry-After"))
 	require.Contains(t, res.Body, "Too many failed sign-ins from your network")
-	f.advance(time.Hour)
+	f.advance(time.Second)
 	c.login(f.memberA.Email, testPassword)
+	require.Equal(t, 3, countRows(t, f, `SELECT count(*) FROM login_failures`), "a success is not a failure")
 }
 
 // With TRUSTED_PROXIES, X-Forwarded-For from a trusted proxy decides who
@@ -315,7 +453,7 @@ func TestLoadConfig(t *testing.T) {
 	require.Equal(t, byte(0xab), cfg.SessionKeys[1][0])
 	require.Equal(t, 12*time.Hour, cfg.IdleTimeout)
 	require.Equal(t, 168*time.Hour, cfg.AbsoluteTimeout)
-	require.Equal(t, 100, cfg.MaxLoginFailuresPerAccount)
+	require.Equal(t, 10, cfg.MaxLoginFailuresPerAccount)
 	require.Equal(t, 1000, cfg.MaxLoginFailuresPerClient)
 
 	// Development generates a key file once and keeps using it.

@@ -50,7 +50,8 @@ func (s *Server) briefingShow(c echo.Context) error {
 }
 
 // briefingPage is the view of a briefing, its times in the briefing's own
-// zone. Errors and worker ids are for admins: members see outcomes only.
+// zone. Errors, worker ids and attempt counts are for admins: members see
+// outcomes only.
 func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing.Run, admin bool) views.BriefingPage {
 	loc := briefingLoc(b)
 	p := views.BriefingPage{
@@ -72,10 +73,10 @@ func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing
 		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger, Generated: clock(r.GeneratedAt, loc)})
 	}
 	for _, r := range runs {
-		v := views.BriefingRun{Revision: r.Revision, Attempt: r.Attempt, Trigger: r.Trigger, Outcome: r.Outcome,
+		v := views.BriefingRun{Revision: r.Revision, Trigger: r.Trigger, Outcome: r.Outcome,
 			Started: clock(r.StartedAt, loc), Finished: clock(r.FinishedAt, loc)}
 		if admin {
-			v.Worker, v.Error = r.Worker, r.Error
+			v.Attempt, v.Worker, v.Error = r.Attempt, r.Worker, r.Error
 		}
 		p.Runs = append(p.Runs, v)
 	}

@@ -279,18 +279,26 @@ func TestBriefingShowRendersSnapshot(t *testing.T) {
 	require.Contains(t, revs[0].text(), "2026-03-03 08:01 EST")
 	require.Contains(t, revs[0].text(), "generate now")
 
-	// Members see outcomes; errors and worker ids are for admins.
+	// Members see outcomes in plain words; errors, worker ids and attempt
+	// counts are for admins.
 	runs := doc.findAll(attrIs("data-run-state", "failed"))
 	require.Len(t, runs, 1)
+	require.Contains(t, runs[0].text(), "Failed")
 	require.NotContains(t, runs[0].text(), "connection reset")
 	require.NotContains(t, runs[0].text(), "worker-7")
-	require.Len(t, doc.findAll(attrIs("data-run-state", "completed")), 1)
+	require.Empty(t, runs[0].findAll(attrIs("data-label", "Attempt")), "no attempt count")
+	require.NotContains(t, doc.find(hasClass("runs")).text(), "Attempt")
+	completed := doc.findAll(attrIs("data-run-state", "completed"))
+	require.Len(t, completed, 1)
+	require.Contains(t, completed[0].text(), "Generated")
+	require.NotContains(t, completed[0].text(), "completed")
 	r = f.as(&f.adminA).get(briefingsPath + "/2026-03-03")
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	runs = parseDoc(t, r.Body).findAll(attrIs("data-run-state", "failed"))
 	require.Len(t, runs, 1)
 	require.Contains(t, runs[0].text(), "connection reset")
 	require.Contains(t, runs[0].text(), "worker-7")
+	require.Equal(t, "5", runs[0].find(attrIs("data-label", "Attempt")).text())
 }
 
 func TestBriefingShowNotFound(t *testing.T) {

@@ -32,9 +32,11 @@ const minKeyLen = 32
 //	                                (default true in production, false in development)
 //	SESSION_IDLE_TIMEOUT            sign out after this long without a request (default 12h)
 //	SESSION_ABSOLUTE_TIMEOUT        sign out this long after sign-in, used or not (default 168h)
-//	LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins per email per hour before throttling (default 100)
-//	LOGIN_MAX_FAILURES_PER_CLIENT   failed sign-ins per client IP per hour before throttling (default 1000;
-//	                                many people can share one address behind a NAT)
+//	LOGIN_MAX_FAILURES_PER_ACCOUNT  failed sign-ins for one email from one client IP in an hour before each
+//	                                further attempt from there must wait: 1 s after the latest failure,
+//	                                doubling up to 15 min (default 10); other addresses are not held back
+//	LOGIN_MAX_FAILURES_PER_CLIENT   the same for one client IP over every email (default 1000; many people
+//	                                can share one address behind a NAT)
 //	TRUSTED_PROXIES                 comma-separated CIDRs of the load balancers or proxies in front of the
 //	                                server, e.g. 10.0.0.0/8 (default empty: trust none). When set, the client
 //	                                IP (for sign-in throttling and the session record) is the nearest
@@ -52,12 +54,9 @@ const minKeyLen = 32
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	var c Config
-	switch env := getenv("FIELDBRIEF_ENV"); env {
-	case "production":
-		c.Production = true
-	case "", "development":
-	default:
-		return Config{}, fmt.Errorf("FIELDBRIEF_ENV must be production or development, not %q", env)
+	var err error
+	if c.Production, err = IsProduction(getenv); err != nil {
+		return Config{}, err
 	}
 
 	var errs []error
@@ -94,7 +93,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	c.IdleTimeout = envDuration(getenv, "SESSION_IDLE_TIMEOUT", 12*time.Hour, &errs)
 	c.AbsoluteTimeout = envDuration(getenv, "SESSION_ABSOLUTE_TIMEOUT", 168*time.Hour, &errs)
-	c.MaxLoginFailuresPerAccount = envInt(getenv, "LOGIN_MAX_FAILURES_PER_ACCOUNT", 100, &errs)
+	c.MaxLoginFailuresPerAccount = envInt(getenv, "LOGIN_MAX_FAILURES_PER_ACCOUNT", 10, &errs)
 	c.MaxLoginFailuresPerClient = envInt(getenv, "LOGIN_MAX_FAILURES_PER_CLIENT", 1000, &errs)
 	if v := getenv("TRUSTED_PROXIES"); v != "" {
 		var err error
@@ -102,7 +101,6 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 		}
 	}
-	var err error
 	if c.Settings, err = delivery.SettingsFromEnv(getenv); err != nil {
 		errs = append(errs, err)
 	}
@@ -110,6 +108,19 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	return c, c.validate()
+}
+
+// IsProduction reads FIELDBRIEF_ENV: production, or development (the
+// default); anything else is a mistake worth stopping for.
+func IsProduction(getenv func(string) string) (bool, error) {
+	switch env := getenv("FIELDBRIEF_ENV"); env {
+	case "production":
+		return true, nil
+	case "", "development":
+		return false, nil
+	default:
+		return false, fmt.Errorf("FIELDBRIEF_ENV must be production or development, not %q", env)
+	}
 }
 
 // BaseURLFor is BASE_URL's default for a server listening on addr: the same

@@ -50,7 +50,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.Redirect(http.StatusSeeOther, "/login")
 		return
 	}
-	msg := apperr.Message(err)
+	msg, requestID := apperr.Message(err), ""
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		msg = http.StatusText(he.Code)
@@ -59,15 +59,21 @@ func (s *Server) handleError(err error, c echo.Context) {
 		}
 	}
 	if status >= 500 {
+		// The detail (a database's own words, say) goes to the log only; the
+		// person gets a plain message and the id that finds the log line.
+		requestID = c.Response().Header().Get(echo.HeaderXRequestID)
 		s.log.ErrorContext(c.Request().Context(), "request failed",
-			"method", c.Request().Method, "path", c.Path(), "error", err)
+			"method", c.Request().Method, "path", c.Path(), "request_id", requestID, "error", err)
 		msg = apperr.Message(errors.New("internal"))
 	}
 	if isHTMX(c) {
+		if requestID != "" {
+			msg += " Request id: " + requestID
+		}
 		_ = c.String(status, msg)
 		return
 	}
-	if err := s.render(c, status, views.ErrorPage(s.page(c, http.StatusText(status)), status, msg)); err != nil {
+	if err := s.render(c, status, views.ErrorPage(s.page(c, http.StatusText(status)), status, msg, requestID)); err != nil {
 		s.log.Error("render error page", "error", err)
 	}
 }

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -21,12 +23,14 @@ func (s *Server) loginForm(c echo.Context) error {
 	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next})
 }
 
-// login checks the throttle, then the password, then starts a new session
-// and sends the browser to `next` (a local path) or /.
+// login takes a hashing slot, passes the throttle, checks the password,
+// then starts a new session and sends the browser to `next` (a local path)
+// or /.
 //
 // Statuses: missing fields and wrong credentials re-render the form with
 // 422 (one generic message, so it does not tell which part was wrong);
-// throttled attempts get 429 and the password is not even checked.
+// throttled attempts get 429 and the password is not even checked; when
+// too many passwords are being hashed already, 503 with Retry-After.
 func (s *Server) login(c echo.Context) error {
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
 	password := c.FormValue("password")
@@ -41,22 +45,36 @@ func (s *Server) login(c echo.Context) error {
 	}
 
 	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP() // see ipExtractor
-	if err := s.throttle.Check(ctx, f.Email, ip, now); err != nil {
-		if apperr.Code(err) != apperr.TooMany {
-			return err
-		}
-		f.Error = apperr.Message(err)
+	// A hashing slot first: when the server is saturated, turning the
+	// request away costs neither a query nor a hash.
+	release, err := s.hashes.Acquire(ctx)
+	if errors.Is(err, auth.ErrBusy) {
+		c.Response().Header().Set("Retry-After", "1")
+		f.Error = "Many people are signing in right now. Try again in a moment."
+		return s.renderLogin(c, http.StatusServiceUnavailable, f)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	attempt, err := s.throttle.Admit(ctx, f.Email, ip, now)
+	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
+		f.Error = throttled.Message()
 		return s.renderLogin(c, http.StatusTooManyRequests, f)
+	}
+	if err != nil {
+		return err
 	}
 	u, err := s.orgs.Authenticate(ctx, f.Email, password)
 	if apperr.Code(err) == apperr.Unauthorized {
-		if err := s.throttle.Fail(ctx, f.Email, ip, now); err != nil {
-			return err
-		}
 		f.Error = "The email or password is incorrect."
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
 	}
 	if err != nil {
+		return err
+	}
+	if err := s.throttle.Succeeded(ctx, attempt); err != nil {
 		return err
 	}
 	client := auth.Client{UserAgent: c.Request().UserAgent(), IP: ip}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -34,8 +35,9 @@ type Config struct {
 	// ends any session this long after sign-in.
 	IdleTimeout     time.Duration
 	AbsoluteTimeout time.Duration
-	// MaxLoginFailuresPerAccount and MaxLoginFailuresPerClient are allowed
-	// per hour before sign-in is throttled.
+	// MaxLoginFailuresPerAccount (one email from one client) and
+	// MaxLoginFailuresPerClient (one client, any email) are the failures in
+	// an hour before further attempts must wait (auth.Throttle).
 	MaxLoginFailuresPerAccount int
 	MaxLoginFailuresPerClient  int
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
@@ -59,6 +61,7 @@ type Server struct {
 	sender    *briefing.Sender // the settings page's test sends
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
+	hashes    *auth.HashGate // bounds the sign-ins hashing at once
 	now       func() time.Time
 	echo      *echo.Echo
 }
@@ -99,8 +102,11 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 			AbsoluteTimeout: cfg.AbsoluteTimeout,
 		}),
 		throttle: &auth.Throttle{DB: db, PerAccount: cfg.MaxLoginFailuresPerAccount, PerClient: cfg.MaxLoginFailuresPerClient},
-		now:      time.Now,
-		echo:     echo.New(),
+		// Two hashes per core keeps the cores busy and memory at about
+		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
+		hashes: auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
+		now:    time.Now,
+		echo:   echo.New(),
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
