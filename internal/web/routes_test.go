@@ -126,6 +126,7 @@ func plausibleForm(f *fixture) url.Values {
 		"password":            {testPassword},
 		"enabled":             {"false"},
 		"reason":              {"route matrix"},
+		"confirm":             {flagKey},
 		"state":               {"off"},
 		"timezone":            {"America/New_York"},
 		"schedule_local_time": {"09:00"},

@@ -513,7 +513,7 @@ func TestSettingsShowsRecentChangesOfThisOrgOnly(t *testing.T) {
 	staff := f.as(&f.staff)
 	r := staff.post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"on"}, "reason": {"pilot customer, see ticket 7"}})
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
-	r = staff.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"incident 42"}})
+	r = staff.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"incident 42"}, "confirm": {flagKey}})
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
 	requireNoStaffEntries := func(history string) {
 		t.Helper()

@@ -31,11 +31,10 @@ func (s *Server) staffFlags(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.StaffFlagsPage(m))
 }
 
-// staffSetFlag flips a global switch. Fields: enabled (true/false, on/off)
-// and reason (required). The console also shows a required "I understand
-// this affects every org" checkbox; the server does not insist on it, as
-// the contract's fields are enabled and reason, and the required reason is
-// already the deliberate step.
+// staffSetFlag flips a global switch. Fields: enabled (true/false, on/off),
+// reason (required) and, to turn a switch off, confirm: the flag key typed
+// by hand. The browser asks for it too; the server insists, so a replayed
+// or hand-made POST cannot switch every org off in one step.
 func (s *Server) staffSetFlag(c echo.Context) error {
 	ctx, key := c.Request().Context(), c.Param("key")
 	if err := s.requireFlag(ctx, key); err != nil {
@@ -43,14 +42,20 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 	}
 	form := views.GlobalFlagForm{Key: key, Reason: c.FormValue("reason")}
 	enabled, err := parseSwitch(c.FormValue("enabled"))
+	if err == nil && !enabled && c.FormValue("confirm") != key {
+		err = apperr.FieldError("confirm", "Type %s to confirm turning it off for every org.", key)
+	}
 	if err == nil {
 		err = s.orgs.SetGlobalFlag(ctx, actor(c), key, enabled, form.Reason)
 	}
 	if fe, ok := fieldError(err); ok {
 		status := statusOf(err)
-		if fe.Field == "reason" {
+		switch fe.Field {
+		case "reason":
 			form.ReasonError = fe.Message
-		} else {
+		case "confirm":
+			form.ConfirmError = fe.Message
+		default:
 			form.EnabledError = fe.Message
 		}
 		m, err := s.staffFlagsModel(c, key, "")

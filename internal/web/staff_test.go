@@ -45,7 +45,7 @@ func TestGlobalFlagNeedsAReason(t *testing.T) {
 	f := setup(t)
 	c := f.as(&f.staff)
 	for _, reason := range []string{"", "   "} {
-		res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {reason}})
+		res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {reason}, "confirm": {flagKey}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 		require.Regexp(t, `<textarea id="reason-fieldforce.briefing"[^>]*aria-invalid="true"`, res.Body)
 		require.Contains(t, res.Body, `<p class="field-error" id="reason-fieldforce.briefing-error">say why you are changing a global switch</p>`)
@@ -66,7 +66,7 @@ func TestGlobalFlagFlip(t *testing.T) {
 	require.Contains(t, page.Body, "I understand this affects every org")
 	require.Contains(t, page.Body, `name="enabled" value="off"`, "the form offers the opposite state")
 
-	res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"off"}, "reason": {"incident 42"}})
+	res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"off"}, "reason": {"incident 42"}, "confirm": {flagKey}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 	require.False(t, f.globalFlag())
 	require.Equal(t, 1, f.auditCount())
@@ -77,7 +77,7 @@ func TestGlobalFlagFlip(t *testing.T) {
 		[]string{actor, action, reason, oldV, newV})
 
 	// Setting the state it already has records nothing.
-	require.Equal(t, http.StatusSeeOther, c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"again"}}).Code)
+	require.Equal(t, http.StatusSeeOther, c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"again"}, "confirm": {flagKey}}).Code)
 	require.Equal(t, 1, f.auditCount())
 
 	// Global off wins over every org's override.
@@ -119,7 +119,7 @@ func TestOrgFlagOverride(t *testing.T) {
 	require.Equal(t, 3, f.auditCount(), "one entry per change")
 
 	// An override cannot beat the kill switch.
-	require.Equal(t, http.StatusSeeOther, c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"kill"}}).Code)
+	require.Equal(t, http.StatusSeeOther, c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"kill"}, "confirm": {flagKey}}).Code)
 	require.Equal(t, http.StatusSeeOther, set("on").Code)
 	_, eff = f.override(f.orgA)
 	require.False(t, eff)
@@ -197,7 +197,7 @@ func TestAuditPageFilters(t *testing.T) {
 	setOrg(staff, "acme", "off")
 	setOrg(staff, "globex", "off")
 	setOrg(ops, "acme", "on")
-	require.Equal(t, http.StatusSeeOther, ops.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"global"}}).Code)
+	require.Equal(t, http.StatusSeeOther, ops.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"global"}, "confirm": {flagKey}}).Code)
 
 	reasons := func(query string) []string {
 		res := staff.get("/staff/audit" + query)
@@ -226,4 +226,33 @@ func orgRow(t *testing.T, body, slug string) string {
 	end := strings.Index(body[start:], "</tr>")
 	require.Greater(t, end, 0)
 	return body[start : start+end]
+}
+
+// Turning a global switch off takes the flag key typed by hand in confirm:
+// without it (or with anything else) the server answers 422 beside the
+// field and nothing changes, whatever the browser did or did not check.
+func TestGlobalFlagOffNeedsTheTypedKey(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.as(&f.staff)
+	page := c.get("/staff/flags").Body
+	require.Regexp(t, `<input[^>]*name="confirm"[^>]*required`, page, "the off form asks for the key in the browser too")
+
+	for _, confirm := range []string{"", "yes", "FIELDFORCE.BRIEFING", flagKey + "x"} {
+		res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"incident 42"}, "confirm": {confirm}})
+		require.Equal(t, http.StatusUnprocessableEntity, res.Code, "confirm %q", confirm)
+		require.Contains(t, res.Body, `id="confirm-fieldforce.briefing-error"`)
+		require.Contains(t, res.Body, "Type fieldforce.briefing to confirm")
+		require.Contains(t, res.Body, "incident 42", "the reason is kept")
+		require.True(t, f.globalFlag(), "nothing changed")
+		require.Zero(t, f.auditCount(), "nothing audited")
+	}
+
+	res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"incident 42"}, "confirm": {flagKey}})
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+	require.False(t, f.globalFlag())
+	// Turning it back on needs no typed key.
+	res = c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"true"}, "reason": {"fixed"}})
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+	require.True(t, f.globalFlag())
 }
