@@ -116,3 +116,48 @@ func TestTokenWorksAsFieldAndHeader(t *testing.T) {
 	res = c.post("/staff/orgs/acme/flags/fieldforce.briefing", map[string][]string{"state": {"on"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 }
+
+// TestTokenNeverFromTheQueryString: a token in the URL leaks through logs,
+// history and Referer, so a write carrying it only there is refused.
+func TestTokenNeverFromTheQueryString(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.as(&f.staff)
+	token := c.csrfToken()
+	require.NotEmpty(t, token)
+	before := fingerprint(t, f)
+	res := c.postNoCSRF("/staff/orgs/acme/flags/fieldforce.briefing?_csrf="+token, map[string][]string{"state": {"off"}})
+	require.Equal(t, http.StatusForbidden, res.Code, res.Body)
+	res = c.postNoCSRF("/logout?_csrf="+token, map[string][]string{})
+	require.Equal(t, http.StatusForbidden, res.Code, res.Body)
+	require.Equal(t, before, fingerprint(t, f))
+	// The form field still works with a query string beside it.
+	res = c.post("/staff/orgs/acme/flags/fieldforce.briefing?_csrf=nonsense", map[string][]string{"state": {"off"}})
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+}
+
+// TestTokenRotatesAtSignInAndOut: the token a browser held before signing
+// in (which someone else may have planted or read) is worthless after, and
+// signing out starts a fresh one too.
+func TestTokenRotatesAtSignInAndOut(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.anon()
+	c.get("/login")
+	anonToken := c.csrfToken()
+	require.NotEmpty(t, anonToken)
+	c.login(f.staff.Email, testPassword)
+	signedIn := c.csrfToken()
+	require.NotEmpty(t, signedIn)
+	require.NotEqual(t, anonToken, signedIn, "sign-in rotates the token")
+
+	old := c.with(csrfHeader, anonToken).htmx()
+	res := old.postNoCSRF("/staff/orgs/acme/flags/fieldforce.briefing", map[string][]string{"state": {"off"}})
+	require.Equal(t, http.StatusForbidden, res.Code, "the pre-sign-in token no longer works")
+	page := c.get("/staff/flags")
+	require.Contains(t, page.Body, `name="_csrf" value="`+signedIn+`"`)
+
+	require.Equal(t, http.StatusSeeOther, c.post("/logout", nil).Code)
+	require.NotEmpty(t, c.csrfToken())
+	require.NotEqual(t, signedIn, c.csrfToken(), "sign-out rotates the token")
+}

@@ -81,6 +81,7 @@ func (s *Server) login(c echo.Context) error {
 	if err := s.sessions.Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
 		return err
 	}
+	s.rotateCSRF(c)
 	return redirect(c, localPath(f.Next))
 }
 

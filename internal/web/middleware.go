@@ -1,7 +1,9 @@
 package web
 
 import (
+	"crypto/rand"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,16 +154,17 @@ const (
 // the token always, so check rejects cross-site and same-site writes
 // outright, and both remove Sec-Fetch-Site before echo sees it, which puts
 // every request on echo's token path.
+//
+// echo's form lookup reads r.Form, which also holds the query string; a
+// token in a URL leaks through logs, history and Referer, so check keeps
+// only the body's _csrf there.
 func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
-	cookie := csrfCookieInsecure
-	if s.cfg.SecureCookies {
-		cookie = csrfCookieSecure
-	}
 	token := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:" + csrfHeader + ",form:_csrf",
 		ContextKey:     ctxCSRF,
-		CookieName:     cookie,
+		CookieName:     s.csrfCookie(),
 		CookiePath:     "/",
+		CookieMaxAge:   csrfCookieMaxAge,
 		CookieSecure:   s.cfg.SecureCookies,
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteLaxMode,
@@ -177,7 +180,7 @@ func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
 				// check verifies the token and sets it; until then (say, on
 				// the error page of a refused write) pages show the browser's
 				// own cookie, as echo does on every GET.
-				if ck, err := c.Cookie(cookie); err == nil {
+				if ck, err := c.Cookie(s.csrfCookie()); err == nil {
 					c.Set(ctxCSRF, ck.Value)
 				}
 				return next(c)
@@ -198,10 +201,44 @@ func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
 				return errCSRF
 			}
 			r.Header.Del("Sec-Fetch-Site")
+			if r.Form == nil {
+				_ = r.ParseMultipartForm(32 << 20) // as echo's form lookup would
+			}
+			if body := r.PostForm["_csrf"]; len(body) > 0 {
+				r.Form["_csrf"] = body
+			} else {
+				delete(r.Form, "_csrf")
+			}
 			return checked(c)
 		}
 	}
 	return issue, check
+}
+
+// csrfCookieMaxAge is echo's default lifetime of the token cookie.
+const csrfCookieMaxAge = 86400
+
+func (s *Server) csrfCookie() string {
+	if s.cfg.SecureCookies {
+		return csrfCookieSecure
+	}
+	return csrfCookieInsecure
+}
+
+// rotateCSRF replaces the request's CSRF token with a new one, at sign-in
+// and sign-out, so a token planted or read before the change of identity
+// is worthless after it. It drops the cookie echo set earlier in this
+// response, so the browser gets exactly one token.
+func (s *Server) rotateCSRF(c echo.Context) {
+	token := rand.Text()
+	name := s.csrfCookie()
+	h := c.Response().Header()
+	h["Set-Cookie"] = slices.DeleteFunc(h["Set-Cookie"], func(v string) bool { return strings.HasPrefix(v, name+"=") })
+	c.SetCookie(&http.Cookie{
+		Name: name, Value: token, Path: "/", MaxAge: csrfCookieMaxAge,
+		Secure: s.cfg.SecureCookies, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+	})
+	c.Set(ctxCSRF, token)
 }
 
 var errCSRF = echo.NewHTTPError(http.StatusForbidden,
