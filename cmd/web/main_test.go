@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -187,7 +188,8 @@ func TestSeedDemoRefusesInProduction(t *testing.T) {
 func TestServe(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t, testdb.URL(t))
-	addr := freeAddr(t)
+	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	c.env["METRICS_ADDR"] = metricsAddr
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -215,6 +217,18 @@ func TestServe(t *testing.T) {
 		resp.Body.Close()
 		require.Equal(t, http.StatusOK, resp.StatusCode, path)
 	}
+	// METRICS_ADDR: /metrics there, and not on the public listener.
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.True(t, strings.Contains(string(body), "fieldbrief_http_requests_total"))
+	resp, err = http.Get(base + "/metrics")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 
 	cancel()
 	select {
@@ -224,8 +238,10 @@ func TestServe(t *testing.T) {
 	case <-time.After(shutdownGrace + 5*time.Second):
 		t.Fatal("serve did not stop after its context was cancelled")
 	}
-	_, err := http.Get(base + "/healthz")
+	_, err = http.Get(base + "/healthz")
 	require.Error(t, err, "the listener must be closed")
+	_, err = http.Get("http://" + metricsAddr + "/metrics")
+	require.Error(t, err, "the metrics listener must be closed")
 }
 
 func TestDefaultAddr(t *testing.T) {

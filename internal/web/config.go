@@ -42,6 +42,9 @@ const minKeyLen = 32
 //	                                IP (for sign-in throttling and the session record) is the nearest
 //	                                X-Forwarded-For address outside these ranges; when the TCP peer is not
 //	                                in them, X-Forwarded-For is ignored. Unset, the client is the TCP peer.
+//	METRICS_ADDR                    serve Prometheus /metrics on this address only, e.g. 127.0.0.1:9464; the
+//	                                public listener then answers 404 there (default: the public listener
+//	                                serves it, except in production, where it never does)
 //	SMTP_URL                        where mail is sent (smtp://user:pass@host:587, smtps://…, or
 //	                                smtp://127.0.0.1:2525?tls=none); unset keeps mail in the outbox
 //	MAIL_FROM                       the From of every email (default delivery.DefaultMailFrom)
@@ -100,6 +103,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if c.TrustedProxies, err = parseCIDRs(v); err != nil {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 		}
+	}
+	c.MetricsAddr = getenv("METRICS_ADDR")
+	if c.Production && c.MetricsAddr == "" {
+		c.Warnings = append(c.Warnings, "METRICS_ADDR is unset: /metrics is not served (production never serves it on the public listener)")
 	}
 	if c.Settings, err = delivery.SettingsFromEnv(getenv); err != nil {
 		errs = append(errs, err)

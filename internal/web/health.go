@@ -32,4 +32,12 @@ func (s *Server) metrics(c echo.Context) error {
 	return nil
 }
 
+// publicMetrics says whether the public listener serves /metrics: only in
+// development without a metrics listener of its own, as the figures (routes,
+// error rates, runtime) are for operators, not for the internet.
+func (s *Server) publicMetrics() bool { return s.cfg.MetricsAddr == "" && !s.cfg.Production }
+
+// MetricsHandler serves /metrics on the operators' listener (METRICS_ADDR).
+func MetricsHandler() http.Handler { return metricsHandler }
+
 var metricsHandler = promhttp.Handler()

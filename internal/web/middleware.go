@@ -74,15 +74,28 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		elapsed := time.Since(start)
 		status := c.Response().Status
 		route := routeLabel(c)
-		httpRequests.WithLabelValues(c.Request().Method, route, strconv.Itoa(status)).Inc()
-		httpDuration.WithLabelValues(c.Request().Method, route).Observe(elapsed.Seconds())
+		method := methodLabel(c.Request().Method)
+		httpRequests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
+		httpDuration.WithLabelValues(method, route).Observe(elapsed.Seconds())
 		u, _ := currentUser(c)
 		s.log.InfoContext(c.Request().Context(), "request",
-			"method", c.Request().Method, "route", route, "status", status,
+			"method", method, "route", route, "status", status,
 			"duration_ms", float64(elapsed.Microseconds())/1000,
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "user_id", u.ID)
 		return nil
 	}
+}
+
+// methodLabel is the request method as a label value: the standard
+// methods by name, anything a client made up as OTHER, so the label set
+// stays bounded.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
 }
 
 // routeLabel is the matched route pattern; requests that matched no

@@ -27,7 +27,9 @@ func (s *Server) routes() {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", s.metrics)
+	if s.publicMetrics() {
+		e.GET("/metrics", s.metrics)
+	}
 	e.StaticFS("/static", static.FS)
 
 	e.GET("/login", s.loginForm)

@@ -40,6 +40,10 @@ type Config struct {
 	// an hour before further attempts must wait (auth.Throttle).
 	MaxLoginFailuresPerAccount int
 	MaxLoginFailuresPerClient  int
+	// MetricsAddr, when set, is where cmd/web serves /metrics, on a
+	// listener of its own; the public listener then does not serve it, and
+	// in production it never does.
+	MetricsAddr string
 	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
 	// empty trusts none, and the client is the TCP peer.
 	TrustedProxies []*net.IPNet
