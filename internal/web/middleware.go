@@ -48,6 +48,8 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+func staticDirectory(echo.Context) error { return echo.ErrNotFound }
+
 func isStatic(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, "/static/") }
 
 // Request metrics, labelled by route pattern (never the raw path, so the

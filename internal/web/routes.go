@@ -31,6 +31,9 @@ func (s *Server) routes() {
 		e.GET("/metrics", s.metrics)
 	}
 	e.StaticFS("/static", static.FS)
+	// The directory itself: echo would redirect to /static/, which the
+	// trailing-slash rule above sends back here.
+	e.GET("/static", staticDirectory)
 
 	e.GET("/login", s.loginForm)
 	e.POST("/login", s.login, checkCSRF)

@@ -120,8 +120,25 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP makes the server an http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+// ServeHTTP makes the server an http.Handler. HEAD is served wherever GET
+// is: the request is routed and handled as a GET (echo routes on the
+// request it is given, so this happens before echo sees it) and the body
+// is dropped on the way out.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodHead {
+		r = r.Clone(r.Context())
+		r.Method = http.MethodGet
+		w = headWriter{w}
+	}
+	s.echo.ServeHTTP(w, r)
+}
+
+// headWriter answers a HEAD: the headers and status of the GET, no body.
+type headWriter struct{ http.ResponseWriter }
+
+func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Routes lists the registered routes (the route-matrix test walks them).
 func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
