@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -63,6 +64,9 @@ func (s *Store) SetGlobalFlag(ctx context.Context, actor Actor, key string, enab
 	if reason == "" {
 		return apperr.FieldError("reason", "say why you are changing a global switch")
 	}
+	if err := checkReason(reason); err != nil {
+		return err
+	}
 	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var old bool
 		err := tx.QueryRow(ctx, `SELECT is_enabled FROM admin_feature_flags WHERE key = $1 FOR UPDATE`, key).Scan(&old)
@@ -87,6 +91,9 @@ func (s *Store) SetGlobalFlag(ctx context.Context, actor Actor, key string, enab
 // SetOrgFlag sets an org's override. Inherit deletes the row.
 func (s *Store) SetOrgFlag(ctx context.Context, actor Actor, orgID int64, key string, state Override, reason string) error {
 	if _, err := ParseOverride(string(state)); err != nil {
+		return err
+	}
+	if err := checkReason(reason); err != nil {
 		return err
 	}
 	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
@@ -185,4 +192,14 @@ func overrideOf(v *bool) Override {
 	default:
 		return Off
 	}
+}
+
+// MaxReasonLen is the longest reason the audit log keeps, in characters.
+const MaxReasonLen = 1000
+
+func checkReason(reason string) error {
+	if utf8.RuneCountInString(reason) > MaxReasonLen {
+		return apperr.FieldError("reason", "keep the reason to at most %d characters", MaxReasonLen)
+	}
+	return nil
 }

@@ -142,16 +142,19 @@ func (s Schedule) Config() Config {
 
 // validator collects field errors across decoding and validation.
 type validator struct {
-	errs []FieldError
+	errs   []FieldError
+	failed map[string]bool // the fields in errs, so has is not a scan of errs
 }
 
 func (v *validator) add(field, format string, args ...any) {
 	v.errs = append(v.errs, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	if v.failed == nil {
+		v.failed = map[string]bool{}
+	}
+	v.failed[field] = true
 }
 
-func (v *validator) has(field string) bool {
-	return slices.ContainsFunc(v.errs, func(fe FieldError) bool { return fe.Field == field })
-}
+func (v *validator) has(field string) bool { return v.failed[field] }
 
 func (v *validator) err() error {
 	if len(v.errs) == 0 {
@@ -287,6 +290,10 @@ func (v *validator) days(raw json.RawMessage) []string {
 	}
 	var items []json.RawMessage
 	v.value("briefing.days", raw, &items, `must be a list of days such as ["mon", "tue"]`)
+	if len(items) > 7 { // one error for the list, not one per surplus entry
+		v.add("briefing.days", "list each day at most once: a week has 7 days, this lists %d", len(items))
+		return []string{}
+	}
 	days := make([]string, len(items))
 	for i, item := range items {
 		v.value(dayField(i), item, &days[i], `must be a day such as "mon"`)

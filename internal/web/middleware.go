@@ -2,6 +2,8 @@ package web
 
 import (
 	"crypto/rand"
+	"errors"
+	"mime/multipart"
 	"net/http"
 	"slices"
 	"strconv"
@@ -107,6 +109,47 @@ func routeLabel(c echo.Context) string {
 		return p
 	}
 	return "unmatched"
+}
+
+// maxFormBytes caps a form body (the JSON editor's document included): the
+// largest real form is a few KiB, and every byte is parsed and validated.
+const maxFormBytes = 64 << 10
+
+var errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+	"This form is larger than 64 KiB, so it was not saved. Shorten what you entered and try again.")
+
+// readForm parses the body of every form post here, under maxFormBytes, so
+// a body too large is a 413 that says so and a malformed one a 400, rather
+// than fields silently read as empty further on (c.FormValue drops parse
+// errors).
+func readForm(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if safeMethod(r.Method) || !isForm(r) {
+			return next(c)
+		}
+		if r.ContentLength > maxFormBytes {
+			return errFormTooLarge
+		}
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, maxFormBytes)
+		err := r.ParseMultipartForm(maxFormBytes)
+		if errors.Is(err, http.ErrNotMultipart) {
+			err = nil // url-encoded: ParseForm has run
+		}
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge), errors.Is(err, multipart.ErrMessageTooLarge):
+			return errFormTooLarge
+		case err != nil:
+			return echo.NewHTTPError(http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+		}
+		return next(c)
+	}
+}
+
+func isForm(r *http.Request) bool {
+	ct := r.Header.Get(echo.HeaderContentType)
+	return strings.HasPrefix(ct, echo.MIMEApplicationForm) || strings.HasPrefix(ct, echo.MIMEMultipartForm)
 }
 
 // loadSession sets the user and their memberships (for the org switcher)

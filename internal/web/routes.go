@@ -21,6 +21,7 @@ func (s *Server) routes() {
 		middleware.Recover(),
 		s.requestLog,
 		middleware.BodyLimit("1M"),
+		readForm,      // forms and the JSON editor: 64 KiB, parsed once here
 		s.loadSession, // sets the user when a valid session cookie is present
 		issueCSRF,     // the token every page's forms and hx-headers carry
 	)
