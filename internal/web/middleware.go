@@ -5,10 +5,12 @@ import (
 	"errors"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -146,6 +148,32 @@ func readForm(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// errBadText answers text PostgreSQL would refuse (and no person types).
+var errBadText = echo.NewHTTPError(http.StatusBadRequest,
+	"The request contains a NUL character or text that is not valid UTF-8. Check what you entered and try again.")
+
+// checkText refuses a request whose path, query or form holds a NUL byte
+// or invalid UTF-8, before any of it reaches a query: in one place rather
+// than in every handler and store method that takes text.
+func checkText(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if !goodText(r.URL.Path) {
+			return errBadText
+		}
+		for _, vs := range []url.Values{r.URL.Query(), r.PostForm} {
+			for k, v := range vs {
+				if !goodText(k) || slices.ContainsFunc(v, func(s string) bool { return !goodText(s) }) {
+					return errBadText
+				}
+			}
+		}
+		return next(c)
+	}
+}
+
+func goodText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 func isForm(r *http.Request) bool {
 	ct := r.Header.Get(echo.HeaderContentType)

@@ -22,6 +22,7 @@ func (s *Server) routes() {
 		s.requestLog,
 		middleware.BodyLimit("1M"),
 		readForm,      // forms and the JSON editor: 64 KiB, parsed once here
+		checkText,     // no NUL or invalid UTF-8 in the path, query or form
 		s.loadSession, // sets the user when a valid session cookie is present
 		issueCSRF,     // the token every page's forms and hx-headers carry
 	)
