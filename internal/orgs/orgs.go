@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -43,10 +45,21 @@ func ValidateOrg(slug, name string) error {
 	if !slugRE.MatchString(slug) {
 		return apperr.FieldError("slug", "use 1–63 lowercase letters, digits, '-' or '_', starting with a letter or digit")
 	}
-	if n := len(strings.TrimSpace(name)); n == 0 || n > 200 {
+	name = strings.TrimSpace(name)
+	if n := utf8.RuneCountInString(name); n == 0 || n > 200 {
 		return apperr.FieldError("name", "name is required (at most 200 characters)")
 	}
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, controlChar) {
+		return apperr.FieldError("name", "use letters, digits, spaces and punctuation only: no control characters")
+	}
 	return nil
+}
+
+// controlChar is a character that changes how text around it is shown
+// rather than showing itself: C0/C1 controls (newlines and terminal escapes
+// included) and the bidirectional overrides and isolates.
+func controlChar(r rune) bool {
+	return unicode.IsControl(r) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }
 
 // CreateOrg creates a tenant. A taken slug is a conflict.

@@ -51,6 +51,14 @@ func TestCreateOrgValidatesAndRejectsDuplicates(t *testing.T) {
 	}
 	_, err = b.store.CreateOrg(b.ctx, "blank-name", "  ")
 	require.Equal(t, apperr.Invalid, apperr.Code(err))
+	// Control characters (a terminal escape, a newline, a bidi override)
+	// and text that is not UTF-8 would be shown as they are: refused.
+	for _, name := range []string{"Acme\x1b[31m", "Acme\nInc", "Acme\x00", "Acme\u202eInc", "Acme\xff"} {
+		_, err := b.store.CreateOrg(b.ctx, "ctl", name)
+		require.Equal(t, apperr.Invalid, apperr.Code(err), "%q", name)
+	}
+	_, err = b.store.CreateOrg(b.ctx, "long-name", strings.Repeat("é", 200))
+	require.NoError(t, err, "200 characters, 400 bytes")
 }
 
 func TestAuthenticateAndMembershipAreScopedToTheUser(t *testing.T) {

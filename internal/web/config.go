@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,8 +157,11 @@ func (c Config) validate() error {
 		}
 	}
 	for i, k := range c.SessionKeys {
-		if len(k) < minKeyLen {
+		switch {
+		case len(k) < minKeyLen:
 			errs = append(errs, fmt.Errorf("session key %d is %d bytes; use at least %d (`openssl rand -base64 32`)", i+1, len(k), minKeyLen))
+		case !slices.ContainsFunc(k, func(b byte) bool { return b != 0 }):
+			errs = append(errs, fmt.Errorf("session key %d is only zero bytes, which anyone can guess; generate one with `openssl rand -base64 32`", i+1))
 		}
 	}
 	if c.IdleTimeout <= 0 || c.AbsoluteTimeout <= 0 {

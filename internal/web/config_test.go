@@ -66,3 +66,22 @@ func TestBaseURLFor(t *testing.T) {
 		require.NoError(t, delivery.Settings{BaseURL: BaseURLFor(addr)}.Check(), addr)
 	}
 }
+
+// TestSessionKeysOfZeroBytesAreRefused: a key of zero bytes (an empty
+// file piped through base64, a template's placeholder) signs nothing an
+// attacker could not sign too.
+func TestSessionKeysOfZeroBytesAreRefused(t *testing.T) {
+	t.Parallel()
+	good := strings.Repeat("ab", 32)
+	for _, keys := range []string{
+		strings.Repeat("00", 32),                       // hex
+		"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", // base64
+		good + "," + strings.Repeat("0", 128),
+	} {
+		_, err := LoadConfig(func(k string) string { return map[string]string{"SESSION_KEYS": keys}[k] })
+		require.ErrorContains(t, err, "only zero bytes", keys)
+	}
+	_, err := New(Config{SessionKeys: [][]byte{make([]byte, 32)}, IdleTimeout: 1, AbsoluteTimeout: 1,
+		MaxLoginFailuresPerAccount: 1, MaxLoginFailuresPerClient: 1}, nil, nil)
+	require.ErrorContains(t, err, "only zero bytes")
+}

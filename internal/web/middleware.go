@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,6 +145,22 @@ func readForm(next echo.HandlerFunc) echo.HandlerFunc {
 			return errFormTooLarge
 		case err != nil:
 			return echo.NewHTTPError(http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+		}
+		return next(c)
+	}
+}
+
+// requestIDRE is what a client's X-Request-Id may be (a load balancer's
+// trace id fits); anything else is replaced by one of ours.
+var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// safeRequestID drops an X-Request-Id that is not a short safe token, so
+// echo's RequestID, which echoes the header and logs it, makes its own.
+func safeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		if id := h.Get(echo.HeaderXRequestID); id != "" && !requestIDRE.MatchString(id) {
+			h.Del(echo.HeaderXRequestID)
 		}
 		return next(c)
 	}

@@ -16,6 +16,7 @@ func (s *Server) routes() {
 	issueCSRF, checkCSRF := s.csrf()
 	e.Pre(middleware.RemoveTrailingSlash())
 	e.Use(
+		safeRequestID, // a client's X-Request-Id only if it is a short safe token
 		middleware.RequestID(),
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.Recover(),

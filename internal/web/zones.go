@@ -13,6 +13,9 @@ import (
 // zoneResultsLimit keeps the picker's list short enough to scan by eye.
 const zoneResultsLimit = 12
 
+// maxZoneQuery is how much of the search text is searched, in characters.
+const maxZoneQuery = 100
+
 // zoneSearch answers the time zone picker's active search. The query is q,
 // or the input's own field name when htmx sends the input's value.
 func (s *Server) zoneSearch(c echo.Context) error {
@@ -21,6 +24,9 @@ func (s *Server) zoneSearch(c echo.Context) error {
 		q = c.QueryParam("timezone")
 	}
 	q = strings.TrimSpace(q)
+	if r := []rune(q); len(r) > maxZoneQuery { // no zone name or place is longer
+		q = string(r[:maxZoneQuery])
+	}
 	now := s.now()
 	var options []views.ZoneOption
 	for _, info := range schedule.SearchZones(q, zoneResultsLimit) {
