@@ -134,8 +134,6 @@ func TestUnsubscribeBadLinks(t *testing.T) {
 		"tampered":      string(flipped),
 		"truncated":     token[:len(token)-3],
 		"too long":      strings.Repeat("A", 4000),
-		"NUL":           token[:5] + "\x00" + token[5:],
-		"invalid UTF-8": token[:5] + "\xff\xfe" + token[5:],
 		"other org":     strings.TrimPrefix(f.unsubscribePath(f.orgB.ID, "ops@acme.test"), "/unsubscribe?t=")[:3] + token[3:],
 	} {
 		link := "/unsubscribe?t=" + url.QueryEscape(bad)
@@ -146,6 +144,22 @@ func TestUnsubscribeBadLinks(t *testing.T) {
 		} {
 			require.Equal(t, http.StatusUnprocessableEntity, res.Code, "%s: %s", name, res.Body)
 			require.Contains(t, res.Body, "This unsubscribe link is not valid", name)
+		}
+	}
+	// A NUL byte or invalid UTF-8 is refused before any handler, as
+	// everywhere (TestNULAndInvalidUTF8Are400).
+	for name, bad := range map[string]string{
+		"NUL":           token[:5] + "\x00" + token[5:],
+		"invalid UTF-8": token[:5] + "\xff\xfe" + token[5:],
+	} {
+		link := "/unsubscribe?t=" + url.QueryEscape(bad)
+		for _, res := range []response{
+			f.anon().get(link),
+			f.anon().postNoCSRF(link, url.Values{"List-Unsubscribe": {"One-Click"}}),
+			f.anon().post("/unsubscribe", url.Values{"t": {bad}}),
+		} {
+			require.Equal(t, http.StatusBadRequest, res.Code, name)
+			require.Contains(t, res.Body, "not valid UTF-8", name)
 		}
 	}
 	require.Equal(t, before, fingerprint(t, f), "a bad link changed something")
