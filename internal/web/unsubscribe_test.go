@@ -130,11 +130,11 @@ func TestUnsubscribeBadLinks(t *testing.T) {
 	before := fingerprint(t, f)
 
 	for name, bad := range map[string]string{
-		"missing":       "",
-		"tampered":      string(flipped),
-		"truncated":     token[:len(token)-3],
-		"too long":      strings.Repeat("A", 4000),
-		"other org":     strings.TrimPrefix(f.unsubscribePath(f.orgB.ID, "ops@acme.test"), "/unsubscribe?t=")[:3] + token[3:],
+		"missing":   "",
+		"tampered":  string(flipped),
+		"truncated": token[:len(token)-3],
+		"too long":  strings.Repeat("A", 4000),
+		"other org": strings.TrimPrefix(f.unsubscribePath(f.orgB.ID, "ops@acme.test"), "/unsubscribe?t=")[:3] + token[3:],
 	} {
 		link := "/unsubscribe?t=" + url.QueryEscape(bad)
 		for _, res := range []response{
