@@ -65,3 +65,18 @@ func TestLongFieldsAreRefused(t *testing.T) {
 	require.Contains(t, res.Body, "at most 1000 characters")
 	require.Zero(t, f.auditCount())
 }
+
+// TestSignInEmailIsCapped: no account has an email over 254 characters, so
+// a longer one is refused beside the field without a database round trip
+// or a throttle entry.
+func TestSignInEmailIsCapped(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.anon()
+	c.get("/login")
+	before := fingerprint(t, f)
+	res := c.post("/login", url.Values{"email": {strings.Repeat("a", 250) + "@acme.test"}, "password": {"x"}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	require.Contains(t, res.Body, "at most 254 characters")
+	require.Equal(t, before, fingerprint(t, f))
+}

@@ -14,6 +14,9 @@ import (
 	"fieldbrief/views"
 )
 
+// maxEmailLen is the longest email address an account can have (RFC 5321).
+const maxEmailLen = 254
+
 // loginForm shows the sign-in form; someone already signed in goes on.
 func (s *Server) loginForm(c echo.Context) error {
 	next := c.QueryParam("next")
@@ -34,8 +37,11 @@ func (s *Server) loginForm(c echo.Context) error {
 func (s *Server) login(c echo.Context) error {
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
 	password := c.FormValue("password")
-	if f.Email == "" {
+	switch {
+	case f.Email == "":
 		f.EmailError = "Enter your email address."
+	case len(f.Email) > maxEmailLen: // no account has one: not worth a query or a throttle entry
+		f.EmailError = "Enter a valid email address (at most 254 characters)."
 	}
 	if password == "" {
 		f.PasswordError = "Enter your password."
