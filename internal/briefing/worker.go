@@ -185,7 +185,8 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 			w.Metrics.jobOutcome(ev)
 		}
 	}()
-	if err := w.client.Start(ctx); err != nil {
+	// Start checks the schema first: a lost connection fails it before anything runs.
+	if err := retryLostConnection(ctx, w.Log, "start river", func() error { return w.client.Start(ctx) }); err != nil {
 		cancel()
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -257,7 +258,11 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 		return res, err
 	}
 	for {
-		open, err := w.openJobs(ctx, res.Tick.BriefingIDs, time.Now().Add(wait))
+		var open int
+		err := retryLostConnection(ctx, w.Log, "count open jobs", func() (err error) {
+			open, err = w.openJobs(ctx, res.Tick.BriefingIDs, time.Now().Add(wait))
+			return err
+		})
 		if err != nil {
 			return res, err
 		}
@@ -268,7 +273,10 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 			return res, err
 		}
 	}
-	res.Pending, err = w.pendingJobs(ctx, res.Tick.BriefingIDs)
+	err = retryLostConnection(ctx, w.Log, "count pending jobs", func() (err error) {
+		res.Pending, err = w.pendingJobs(ctx, res.Tick.BriefingIDs)
+		return err
+	})
 	return res, err
 }
 
