@@ -155,11 +155,12 @@
     if (m && v.length >= 3) ev.target.value = ("0" + m[1]).slice(-2) + ":" + m[2];
   }, true);
 
-  // A test send answers "nothing to send yet" with 409 and the block that
-  // says so: show it beside the button like any other outcome, rather than
-  // dropping it as htmx does with 4xx answers.
+  // A test send answers "nothing to send yet" (409) or "too many tests"
+  // (429) with the block that says so: show it beside the button like any
+  // other outcome, rather than dropping it as htmx does with 4xx answers.
   document.addEventListener("htmx:beforeSwap", function (ev) {
-    if (ev.detail.xhr.status === 409 && ev.detail.elt.closest && ev.detail.elt.closest("#test-sends")) {
+    var status = ev.detail.xhr.status;
+    if ((status === 409 || status === 429) && ev.detail.elt.closest && ev.detail.elt.closest("#test-sends")) {
       ev.detail.shouldSwap = true;
       ev.detail.isError = false;
     }

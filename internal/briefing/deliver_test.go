@@ -20,6 +20,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/orgs"
@@ -368,4 +369,73 @@ func TestReplicasDeliverOnce(t *testing.T) {
 		require.Equal(t, 1, n, to)
 	}
 	require.Equal(t, orgsDue, f.count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
+}
+
+// generatedOrg is an org with one generated briefing (by "generate now") to
+// send tests of.
+func (f *fixture) generatedOrg(slug, cfg string) int64 {
+	f.t.Helper()
+	org := f.org(slug, cfg)
+	now := utc("2026-03-10T06:00:00Z")
+	_, err := f.store.GenerateNow(f.ctx, org, now, admin)
+	require.NoError(f.t, err)
+	f.runOnce(now)
+	return org
+}
+
+func (f *fixture) outboxSender() *Sender {
+	return &Sender{DB: f.db, Mailer: delivery.NewOutboxMailer(f.db), From: "fieldbrief <briefings@fieldbrief.test>",
+		BaseURL: "https://app.fieldbrief.test", Webhooks: &delivery.WebhookClient{AllowPrivate: true}}
+}
+
+// TestSendTestIsBounded: an admin's test sends are a check, not a mailer:
+// one at a time per org, ten an hour.
+func TestSendTestIsBounded(t *testing.T) {
+	f := setup(t)
+	org := f.generatedOrg("acme", config("Etc/UTC", "07:00"))
+	other := f.generatedOrg("globex", config("Etc/UTC", "07:00"))
+	sender := f.outboxSender()
+	for i := range maxTestSendsPerHour {
+		d, err := f.store.SendTest(f.ctx, sender, org, ChannelEmail, "admin@acme.test")
+		require.NoError(t, err, "test %d", i+1)
+		require.Equal(t, DeliverySent, d.State)
+	}
+	_, err := f.store.SendTest(f.ctx, sender, org, ChannelEmail, "admin@acme.test")
+	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
+	require.Equal(t, maxTestSendsPerHour, f.count(`SELECT count(*) FROM mail_outbox WHERE org_id = $1`, org))
+
+	// Another org has its own allowance; a test in flight holds the next one back.
+	_, err = f.db.Exec(f.ctx, `
+		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, due_at)
+		SELECT org_id, id, revision, 'email', 'test', 'admin@globex.test', 'msg_test_inflight', now()
+		  FROM ff_briefings WHERE org_id = $1`, other)
+	require.NoError(t, err)
+	_, err = f.store.SendTest(f.ctx, sender, other, ChannelEmail, "admin@globex.test")
+	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
+	require.Contains(t, err.Error(), "being sent already")
+}
+
+// TestSendTestHoldsNoConnectionWhileWaiting: a slow receiver must not hold
+// one of the web's database connections while it takes its time.
+func TestSendTestHoldsNoConnectionWhileWaiting(t *testing.T) {
+	f := setup(t)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		close(arrived)
+		<-release
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(hook.Close)
+	org := f.generatedOrg("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL))
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.store.SendTest(f.ctx, f.outboxSender(), org, ChannelWebhook, hook.URL)
+		done <- err
+	}()
+	<-arrived
+	held := f.db.Stat().AcquiredConns()
+	close(release)
+	require.NoError(t, <-done)
+	require.Zero(t, held, "a connection was held while the receiver answered")
+	require.Equal(t, "sent/1", f.deliveryStates(org)[hook.URL])
 }

@@ -100,6 +100,50 @@ func (s *Store) Deliveries(ctx context.Context, orgID, briefingID int64) ([]Deli
 	return out, nil
 }
 
+// Test sends are an admin's check, not a way to mail or call anyone at
+// will: one at a time per org, and at most maxTestSendsPerHour an hour.
+const maxTestSendsPerHour = 10
+
+// recordTest inserts a test delivery, unless the org has one in flight or
+// has used its hourly allowance (apperr TooMany). The org's row lock makes
+// the check and the insert one step for concurrent requests.
+func (s *Store) recordTest(ctx context.Context, orgID, briefingID int64, revision int, channel, to string, now time.Time) (int64, error) {
+	nonce := make([]byte, 12)
+	_, _ = rand.Read(nonce)
+	var id int64
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT FROM orgs WHERE id = $1 FOR UPDATE`, orgID); err != nil {
+			return err
+		}
+		var lastHour int
+		var inFlight bool
+		err := tx.QueryRow(ctx, `
+			SELECT count(*), coalesce(bool_or(state = 'pending' AND created_at > $3), false)
+			  FROM ff_deliveries
+			 WHERE org_id = $1 AND audience = 'test' AND created_at > $2`,
+			orgID, now.Add(-time.Hour), now.Add(-2*sendTimeout)).Scan(&lastHour, &inFlight)
+		switch {
+		case err != nil:
+			return err
+		case inFlight:
+			return apperr.Errorf(apperr.TooMany, "A test is being sent already: wait for its answer.")
+		case lastHour >= maxTestSendsPerHour:
+			return apperr.Errorf(apperr.TooMany, "That is %d tests in the last hour, the most we send: try again later.", lastHour)
+		}
+		return tx.QueryRow(ctx, `
+			INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, due_at, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, 'test', $5, $6, $7, $7, $7) RETURNING id`,
+			orgID, briefingID, revision, channel, to, "msg_test_"+hex.EncodeToString(nonce), now).Scan(&id)
+	})
+	if err != nil {
+		if apperr.Code(err) != apperr.Internal {
+			return 0, err
+		}
+		return 0, fmt.Errorf("record test delivery for org %d: %w", orgID, err)
+	}
+	return id, nil
+}
+
 // maxRecentDeliveries bounds the settings page's delivery log.
 const maxRecentDeliveries = 50
 
@@ -176,18 +220,13 @@ func (s *Store) SendTest(ctx context.Context, sender *Sender, orgID int64, chann
 	if err != nil {
 		return Delivery{}, fmt.Errorf("newest briefing of org %d: %w", orgID, err)
 	}
-	nonce := make([]byte, 12)
-	_, _ = rand.Read(nonce)
-	var id int64
-	err = s.DB.QueryRow(ctx, `
-		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, due_at)
-		VALUES ($1, $2, $3, $4, 'test', $5, $6, $7) RETURNING id`,
-		orgID, briefingID, revision, channel, to, "msg_test_"+hex.EncodeToString(nonce), sender.now()).Scan(&id)
+	id, err := s.recordTest(ctx, orgID, briefingID, revision, channel, to, sender.now())
 	if err != nil {
-		return Delivery{}, fmt.Errorf("record test delivery for org %d: %w", orgID, err)
+		return Delivery{}, err
 	}
-	// One attempt, no retry: the admin is looking at the answer.
-	if _, _, err := sender.attempt(ctx, orgID, id, func(deliveryRow) bool { return true }, "web"); err != nil && ctx.Err() != nil {
+	// One attempt, no retry: the admin is looking at the answer. A failed
+	// send is recorded as such; only a failure to record it is an error.
+	if outcome, err := sender.attemptOnce(ctx, orgID, id); outcome == "" {
 		return Delivery{}, fmt.Errorf("test delivery for org %d: %w", orgID, err)
 	}
 	row, err := s.DB.Query(ctx, `SELECT `+deliveryColumns+`

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
@@ -77,21 +78,49 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 		}
 		start := s.now()
 		sendErr = s.send(ctx, tx, d, ex)
-		r := attemptResult{at: start, duration: s.now().Sub(start)}
-		r.outcome, r.code, r.detail = classify(sendErr, final(d))
-		outcome = r.outcome
-		// Recorded even when the job's context ran out during the send.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		return recordAttempt(rctx, tx, d, r, worker)
+		outcome, err = s.record(ctx, tx, d, start, sendErr, final(d), worker)
+		return err
 	})
 	if txErr != nil {
 		return d, "", errors.Join(sendErr, txErr)
 	}
-	if outcome != "" {
-		s.Metrics.delivery(d.Channel, outcome, s.now().Sub(d.DueAt))
-	}
 	return d, outcome, sendErr
+}
+
+// attemptOnce is attempt for a test send from the web: one attempt that
+// nothing else runs, so it needs no row lock, and it holds no connection
+// while the receiver answers (up to 30 s): a slow receiver must not take the
+// web's connections from every other tenant's pages.
+func (s *Sender) attemptOnce(ctx context.Context, orgID, id int64) (outcome string, err error) {
+	d, err := readDelivery(ctx, s.DB, orgID, id)
+	if err != nil {
+		return "", err
+	}
+	ex, err := s.extras(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	start := s.now()
+	sendErr := s.send(ctx, s.DB, d, ex)
+	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		outcome, err = s.record(ctx, tx, d, start, sendErr, true, "web")
+		return err
+	})
+	return outcome, errors.Join(sendErr, txErr)
+}
+
+// record classifies the send that began at start and records the attempt
+// in tx, even when ctx ran out during the send.
+func (s *Sender) record(ctx context.Context, tx pgx.Tx, d deliveryRow, start time.Time, sendErr error, final bool, worker string) (outcome string, err error) {
+	r := attemptResult{at: start, duration: s.now().Sub(start)}
+	r.outcome, r.code, r.detail = classify(sendErr, final)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := recordAttempt(rctx, tx, d, r, worker); err != nil {
+		return "", err
+	}
+	s.Metrics.delivery(d.Channel, r.outcome, s.now().Sub(d.DueAt))
+	return r.outcome, nil
 }
 
 // extras is what a send needs beyond the delivery and its briefing: the
@@ -113,10 +142,10 @@ func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 }
 
 // send builds and sends d's message.
-func (s *Sender) send(ctx context.Context, tx pgx.Tx, d deliveryRow, ex extras) error {
+func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex extras) error {
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
-	c, err := loadContent(ctx, tx, d)
+	c, err := loadContent(ctx, q, d)
 	if err != nil {
 		return err
 	}
@@ -136,15 +165,15 @@ type content struct {
 	Snapshot      Snapshot
 }
 
-func loadContent(ctx context.Context, tx pgx.Tx, d deliveryRow) (content, error) {
+func loadContent(ctx context.Context, q database.Querier, d deliveryRow) (content, error) {
 	var c content
-	if err := tx.QueryRow(ctx, `SELECT name, slug FROM orgs WHERE id = $1`, d.OrgID).Scan(&c.OrgName, &c.Slug); err != nil {
+	if err := q.QueryRow(ctx, `SELECT name, slug FROM orgs WHERE id = $1`, d.OrgID).Scan(&c.OrgName, &c.Slug); err != nil {
 		return c, fmt.Errorf("org %d: %w", d.OrgID, err)
 	}
 	var raw []byte
 	var date time.Time
 	var zoneName string
-	err := tx.QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		SELECT r.content, b.briefing_date, b.timezone
 		  FROM ff_briefing_revisions r
 		  JOIN ff_briefings b ON b.id = r.briefing_id AND b.org_id = r.org_id

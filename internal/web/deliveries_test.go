@@ -116,6 +116,20 @@ func TestTestSendRefusals(t *testing.T) {
 	var n int
 	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT count(*) FROM ff_deliveries`).Scan(&n))
 	require.Zero(t, n)
+
+	// Tests are a check, not a mailer: past the hourly allowance, 429 with
+	// Retry-After and the reason beside the button; nothing more is sent.
+	for range 10 {
+		require.Equal(t, http.StatusOK, admin.post(testEmailPath, nil).Code)
+	}
+	r := admin.htmx().post(testEmailPath, nil)
+	require.Equal(t, http.StatusTooManyRequests, r.Code, r.Body)
+	require.Equal(t, "60", r.Header.Get("Retry-After"))
+	res := parseDoc(t, r.Body).byID("test-email-result")
+	require.NotNil(t, res, r.Body)
+	require.Contains(t, res.text(), "tests in the last hour")
+	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT count(*) FROM mail_outbox`).Scan(&n))
+	require.Equal(t, 10, n)
 }
 
 func TestTestSendAccess(t *testing.T) {

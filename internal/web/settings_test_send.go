@@ -44,6 +44,9 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 	if apperr.Code(err) == apperr.Internal {
 		return err
 	}
+	if apperr.Code(err) == apperr.TooMany {
+		c.Response().Header().Set("Retry-After", "60")
+	}
 	result, status := s.testResult(channel, d, err)
 	if !isHTMX(c) {
 		return s.renderSettings(c, status, stored, rejected{}, settingsAnswer{test: result})
