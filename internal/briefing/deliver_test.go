@@ -310,6 +310,41 @@ func TestWebhookGoneFailsAtOnce(t *testing.T) {
 	f.runOnceWith(f.deliveringWorker("", nil), utc("2026-03-10T07:05:00Z"))
 	require.Equal(t, "failed/2", f.deliveryStates(org)[hook.URL])
 	require.EqualValues(t, 2, calls.Load())
+
+	// The org moves its webhook elsewhere: sending the old delivery again
+	// must not post the day to the endpoint it dropped.
+	f.setConfig(org, deliveryConfig("Etc/UTC", "07:00", nil, false, "https://hooks.example.com/new"))
+	require.NoError(t, f.store.Resend(f.ctx, org, id, admin, time.Now()))
+	f.runOnceWith(f.deliveringWorker("", nil), utc("2026-03-10T07:10:00Z"))
+	require.Equal(t, "failed/3", f.deliveryStates(org)[hook.URL])
+	require.EqualValues(t, 2, calls.Load(), "the old URL is not called again")
+	require.Equal(t, "failed ", f.attemptList(org)[2])
+	var detail string
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT last_detail FROM ff_deliveries WHERE id = $1`, id).Scan(&detail))
+	require.Contains(t, detail, "webhook URL has changed")
+}
+
+// TestUnsubscribedAddressIsNotRetried: an address that unsubscribes while
+// its delivery waits for a retry (or is sent again) gets nothing more.
+func TestUnsubscribedAddressIsNotRetried(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	sink.SetFallback(550)
+	org := f.org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"leaving@acme.test"}, false, ""))
+	f.runOnceWith(f.deliveringWorker(sink.URL, nil), utc("2026-03-10T07:00:00Z"))
+	require.Equal(t, "failed/1", f.deliveryStates(org)["leaving@acme.test"])
+	require.Equal(t, 1, sink.Attempts())
+
+	_, err := f.db.Exec(f.ctx, `INSERT INTO email_suppressions (org_id, email) VALUES ($1, 'Leaving@acme.test')`, org)
+	require.NoError(t, err)
+	sink.SetFallback(250)
+	var id int64
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT id FROM ff_deliveries WHERE org_id = $1`, org).Scan(&id))
+	require.NoError(t, f.store.Resend(f.ctx, org, id, admin, time.Now()))
+	f.runOnceWith(f.deliveringWorker(sink.URL, nil), utc("2026-03-10T07:05:00Z"))
+	require.Equal(t, "failed/2", f.deliveryStates(org)["leaving@acme.test"])
+	require.Equal(t, 1, sink.Attempts(), "no second message to an address that unsubscribed")
+	require.Empty(t, sink.Messages())
 }
 
 // TestGenerateNowThenScheduledDeliversOnce: a look at 06:00 sends nothing;

@@ -124,14 +124,21 @@ func (s *Sender) record(ctx context.Context, tx pgx.Tx, d deliveryRow, start tim
 }
 
 // extras is what a send needs beyond the delivery and its briefing: the
-// recipient's unsubscribe link, or the org's webhook signing secret.
+// recipient's unsubscribe link, or the org's webhook signing secret; or why
+// it must not be sent at all.
 type extras struct {
 	unsubscribeURL, secret string
+	void                   *delivery.Error // not to be sent any more (see voided)
 }
 
 func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 	var ex extras
 	var err error
+	if d.Audience != AudienceTest {
+		if ex.void, err = s.voided(ctx, d); err != nil || ex.void != nil {
+			return ex, err
+		}
+	}
 	switch {
 	case d.Channel == ChannelWebhook:
 		ex.secret, err = s.orgs().WebhookSecret(ctx, d.OrgID)
@@ -141,8 +148,35 @@ func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 	return ex, err
 }
 
+// voided says why a delivery must not be sent any more although it is
+// pending (a retry, or a re-send): its address unsubscribed since, or the
+// org replaced or removed the webhook URL it was for — a retry must not post
+// the day's names and addresses to an endpoint the org has dropped.
+func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, error) {
+	if d.Channel == ChannelEmail {
+		var gone bool
+		err := s.DB.QueryRow(ctx, `SELECT EXISTS (SELECT FROM email_suppressions WHERE org_id = $1 AND lower(email) = lower($2))`,
+			d.OrgID, d.Recipient).Scan(&gone)
+		if err != nil || !gone {
+			return nil, err
+		}
+		return &delivery.Error{Permanent: true, Detail: "the recipient unsubscribed"}, nil
+	}
+	cfg, err := s.orgs().Fieldforce(ctx, d.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Err == nil && cfg.Config.Delivery != nil && cfg.Config.Delivery.Webhook != nil && cfg.Config.Delivery.Webhook.URL == d.Recipient {
+		return nil, nil
+	}
+	return &delivery.Error{Permanent: true, Detail: "the webhook URL has changed since; not sent to the old one"}, nil
+}
+
 // send builds and sends d's message.
 func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex extras) error {
+	if ex.void != nil {
+		return ex.void
+	}
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
 	c, err := loadContent(ctx, q, d)
