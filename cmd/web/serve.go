@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"fieldbrief/internal/metrics"
 	"fieldbrief/internal/web"
 )
 
@@ -40,7 +41,8 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 			return err
 		}
 		if cfg.MetricsAddr != "" {
-			stop, err := serveMetrics(cfg.MetricsAddr, a.log)
+			// The operators' own address (METRICS_ADDR), never the public one.
+			stop, err := metrics.Listen(cfg.MetricsAddr, web.MetricsHandler(), a.log)
 			if err != nil {
 				return err
 			}
@@ -48,29 +50,6 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 		}
 		return serveHTTP(ctx, a.log, *addr, srv)
 	}
-}
-
-// serveMetrics serves /metrics on the operators' own address (METRICS_ADDR)
-// until stop is called.
-func serveMetrics(addr string, log *slog.Logger) (stop func(), err error) {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", web.MetricsHandler())
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics listener: %w", err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics server", "error", err)
-		}
-	}()
-	log.Info("metrics listening", "addr", ln.Addr().String())
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
 }
 
 func defaultAddr(getenv func(string) string) string {

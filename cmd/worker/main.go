@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -43,6 +42,7 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
+	fbmetrics "fieldbrief/internal/metrics"
 )
 
 func main() {
@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 	metrics := briefing.NewMetrics()
 	if *metricsAddr != "" {
-		stopMetrics, err := serveMetrics(*metricsAddr, metrics, log)
+		stopMetrics, err := fbmetrics.Listen(*metricsAddr, metricsHandler(metrics), log)
 		if err != nil {
 			return err
 		}
@@ -201,26 +201,10 @@ func serve(ctx context.Context, log *slog.Logger, w *briefing.Worker, grace time
 	return nil
 }
 
-func serveMetrics(addr string, m *briefing.Metrics, log *slog.Logger) (stop func(), err error) {
+// metricsHandler serves the pipeline's collectors and the process's own.
+func metricsHandler(m *briefing.Metrics) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(m.Collectors()...)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics listener: %w", err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics server", "error", err)
-		}
-	}()
-	log.Info("metrics listening", "addr", ln.Addr().String())
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}, nil
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
