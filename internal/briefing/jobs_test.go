@@ -337,23 +337,3 @@ func scrape(t *testing.T, m *Metrics) string {
 	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	return rec.Body.String()
 }
-
-// TestRunOnceReportsJobLeftRunning: a job left "running" by a worker killed
-// with it (kill -9) is not -once's to finish (River's rescuer takes it back
-// after rescueStuckJobsAfter), but -once does not call its run clean: the
-// result names it as pending.
-func TestRunOnceReportsJobLeftRunning(t *testing.T) {
-	f := setup(t)
-	org := f.org("acme", config("Etc/UTC", "08:00"))
-	now := utc("2026-03-10T09:00:00Z")
-	b := f.briefing(org, "2026-03-10", "Etc/UTC", true, now) // fired by the killed worker's tick
-	_, err := f.store.Jobs.Insert(f.ctx, GenerateBriefingArgs{OrgID: org, BriefingID: b, Revision: 1, Trigger: TriggerSchedule}, nil)
-	require.NoError(t, err)
-	_, err = f.db.Exec(f.ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now(), attempted_by = '{killed-host}'`)
-	require.NoError(t, err)
-
-	res, err := f.worker(nil).RunOnce(f.ctx, now, 5*time.Second)
-	require.NoError(t, err)
-	require.Zero(t, res.Tick.Enqueued, "the killed worker fired it already")
-	require.Equal(t, map[string]int{"generate_briefing/running": 1}, res.Pending)
-}

@@ -229,11 +229,9 @@ func (w *Worker) stopRiver(ctx context.Context) error {
 // OnceResult is what RunOnce did.
 type OnceResult struct {
 	Tick TickResult
-	// Pending counts, by "kind/state", the jobs of our kinds still
-	// unfinished when RunOnce returned: its briefings' that wait for a retry
-	// later than its wait, and any left behind that it did not finish, such
-	// as a job still "running" on a worker that was killed (River's rescuer
-	// takes it back rescueStuckJobsAfter after its attempt began).
+	// Pending counts, by "kind/state", the jobs of the tick's briefings
+	// still unfinished when RunOnce returned: each waits for a retry later
+	// than its wait.
 	Pending map[string]int
 }
 
@@ -242,9 +240,8 @@ type OnceResult struct {
 // every available job, its own and any left behind, until every job of the
 // briefings its tick fired (deliveries included, which generation inserts)
 // is completed, discarded or cancelled, or waits for a retry later than wait
-// from then; what is unfinished then is in Pending. A job that failed is a
-// result, not an error: it errs only when the infrastructure does (a lost
-// connection is retried first, retryLostConnection).
+// from then. A job that failed is a result, not an error: it errs only when
+// the infrastructure does.
 func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration) (res OnceResult, err error) {
 	if err := w.startRiver(ctx, false); err != nil {
 		return res, err
@@ -277,7 +274,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 		}
 	}
 	err = retryLostConnection(ctx, w.Log, "count pending jobs", func() (err error) {
-		res.Pending, err = w.pendingJobs(ctx)
+		res.Pending, err = w.pendingJobs(ctx, res.Tick.BriefingIDs)
 		return err
 	})
 	return res, err
@@ -304,11 +301,12 @@ func (w *Worker) openJobs(ctx context.Context, briefingIDs []int64, horizon time
 	return n, nil
 }
 
-func (w *Worker) pendingJobs(ctx context.Context) (map[string]int, error) {
+func (w *Worker) pendingJobs(ctx context.Context, briefingIDs []int64) (map[string]int, error) {
 	rows, err := w.DB.Query(ctx, `
 		SELECT kind || '/' || state::text, count(*) FROM river_job
-		 WHERE kind = ANY($1) AND state NOT IN ('completed', 'discarded', 'cancelled')
-		 GROUP BY 1`, w.kinds)
+		 WHERE kind = ANY($1) AND (args->>'briefing_id')::bigint = ANY($2)
+		   AND state NOT IN ('completed', 'discarded', 'cancelled')
+		 GROUP BY 1`, w.kinds, briefingIDs)
 	if err != nil {
 		return nil, fmt.Errorf("count pending jobs: %w", err)
 	}
