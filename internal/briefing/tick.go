@@ -59,34 +59,20 @@ type TickResult struct {
 }
 
 // Tick decides and enqueues every briefing due at now. A bad config skips
-// only its org; an error is returned only when the database fails. A lost
-// connection reruns the whole attempt (retryLostConnection): the unique key
-// and scheduled_at make a chunk that committed before the loss fire nothing
-// twice, so its briefings are kept from the attempt that fired them.
+// only its org; an error is returned only when the database fails.
 func (t *Ticker) Tick(ctx context.Context, now time.Time) (res TickResult, err error) {
 	start := time.Now()
+	res = TickResult{Now: now, Skipped: map[schedule.Reason]int{}}
 	defer func() {
 		res.Duration = time.Since(start)
 		t.Metrics.observeTick(res, err)
 		t.logResult(res, err)
 	}()
-	var fired []int64
-	err = retryLostConnection(ctx, t.Log, "briefing tick", func() error {
-		res = TickResult{Now: now, Skipped: map[schedule.Reason]int{}}
-		err := t.tick(ctx, now, &res)
-		fired = append(fired, res.BriefingIDs...)
-		return err
-	})
-	res.BriefingIDs, res.Enqueued = fired, len(fired)
-	return res, err
-}
 
-// tick is one attempt of Tick.
-func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult) error {
 	if !t.NoLock {
 		unlock, ok, err := t.lock(ctx)
 		if err != nil || !ok {
-			return err
+			return res, err
 		}
 		defer unlock()
 	}
@@ -94,13 +80,14 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult) error
 
 	cands, err := Candidates(ctx, t.DB, now)
 	if err != nil {
-		return err
+		return res, err
 	}
 	res.Candidates = len(cands)
-	items := t.decide(now, cands, res)
+	items := t.decide(now, cands, &res)
 	res.Due = len(items)
 	res.BriefingIDs, err = enqueue(ctx, t.DB, t.Jobs, now, items)
-	return err
+	res.Enqueued = len(res.BriefingIDs)
+	return res, err
 }
 
 // decide applies schedule.Decide to every candidate and returns the due

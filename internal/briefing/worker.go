@@ -185,8 +185,7 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 			w.Metrics.jobOutcome(ev)
 		}
 	}()
-	// Start checks the schema first: a lost connection fails it before anything runs.
-	if err := retryLostConnection(ctx, w.Log, "start river", func() error { return w.client.Start(ctx) }); err != nil {
+	if err := w.client.Start(ctx); err != nil {
 		cancel()
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -258,11 +257,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 		return res, err
 	}
 	for {
-		var open int
-		err := retryLostConnection(ctx, w.Log, "count open jobs", func() (err error) {
-			open, err = w.openJobs(ctx, res.Tick.BriefingIDs, time.Now().Add(wait))
-			return err
-		})
+		open, err := w.openJobs(ctx, res.Tick.BriefingIDs, time.Now().Add(wait))
 		if err != nil {
 			return res, err
 		}
@@ -273,10 +268,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 			return res, err
 		}
 	}
-	err = retryLostConnection(ctx, w.Log, "count pending jobs", func() (err error) {
-		res.Pending, err = w.pendingJobs(ctx, res.Tick.BriefingIDs)
-		return err
-	})
+	res.Pending, err = w.pendingJobs(ctx, res.Tick.BriefingIDs)
 	return res, err
 }
 
