@@ -21,7 +21,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -129,15 +128,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		defer stopMetrics()
 	}
-	mailer, err := delivery.NewMailer(settings.SMTPURL, pool)
+	sender, err := briefing.NewSender(pool, settings, log)
 	if err != nil {
-		return fmt.Errorf("mailer: %w", err)
+		return err
 	}
-	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: *concurrency, JobRetention: *retention,
-		Sender: &briefing.Sender{Mailer: mailer, From: settings.MailFrom, BaseURL: settings.BaseURL,
-			Webhooks: &delivery.WebhookClient{AllowPrivate: settings.AllowPrivateWebhooks}}}
+	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: *concurrency, JobRetention: *retention, Sender: sender}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
-		"base_url", cmp.Or(settings.BaseURL, delivery.DefaultBaseURL), "allow_private_webhooks", settings.AllowPrivateWebhooks)
+		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks)
 	if *once {
 		return runOnce(ctx, log, w, tickAt, *wait)
 	}

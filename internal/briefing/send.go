@@ -2,6 +2,7 @@ package briefing
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,6 +37,23 @@ type Sender struct {
 	Log      *slog.Logger
 	Metrics  *Metrics
 	Now      func() time.Time // default time.Now
+}
+
+// NewSender is the Sender both processes build from their delivery
+// settings: mail to SMTP_URL (the outbox when unset), links to BASE_URL,
+// webhooks under the private-network switch. Empty MailFrom and BaseURL
+// get the defaults.
+func NewSender(db *pgxpool.Pool, set delivery.Settings, log *slog.Logger) (*Sender, error) {
+	mailer, err := delivery.NewMailer(set.SMTPURL, db)
+	if err != nil {
+		return nil, fmt.Errorf("mailer: %w", err)
+	}
+	return &Sender{
+		DB: db, Mailer: mailer, Log: log,
+		From:     cmp.Or(set.MailFrom, delivery.DefaultMailFrom),
+		BaseURL:  cmp.Or(set.BaseURL, delivery.DefaultBaseURL),
+		Webhooks: &delivery.WebhookClient{AllowPrivate: set.AllowPrivateWebhooks},
+	}, nil
 }
 
 func (s *Sender) now() time.Time {

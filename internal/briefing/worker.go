@@ -68,18 +68,11 @@ type Worker struct {
 func (w *Worker) sender() *Sender {
 	s := w.Sender
 	if s == nil {
-		s = &Sender{}
+		// The zero settings cannot fail: no SMTP_URL means the outbox.
+		s, _ = NewSender(w.DB, delivery.Settings{}, w.Log)
 	}
 	if s.DB == nil {
 		s.DB = w.DB
-	}
-	if s.Mailer == nil {
-		s.Mailer = delivery.NewOutboxMailer(w.DB)
-	}
-	s.From = cmp.Or(s.From, delivery.DefaultMailFrom)
-	s.BaseURL = cmp.Or(s.BaseURL, delivery.DefaultBaseURL)
-	if s.Webhooks == nil {
-		s.Webhooks = &delivery.WebhookClient{}
 	}
 	if s.Log == nil {
 		s.Log = w.Log

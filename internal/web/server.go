@@ -5,7 +5,6 @@
 package web
 
 import (
-	"cmp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -79,7 +78,9 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	mailer, err := delivery.NewMailer(cfg.SMTPURL, db) // validate has parsed it already
+	// A hand-built Config (tests) leaves From and BaseURL empty: it gets
+	// the worker's defaults, so a test send looks like the real one.
+	sender, err := briefing.NewSender(db, cfg.Settings, log)
 	if err != nil {
 		return nil, err
 	}
@@ -89,16 +90,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		db:        db,
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: briefings,
-		// A hand-built Config (tests) leaves From and BaseURL empty: it gets
-		// the worker's defaults, so a test send looks like the real one.
-		sender: &briefing.Sender{
-			DB:       db,
-			Mailer:   mailer,
-			From:     cmp.Or(cfg.MailFrom, delivery.DefaultMailFrom),
-			BaseURL:  cmp.Or(cfg.BaseURL, delivery.DefaultBaseURL),
-			Webhooks: &delivery.WebhookClient{AllowPrivate: cfg.AllowPrivateWebhooks},
-			Log:      log,
-		},
+		sender:    sender,
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,
 			Secure:          cfg.SecureCookies,
