@@ -76,6 +76,8 @@ type Worker struct {
 	cron    *cron.Cron
 	// stopTicks cuts off a tick still running when Stop's grace ends.
 	stopTicks   context.CancelFunc
+	stopWatch   context.CancelFunc // ends watchRiver
+	watchDone   chan struct{}
 	metricsDone chan struct{}
 	stopMetrics func()
 }
@@ -149,7 +151,9 @@ func (w *Worker) build(periodic bool) error {
 		return fmt.Errorf("river client: %w", err)
 	}
 	w.client = client
-	w.ticker = &Ticker{DB: w.DB, Jobs: client, Log: w.Log, Metrics: w.Metrics}
+	if w.ticker == nil { // a restarted client (watchRiver) keeps the first one's ticker: it only inserts
+		w.ticker = &Ticker{DB: w.DB, Jobs: client, Log: w.Log, Metrics: w.Metrics}
+	}
 	return nil
 }
 
@@ -177,6 +181,9 @@ func (w *Worker) Start(ctx context.Context) error {
 		return errors.Join(fmt.Errorf("schedule tick: %w", err), w.stopRiver(ctx))
 	}
 	w.cron.Start()
+	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopWatch, w.watchDone = stopWatch, make(chan struct{})
+	go w.watchRiver(watchCtx)
 	w.Log.Info("worker started", "concurrency", cmp.Or(w.Concurrency, 4), "job_retention", cmp.Or(w.JobRetention, DefaultJobRetention).String())
 	return nil
 }
@@ -218,6 +225,10 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 // A job whose process dies without either is taken back by River's rescuer
 // after rescueStuckJobsAfter.
 func (w *Worker) Stop(ctx context.Context) error {
+	if w.stopWatch != nil {
+		w.stopWatch()
+		<-w.watchDone
+	}
 	if w.cron != nil {
 		select {
 		case <-w.cron.Stop().Done():
@@ -342,13 +353,58 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 			// producer.StartWorkContext, Elector.Start). A new client
 			// starts them again.
 			w.Log.Warn("worker -once: River is not working the jobs due; restarting its client", "overdue", st.overdue, "open", st.open)
-			if err := w.restartRiver(ctx); err != nil {
+			if err := w.restartRiver(ctx, false); err != nil {
 				return res, err
 			}
 			lastRestart = time.Now()
 		}
 		if err := sleep(ctx, oncePoll); err != nil {
 			return res, err
+		}
+	}
+}
+
+// watchEvery is how often the long-running worker checks that its River
+// client works the jobs due (watchRiver).
+const watchEvery = 30 * time.Second
+
+// overdueSQL counts the jobs of our kinds ($1) River should have taken long
+// ago: available for 30 s (every replica fetches every second), or due for
+// a retry a minute ago (the leader schedules every 5 s; a new leader takes
+// over within 15 s).
+const overdueSQL = `
+SELECT count(*) FROM river_job
+ WHERE kind = ANY($1)
+   AND ((state = 'available' AND scheduled_at < now() - interval '30 seconds')
+        OR (state IN ('retryable', 'scheduled') AND scheduled_at < now() - interval '1 minute'))`
+
+// watchRiver restarts the long-running worker's River client when it
+// started no job for watchEvery while jobs are overdue: a connection lost
+// while River started can leave its producer or its elector stopped while
+// the client runs on (see RunOnce). A healthy client with jobs overdue
+// starts some within a second; other replicas may be busy, this one is not.
+func (w *Worker) watchRiver(ctx context.Context) {
+	defer close(w.watchDone)
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	started := w.working.startedCount()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		before := started
+		if started = w.working.startedCount(); started != before || !w.working.empty() {
+			continue
+		}
+		var overdue int
+		if err := w.DB.QueryRow(ctx, overdueSQL, w.kinds).Scan(&overdue); err != nil || overdue == 0 {
+			continue // a lost connection: River and the next check retry
+		}
+		w.Log.Warn("River started no job while jobs are overdue; restarting its client", "overdue", overdue)
+		if err := w.restartRiver(ctx, true); err != nil {
+			w.Log.Error("restart river", "error", err) // the next check tries again
 		}
 	}
 }
@@ -362,13 +418,13 @@ const riverStallAfter = 20 * time.Second
 
 // restartRiver stops the River client (this process works no job then) and
 // starts a new one.
-func (w *Worker) restartRiver(ctx context.Context) error {
+func (w *Worker) restartRiver(ctx context.Context, periodic bool) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopAndCancelTimeout)
 	defer cancel()
 	if err := w.stopRiver(sctx); err != nil {
 		w.Log.Warn("stop river for restart", "error", err)
 	}
-	return w.startRiver(ctx, false)
+	return w.startRiver(ctx, periodic)
 }
 
 // onceStallSlack is how much longer than anything it may legitimately wait
@@ -462,8 +518,15 @@ func (w *Worker) pendingJobs(ctx context.Context) (map[string]int, []WaitingJob,
 // event, sent once the outcome is stored).
 type inFlight struct {
 	river.MiddlewareDefaults
-	mu   sync.Mutex
-	jobs map[int64]bool
+	mu      sync.Mutex
+	jobs    map[int64]bool
+	started int64 // jobs begun, ever
+}
+
+func (f *inFlight) startedCount() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started
 }
 
 func (f *inFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
@@ -472,6 +535,7 @@ func (f *inFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 		f.jobs = map[int64]bool{}
 	}
 	f.jobs[job.ID] = true
+	f.started++
 	f.mu.Unlock()
 	return doInner(ctx)
 }
