@@ -282,7 +282,7 @@ type WaitingJob struct {
 	State      string    `json:"state"`
 	BriefingID int64     `json:"briefing_id,omitempty"`
 	Attempt    int       `json:"attempt"`
-	WaitsFor   string    `json:"waits_for"` // "retry", "rescue", "worker", "fetch"
+	WaitsFor   string    `json:"waits_for"` // "retry", "rescue" (running: its worker, or River's rescuer), "fetch" (available)
 	Until      time.Time `json:"until"`     // when it is due, at the latest
 }
 
