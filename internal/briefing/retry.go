@@ -3,13 +3,12 @@ package briefing
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"fieldbrief/internal/database"
 )
 
 // A lost connection (an operator's pg_terminate_backend, a failover, a
@@ -68,26 +67,12 @@ func retryTransient(ctx context.Context, log *slog.Logger, what string, step fun
 }
 
 // transient reports whether err is the connection going away rather than
-// the statement failing: then the same step on a new connection may
-// succeed.
+// the statement failing (database.ConnectionLost), or an attempt that timed
+// out against a database that hangs instead of refusing: then the same step
+// on a new connection may succeed, and retryTransient's budget bounds it.
 func transient(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		// Class 08: connection exception. 57P01 admin_shutdown
-		// (pg_terminate_backend, a fast shutdown), 57P02 crash_shutdown,
-		// 57P03 cannot_connect_now (starting up or shutting down).
-		switch {
-		case strings.HasPrefix(pgErr.Code, "08"), pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03":
-			return true
-		}
-		return false
-	}
-	var netErr net.Error
-	var connectErr *pgconn.ConnectError
-	return pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
-		errors.As(err, &netErr) || errors.As(err, &connectErr)
+	return database.ConnectionLost(err) || pgconn.Timeout(err)
 }
