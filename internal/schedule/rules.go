@@ -53,7 +53,9 @@ func (r *ZoneRules) String() string {
 }
 
 // EmbeddedZoneRules returns the rules embedded in the binary.
-var EmbeddedZoneRules = sync.OnceValue(func() *ZoneRules {
+func EmbeddedZoneRules() *ZoneRules { return embeddedRules() }
+
+var embeddedRules = sync.OnceValue(func() *ZoneRules {
 	zr, err := zip.NewReader(bytes.NewReader(embeddedZip), int64(len(embeddedZip)))
 	if err != nil {
 		panic(fmt.Sprintf("schedule: embedded zoneinfo.zip: %v", err)) // a broken build, caught by every test
