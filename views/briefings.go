@@ -35,20 +35,22 @@ type BriefingDay struct {
 // BriefingPage is one briefing: its content and its generation history.
 type BriefingPage struct {
 	Page
-	Slug        string
-	Date        string
-	Timezone    string
-	Status      string
-	Trigger     string
-	FiredAt     string
-	GeneratedAt string
-	LastError   string           // admins only: left empty for members
-	Content     *BriefingContent // the newest revision's; nil until generated
-	Revisions   []BriefingRevision
-	Runs        []BriefingRun
-	Deliveries  []DeliveryRow // newest revision first
-	Notice      string        // after a successful action
-	Admin       bool          // sees errors, codes and worker ids; re-sends
+	Slug             string
+	Date             string
+	Timezone         string
+	Status           string
+	Trigger          string
+	FiredAt          string
+	GeneratedAt      string
+	ZoneRules        string           // the tz database that decided it, "tzdata 2025b (embedded)"; "" when not recorded
+	ContentZoneRules string           // the one the shown content was built with, when it differs from ZoneRules
+	LastError        string           // admins only: left empty for members
+	Content          *BriefingContent // the newest revision's; nil until generated
+	Revisions        []BriefingRevision
+	Runs             []BriefingRun
+	Deliveries       []DeliveryRow // newest revision first
+	Notice           string        // after a successful action
+	Admin            bool          // sees errors, codes and worker ids; re-sends
 }
 
 // BriefingRevision is one generated revision, newest first.
@@ -56,6 +58,7 @@ type BriefingRevision struct {
 	Number    int
 	Trigger   string // schedule | manual
 	Generated string
+	ZoneRules string // the tz database its content was built with; "" when not recorded
 }
 
 // BriefingContent is the snapshot as the page shows it.

@@ -33,7 +33,7 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-	_ "time/tzdata" // the same zone rules in every container
+	_ "time/tzdata" // harmless; zones are loaded from schedule's own embedded rules (TZ_SOURCE)
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -43,6 +43,7 @@ import (
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	fbmetrics "fieldbrief/internal/metrics"
+	"fieldbrief/internal/schedule"
 )
 
 func main() {
@@ -114,7 +115,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("delivery settings: %w", err)
 	}
+	rules, err := schedule.ZoneRulesFromEnv(getenv)
+	if err != nil {
+		return fmt.Errorf("zone rules: %w", err)
+	}
+	schedule.UseZoneRules(rules)
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
+	log.Info("worker starting", "zone_rules", rules.String(), "tzdata", rules.Version, "tz_source", rules.Source)
 	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(*concurrency))
 	if err != nil {
 		return err
@@ -157,6 +164,8 @@ func usage(w io.Writer, fs *flag.FlagSet) {
 Runs the daily briefing pipeline: a tick every minute that enqueues the
 briefings due, and the jobs that generate them. Any number of replicas may
 run against one database (DATABASE_URL, default %s).
+Zones are decided with the rules TZ_SOURCE names: embedded (built in, the
+same on every host; the default) or host (the host's zoneinfo).
 
 -once runs one tick, works every available job, its own and any left behind
 (generate-now requests, retries, jobs of a stopped worker), and exits when
