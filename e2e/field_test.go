@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
@@ -115,6 +117,23 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 	}
 	if today := schedule.DateOf(time.Now().In(berlin(t))); after.Date != today {
 		t.Errorf("the briefing is for %s, want Berlin's today %s", after.Date, today)
+	}
+
+	// At phone width every field screen fits: nothing wider than the screen.
+	admin.do("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	for _, p := range []struct{ path, wait, name string }{
+		{boardPath, "Boiler Co", "field-phone-board"},
+		{"/orgs/acme/jobs?date=" + after.Date.String(), "Boiler Co", "field-phone-jobs"},
+		{techniciansPath, "Tess Tech", "field-phone-technicians"},
+	} {
+		admin.open(p.path)
+		admin.waitText("main", p.wait)
+		wide, err := eval[int](admin, `document.documentElement.scrollWidth - window.innerWidth`)
+		e.must("measure "+p.path, err)
+		if wide > 0 {
+			t.Errorf("%s is %d px wider than a 390 px screen", p.path, wide)
+		}
+		admin.screenshot(p.name)
 	}
 }
 
