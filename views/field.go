@@ -137,6 +137,7 @@ type Board struct {
 	CSRF        string
 	Date        string
 	Problem     string // a rejected change, said above the board
+	Notice      string // a change made with htmx, said above the board
 	Columns     []BoardColumn
 	Overdue     []JobRow
 	Truncated   bool // more jobs than one board shows

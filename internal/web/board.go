@@ -176,6 +176,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		if err != nil {
 			return err
 		}
+		b.Notice = notices[code]
 		return s.render(c, http.StatusOK, views.BoardView(b))
 	}
 	return redirect(c, orgBase(m.Org.Slug)+"/board?date="+d.String()+"&notice="+code)

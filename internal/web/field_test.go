@@ -354,6 +354,7 @@ func TestDayBoard(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.True(t, strings.HasPrefix(strings.TrimSpace(r.Body), `<div id="board"`), r.Body)
 	frag := parseDoc(t, r.Body)
+	require.Equal(t, "Job assigned.", frag.byID("board-notice").text())
 	require.Contains(t, column(frag, bo.ID), "Assigned Co")
 	require.NotContains(t, column(frag, ff.ana.ID), "Assigned Co")
 
