@@ -1,6 +1,10 @@
 package views
 
-import "strings"
+import (
+	"strings"
+
+	"fieldbrief/views/briefview"
+)
 
 // BriefingsPage is the org's recent briefings: one row per local date, today
 // first, with the briefing's status or why there is none.
@@ -43,7 +47,8 @@ type BriefingPage struct {
 	FiredAt     string
 	GeneratedAt string
 	LastError   string           // admins only: left empty for members
-	Content     *BriefingContent // the newest revision's; nil until generated
+	Content     *briefview.Content // the newest revision's; nil until generated
+	Prev, Next  DayLink            // the neighbouring local dates
 	Revisions   []BriefingRevision
 	Runs        []BriefingRun
 	Deliveries  []DeliveryRow // newest revision first
@@ -51,39 +56,19 @@ type BriefingPage struct {
 	Admin       bool          // sees errors, codes and worker ids; re-sends
 }
 
+// DayLink is a neighbouring date on a briefing's page: a link to its
+// briefing, or why it has none.
+type DayLink struct {
+	Date string // YYYY-MM-DD
+	Link string // "" when the date has no briefing
+	Why  string // why there is none, as the briefings list says it
+}
+
 // BriefingRevision is one generated revision, newest first.
 type BriefingRevision struct {
 	Number    int
 	Trigger   string // schedule | manual
 	Generated string
-}
-
-// BriefingContent is the snapshot as the page shows it.
-type BriefingContent struct {
-	Technicians        []TechnicianDay
-	Unassigned         []JobLine
-	Overdue            []JobLine
-	OnHold             []JobLine
-	YesterdayDate      string
-	YesterdayScheduled int
-	YesterdayCompleted int
-	Jobs               int
-}
-
-// TechnicianDay is one technician's jobs in arrival order.
-type TechnicianDay struct {
-	Name  string
-	Phone string
-	Jobs  []JobLine
-}
-
-// JobLine is one job of the snapshot.
-type JobLine struct {
-	Window     string
-	Customer   string
-	Address    string
-	Technician string
-	Status     string // scheduled | in_progress | on_hold | done | cancelled
 }
 
 // BriefingRun is one generation attempt.
@@ -152,3 +137,11 @@ const ReasonBeforeSetup = "before_setup"
 
 // label turns a stored code into words: "in_progress" -> "in progress".
 func label(code string) string { return strings.ReplaceAll(code, "_", " ") }
+
+// timesIn names the zone every time of a briefing is in.
+func timesIn(s briefview.Content) string {
+	if s.Zone == "" {
+		return "Times in " + s.Timezone + "."
+	}
+	return "Times in " + s.Timezone + " (" + s.Zone + ")."
+}
