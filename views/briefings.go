@@ -46,7 +46,7 @@ type BriefingPage struct {
 	Trigger     string
 	FiredAt     string
 	GeneratedAt string
-	LastError   string           // admins only: left empty for members
+	LastError   string             // admins only: left empty for members
 	Content     *briefview.Content // the newest revision's; nil until generated
 	Prev, Next  DayLink            // the neighbouring local dates
 	Revisions   []BriefingRevision
