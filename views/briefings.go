@@ -145,3 +145,11 @@ func timesIn(s briefview.Content) string {
 	}
 	return "Times in " + s.Timezone + " (" + s.Zone + ")."
 }
+
+// plural picks the word for a count.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

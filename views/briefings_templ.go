@@ -1638,15 +1638,15 @@ func summaryStrip(s briefview.Content) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = summaryItem("jobs", s.Summary.Jobs, "jobs today", "#routes").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = summaryItem("jobs", s.Summary.Jobs, plural(s.Summary.Jobs, "job today", "jobs today"), "#routes").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = summaryItem("technicians-out", s.Summary.TechniciansOut, "technicians out", "#routes").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = summaryItem("technicians-out", s.Summary.TechniciansOut, plural(s.Summary.TechniciansOut, "technician out", "technicians out"), "#routes").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = summaryItem("emergencies", s.Summary.Emergencies, "emergencies", "#emergencies").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = summaryItem("emergencies", s.Summary.Emergencies, plural(s.Summary.Emergencies, "emergency", "emergencies"), "#emergencies").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -65,7 +65,7 @@ func TestBriefingPageContent(t *testing.T) {
 		counts[n.attr("data-count")] = n.text()
 	}
 	require.Equal(t, map[string]string{
-		"jobs": "3 jobs today", "technicians-out": "1 technicians out", "emergencies": "1 emergencies",
+		"jobs": "3 jobs today", "technicians-out": "1 technician out", "emergencies": "1 emergency",
 		"overdue": "1 overdue", "unassigned": "1 unassigned", "on-hold": "0 on hold",
 	}, counts, "cancelled not counted; each job that needs action counted once")
 	require.Contains(t, doc.byID("summary").text(), "1 cancelled (not in the count).")
