@@ -82,7 +82,7 @@ func TestBriefingLayout(t *testing.T) {
 		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
 		return chromedp.Void{}, err
 	})
-	hidden, err := eval[bool](a, `[".topbar", ".day-nav", "#runs-title"].every(s => { const el = document.querySelector(s); return el && el.getClientRects().length === 0 })`)
+	hidden, err := eval[bool](a, `[".topbar .nav", ".day-nav", "#runs-title"].every(s => { const el = document.querySelector(s); return el && el.getClientRects().length === 0 })`)
 	if err != nil || !hidden {
 		t.Errorf("printed, the navigation and the run history should be hidden (err %v)", err)
 	}

@@ -46,7 +46,7 @@ var exceptions = []exception{
 // emergencies are today's urgent calls, one given to a technician and one
 // still unassigned, so the briefing's action items lead with them.
 var emergencies = map[[2]int]string{
-	{0, 1}: "Burst pipe – water coming through the ceiling",
+	{0, 6}: "Burst pipe – water coming through the ceiling",
 	{0, 7}: "No heating – elderly resident, call before arriving",
 }
 

@@ -85,7 +85,7 @@ func TestBriefingPageContent(t *testing.T) {
 	require.Equal(t, []string{"4"}, section("unassigned"))
 	require.Empty(t, section("on-hold"))
 	require.Contains(t, doc.byID("on-hold").text(), "On hold (0)")
-	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ no technician on hold")
+	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ none on hold")
 
 	// Routes in arrival order, the cancelled job apart.
 	techs := doc.findAll(hasClass("technician"))

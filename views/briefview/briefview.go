@@ -47,9 +47,9 @@ type Section struct {
 func (a ActionItems) Sections() []Section {
 	return []Section{
 		{"emergencies", "Emergencies", "No emergency.", a.Emergencies},
-		{"overdue", "Overdue", "Nothing overdue.", a.Overdue},
-		{"unassigned", "Unassigned", "Every job of the day has a technician.", a.Unassigned},
-		{"on-hold", "On hold", "Nothing on hold.", a.OnHold},
+		{"overdue", "Overdue", "Nothing else overdue.", a.Overdue},
+		{"unassigned", "Unassigned", "Nothing else unassigned.", a.Unassigned},
+		{"on-hold", "On hold", "Nothing else on hold.", a.OnHold},
 	}
 }
 
