@@ -6,8 +6,9 @@
 #   docker run --rm -e DATABASE_URL=... fieldbrief worker                              # worker
 #   docker run --rm -e DATABASE_URL=... fieldbrief web create-org -slug acme -name Acme
 #
-# The binaries are static (CGO_ENABLED=0) and embed the IANA time zone
-# database (import _ "time/tzdata"), so zone rules do not depend on the image.
+# The binaries are static (CGO_ENABLED=0) and decide with the zone rules
+# embedded in internal/schedule (TZ_SOURCE=embedded, the default), so zone
+# rules do not depend on the image (docs/architecture.md, "Zone rules").
 
 # ---- build ------------------------------------------------------------------
 FROM golang:1.26-bookworm AS build

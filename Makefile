@@ -64,7 +64,7 @@ bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule
 
-generate: ## Regenerate templ components and the zone list
+generate: ## Regenerate templ components, the zone list and the embedded zone rules
 	$(GO) tool templ generate
 	$(GO) generate ./internal/schedule/...
 

@@ -39,21 +39,23 @@ type BriefingDay struct {
 // BriefingPage is one briefing: its content and its generation history.
 type BriefingPage struct {
 	Page
-	Slug        string
-	Date        string
-	Timezone    string
-	Status      string
-	Trigger     string
-	FiredAt     string
-	GeneratedAt string
-	LastError   string             // admins only: left empty for members
-	Content     *briefview.Content // the newest revision's; nil until generated
-	Prev, Next  DayLink            // the neighbouring local dates
-	Revisions   []BriefingRevision
-	Runs        []BriefingRun
-	Deliveries  []DeliveryRow // newest revision first
-	Notice      string        // after a successful action
-	Admin       bool          // sees errors, codes and worker ids; re-sends
+	Slug             string
+	Date             string
+	Timezone         string
+	Status           string
+	Trigger          string
+	FiredAt          string
+	GeneratedAt      string
+	ZoneRules        string             // the tz database that decided it, "tzdata 2025b (embedded)"; "" when not recorded
+	ContentZoneRules string             // the one the shown content was built with, when it differs from ZoneRules
+	LastError        string             // admins only: left empty for members
+	Content          *briefview.Content // the newest revision's; nil until generated
+	Prev, Next       DayLink            // the neighbouring local dates
+	Revisions        []BriefingRevision
+	Runs             []BriefingRun
+	Deliveries       []DeliveryRow // newest revision first
+	Notice           string        // after a successful action
+	Admin            bool          // sees errors, codes and worker ids; re-sends
 }
 
 // DayLink is a neighbouring date on a briefing's page: a link to its
@@ -69,6 +71,7 @@ type BriefingRevision struct {
 	Number    int
 	Trigger   string // schedule | manual
 	Generated string
+	ZoneRules string // the tz database its content was built with; "" when not recorded
 }
 
 // BriefingRun is one generation attempt.

@@ -20,8 +20,9 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/schedule"
 
-	_ "time/tzdata" // the same zone rules in any container, whatever it ships
+	_ "time/tzdata" // harmless; zones are loaded from schedule's own embedded rules (TZ_SOURCE)
 )
 
 func main() {
@@ -132,6 +133,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if err != nil {
 		return usageErrorf("LOG_LEVEL: %v", err)
 	}
+	// Every command may read zones (settings, "generate now", seed-demo):
+	// all of them use the rules TZ_SOURCE chose, as the worker does.
+	rules, err := schedule.ZoneRulesFromEnv(getenv)
+	if err != nil {
+		return fmt.Errorf("zone rules: %w", err)
+	}
+	schedule.UseZoneRules(rules)
 	err = act(ctx, &app{getenv: getenv, stdin: stdin, stdout: stdout, log: log})
 	if errors.As(err, new(*usageError)) {
 		commandUsage(stderr)
@@ -234,6 +242,8 @@ Environment:
   MAIL_FROM                       From of every email (default "fieldbrief <briefings@fieldbrief.localhost>")
   BASE_URL                        public address for links in emails and webhooks (default http://localhost:PORT)
   WEBHOOK_ALLOW_PRIVATE_NETWORKS  true lets webhooks use http and reach loopback/private addresses (default false)
+  TZ_SOURCE                       zone rules: embedded (the copy built in, the same on every host; default)
+                                  or host (the host's zoneinfo: $ZONEINFO or /usr/share/zoneinfo)
   LOG_LEVEL                       debug, info, warn or error (default info)
   FIELDBRIEF_PASSWORD             create-user's password when neither -password-stdin nor -password is given
 

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testdb"
 )
 
@@ -102,6 +103,23 @@ func TestMigrateEmptyDatabase(t *testing.T) {
 	var flag bool
 	require.NoError(t, pool.QueryRow(context.Background(),
 		`SELECT is_enabled FROM admin_feature_flags WHERE key = 'fieldforce.briefing'`).Scan(&flag))
+}
+
+// TestBadTZSource: zone rules nobody chose refuse every command before the
+// database is touched.
+func TestBadTZSource(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t, emptyDatabase(t))
+	c.env["TZ_SOURCE"] = "system"
+	r := c.run(context.Background(), "migrate")
+	require.EqualError(t, r.err, `zone rules: TZ_SOURCE="system": want "embedded" (the default) or "host"`)
+	require.False(t, isUsage(r.err))
+
+	pool := connect(t, c.env["DATABASE_URL"])
+	var migrated bool
+	require.NoError(t, pool.QueryRow(context.Background(),
+		`SELECT to_regclass('goose_db_version') IS NOT NULL`).Scan(&migrated))
+	require.False(t, migrated, "nothing applied")
 }
 
 func TestCreateOrgAndUsers(t *testing.T) {
@@ -235,6 +253,7 @@ func TestServe(t *testing.T) {
 	case r := <-done:
 		require.NoError(t, r.err, r.stderr)
 		require.Contains(t, r.stderr, `"msg":"stopped"`)
+		require.Contains(t, r.stderr, `"zone_rules":"`+schedule.EmbeddedZoneRules().String()+`"`, "the start-up line names the zone rules")
 	case <-time.After(shutdownGrace + 5*time.Second):
 		t.Fatal("serve did not stop after its context was cancelled")
 	}

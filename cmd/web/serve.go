@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fieldbrief/internal/metrics"
+	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/web"
 )
 
@@ -78,7 +79,9 @@ func serveHTTP(ctx context.Context, log *slog.Logger, addr string, h http.Handle
 		MaxHeaderBytes:    1 << 20,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	log.Info("listening", "addr", ln.Addr().String())
+	rules := schedule.CurrentZoneRules()
+	log.Info("listening", "addr", ln.Addr().String(),
+		"zone_rules", rules.String(), "tzdata", rules.Version, "tz_source", rules.Source)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 

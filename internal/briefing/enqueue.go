@@ -49,14 +49,16 @@ const enqueueChunk = 500
 // scheduled firing happened already is left alone (the WHERE of DO UPDATE):
 // the permanent unique key and scheduled_at make a second scheduled firing
 // impossible, whatever the number of replicas. Only rows returned get a job.
-// The date and zone of an existing row are never remapped.
+// The date and zone of an existing row are never remapped. The zone rules
+// that decided ($5, $6) are recorded with the scheduled firing.
 const enqueueSQL = `
 INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status,
-                          requested_revision, created_at, updated_at)
-SELECT org_id, briefing_date, timezone, $4, $4, 'schedule', 'pending', 1, $4, $4
+                          requested_revision, created_at, updated_at, tzdata_version, tzdata_source)
+SELECT org_id, briefing_date, timezone, $4, $4, 'schedule', 'pending', 1, $4, $4, $5, $6
   FROM unnest($1::bigint[], $2::date[], $3::text[]) AS t(org_id, briefing_date, timezone)
 ON CONFLICT (org_id, briefing_date) DO UPDATE
    SET scheduled_at = EXCLUDED.scheduled_at,
+       tzdata_version = EXCLUDED.tzdata_version, tzdata_source = EXCLUDED.tzdata_source,
        requested_revision = ff_briefings.requested_revision + 1,
        status = 'pending', last_error = '', updated_at = EXCLUDED.updated_at
  WHERE ff_briefings.scheduled_at IS NULL
@@ -68,9 +70,10 @@ RETURNING id, org_id, requested_revision`
 // locks in the same order and never deadlock.
 func enqueue(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pgx.Tx], firedAt time.Time, items []due) ([]int64, error) {
 	var briefingIDs []int64
+	rules := schedule.CurrentZoneRules() // the rules the tick decided with
 	for start := 0; start < len(items); start += enqueueChunk {
 		chunk := items[start:min(start+enqueueChunk, len(items))]
-		ids, err := enqueueChunkTx(ctx, db, jobs, firedAt, chunk)
+		ids, err := enqueueChunkTx(ctx, db, jobs, firedAt, rules, chunk)
 		if err != nil {
 			return briefingIDs, fmt.Errorf("enqueue briefings for orgs %d..%d: %w", chunk[0].OrgID, chunk[len(chunk)-1].OrgID, err)
 		}
@@ -81,7 +84,7 @@ func enqueue(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pgx.Tx], 
 
 // enqueueChunkTx inserts the briefings and their jobs in one transaction: a
 // scheduled firing never exists without its job.
-func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pgx.Tx], firedAt time.Time, items []due) ([]int64, error) {
+func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pgx.Tx], firedAt time.Time, rules *schedule.ZoneRules, items []due) ([]int64, error) {
 	orgIDs := make([]int64, len(items))
 	dates := make([]time.Time, len(items))
 	zones := make([]string, len(items))
@@ -90,7 +93,7 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pg
 	}
 	var briefingIDs []int64
 	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt)
+		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt, rules.Version, rules.Source)
 		if err != nil {
 			return err
 		}

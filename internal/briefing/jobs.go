@@ -189,7 +189,8 @@ func deliverRevision(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, rev
 
 // produce builds the snapshot and stores it as the briefing's new revision.
 func (w *generateWorker) produce(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, zoneName string, d schedule.Date, now time.Time) (Snapshot, error) {
-	zone, err := schedule.LoadZone(zoneName)
+	rules := schedule.CurrentZoneRules()
+	zone, err := rules.LoadZone(zoneName)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -203,8 +204,10 @@ func (w *generateWorker) produce(ctx context.Context, tx pgx.Tx, a GenerateBrief
 		return snap, fmt.Errorf("encode snapshot: %w", err)
 	}
 	_, err = tx.Exec(ctx, `
-		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, a.OrgID, a.BriefingID, a.Revision, a.Trigger, content, now)
+		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at,
+		                                   tzdata_version, tzdata_source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		a.OrgID, a.BriefingID, a.Revision, a.Trigger, content, now, rules.Version, rules.Source)
 	if err != nil {
 		return snap, fmt.Errorf("insert revision: %w", err)
 	}

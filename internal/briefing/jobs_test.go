@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
 )
 
 var admin = orgs.Actor{Email: "admin@example.com"}
@@ -336,4 +337,44 @@ func scrape(t *testing.T, m *Metrics) string {
 	rec := httptest.NewRecorder()
 	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	return rec.Body.String()
+}
+
+// TestZoneRulesRecorded: a briefing records the tz database that decided its
+// date and its scheduled firing, and each revision the one its content was
+// built with.
+func TestZoneRulesRecorded(t *testing.T) {
+	f := setup(t)
+	org := f.org("acme", config("Europe/Berlin", "08:00"))
+	embedded := ZoneRules{Version: schedule.EmbeddedZoneRules().Version, Source: schedule.SourceEmbedded}
+	require.NotEmpty(t, embedded.Version)
+
+	b, err := f.store.GenerateNow(f.ctx, org, utc("2026-03-10T05:00:00Z"), admin)
+	require.NoError(t, err)
+	require.Equal(t, embedded, b.ZoneRules)
+	require.Equal(t, "tzdata "+embedded.Version+" (embedded)", b.ZoneRules.String())
+	f.runOnce(utc("2026-03-10T05:00:00Z"))
+
+	// As if an older replica had made the look: the scheduled firing
+	// records the rules that decided it.
+	_, err = f.db.Exec(f.ctx, `UPDATE ff_briefings SET tzdata_version = '', tzdata_source = '' WHERE id = $1`, b.ID)
+	require.NoError(t, err)
+	b, err = f.store.Get(f.ctx, org, date("2026-03-10"))
+	require.NoError(t, err)
+	require.Equal(t, ZoneRules{}, b.ZoneRules)
+	require.Empty(t, b.ZoneRules.String(), "not recorded")
+	require.Equal(t, 1, f.runOnce(utc("2026-03-10T07:00:00Z")).Tick.Enqueued)
+
+	b, err = f.store.Get(f.ctx, org, date("2026-03-10"))
+	require.NoError(t, err)
+	require.Equal(t, embedded, b.ZoneRules)
+	revs, err := f.store.Revisions(f.ctx, org, b.ID)
+	require.NoError(t, err)
+	require.Len(t, revs, 2)
+	for _, r := range revs {
+		require.Equal(t, embedded, r.ZoneRules, "revision %d", r.Revision)
+	}
+	var version, source string
+	require.NoError(t, f.db.QueryRow(f.ctx, `SELECT tzdata_version, tzdata_source FROM ff_briefing_revisions WHERE briefing_id = $1 AND revision = 2`, b.ID).
+		Scan(&version, &source))
+	require.Equal(t, embedded, ZoneRules{Version: version, Source: source})
 }

@@ -39,6 +39,22 @@ type Briefing struct {
 	LastError   string        // why the last attempt failed, "" otherwise
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	ZoneRules   ZoneRules // the rules that decided Date (and the scheduled firing's instant)
+}
+
+// ZoneRules names the tz database a decision or a revision was made with;
+// zero for rows recorded before it was kept.
+type ZoneRules struct {
+	Version string // e.g. "2025b"; "unknown" for a host that does not say
+	Source  string // schedule.SourceEmbedded or schedule.SourceHost
+}
+
+// String reads "tzdata 2025b (embedded)", or "" when not recorded.
+func (r ZoneRules) String() string {
+	if r.Source == "" {
+		return ""
+	}
+	return "tzdata " + r.Version + " (" + r.Source + ")"
 }
 
 // Run is one generation attempt of a briefing, from our own history
@@ -59,6 +75,7 @@ type Revision struct {
 	Revision    int
 	Trigger     string // TriggerSchedule or TriggerManual
 	GeneratedAt time.Time
+	ZoneRules   ZoneRules // the rules its content (the day's bounds, local times) was built with
 }
 
 // Store reads briefings for the web and takes "generate now" requests.
@@ -79,12 +96,12 @@ func NewStore(db *pgxpool.Pool) (*Store, error) {
 }
 
 const briefingColumns = `id, org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status, revision, content,
-	generated_at, last_error, created_at, updated_at`
+	generated_at, last_error, created_at, updated_at, tzdata_version, tzdata_source`
 
 // listColumns are briefingColumns without the snapshot: lists show status,
 // not content, and decoding every snapshot was most of the list's cost.
 const listColumns = `id, org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status, revision, NULL::jsonb,
-	generated_at, last_error, created_at, updated_at`
+	generated_at, last_error, created_at, updated_at, tzdata_version, tzdata_source`
 
 func scanBriefing(row pgx.Row) (Briefing, error) {
 	var b Briefing
@@ -92,7 +109,7 @@ func scanBriefing(row pgx.Row) (Briefing, error) {
 	var content []byte
 	var generatedAt, scheduledAt *time.Time
 	err := row.Scan(&b.ID, &b.OrgID, &date, &b.Timezone, &b.FiredAt, &scheduledAt, &b.Trigger, &b.Status, &b.Revision, &content,
-		&generatedAt, &b.LastError, &b.CreatedAt, &b.UpdatedAt)
+		&generatedAt, &b.LastError, &b.CreatedAt, &b.UpdatedAt, &b.ZoneRules.Version, &b.ZoneRules.Source)
 	if err != nil {
 		return b, err
 	}
@@ -172,14 +189,18 @@ func (s *Store) Runs(ctx context.Context, orgID, briefingID int64) ([]Run, error
 // Revisions returns a briefing's generated revisions, newest first.
 func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revision, error) {
 	rows, err := s.DB.Query(ctx, `
-		SELECT revision, trigger, generated_at
+		SELECT revision, trigger, generated_at, tzdata_version, tzdata_source
 		  FROM ff_briefing_revisions
 		 WHERE org_id = $1 AND briefing_id = $2
 		 ORDER BY revision DESC`, orgID, briefingID)
 	if err != nil {
 		return nil, fmt.Errorf("revisions of briefing %d of org %d: %w", briefingID, orgID, err)
 	}
-	revs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Revision])
+	revs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Revision, error) {
+		var r Revision
+		err := row.Scan(&r.Revision, &r.Trigger, &r.GeneratedAt, &r.ZoneRules.Version, &r.ZoneRules.Source)
+		return r, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("revisions of briefing %d of org %d: %w", briefingID, orgID, err)
 	}
@@ -188,10 +209,13 @@ func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revis
 
 // generateNowSQL creates today's briefing as a look (no scheduled firing,
 // so the scheduled run still happens) or asks an existing one, whatever its
-// status, for a new revision: pressing twice refreshes.
+// status, for a new revision: pressing twice refreshes. A new row records the
+// zone rules that decided its date ($5, $6); a refresh keeps the date, and
+// so the rules that decided it.
 const generateNowSQL = `
-INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, requested_revision, created_at, updated_at)
-VALUES ($1, $2, $3, $4, 'manual', 'pending', 1, $4, $4)
+INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, requested_revision, created_at, updated_at,
+                          tzdata_version, tzdata_source)
+VALUES ($1, $2, $3, $4, 'manual', 'pending', 1, $4, $4, $5, $6)
 ON CONFLICT (org_id, briefing_date) DO UPDATE
    SET requested_revision = ff_briefings.requested_revision + 1, status = 'pending', last_error = '', updated_at = $4
 RETURNING id, requested_revision`
@@ -208,6 +232,7 @@ func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, act
 		return Briefing{}, err
 	}
 	date := schedule.DateOf(now.In(sch.Zone.Loc))
+	rules := schedule.CurrentZoneRules() // what loaded sch.Zone
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		entry := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: "briefing.generate", Target: "briefing " + date.String()}
 		var oldStatus string
@@ -222,7 +247,7 @@ func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, act
 		}
 		var id int64
 		var revision int
-		if err := tx.QueryRow(ctx, generateNowSQL, orgID, date.Time(), sch.Zone.Name, now).Scan(&id, &revision); err != nil {
+		if err := tx.QueryRow(ctx, generateNowSQL, orgID, date.Time(), sch.Zone.Name, now, rules.Version, rules.Source).Scan(&id, &revision); err != nil {
 			return err
 		}
 		_, err = s.Jobs.InsertTx(ctx, tx, GenerateBriefingArgs{OrgID: orgID, BriefingID: id, Revision: revision,

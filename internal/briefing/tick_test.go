@@ -45,8 +45,9 @@ func TestTickAcrossDaysAndZones(t *testing.T) {
 
 	total := 0
 	for i, c := range cases {
-		loc, err := time.LoadLocation(c.zone)
+		z, err := schedule.LoadZone(c.zone)
 		require.NoError(t, err)
+		loc := z.Loc
 		var want []string
 		// Expected, from time.Date (no DST gaps here): the schedule instant
 		// of each local date, or the first tick if that day had begun already.

@@ -81,10 +81,11 @@ type seededOrg struct {
 }
 
 func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time) (seededOrg, error) {
-	loc, err := time.LoadLocation(spec.zone)
+	zone, err := schedule.LoadZone(spec.zone) // the rules the worker decides with
 	if err != nil {
 		return seededOrg{}, fmt.Errorf("zone: %w", err)
 	}
+	loc := zone.Loc
 	org, created, err := ensureOrg(ctx, store, spec.slug, spec.name)
 	if err != nil {
 		return seededOrg{}, err

@@ -125,8 +125,9 @@ func TestSeedJobsFollowLocalDays(t *testing.T) {
 	require.NoError(t, err)
 
 	for slug, zone := range map[string]string{"northwind": "America/New_York", "bergmann": "Europe/Berlin", "kiwi-pipes": "Pacific/Auckland"} {
-		loc, err := time.LoadLocation(zone)
+		z, err := schedule.LoadZone(zone)
 		require.NoError(t, err)
+		loc := z.Loc
 		org, err := store.OrgBySlug(ctx, slug)
 		require.NoError(t, err)
 		rows, err := store.DB.Query(ctx, `SELECT arrival_start, arrival_end, status, technician_id IS NULL FROM jobs WHERE org_id = $1`, org.ID)

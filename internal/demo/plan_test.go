@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/schedule"
 )
 
 // The jobs that need attention (on hold, cancelled, overdue) read as
@@ -13,8 +15,9 @@ func TestPlanSpreadsTroubleOverCustomers(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 15, 0, 0, 0, time.UTC)
 	for _, o := range demoOrgs {
-		loc, err := time.LoadLocation(o.zone)
+		z, err := schedule.LoadZone(o.zone)
 		require.NoError(t, err)
+		loc := z.Loc
 		y, m, d := now.In(loc).Date()
 		today := time.Date(y, m, d, 0, 0, 0, 0, loc)
 		seen := map[string]bool{}

@@ -3,7 +3,6 @@ package schedule_test
 import (
 	"testing"
 	"time"
-	_ "time/tzdata" // the app embeds tzdata; the tests must not depend on the host's
 
 	"github.com/stretchr/testify/require"
 

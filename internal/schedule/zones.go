@@ -41,33 +41,6 @@ var zoneNames = sync.OnceValue(func() map[string]string {
 	return m
 })
 
-// locations caches loaded zones by canonical name, so it stays bounded
-// whatever names callers try.
-var locations sync.Map // canonical name -> *time.Location
-
-// LoadZone loads a zone by canonical name or legacy alias, case-insensitively,
-// and returns it under its canonical name. Only names of the tz database are
-// accepted: "Local" would make behaviour depend on the host, and a path would
-// read arbitrary files.
-func LoadZone(name string) (Zone, error) {
-	if err := checkZoneName(name); err != nil {
-		return Zone{}, err
-	}
-	canonical, ok := zoneNames()[strings.ToLower(name)]
-	if !ok {
-		return Zone{}, fmt.Errorf("unknown time zone %q", name)
-	}
-	if loc, ok := locations.Load(canonical); ok {
-		return Zone{Name: canonical, Loc: loc.(*time.Location)}, nil
-	}
-	loc, err := time.LoadLocation(canonical)
-	if err != nil {
-		return Zone{}, fmt.Errorf("load time zone %q: %w", canonical, err)
-	}
-	cached, _ := locations.LoadOrStore(canonical, loc) // one *Location per zone, even when loads race
-	return Zone{Name: canonical, Loc: cached.(*time.Location)}, nil
-}
-
 func checkZoneName(name string) error {
 	switch {
 	case name == "":

@@ -2,6 +2,9 @@
 
 package schedule
 
+// tzdataVersion is the tz release of zoneTable and of the embedded rules (zoneinfo.zip).
+const tzdataVersion = "2025b"
+
 // zoneTable lists every canonical zone of tz 2025b, sorted by name.
 var zoneTable = []ZoneInfo{
 	{Name: "Africa/Abidjan", City: "Abidjan", CountryCode: "CI", Country: "Côte d'Ivoire", Aliases: []string{"Africa/Timbuktu", "Iceland"}},

@@ -67,7 +67,13 @@ func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing
 		Trigger:     b.Trigger,
 		FiredAt:     clock(b.FiredAt, loc),
 		GeneratedAt: clock(b.GeneratedAt, loc),
+		ZoneRules:   b.ZoneRules.String(),
 		Admin:       admin,
+	}
+	// The shown content is the newest revision's (revs are newest first);
+	// say so when other rules built it than decided the date.
+	if len(revs) > 0 && revs[0].Revision == b.Revision && revs[0].ZoneRules != b.ZoneRules {
+		p.ContentZoneRules = revs[0].ZoneRules.String()
 	}
 	if admin {
 		p.LastError = b.LastError
@@ -77,7 +83,8 @@ func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing
 		p.Content = &v
 	}
 	for _, r := range revs {
-		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger, Generated: clock(r.GeneratedAt, loc)})
+		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger,
+			Generated: clock(r.GeneratedAt, loc), ZoneRules: r.ZoneRules.String()})
 	}
 	for _, r := range runs {
 		v := views.BriefingRun{Revision: r.Revision, Trigger: r.Trigger, Outcome: r.Outcome,

@@ -370,3 +370,42 @@ func TestBriefingGenerate(t *testing.T) {
 	_, runs = briefingState("2026-03-03")
 	require.Equal(t, 3, runs)
 }
+
+// TestBriefingShowZoneRules: the page says which tz database decided the
+// briefing, and which built its content when that differs; rows from
+// before the rules were recorded say nothing about them.
+func TestBriefingShowZoneRules(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	snap := &briefing.Snapshot{Date: "2026-03-03", Timezone: "America/New_York"}
+	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: snap})
+	page := func() htmlDoc {
+		t.Helper()
+		r := f.as(&f.memberA).get(briefingsPath + "/2026-03-03")
+		require.Equal(t, http.StatusOK, r.Code, r.Body)
+		return parseDoc(t, r.Body)
+	}
+
+	doc := page()
+	require.NotContains(t, doc.find(hasClass("briefing-meta")).text(), "Zone rules", "not recorded: nothing to say")
+	require.Contains(t, doc.find(attrIs("data-revision", "1")).text(), "not recorded")
+
+	exec := func(sql string) {
+		t.Helper()
+		_, err := f.db.Exec(context.Background(), sql, id)
+		require.NoError(t, err)
+	}
+	exec(`UPDATE ff_briefings SET tzdata_version = '2025b', tzdata_source = 'embedded' WHERE id = $1`)
+	exec(`UPDATE ff_briefing_revisions SET tzdata_version = '2025b', tzdata_source = 'embedded' WHERE briefing_id = $1`)
+	doc = page()
+	meta := doc.find(hasClass("zone-rules"))
+	require.Equal(t, "tzdata 2025b (embedded)", meta.attr("data-zone-rules"))
+	require.Contains(t, doc.find(hasClass("briefing-meta")).text(), "Zone rules tzdata 2025b (embedded)")
+	require.NotContains(t, meta.text(), "content built with")
+	require.Contains(t, doc.find(attrIs("data-revision", "1")).text(), "tzdata 2025b (embedded)")
+
+	exec(`UPDATE ff_briefing_revisions SET tzdata_version = '2025c', tzdata_source = 'host' WHERE briefing_id = $1`)
+	doc = page()
+	require.Contains(t, doc.find(hasClass("zone-rules")).text(), "tzdata 2025b (embedded) (content built with tzdata 2025c (host))")
+	require.Contains(t, doc.find(attrIs("data-revision", "1")).text(), "tzdata 2025c (host)")
+}

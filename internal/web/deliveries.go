@@ -30,8 +30,9 @@ func (s *Server) deliveryResend(c echo.Context) error {
 }
 
 // deliveryRow is the view of a delivery with its times in loc. Codes,
-// details and worker ids are for admins; members see who and the state,
-// and of a webhook only its host (its path may hold a token). resendBase,
+// details, worker ids and the attempt history are for admins; members see
+// who and the state in words, and of a webhook only its host (its path may
+// hold a token). resendBase,
 // when set, is where the briefing page's "Send again" posts, offered to
 // admins on a failed scheduled delivery.
 func deliveryRow(d briefing.Delivery, loc *time.Location, admin bool, resendBase string) views.DeliveryRow {
@@ -42,9 +43,6 @@ func deliveryRow(d briefing.Delivery, loc *time.Location, admin bool, resendBase
 	if !admin {
 		if d.Channel == briefing.ChannelWebhook {
 			r.Recipient = webhookHost(d.Recipient)
-		}
-		for _, a := range d.History {
-			r.History = append(r.History, views.DeliveryAttemptRow{At: clock(a.At, loc), Outcome: a.Outcome, Duration: took(a.Duration)})
 		}
 		return r
 	}

@@ -13,12 +13,13 @@ import (
 // database outage does not get healthy replicas restarted.
 func (s *Server) healthz(c echo.Context) error { return c.String(http.StatusOK, "ok") }
 
-// readyz answers 200 when the database is reachable, 503 otherwise, so a
-// load balancer stops routing to a replica that cannot serve.
+// readyz answers 200 when the database answers, 503 otherwise, so a load
+// balancer stops routing to a replica that cannot serve. Dead pooled
+// connections alone do not make it unready (pingDatabase).
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
-	if err := s.db.Ping(ctx); err != nil {
+	if err := s.pingDatabase(ctx); err != nil {
 		s.log.WarnContext(ctx, "readiness check failed", "error", err)
 		return c.String(http.StatusServiceUnavailable, "database unreachable")
 	}

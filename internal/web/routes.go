@@ -22,10 +22,11 @@ func (s *Server) routes() {
 		middleware.Recover(),
 		s.requestLog,
 		middleware.BodyLimit("1M"),
-		readForm,      // forms and the JSON editor: 64 KiB, parsed once here
-		checkText,     // no NUL or invalid UTF-8 in the path, query or form
-		s.loadSession, // sets the user when a valid session cookie is present
-		issueCSRF,     // the token every page's forms and hx-headers carry
+		readForm,         // forms and the JSON editor: 64 KiB, parsed once here
+		checkText,        // no NUL or invalid UTF-8 in the path, query or form
+		s.retryLostReads, // a GET or HEAD runs again once when the database connection was lost
+		s.loadSession,    // sets the user when a valid session cookie is present
+		issueCSRF,        // the token every page's forms and hx-headers carry
 	)
 
 	e.GET("/healthz", s.healthz)

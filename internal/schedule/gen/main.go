@@ -1,6 +1,9 @@
 // Command gen writes zones_gen.go: the canonical IANA time zone names with
 // their aliases, cities and countries, read from the tz source files that ship
-// with the system's tzdata package.
+// with the system's tzdata package; and zoneinfo.zip: the compiled rules
+// (TZif) of those zones from the same directory, which the binaries embed
+// and decide with (docs/architecture.md, "Zone rules"). Names, rules and the
+// recorded version therefore come from one tz release.
 //
 // A name is canonical when it is a Zone line of tzdata.zi or listed in
 // zone.tab, so a zone.tab name that the tz build happens to implement as a
@@ -16,10 +19,8 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
-	"io"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,18 +43,22 @@ type zone struct {
 var preferredNames = map[string]string{"Etc/UTC": "UTC"}
 
 func main() {
-	dir := flag.String("zoneinfo", "/usr/share/zoneinfo", "directory holding tzdata.zi, zone.tab and iso3166.tab")
+	dir := flag.String("zoneinfo", "/usr/share/zoneinfo", "directory holding tzdata.zi, zone.tab, iso3166.tab and the compiled zone files")
 	out := flag.String("o", "zones_gen.go", "output file")
+	zipOut := flag.String("zip", "zoneinfo.zip", "output file for the embedded zone rules")
 	flag.Parse()
-	if err := run(*dir, *out); err != nil {
+	if err := run(*dir, *out, *zipOut); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(dir, out string) error {
+func run(dir, out, zipOut string) error {
 	src, err := readTZData(filepath.Join(dir, "tzdata.zi"))
 	if err != nil {
 		return err
+	}
+	if src.version == "" {
+		return fmt.Errorf("%s: no \"# version\" line: the embedded rules would not say which release they are", filepath.Join(dir, "tzdata.zi"))
 	}
 	countries, err := readTable(filepath.Join(dir, "iso3166.tab"), 2)
 	if err != nil {
@@ -63,22 +68,20 @@ func run(dir, out string) error {
 	if err != nil {
 		return err
 	}
-	embedded, err := embeddedZones()
-	if err != nil {
-		return err
-	}
-
 	zones := map[string]*zone{}
+	rules := map[string][]byte{} // canonical name as tz spells it -> TZif
 	var dropped []string
 	addZone := func(name string) {
 		if _, seen := zones[name]; seen || notPlaces[name] != "" {
 			return
 		}
-		if err := loadable(name, embedded); err != nil {
+		data, err := loadable(dir, name)
+		if err != nil {
 			dropped = append(dropped, fmt.Sprintf("%s: %v", name, err))
 			return
 		}
 		zones[name] = &zone{name: name}
+		rules[name] = data
 	}
 	for _, name := range src.zones {
 		addZone(name)
@@ -109,6 +112,8 @@ func run(dir, out string) error {
 			return fmt.Errorf("preferred name %s: no zone %s", to, from)
 		}
 		delete(zones, from)
+		rules[to] = rules[from]
+		delete(rules, from)
 		z.aliases = append(slices.DeleteFunc(z.aliases, func(a string) bool { return a == to }), from)
 		slices.Sort(z.aliases)
 		z.name = to
@@ -121,7 +126,39 @@ func run(dir, out string) error {
 	if err != nil {
 		return err
 	}
+	archive, err := zipRules(rules)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(zipOut, archive, 0o644); err != nil {
+		return err
+	}
 	return os.WriteFile(out, code, 0o644)
+}
+
+// zipRules packs the zone files, sorted by name and without modification
+// times, so that the same release always gives the same bytes.
+func zipRules(rules map[string][]byte) ([]byte, error) {
+	names := make([]string, 0, len(rules))
+	for name := range rules {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, name := range names {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.Write(rules[name]); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 type tzdata struct {
@@ -190,47 +227,18 @@ func countryName(iso3166 [][]string, code string) string {
 	return ""
 }
 
-// embeddedZones returns the zone files of GOROOT's zoneinfo.zip, the data
-// that package time/tzdata embeds into binaries.
-func embeddedZones() (map[string][]byte, error) {
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		return nil, fmt.Errorf("go env GOROOT: %w", err)
-	}
-	path := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "time", "zoneinfo.zip")
-	zr, err := zip.OpenReader(path)
+// loadable returns the compiled rules of name from dir, or why they cannot
+// be used: time.LoadLocationFromTZData, which the app loads them with, must
+// accept them.
+func loadable(dir, name string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 	if err != nil {
 		return nil, err
 	}
-	defer zr.Close()
-	files := map[string][]byte{}
-	for _, f := range zr.File {
-		rc, err := f.Open()
-		if err != nil {
-			return nil, err
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", path, f.Name, err)
-		}
-		files[f.Name] = data
-	}
-	return files, nil
-}
-
-// loadable reports why name cannot be used: both Go's embedded tzdata and
-// time.LoadLocation must accept it, or the app would depend on the host.
-func loadable(name string, embedded map[string][]byte) error {
-	data, ok := embedded[name]
-	if !ok {
-		return fmt.Errorf("not in Go's embedded tzdata")
-	}
 	if _, err := time.LoadLocationFromTZData(name, data); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := time.LoadLocation(name)
-	return err
+	return data, nil
 }
 
 // resolve follows a link chain to the canonical zone it ends at.
@@ -268,10 +276,12 @@ func render(version string, zones map[string]*zone, dropped []string) ([]byte, e
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "// Code generated by \"go run ./gen\"; DO NOT EDIT.\n\n")
 	fmt.Fprintf(&b, "package schedule\n\n")
+	fmt.Fprintf(&b, "// tzdataVersion is the tz release of zoneTable and of the embedded rules (zoneinfo.zip).\n")
+	fmt.Fprintf(&b, "const tzdataVersion = %q\n\n", version)
 	fmt.Fprintf(&b, "// zoneTable lists every canonical zone of tz %s, sorted by name.\n", version)
 	if len(dropped) > 0 {
 		slices.Sort(dropped)
-		b.WriteString("//\n// Dropped because Go's embedded tzdata cannot load them:\n")
+		b.WriteString("//\n// Dropped because their rules cannot be loaded:\n")
 		for _, d := range dropped {
 			fmt.Fprintf(&b, "//   - %s\n", d)
 		}

@@ -1,0 +1,55 @@
+package web
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/database"
+)
+
+// retryLostReads runs a GET or HEAD once more when it failed only because
+// the database connection was lost (a failover, a restart, an idle reaper,
+// pg_terminate_backend): the person gets their page instead of a 500.
+//
+// When one pooled connection is found dead the others usually are too (they
+// were ended together), so the pool is reset first and the retry gets a
+// fresh connection rather than the next dead one. Only reads are retried:
+// they change nothing but a session's last-seen time, so running one twice
+// is harmless. A write's first try may have committed before the connection
+// broke; the person sees the error and decides.
+func (s *Server) retryLostReads(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.Method != http.MethodGet && req.Method != http.MethodHead {
+			return next(c)
+		}
+		saved := c.Response().Header().Clone()
+		err := next(c)
+		if !database.ConnectionLost(err) || c.Response().Committed || req.Context().Err() != nil {
+			return err
+		}
+		s.log.WarnContext(req.Context(), "database connection lost; retrying the read once on a fresh one",
+			"path", c.Path(), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
+		s.db.Reset()
+		h := c.Response().Header()
+		clear(h)
+		for k, v := range saved {
+			h[k] = v
+		}
+		return next(c)
+	}
+}
+
+// pingDatabase checks that the database answers, once more on a fresh
+// connection when the pooled one turns out dead, so a replica whose old
+// connections were ended is not reported unready while the server is fine.
+func (s *Server) pingDatabase(ctx context.Context) error {
+	err := s.db.Ping(ctx)
+	if database.ConnectionLost(err) && ctx.Err() == nil {
+		s.db.Reset()
+		err = s.db.Ping(ctx)
+	}
+	return err
+}
