@@ -1,6 +1,10 @@
 package views
 
-import "strings"
+import (
+	"strings"
+
+	"fieldbrief/views/briefview"
+)
 
 // BriefingsPage is the org's recent briefings: one row per local date, today
 // first, with the briefing's status or why there is none.
@@ -42,15 +46,24 @@ type BriefingPage struct {
 	Trigger          string
 	FiredAt          string
 	GeneratedAt      string
-	ZoneRules        string           // the tz database that decided it, "tzdata 2025b (embedded)"; "" when not recorded
-	ContentZoneRules string           // the one the shown content was built with, when it differs from ZoneRules
-	LastError        string           // admins only: left empty for members
-	Content          *BriefingContent // the newest revision's; nil until generated
+	ZoneRules        string             // the tz database that decided it, "tzdata 2025b (embedded)"; "" when not recorded
+	ContentZoneRules string             // the one the shown content was built with, when it differs from ZoneRules
+	LastError        string             // admins only: left empty for members
+	Content          *briefview.Content // the newest revision's; nil until generated
+	Prev, Next       DayLink            // the neighbouring local dates
 	Revisions        []BriefingRevision
 	Runs             []BriefingRun
 	Deliveries       []DeliveryRow // newest revision first
 	Notice           string        // after a successful action
 	Admin            bool          // sees errors, codes and worker ids; re-sends
+}
+
+// DayLink is a neighbouring date on a briefing's page: a link to its
+// briefing, or why it has none.
+type DayLink struct {
+	Date string // YYYY-MM-DD
+	Link string // "" when the date has no briefing
+	Why  string // why there is none, as the briefings list says it
 }
 
 // BriefingRevision is one generated revision, newest first.
@@ -59,34 +72,6 @@ type BriefingRevision struct {
 	Trigger   string // schedule | manual
 	Generated string
 	ZoneRules string // the tz database its content was built with; "" when not recorded
-}
-
-// BriefingContent is the snapshot as the page shows it.
-type BriefingContent struct {
-	Technicians        []TechnicianDay
-	Unassigned         []JobLine
-	Overdue            []JobLine
-	OnHold             []JobLine
-	YesterdayDate      string
-	YesterdayScheduled int
-	YesterdayCompleted int
-	Jobs               int
-}
-
-// TechnicianDay is one technician's jobs in arrival order.
-type TechnicianDay struct {
-	Name  string
-	Phone string
-	Jobs  []JobLine
-}
-
-// JobLine is one job of the snapshot.
-type JobLine struct {
-	Window     string
-	Customer   string
-	Address    string
-	Technician string
-	Status     string // scheduled | in_progress | on_hold | done | cancelled
 }
 
 // BriefingRun is one generation attempt.
@@ -155,3 +140,19 @@ const ReasonBeforeSetup = "before_setup"
 
 // label turns a stored code into words: "in_progress" -> "in progress".
 func label(code string) string { return strings.ReplaceAll(code, "_", " ") }
+
+// timesIn names the zone every time of a briefing is in.
+func timesIn(s briefview.Content) string {
+	if s.Zone == "" {
+		return "Times in " + s.Timezone + "."
+	}
+	return "Times in " + s.Timezone + " (" + s.Zone + ")."
+}
+
+// plural picks the word for a count.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

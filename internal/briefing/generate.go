@@ -24,6 +24,34 @@ type Snapshot struct {
 	OnHold      []JobLine       `json:"on_hold"`
 	Yesterday   DayCounts       `json:"yesterday"`
 	Totals      Totals          `json:"totals"`
+
+	// Added with issue 9 (docs/briefing-content.md). Snapshots generated
+	// before have neither: Summarize derives both from the fields above.
+	Summary     *Summary     `json:"summary,omitempty"`
+	ActionItems *ActionItems `json:"action_items,omitempty"`
+	Cancelled   []JobLine    `json:"cancelled,omitempty"` // the day's cancelled jobs, shown apart
+}
+
+// Summary is the strip at the top of a briefing: the day in counts. The
+// action item counts are those of the sections below, so each job is
+// counted once (docs/briefing-content.md).
+type Summary struct {
+	Jobs           int `json:"jobs"`            // the day's jobs, cancelled ones not counted
+	Cancelled      int `json:"cancelled"`       // the day's cancelled jobs
+	TechniciansOut int `json:"technicians_out"` // active technicians with at least one job that is not cancelled
+	Emergencies    int `json:"emergencies"`
+	Overdue        int `json:"overdue"`
+	Unassigned     int `json:"unassigned"`
+	OnHold         int `json:"on_hold"`
+}
+
+// ActionItems are the jobs someone must act on, each in exactly one
+// section: emergency, then overdue, then unassigned, then on hold.
+type ActionItems struct {
+	Emergencies []JobLine `json:"emergencies"`
+	Overdue     []JobLine `json:"overdue"`
+	Unassigned  []JobLine `json:"unassigned"`
+	OnHold      []JobLine `json:"on_hold"`
 }
 
 // TechnicianDay is one active technician's jobs of the day, in arrival order.
@@ -45,6 +73,13 @@ type JobLine struct {
 	ArrivalEnd   time.Time `json:"arrival_end"`
 	Window       string    `json:"window"` // "09:00–11:00" local; the date is added when not the briefing's day
 	Status       string    `json:"status"`
+
+	// Added with issue 9; empty in older snapshots.
+	JobType       string `json:"job_type,omitempty"`
+	Emergency     bool   `json:"emergency,omitempty"`
+	CustomerPhone string `json:"customer_phone,omitempty"`
+	Notes         string `json:"notes,omitempty"`
+	ExternalRef   string `json:"external_ref,omitempty"`
 }
 
 // DayCounts compares the previous local day's plan with what got done.
@@ -126,6 +161,8 @@ func buildSnapshot(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zo
 	}
 	snap.Totals = Totals{Technicians: len(snap.Technicians), Jobs: len(day), Unassigned: len(snap.Unassigned),
 		Overdue: len(snap.Overdue), OnHold: len(snap.OnHold)}
+	sum, items, cancelled := snap.Summarize()
+	snap.Summary, snap.ActionItems, snap.Cancelled = &sum, &items, cancelled
 	return snap, nil
 }
 
@@ -134,7 +171,8 @@ func buildSnapshot(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zo
 func jobLines(ctx context.Context, tx pgx.Tx, loc *time.Location, d schedule.Date, where string, args ...any) ([]JobLine, error) {
 	rows, err := tx.Query(ctx, `
 		SELECT j.id, coalesce(j.technician_id, 0), coalesce(t.name, ''), j.customer, j.address,
-		       j.arrival_start, j.arrival_end, j.status
+		       j.arrival_start, j.arrival_end, j.status,
+		       j.job_type, j.emergency, j.customer_phone, j.notes, coalesce(j.external_ref, '')
 		  FROM jobs j
 		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
 		 WHERE j.org_id = $1 AND `+where+`
@@ -145,7 +183,8 @@ func jobLines(ctx context.Context, tx pgx.Tx, loc *time.Location, d schedule.Dat
 	out := []JobLine{}
 	var j JobLine
 	_, err = pgx.ForEachRow(rows, []any{&j.ID, &j.TechnicianID, &j.Technician, &j.Customer, &j.Address,
-		&j.ArrivalStart, &j.ArrivalEnd, &j.Status}, func() error {
+		&j.ArrivalStart, &j.ArrivalEnd, &j.Status,
+		&j.JobType, &j.Emergency, &j.CustomerPhone, &j.Notes, &j.ExternalRef}, func() error {
 		j.ArrivalStart, j.ArrivalEnd = j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
 		j.Window = window(j.ArrivalStart, j.ArrivalEnd, d)
 		out = append(out, j)

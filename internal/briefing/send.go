@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -334,62 +333,27 @@ func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content, secr
 func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
 
 // emailModel is the email for d's recipient: a dispatcher (or a test) gets
-// the whole day, a technician only their own route. Every time is in the
-// briefing's zone with its abbreviation, which may differ within a day
-// (a DST change).
+// the whole day, a technician only their own route. The content is View's,
+// the same as the briefing page's; every time is in the briefing's zone
+// with its abbreviation, which may differ within a day (a DST change).
 func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
-	snap := c.Snapshot
+	v := View(c.Snapshot, c.Zone.Loc)
 	m := mail.BriefingEmail{
 		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
 		Recipient: mail.Dispatcher,
 	}
-	loc := c.Zone.Loc
-	jobs := func(lines []JobLine) []mail.Job {
-		out := make([]mail.Job, len(lines))
-		for i, j := range lines {
-			out[i] = mailJob(j, loc, c.Date)
-		}
-		return out
-	}
 	if d.Audience == AudienceTechnician {
 		m.Recipient = mail.Technician
-		for _, t := range snap.Technicians {
+		for i, t := range c.Snapshot.Technicians {
 			if t.ID == d.TechnicianID {
-				m.Routes = []mail.Route{{Technician: t.Name, Phone: t.Phone, Jobs: jobs(t.Jobs)}}
-				m.Summary.Jobs = len(t.Jobs)
+				m.Routes = v.Routes[i : i+1]
+				m.Summary.Jobs = len(m.Routes[0].Jobs)
 			}
 		}
 		return m
 	}
-	for _, t := range snap.Technicians {
-		m.Routes = append(m.Routes, mail.Route{Technician: t.Name, Phone: t.Phone, Jobs: jobs(t.Jobs)})
-	}
-	// A job needs one action, so it is listed once: an overdue job on hold
-	// is overdue.
-	listed := map[int64]bool{}
-	for _, j := range append(slices.Clone(snap.Unassigned), snap.Overdue...) {
-		listed[j.ID] = true
-	}
-	onHold := slices.DeleteFunc(slices.Clone(snap.OnHold), func(j JobLine) bool { return listed[j.ID] })
-	m.ActionItems = mail.ActionItems{Unassigned: jobs(snap.Unassigned), Overdue: jobs(snap.Overdue), OnHold: jobs(onHold)}
-	m.Summary = mail.Summary{Jobs: snap.Totals.Jobs, Unassigned: snap.Totals.Unassigned, Overdue: snap.Totals.Overdue}
+	m.Summary, m.ActionItems, m.Routes, m.Cancelled = v.Summary, v.ActionItems, v.Routes, v.Cancelled
 	return m
-}
-
-// mailJob formats a job line for the email: the window in the zone with
-// the abbreviation in force at its start ("08:00–10:00 EST"), with dates
-// where they are not the briefing's day.
-func mailJob(j JobLine, loc *time.Location, d schedule.Date) mail.Job {
-	start, end := j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
-	w := window(start, end, d) + " " + start.Format("MST")
-	if end.Format("MST") != start.Format("MST") {
-		w += "/" + end.Format("MST")
-	}
-	mj := mail.Job{Window: w, Customer: j.Customer, Address: j.Address, Status: strings.ReplaceAll(j.Status, "_", " ")}
-	if j.Address != "" {
-		mj.MapURL = "https://www.openstreetmap.org/search?query=" + url.QueryEscape(j.Address)
-	}
-	return mj
 }
 
 // work is the part both delivery job kinds share: one attempt,

@@ -11,6 +11,7 @@ type orgSpec struct {
 	zone, at   string   // the briefing schedule: IANA zone and local HH:MM
 	days       []string // nil: every day
 	dispatch   string   // the address the whole briefing is mailed to
+	dial       string   // customers' phone numbers: a format with one %02d, the customer's index
 	techs      []technician
 	customers  []customer
 }
@@ -25,7 +26,7 @@ var demoOrgs = []orgSpec{
 	{
 		slug: "northwind", name: "Northwind Heating & Air",
 		zone: "America/New_York", at: "07:30", days: []string{"mon", "tue", "wed", "thu", "fri"},
-		dispatch: "dispatch@northwind.test",
+		dispatch: "dispatch@northwind.test", dial: "(718) 555-01%02d",
 		techs: []technician{
 			{"Maria Lopez", "+1 718 555 0142", "maria.lopez@northwind.test"},
 			{"James Carter", "+1 718 555 0187", "james.carter@northwind.test"},
@@ -49,7 +50,7 @@ var demoOrgs = []orgSpec{
 	{
 		slug: "bergmann", name: "Bergmann Haustechnik GmbH",
 		zone: "Europe/Berlin", at: "06:45", days: []string{"mon", "tue", "wed", "thu", "fri", "sat"},
-		dispatch: "dispatch@bergmann.test",
+		dispatch: "dispatch@bergmann.test", dial: "030 5550 23%02d",
 		techs: []technician{
 			{"Jonas Weber", "+49 30 5550 1201", "jonas.weber@bergmann.test"},
 			{"Lena Schmidt", "+49 30 5550 1202", "lena.schmidt@bergmann.test"},
@@ -74,7 +75,7 @@ var demoOrgs = []orgSpec{
 	{
 		slug: "kiwi-pipes", name: "Kiwi Pipes & Drains",
 		zone: "Pacific/Auckland", at: "07:00", // every day: drains block on Sundays too
-		dispatch: "dispatch@kiwi-pipes.test",
+		dispatch: "dispatch@kiwi-pipes.test", dial: "+64 9 555 03%02d",
 		techs: []technician{
 			{"Aroha Ngata", "+64 21 555 0171", "aroha.ngata@kiwi-pipes.test"},
 			{"Liam Walker", "+64 21 555 0172", "liam.walker@kiwi-pipes.test"},
@@ -95,19 +96,22 @@ var demoOrgs = []orgSpec{
 	},
 }
 
-// tasks are what the jobs are about, cycled through so every day reads differently.
-var tasks = []string{
-	"Annual service",
-	"No hot water",
-	"Leak under the kitchen sink",
-	"Thermostat replacement",
-	"Radiator bleeding, two rooms",
-	"Blocked drain",
-	"Boiler pressure keeps dropping",
-	"Quote for a new heat pump",
-	"Noisy pipes at night",
-	"Safety inspection before tenancy",
-	"Follow-up on last week's repair",
+// task is what a job is about: its type and the dispatcher's note.
+type task struct{ kind, note string }
+
+// tasks are cycled through so every day reads differently.
+var tasks = []task{
+	{"Maintenance", "Annual service"},
+	{"Repair", "No hot water"},
+	{"Repair", "Leak under the kitchen sink"},
+	{"Installation", "Thermostat replacement"},
+	{"Maintenance", "Radiator bleeding, two rooms"},
+	{"Drain clearing", "Blocked drain"},
+	{"Repair", "Boiler pressure keeps dropping"},
+	{"Quote", "Quote for a new heat pump"},
+	{"Inspection", "Noisy pipes at night"},
+	{"Inspection", "Safety inspection before tenancy"},
+	{"Follow-up", "Follow-up on last week's repair"},
 }
 
 // people are the demo's sign-ins. Every org gets an admin (admin@<slug>.test);

@@ -253,9 +253,11 @@ func insertJobs(ctx context.Context, tx pgx.Tx, orgID int64, techs []int64, jobs
 			tech = &techs[j.tech%len(techs)]
 		}
 		_, err := tx.Exec(ctx, `
-			INSERT INTO jobs (org_id, technician_id, customer, address, arrival_start, arrival_end, status, notes, completed_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			orgID, tech, j.customer.name, j.customer.address, j.start, j.end, j.status, j.notes, j.completedAt)
+			INSERT INTO jobs (org_id, technician_id, customer, address, arrival_start, arrival_end, status, notes, completed_at,
+			                  job_type, customer_phone, emergency)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			orgID, tech, j.customer.name, j.customer.address, j.start, j.end, j.status, j.notes, j.completedAt,
+			j.kind, j.phone, j.emergency)
 		if err != nil {
 			return fmt.Errorf("add job for %s: %w", j.customer.name, err)
 		}

@@ -332,3 +332,29 @@ func technicianEmails(t *testing.T, ctx context.Context, store *orgs.Store, orgI
 	require.NoError(t, err)
 	return emails
 }
+
+// The demo day reads like a real one: every job has a type and a customer
+// phone, and today has an emergency on a technician's route and one nobody
+// has taken yet.
+func TestSeedHasJobTypesPhonesAndEmergencies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &orgs.Store{DB: testdb.New(t)}
+	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+	_, err := demo.Seed(ctx, store.DB, now)
+	require.NoError(t, err)
+	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
+		org, err := store.OrgBySlug(ctx, slug)
+		require.NoError(t, err)
+		var untyped, noPhone, assigned, unassigned int
+		require.NoError(t, store.DB.QueryRow(ctx, `
+			SELECT count(*) FILTER (WHERE job_type = ''), count(*) FILTER (WHERE customer_phone = ''),
+			       count(*) FILTER (WHERE emergency AND technician_id IS NOT NULL),
+			       count(*) FILTER (WHERE emergency AND technician_id IS NULL)
+			  FROM jobs WHERE org_id = $1`, org.ID).Scan(&untyped, &noPhone, &assigned, &unassigned))
+		require.Zero(t, untyped, slug)
+		require.Zero(t, noPhone, slug)
+		require.Equal(t, 1, assigned, slug)
+		require.Equal(t, 1, unassigned, slug)
+	}
+}

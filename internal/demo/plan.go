@@ -1,10 +1,16 @@
 package demo
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // job is one planned visit. tech indexes the org's technicians; -1 is unassigned.
 type job struct {
 	customer    customer
+	phone       string // the customer's
+	kind        string // the job type
+	emergency   bool
 	start, end  time.Time
 	tech        int
 	status      string
@@ -37,6 +43,13 @@ var exceptions = []exception{
 	{0, 5, "cancelled", "Customer fixed it themselves"},
 }
 
+// emergencies are today's urgent calls, one given to a technician and one
+// still unassigned, so the briefing's action items lead with them.
+var emergencies = map[[2]int]string{
+	{0, 6}: "Burst pipe – water coming through the ceiling",
+	{0, 7}: "No heating – elderly resident, call before arriving",
+}
+
 // unassigned lists the (day, slot) pairs nobody has been given yet.
 var unassigned = map[[2]int]bool{{0, 7}: true, {1, 3}: true, {1, 6}: true}
 
@@ -53,11 +66,16 @@ func plan(o orgSpec, loc *time.Location, now time.Time) []job {
 		end := start.Add(time.Duration(s.hours) * time.Hour)
 		// Shifting by four per day gives each day its own mix and keeps the
 		// on-hold, cancelled and overdue jobs at different customers.
-		c := o.customers[(i+4*max(day+1, 0))%len(o.customers)]
+		ci := (i + 4*max(day+1, 0)) % len(o.customers)
+		t := tasks[(i+3*(day+5))%len(tasks)]
 		if note == "" {
-			note = tasks[(i+3*(day+5))%len(tasks)]
+			note = t.note
 		}
-		j := job{customer: c, start: start, end: end, tech: tech, status: status, notes: note}
+		j := job{customer: o.customers[ci], phone: fmt.Sprintf(o.dial, 20+ci), kind: t.kind,
+			start: start, end: end, tech: tech, status: status, notes: note}
+		if urgent, ok := emergencies[[2]int{day, i}]; ok {
+			j.emergency, j.kind, j.notes = true, "Emergency call-out", urgent
+		}
 		if j.status == "" {
 			j.status = clockStatus(start, end, now, tech)
 		}

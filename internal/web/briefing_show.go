@@ -1,13 +1,16 @@
 package web
 
 import (
+	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -38,6 +41,9 @@ func (s *Server) briefingShow(c echo.Context) error {
 		return err
 	}
 	p := briefingPage(b, revs, runs, m.IsAdmin())
+	if p.Prev, p.Next, err = s.neighbours(ctx, m, b.Date); err != nil {
+		return err
+	}
 	p.Page = s.page(c, "Briefing "+b.Date.String())
 	p.Section = "briefings"
 	p.Slug = m.Org.Slug
@@ -73,7 +79,8 @@ func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing
 		p.LastError = b.LastError
 	}
 	if b.Content != nil {
-		p.Content = snapshotView(*b.Content)
+		v := briefing.View(*b.Content, loc)
+		p.Content = &v
 	}
 	for _, r := range revs {
 		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger,
@@ -98,34 +105,39 @@ func briefingLoc(b briefing.Briefing) *time.Location {
 	return time.UTC
 }
 
-func snapshotView(s briefing.Snapshot) *views.BriefingContent {
-	v := &views.BriefingContent{
-		Unassigned:         jobLines(s.Unassigned),
-		Overdue:            jobLines(s.Overdue),
-		OnHold:             jobLines(s.OnHold),
-		YesterdayDate:      s.Yesterday.Date,
-		YesterdayScheduled: s.Yesterday.Scheduled,
-		YesterdayCompleted: s.Yesterday.Completed,
-		Jobs:               s.Totals.Jobs,
-	}
-	for _, t := range s.Technicians {
-		v.Technicians = append(v.Technicians, views.TechnicianDay{Name: t.Name, Phone: t.Phone, Jobs: jobLines(t.Jobs)})
-	}
-	return v
-}
-
-func jobLines(jobs []briefing.JobLine) []views.JobLine {
-	out := make([]views.JobLine, len(jobs))
-	for i, j := range jobs {
-		out[i] = views.JobLine{Window: j.Window, Customer: j.Customer, Address: j.Address, Technician: j.Technician, Status: j.Status}
-	}
-	return out
-}
-
 // clock formats an instant in loc; the zero time (not happened yet) is "".
 func clock(t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return ""
 	}
 	return t.In(loc).Format("2006-01-02 15:04 MST")
+}
+
+// neighbours are the dates before and after d, each linked to its briefing
+// or with the reason it has none, as the briefings list gives it.
+func (s *Server) neighbours(ctx context.Context, m orgs.Membership, d schedule.Date) (prev, next views.DayLink, err error) {
+	st, err := s.orgState(ctx, m.Org.ID)
+	if err != nil {
+		return prev, next, err
+	}
+	list, err := s.briefings.List(ctx, m.Org.ID, d.AddDays(-1), d.AddDays(1))
+	if err != nil {
+		return prev, next, err
+	}
+	now := s.now()
+	today := st.today(now)
+	link := func(day schedule.Date) views.DayLink {
+		l := views.DayLink{Date: day.String()}
+		switch {
+		case hasDate(list, day):
+			l.Link = briefingsURL(m.Org.Slug) + "/" + day.String()
+		case today.Before(day):
+			l.Why = "not yet"
+		default:
+			_, l.Why = st.whyNone(now, day, today, m.Org.CreatedAt)
+			l.Why = strings.TrimPrefix(l.Why, "— ")
+		}
+		return l
+	}
+	return link(d.AddDays(-1)), link(d.AddDays(1)), nil
 }

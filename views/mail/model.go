@@ -7,6 +7,8 @@ package mail
 import (
 	"fmt"
 	"strings"
+
+	"fieldbrief/views/briefview"
 )
 
 // Recipient says whose email this is.
@@ -31,57 +33,33 @@ type BriefingEmail struct {
 	Summary        Summary
 	ActionItems    ActionItems
 	Routes         []Route
+	Cancelled      []Job               // the day's cancelled jobs, shown apart after the routes
+	Yesterday      briefview.Yesterday // Date "" for none (technicians' emails)
 }
 
-// Summary is the day in counts.
-type Summary struct {
-	Jobs, Cancelled, TechniciansOut, Unassigned, Overdue, Emergencies int
-}
-
-// ActionItems are the jobs that need someone to act, shown before the
-// routes.
-type ActionItems struct {
-	Unassigned, Overdue, Emergencies, OnHold []Job
-}
+// The content types are the briefing page's (views/briefview): the email
+// and the page show the same jobs in the same sections and order.
+type (
+	// Summary is the day in counts.
+	Summary = briefview.Summary
+	// ActionItems are the jobs that need someone to act, shown before the
+	// routes, each in one section only.
+	ActionItems = briefview.ActionItems
+	// Route is one technician's day, in visit order.
+	Route = briefview.Route
+	// Job is one customer visit, every field ready to show.
+	Job = briefview.Job
+)
 
 // sections lists the non-empty action item groups, most urgent first.
-func (a ActionItems) sections() []section {
-	var out []section
-	for _, s := range []section{
-		{"Emergencies", a.Emergencies},
-		{"Unassigned", a.Unassigned},
-		{"Overdue", a.Overdue},
-		{"On hold", a.OnHold},
-	} {
+func sections(a ActionItems) []briefview.Section {
+	var out []briefview.Section
+	for _, s := range a.Sections() {
 		if len(s.Jobs) > 0 {
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-type section struct {
-	Title string
-	Jobs  []Job
-}
-
-// Route is one technician's day, in visit order.
-type Route struct {
-	Technician string
-	Phone      string
-	Jobs       []Job
-}
-
-// Job is one customer visit, every field ready to show.
-type Job struct {
-	Window    string // "08:00–10:00 EST", formatted by the caller in the org's zone
-	Customer  string
-	Address   string
-	MapURL    string // a maps link for Address, "" for none
-	Phone     string // the customer's
-	Status    string // "scheduled", "on hold", …
-	Notes     string
-	Emergency bool
 }
 
 // Subject is the email's subject: the org and the local date.
@@ -107,7 +85,7 @@ func (e BriefingEmail) summaryLine() string {
 			word string
 		}{
 			{s.Emergencies, "emergencies"}, {s.Unassigned, "unassigned"}, {s.Overdue, "overdue"},
-			{s.Cancelled, "cancelled"}, {s.TechniciansOut, "technicians out"},
+			{s.OnHold, "on hold"}, {s.Cancelled, "cancelled"}, {s.TechniciansOut, "technicians out"},
 		} {
 			if p.n > 0 {
 				word := p.word
@@ -128,19 +106,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// telURL turns a phone number as people write it into a tel: link.
-func telURL(phone string) string {
-	var b strings.Builder
-	for i, r := range phone {
-		if (r >= '0' && r <= '9') || (r == '+' && i == 0) {
-			b.WriteRune(r)
-		}
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "tel:" + b.String()
-}
+func telURL(phone string) string { return briefview.TelURL(phone) }
 
 // Text renders the plain-text part: the same content as the HTML, in the
 // same order, for clients and people that prefer text.
@@ -153,7 +119,7 @@ func Text(e BriefingEmail) string {
 	line("")
 	line("%s", e.summaryLine())
 	line("")
-	if secs := e.ActionItems.sections(); len(secs) > 0 {
+	if secs := sections(e.ActionItems); len(secs) > 0 {
 		line("NEEDS ACTION")
 		line("")
 		for _, s := range secs {
@@ -182,6 +148,18 @@ func Text(e BriefingEmail) string {
 		}
 		line("")
 	}
+	if len(e.Cancelled) > 0 {
+		line("CANCELLED (%d)", len(e.Cancelled))
+		line("")
+		for _, j := range e.Cancelled {
+			textJob(&b, j)
+		}
+		line("")
+	}
+	if y := e.Yesterday; y.Date != "" {
+		line("Yesterday (%s): %d of %d scheduled jobs completed.", y.Date, y.Completed, y.Scheduled)
+		line("")
+	}
 	line("Open the briefing: %s", e.BriefingURL)
 	line("")
 	line("You receive this because %s sends you its daily briefing.", e.OrgName)
@@ -190,12 +168,16 @@ func Text(e BriefingEmail) string {
 }
 
 func textJob(b *strings.Builder, j Job) {
-	head := "- " + j.Window + "  " + j.Customer
+	head := "- " + j.WindowZone() + "  " + j.Customer
 	if j.Emergency {
 		head += "  [EMERGENCY]"
 	}
 	fmt.Fprintln(b, head)
-	for _, s := range []string{j.Address, j.Phone, j.Status, j.Notes} {
+	var tech string
+	if j.Technician != "" {
+		tech = "Technician: " + j.Technician
+	}
+	for _, s := range []string{j.Type, j.Address, j.Phone, tech, j.Status, j.Notes} {
 		if s != "" {
 			fmt.Fprintln(b, "  "+s)
 		}

@@ -1,0 +1,136 @@
+// Package briefview is a briefing's content as people read it: the view
+// model the briefing page (views) and the briefing email (views/mail) both
+// render, so the two show the same jobs in the same sections and order.
+// Every field is a string ready to show; internal/briefing fills it from a
+// snapshot (docs/briefing-content.md).
+package briefview
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Content is one briefing's day.
+type Content struct {
+	Timezone    string // "America/New_York"
+	Zone        string // the abbreviations in force that day: "EST", "EST/EDT" on a DST day
+	Summary     Summary
+	ActionItems ActionItems
+	Routes      []Route
+	Cancelled   []Job // the day's cancelled jobs, in arrival order
+	Yesterday   Yesterday
+}
+
+// Summary is the strip at the top: the day in counts. The action item
+// counts are the sections' sizes; each job needing action is counted once.
+type Summary struct {
+	Jobs, Cancelled, TechniciansOut, Unassigned, Overdue, Emergencies, OnHold int
+	Technicians                                                               int // active technicians
+}
+
+// ActionItems are the jobs someone must act on, shown before the routes;
+// a job is in one section only.
+type ActionItems struct {
+	Unassigned, Overdue, Emergencies, OnHold []Job
+}
+
+// Section is one group of action items.
+type Section struct {
+	ID    string // the page anchor: "emergencies", "overdue", "unassigned", "on-hold"
+	Title string
+	Empty string // what the page says when there is none
+	Jobs  []Job
+}
+
+// Sections lists the action item groups, most urgent first: the order of
+// the precedence that decides a job's one section.
+func (a ActionItems) Sections() []Section {
+	return []Section{
+		{"emergencies", "Emergencies", "No emergency.", a.Emergencies},
+		{"overdue", "Overdue", "Nothing else overdue.", a.Overdue},
+		{"unassigned", "Unassigned", "Nothing else unassigned.", a.Unassigned},
+		{"on-hold", "On hold", "Nothing else on hold.", a.OnHold},
+	}
+}
+
+// Count is how many jobs need action.
+func (a ActionItems) Count() int {
+	return len(a.Unassigned) + len(a.Overdue) + len(a.Emergencies) + len(a.OnHold)
+}
+
+// Route is one technician's day in arrival order; cancelled jobs are not
+// visits and are listed apart.
+type Route struct {
+	Technician string
+	Phone      string
+	Jobs       []Job
+}
+
+// Job is one customer visit, every field ready to show.
+type Job struct {
+	ID         int64  // 0 in snapshots made before jobs carried one
+	Window     string // "08:00–10:00" in the briefing's zone; dates where not the briefing's day
+	Zone       string // the abbreviation in force: "EST"; "" when Window already says it
+	Customer   string
+	Address    string
+	MapURL     string // MapURL(Address), "" for none
+	Phone      string // the customer's, as entered
+	Type       string // "Boiler repair"
+	Technician string // who it is assigned to, for action items
+	Status     string // "scheduled", "on hold", … (words)
+	StatusCode string // scheduled | in_progress | on_hold | done | cancelled
+	Notes      string
+	Emergency  bool
+}
+
+// Yesterday compares the previous day's plan with what got done.
+type Yesterday struct {
+	Date                 string
+	Scheduled, Completed int
+}
+
+// WindowZone is the window with its zone abbreviation: "08:00–10:00 EST".
+func (j Job) WindowZone() string {
+	if j.Zone == "" {
+		return j.Window
+	}
+	return j.Window + " " + j.Zone
+}
+
+// MapURL is a maps search for an address: a plain https URL that phones
+// open in their maps app and desktops in the browser (Google Maps URLs,
+// "search" action, documented at developers.google.com/maps/documentation/urls).
+func MapURL(address string) string {
+	address = strings.TrimSpace(address)
+	if address == "" {
+		return ""
+	}
+	return "https://www.google.com/maps/search/?api=1&query=" + url.QueryEscape(address)
+}
+
+// TelURL turns a phone number as people write it into a tap-to-call link:
+// digits only, with a leading + kept. It stops at an extension ("x12",
+// "ext. 12"), which a dialler would run into the number. Fewer than three
+// digits is not a number: "".
+func TelURL(phone string) string {
+	var b strings.Builder
+	for _, r := range phone {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == '+' && b.Len() == 0:
+			b.WriteRune(r)
+		case (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '#' || r == ';' || r == ',') && b.Len() > 0:
+			// An extension or a pause: the number ended.
+			return tel(b.String())
+		}
+	}
+	return tel(b.String())
+}
+
+func tel(number string) string {
+	if len(strings.TrimPrefix(number, "+")) < 3 {
+		return ""
+	}
+	return "tel:" + number
+}
