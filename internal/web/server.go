@@ -16,6 +16,7 @@ import (
 
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/orgs"
 )
@@ -61,6 +62,7 @@ type Server struct {
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
 	briefings *briefing.Store
+	imports   *fieldimport.Store
 	sender    *briefing.Sender // the settings page's test sends
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
@@ -90,6 +92,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		db:        db,
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: briefings,
+		imports:   &fieldimport.Store{DB: db},
 		sender:    sender,
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,
