@@ -52,11 +52,10 @@ type ImportPreview struct {
 
 // ImportRow is one row as it will be saved.
 type ImportRow struct {
-	Row     int
-	Action  string // create, update, unchanged, error
-	Values  []string
-	Changed []bool
-	Notes   []string
+	Row    int
+	Action string // create, update, unchanged, error
+	Values []string
+	Notes  []string
 }
 
 // ImportProblem is one error, by row and column.
@@ -65,8 +64,6 @@ type ImportProblem struct {
 	Column  string
 	Message string
 }
-
-func (r ImportRow) changed(i int) bool { return i < len(r.Changed) && r.Changed[i] }
 
 func actionLabel(a string) string {
 	switch a {

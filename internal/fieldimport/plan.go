@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // Action is what saving does to one row.
@@ -20,11 +21,10 @@ const (
 
 // PlannedRow is one data row as it will be saved.
 type PlannedRow struct {
-	Row     int
-	Action  Action
-	Values  []string // as stored, aligned with Plan.Columns
-	Changed []bool   // on an update, which values differ from the stored ones
-	Notes   []string // e.g. an ambiguous local time and the occurrence taken
+	Row    int
+	Action Action
+	Values []string // as stored, aligned with Plan.Columns
+	Notes  []string // e.g. an ambiguous local time and the occurrence taken
 }
 
 // Plan is the preview: every row as it will be saved and every problem.
@@ -32,6 +32,8 @@ type PlannedRow struct {
 // its Digest is the one the preview showed.
 type Plan struct {
 	Kind                        Kind
+	Filename                    string
+	Expires                     time.Time // when the upload is dropped
 	Columns                     []string
 	Rows                        []PlannedRow
 	Problems                    []Problem // by row, then column in format order
@@ -44,10 +46,10 @@ type Plan struct {
 func (p *Plan) OK() bool { return len(p.Problems) == 0 }
 
 // finish counts the actions, orders the problems and computes the digest:
-// the file's hash and each row's action and stored values, so the same
-// file meeting different data (a technician added since the preview, a job
-// edited) has another digest.
-func (p *Plan) finish(fileSum [32]byte) {
+// the file's hash, the zone its times were read in, and each row's action
+// and stored values, so the same file meeting different data (a technician
+// added since the preview, a job edited, another zone) has another digest.
+func (p *Plan) finish(fileSum [32]byte, zone string) {
 	order := map[string]int{}
 	for i, c := range Columns(p.Kind) {
 		order[c.Name] = i + 1
@@ -58,6 +60,7 @@ func (p *Plan) finish(fileSum [32]byte) {
 	p.Created, p.Updated, p.Unchanged = 0, 0, 0
 	h := sha256.New()
 	h.Write(fileSum[:])
+	h.Write([]byte(zone + "\x00"))
 	for _, r := range p.Rows {
 		switch r.Action {
 		case Create:

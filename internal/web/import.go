@@ -11,6 +11,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/fieldimport"
+	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
 
@@ -128,8 +129,7 @@ func (s *Server) importUpload(c echo.Context) error {
 		return s.renderImportPage(c, status, k, apperr.Message(err))
 	}
 	m := currentMembership(c)
-	u, _ := currentUser(c)
-	up, err := s.imports.SaveUpload(c.Request().Context(), m.Org.ID, u.ID, k, fh.Filename, content, s.now())
+	up, err := s.imports.SaveUpload(c.Request().Context(), m.Org.ID, currentUserID(c), k, fh.Filename, content, s.now())
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,11 @@ func (s *Server) importPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := s.imports.Preview(c.Request().Context(), up)
+	zone, err := s.orgZone(c)
+	if err != nil {
+		return err
+	}
+	plan, err := s.imports.Preview(c.Request().Context(), up, zone)
 	if err != nil {
 		return err
 	}
@@ -152,11 +156,17 @@ func (s *Server) importPreview(c echo.Context) error {
 // importSave saves the upload if it still means what the preview showed;
 // otherwise it shows the new preview (409) to confirm again.
 func (s *Server) importSave(c echo.Context) error {
-	up, err := s.loadUpload(c)
+	k, err := importKind(c)
 	if err != nil {
 		return err
 	}
-	plan, err := s.imports.Save(c.Request().Context(), actor(c), up, c.FormValue("digest"))
+	zone, err := s.orgZone(c)
+	if err != nil {
+		return err
+	}
+	m, u := currentMembership(c), currentUserID(c)
+	plan, err := s.imports.Save(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone, s.now())
+	up := fieldimport.Upload{ID: c.Param("id"), Kind: k, Filename: plan.Filename, ExpiresAt: plan.Expires}
 	switch {
 	case errors.Is(err, fieldimport.ErrChanged):
 		return s.renderPreview(c, http.StatusConflict, up, plan, apperr.Message(err))
@@ -177,8 +187,27 @@ func (s *Server) loadUpload(c echo.Context) (fieldimport.Upload, error) {
 	if err != nil {
 		return fieldimport.Upload{}, err
 	}
+	return s.imports.LoadUpload(c.Request().Context(), currentMembership(c).Org.ID, currentUserID(c), k, c.Param("id"), s.now())
+}
+
+func currentUserID(c echo.Context) int64 {
 	u, _ := currentUser(c)
-	return s.imports.LoadUpload(c.Request().Context(), currentMembership(c).Org.ID, u.ID, k, c.Param("id"), s.now())
+	return u.ID
+}
+
+// orgZone is the zone the org's local times are read in: its briefing
+// settings' zone (UTC until they are saved). A stored config that no longer
+// validates has no zone to trust, so the import waits until it is fixed.
+func (s *Server) orgZone(c echo.Context) (schedule.Zone, error) {
+	stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+	if err != nil {
+		return schedule.Zone{}, err
+	}
+	if stored.Err != nil {
+		return schedule.Zone{}, apperr.Errorf(apperr.Conflict,
+			"This org's settings are not valid, so its time zone is unknown. Fix them in Settings, then import.")
+	}
+	return stored.Schedule.Zone, nil
 }
 
 func (s *Server) renderPreview(c echo.Context, status int, up fieldimport.Upload, plan fieldimport.Plan, conflict string) error {
@@ -203,7 +232,7 @@ func (s *Server) renderPreview(c echo.Context, status int, up fieldimport.Upload
 	p.Section = "import"
 	p.Rows = make([]views.ImportRow, len(plan.Rows))
 	for i, r := range plan.Rows {
-		p.Rows[i] = views.ImportRow{Row: r.Row, Action: string(r.Action), Values: r.Values, Changed: r.Changed, Notes: r.Notes}
+		p.Rows[i] = views.ImportRow{Row: r.Row, Action: string(r.Action), Values: r.Values, Notes: r.Notes}
 	}
 	p.Problems = make([]views.ImportProblem, len(plan.Problems))
 	for i, e := range plan.Problems {

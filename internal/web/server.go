@@ -16,8 +16,8 @@ import (
 
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
 )
 
