@@ -19,6 +19,9 @@ type parsedRow struct {
 	tech     field.TechnicianInput
 	job      field.JobInput
 	problems []Problem
+	// unreadable: Read reported a problem on this row (already among the
+	// plan's problems); it is not saved.
+	unreadable bool
 }
 
 func (r *parsedRow) problem(column, format string, args ...any) {

@@ -94,6 +94,10 @@ func plan(ctx context.Context, tx pgx.Tx, actor orgs.Actor, up Upload, zone sche
 	for _, c := range Columns(up.Kind) {
 		p.Columns = append(p.Columns, c.Name)
 	}
+	unreadable := map[int]bool{} // rows with a problem Read found (a cell not UTF-8, a column too many)
+	for _, pr := range tab.Problems {
+		unreadable[pr.Row] = true
+	}
 	rows := make([]parsedRow, len(tab.Records))
 	firstRow := map[string]int{}
 	for i, rec := range tab.Records {
@@ -102,6 +106,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor orgs.Actor, up Upload, zone sche
 		} else {
 			rows[i] = parseJob(rec, zone)
 		}
+		rows[i].unreadable = unreadable[rec.Row]
 		// Duplicates are found here, in the file's row numbers; the batch
 		// then never sees one.
 		if ref := rec.Cells["external_ref"]; ref != "" {
@@ -119,7 +124,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor orgs.Actor, up Upload, zone sche
 	for {
 		var batch []int // indexes into rows
 		for i := range rows {
-			if len(rows[i].problems) == 0 {
+			if len(rows[i].problems) == 0 && !rows[i].unreadable {
 				batch = append(batch, i)
 			}
 		}
@@ -143,7 +148,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor orgs.Actor, up Upload, zone sche
 	}
 	p.Rows = make([]PlannedRow, len(rows))
 	for i, r := range rows {
-		if len(r.problems) > 0 {
+		if len(r.problems) > 0 || r.unreadable {
 			r.planned.Action = Invalid
 			p.Problems = append(p.Problems, r.problems...)
 		}
