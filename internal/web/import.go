@@ -11,7 +11,6 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
 
@@ -142,7 +141,7 @@ func (s *Server) importPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	zone, err := s.orgZone(c)
+	zone, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
 	if err != nil {
 		return err
 	}
@@ -160,7 +159,7 @@ func (s *Server) importSave(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	zone, err := s.orgZone(c)
+	zone, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
 	if err != nil {
 		return err
 	}
@@ -193,21 +192,6 @@ func (s *Server) loadUpload(c echo.Context) (fieldimport.Upload, error) {
 func currentUserID(c echo.Context) int64 {
 	u, _ := currentUser(c)
 	return u.ID
-}
-
-// orgZone is the zone the org's local times are read in: its briefing
-// settings' zone (UTC until they are saved). A stored config that no longer
-// validates has no zone to trust, so the import waits until it is fixed.
-func (s *Server) orgZone(c echo.Context) (schedule.Zone, error) {
-	stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
-	if err != nil {
-		return schedule.Zone{}, err
-	}
-	if stored.Err != nil {
-		return schedule.Zone{}, apperr.Errorf(apperr.Conflict,
-			"This org's settings are not valid, so its time zone is unknown. Fix them in Settings, then import.")
-	}
-	return stored.Schedule.Zone, nil
 }
 
 func (s *Server) renderPreview(c echo.Context, status int, up fieldimport.Upload, plan fieldimport.Plan, conflict string) error {

@@ -17,6 +17,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
 )
@@ -62,6 +63,7 @@ type Server struct {
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
 	briefings *briefing.Store
+	field     *field.Store
 	imports   *fieldimport.Store
 	sender    *briefing.Sender // the settings page's test sends
 	sessions  *auth.Sessions
@@ -92,6 +94,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		db:        db,
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: briefings,
+		field:     &field.Store{DB: db},
 		imports:   &fieldimport.Store{DB: db},
 		sender:    sender,
 		sessions: auth.NewSessions(db, auth.Options{
