@@ -282,3 +282,14 @@ func TestImportUploadLimits(t *testing.T) {
 	r = admin.send(importPath+"/technicians", "multipart/form-data; boundary=x", bytes.NewReader(nil))
 	require.Equal(t, http.StatusBadRequest, r.Code)
 }
+
+// seedUpload gives acme's admin a jobs upload with id "1", so their GET of
+// /import/jobs/:id finds it and a 404 can only mean "no access".
+func seedUpload(t *testing.T, f *fixture) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO csv_uploads (id, org_id, user_id, kind, filename, content, sha256, created_at, expires_at)
+		VALUES ('1', $1, $2, 'jobs', 'jobs.csv', $3, '', $4, $5)`,
+		f.orgA.ID, f.adminA.ID, fieldimport.Template(fieldimport.Jobs), f.clock.Now(), f.clock.Now().Add(fieldimport.UploadTTL))
+	require.NoError(t, err)
+}
