@@ -167,6 +167,9 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 		}
 		t.Records = append(t.Records, r)
 	}
+	if len(t.Records) == 0 && len(t.Problems) == 0 {
+		t.Problems = append(t.Problems, Problem{Row: 2, Message: "The file has no rows below the header: there is nothing to import."})
+	}
 	return t, nil
 }
 

@@ -44,6 +44,7 @@ func TestReadProblems(t *testing.T) {
 		{"bare quote", "external_ref,name\nT-1,Dana\nT-2,Sam \"Fix\" Lee\n", Problem{Row: 3, Message: "not valid CSV: a cell that is not in quotes contains a quote (put the cell in quotes and double each quote inside it) (line 3"}},
 		{"unclosed quote", "external_ref,name\nT-1,\"Dana\n", Problem{Row: 2, Message: "a quoted cell is not closed"}},
 		{"empty file", "", Problem{Row: 1, Message: "The file is empty"}},
+		{"header only", "external_ref,name\r\n,\r\n", Problem{Row: 2, Message: "no rows below the header"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := readString(t, tc.file)

@@ -322,3 +322,15 @@ func jobsFile(n, bad int) string {
 	}
 	return sb.String()
 }
+
+// A client's file name is stored whatever bytes it holds.
+func TestUploadFilenameCleaned(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	up, err := b.store.SaveUpload(b.ctx, b.acme.ID, b.user.ID, fieldimport.Technicians, "bad\xff\x00name"+strings.Repeat("é", 300)+".csv", []byte(techs), b.now)
+	require.NoError(t, err)
+	got, err := b.store.LoadUpload(b.ctx, b.acme.ID, b.user.ID, fieldimport.Technicians, up.ID, b.now)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(got.Filename, "bad\uFFFDnameé"), got.Filename)
+	require.Len(t, []rune(got.Filename), 255)
+}

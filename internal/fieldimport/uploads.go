@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -56,9 +58,7 @@ func (s *Store) SaveUpload(ctx context.Context, orgID, userID int64, kind Kind, 
 	if len(content) > MaxBytes {
 		return Upload{}, ErrTooLarge
 	}
-	if len(filename) > 255 {
-		filename = filename[:255]
-	}
+	filename = cleanFilename(filename)
 	u := Upload{
 		ID: rand.Text(), OrgID: orgID, UserID: userID, Kind: kind, Filename: filename,
 		Content: content, SHA256: sha256.Sum256(content), CreatedAt: now, ExpiresAt: now.Add(UploadTTL),
@@ -107,4 +107,22 @@ func LoadUpload(ctx context.Context, q database.Querier, orgID, userID int64, ki
 // LoadUpload is LoadUpload on the pool.
 func (s *Store) LoadUpload(ctx context.Context, orgID, userID int64, kind Kind, id string, now time.Time) (Upload, error) {
 	return LoadUpload(ctx, s.DB, orgID, userID, kind, id, now)
+}
+
+// cleanFilename keeps a client's file name displayable and storable: valid
+// UTF-8, no control characters, at most 255 characters.
+func cleanFilename(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(name, "\uFFFD"))
+	if r := []rune(name); len(r) > 255 {
+		name = string(r[:255])
+	}
+	if name == "" {
+		return "upload.csv"
+	}
+	return name
 }
