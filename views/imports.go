@@ -102,3 +102,16 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// summary counts the rows by action: "2 new, 1 update, 0 unchanged rows, 1 error."
+func (p ImportPreview) summary() string {
+	s := plural(p.Created, "new", "new") + ", " + plural(p.Updated, "update", "updates") + ", " +
+		plural(p.Unchanged, "unchanged row", "unchanged rows")
+	if p.ErrorCount > 0 {
+		s += ", " + plural(p.ErrorCount, "error", "errors")
+	}
+	if p.Skipped > 0 {
+		s += "; " + plural(p.Skipped, "empty row", "empty rows") + " skipped"
+	}
+	return s + "."
+}
