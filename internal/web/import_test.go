@@ -293,3 +293,24 @@ func seedUpload(t *testing.T, f *fixture) {
 		f.orgA.ID, f.adminA.ID, fieldimport.Template(fieldimport.Jobs), f.clock.Now(), f.clock.Now().Add(fieldimport.UploadTTL))
 	require.NoError(t, err)
 }
+
+// A save that would not do what its preview showed is refused with the new
+// preview (409), which can then be saved.
+func TestImportSaveConflict(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+	loc, doc := previewOf(t, admin, "technicians", techCSV)
+	f.importFile(f.orgA, "technicians", "external_ref,name\nT-2,Someone else\n")
+
+	r := saveImport(t, admin, loc, doc)
+	require.Equal(t, http.StatusConflict, r.Code)
+	again := parseDoc(t, r.Body)
+	require.Contains(t, again.byID("import-conflict").text(), "changed since this preview")
+	require.Equal(t, map[string]string{"2": "create", "3": "update"}, actions(again))
+	require.Equal(t, []string{"T-2"}, f.technicianRefs(f.orgA), "nothing saved")
+
+	r = saveImport(t, admin, loc, again)
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, importPath+"?notice=imported&created=1&updated=1&unchanged=0", r.Header.Get("Location"))
+}
