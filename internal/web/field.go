@@ -37,7 +37,7 @@ func (s *Server) orgZone(ctx context.Context, orgID int64) (schedule.Zone, error
 // zoneLabel names the zone with its abbreviation on date d: "America/New_York (EDT)".
 func zoneLabel(z schedule.Zone, d schedule.Date) string {
 	start, _ := schedule.DayBounds(z.Loc, d)
-	abbr := schedule.ZoneAbbr(start.Add(12 * time.Hour))
+	abbr := schedule.ZoneAbbr(start.Add(12 * time.Hour).In(z.Loc))
 	if abbr == z.Name {
 		return z.Name
 	}
