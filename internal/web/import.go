@@ -149,7 +149,7 @@ func (s *Server) importPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderPreview(c, http.StatusOK, up, plan, "")
+	return s.renderPreview(c, http.StatusOK, up.ID, plan, "")
 }
 
 // importSave saves the upload if it still means what the preview showed;
@@ -165,12 +165,11 @@ func (s *Server) importSave(c echo.Context) error {
 	}
 	m, u := currentMembership(c), currentUserID(c)
 	plan, err := s.imports.Save(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone, s.now())
-	up := fieldimport.Upload{ID: c.Param("id"), Kind: k, Filename: plan.Filename, ExpiresAt: plan.Expires}
 	switch {
 	case errors.Is(err, fieldimport.ErrChanged):
-		return s.renderPreview(c, http.StatusConflict, up, plan, apperr.Message(err))
+		return s.renderPreview(c, http.StatusConflict, c.Param("id"), plan, apperr.Message(err))
 	case errors.Is(err, fieldimport.ErrNotSaveable):
-		return s.renderPreview(c, http.StatusUnprocessableEntity, up, plan, "")
+		return s.renderPreview(c, http.StatusUnprocessableEntity, c.Param("id"), plan, "")
 	case err != nil:
 		return err
 	}
@@ -194,17 +193,18 @@ func currentUserID(c echo.Context) int64 {
 	return u.ID
 }
 
-func (s *Server) renderPreview(c echo.Context, status int, up fieldimport.Upload, plan fieldimport.Plan, conflict string) error {
+// renderPreview shows the plan of upload id.
+func (s *Server) renderPreview(c echo.Context, status int, id string, plan fieldimport.Plan, conflict string) error {
 	slug := currentMembership(c).Org.Slug
 	p := views.ImportPreview{
 		Page:      s.page(c, "Import preview"),
 		Base:      importURL(slug),
-		SaveURL:   importURL(slug) + "/" + string(up.Kind) + "/" + up.ID,
-		Kind:      string(up.Kind),
-		Title:     importTitle(up.Kind),
-		Filename:  up.Filename,
+		SaveURL:   importURL(slug) + "/" + string(plan.Kind) + "/" + id,
+		Kind:      string(plan.Kind),
+		Title:     importTitle(plan.Kind),
+		Filename:  plan.Filename,
 		Digest:    plan.Digest,
-		Expires:   up.ExpiresAt.UTC().Format("15:04 UTC"),
+		Expires:   plan.Expires.UTC().Format("15:04 UTC"),
 		Conflict:  conflict,
 		Columns:   plan.Columns,
 		Skipped:   plan.Skipped,
