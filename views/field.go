@@ -85,7 +85,7 @@ type JobForm struct {
 	Status        string
 	TechnicianID  string
 	Ref           string
-	Zone          string // "America/New_York (EDT)": the zone the times are read in
+	Zone          string   // "America/New_York (EDT)": the zone the times are read in
 	DSTNotes      []string // times that happen twice that night: which one was taken
 	Technicians   []Option
 	Errors        FormErrors

@@ -64,7 +64,8 @@ func (s *Server) routes() {
 	org.POST("/briefings/generate", s.briefingGenerate, s.requireAdmin, checkCSRF)
 	org.POST("/briefings/:date/deliveries/:id/resend", s.deliveryResend, s.requireAdmin, checkCSRF)
 	// Field data (docs/field-data.md): members read, admins write.
-	org.GET("/board", s.board)
+	// The board of a busy day is a big page (a form per job): compressed.
+	org.GET("/board", s.board, middleware.Gzip())
 	org.GET("/technicians", s.technicianList)
 	org.POST("/technicians", s.technicianCreate, s.requireAdmin, checkCSRF)
 	org.GET("/technicians/:id", s.technicianShow)
@@ -74,8 +75,8 @@ func (s *Server) routes() {
 	org.POST("/jobs", s.jobCreate, s.requireAdmin, checkCSRF)
 	org.GET("/jobs/:id", s.jobShow)
 	org.POST("/jobs/:id", s.jobUpdate, s.requireAdmin, checkCSRF)
-	org.POST("/jobs/:id/assign", s.jobAssign, s.requireAdmin, checkCSRF)
-	org.POST("/jobs/:id/status", s.jobSetStatus, s.requireAdmin, checkCSRF)
+	org.POST("/jobs/:id/assign", s.jobAssign, s.requireAdmin, checkCSRF, middleware.Gzip())
+	org.POST("/jobs/:id/status", s.jobSetStatus, s.requireAdmin, checkCSRF, middleware.Gzip())
 	org.GET("/settings/fieldforce", s.settingsForm, s.requireAdmin)
 	org.POST("/settings/fieldforce", s.settingsSave, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/json", s.settingsSaveJSON, s.requireAdmin, checkCSRF)
