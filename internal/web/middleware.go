@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
 )
 
@@ -121,28 +122,58 @@ const maxFormBytes = 64 << 10
 var errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 	"This form is larger than 64 KiB, so it was not saved. Shorten what you entered and try again.")
 
-// readForm parses the body of every form post here, under maxFormBytes, so
-// a body too large is a 413 that says so and a malformed one a 400, rather
-// than fields silently read as empty further on (c.FormValue drops parse
-// errors).
+// importUploadRoute is the one route whose form carries a file: a CSV
+// import of up to fieldimport.MaxBytes, plus room for the form's other
+// fields and the multipart framing. Only this route gets the larger cap.
+const (
+	importUploadRoute = "/orgs/:slug/import/:kind"
+	maxUploadBytes    = fieldimport.MaxBytes + maxFormBytes
+)
+
+var errUploadTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+	"The file is larger than 5 MB, so it was not read. Split it into smaller files and import them one by one.")
+
+// formLimit is the body cap of the request's route and the error that says so.
+func formLimit(c echo.Context) (int64, *echo.HTTPError) {
+	if c.Path() == importUploadRoute && c.Request().Method == http.MethodPost {
+		return maxUploadBytes, errUploadTooLarge
+	}
+	return maxFormBytes, errFormTooLarge
+}
+
+// bodyLimit is echo's 1 MiB cap on any body, except on the upload route,
+// whose (larger) cap readForm enforces.
+var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+	Limit:   "1M",
+	Skipper: func(c echo.Context) bool { return c.Path() == importUploadRoute },
+})
+
+// readForm parses the body of every form post here, under maxFormBytes (an
+// import upload under maxUploadBytes), so a body too large is a 413 that
+// says so and a malformed one a 400, rather than fields silently read as
+// empty further on (c.FormValue drops parse errors). The cap holds while
+// reading (http.MaxBytesReader), whatever Content-Length claims.
 func readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if safeMethod(r.Method) || !isForm(r) {
 			return next(c)
 		}
-		if r.ContentLength > maxFormBytes {
-			return errFormTooLarge
+		limit, errTooLarge := formLimit(c)
+		if r.ContentLength > limit {
+			return errTooLarge
 		}
-		r.Body = http.MaxBytesReader(c.Response(), r.Body, maxFormBytes)
-		err := r.ParseMultipartForm(maxFormBytes)
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+		// Files stay in memory up to the cap (never on disk), which the
+		// body cap above bounds.
+		err := r.ParseMultipartForm(limit)
 		if errors.Is(err, http.ErrNotMultipart) {
 			err = nil // url-encoded: ParseForm has run
 		}
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge), errors.Is(err, multipart.ErrMessageTooLarge):
-			return errFormTooLarge
+			return errTooLarge
 		case err != nil:
 			return echo.NewHTTPError(http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
 		}

@@ -21,8 +21,8 @@ func (s *Server) routes() {
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.Recover(),
 		s.requestLog,
-		middleware.BodyLimit("1M"),
-		readForm,         // forms and the JSON editor: 64 KiB, parsed once here
+		bodyLimit,        // 1 MiB, except the CSV upload, capped by readForm
+		readForm,         // forms and the JSON editor: 64 KiB (a CSV upload 5 MB), parsed once here
 		checkText,        // no NUL or invalid UTF-8 in the path, query or form
 		s.retryLostReads, // a GET or HEAD runs again once when the database connection was lost
 		s.loadSession,    // sets the user when a valid session cookie is present
@@ -88,6 +88,12 @@ func (s *Server) routes() {
 	org.POST("/settings/fieldforce/test-webhook", s.settingsTestWebhook, s.requireAdmin, checkCSRF)
 	org.GET("/settings/fieldforce/preview", s.settingsPreview, s.requireAdmin)
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
+	org.GET("/import", s.importPage, s.requireAdmin)
+	org.GET("/import/:kind/template.csv", s.importTemplate, s.requireAdmin)
+	org.POST("/import/:kind", s.importUpload, s.requireAdmin, checkCSRF) // importUploadRoute
+	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
+	org.GET("/import/:kind/:id", s.importPreview, s.requireAdmin, middleware.Gzip())
+	org.POST("/import/:kind/:id", s.importSave, s.requireAdmin, checkCSRF, middleware.Gzip())
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)

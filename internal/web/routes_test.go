@@ -42,7 +42,7 @@ func routeAccess(method, path string) (access, bool) {
 		return signedIn, true
 	case path == "/staff" || strings.HasPrefix(path, "/staff/"):
 		return staffOnly, true
-	case strings.HasPrefix(path, "/orgs/:slug/settings"):
+	case strings.HasPrefix(path, "/orgs/:slug/settings"), strings.HasPrefix(path, "/orgs/:slug/import"):
 		return admin, true
 	case path == "/orgs/:slug" || strings.HasPrefix(path, "/orgs/:slug/"):
 		if method == http.MethodGet {
@@ -119,7 +119,7 @@ const testDate = "2026-03-04"
 
 // concrete fills a route pattern with plausible values.
 func concrete(path string) string {
-	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1").Replace(path)
+	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":kind", "jobs").Replace(path)
 }
 
 // plausibleForm holds a valid value for every field any form takes, so a
@@ -201,6 +201,7 @@ func TestRouteMatrix(t *testing.T) {
 	seedDelivery(t, f)
 	seedOutbox(t, f)
 	seedField(t, f)
+	seedUpload(t, f)
 	clients := []struct {
 		who string
 		c   *client

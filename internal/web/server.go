@@ -18,6 +18,7 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
 )
 
@@ -63,6 +64,7 @@ type Server struct {
 	orgs      *orgs.Store
 	briefings *briefing.Store
 	field     *field.Store
+	imports   *fieldimport.Store
 	sender    *briefing.Sender // the settings page's test sends
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
@@ -93,6 +95,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: briefings,
 		field:     &field.Store{DB: db},
+		imports:   &fieldimport.Store{DB: db},
 		sender:    sender,
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,

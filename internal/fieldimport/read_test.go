@@ -1,0 +1,123 @@
+package fieldimport
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func readString(t *testing.T, s string) Table {
+	t.Helper()
+	tab, err := Read(strings.NewReader(s), Columns(Technicians))
+	require.NoError(t, err)
+	return tab
+}
+
+func TestReadBOMAndCRLF(t *testing.T) {
+	tab := readString(t, "\uFEFFexternal_ref,Name ,active\r\nT-1,Dana Reyes,yes\r\n\"T-2\",\"Sam \"\"Fix\"\" Lee\",no\r\n")
+	require.Empty(t, tab.Problems)
+	require.Equal(t, []string{"external_ref", "name", "active"}, tab.Header)
+	require.Equal(t, []Record{
+		{Row: 2, Cells: map[string]string{"external_ref": "T-1", "name": "Dana Reyes", "active": "yes"}},
+		{Row: 3, Cells: map[string]string{"external_ref": "T-2", "name": `Sam "Fix" Lee`, "active": "no"}},
+	}, tab.Records)
+}
+
+func TestReadProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		file string
+		want Problem // the one problem expected; Message is matched as a substring
+	}{
+		{"unknown column", "external_ref,name,colour\nT-1,Dana,red\n", Problem{Row: 1, Column: "colour", Message: `Unknown column "colour"`}},
+		{"missing required column", "external_ref,phone\nT-1,555\n", Problem{Row: 1, Column: "name", Message: `Missing required column "name"`}},
+		{"column twice", "external_ref,name,Name\nT-1,Dana,Dana\n", Problem{Row: 1, Column: "name", Message: "appears twice"}},
+		{"unnamed column", "external_ref,name,\nT-1,Dana,\n", Problem{Row: 1, Message: "Column 3 has no name"}},
+		{"too many columns", "external_ref,name\nT-1,Dana\nT-2,Sam,extra\n", Problem{Row: 3, Message: "This row has 3 columns but the header has 2"}},
+		{"too few columns", "external_ref,name,phone\nT-1,Dana\n", Problem{Row: 2, Message: "This row has 2 columns but the header has 3"}},
+		{"non-UTF-8 cell", "external_ref,name\nT-1,Ren\xe9e\n", Problem{Row: 2, Column: "name", Message: "not valid UTF-8"}},
+		{"non-UTF-8 header", "external_ref,name,ph\xf6ne\nT-1,Dana,5\n", Problem{Row: 1, Message: "Column 3's name is not valid UTF-8"}},
+		{"NUL in a cell", "external_ref,name\nT-1,Da\x00na\n", Problem{Row: 2, Column: "name", Message: "NUL"}},
+		{"bare quote", "external_ref,name\nT-1,Dana\nT-2,Sam \"Fix\" Lee\n", Problem{Row: 3, Message: "not valid CSV: a cell that is not in quotes contains a quote (put the cell in quotes and double each quote inside it) (line 3"}},
+		{"unclosed quote", "external_ref,name\nT-1,\"Dana\n", Problem{Row: 2, Message: "a quoted cell is not closed"}},
+		{"empty file", "", Problem{Row: 1, Message: "The file is empty"}},
+		{"header only", "external_ref,name\r\n,\r\n", Problem{Row: 2, Message: "no rows below the header"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := readString(t, tc.file)
+			require.Len(t, tab.Problems, 1, "%+v", tab.Problems)
+			got := tab.Problems[0]
+			require.Equal(t, tc.want.Row, got.Row)
+			require.Equal(t, tc.want.Column, got.Column)
+			require.Contains(t, got.Message, tc.want.Message)
+		})
+	}
+}
+
+// A quoted cell may span lines; rows are still counted as a spreadsheet
+// shows them, and rows with every cell empty are skipped.
+func TestReadRowNumbers(t *testing.T) {
+	tab := readString(t, "external_ref,name\nT-1,\"Dana\nReyes\"\n,\n\nT-2,Sam\n")
+	require.Empty(t, tab.Problems)
+	require.Equal(t, 1, tab.Skipped)
+	require.Len(t, tab.Records, 2)
+	require.Equal(t, 2, tab.Records[0].Row)
+	require.Equal(t, "Dana\nReyes", tab.Records[0].Cells["name"])
+	require.Equal(t, 4, tab.Records[1].Row) // the blank line is no row at all; ",\n" is row 3
+}
+
+func TestReadLimits(t *testing.T) {
+	rows := func(n int) *bytes.Buffer {
+		var b bytes.Buffer
+		b.WriteString("external_ref,name\n")
+		for i := range n {
+			fmt.Fprintf(&b, "T-%d,N\n", i)
+		}
+		return &b
+	}
+	_, err := Read(rows(MaxRows), Columns(Technicians))
+	require.NoError(t, err, "exactly the limit is allowed")
+	_, err = Read(rows(MaxRows+1), Columns(Technicians))
+	require.ErrorIs(t, err, ErrTooManyRows)
+
+	big := bytes.NewBufferString("external_ref,name\nT-1,")
+	big.WriteString(strings.Repeat("x", MaxBytes-big.Len()))
+	require.Equal(t, MaxBytes, big.Len())
+	_, err = Read(bytes.NewReader(big.Bytes()), Columns(Technicians))
+	require.NoError(t, err, "exactly 5 MB is allowed")
+	big.WriteString("x")
+	_, err = Read(big, Columns(Technicians))
+	require.ErrorIs(t, err, ErrTooLarge)
+}
+
+// The limit holds while reading: an endless source is refused after at
+// most MaxBytes+1 bytes.
+func TestReadStopsAtTheLimit(t *testing.T) {
+	src := &countingReader{}
+	_, err := Read(src, Columns(Technicians))
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.LessOrEqual(t, src.n, int64(MaxBytes+1))
+}
+
+type countingReader struct{ n int64 }
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+func TestTemplateReadsBack(t *testing.T) {
+	for _, k := range []Kind{Technicians, Jobs} {
+		tab, err := Read(bytes.NewReader(Template(k)), Columns(k))
+		require.NoError(t, err)
+		require.Empty(t, tab.Problems)
+		require.Len(t, tab.Records, 1)
+		require.Len(t, tab.Header, len(Columns(k)))
+	}
+}

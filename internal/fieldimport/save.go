@@ -1,0 +1,199 @@
+package fieldimport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+)
+
+// ErrChanged: the data changed between the preview and the save (a
+// technician added, a job edited, the org's zone changed), so saving now
+// would not be what was previewed. Nothing was saved; the new preview comes
+// with it.
+var ErrChanged = apperr.Errorf(apperr.Conflict,
+	"The data changed since this preview, so nothing was saved. Check the new preview below and import again.")
+
+// ErrNotSaveable: the file has errors; nothing was saved.
+var ErrNotSaveable = apperr.Errorf(apperr.Invalid, "The file has errors, so nothing was saved.")
+
+// Preview is what saving up would do now, computed by doing it in a
+// transaction that is rolled back: the preview's "new", "update" and
+// "unchanged" are the batch upsert's own answers, not a second opinion.
+func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone) (Plan, error) {
+	tx, err := s.DB.Begin(ctx)
+	if err != nil {
+		return Plan{}, fmt.Errorf("preview import: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a rollback is the point
+	return plan(ctx, tx, orgs.Actor{}, up, zone)
+}
+
+// Save imports the user's upload id in one transaction, all or nothing, if
+// it still does what the preview with that digest showed; the upload is
+// used up. The plan returned is what was saved, or, with ErrChanged or
+// ErrNotSaveable, the new preview.
+func (s *Store) Save(ctx context.Context, actor orgs.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time) (Plan, error) {
+	var p Plan
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		up, err := takeUpload(ctx, tx, orgID, userID, kind, id, now)
+		if err != nil {
+			return err
+		}
+		if p, err = plan(ctx, tx, actor, up, zone); err != nil {
+			return err
+		}
+		switch {
+		case !p.OK():
+			return ErrNotSaveable
+		case p.Digest != digest:
+			return ErrChanged
+		}
+		return nil
+	})
+	return p, err
+}
+
+// takeUpload deletes and returns the upload, locking it: of two saves of
+// one upload at once, the second finds it gone.
+func takeUpload(ctx context.Context, tx pgx.Tx, orgID, userID int64, kind Kind, id string, now time.Time) (Upload, error) {
+	up := Upload{ID: id, OrgID: orgID, UserID: userID, Kind: kind}
+	var sum []byte
+	err := tx.QueryRow(ctx, `
+		DELETE FROM csv_uploads
+		 WHERE id = $1 AND org_id = $2 AND user_id = $3 AND kind = $4 AND expires_at > $5
+		RETURNING filename, content, sha256, created_at, expires_at`,
+		id, orgID, userID, string(kind), now).Scan(&up.Filename, &up.Content, &sum, &up.CreatedAt, &up.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Upload{}, errUploadGone
+	}
+	if err != nil {
+		return Upload{}, fmt.Errorf("take upload of org %d: %w", orgID, err)
+	}
+	copy(up.SHA256[:], sum)
+	return up, nil
+}
+
+// plan reads the upload, checks every row and runs the batch upsert in tx,
+// which the caller commits (save) or rolls back (preview).
+func plan(ctx context.Context, tx pgx.Tx, actor orgs.Actor, up Upload, zone schedule.Zone) (Plan, error) {
+	tab, err := Read(bytes.NewReader(up.Content), Columns(up.Kind))
+	if err != nil {
+		return Plan{}, err
+	}
+	p := Plan{Kind: up.Kind, Filename: up.Filename, Expires: up.ExpiresAt, Problems: tab.Problems, Skipped: tab.Skipped}
+	for _, c := range Columns(up.Kind) {
+		p.Columns = append(p.Columns, c.Name)
+	}
+	unreadable := map[int]bool{} // rows with a problem Read found (a cell not UTF-8, a column too many)
+	for _, pr := range tab.Problems {
+		unreadable[pr.Row] = true
+	}
+	rows := make([]parsedRow, len(tab.Records))
+	firstRow := map[string]int{}
+	for i, rec := range tab.Records {
+		if up.Kind == Technicians {
+			rows[i] = parseTechnician(rec)
+		} else {
+			rows[i] = parseJob(rec, zone)
+		}
+		rows[i].unreadable = unreadable[rec.Row]
+		// Duplicates are found here, in the file's row numbers; the batch
+		// then never sees one.
+		if ref := rec.Cells["external_ref"]; ref != "" {
+			if first, dup := firstRow[ref]; dup {
+				rows[i].problem("external_ref", "external_ref %q is also on row %d: each row needs its own.", ref, first)
+			} else {
+				firstRow[ref] = rec.Row
+			}
+		}
+	}
+	// Rows with a problem of the file's are "error"; the others go to the
+	// batch. When the batch finds problems of its own, those rows become
+	// "error" too and the batch runs again without them, so every row that
+	// can be saved shows what saving does to it.
+	for {
+		var batch []int // indexes into rows
+		for i := range rows {
+			if len(rows[i].problems) == 0 && !rows[i].unreadable {
+				batch = append(batch, i)
+			}
+		}
+		res, err := upsert(ctx, tx, actor, up.Kind, up.OrgID, rows, batch)
+		var be *field.BatchError
+		if errors.As(err, &be) {
+			for _, re := range be.Rows {
+				r := &rows[batch[re.Row]]
+				col := columnOf(up.Kind, re.Field)
+				r.problem(col, "%s", sentence(col, re.Message))
+			}
+			continue
+		}
+		if err != nil {
+			return Plan{}, err
+		}
+		for j, i := range batch {
+			rows[i].planned.Action = actionOf(res.Outcomes[j])
+		}
+		break
+	}
+	p.Rows = make([]PlannedRow, len(rows))
+	for i, r := range rows {
+		if len(r.problems) > 0 || r.unreadable {
+			r.planned.Action = Invalid
+			p.Problems = append(p.Problems, r.problems...)
+		}
+		p.Rows[i] = r.planned
+	}
+	p.finish(up.SHA256, zone.Name)
+	return p, nil
+}
+
+// upsert runs internal/field's batch upsert on the rows at batch.
+func upsert(ctx context.Context, tx pgx.Tx, actor orgs.Actor, k Kind, orgID int64, rows []parsedRow, batch []int) (field.BatchResult, error) {
+	if len(batch) == 0 {
+		return field.BatchResult{}, nil
+	}
+	if k == Technicians {
+		ins := make([]field.TechnicianInput, len(batch))
+		for j, i := range batch {
+			ins[j] = rows[i].tech
+		}
+		return field.UpsertTechniciansByRef(ctx, tx, actor, orgID, ins)
+	}
+	ins := make([]field.JobInput, len(batch))
+	for j, i := range batch {
+		ins[j] = rows[i].job
+	}
+	return field.UpsertJobsByRef(ctx, tx, actor, orgID, ins)
+}
+
+// sentence makes one of field's messages ("is required", "must be one
+// of …", or a whole clause) a sentence about the column.
+func sentence(col, msg string) string {
+	for _, p := range []string{"is ", "must ", "give "} {
+		if strings.HasPrefix(msg, p) {
+			return col + " " + msg + "."
+		}
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
+}
+
+func actionOf(o field.Outcome) Action {
+	switch o {
+	case field.Created:
+		return Create
+	case field.Updated:
+		return Update
+	}
+	return Unchanged
+}
