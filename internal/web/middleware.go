@@ -128,7 +128,7 @@ var errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 func readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if safeMethod(r.Method) || !isForm(r) {
+		if safeMethod(r.Method) || !isForm(r) || isAPI(c) {
 			return next(c)
 		}
 		if r.ContentLength > maxFormBytes {
@@ -225,12 +225,14 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// The JSON API is session-free too: a cookie must never authenticate it
+// (its bearer token does, api.go).
 func sessionFree(c echo.Context) bool {
 	switch c.Request().URL.Path {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return isStatic(c)
+	return isStatic(c) || isAPI(c)
 }
 
 // CSRF cookie names; __Host- when cookies are Secure (see auth.CookieName).
@@ -279,6 +281,9 @@ func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
 		issued := token(next)
 		return func(c echo.Context) error {
 			r := c.Request()
+			if isAPI(c) {
+				return next(c) // bearer tokens, no cookies: nothing to forge
+			}
 			if !safeMethod(r.Method) {
 				// check verifies the token and sets it; until then (say, on
 				// the error page of a refused write) pages show the browser's

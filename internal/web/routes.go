@@ -21,7 +21,8 @@ func (s *Server) routes() {
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.Recover(),
 		s.requestLog,
-		middleware.BodyLimit("1M"),
+		// The API reads its own bodies, up to 1 MiB (api.go).
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "1M", Skipper: isAPI}),
 		readForm,      // forms and the JSON editor: 64 KiB, parsed once here
 		checkText,     // no NUL or invalid UTF-8 in the path, query or form
 		s.loadSession, // sets the user when a valid session cookie is present
@@ -73,6 +74,15 @@ func (s *Server) routes() {
 	org.POST("/settings/fieldforce/test-webhook", s.settingsTestWebhook, s.requireAdmin, checkCSRF)
 	org.GET("/settings/fieldforce/preview", s.settingsPreview, s.requireAdmin)
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
+	org.GET("/settings/api-tokens", s.apiTokensPage, s.requireAdmin)
+	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
+	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)
+
+	// The JSON API (docs/api.md): bearer token, per-token rate limit, JSON
+	// errors (even for unknown paths: the group's catch-all answers them
+	// after the token check).
+	api := e.Group("/api/v1", s.apiAuth, s.apiRateLimit)
+	api.GET("/briefings/:date", s.apiBriefing)
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)
