@@ -1,0 +1,330 @@
+package field
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/orgs"
+)
+
+// Batches upsert many records by external_ref in one statement each (arrays
+// unnested server-side), so a CSV of 10,000 jobs is one round trip rather
+// than 10,000; the bench in batch_test.go measures it.
+
+// MaxBatch bounds one batch; the CSV import refuses larger files before this.
+const MaxBatch = 50000
+
+// RowError is one problem of one record in a batch. Row is the record's
+// index in the batch, from 0.
+type RowError struct {
+	Row     int
+	Field   string
+	Message string
+}
+
+// BatchError lists every problem found in a batch, by row then field.
+// Nothing was saved.
+type BatchError struct {
+	Rows []RowError
+}
+
+func (e *BatchError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problems", len(e.Rows))
+	for i, r := range e.Rows {
+		if i == 5 {
+			b.WriteString("; …")
+			break
+		}
+		fmt.Fprintf(&b, "; row %d %s: %s", r.Row, r.Field, r.Message)
+	}
+	return b.String()
+}
+
+// Unwrap makes the error an apperr Invalid one.
+func (e *BatchError) Unwrap() error {
+	return &apperr.Error{Code: apperr.Invalid, Message: e.Error()}
+}
+
+type batchErrors []RowError
+
+func (be *batchErrors) addAll(row int, err error) {
+	if ve, ok := err.(*ValidationError); ok {
+		for f, m := range ve.Fields {
+			*be = append(*be, RowError{Row: row, Field: f, Message: m})
+		}
+	}
+}
+
+func (be batchErrors) err() error {
+	if len(be) == 0 {
+		return nil
+	}
+	sort.SliceStable(be, func(i, j int) bool {
+		if be[i].Row != be[j].Row {
+			return be[i].Row < be[j].Row
+		}
+		return be[i].Field < be[j].Field
+	})
+	return &BatchError{Rows: be}
+}
+
+// Outcome is what a batch did to one record.
+type Outcome int
+
+const (
+	Unchanged Outcome = iota
+	Created
+	Updated
+)
+
+// BatchResult is what a batch did, per record (in input order) and counted.
+type BatchResult struct {
+	Outcomes                    []Outcome
+	Created, Updated, Unchanged int
+}
+
+func (r *BatchResult) count() {
+	for _, o := range r.Outcomes {
+		switch o {
+		case Created:
+			r.Created++
+		case Updated:
+			r.Updated++
+		default:
+			r.Unchanged++
+		}
+	}
+}
+
+// refsOf returns the id of each of refs the org has in table.
+func refsOf(ctx context.Context, q database.Querier, table string, orgID int64, refs []string) (map[string]int64, error) {
+	rows, err := q.Query(ctx, `SELECT external_ref, id FROM `+table+` WHERE org_id = $1 AND external_ref = ANY($2)`, orgID, refs)
+	if err != nil {
+		return nil, fmt.Errorf("%s by reference: %w", table, err)
+	}
+	defer rows.Close()
+	out := make(map[string]int64, len(refs))
+	for rows.Next() {
+		var ref string
+		var id int64
+		if err := rows.Scan(&ref, &id); err != nil {
+			return nil, err
+		}
+		out[ref] = id
+	}
+	return out, rows.Err()
+}
+
+// TechnicianRefs returns the id of each of refs that is one of the org's
+// technicians (active or not); missing refs are absent from the map.
+func TechnicianRefs(ctx context.Context, q database.Querier, orgID int64, refs []string) (map[string]int64, error) {
+	return refsOf(ctx, q, "technicians", orgID, refs)
+}
+
+// JobRefs returns the id of each of refs that is one of the org's jobs.
+func JobRefs(ctx context.Context, q database.Querier, orgID int64, refs []string) (map[string]int64, error) {
+	return refsOf(ctx, q, "jobs", orgID, refs)
+}
+
+// checkRefs validates each input's external_ref as required and unique in
+// the batch.
+func checkRefs(refs []string, be *batchErrors) {
+	first := make(map[string]int, len(refs))
+	for i, ref := range refs {
+		if ref == "" {
+			*be = append(*be, RowError{Row: i, Field: "external_ref", Message: "is required"})
+			continue
+		}
+		if j, dup := first[ref]; dup {
+			*be = append(*be, RowError{Row: i, Field: "external_ref", Message: fmt.Sprintf("%q is also used by row %d", ref, j)})
+			continue
+		}
+		first[ref] = i
+	}
+}
+
+// UpsertTechniciansByRef creates or replaces technicians by external_ref
+// (required, unique within the batch) inside the caller's transaction q,
+// all or nothing: any invalid record is a *BatchError and nothing is
+// written. The batch is one entry in the audit log, with its counts.
+func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, ins []TechnicianInput) (BatchResult, error) {
+	if len(ins) > MaxBatch {
+		return BatchResult{}, apperr.Errorf(apperr.Invalid, "At most %d technicians at once.", MaxBatch)
+	}
+	var be batchErrors
+	refs := make([]string, len(ins))
+	for i := range ins {
+		ins[i].Normalize()
+		be.addAll(i, ins[i].Validate())
+		refs[i] = ins[i].ExternalRef
+	}
+	checkRefs(refs, &be)
+	if err := be.err(); err != nil {
+		return BatchResult{}, err
+	}
+	existing, err := TechnicianRefs(ctx, q, orgID, refs)
+	if err != nil {
+		return BatchResult{}, err
+	}
+	cols := struct {
+		name, email, phone []string
+		active             []bool
+	}{make([]string, len(ins)), make([]string, len(ins)), make([]string, len(ins)), make([]bool, len(ins))}
+	for i, in := range ins {
+		cols.name[i], cols.email[i], cols.phone[i], cols.active[i] = in.Name, in.Email, in.Phone, in.Active
+	}
+	// The WHERE of DO UPDATE leaves identical rows alone, so a re-import
+	// changes nothing (updated_at included) and returns only what changed.
+	rows, err := q.Query(ctx, `
+		INSERT INTO technicians AS t (org_id, external_ref, name, email, phone, active)
+		SELECT $1, i.ref, i.name, i.email, i.phone, i.active
+		  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[]) AS i(ref, name, email, phone, active)
+		ON CONFLICT (org_id, external_ref) WHERE external_ref IS NOT NULL DO UPDATE
+		   SET name = excluded.name, email = excluded.email, phone = excluded.phone, active = excluded.active,
+		       updated_at = now()
+		 WHERE (t.name, t.email, t.phone, t.active) IS DISTINCT FROM
+		       (excluded.name, excluded.email, excluded.phone, excluded.active)
+		RETURNING t.external_ref`,
+		orgID, refs, cols.name, cols.email, cols.phone, cols.active)
+	if err != nil {
+		return BatchResult{}, fmt.Errorf("upsert %d technicians: %w", len(ins), err)
+	}
+	res, err := outcomes(rows, refs, existing)
+	if err != nil {
+		return res, fmt.Errorf("upsert %d technicians: %w", len(ins), err)
+	}
+	return res, auditBatch(ctx, q, actor, orgID, "field.technician.import", res)
+}
+
+// UpsertJobsByRef creates or replaces jobs by external_ref (required,
+// unique within the batch) inside the caller's transaction q, all or
+// nothing: any invalid record (an unknown technician_ref included) is a
+// *BatchError and nothing is written. The batch is one entry in the audit
+// log, with its counts.
+func UpsertJobsByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, ins []JobInput) (BatchResult, error) {
+	if len(ins) > MaxBatch {
+		return BatchResult{}, apperr.Errorf(apperr.Invalid, "At most %d jobs at once.", MaxBatch)
+	}
+	var be batchErrors
+	refs := make([]string, len(ins))
+	var techRefs []string
+	for i := range ins {
+		ins[i].Normalize()
+		be.addAll(i, ins[i].Validate())
+		refs[i] = ins[i].ExternalRef
+		if ins[i].TechnicianID != 0 {
+			be = append(be, RowError{Row: i, Field: "technician_id", Message: "give the technician by reference in a batch"})
+		}
+		if ins[i].TechnicianRef != "" {
+			techRefs = append(techRefs, ins[i].TechnicianRef)
+		}
+	}
+	checkRefs(refs, &be)
+	techs, err := TechnicianRefs(ctx, q, orgID, techRefs)
+	if err != nil {
+		return BatchResult{}, err
+	}
+	n := len(ins)
+	c := struct {
+		customer, phone, address, jobType, notes, status []string
+		start, end                                       []time.Time
+		emergency                                        []bool
+		tech                                             []int64
+	}{make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
+		make([]time.Time, n), make([]time.Time, n), make([]bool, n), make([]int64, n)}
+	for i, in := range ins {
+		if in.TechnicianRef != "" {
+			id, ok := techs[in.TechnicianRef]
+			if !ok {
+				be = append(be, RowError{Row: i, Field: "technician_ref", Message: fmt.Sprintf("no technician of this org has the reference %q", in.TechnicianRef)})
+			}
+			c.tech[i] = id
+		}
+		c.customer[i], c.phone[i], c.address[i], c.jobType[i], c.notes[i], c.status[i] =
+			in.Customer, in.CustomerPhone, in.Address, in.JobType, in.Notes, in.Status
+		c.start[i], c.end[i], c.emergency[i] = in.ArrivalStart, in.ArrivalEnd, in.Emergency
+	}
+	if err := be.err(); err != nil {
+		return BatchResult{}, err
+	}
+	existing, err := JobRefs(ctx, q, orgID, refs)
+	if err != nil {
+		return BatchResult{}, err
+	}
+	rows, err := q.Query(ctx, `
+		INSERT INTO jobs AS j (org_id, external_ref, customer, customer_phone, address, job_type, notes, status,
+		                       arrival_start, arrival_end, emergency, technician_id, completed_at)
+		SELECT $1, i.ref, i.customer, i.phone, i.address, i.job_type, i.notes, i.status,
+		       i.arrival_start, i.arrival_end, i.emergency, nullif(i.tech, 0),
+		       CASE WHEN i.status = 'done' THEN now() END
+		  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+		              $9::timestamptz[], $10::timestamptz[], $11::bool[], $12::bigint[])
+		       AS i(ref, customer, phone, address, job_type, notes, status, arrival_start, arrival_end, emergency, tech)
+		ON CONFLICT (org_id, external_ref) WHERE external_ref IS NOT NULL DO UPDATE
+		   SET customer = excluded.customer, customer_phone = excluded.customer_phone, address = excluded.address,
+		       job_type = excluded.job_type, notes = excluded.notes, status = excluded.status,
+		       arrival_start = excluded.arrival_start, arrival_end = excluded.arrival_end,
+		       emergency = excluded.emergency, technician_id = excluded.technician_id,
+		       completed_at = CASE WHEN excluded.status <> 'done' THEN NULL
+		                           WHEN j.status = 'done' THEN j.completed_at ELSE now() END,
+		       updated_at = now()
+		 WHERE (j.customer, j.customer_phone, j.address, j.job_type, j.notes, j.status,
+		        j.arrival_start, j.arrival_end, j.emergency, j.technician_id) IS DISTINCT FROM
+		       (excluded.customer, excluded.customer_phone, excluded.address, excluded.job_type, excluded.notes,
+		        excluded.status, excluded.arrival_start, excluded.arrival_end, excluded.emergency, excluded.technician_id)
+		RETURNING j.external_ref`,
+		orgID, refs, c.customer, c.phone, c.address, c.jobType, c.notes, c.status, c.start, c.end, c.emergency, c.tech)
+	if err != nil {
+		return BatchResult{}, fmt.Errorf("upsert %d jobs: %w", n, err)
+	}
+	res, err := outcomes(rows, refs, existing)
+	if err != nil {
+		return res, fmt.Errorf("upsert %d jobs: %w", n, err)
+	}
+	return res, auditBatch(ctx, q, actor, orgID, "field.job.import", res)
+}
+
+// outcomes reads the refs a batch wrote: new ones were created, known ones
+// updated, and the rest were identical and left alone.
+func outcomes(rows pgx.Rows, refs []string, existing map[string]int64) (BatchResult, error) {
+	defer rows.Close()
+	written := make(map[string]bool, len(refs))
+	for rows.Next() {
+		var ref string
+		if err := rows.Scan(&ref); err != nil {
+			return BatchResult{}, err
+		}
+		written[ref] = true
+	}
+	if err := rows.Err(); err != nil {
+		return BatchResult{}, err
+	}
+	res := BatchResult{Outcomes: make([]Outcome, len(refs))}
+	for i, ref := range refs {
+		_, known := existing[ref]
+		switch {
+		case !known:
+			res.Outcomes[i] = Created
+		case written[ref]:
+			res.Outcomes[i] = Updated
+		}
+	}
+	res.count()
+	return res, nil
+}
+
+func auditBatch(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, action string, res BatchResult) error {
+	if res.Created+res.Updated == 0 {
+		return nil
+	}
+	return orgs.Audit(ctx, q, orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: action,
+		New: map[string]int{"created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}})
+}

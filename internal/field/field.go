@@ -1,0 +1,281 @@
+// Package field holds an org's field data: technicians and the jobs
+// (customer visits) they are assigned to. It is the one place that reads and
+// writes them and the one set of validation rules, shared by the screens, the
+// CSV import and the JSON API (docs/field-data.md). Every statement carries
+// the org key; another org's ids are not found.
+package field
+
+import (
+	"fmt"
+	"net/mail"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"fieldbrief/internal/apperr"
+)
+
+// Job statuses.
+const (
+	StatusScheduled  = "scheduled"
+	StatusInProgress = "in_progress"
+	StatusOnHold     = "on_hold"
+	StatusDone       = "done"
+	StatusCancelled  = "cancelled"
+)
+
+// Statuses lists the statuses in the order a job usually goes through them.
+var Statuses = []string{StatusScheduled, StatusInProgress, StatusOnHold, StatusDone, StatusCancelled}
+
+// StatusLabel is how screens name a status.
+func StatusLabel(s string) string {
+	switch s {
+	case StatusInProgress:
+		return "In progress"
+	case StatusOnHold:
+		return "On hold"
+	case StatusDone:
+		return "Done"
+	case StatusCancelled:
+		return "Cancelled"
+	}
+	return "Scheduled"
+}
+
+// ValidStatus reports whether s is one of Statuses.
+func ValidStatus(s string) bool {
+	for _, v := range Statuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Field limits, in characters (runes). The database checks the newer
+// columns too, as a last line; these give the message naming the field.
+const (
+	MaxName        = 200
+	MaxCustomer    = 200
+	MaxAddress     = 500
+	MaxNotes       = 4000
+	MaxPhone       = 40
+	MaxEmail       = 254
+	MaxExternalRef = 100
+	MaxJobType     = 80
+)
+
+// Technician is a person who goes out to jobs.
+type Technician struct {
+	ID          int64     `json:"id"`
+	Name        string    `json:"name"`
+	Email       string    `json:"email"`
+	Phone       string    `json:"phone"`
+	Active      bool      `json:"active"`
+	ExternalRef string    `json:"external_ref,omitempty"` // "" = none
+	Jobs        int       `json:"-"`                      // how many jobs reference them (lists only)
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// TechnicianInput is a technician as submitted, before validation.
+type TechnicianInput struct {
+	Name        string
+	Email       string
+	Phone       string
+	Active      bool
+	ExternalRef string
+}
+
+// Job is one customer visit.
+type Job struct {
+	ID             int64      `json:"id"`
+	ExternalRef    string     `json:"external_ref,omitempty"`
+	Customer       string     `json:"customer"`
+	CustomerPhone  string     `json:"customer_phone"`
+	Address        string     `json:"address"`
+	ArrivalStart   time.Time  `json:"arrival_start"`
+	ArrivalEnd     time.Time  `json:"arrival_end"`
+	JobType        string     `json:"job_type"`
+	Notes          string     `json:"notes"`
+	Emergency      bool       `json:"emergency"`
+	Status         string     `json:"status"`
+	TechnicianID   int64      `json:"technician_id,omitempty"` // 0 = unassigned
+	TechnicianRef  string     `json:"technician_ref,omitempty"`
+	TechnicianName string     `json:"technician_name,omitempty"`
+	CompletedAt    *time.Time `json:"completed_at"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+}
+
+// JobInput is a job as submitted, before validation. The assignee is
+// either TechnicianID (screens) or TechnicianRef (CSV, API), never both;
+// neither means unassigned. Arrival times are instants: local times are read
+// before this (schedule.ParseLocalDateTime), so the rule for DST gaps and
+// overlaps is applied once, where the zone is known.
+type JobInput struct {
+	ExternalRef   string
+	Customer      string
+	CustomerPhone string
+	Address       string
+	ArrivalStart  time.Time
+	ArrivalEnd    time.Time
+	JobType       string
+	Notes         string
+	Emergency     bool
+	Status        string // "" = scheduled
+	TechnicianID  int64
+	TechnicianRef string
+}
+
+// ValidationError is bad input: a message per field, named as the API and
+// the forms name them. Nothing was saved. It is an apperr Invalid error, so
+// it maps to 422 wherever errors are mapped.
+type ValidationError struct {
+	Fields map[string]string
+}
+
+func (e *ValidationError) Error() string {
+	names := make([]string, 0, len(e.Fields))
+	for n := range e.Fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + ": " + e.Fields[n]
+	}
+	return "invalid " + strings.Join(parts, "; ")
+}
+
+// Unwrap makes the error an apperr Invalid one, whose message is safe to show.
+func (e *ValidationError) Unwrap() error {
+	return &apperr.Error{Code: apperr.Invalid, Message: e.Error()}
+}
+
+// For returns the message for one field, "" when it is fine.
+func (e *ValidationError) For(field string) string { return e.Fields[field] }
+
+// fieldError is a ValidationError about one field.
+func fieldError(field, format string, args ...any) *ValidationError {
+	return &ValidationError{Fields: map[string]string{field: fmt.Sprintf(format, args...)}}
+}
+
+type checker map[string]string
+
+func (c checker) add(field, msg string) {
+	if _, ok := c[field]; !ok {
+		c[field] = msg
+	}
+}
+
+func (c checker) err() error {
+	if len(c) == 0 {
+		return nil
+	}
+	return &ValidationError{Fields: c}
+}
+
+// text checks one text field: valid UTF-8, no NUL or control characters
+// (multiline fields may hold line breaks and tabs), at most max characters,
+// and present when required.
+func (c checker) text(field, v string, max int, required, multiline bool) {
+	switch {
+	case !utf8.ValidString(v):
+		c.add(field, "is not valid UTF-8 text")
+	case strings.ContainsFunc(v, func(r rune) bool { return controlChar(r, multiline) }):
+		c.add(field, "must not contain control characters")
+	case required && strings.TrimSpace(v) == "":
+		c.add(field, "is required")
+	case utf8.RuneCountInString(v) > max:
+		c.add(field, fmt.Sprintf("is too long: at most %d characters", max))
+	}
+}
+
+// controlChar is a character that changes how text around it is shown
+// rather than showing itself: C0/C1 controls (NUL and terminal escapes
+// included) and bidirectional overrides. Line breaks and tabs are allowed
+// in multiline fields only.
+func controlChar(r rune, multiline bool) bool {
+	if multiline && (r == '\n' || r == '\r' || r == '\t') {
+		return false
+	}
+	return unicode.IsControl(r) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+func (c checker) email(field, v string) {
+	c.text(field, v, MaxEmail, false, false)
+	if v == "" || c[field] != "" {
+		return
+	}
+	a, err := mail.ParseAddress(v)
+	if err != nil || a.Address != v || a.Name != "" {
+		c.add(field, "is not an email address like name@example.com")
+	}
+}
+
+// Normalize trims surrounding spaces; Validate reports what is wrong.
+func (in *TechnicianInput) Normalize() {
+	in.Name = strings.TrimSpace(in.Name)
+	in.Email = strings.TrimSpace(in.Email)
+	in.Phone = strings.TrimSpace(in.Phone)
+	in.ExternalRef = strings.TrimSpace(in.ExternalRef)
+}
+
+// Validate checks a normalized technician; the error is a *ValidationError.
+func (in TechnicianInput) Validate() error {
+	c := checker{}
+	c.text("name", in.Name, MaxName, true, false)
+	c.email("email", in.Email)
+	c.text("phone", in.Phone, MaxPhone, false, false)
+	c.text("external_ref", in.ExternalRef, MaxExternalRef, false, false)
+	return c.err()
+}
+
+// Normalize trims surrounding spaces (notes keep their inner layout) and
+// defaults the status to scheduled.
+func (in *JobInput) Normalize() {
+	for _, s := range []*string{&in.ExternalRef, &in.Customer, &in.CustomerPhone, &in.Address,
+		&in.JobType, &in.Notes, &in.Status, &in.TechnicianRef} {
+		*s = strings.TrimSpace(*s)
+	}
+	if in.Status == "" {
+		in.Status = StatusScheduled
+	}
+}
+
+// Validate checks a normalized job; the error is a *ValidationError. That
+// the assignee belongs to the org is checked by the store.
+func (in JobInput) Validate() error {
+	c := checker{}
+	c.text("external_ref", in.ExternalRef, MaxExternalRef, false, false)
+	c.text("customer", in.Customer, MaxCustomer, true, false)
+	c.text("customer_phone", in.CustomerPhone, MaxPhone, false, false)
+	c.text("address", in.Address, MaxAddress, false, false)
+	c.text("job_type", in.JobType, MaxJobType, false, false)
+	c.text("notes", in.Notes, MaxNotes, false, true)
+	c.text("status", in.Status, 20, true, false)
+	if c["status"] == "" && !ValidStatus(in.Status) {
+		c.add("status", "must be one of "+strings.Join(Statuses, ", "))
+	}
+	c.text("technician_ref", in.TechnicianRef, MaxExternalRef, false, false)
+	if in.TechnicianID < 0 {
+		c.add("technician_id", "is not a technician")
+	}
+	if in.TechnicianID != 0 && in.TechnicianRef != "" {
+		c.add("technician_ref", "give the technician by id or by reference, not both")
+	}
+	switch {
+	case in.ArrivalStart.IsZero():
+		c.add("arrival_start", "is required")
+	case in.ArrivalEnd.IsZero():
+		c.add("arrival_end", "is required")
+	case in.ArrivalEnd.Before(in.ArrivalStart):
+		c.add("arrival_end", "must not be before the start of the window")
+	case in.ArrivalStart.Year() < 2000 || in.ArrivalEnd.Year() > 9999:
+		c.add("arrival_start", "is out of range")
+	}
+	return c.err()
+}

@@ -1,0 +1,362 @@
+package field
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/orgs"
+)
+
+// Page sizes for job lists: the default, and the most one request may ask
+// for (the day board asks for the most).
+const (
+	DefaultJobPage = 100
+	MaxJobPage     = 2000
+)
+
+// JobFilter selects jobs. The window is computed by the caller from an
+// org-local date (schedule.DayBounds), so no time zone reaches SQL.
+type JobFilter struct {
+	From, To     time.Time // arrival_start in [From, To); zero = open
+	EndsBefore   time.Time // arrival_end < EndsBefore (overdue lists); zero = any
+	Open         bool      // only jobs neither done nor cancelled
+	Status       string    // "" = any
+	TechnicianID int64     // 0 = any
+	Unassigned   bool      // only jobs with no technician
+	Limit        int       // 0 = DefaultJobPage; capped at MaxJobPage
+	Offset       int
+}
+
+// JobPage is one page of a job list.
+type JobPage struct {
+	Jobs []Job
+	More bool // another page follows
+}
+
+const jobColumns = `j.id, coalesce(j.external_ref, ''), j.customer, j.customer_phone, j.address,
+	j.arrival_start, j.arrival_end, j.job_type, j.notes, j.emergency, j.status,
+	coalesce(j.technician_id, 0), coalesce(t.external_ref, ''), coalesce(t.name, ''),
+	j.completed_at, j.created_at, j.updated_at`
+
+const jobFrom = ` FROM jobs j LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id `
+
+func scanJob(row pgx.Row, j *Job) error {
+	return row.Scan(&j.ID, &j.ExternalRef, &j.Customer, &j.CustomerPhone, &j.Address,
+		&j.ArrivalStart, &j.ArrivalEnd, &j.JobType, &j.Notes, &j.Emergency, &j.Status,
+		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.CompletedAt, &j.CreatedAt, &j.UpdatedAt)
+}
+
+// ListJobs returns one page of the org's jobs matching f, in arrival order.
+func (s *Store) ListJobs(ctx context.Context, orgID int64, f JobFilter) (JobPage, error) {
+	return ListJobs(ctx, s.DB, orgID, f)
+}
+
+// ListJobs is Store.ListJobs on q.
+func ListJobs(ctx context.Context, q database.Querier, orgID int64, f JobFilter) (JobPage, error) {
+	if f.Status != "" && !ValidStatus(f.Status) {
+		return JobPage{}, fieldError("status", "must be one of the statuses")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultJobPage
+	}
+	limit = min(limit, MaxJobPage)
+	where, args := `j.org_id = $1`, []any{orgID}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where += fmt.Sprintf(" AND "+cond, len(args))
+	}
+	if !f.From.IsZero() {
+		add("j.arrival_start >= $%d", f.From)
+	}
+	if !f.To.IsZero() {
+		add("j.arrival_start < $%d", f.To)
+	}
+	if !f.EndsBefore.IsZero() {
+		add("j.arrival_end < $%d", f.EndsBefore)
+	}
+	if f.Open {
+		where += ` AND j.status NOT IN ('done', 'cancelled')`
+	}
+	if f.Status != "" {
+		add("j.status = $%d", f.Status)
+	}
+	if f.TechnicianID != 0 {
+		add("j.technician_id = $%d", f.TechnicianID)
+	}
+	if f.Unassigned {
+		where += ` AND j.technician_id IS NULL`
+	}
+	args = append(args, limit+1, max(f.Offset, 0))
+	rows, err := q.Query(ctx, `SELECT `+jobColumns+jobFrom+` WHERE `+where+
+		fmt.Sprintf(` ORDER BY j.arrival_start, j.id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
+	if err != nil {
+		return JobPage{}, fmt.Errorf("jobs of org %d: %w", orgID, err)
+	}
+	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := scanJob(r, &j)
+		return j, err
+	})
+	if err != nil {
+		return JobPage{}, fmt.Errorf("jobs of org %d: %w", orgID, err)
+	}
+	p := JobPage{Jobs: jobs}
+	if len(jobs) > limit {
+		p.Jobs, p.More = jobs[:limit], true
+	}
+	return p, nil
+}
+
+// Job returns one of the org's jobs; another org's id is not found.
+func (s *Store) Job(ctx context.Context, orgID, id int64) (Job, error) {
+	return getJob(ctx, s.DB, orgID, id, false)
+}
+
+func getJob(ctx context.Context, q database.Querier, orgID, id int64, lock bool) (Job, error) {
+	var j Job
+	sql := `SELECT ` + jobColumns + jobFrom + ` WHERE j.org_id = $1 AND j.id = $2`
+	if lock {
+		sql += ` FOR UPDATE OF j`
+	}
+	err := scanJob(q.QueryRow(ctx, sql, orgID, id), &j)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return j, apperr.Errorf(apperr.NotFound, "No such job.")
+	}
+	if err != nil {
+		return j, fmt.Errorf("job %d of org %d: %w", id, orgID, err)
+	}
+	return j, nil
+}
+
+// resolveAssignee returns the technician id in refers to, checked to be
+// one of the org's (active or not); 0 when unassigned.
+func resolveAssignee(ctx context.Context, q database.Querier, orgID int64, in JobInput) (int64, error) {
+	switch {
+	case in.TechnicianRef != "":
+		var id int64
+		err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = $2`, orgID, in.TechnicianRef).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, fieldError("technician_ref", "no technician of this org has the reference %q", in.TechnicianRef)
+		}
+		return id, err
+	case in.TechnicianID != 0:
+		var id int64
+		err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND id = $2`, orgID, in.TechnicianID).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, fieldError("technician_id", "is not a technician of this org")
+		}
+		return id, err
+	}
+	return 0, nil
+}
+
+// CreateJob validates and adds a job.
+func (s *Store) CreateJob(ctx context.Context, actor orgs.Actor, orgID int64, in JobInput) (Job, error) {
+	in.Normalize()
+	if err := in.Validate(); err != nil {
+		return Job{}, err
+	}
+	var j Job
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if j, err = insertJob(ctx, tx, orgID, in); err != nil {
+			return err
+		}
+		return auditJob(ctx, tx, actor, orgID, "field.job.create", nil, &j)
+	})
+	if err != nil {
+		return Job{}, fmt.Errorf("create job: %w", err)
+	}
+	return j, nil
+}
+
+func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput) (Job, error) {
+	techID, err := resolveAssignee(ctx, q, orgID, in)
+	if err != nil {
+		return Job{}, err
+	}
+	var id int64
+	err = q.QueryRow(ctx, `
+		INSERT INTO jobs (org_id, external_ref, customer, customer_phone, address, arrival_start, arrival_end,
+		                  job_type, notes, emergency, status, technician_id, completed_at)
+		VALUES ($1, nullif($2, ''), $3, $4, $5, $6, $7, $8, $9, $10, $11, nullif($12::bigint, 0),
+		        CASE WHEN $11 = 'done' THEN now() END)
+		RETURNING id`,
+		orgID, in.ExternalRef, in.Customer, in.CustomerPhone, in.Address, in.ArrivalStart, in.ArrivalEnd,
+		in.JobType, in.Notes, in.Emergency, in.Status, techID).Scan(&id)
+	if err != nil {
+		return Job{}, refTaken(err, "jobs_org_external_ref_key")
+	}
+	return getJob(ctx, q, orgID, id, false)
+}
+
+// UpdateJob validates and replaces a job's fields.
+func (s *Store) UpdateJob(ctx context.Context, actor orgs.Actor, orgID, id int64, in JobInput) (Job, error) {
+	in.Normalize()
+	if err := in.Validate(); err != nil {
+		return Job{}, err
+	}
+	var j Job
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		old, err := getJob(ctx, tx, orgID, id, true)
+		if err != nil {
+			return err
+		}
+		if j, err = updateJob(ctx, tx, orgID, id, in); err != nil {
+			return err
+		}
+		return auditJob(ctx, tx, actor, orgID, "field.job.update", &old, &j)
+	})
+	if err != nil {
+		return Job{}, fmt.Errorf("update job %d: %w", id, err)
+	}
+	return j, nil
+}
+
+// updateJob writes in over job id. completed_at is set when the job becomes
+// done, kept while it stays done, cleared otherwise.
+func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobInput) (Job, error) {
+	techID, err := resolveAssignee(ctx, q, orgID, in)
+	if err != nil {
+		return Job{}, err
+	}
+	tag, err := q.Exec(ctx, `
+		UPDATE jobs
+		   SET external_ref = nullif($3, ''), customer = $4, customer_phone = $5, address = $6,
+		       arrival_start = $7, arrival_end = $8, job_type = $9, notes = $10, emergency = $11,
+		       status = $12, technician_id = nullif($13::bigint, 0),
+		       completed_at = CASE WHEN $12 <> 'done' THEN NULL WHEN status = 'done' THEN completed_at ELSE now() END,
+		       updated_at = now()
+		 WHERE org_id = $1 AND id = $2`,
+		orgID, id, in.ExternalRef, in.Customer, in.CustomerPhone, in.Address, in.ArrivalStart, in.ArrivalEnd,
+		in.JobType, in.Notes, in.Emergency, in.Status, techID)
+	if err != nil {
+		return Job{}, refTaken(err, "jobs_org_external_ref_key")
+	}
+	if tag.RowsAffected() == 0 {
+		return Job{}, apperr.Errorf(apperr.NotFound, "No such job.")
+	}
+	return getJob(ctx, q, orgID, id, false)
+}
+
+// Assign gives a job to a technician of the org (active or not), or takes
+// it away with technicianID 0.
+func (s *Store) Assign(ctx context.Context, actor orgs.Actor, orgID, jobID, technicianID int64) (Job, error) {
+	return s.change(ctx, actor, orgID, jobID, "field.job.assign", func(in *JobInput) {
+		in.TechnicianID, in.TechnicianRef = technicianID, ""
+	})
+}
+
+// SetStatus changes a job's status; done records when it was completed.
+func (s *Store) SetStatus(ctx context.Context, actor orgs.Actor, orgID, jobID int64, status string) (Job, error) {
+	return s.change(ctx, actor, orgID, jobID, "field.job.status", func(in *JobInput) { in.Status = status })
+}
+
+// change applies edit to a job's current fields, validates and saves them.
+func (s *Store) change(ctx context.Context, actor orgs.Actor, orgID, jobID int64, action string, edit func(*JobInput)) (Job, error) {
+	var j Job
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		old, err := getJob(ctx, tx, orgID, jobID, true)
+		if err != nil {
+			return err
+		}
+		in := old.Input()
+		edit(&in)
+		if in.Status == "" {
+			return fieldError("status", "is required")
+		}
+		in.Normalize()
+		if err := in.Validate(); err != nil {
+			return err
+		}
+		if j, err = updateJob(ctx, tx, orgID, jobID, in); err != nil {
+			return err
+		}
+		return auditJob(ctx, tx, actor, orgID, action, &old, &j)
+	})
+	if err != nil {
+		return Job{}, fmt.Errorf("%s job %d: %w", action, jobID, err)
+	}
+	return j, nil
+}
+
+// Input is the job's fields as an input, for edits of some of them.
+func (j Job) Input() JobInput {
+	return JobInput{ExternalRef: j.ExternalRef, Customer: j.Customer, CustomerPhone: j.CustomerPhone,
+		Address: j.Address, ArrivalStart: j.ArrivalStart, ArrivalEnd: j.ArrivalEnd, JobType: j.JobType,
+		Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, TechnicianID: j.TechnicianID}
+}
+
+// Input is the technician's fields as an input.
+func (t Technician) Input() TechnicianInput {
+	return TechnicianInput{Name: t.Name, Email: t.Email, Phone: t.Phone, Active: t.Active, ExternalRef: t.ExternalRef}
+}
+
+// UpsertJobByRef creates or replaces the org's job with in.ExternalRef
+// (required) inside the caller's transaction q, and records it in the
+// audit log as actor's. The assignee is in.TechnicianRef, a technician of
+// the same org. created is false for an update; a job whose fields all
+// match is left untouched.
+func UpsertJobByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, in JobInput) (j Job, created bool, err error) {
+	in.Normalize()
+	if err := in.Validate(); err != nil {
+		return j, false, err
+	}
+	if in.ExternalRef == "" {
+		return j, false, fieldError("external_ref", "is required")
+	}
+	var oldID int64
+	err = q.QueryRow(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, in.ExternalRef).Scan(&oldID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		if j, err = insertJob(ctx, q, orgID, in); err != nil {
+			return j, false, fmt.Errorf("insert job %q: %w", in.ExternalRef, err)
+		}
+		return j, true, auditJob(ctx, q, actor, orgID, "field.job.create", nil, &j)
+	}
+	if err != nil {
+		return j, false, fmt.Errorf("job %q: %w", in.ExternalRef, err)
+	}
+	old, err := getJob(ctx, q, orgID, oldID, false)
+	if err != nil {
+		return j, false, err
+	}
+	techID, err := resolveAssignee(ctx, q, orgID, in)
+	if err != nil {
+		return j, false, err
+	}
+	want := in
+	want.TechnicianID, want.TechnicianRef = techID, ""
+	if sameJob(old.Input(), want) {
+		return old, false, nil
+	}
+	if j, err = updateJob(ctx, q, orgID, oldID, want); err != nil {
+		return j, false, fmt.Errorf("update job %q: %w", in.ExternalRef, err)
+	}
+	return j, false, auditJob(ctx, q, actor, orgID, "field.job.update", &old, &j)
+}
+
+// sameJob compares two inputs, instants by instant (not by zone).
+func sameJob(a, b JobInput) bool {
+	return a.ArrivalStart.Equal(b.ArrivalStart) && a.ArrivalEnd.Equal(b.ArrivalEnd) &&
+		a.ExternalRef == b.ExternalRef && a.Customer == b.Customer && a.CustomerPhone == b.CustomerPhone &&
+		a.Address == b.Address && a.JobType == b.JobType && a.Notes == b.Notes && a.Emergency == b.Emergency &&
+		a.Status == b.Status && a.TechnicianID == b.TechnicianID
+}
+
+func auditJob(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, action string, old, new *Job) error {
+	e := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: action}
+	if old != nil {
+		e.Old, e.Target = old, fmt.Sprintf("job:%d", old.ID)
+	}
+	if new != nil {
+		e.New, e.Target = new, fmt.Sprintf("job:%d", new.ID)
+	}
+	return orgs.Audit(ctx, q, e)
+}

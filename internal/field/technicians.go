@@ -1,0 +1,255 @@
+package field
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/orgs"
+)
+
+// Store reads and writes field data over one pool. Its methods run one
+// transaction each and record every change in the audit log; the
+// package-level functions taking a database.Querier run inside a caller's
+// transaction instead (the API, the CSV import).
+type Store struct {
+	DB *pgxpool.Pool
+}
+
+// MaxTechnicians bounds a technician list: far more than one org employs,
+// small enough for one page.
+const MaxTechnicians = 1000
+
+const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), t.created_at, t.updated_at`
+
+func scanTechnician(row pgx.Row, t *Technician, extra ...any) error {
+	return row.Scan(append([]any{&t.ID, &t.Name, &t.Email, &t.Phone, &t.Active, &t.ExternalRef, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
+}
+
+// ListTechnicians returns the org's technicians, active ones first, by
+// name, with how many jobs each has; at most MaxTechnicians.
+func (s *Store) ListTechnicians(ctx context.Context, orgID int64) ([]Technician, error) {
+	return ListTechnicians(ctx, s.DB, orgID)
+}
+
+// ListTechnicians is Store.ListTechnicians on q.
+func ListTechnicians(ctx context.Context, q database.Querier, orgID int64) ([]Technician, error) {
+	rows, err := q.Query(ctx, `
+		SELECT `+technicianColumns+`,
+		       (SELECT count(*) FROM jobs j WHERE j.org_id = t.org_id AND j.technician_id = t.id)
+		  FROM technicians t
+		 WHERE t.org_id = $1
+		 ORDER BY t.active DESC, lower(t.name), t.id
+		 LIMIT $2`, orgID, MaxTechnicians)
+	if err != nil {
+		return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Technician, error) {
+		var t Technician
+		err := scanTechnician(r, &t, &t.Jobs)
+		return t, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
+	}
+	return list, nil
+}
+
+// Technician returns one of the org's technicians; another org's id is
+// not found.
+func (s *Store) Technician(ctx context.Context, orgID, id int64) (Technician, error) {
+	return getTechnician(ctx, s.DB, orgID, id, false)
+}
+
+func getTechnician(ctx context.Context, q database.Querier, orgID, id int64, lock bool) (Technician, error) {
+	var t Technician
+	sql := `SELECT ` + technicianColumns + `,
+	               (SELECT count(*) FROM jobs j WHERE j.org_id = t.org_id AND j.technician_id = t.id)
+	          FROM technicians t WHERE t.org_id = $1 AND t.id = $2`
+	if lock {
+		sql += ` FOR UPDATE OF t`
+	}
+	err := scanTechnician(q.QueryRow(ctx, sql, orgID, id), &t, &t.Jobs)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, apperr.Errorf(apperr.NotFound, "No such technician.")
+	}
+	if err != nil {
+		return t, fmt.Errorf("technician %d of org %d: %w", id, orgID, err)
+	}
+	return t, nil
+}
+
+// CreateTechnician validates and adds a technician.
+func (s *Store) CreateTechnician(ctx context.Context, actor orgs.Actor, orgID int64, in TechnicianInput) (Technician, error) {
+	in.Normalize()
+	if err := in.Validate(); err != nil {
+		return Technician{}, err
+	}
+	var t Technician
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		err := scanTechnician(tx.QueryRow(ctx, `
+			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref)
+			VALUES ($1, $2, $3, $4, $5, nullif($6, ''))
+			RETURNING `+technicianColumns, orgID, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef), &t)
+		if err != nil {
+			return refTaken(err, "technicians_org_external_ref_key")
+		}
+		return auditTechnician(ctx, tx, actor, orgID, "field.technician.create", nil, &t)
+	})
+	if err != nil {
+		return Technician{}, fmt.Errorf("create technician: %w", err)
+	}
+	return t, nil
+}
+
+// UpdateTechnician validates and replaces a technician's fields.
+func (s *Store) UpdateTechnician(ctx context.Context, actor orgs.Actor, orgID, id int64, in TechnicianInput) (Technician, error) {
+	in.Normalize()
+	if err := in.Validate(); err != nil {
+		return Technician{}, err
+	}
+	var t Technician
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		old, err := getTechnician(ctx, tx, orgID, id, true)
+		if err != nil {
+			return err
+		}
+		t, err = updateTechnician(ctx, tx, orgID, id, in)
+		if err != nil {
+			return err
+		}
+		return auditTechnician(ctx, tx, actor, orgID, "field.technician.update", &old, &t)
+	})
+	if err != nil {
+		return Technician{}, fmt.Errorf("update technician %d: %w", id, err)
+	}
+	return t, nil
+}
+
+func updateTechnician(ctx context.Context, q database.Querier, orgID, id int64, in TechnicianInput) (Technician, error) {
+	var t Technician
+	err := scanTechnician(q.QueryRow(ctx, `
+		UPDATE technicians AS t
+		   SET name = $3, email = $4, phone = $5, active = $6, external_ref = nullif($7, ''), updated_at = now()
+		 WHERE t.org_id = $1 AND t.id = $2
+		RETURNING `+technicianColumns, orgID, id, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef), &t)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, apperr.Errorf(apperr.NotFound, "No such technician.")
+	}
+	if err != nil {
+		return t, refTaken(err, "technicians_org_external_ref_key")
+	}
+	return t, nil
+}
+
+// SetTechnicianActive deactivates (or reactivates) a technician. A
+// deactivated one keeps their jobs and history but drops out of new
+// briefings and the day board's columns.
+func (s *Store) SetTechnicianActive(ctx context.Context, actor orgs.Actor, orgID, id int64, active bool) (Technician, error) {
+	var t Technician
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		old, err := getTechnician(ctx, tx, orgID, id, true)
+		if err != nil {
+			return err
+		}
+		in := TechnicianInput{Name: old.Name, Email: old.Email, Phone: old.Phone, Active: active, ExternalRef: old.ExternalRef}
+		if t, err = updateTechnician(ctx, tx, orgID, id, in); err != nil {
+			return err
+		}
+		action := "field.technician.deactivate"
+		if active {
+			action = "field.technician.activate"
+		}
+		return auditTechnician(ctx, tx, actor, orgID, action, &old, &t)
+	})
+	if err != nil {
+		return Technician{}, fmt.Errorf("set technician %d active=%t: %w", id, active, err)
+	}
+	return t, nil
+}
+
+// DeleteTechnician removes a technician who never had a job; one with jobs
+// is a conflict (deactivate them instead, so their history stays readable).
+func (s *Store) DeleteTechnician(ctx context.Context, actor orgs.Actor, orgID, id int64) error {
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		old, err := getTechnician(ctx, tx, orgID, id, true)
+		if err != nil {
+			return err
+		}
+		if old.Jobs > 0 {
+			return apperr.Errorf(apperr.Conflict, "%s has jobs: deactivate them instead of deleting.", old.Name)
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM technicians WHERE org_id = $1 AND id = $2`, orgID, id); err != nil {
+			return err
+		}
+		return auditTechnician(ctx, tx, actor, orgID, "field.technician.delete", &old, nil)
+	})
+	if err != nil {
+		return fmt.Errorf("delete technician %d: %w", id, err)
+	}
+	return nil
+}
+
+// UpsertTechnicianByRef creates or replaces the org's technician with
+// in.ExternalRef (required) inside the caller's transaction q, and records
+// it in the audit log as actor's. created is false for an update; a
+// technician whose fields all match is left untouched (updated_at kept).
+func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, in TechnicianInput) (t Technician, created bool, err error) {
+	in.Normalize()
+	if err := in.Validate(); err != nil {
+		return t, false, err
+	}
+	if in.ExternalRef == "" {
+		return t, false, fieldError("external_ref", "is required")
+	}
+	var old Technician
+	oldErr := scanTechnician(q.QueryRow(ctx, `SELECT `+technicianColumns+` FROM technicians t WHERE t.org_id = $1 AND t.external_ref = $2 FOR UPDATE`,
+		orgID, in.ExternalRef), &old)
+	switch {
+	case errors.Is(oldErr, pgx.ErrNoRows):
+		err = scanTechnician(q.QueryRow(ctx, `
+			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			RETURNING `+technicianColumns, orgID, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef), &t)
+		if err != nil {
+			return t, false, fmt.Errorf("insert technician %q: %w", in.ExternalRef, refTaken(err, "technicians_org_external_ref_key"))
+		}
+		return t, true, auditTechnician(ctx, q, actor, orgID, "field.technician.create", nil, &t)
+	case oldErr != nil:
+		return t, false, fmt.Errorf("technician %q: %w", in.ExternalRef, oldErr)
+	}
+	if old.Name == in.Name && old.Email == in.Email && old.Phone == in.Phone && old.Active == in.Active {
+		return old, false, nil
+	}
+	if t, err = updateTechnician(ctx, q, orgID, old.ID, in); err != nil {
+		return t, false, fmt.Errorf("update technician %q: %w", in.ExternalRef, err)
+	}
+	return t, false, auditTechnician(ctx, q, actor, orgID, "field.technician.update", &old, &t)
+}
+
+func auditTechnician(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, action string, old, new *Technician) error {
+	e := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: action}
+	if old != nil {
+		e.Old, e.Target = old, fmt.Sprintf("technician:%d", old.ID)
+	}
+	if new != nil {
+		e.New, e.Target = new, fmt.Sprintf("technician:%d", new.ID)
+	}
+	return orgs.Audit(ctx, q, e)
+}
+
+// refTaken turns a unique violation of an external_ref index into a field
+// error; other errors pass through.
+func refTaken(err error, index string) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == index {
+		return fieldError("external_ref", "is already used by another record of this org")
+	}
+	return err
+}
