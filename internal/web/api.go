@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
@@ -205,6 +206,10 @@ func fieldsOf(err error) map[string]string {
 		for _, fe := range ve.Errors {
 			fields[fe.Field] = fe.Message
 		}
+	}
+	var fe *field.ValidationError
+	if errors.As(err, &fe) {
+		maps.Copy(fields, fe.Fields)
 	}
 	var ae *apperr.Error
 	if errors.As(err, &ae) && ae.Field != "" {

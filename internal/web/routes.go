@@ -82,6 +82,12 @@ func (s *Server) routes() {
 	// errors (even for unknown paths: the group's catch-all answers them
 	// after the token check).
 	api := e.Group("/api/v1", s.apiAuth, s.apiRateLimit)
+	api.GET("/technicians", s.apiListTechnicians)
+	api.GET("/technicians/:ref", s.apiGetTechnician)
+	api.PUT("/technicians/:ref", s.apiPutTechnician)
+	api.GET("/jobs", s.apiListJobs)
+	api.GET("/jobs/:ref", s.apiGetJob)
+	api.PUT("/jobs/:ref", s.apiPutJob)
 	api.GET("/briefings/:date", s.apiBriefing)
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)

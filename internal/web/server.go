@@ -17,6 +17,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/orgs"
 )
 
@@ -65,6 +66,7 @@ type Server struct {
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
 	briefings *briefing.Store
+	field     *field.Store
 	sender    *briefing.Sender // the settings page's test sends
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
@@ -101,6 +103,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		db:        db,
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: briefings,
+		field:     &field.Store{DB: db},
 		sender:    sender,
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,
