@@ -156,20 +156,25 @@ func (s *Store) APITokens(ctx context.Context, orgID int64) ([]APIToken, error) 
 }
 
 // RevokeAPIToken revokes one of the org's tokens and records
-// "api_token.revoke"; its next request is refused. A token of another org,
-// or one already revoked, is NotFound.
+// "api_token.revoke"; its next request is refused. Revoking it again
+// changes nothing (a double click); a token of another org is NotFound.
 func (s *Store) RevokeAPIToken(ctx context.Context, actor Actor, orgID, id int64, now time.Time) (APIToken, error) {
 	var t APIToken
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		t, err = scanAPIToken(tx.QueryRow(ctx, `
-			UPDATE api_tokens SET revoked_at = $3
-			 WHERE org_id = $1 AND id = $2 AND revoked_at IS NULL
-			RETURNING `+apiTokenColumns, orgID, id, now))
+			SELECT `+apiTokenColumns+` FROM api_tokens WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Errorf(apperr.NotFound, "There is no live API token %d in this org.", id)
+			return apperr.Errorf(apperr.NotFound, "There is no API token %d in this org.", id)
 		}
 		if err != nil {
+			return fmt.Errorf("revoke api token %d of org %d: %w", id, orgID, err)
+		}
+		if t.Revoked() {
+			return nil
+		}
+		t.RevokedAt = now
+		if _, err := tx.Exec(ctx, `UPDATE api_tokens SET revoked_at = $3 WHERE org_id = $1 AND id = $2`, orgID, id, now); err != nil {
 			return fmt.Errorf("revoke api token %d of org %d: %w", id, orgID, err)
 		}
 		return Audit(ctx, tx, AuditEntry{Actor: actor, OrgID: orgID, Action: "api_token.revoke",

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"fieldbrief/static"
@@ -78,17 +79,17 @@ func (s *Server) routes() {
 	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
 	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)
 
-	// The JSON API (docs/api.md): bearer token, per-token rate limit, JSON
-	// errors (even for unknown paths: the group's catch-all answers them
-	// after the token check).
-	api := e.Group("/api/v1", s.apiAuth, s.apiRateLimit)
-	api.GET("/technicians", s.apiListTechnicians)
-	api.GET("/technicians/:ref", s.apiGetTechnician)
-	api.PUT("/technicians/:ref", s.apiPutTechnician)
-	api.GET("/jobs", s.apiListJobs)
-	api.GET("/jobs/:ref", s.apiGetJob)
-	api.PUT("/jobs/:ref", s.apiPutJob)
-	api.GET("/briefings/:date", s.apiBriefing)
+	// The JSON API (docs/api.md): bearer token and per-token rate limit on
+	// each route, not on the group, so an unknown path or method is the
+	// router's plain 404 or 405 (as JSON: errors.go), not a catch-all's.
+	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{s.apiAuth, s.apiRateLimit}
+	api.GET("/technicians", s.apiListTechnicians, bearer...)
+	api.GET("/technicians/:ref", s.apiGetTechnician, bearer...)
+	api.PUT("/technicians/:ref", s.apiPutTechnician, bearer...)
+	api.GET("/jobs", s.apiListJobs, bearer...)
+	api.GET("/jobs/:ref", s.apiGetJob, bearer...)
+	api.PUT("/jobs/:ref", s.apiPutJob, bearer...)
+	api.GET("/briefings/:date", s.apiBriefing, bearer...)
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)

@@ -22,6 +22,7 @@ const (
 	member    access = "member"
 	admin     access = "admin"
 	staffOnly access = "staff"
+	apiBearer access = "api" // a bearer token only: no cookie ever gets in
 )
 
 // routeAccess classifies a route by the rules routes.go follows, so new
@@ -36,6 +37,8 @@ func routeAccess(method, path string) (access, bool) {
 		return public, true
 	case path == "/":
 		return signedIn, true
+	case strings.HasPrefix(path, "/api/"):
+		return apiBearer, true
 	case path == "/staff" || strings.HasPrefix(path, "/staff/"):
 		return staffOnly, true
 	case strings.HasPrefix(path, "/orgs/:slug/settings"):
@@ -57,6 +60,7 @@ const (
 	toLogin   outcome = "303 /login"
 	notFound  outcome = "404"
 	forbidden outcome = "403"
+	apiRefused outcome = "401 JSON"
 )
 
 // expected is the rule table: who gets what, per group. Outsiders are
@@ -64,6 +68,9 @@ const (
 func expected(g access, who string) outcome {
 	if g == public {
 		return allowed
+	}
+	if g == apiBearer {
+		return apiRefused // whoever's session cookie comes along
 	}
 	if who == "anonymous" {
 		return toLogin
@@ -115,7 +122,7 @@ const testDate = "2026-03-04"
 
 // concrete fills a route pattern with plausible values.
 func concrete(path string) string {
-	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1").Replace(path)
+	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":ref", "T-1").Replace(path)
 }
 
 // plausibleForm holds a valid value for every field any form takes, so a
@@ -157,6 +164,15 @@ func seedDelivery(t *testing.T, f *fixture) {
 	require.NoError(t, err)
 }
 
+// seedAPIToken gives acme an API token, number 1, so an admin's revoke
+// finds one and a 404 can only mean "no access".
+func seedAPIToken(t *testing.T, f *fixture) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO api_tokens (id, org_id, name, token_hash, hint) VALUES (1, $1, 'matrix', sha256('matrix'), 'fb_MATRIX0')`, f.orgA.ID)
+	require.NoError(t, err)
+}
+
 // seedOutbox keeps one message in the outbox, number 1, with an HTML part,
 // so a staff GET of /staff/outbox/:id finds it and a 404 can only mean "no
 // access".
@@ -180,6 +196,7 @@ func TestRouteMatrix(t *testing.T) {
 	seedBriefings(t, f)
 	seedDelivery(t, f)
 	seedOutbox(t, f)
+	seedAPIToken(t, f)
 	clients := []struct {
 		who string
 		c   *client
@@ -208,8 +225,8 @@ func TestRouteMatrix(t *testing.T) {
 					want = forbidden // by the CSRF check
 				}
 				msg := fmt.Sprintf("%s %s without a token as %s (%s route)", r.Method, path, cl.who, g)
-				requireOutcome(t, want, false, cl.c.postNoCSRF(path, plausibleForm(f)), msg)
-				requireOutcome(t, want, true, cl.c.htmx().postNoCSRF(path, plausibleForm(f)), "htmx "+msg)
+				requireOutcome(t, want, false, cl.c.do(r.Method, path, plausibleForm(f)), msg)
+				requireOutcome(t, want, true, cl.c.htmx().do(r.Method, path, plausibleForm(f)), "htmx "+msg)
 			}
 			require.Equal(t, before, fingerprint(t, f), "%s %s without a token changed the database", r.Method, path)
 		}
@@ -218,7 +235,7 @@ func TestRouteMatrix(t *testing.T) {
 			if r.Method == http.MethodGet {
 				res, htmx = cl.c.get(path), cl.c.htmx().get(path)
 			} else {
-				res, htmx = cl.c.post(path, plausibleForm(f)), cl.c.htmx().post(path, plausibleForm(f))
+				res, htmx = cl.c.send(r.Method, path, plausibleForm(f)), cl.c.htmx().send(r.Method, path, plausibleForm(f))
 			}
 			msg := fmt.Sprintf("%s %s as %s (%s route)", r.Method, path, cl.who, g)
 			requireOutcome(t, expected(g, cl.who), false, res, msg)
@@ -250,6 +267,9 @@ func requireOutcome(t *testing.T, want outcome, htmx bool, res response, msg str
 		require.Equal(t, http.StatusNotFound, res.Code, msg)
 	case forbidden:
 		require.Equal(t, http.StatusForbidden, res.Code, msg)
+	case apiRefused:
+		require.Equal(t, http.StatusUnauthorized, res.Code, msg)
+		require.JSONEq(t, `"unauthorized"`, jsonAt(t, res.Body, "error", "code"), msg)
 	}
 }
 
