@@ -56,10 +56,10 @@ func routeAccess(method, path string) (access, bool) {
 type outcome string
 
 const (
-	allowed   outcome = "allowed"
-	toLogin   outcome = "303 /login"
-	notFound  outcome = "404"
-	forbidden outcome = "403"
+	allowed    outcome = "allowed"
+	toLogin    outcome = "303 /login"
+	notFound   outcome = "404"
+	forbidden  outcome = "403"
 	apiRefused outcome = "401 JSON"
 )
 
