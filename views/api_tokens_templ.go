@@ -210,7 +210,7 @@ func APITokensBlockView(b APITokensBlock) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><button type=\"submit\">Create token</button></form></section><section class=\"card\" aria-labelledby=\"tokens-title\"><h2 id=\"tokens-title\">Tokens</h2>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><button type=\"submit\" id=\"create-token-button\">Create token</button></form></section><section class=\"card\" aria-labelledby=\"tokens-title\"><h2 id=\"tokens-title\">Tokens</h2>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
