@@ -74,16 +74,17 @@ func BenchmarkAPIPutJob(b *testing.B) {
 		})
 	})
 	created := made.Load()
-	b.Run("update", func(b *testing.B) {
-		run(b, http.StatusOK, func(n int64) (string, []byte) {
-			ref := 1 + n%created
-			return fmt.Sprintf("/api/v1/jobs/J-%d", ref), body(ref, fmt.Sprintf("Customer %d", n))
-		})
-	})
+	// The body each job was created with: nothing to write.
 	b.Run("unchanged", func(b *testing.B) {
 		run(b, http.StatusOK, func(n int64) (string, []byte) {
 			ref := 1 + n%created
 			return fmt.Sprintf("/api/v1/jobs/J-%d", ref), body(ref, "Customer")
+		})
+	})
+	b.Run("update", func(b *testing.B) {
+		run(b, http.StatusOK, func(n int64) (string, []byte) {
+			ref := 1 + n%created
+			return fmt.Sprintf("/api/v1/jobs/J-%d", ref), body(ref, fmt.Sprintf("Customer %d", n))
 		})
 	})
 }
