@@ -88,20 +88,6 @@ func checkBodyRef(body *string, ref string) error {
 	return nil
 }
 
-// orgZone is the zone the org's local times are read and shown in: its
-// briefing settings' (UTC until they are saved).
-func (s *Server) orgZone(ctx context.Context, orgID int64) (*time.Location, error) {
-	cfg, err := s.orgs.Fieldforce(ctx, orgID)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Err != nil {
-		return nil, apperr.Errorf(apperr.Conflict,
-			"The org's briefing settings are invalid, so its time zone is unknown; an admin must fix them first.")
-	}
-	return cfg.Schedule.Zone.Loc, nil
-}
-
 // apiPutTechnician creates or replaces the technician with this reference:
 // 201 created, 200 otherwise, the stored technician in the body.
 func (s *Server) apiPutTechnician(c echo.Context) error {
@@ -148,7 +134,7 @@ func (s *Server) apiPutJob(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	orgID := apiToken(c).OrgID
-	loc, err := s.orgZone(ctx, orgID)
+	loc, err := s.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
@@ -212,6 +198,12 @@ func lockRef(ctx context.Context, tx pgx.Tx, kind string, orgID int64, ref strin
 	return nil
 }
 
+// apiZone is the org's zone, the one the screens use (field.go's orgZone).
+func (s *Server) apiZone(ctx context.Context, orgID int64) (*time.Location, error) {
+	z, err := s.orgZone(ctx, orgID)
+	return z.Loc, err
+}
+
 func createdOrOK(created bool) int {
 	if created {
 		return http.StatusCreated
@@ -262,7 +254,7 @@ func (s *Server) apiGetJob(c echo.Context) error {
 	if !ok {
 		return apperr.Errorf(apperr.NotFound, "No job has the reference %q.", ref)
 	}
-	loc, err := s.orgZone(ctx, orgID)
+	loc, err := s.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
@@ -317,7 +309,7 @@ func (s *Server) apiListJobs(c echo.Context) error {
 		return &field.ValidationError{Fields: bad}
 	}
 	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	loc, err := s.orgZone(ctx, orgID)
+	loc, err := s.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,14 @@ var notices = map[string]string{
 	"resumed":    "Briefings resumed.",
 	"generating": "Generating today's briefing. Reload in a moment to see it ready.",
 	"resending":  "Sending it again. Reload in a moment to see the outcome.",
+	// Field data
+	"technician-added":       "Technician added.",
+	"technician-deactivated": "Technician deactivated: off the day board and out of new briefings. Their jobs are kept.",
+	"technician-activated":   "Technician active again.",
+	"job-added":              "Job added.",
+	"assigned":               "Job assigned.",
+	"status-changed":         "Status changed.",
+	"ambiguous":              "Saved. A time you entered happens twice that night, when the clocks go back: the first occurrence was used (see below).",
 }
 
 func notice(c echo.Context) string { return notices[c.QueryParam("notice")] }

@@ -8,9 +8,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/orgs"
 )
 
 // access is who may use a route: its access checks in routes.go.
@@ -185,6 +189,22 @@ func seedOutbox(t *testing.T, f *fixture) {
 	require.NoError(t, err)
 }
 
+// seedField gives acme technician 1 and job 1, assigned to them, so a
+// member's GET of /technicians/:id or /jobs/:id finds one and a 404 can
+// only mean "no access". They are the database's first rows, hence number 1.
+func seedField(t *testing.T, f *fixture) {
+	t.Helper()
+	ctx := context.Background()
+	st := &field.Store{DB: f.db}
+	tech, err := st.CreateTechnician(ctx, orgs.System, f.orgA.ID, field.TechnicianInput{Name: "Matrix Tech", Active: true})
+	require.NoError(t, err)
+	start := time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
+	job, err := st.CreateJob(ctx, orgs.System, f.orgA.ID, field.JobInput{Customer: "Matrix", ArrivalStart: start,
+		ArrivalEnd: start.Add(time.Hour), TechnicianID: tech.ID})
+	require.NoError(t, err)
+	require.Equal(t, []int64{1, 1}, []int64{tech.ID, job.ID})
+}
+
 // TestRouteMatrix sends every route as every kind of visitor and checks
 // the answer against the rule table. Writes go twice: without a CSRF token,
 // where the access checks still answer first (303 to /login, 401 for htmx,
@@ -197,6 +217,7 @@ func TestRouteMatrix(t *testing.T) {
 	seedDelivery(t, f)
 	seedOutbox(t, f)
 	seedAPIToken(t, f)
+	seedField(t, f)
 	clients := []struct {
 		who string
 		c   *client
@@ -389,6 +410,7 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	seedBriefings(t, f)
+	seedField(t, f)
 	pages := 0
 	for _, c := range []*client{f.anon(), f.as(&f.adminA), f.as(&f.staff)} {
 		for _, r := range f.srv.Routes() {

@@ -1,0 +1,206 @@
+package web
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views"
+)
+
+// maxOverdue bounds the board's overdue section; the job list pages
+// through the rest.
+const maxOverdue = 200
+
+// board shows one org-local day (?date=YYYY-MM-DD, today by default).
+func (s *Server) board(c echo.Context) error {
+	z, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	if err != nil {
+		return err
+	}
+	d, err := s.boardDate(c, c.QueryParam("date"), z)
+	if err != nil {
+		return err
+	}
+	form := views.JobForm{Date: d.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled, Next: "board"}
+	return s.renderBoard(c, http.StatusOK, z, d, "", form)
+}
+
+// boardDate reads a board date; empty is the org's today.
+func (s *Server) boardDate(c echo.Context, v string, z schedule.Zone) (schedule.Date, error) {
+	if v == "" {
+		return schedule.DateOf(s.now().In(z.Loc)), nil
+	}
+	d, err := schedule.ParseDate(v)
+	if err != nil {
+		return d, apperr.FieldError("date", "Enter the date as YYYY-MM-DD.")
+	}
+	return d, nil
+}
+
+// renderBoardFor re-renders the board of the job form's date (today when
+// the date is what was wrong) with the rejected form.
+func (s *Server) renderBoardFor(c echo.Context, status int, z schedule.Zone, form views.JobForm) error {
+	d, err := schedule.ParseDate(form.Date)
+	if err != nil {
+		d = schedule.DateOf(s.now().In(z.Loc))
+	}
+	return s.renderBoard(c, status, z, d, "", form)
+}
+
+func (s *Server) renderBoard(c echo.Context, status int, z schedule.Zone, d schedule.Date, problem string, form views.JobForm) error {
+	m := currentMembership(c)
+	b, err := s.boardModel(c, z, d, problem)
+	if err != nil {
+		return err
+	}
+	today := schedule.DateOf(s.now().In(z.Loc))
+	p := views.BoardPage{
+		Page: s.page(c, "Day board "+d.String()), Notice: notice(c),
+		DayLabel: d.Time().Format("Monday 2 January 2006"), Zone: zoneLabel(z, d),
+		Prev: d.AddDays(-1).String(), Next: d.AddDays(1).String(), Today: today.String(), IsToday: d == today,
+		Board: b,
+	}
+	p.Section = "board"
+	form.Action = orgBase(m.Org.Slug) + "/jobs"
+	form.Next = "board"
+	form.Technicians = b.Technicians
+	if form.Zone == "" || form.Zone == z.Name {
+		form.Zone = zoneLabel(z, d)
+	}
+	p.Form = form
+	return s.render(c, status, views.DayBoard(p))
+}
+
+// boardModel gathers one day: the org's active technicians as columns,
+// the day's jobs by assignee (jobs of inactive technicians need someone
+// else, so they are unassigned here as in the briefing), and the open jobs
+// whose window ended before the day.
+func (s *Server) boardModel(c echo.Context, z schedule.Zone, d schedule.Date, problem string) (views.Board, error) {
+	ctx := c.Request().Context()
+	m := currentMembership(c)
+	csrf, _ := c.Get(ctxCSRF).(string)
+	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.IsAdmin(), CSRF: csrf, Date: d.String(), Problem: problem}
+	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
+	if err != nil {
+		return b, err
+	}
+	b.Technicians = technicianOptions(techs, 0)
+	b.Columns = []views.BoardColumn{{Name: "Unassigned"}}
+	column := map[int64]int{}
+	for _, t := range techs {
+		if t.Active {
+			column[t.ID] = len(b.Columns)
+			b.Columns = append(b.Columns, views.BoardColumn{TechnicianID: t.ID, Name: t.Name})
+		}
+	}
+	start, end := schedule.DayBounds(z.Loc, d)
+	day, err := s.field.ListJobs(ctx, m.Org.ID, field.JobFilter{From: start, To: end, Limit: field.MaxJobPage})
+	if err != nil {
+		return b, err
+	}
+	for _, j := range day.Jobs {
+		i := column[j.TechnicianID] // 0, unassigned, for none or an inactive technician
+		b.Columns[i].Jobs = append(b.Columns[i].Jobs, jobRow(z.Loc, j, d))
+	}
+	overdue, err := s.field.ListJobs(ctx, m.Org.ID, field.JobFilter{EndsBefore: start, Open: true, Limit: maxOverdue})
+	if err != nil {
+		return b, err
+	}
+	for _, j := range overdue.Jobs {
+		b.Overdue = append(b.Overdue, jobRow(z.Loc, j, d))
+	}
+	b.Truncated = day.More || overdue.More
+	return b, nil
+}
+
+// jobAssign gives a job to a technician (technician_id; empty takes it
+// away) from the board.
+func (s *Server) jobAssign(c echo.Context) error {
+	var techID int64
+	if v := c.FormValue("technician_id"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return s.boardChangeRejected(c, "technician_id", "is not a technician of this org")
+		}
+		techID = id
+	}
+	return s.boardChange(c, "assigned", func(jobID int64) error {
+		_, err := s.field.Assign(c.Request().Context(), actor(c), currentMembership(c).Org.ID, jobID, techID)
+		return err
+	})
+}
+
+// jobSetStatus changes a job's status (status) from the board.
+func (s *Server) jobSetStatus(c echo.Context) error {
+	status := c.FormValue("status")
+	return s.boardChange(c, "status-changed", func(jobID int64) error {
+		_, err := s.field.SetStatus(c.Request().Context(), actor(c), currentMembership(c).Org.ID, jobID, status)
+		return err
+	})
+}
+
+// boardChange applies a change to the job in the URL, then shows the board
+// of the form's date: the fragment for htmx, a redirect for plain forms.
+// Invalid input is a 422 naming the field; another org's job is not found.
+func (s *Server) boardChange(c echo.Context, code string, change func(jobID int64) error) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	err = change(id)
+	if errs, ok := fieldFormErrors(err); ok {
+		names := slices.Sorted(maps.Keys(errs))
+		return s.boardChangeRejected(c, names[0], errs[names[0]])
+	}
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	z, err := s.orgZone(c.Request().Context(), m.Org.ID)
+	if err != nil {
+		return err
+	}
+	d, err := s.boardDate(c, c.FormValue("date"), z)
+	if err != nil {
+		return err
+	}
+	if isHTMX(c) {
+		b, err := s.boardModel(c, z, d, "")
+		if err != nil {
+			return err
+		}
+		b.Notice = notices[code]
+		return s.render(c, http.StatusOK, views.BoardView(b))
+	}
+	return redirect(c, orgBase(m.Org.Slug)+"/board?date="+d.String()+"&notice="+code)
+}
+
+// boardChangeRejected answers a refused board change with 422: the board
+// with the problem above it, the fragment for htmx. Nothing was saved.
+func (s *Server) boardChangeRejected(c echo.Context, name, msg string) error {
+	z, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	if err != nil {
+		return err
+	}
+	d, err := s.boardDate(c, c.FormValue("date"), z)
+	if err != nil {
+		d = schedule.DateOf(s.now().In(z.Loc))
+	}
+	problem := "Not saved: " + name + " " + msg + "."
+	if isHTMX(c) {
+		b, err := s.boardModel(c, z, d, problem)
+		if err != nil {
+			return err
+		}
+		return s.render(c, http.StatusUnprocessableEntity, views.BoardView(b))
+	}
+	form := views.JobForm{Date: d.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled}
+	return s.renderBoard(c, http.StatusUnprocessableEntity, z, d, problem, form)
+}

@@ -1,0 +1,249 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views"
+)
+
+// Shared by the field data screens (technicians.go, jobs.go, board.go):
+// the org's zone, reading a job form in it, and showing jobs in it.
+
+func orgBase(slug string) string { return "/orgs/" + slug }
+
+// orgZone is the zone the org's field data is entered and shown in: the
+// briefing's zone, so the board and the briefing agree on what a day is;
+// UTC while the org has no valid saved zone.
+func (s *Server) orgZone(ctx context.Context, orgID int64) (schedule.Zone, error) {
+	cfg, err := s.orgs.Fieldforce(ctx, orgID)
+	if err != nil {
+		return schedule.Zone{}, err
+	}
+	if cfg.Err != nil {
+		return schedule.Zone{Name: "UTC", Loc: time.UTC}, nil
+	}
+	return cfg.Schedule.Zone, nil
+}
+
+// zoneLabel names the zone with its abbreviation on date d: "America/New_York (EDT)".
+func zoneLabel(z schedule.Zone, d schedule.Date) string {
+	start, _ := schedule.DayBounds(z.Loc, d)
+	abbr := schedule.ZoneAbbr(start.Add(12 * time.Hour).In(z.Loc))
+	if abbr == z.Name {
+		return z.Name
+	}
+	return z.Name + " (" + abbr + ")"
+}
+
+// idParam reads a numeric id from the path; anything else is not found,
+// like an id that does not exist.
+func idParam(c echo.Context) (int64, error) {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.Errorf(apperr.NotFound, "Not found.")
+	}
+	return id, nil
+}
+
+// technicianOptions lists the technicians a job may be given on screens:
+// the active ones, plus keep, the job's current one, even if inactive.
+func technicianOptions(list []field.Technician, keep int64) []views.Option {
+	var out []views.Option
+	for _, t := range list {
+		if t.Active || t.ID == keep {
+			label := t.Name
+			if !t.Active {
+				label += " (inactive)"
+			}
+			out = append(out, views.Option{Value: strconv.FormatInt(t.ID, 10), Label: label})
+		}
+	}
+	return out
+}
+
+// window formats an arrival window in the zone: "09:00–11:00 EDT" on day d,
+// with dates where a time is on another day, and both abbreviations when
+// the window crosses a change of offset.
+func window(loc *time.Location, start, end time.Time, d schedule.Date) string {
+	start, end = start.In(loc), end.In(loc)
+	format := func(t time.Time, ref schedule.Date) string {
+		if schedule.DateOf(t) != ref {
+			return t.Format("2006-01-02 15:04")
+		}
+		return t.Format("15:04")
+	}
+	a, b := schedule.ZoneAbbr(start), schedule.ZoneAbbr(end)
+	if a != b {
+		return format(start, d) + " " + a + "–" + format(end, schedule.DateOf(start)) + " " + b
+	}
+	return format(start, d) + "–" + format(end, schedule.DateOf(start)) + " " + a
+}
+
+// jobRow is a job as lists and the board show it, on local day d.
+func jobRow(loc *time.Location, j field.Job, d schedule.Date) views.JobRow {
+	return views.JobRow{
+		ID: j.ID, Date: schedule.DateOf(j.ArrivalStart.In(loc)).String(),
+		Window:   window(loc, j.ArrivalStart, j.ArrivalEnd, d),
+		Customer: j.Customer, Address: j.Address, JobType: j.JobType, Emergency: j.Emergency,
+		Status: j.Status, StatusLabel: field.StatusLabel(j.Status),
+		TechnicianID: j.TechnicianID, Technician: j.TechnicianName, Ref: j.ExternalRef,
+	}
+}
+
+// jobFormOf is the form showing a stored job, with a note for each time
+// that happens twice that night (the first was taken).
+func jobFormOf(z schedule.Zone, j field.Job) views.JobForm {
+	start, end := j.ArrivalStart.In(z.Loc), j.ArrivalEnd.In(z.Loc)
+	d := schedule.DateOf(start)
+	f := views.JobForm{
+		Customer: j.Customer, CustomerPhone: j.CustomerPhone, Address: j.Address,
+		Date: d.String(), From: start.Format("15:04"), To: end.Format("15:04"),
+		JobType: j.JobType, Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, Ref: j.ExternalRef,
+		Zone: zoneLabel(z, d),
+	}
+	if j.TechnicianID != 0 {
+		f.TechnicianID = strconv.FormatInt(j.TechnicianID, 10)
+	}
+	for _, t := range []time.Time{start, end} {
+		at := schedule.LocalTime{Hour: t.Hour(), Minute: t.Minute()}
+		if first, note, err := schedule.LocalDateTime(z.Loc, schedule.DateOf(t), at); err == nil && note != "" && first.Equal(t) {
+			f.DSTNotes = append(f.DSTNotes, note)
+		}
+	}
+	return f
+}
+
+// jobForm is a submitted job form: what was typed, to show again, and the
+// input it makes.
+type jobForm struct {
+	view  views.JobForm
+	in    field.JobInput
+	errs  views.FormErrors // problems found before the store saw it
+	ambig bool             // a time happened twice: the first was taken
+}
+
+// readJobForm reads a job form, its window in zone z by DESIGN's rule: a
+// time the clocks skip is an error naming the zone and the gap, a time that
+// happens twice is the first.
+func readJobForm(c echo.Context, z schedule.Zone) jobForm {
+	v := func(name string) string { return c.FormValue(name) }
+	f := jobForm{errs: views.FormErrors{}}
+	f.view = views.JobForm{
+		Customer: v("customer"), CustomerPhone: v("customer_phone"), Address: v("address"),
+		Date: strings.TrimSpace(v("date")), From: strings.TrimSpace(v("from")), To: strings.TrimSpace(v("to")),
+		JobType: v("job_type"), Notes: v("notes"), Emergency: v("emergency") == "true",
+		Status: v("status"), TechnicianID: strings.TrimSpace(v("technician_id")), Ref: v("external_ref"),
+		Next: nextPage(v("next")), Zone: z.Name,
+	}
+	f.in = field.JobInput{
+		ExternalRef: f.view.Ref, Customer: f.view.Customer, CustomerPhone: f.view.CustomerPhone,
+		Address: f.view.Address, JobType: f.view.JobType, Notes: f.view.Notes, Emergency: f.view.Emergency,
+		Status: f.view.Status,
+	}
+	if f.view.TechnicianID != "" {
+		id, err := strconv.ParseInt(f.view.TechnicianID, 10, 64)
+		if err != nil || id <= 0 {
+			f.errs["technician_id"] = "is not a technician of this org"
+		}
+		f.in.TechnicianID = id
+	}
+	d, err := schedule.ParseDate(f.view.Date)
+	if err != nil {
+		f.errs["date"] = "enter a date, YYYY-MM-DD"
+		return f
+	}
+	f.view.Zone = zoneLabel(z, d)
+	for _, t := range []struct {
+		name, value string
+		dst         *time.Time
+	}{{"from", f.view.From, &f.in.ArrivalStart}, {"to", f.view.To, &f.in.ArrivalEnd}} {
+		at, err := schedule.ParseLocalTime(t.value)
+		if err != nil {
+			f.errs[t.name] = "enter a time of day, HH:MM (24-hour)"
+			continue
+		}
+		instant, note, err := schedule.LocalDateTime(z.Loc, d, at)
+		var gap *schedule.GapError
+		switch {
+		case errors.As(err, &gap):
+			f.errs[t.name] = gap.Error()
+		case err != nil:
+			f.errs[t.name] = err.Error()
+		default:
+			*t.dst = instant
+			f.ambig = f.ambig || note != ""
+		}
+	}
+	return f
+}
+
+// nextPage keeps a form's "next" to the two pages it may name.
+func nextPage(next string) string {
+	if next == "board" {
+		return "board"
+	}
+	return "jobs"
+}
+
+// problems merges the form's own errors with the store's validation ones,
+// renamed to the form's fields; ok is false for any other error.
+func (f jobForm) problems(err error) (views.FormErrors, bool) {
+	out := views.FormErrors{}
+	for k, v := range f.errs {
+		out[k] = v
+	}
+	var ve *field.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		return nil, false
+	}
+	if ve != nil {
+		for k, v := range ve.Fields {
+			name := map[string]string{"arrival_start": "from", "arrival_end": "to", "technician_ref": "technician_id"}[k]
+			if name == "" {
+				name = k
+			}
+			if _, taken := out[name]; !taken {
+				out[name] = v
+			}
+		}
+	}
+	return out, true
+}
+
+// validate is the store's validation run on the form's input before it is
+// saved, so a form with a bad date still reports every other field too.
+func (f jobForm) validate() error {
+	in := f.in
+	in.Normalize()
+	// A time already refused stands in as a valid one, so it is not
+	// reported twice.
+	if in.ArrivalStart.IsZero() {
+		in.ArrivalStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		if !in.ArrivalEnd.IsZero() && in.ArrivalEnd.Before(in.ArrivalStart) {
+			in.ArrivalStart = in.ArrivalEnd
+		}
+	}
+	if in.ArrivalEnd.IsZero() {
+		in.ArrivalEnd = in.ArrivalStart
+	}
+	return in.Validate()
+}
+
+// fieldFormErrors returns a form's field errors, or ok false when err is
+// not a validation error.
+func fieldFormErrors(err error) (views.FormErrors, bool) {
+	var ve *field.ValidationError
+	if !errors.As(err, &ve) {
+		return nil, false
+	}
+	return views.FormErrors(ve.Fields), true
+}

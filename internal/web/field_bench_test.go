@@ -1,0 +1,78 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/orgs"
+)
+
+// BenchmarkBoard measures the day board and the job list of a busy org (50
+// active technicians, 500 jobs that day, 50 overdue) through the whole HTTP
+// stack, as admin (every card with its two forms), against GET /healthz as
+// the baseline (x-healthz).
+//
+//	go test -run '^$' -bench BenchmarkBoard -benchtime 50x ./internal/web/
+func BenchmarkBoard(b *testing.B) {
+	f := setup(b)
+	ctx := context.Background()
+	saveConfig(b, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"06:45"}}`)
+	techs := make([]field.TechnicianInput, 50)
+	for i := range techs {
+		techs[i] = field.TechnicianInput{Name: fmt.Sprintf("Technician %02d", i), ExternalRef: fmt.Sprintf("T%d", i), Active: true}
+	}
+	_, err := field.UpsertTechniciansByRef(ctx, f.db, orgs.System, f.orgA.ID, techs)
+	require.NoError(b, err)
+	day := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC) // 07:00 EST on the test clock's day
+	var jobs []field.JobInput
+	for i := range 550 {
+		start := day.Add(time.Duration(i%20) * 30 * time.Minute)
+		if i >= 500 {
+			start = day.Add(-72 * time.Hour) // overdue
+		}
+		in := field.JobInput{ExternalRef: fmt.Sprintf("J%d", i), Customer: fmt.Sprintf("Customer %d", i),
+			Address: fmt.Sprintf("%d Main St, Springfield", i), ArrivalStart: start, ArrivalEnd: start.Add(2 * time.Hour)}
+		if i%10 != 0 {
+			in.TechnicianRef = fmt.Sprintf("T%d", i%50)
+		}
+		jobs = append(jobs, in)
+	}
+	_, err = field.UpsertJobsByRef(ctx, f.db, orgs.System, f.orgA.ID, jobs)
+	require.NoError(b, err)
+
+	admin := f.as(&f.adminA)
+	pages := []struct{ name, path, want string }{
+		{"board", "/orgs/acme/board?date=2026-03-04", "Customer 499"},
+		{"jobs", "/orgs/acme/jobs?date=2026-03-04", "Customer 480"},
+		{"technicians", "/orgs/acme/technicians", "Technician 49"},
+	}
+	for _, p := range pages {
+		r := admin.get(p.path)
+		require.Equal(b, http.StatusOK, r.Code, "GET %s", p.path)
+		require.Contains(b, r.Body, p.want, "GET %s", p.path)
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		_, err := zw.Write([]byte(r.Body))
+		require.NoError(b, err)
+		require.NoError(b, zw.Close())
+		b.Logf("GET %s: %d KiB, %d KiB gzipped", p.path, len(r.Body)/1024, gz.Len()/1024)
+	}
+	var healthz float64
+	b.Run("healthz", func(b *testing.B) { healthz = benchGet(b, admin, "/healthz") })
+	for _, p := range pages {
+		b.Run(p.name, func(b *testing.B) {
+			ns := benchGet(b, admin, p.path)
+			if healthz > 0 {
+				b.ReportMetric(ns/healthz, "x-healthz")
+			}
+		})
+	}
+}

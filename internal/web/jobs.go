@@ -1,0 +1,251 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views"
+)
+
+// jobsPerPage is one page of the job list; maxJobPages bounds how deep a
+// client can page (the offset).
+const (
+	jobsPerPage = 100
+	maxJobPages = 200
+)
+
+// jobFilter is the job list's query: an org-local date, a status and a
+// technician ("none" = unassigned), and a page.
+type jobFilter struct {
+	date       schedule.Date
+	status     string
+	technician string
+	page       int
+}
+
+// readJobFilter reads the list's query; the date defaults to the org's
+// today. Bad values are named.
+func (s *Server) readJobFilter(c echo.Context, z schedule.Zone) (jobFilter, field.JobFilter, views.FormErrors) {
+	errs := views.FormErrors{}
+	q := jobFilter{date: schedule.DateOf(s.now().In(z.Loc)), status: c.QueryParam("status"),
+		technician: c.QueryParam("technician"), page: 1}
+	if v := c.QueryParam("date"); v != "" {
+		d, err := schedule.ParseDate(v)
+		if err != nil {
+			errs["date"] = "enter a date, YYYY-MM-DD"
+		} else {
+			q.date = d
+		}
+	}
+	from, to := schedule.DayBounds(z.Loc, q.date)
+	f := field.JobFilter{From: from, To: to, Status: q.status, Limit: jobsPerPage}
+	if q.status != "" && !field.ValidStatus(q.status) {
+		errs["status"] = "choose one of the statuses"
+		f.Status = ""
+	}
+	switch q.technician {
+	case "":
+	case "none":
+		f.Unassigned = true
+	default:
+		id, err := strconv.ParseInt(q.technician, 10, 64)
+		if err != nil || id <= 0 {
+			errs["technician"] = "choose a technician"
+		} else {
+			f.TechnicianID = id
+		}
+	}
+	if v := c.QueryParam("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxJobPages {
+			errs["page"] = "no such page"
+		} else {
+			q.page = n
+		}
+	}
+	f.Offset = (q.page - 1) * jobsPerPage
+	return q, f, errs
+}
+
+func (q jobFilter) url(base string, page int) string {
+	v := url.Values{"date": {q.date.String()}}
+	if q.status != "" {
+		v.Set("status", q.status)
+	}
+	if q.technician != "" {
+		v.Set("technician", q.technician)
+	}
+	if page > 1 {
+		v.Set("page", strconv.Itoa(page))
+	}
+	return base + "/jobs?" + v.Encode()
+}
+
+// jobList shows one org-local day's jobs, filtered and paged; admins also
+// get the add form. A bad filter is a 422 naming it.
+func (s *Server) jobList(c echo.Context) error {
+	z, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	if err != nil {
+		return err
+	}
+	q, _, _ := s.readJobFilter(c, z)
+	form := views.JobForm{Date: q.date.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled, Next: "jobs"}
+	return s.renderJobs(c, http.StatusOK, z, form)
+}
+
+func (s *Server) renderJobs(c echo.Context, status int, z schedule.Zone, form views.JobForm) error {
+	ctx := c.Request().Context()
+	m := currentMembership(c)
+	base := orgBase(m.Org.Slug)
+	q, f, ferrs := s.readJobFilter(c, z)
+	if len(ferrs) > 0 && status == http.StatusOK {
+		status = http.StatusUnprocessableEntity
+	}
+	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	p := views.JobsPage{Page: s.page(c, "Jobs"), Base: base, Admin: m.IsAdmin(), Notice: notice(c),
+		Zone: zoneLabel(z, q.date), Date: q.date.String(), Status: q.status, Technician: q.technician,
+		FilterErrors: ferrs, Technicians: technicianOptions(techs, 0)}
+	p.Section = "jobs"
+	if len(ferrs) == 0 {
+		page, err := s.field.ListJobs(ctx, m.Org.ID, f)
+		if err != nil {
+			return err
+		}
+		for _, j := range page.Jobs {
+			p.Jobs = append(p.Jobs, jobRow(z.Loc, j, q.date))
+		}
+		if q.page > 1 {
+			p.PrevPage = q.url(base, q.page-1)
+		}
+		if page.More && q.page < maxJobPages {
+			p.NextPage = q.url(base, q.page+1)
+		}
+	}
+	form.Action = base + "/jobs"
+	form.Technicians = technicianOptions(techs, 0)
+	if form.Zone == "" || form.Zone == z.Name {
+		form.Zone = zoneLabel(z, q.date)
+	}
+	p.Form = form
+	return s.render(c, status, views.Jobs(p))
+}
+
+// jobCreate adds a job from the jobs page or the board. Bad input
+// re-renders the page it came from with the form's errors (422); nothing
+// is saved.
+func (s *Server) jobCreate(c echo.Context) error {
+	ctx := c.Request().Context()
+	m := currentMembership(c)
+	z, err := s.orgZone(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	f := readJobForm(c, z)
+	var j field.Job
+	if len(f.errs) > 0 {
+		err = f.validate()
+	} else if j, err = s.field.CreateJob(ctx, actor(c), m.Org.ID, f.in); err == nil {
+		return s.afterJobSaved(c, z, j, f, "job-added")
+	}
+	errs, ok := f.problems(err)
+	if !ok {
+		return err
+	}
+	f.view.Errors = errs
+	if f.view.Next == "board" {
+		return s.renderBoardFor(c, http.StatusUnprocessableEntity, z, f.view)
+	}
+	return s.renderJobs(c, http.StatusUnprocessableEntity, z, f.view)
+}
+
+// afterJobSaved sends the admin on: to the job's own page when a time was
+// ambiguous (it says which occurrence was taken), else back where the form was.
+func (s *Server) afterJobSaved(c echo.Context, z schedule.Zone, j field.Job, f jobForm, code string) error {
+	base := orgBase(currentMembership(c).Org.Slug)
+	d := schedule.DateOf(j.ArrivalStart.In(z.Loc)).String()
+	switch {
+	case f.ambig:
+		return redirect(c, base+"/jobs/"+strconv.FormatInt(j.ID, 10)+"?notice=ambiguous")
+	case f.view.Next == "board":
+		return redirect(c, base+"/board?date="+d+"&notice="+code)
+	}
+	return redirect(c, base+"/jobs?date="+d+"&notice="+code)
+}
+
+// jobShow is one job: the edit form for admins, its details for members.
+func (s *Server) jobShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	z, err := s.orgZone(ctx, currentMembership(c).Org.ID)
+	if err != nil {
+		return err
+	}
+	j, err := s.job(c)
+	if err != nil {
+		return err
+	}
+	return s.renderJob(c, http.StatusOK, z, j, jobFormOf(z, j))
+}
+
+// jobUpdate saves the edit form; bad input is a 422 with the form as
+// typed, and nothing saved.
+func (s *Server) jobUpdate(c echo.Context) error {
+	ctx := c.Request().Context()
+	m := currentMembership(c)
+	z, err := s.orgZone(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	j, err := s.job(c)
+	if err != nil {
+		return err
+	}
+	f := readJobForm(c, z)
+	var saved field.Job
+	if len(f.errs) > 0 {
+		err = f.validate()
+	} else if saved, err = s.field.UpdateJob(ctx, actor(c), m.Org.ID, j.ID, f.in); err == nil {
+		return s.afterJobSaved(c, z, saved, f, "saved")
+	}
+	errs, ok := f.problems(err)
+	if !ok {
+		return err
+	}
+	f.view.Errors = errs
+	return s.renderJob(c, http.StatusUnprocessableEntity, z, j, f.view)
+}
+
+// job loads the job in the URL; another org's is not found.
+func (s *Server) job(c echo.Context) (field.Job, error) {
+	id, err := idParam(c)
+	if err != nil {
+		return field.Job{}, err
+	}
+	return s.field.Job(c.Request().Context(), currentMembership(c).Org.ID, id)
+}
+
+func (s *Server) renderJob(c echo.Context, status int, z schedule.Zone, j field.Job, form views.JobForm) error {
+	m := currentMembership(c)
+	base := orgBase(m.Org.Slug)
+	techs, err := s.field.ListTechnicians(c.Request().Context(), m.Org.ID)
+	if err != nil {
+		return err
+	}
+	row := jobRow(z.Loc, j, schedule.DateOf(j.ArrivalStart.In(z.Loc)))
+	form.Action = base + "/jobs/" + strconv.FormatInt(j.ID, 10)
+	form.Technicians = technicianOptions(techs, j.TechnicianID)
+	if form.Next == "" {
+		form.Next = "jobs"
+	}
+	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.IsAdmin(), Notice: notice(c),
+		Job: row, Notes: j.Notes, Phone: j.CustomerPhone, Form: form}
+	p.Section = "jobs"
+	return s.render(c, status, views.Job(p))
+}

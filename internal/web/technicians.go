@@ -1,0 +1,129 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/field"
+	"fieldbrief/views"
+)
+
+// technicianList shows the org's technicians; admins also get the add form.
+func (s *Server) technicianList(c echo.Context) error {
+	return s.renderTechnicians(c, http.StatusOK, views.TechnicianForm{Active: true})
+}
+
+// technicianCreate adds a technician; bad input re-renders the list with
+// the form and its errors (422) and saves nothing.
+func (s *Server) technicianCreate(c echo.Context) error {
+	m := currentMembership(c)
+	in := technicianInput(c)
+	_, err := s.field.CreateTechnician(c.Request().Context(), actor(c), m.Org.ID, in)
+	if errs, ok := fieldFormErrors(err); ok {
+		return s.renderTechnicians(c, http.StatusUnprocessableEntity, technicianFormOf(in, errs))
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, orgBase(m.Org.Slug)+"/technicians?notice=technician-added")
+}
+
+func (s *Server) renderTechnicians(c echo.Context, status int, form views.TechnicianForm) error {
+	m := currentMembership(c)
+	list, err := s.field.ListTechnicians(c.Request().Context(), m.Org.ID)
+	if err != nil {
+		return err
+	}
+	base := orgBase(m.Org.Slug)
+	p := views.TechniciansPage{Page: s.page(c, "Technicians"), Base: base, Admin: m.IsAdmin(), Notice: notice(c)}
+	p.Section = "technicians"
+	for _, t := range list {
+		p.List = append(p.List, technicianRow(t))
+	}
+	form.Action = base + "/technicians"
+	p.Form = form
+	return s.render(c, status, views.Technicians(p))
+}
+
+// technicianShow is one technician: the edit form for admins.
+func (s *Server) technicianShow(c echo.Context) error {
+	t, err := s.technician(c)
+	if err != nil {
+		return err
+	}
+	return s.renderTechnician(c, http.StatusOK, t, technicianFormOf(t.Input(), nil))
+}
+
+// technicianUpdate saves the edit form; bad input is a 422 with the form
+// as typed, and nothing saved.
+func (s *Server) technicianUpdate(c echo.Context) error {
+	t, err := s.technician(c)
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	in := technicianInput(c)
+	_, err = s.field.UpdateTechnician(c.Request().Context(), actor(c), m.Org.ID, t.ID, in)
+	if errs, ok := fieldFormErrors(err); ok {
+		return s.renderTechnician(c, http.StatusUnprocessableEntity, t, technicianFormOf(in, errs))
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, orgBase(m.Org.Slug)+"/technicians/"+strconv.FormatInt(t.ID, 10)+"?notice=saved")
+}
+
+// technicianSetActive deactivates or reactivates a technician (field
+// active, "true" or not).
+func (s *Server) technicianSetActive(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	active := c.FormValue("active") == "true"
+	if _, err := s.field.SetTechnicianActive(c.Request().Context(), actor(c), m.Org.ID, id, active); err != nil {
+		return err
+	}
+	code := "technician-deactivated"
+	if active {
+		code = "technician-activated"
+	}
+	return redirect(c, orgBase(m.Org.Slug)+"/technicians?notice="+code)
+}
+
+// technician loads the technician in the URL; another org's is not found.
+func (s *Server) technician(c echo.Context) (field.Technician, error) {
+	id, err := idParam(c)
+	if err != nil {
+		return field.Technician{}, err
+	}
+	return s.field.Technician(c.Request().Context(), currentMembership(c).Org.ID, id)
+}
+
+func (s *Server) renderTechnician(c echo.Context, status int, t field.Technician, form views.TechnicianForm) error {
+	m := currentMembership(c)
+	base := orgBase(m.Org.Slug)
+	form.Action = base + "/technicians/" + strconv.FormatInt(t.ID, 10)
+	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.IsAdmin(), Notice: notice(c),
+		Tech: technicianRow(t), Form: form}
+	p.Section = "technicians"
+	return s.render(c, status, views.Technician(p))
+}
+
+func technicianInput(c echo.Context) field.TechnicianInput {
+	return field.TechnicianInput{
+		Name: c.FormValue("name"), Email: c.FormValue("email"), Phone: c.FormValue("phone"),
+		ExternalRef: c.FormValue("external_ref"), Active: c.FormValue("active") == "true",
+	}
+}
+
+func technicianFormOf(in field.TechnicianInput, errs views.FormErrors) views.TechnicianForm {
+	return views.TechnicianForm{Name: in.Name, Email: in.Email, Phone: in.Phone, Ref: in.ExternalRef, Active: in.Active, Errors: errs}
+}
+
+func technicianRow(t field.Technician) views.TechnicianRow {
+	return views.TechnicianRow{ID: t.ID, Name: t.Name, Email: t.Email, Phone: t.Phone, Ref: t.ExternalRef, Active: t.Active, Jobs: t.Jobs}
+}

@@ -1,0 +1,175 @@
+package views
+
+// Models of the field data screens: technicians, jobs and the day board
+// (docs/field-data.md). Times arrive formatted in the org's zone.
+
+// Option is one choice of a select.
+type Option struct {
+	Value, Label string
+}
+
+// FormErrors are messages by form field name.
+type FormErrors map[string]string
+
+// Error is the message for field, "" when it is fine.
+func (e FormErrors) Error(field string) string { return e[field] }
+
+// TechnicianRow is a technician in a list.
+type TechnicianRow struct {
+	ID                 int64
+	Name, Email, Phone string
+	Ref                string
+	Active             bool
+	Jobs               int
+}
+
+// TechnicianForm is the add or edit form of a technician.
+type TechnicianForm struct {
+	Action             string // where it posts
+	Name, Email, Phone string
+	Ref                string
+	Active             bool
+	Errors             FormErrors
+}
+
+// TechniciansPage lists an org's technicians; admins get the add form.
+type TechniciansPage struct {
+	Page
+	Base   string // /orgs/{slug}
+	Admin  bool
+	Notice string
+	List   []TechnicianRow
+	Form   TechnicianForm
+}
+
+// TechnicianPage is one technician: an edit form for admins, the details
+// for members.
+type TechnicianPage struct {
+	Page
+	Base   string
+	Admin  bool
+	Notice string
+	Tech   TechnicianRow
+	Form   TechnicianForm
+}
+
+// JobRow is a job in a list or on the board.
+type JobRow struct {
+	ID           int64
+	Date         string // the org-local date of its start, YYYY-MM-DD
+	Window       string // "09:00–11:00 EDT", or with dates when not on Date
+	Customer     string
+	Address      string
+	JobType      string
+	Emergency    bool
+	Status       string
+	StatusLabel  string
+	TechnicianID int64
+	Technician   string
+	Ref          string
+}
+
+// JobForm is the add or edit form of a job. Date, From and To are local
+// in the org's zone.
+type JobForm struct {
+	Action        string
+	Next          string // where to go after saving: "board" or "jobs"
+	Customer      string
+	CustomerPhone string
+	Address       string
+	Date          string
+	From, To      string
+	JobType       string
+	Notes         string
+	Emergency     bool
+	Status        string
+	TechnicianID  string
+	Ref           string
+	Zone          string   // "America/New_York (EDT)": the zone the times are read in
+	DSTNotes      []string // times that happen twice that night: which one was taken
+	Technicians   []Option
+	Errors        FormErrors
+}
+
+// JobsPage lists an org's jobs by local date, status and technician.
+type JobsPage struct {
+	Page
+	Base         string
+	Admin        bool
+	Notice       string
+	Zone         string
+	Date         string
+	Status       string
+	Technician   string // technician id, "none" (unassigned) or "" (all)
+	FilterErrors FormErrors
+	Technicians  []Option
+	Jobs         []JobRow
+	PrevPage     string // links, "" when there is none
+	NextPage     string
+	Form         JobForm
+}
+
+// JobPage is one job: an edit form for admins, the details for members.
+type JobPage struct {
+	Page
+	Base   string
+	Admin  bool
+	Notice string
+	Job    JobRow
+	Notes  string
+	Phone  string
+	Form   JobForm
+}
+
+// BoardColumn is one technician's jobs of the day, or the unassigned ones
+// (TechnicianID 0).
+type BoardColumn struct {
+	TechnicianID int64
+	Name         string
+	Jobs         []JobRow
+}
+
+// Board is one org-local day: a column per active technician and one for
+// unassigned jobs, with overdue jobs of earlier days apart.
+type Board struct {
+	Base        string
+	Admin       bool
+	CSRF        string
+	Date        string
+	Problem     string // a rejected change, said above the board
+	Notice      string // a change made with htmx, said above the board
+	Columns     []BoardColumn
+	Overdue     []JobRow
+	Truncated   bool // more jobs than one board shows
+	Technicians []Option
+}
+
+// BoardPage is the day board's page.
+type BoardPage struct {
+	Page
+	Notice   string
+	DayLabel string // "Monday 9 March 2026"
+	Zone     string
+	Prev     string
+	Next     string
+	Today    string
+	IsToday  bool
+	Board    Board
+	Form     JobForm
+}
+
+// Statuses are the job statuses in their usual order.
+var Statuses = []Option{
+	{"scheduled", "Scheduled"}, {"in_progress", "In progress"}, {"on_hold", "On hold"},
+	{"done", "Done"}, {"cancelled", "Cancelled"},
+}
+
+func jobStatusBadge(status string) string {
+	switch status {
+	case "done":
+		return "badge-ready"
+	case "in_progress", "on_hold":
+		return "badge-pending"
+	}
+	return "badge-muted"
+}
