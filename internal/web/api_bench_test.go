@@ -17,12 +17,12 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkAPIPutJob -benchtime 3000x ./internal/web/
 //
-// On the 2-core development machine, shared with other test runs (load
-// 10–13), -benchtime 3000x: healthz 19,500 req/s; create 930 req/s, update
-// 470 req/s. Under heavier load (15–30) the same run gave 130–330 req/s
-// for creates and 90–350 for updates: the figure follows the database's
-// round trips (about ten per PUT, four pooled connections), not our CPU,
-// which stayed near 12% of one core.
+// On the 2-core development machine, shared with other helpers' test runs,
+// -benchtime 3000x, four runs between 20:23 and 20:43 UTC: creates 370–930
+// req/s, unchanged PUTs 350–410, updates 225–470 (healthz 6,400–19,500 in
+// the same runs); under heavy load (15–30) 130–330. The figure follows the
+// database's round trips (about ten per PUT over four pooled connections),
+// not our CPU, which stayed near 12% of one core.
 func BenchmarkAPIPutJob(b *testing.B) {
 	// The rate limit would be the figure otherwise.
 	f := setupConfig(b, func(c *Config) { c.APIRate, c.APIBurst = 1e9, 1e9 })
