@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/orgs"
 )
 
@@ -181,6 +183,37 @@ func webhookSecretCommand(fs *flag.FlagSet, _ func(string) string) action {
 		}
 		// The secret alone on stdout, so scripts can capture it.
 		fmt.Fprintln(a.stdout, secret)
+		return nil
+	}
+}
+
+func createTokenCommand(fs *flag.FlagSet, _ func(string) string) action {
+	slug := fs.String("org", "", "slug of the org (required)")
+	name := fs.String("name", "", "what will use the token, e.g. \"Dispatch sync\"; unique among the org's live tokens (required)")
+	return func(ctx context.Context, a *app) error {
+		if *slug == "" || *name == "" {
+			return usageErrorf("-org and -name are required")
+		}
+		if err := orgs.ValidateAPITokenName(*name); err != nil {
+			return usageErrorf("-name: %s", apperr.Message(err))
+		}
+		pool, err := a.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		store := &orgs.Store{DB: pool}
+		org, err := store.OrgBySlug(ctx, *slug)
+		if err != nil {
+			return err
+		}
+		_, token, err := store.CreateAPIToken(ctx, orgs.System, org.ID, *name, time.Now())
+		if err != nil {
+			return err
+		}
+		// The token alone on stdout, so scripts can capture it; it is shown
+		// nowhere else, ever.
+		fmt.Fprintln(a.stdout, token)
 		return nil
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -192,4 +193,40 @@ func TestWebhookSecretCommand(t *testing.T) {
 	missing := c.run(ctx, "webhook-secret")
 	require.True(t, isUsage(missing.err), "no -org: %v", missing.err)
 	require.Contains(t, c.ok("help"), "webhook-secret")
+}
+
+// create-token prints a new token each time (audited by the system actor,
+// without the token), which then authenticates for its org only.
+func TestCreateTokenCommand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+	c.ok("create-org", "-slug", "acme", "-name", "Acme Field Services")
+	var acme int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM orgs WHERE slug = 'acme'`).Scan(&acme))
+	_, last := auditLog(t, pool, 0)
+
+	token := strings.TrimSpace(c.ok("create-token", "-org", "acme", "-name", "Dispatch sync"))
+	require.Regexp(t, `^fb_[A-Z2-7]{52}$`, token)
+	got, last := auditLog(t, pool, last)
+	require.Len(t, got, 1)
+	require.Regexp(t, fmt.Sprintf(`^api_token\.create api token \d+ org=%d - \{"hint": "%s", "name": "Dispatch sync"\}$`, acme, token[:11]), got[0])
+	require.NotContains(t, got[0], token[11:])
+	rec, err := (&orgs.Store{DB: pool}).AuthenticateAPIToken(ctx, token, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, acme, rec.OrgID)
+	require.Equal(t, "Dispatch sync", rec.Name)
+
+	dup := c.run(ctx, "create-token", "-org", "acme", "-name", "Dispatch sync")
+	require.Error(t, dup.err)
+	require.Empty(t, dup.stdout)
+	unknown := c.run(ctx, "create-token", "-org", "nowhere", "-name", "x")
+	require.Equal(t, `create-token: no org "nowhere"`, unknown.err.Error())
+	got, _ = auditLog(t, pool, last)
+	require.Empty(t, got, "refusals change nothing")
+	for _, args := range [][]string{{"create-token"}, {"create-token", "-org", "acme"}, {"create-token", "-org", "acme", "-name", "a\nb"}} {
+		require.True(t, isUsage(c.run(ctx, args...).err), "%v", args)
+	}
+	require.Contains(t, c.ok("help"), "create-token")
 }

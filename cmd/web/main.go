@@ -1,6 +1,6 @@
 // Command web serves fieldbrief's web app and carries the operator's
 // sub-commands: serve (the default), migrate, create-org, create-user,
-// seed-demo and webhook-secret. Every sub-command applies pending
+// seed-demo, webhook-secret and create-token. Every sub-command applies pending
 // migrations first.
 package main
 
@@ -59,6 +59,7 @@ var commands = []command{
 		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
 	{"seed-demo", "", "add the demo orgs, people and jobs (refused with FIELDBRIEF_ENV=production); running it again changes nothing", seedDemoCommand},
 	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
+	{"create-token", "-org SLUG -name NAME", "create an API token for the org (audited) and print it: it is shown only this once", createTokenCommand},
 }
 
 // app is what every action gets: the process's input and outputs, its

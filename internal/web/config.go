@@ -54,6 +54,8 @@ const minKeyLen = 32
 //	                                see BaseURLFor)
 //	WEBHOOK_ALLOW_PRIVATE_NETWORKS  true lets webhooks use http and reach loopback and private addresses
 //	                                (tests, local development; default false)
+//	API_RATE_LIMIT                  requests per second each API token may make, sustained (default 50)
+//	API_RATE_BURST                  requests an API token may make at once above that (default 100)
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {
@@ -105,6 +107,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 		}
 	}
+	c.APIRate = float64(envInt(getenv, "API_RATE_LIMIT", defaultAPIRate, &errs))
+	c.APIBurst = envInt(getenv, "API_RATE_BURST", defaultAPIBurst, &errs)
 	c.MetricsAddr = getenv("METRICS_ADDR")
 	if c.Production && c.MetricsAddr == "" {
 		c.Warnings = append(c.Warnings, "METRICS_ADDR is unset: /metrics is not served (production never serves it on the public listener)")
@@ -169,6 +173,9 @@ func (c Config) validate() error {
 	}
 	if c.MaxLoginFailuresPerAccount <= 0 || c.MaxLoginFailuresPerClient <= 0 {
 		errs = append(errs, errors.New("sign-in failure limits must be positive"))
+	}
+	if c.APIRate < 0 || c.APIBurst < 0 {
+		errs = append(errs, errors.New("API_RATE_LIMIT and API_RATE_BURST must be positive"))
 	}
 	if err := c.Settings.Check(); err != nil {
 		errs = append(errs, err)

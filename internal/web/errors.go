@@ -39,14 +39,15 @@ func statusOf(err error) int {
 }
 
 // handleError renders every error that escapes a handler. Not signed in
-// sends browsers to /login (303) and htmx requests get a bare 401; only
-// internal errors are logged with their detail.
+// sends browsers to /login (303) and htmx requests get a bare 401; the
+// JSON API gets JSON, whatever the error (api.go); only internal errors are
+// logged with their detail.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
 	status := statusOf(err)
-	if status == http.StatusUnauthorized && !isHTMX(c) {
+	if status == http.StatusUnauthorized && !isHTMX(c) && !isAPI(c) {
 		_ = c.Redirect(http.StatusSeeOther, "/login")
 		return
 	}
@@ -65,6 +66,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			"method", c.Request().Method, "path", c.Path(), "request_id", requestID, "error", err)
 		msg = apperr.Message(errors.New("internal"))
+	}
+	if isAPI(c) {
+		writeAPIError(c, err, status, msg)
+		return
 	}
 	if isHTMX(c) {
 		if requestID != "" {

@@ -213,6 +213,12 @@ func (c *client) get(path string) response {
 // token first with GET /login when the jar has none yet).
 func (c *client) post(path string, form url.Values) response {
 	c.t.Helper()
+	return c.send(http.MethodPost, path, form)
+}
+
+// send is post with another method.
+func (c *client) send(method, path string, form url.Values) response {
+	c.t.Helper()
 	token := c.csrfToken()
 	if token == "" {
 		c.get("/login")
@@ -224,7 +230,7 @@ func (c *client) post(path string, form url.Values) response {
 		f[k] = v
 	}
 	f.Set("_csrf", token)
-	return c.do(http.MethodPost, path, f)
+	return c.do(method, path, f)
 }
 
 // postNoCSRF sends a form without any token.

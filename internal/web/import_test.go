@@ -42,11 +42,11 @@ func (c *client) upload(path, filename string, content []byte, noCSRF bool) resp
 	_, err = part.Write(content)
 	require.NoError(c.t, err)
 	require.NoError(c.t, w.Close())
-	return c.send(path, w.FormDataContentType(), &body)
+	return c.postRaw(path, w.FormDataContentType(), &body)
 }
 
-// send posts a raw body.
-func (c *client) send(path, contentType string, body io.Reader) response {
+// postRaw posts a raw body.
+func (c *client) postRaw(path, contentType string, body io.Reader) response {
 	c.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, c.base+path, body)
 	require.NoError(c.t, err)
@@ -95,11 +95,10 @@ func (f *fixture) technicianRefs(o orgs.Org) []string {
 	return refs
 }
 
-func (f *fixture) count(table string) int {
+// rows counts a table's rows.
+func (f *fixture) rows(table string) int {
 	f.t.Helper()
-	var n int
-	require.NoError(f.t, f.db.QueryRow(context.Background(), `SELECT count(*) FROM `+table).Scan(&n))
-	return n
+	return f.count(`SELECT count(*) FROM ` + table)
 }
 
 // actions maps each previewed row's number to its action.
@@ -165,7 +164,7 @@ func TestImportJobsErrorsAndZone(t *testing.T) {
 	require.Equal(t, "technician_ref", probs[1].attr("data-column"))
 	r := admin.post(loc, url.Values{"digest": {"anything"}})
 	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
-	require.Equal(t, 0, f.count("jobs"))
+	require.Equal(t, 0, f.rows("jobs"))
 }
 
 // importFile imports a file for o directly, as its first admin would.
@@ -222,13 +221,13 @@ func TestImportAccess(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, tc.c.post(tc.path, url.Values{"digest": {"x"}}).Code)
 	}
 	require.Empty(t, f.technicianRefs(f.orgA))
-	require.Equal(t, 1, f.count("csv_uploads"))
+	require.Equal(t, 1, f.rows("csv_uploads"))
 
 	r := f.anon().get(importPath)
 	require.Equal(t, http.StatusSeeOther, r.Code)
 	require.Equal(t, http.StatusForbidden, admin.upload(importPath+"/technicians", "t.csv", []byte(techCSV), true).Code)
 	require.Equal(t, http.StatusForbidden, admin.postNoCSRF(loc, url.Values{"digest": {"x"}}).Code)
-	require.Equal(t, 1, f.count("csv_uploads"))
+	require.Equal(t, 1, f.rows("csv_uploads"))
 	require.Empty(t, f.technicianRefs(f.orgA))
 	require.Equal(t, http.StatusNotFound, admin.get(importPath+"/widgets/template.csv").Code)
 }
@@ -277,9 +276,9 @@ func TestImportUploadLimits(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
 	require.Contains(t, r.Body, "more than 50,000 rows")
 
-	require.Equal(t, 1, f.count("csv_uploads"), "only the first one was kept")
+	require.Equal(t, 1, f.rows("csv_uploads"), "only the first one was kept")
 
-	r = admin.send(importPath+"/technicians", "multipart/form-data; boundary=x", bytes.NewReader(nil))
+	r = admin.postRaw(importPath+"/technicians", "multipart/form-data; boundary=x", bytes.NewReader(nil))
 	require.Equal(t, http.StatusBadRequest, r.Code)
 }
 

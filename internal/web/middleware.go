@@ -145,7 +145,7 @@ func formLimit(c echo.Context) (int64, *echo.HTTPError) {
 // whose (larger) cap readForm enforces.
 var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
 	Limit:   "1M",
-	Skipper: func(c echo.Context) bool { return c.Path() == importUploadRoute },
+	Skipper: func(c echo.Context) bool { return c.Path() == importUploadRoute || isAPI(c) },
 })
 
 // readForm parses the body of every form post here, under maxFormBytes (an
@@ -156,7 +156,7 @@ var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
 func readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if safeMethod(r.Method) || !isForm(r) {
+		if safeMethod(r.Method) || !isForm(r) || isAPI(c) {
 			return next(c)
 		}
 		limit, errTooLarge := formLimit(c)
@@ -256,12 +256,14 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// The JSON API is session-free too: a cookie must never authenticate it
+// (its bearer token does, api.go).
 func sessionFree(c echo.Context) bool {
 	switch c.Request().URL.Path {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return isStatic(c)
+	return isStatic(c) || isAPI(c)
 }
 
 // CSRF cookie names; __Host- when cookies are Secure (see auth.CookieName).
@@ -310,6 +312,9 @@ func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
 		issued := token(next)
 		return func(c echo.Context) error {
 			r := c.Request()
+			if isAPI(c) {
+				return next(c) // bearer tokens, no cookies: nothing to forge
+			}
 			if !safeMethod(r.Method) {
 				// check verifies the token and sets it; until then (say, on
 				// the error page of a refused write) pages show the browser's

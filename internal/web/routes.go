@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
 	"fieldbrief/static"
@@ -21,7 +22,7 @@ func (s *Server) routes() {
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.Recover(),
 		s.requestLog,
-		bodyLimit,        // 1 MiB, except the CSV upload, capped by readForm
+		bodyLimit,        // 1 MiB; the CSV upload is capped by readForm, the API reads its own (api.go)
 		readForm,         // forms and the JSON editor: 64 KiB (a CSV upload 5 MB), parsed once here
 		checkText,        // no NUL or invalid UTF-8 in the path, query or form
 		s.retryLostReads, // a GET or HEAD runs again once when the database connection was lost
@@ -94,6 +95,21 @@ func (s *Server) routes() {
 	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
 	org.GET("/import/:kind/:id", s.importPreview, s.requireAdmin, middleware.Gzip())
 	org.POST("/import/:kind/:id", s.importSave, s.requireAdmin, checkCSRF, middleware.Gzip())
+	org.GET("/settings/api-tokens", s.apiTokensPage, s.requireAdmin)
+	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
+	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)
+
+	// The JSON API (docs/api.md): bearer token and per-token rate limit on
+	// each route, not on the group, so an unknown path or method is the
+	// router's plain 404 or 405 (as JSON: errors.go), not a catch-all's.
+	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{s.apiAuth, s.apiRateLimit}
+	api.GET("/technicians", s.apiListTechnicians, bearer...)
+	api.GET("/technicians/:ref", s.apiGetTechnician, bearer...)
+	api.PUT("/technicians/:ref", s.apiPutTechnician, bearer...)
+	api.GET("/jobs", s.apiListJobs, bearer...)
+	api.GET("/jobs/:ref", s.apiGetJob, bearer...)
+	api.PUT("/jobs/:ref", s.apiPutJob, bearer...)
+	api.GET("/briefings/:date", s.apiBriefing, bearer...)
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)

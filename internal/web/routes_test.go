@@ -26,6 +26,7 @@ const (
 	member    access = "member"
 	admin     access = "admin"
 	staffOnly access = "staff"
+	apiBearer access = "api" // a bearer token only: no cookie ever gets in
 )
 
 // routeAccess classifies a route by the rules routes.go follows, so new
@@ -40,6 +41,8 @@ func routeAccess(method, path string) (access, bool) {
 		return public, true
 	case path == "/":
 		return signedIn, true
+	case strings.HasPrefix(path, "/api/"):
+		return apiBearer, true
 	case path == "/staff" || strings.HasPrefix(path, "/staff/"):
 		return staffOnly, true
 	case strings.HasPrefix(path, "/orgs/:slug/settings"), strings.HasPrefix(path, "/orgs/:slug/import"):
@@ -57,10 +60,11 @@ func routeAccess(method, path string) (access, bool) {
 type outcome string
 
 const (
-	allowed   outcome = "allowed"
-	toLogin   outcome = "303 /login"
-	notFound  outcome = "404"
-	forbidden outcome = "403"
+	allowed    outcome = "allowed"
+	toLogin    outcome = "303 /login"
+	notFound   outcome = "404"
+	forbidden  outcome = "403"
+	apiRefused outcome = "401 JSON"
 )
 
 // expected is the rule table: who gets what, per group. Outsiders are
@@ -68,6 +72,9 @@ const (
 func expected(g access, who string) outcome {
 	if g == public {
 		return allowed
+	}
+	if g == apiBearer {
+		return apiRefused // whoever's session cookie comes along
 	}
 	if who == "anonymous" {
 		return toLogin
@@ -119,7 +126,7 @@ const testDate = "2026-03-04"
 
 // concrete fills a route pattern with plausible values.
 func concrete(path string) string {
-	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":kind", "jobs").Replace(path)
+	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":kind", "jobs", ":ref", "T-1").Replace(path)
 }
 
 // plausibleForm holds a valid value for every field any form takes, so a
@@ -158,6 +165,15 @@ func seedDelivery(t *testing.T, f *fixture) {
 		INSERT INTO ff_deliveries (id, org_id, briefing_id, channel, audience, recipient, key, state, due_at)
 		SELECT 1, org_id, id, 'email', 'dispatcher', 'ops@acme.test', 'msg_matrix', 'failed', now()
 		  FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`, f.orgA.ID, testDate)
+	require.NoError(t, err)
+}
+
+// seedAPIToken gives acme an API token, number 1, so an admin's revoke
+// finds one and a 404 can only mean "no access".
+func seedAPIToken(t *testing.T, f *fixture) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO api_tokens (id, org_id, name, token_hash, hint) VALUES (1, $1, 'matrix', sha256('matrix'), 'fb_MATRIX0')`, f.orgA.ID)
 	require.NoError(t, err)
 }
 
@@ -200,6 +216,7 @@ func TestRouteMatrix(t *testing.T) {
 	seedBriefings(t, f)
 	seedDelivery(t, f)
 	seedOutbox(t, f)
+	seedAPIToken(t, f)
 	seedField(t, f)
 	seedUpload(t, f)
 	clients := []struct {
@@ -230,8 +247,8 @@ func TestRouteMatrix(t *testing.T) {
 					want = forbidden // by the CSRF check
 				}
 				msg := fmt.Sprintf("%s %s without a token as %s (%s route)", r.Method, path, cl.who, g)
-				requireOutcome(t, want, false, cl.c.postNoCSRF(path, plausibleForm(f)), msg)
-				requireOutcome(t, want, true, cl.c.htmx().postNoCSRF(path, plausibleForm(f)), "htmx "+msg)
+				requireOutcome(t, want, false, cl.c.do(r.Method, path, plausibleForm(f)), msg)
+				requireOutcome(t, want, true, cl.c.htmx().do(r.Method, path, plausibleForm(f)), "htmx "+msg)
 			}
 			require.Equal(t, before, fingerprint(t, f), "%s %s without a token changed the database", r.Method, path)
 		}
@@ -240,7 +257,7 @@ func TestRouteMatrix(t *testing.T) {
 			if r.Method == http.MethodGet {
 				res, htmx = cl.c.get(path), cl.c.htmx().get(path)
 			} else {
-				res, htmx = cl.c.post(path, plausibleForm(f)), cl.c.htmx().post(path, plausibleForm(f))
+				res, htmx = cl.c.send(r.Method, path, plausibleForm(f)), cl.c.htmx().send(r.Method, path, plausibleForm(f))
 			}
 			msg := fmt.Sprintf("%s %s as %s (%s route)", r.Method, path, cl.who, g)
 			requireOutcome(t, expected(g, cl.who), false, res, msg)
@@ -272,6 +289,9 @@ func requireOutcome(t *testing.T, want outcome, htmx bool, res response, msg str
 		require.Equal(t, http.StatusNotFound, res.Code, msg)
 	case forbidden:
 		require.Equal(t, http.StatusForbidden, res.Code, msg)
+	case apiRefused:
+		require.Equal(t, http.StatusUnauthorized, res.Code, msg)
+		require.JSONEq(t, `"unauthorized"`, jsonAt(t, res.Body, "error", "code"), msg)
 	}
 }
 

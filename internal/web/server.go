@@ -51,6 +51,10 @@ type Config struct {
 	// Settings are how mail and webhooks go out (SMTP_URL, MAIL_FROM,
 	// BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS), checked by validate.
 	delivery.Settings
+	// APIRate (requests per second) and APIBurst limit each API token;
+	// zero takes the defaults (api.go).
+	APIRate  float64
+	APIBurst int
 	// Warnings are configuration problems that did not stop the server
 	// (LoadConfig fills them; cmd/web logs them).
 	Warnings []string
@@ -69,6 +73,7 @@ type Server struct {
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
 	hashes    *auth.HashGate // bounds the sign-ins hashing at once
+	apiLimits *limiters      // per API token
 	now       func() time.Time
 	echo      *echo.Echo
 }
@@ -77,6 +82,12 @@ type Server struct {
 func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
+	}
+	if cfg.APIRate == 0 {
+		cfg.APIRate = defaultAPIRate
+	}
+	if cfg.APIBurst == 0 {
+		cfg.APIBurst = defaultAPIBurst
 	}
 	briefings, err := briefing.NewStore(db)
 	if err != nil {
@@ -106,9 +117,10 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		throttle: &auth.Throttle{DB: db, PerAccount: cfg.MaxLoginFailuresPerAccount, PerClient: cfg.MaxLoginFailuresPerClient},
 		// Two hashes per core keeps the cores busy and memory at about
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
-		hashes: auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
-		now:    time.Now,
-		echo:   echo.New(),
+		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
+		apiLimits: newLimiters(cfg.APIRate, cfg.APIBurst, maxAPILimiters),
+		now:       time.Now,
+		echo:      echo.New(),
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -1,0 +1,299 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+)
+
+// The JSON API for integrations (docs/api.md). Its requests carry an org's
+// bearer token and nothing else: no session cookie is read and no CSRF
+// token asked for (a cross-site page cannot set an Authorization header),
+// and every answer, errors included, is JSON.
+
+const ctxAPIToken = "fieldbrief.api_token"
+
+// maxAPIBody is the largest request body the API reads (DESIGN §9: 1 MiB).
+const maxAPIBody = 1 << 20
+
+// Default per-token rate limit when the Config leaves it unset.
+const (
+	defaultAPIRate  = 50  // requests per second, sustained
+	defaultAPIBurst = 100 // requests at once
+)
+
+// maxAPILimiters bounds the rate limiters kept in memory (one per token
+// that made a request).
+const maxAPILimiters = 10_000
+
+// isAPI reports whether the request is for the JSON API, which the
+// browser-facing middleware (sessions, CSRF, forms, body limit) leaves alone.
+func isAPI(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return p == "/api" || strings.HasPrefix(p, "/api/")
+}
+
+// apiToken is the request's token, set by apiAuth.
+func apiToken(c echo.Context) orgs.APIToken {
+	t, _ := c.Get(ctxAPIToken).(orgs.APIToken)
+	return t
+}
+
+// apiActor is who the audit log records for an API write: the token, by
+// its name.
+func apiActor(c echo.Context) orgs.Actor {
+	return orgs.Actor{Email: apiToken(c).Name}
+}
+
+// apiAuth accepts "Authorization: Bearer fb_…" and nothing else; a
+// missing, malformed, unknown or revoked token is 401 alike.
+func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		scheme, token, _ := strings.Cut(c.Request().Header.Get(echo.HeaderAuthorization), " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			token = ""
+		}
+		t, err := s.orgs.AuthenticateAPIToken(c.Request().Context(), strings.TrimSpace(token), s.now())
+		if err != nil {
+			return err
+		}
+		c.Set(ctxAPIToken, t)
+		return next(c)
+	}
+}
+
+// apiRateLimit holds each token to its rate (a token bucket per token,
+// golang.org/x/time/rate). Over the limit: 429 with Retry-After in whole
+// seconds.
+func (s *Server) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		now := s.now()
+		r := s.apiLimits.get(apiToken(c).ID, now).ReserveN(now, 1)
+		if d := r.DelayFrom(now); !r.OK() || d > 0 {
+			r.CancelAt(now)
+			c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(d.Seconds())))))
+			return apperr.Errorf(apperr.TooMany, "This token is over its rate limit. Retry after the number of seconds in Retry-After.")
+		}
+		return next(c)
+	}
+}
+
+// limiters is a bounded map of per-token limiters. Written here rather
+// than taken from a cache library because the eviction rule is specific:
+// a limiter whose bucket is full again is indistinguishable from a fresh
+// one, so dropping it loses nothing, and those go first.
+type limiters struct {
+	rate  rate.Limit
+	burst int
+	max   int
+
+	mu sync.Mutex
+	m  map[int64]*rate.Limiter
+}
+
+func newLimiters(perSecond float64, burst, maxEntries int) *limiters {
+	return &limiters{rate: rate.Limit(perSecond), burst: burst, max: maxEntries, m: make(map[int64]*rate.Limiter)}
+}
+
+func (l *limiters) get(tokenID int64, now time.Time) *rate.Limiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lim, ok := l.m[tokenID]; ok {
+		return lim
+	}
+	if len(l.m) >= l.max {
+		for id, lim := range l.m {
+			if lim.TokensAt(now) >= float64(l.burst) {
+				delete(l.m, id)
+			}
+		}
+	}
+	if len(l.m) >= l.max {
+		// Every token is busy: drop any one. It starts again with a full
+		// burst, a small gift to one client rather than unbounded memory.
+		for id := range l.m {
+			delete(l.m, id)
+			break
+		}
+	}
+	lim := rate.NewLimiter(l.rate, l.burst)
+	l.m[tokenID] = lim
+	return lim
+}
+
+// apiErrorBody is every API error (DESIGN §9). Fields is always present,
+// empty unless input was invalid.
+type apiErrorBody struct {
+	Error apiErrorDetail `json:"error"`
+}
+
+type apiErrorDetail struct {
+	Code    string            `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields"`
+}
+
+// apiErrorCode is the stable code clients switch on, one per status.
+func apiErrorCode(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "bad_request"
+	case http.StatusUnauthorized:
+		return "unauthorized"
+	case http.StatusForbidden:
+		return "forbidden"
+	case http.StatusNotFound:
+		return "not_found"
+	case http.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case http.StatusConflict:
+		return "conflict"
+	case http.StatusRequestEntityTooLarge:
+		return "too_large"
+	case http.StatusUnsupportedMediaType:
+		return "unsupported_media_type"
+	case http.StatusUnprocessableEntity:
+		return "invalid"
+	case http.StatusTooManyRequests:
+		return "rate_limited"
+	case http.StatusServiceUnavailable:
+		return "unavailable"
+	}
+	return "internal"
+}
+
+// writeAPIError answers an API request's error as JSON; handleError calls
+// it with the status and the message safe to show.
+func writeAPIError(c echo.Context, err error, status int, msg string) {
+	if status == http.StatusUnauthorized {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="fieldbrief"`)
+	}
+	body := apiErrorBody{Error: apiErrorDetail{Code: apiErrorCode(status), Message: msg, Fields: map[string]string{}}}
+	if status == http.StatusUnprocessableEntity {
+		body.Error.Fields = fieldsOf(err)
+		if len(body.Error.Fields) > 0 {
+			names := slices.Sorted(maps.Keys(body.Error.Fields))
+			body.Error.Message = "Invalid input, nothing was saved: " + strings.Join(names, ", ") + " (see fields)."
+		}
+	}
+	_ = c.JSON(status, body)
+}
+
+// fieldsOf collects the per-field messages of a validation error.
+func fieldsOf(err error) map[string]string {
+	fields := map[string]string{}
+	var ve *schedule.ValidationError
+	if errors.As(err, &ve) {
+		for _, fe := range ve.Errors {
+			fields[fe.Field] = fe.Message
+		}
+	}
+	var fe *field.ValidationError
+	if errors.As(err, &fe) {
+		maps.Copy(fields, fe.Fields)
+	}
+	var ae *apperr.Error
+	if errors.As(err, &ae) && ae.Field != "" {
+		fields[ae.Field] = ae.Message
+	}
+	return fields
+}
+
+// readAPIBody reads a request body of at most maxAPIBody bytes into v: one
+// JSON object, no unknown fields, nothing after it. Whatever is wrong, v
+// is not to be used and the error says what (413 or 422).
+func readAPIBody(c echo.Context, v any) error {
+	r := c.Request()
+	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
+			return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the body as JSON with Content-Type: application/json.")
+		}
+	}
+	if r.ContentLength > maxAPIBody {
+		return errAPIBodyTooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxAPIBody))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return errAPIBodyTooLarge
+	}
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
+		return apperr.Errorf(apperr.Invalid, "The body must be one JSON object.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return apperr.Errorf(apperr.Invalid, "The body must be one JSON object with nothing after it.")
+	}
+	return nil
+}
+
+var errAPIBodyTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+	"The body is larger than 1 MiB. Send one object per request.")
+
+// jsonError turns encoding/json's errors into messages naming the field.
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return apperr.Errorf(apperr.Invalid, "The body is not valid JSON (at byte %d).", syntax.Offset)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "body"
+		}
+		return apperr.FieldError(field, "want a %s, got a JSON %s", jsonKind(typ.Type.Kind().String()), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return apperr.Errorf(apperr.Invalid, "The body is not valid JSON: it ends too early.")
+	}
+	// DisallowUnknownFields: `json: unknown field "x"`, the only place the
+	// name is given.
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name, _ = strconv.Unquote(name)
+		return apperr.FieldError(name, "unknown field: see docs/api.md for the fields this endpoint takes")
+	}
+	return apperr.Errorf(apperr.Invalid, "The body could not be read as JSON: %v.", err)
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "int", "int64", "int32", "float64":
+		return "number"
+	case "struct", "map":
+		return "object"
+	case "slice":
+		return "array"
+	}
+	return goKind
+}

@@ -1,0 +1,40 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/schedule"
+)
+
+// apiBriefingJSON is GET /api/v1/briefings/{date}'s answer. Content is the
+// newest revision's snapshot, null until one was generated.
+type apiBriefingJSON struct {
+	Date        string             `json:"date"`
+	Status      string             `json:"status"`
+	Timezone    string             `json:"timezone"`
+	GeneratedAt *time.Time         `json:"generated_at"`
+	Revision    int                `json:"revision"`
+	Content     *briefing.Snapshot `json:"content"`
+}
+
+// apiBriefing answers the token's org's briefing for an org-local date.
+func (s *Server) apiBriefing(c echo.Context) error {
+	date, err := schedule.ParseDate(c.Param("date"))
+	if err != nil {
+		return apperr.FieldError("date", "want an org-local date as YYYY-MM-DD")
+	}
+	b, err := s.briefings.Get(c.Request().Context(), apiToken(c).OrgID, date)
+	if err != nil {
+		return err
+	}
+	out := apiBriefingJSON{Date: b.Date.String(), Status: b.Status, Timezone: b.Timezone, Revision: b.Revision, Content: b.Content}
+	if !b.GeneratedAt.IsZero() {
+		out.GeneratedAt = &b.GeneratedAt
+	}
+	return c.JSON(http.StatusOK, out)
+}

@@ -1,0 +1,354 @@
+package web
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/schedule"
+)
+
+// Technicians and jobs through the API (docs/api.md). Reading, validating
+// and storing them is package field's; these handlers turn JSON into its
+// inputs and its records into JSON, in the org's time zone.
+
+// apiTechnicianIn is the body of PUT /api/v1/technicians/{ref}. A PUT
+// replaces every field: one left out takes its default.
+type apiTechnicianIn struct {
+	Name        string  `json:"name"`
+	Email       string  `json:"email"`
+	Phone       string  `json:"phone"`
+	Active      *bool   `json:"active"`       // default true
+	ExternalRef *string `json:"external_ref"` // optional; must equal the path's
+}
+
+// apiJobIn is the body of PUT /api/v1/jobs/{ref}. Arrival times are local
+// "YYYY-MM-DDTHH:MM" in the org's zone or RFC 3339 with an offset.
+type apiJobIn struct {
+	Customer      string  `json:"customer"`
+	CustomerPhone string  `json:"customer_phone"`
+	Address       string  `json:"address"`
+	ArrivalStart  string  `json:"arrival_start"`
+	ArrivalEnd    string  `json:"arrival_end"`
+	JobType       string  `json:"job_type"`
+	Notes         string  `json:"notes"`
+	Emergency     bool    `json:"emergency"`
+	Status        string  `json:"status"`         // default scheduled
+	TechnicianRef string  `json:"technician_ref"` // "" = unassigned
+	ExternalRef   *string `json:"external_ref"`   // optional; must equal the path's
+}
+
+// apiJobOut is a stored job as the API shows it: arrival times in the
+// org's zone, and the note of an ambiguous local time that was read as its
+// first occurrence.
+type apiJobOut struct {
+	field.Job
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Job list paging: the default page and the most one request may ask for.
+const (
+	apiJobPage    = 100
+	apiMaxJobPage = 500
+)
+
+// apiRef is the {ref} of the path: an external reference as field
+// validates it (unescaped when the client percent-encoded it).
+func apiRef(c echo.Context) (string, error) {
+	ref := c.Param("ref")
+	if c.Request().URL.RawPath != "" {
+		var err error
+		if ref, err = url.PathUnescape(ref); err != nil {
+			return "", apperr.FieldError("external_ref", "is not a valid percent-encoded reference")
+		}
+	}
+	if ref == "" || utf8.RuneCountInString(ref) > field.MaxExternalRef || strings.TrimSpace(ref) != ref {
+		return "", apperr.FieldError("external_ref", "the reference in the path must be 1–%d characters without surrounding spaces", field.MaxExternalRef)
+	}
+	return ref, nil
+}
+
+// checkBodyRef refuses a body whose external_ref says something else than
+// the path, so a client cannot mean one record and write another.
+func checkBodyRef(body *string, ref string) error {
+	if body != nil && *body != ref {
+		return apperr.FieldError("external_ref", "is %q in the path: leave it out of the body or give the same", ref)
+	}
+	return nil
+}
+
+// apiPutTechnician creates or replaces the technician with this reference:
+// 201 created, 200 otherwise, the stored technician in the body.
+func (s *Server) apiPutTechnician(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	var in apiTechnicianIn
+	if err := readAPIBody(c, &in); err != nil {
+		return err
+	}
+	if err := checkBodyRef(in.ExternalRef, ref); err != nil {
+		return err
+	}
+	input := field.TechnicianInput{Name: in.Name, Email: in.Email, Phone: in.Phone, Active: in.Active == nil || *in.Active, ExternalRef: ref}
+	ctx := c.Request().Context()
+	var t field.Technician
+	var created bool
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockRef(ctx, tx, "technician", apiToken(c).OrgID, ref); err != nil {
+			return err
+		}
+		t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), apiToken(c).OrgID, input)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(createdOrOK(created), t)
+}
+
+// apiPutJob creates or replaces the job with this reference.
+func (s *Server) apiPutJob(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	var in apiJobIn
+	if err := readAPIBody(c, &in); err != nil {
+		return err
+	}
+	if err := checkBodyRef(in.ExternalRef, ref); err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	orgID := apiToken(c).OrgID
+	loc, err := s.apiZone(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	input := field.JobInput{ExternalRef: ref, Customer: in.Customer, CustomerPhone: in.CustomerPhone, Address: in.Address,
+		JobType: in.JobType, Notes: in.Notes, Emergency: in.Emergency, Status: in.Status, TechnicianRef: in.TechnicianRef}
+	var warnings []string
+	bad := map[string]string{}
+	for _, a := range []struct {
+		name, value string
+		to          *time.Time
+	}{{"arrival_start", in.ArrivalStart, &input.ArrivalStart}, {"arrival_end", in.ArrivalEnd, &input.ArrivalEnd}} {
+		if a.value == "" {
+			bad[a.name] = "is required"
+			continue
+		}
+		t, note, err := schedule.ParseLocalDateTime(loc, a.value)
+		if err != nil {
+			bad[a.name] = err.Error()
+			continue
+		}
+		*a.to = t
+		if note != "" {
+			warnings = append(warnings, a.name+": "+note)
+		}
+	}
+	if len(bad) > 0 {
+		// With the rest of the body's problems, so the client fixes all at once.
+		input.Normalize()
+		var ve *field.ValidationError
+		if errors.As(input.Validate(), &ve) {
+			for k, v := range ve.Fields {
+				if _, ok := bad[k]; !ok && k != "arrival_start" && k != "arrival_end" {
+					bad[k] = v
+				}
+			}
+		}
+		return &field.ValidationError{Fields: bad}
+	}
+	var j field.Job
+	var created bool
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockRef(ctx, tx, "job", orgID, ref); err != nil {
+			return err
+		}
+		j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
+}
+
+// lockRef serialises writes of one reference in one org for the rest of
+// the transaction, so two first PUTs of a new reference racing each other
+// make one create and one update rather than a unique-key failure.
+func lockRef(ctx context.Context, tx pgx.Tx, kind string, orgID int64, ref string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`, kind+":"+ref, orgID); err != nil {
+		return err
+	}
+	return nil
+}
+
+// apiZone is the org's zone, the one the screens use (field.go's orgZone).
+func (s *Server) apiZone(ctx context.Context, orgID int64) (*time.Location, error) {
+	z, err := s.orgZone(ctx, orgID)
+	return z.Loc, err
+}
+
+func createdOrOK(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+func apiJob(j field.Job, loc *time.Location, warnings []string) apiJobOut {
+	j.ArrivalStart, j.ArrivalEnd = j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
+	return apiJobOut{Job: j, Warnings: warnings}
+}
+
+// apiGetTechnician returns one technician by reference; another org's is
+// not found.
+func (s *Server) apiGetTechnician(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
+	ids, err := field.TechnicianRefs(ctx, s.db, orgID, []string{ref})
+	if err != nil {
+		return err
+	}
+	id, ok := ids[ref]
+	if !ok {
+		return apperr.Errorf(apperr.NotFound, "No technician has the reference %q.", ref)
+	}
+	t, err := s.field.Technician(ctx, orgID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, t)
+}
+
+// apiGetJob returns one job by reference; another org's is not found.
+func (s *Server) apiGetJob(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
+	ids, err := field.JobRefs(ctx, s.db, orgID, []string{ref})
+	if err != nil {
+		return err
+	}
+	id, ok := ids[ref]
+	if !ok {
+		return apperr.Errorf(apperr.NotFound, "No job has the reference %q.", ref)
+	}
+	loc, err := s.apiZone(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	j, err := s.field.Job(ctx, orgID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, apiJob(j, loc, nil))
+}
+
+// apiListTechnicians returns the org's technicians (at most
+// field.MaxTechnicians), active ones first.
+func (s *Server) apiListTechnicians(c echo.Context) error {
+	list, err := s.field.ListTechnicians(c.Request().Context(), apiToken(c).OrgID)
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []field.Technician{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"technicians": list})
+}
+
+// apiJobList is GET /api/v1/jobs's answer.
+type apiJobList struct {
+	Date       string      `json:"date"`
+	Timezone   string      `json:"timezone"`
+	Jobs       []apiJobOut `json:"jobs"`
+	NextCursor *string     `json:"next_cursor"` // null on the last page
+}
+
+// apiListJobs returns the jobs whose window starts on an org-local date, in
+// arrival order, a page at a time (limit, and cursor from next_cursor).
+func (s *Server) apiListJobs(c echo.Context) error {
+	q := c.QueryParams()
+	bad := map[string]string{}
+	date, err := schedule.ParseDate(q.Get("date"))
+	if err != nil {
+		bad["date"] = "want an org-local date as YYYY-MM-DD"
+	}
+	limit := apiJobPage
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > apiMaxJobPage {
+			bad["limit"] = "want a whole number from 1 to " + strconv.Itoa(apiMaxJobPage)
+		}
+	}
+	offset, ok := parseCursor(q.Get("cursor"))
+	if !ok {
+		bad["cursor"] = "is not a cursor this API gave: pass next_cursor as it is, or leave it out"
+	}
+	if len(bad) > 0 {
+		return &field.ValidationError{Fields: bad}
+	}
+	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
+	loc, err := s.apiZone(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	from, to := schedule.DayBounds(loc, date)
+	page, err := s.field.ListJobs(ctx, orgID, field.JobFilter{From: from, To: to, Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	out := apiJobList{Date: date.String(), Timezone: loc.String(), Jobs: make([]apiJobOut, 0, len(page.Jobs))}
+	for _, j := range page.Jobs {
+		out.Jobs = append(out.Jobs, apiJob(j, loc, nil))
+	}
+	if page.More {
+		next := formatCursor(offset + len(page.Jobs))
+		out.NextCursor = &next
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// A cursor is the position of the next page, opaque to clients so that it
+// can change to a keyset later without breaking them.
+func formatCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("o" + strconv.Itoa(offset)))
+}
+
+// maxCursorOffset bounds how deep a list may be paged.
+const maxCursorOffset = 1_000_000
+
+func parseCursor(s string) (int, bool) {
+	if s == "" {
+		return 0, true
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) < 2 || b[0] != 'o' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(b[1:]))
+	if err != nil || n < 0 || n > maxCursorOffset {
+		return 0, false
+	}
+	return n, true
+}

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/views"
+)
+
+func apiTokensURL(slug string) string { return "/orgs/" + slug + "/settings/api-tokens" }
+
+// apiTokensPage lists the org's tokens with the create form.
+func (s *Server) apiTokensPage(c echo.Context) error {
+	return s.showAPITokens(c, http.StatusOK, views.APITokensBlock{})
+}
+
+// apiTokenCreate creates a token and shows it, this once. No redirect
+// after the POST: the token must not be in a URL or a page reloaded later.
+func (s *Server) apiTokenCreate(c echo.Context) error {
+	name := c.FormValue("name")
+	_, token, err := s.orgs.CreateAPIToken(c.Request().Context(), actor(c), currentMembership(c).Org.ID, name, s.now())
+	if apperr.Code(err) == apperr.Invalid {
+		return s.showAPITokens(c, http.StatusUnprocessableEntity, views.APITokensBlock{Name: name, Error: apperr.Message(err)})
+	}
+	if err != nil {
+		return err
+	}
+	return s.showAPITokens(c, http.StatusOK, views.APITokensBlock{Created: token})
+}
+
+// apiTokenRevoke revokes one of the org's tokens; another org's id, or one
+// already revoked, is 404.
+func (s *Server) apiTokenRevoke(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return apperr.Errorf(apperr.NotFound, "There is no such API token.")
+	}
+	t, err := s.orgs.RevokeAPIToken(c.Request().Context(), actor(c), currentMembership(c).Org.ID, id, s.now())
+	if err != nil {
+		return err
+	}
+	return s.showAPITokens(c, http.StatusOK, views.APITokensBlock{Notice: "Revoked “" + t.Name + "”: requests with it are refused from now on."})
+}
+
+// showAPITokens answers htmx with the block alone, anything else with the
+// page around it.
+func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBlock) error {
+	m := currentMembership(c)
+	tokens, err := s.orgs.APITokens(c.Request().Context(), m.Org.ID)
+	if err != nil {
+		return err
+	}
+	b.Base = apiTokensURL(m.Org.Slug)
+	b.CSRF, _ = c.Get(ctxCSRF).(string)
+	for _, t := range tokens {
+		b.Tokens = append(b.Tokens, apiTokenRow(t))
+	}
+	if isHTMX(c) {
+		return s.render(c, status, views.APITokensBlockView(b))
+	}
+	p := s.page(c, "API tokens")
+	p.Section = "settings"
+	return s.render(c, status, views.APITokens(views.APITokensPage{Page: p, Block: b}))
+}
+
+func apiTokenRow(t orgs.APIToken) views.APITokenRow {
+	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
+		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+}
