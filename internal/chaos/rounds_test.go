@@ -1,0 +1,319 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/testdb"
+)
+
+// envInt reads a positive integer knob, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// seed is the run's random seed (CHAOS_SEED to replay one), logged.
+func seed(t testing.TB) uint64 {
+	s := uint64(time.Now().UnixNano())
+	if v, err := strconv.ParseUint(os.Getenv("CHAOS_SEED"), 10, 64); err == nil {
+		s = v
+	}
+	t.Logf("CHAOS_SEED=%d", s)
+	return s
+}
+
+// round is one fault injected into a worker's -once run over its own
+// database of due orgs (on the chaos tests' own cluster), and what came of it.
+type round struct {
+	t    *testing.T
+	ctx  context.Context
+	url  string
+	db   *pgxpool.Pool
+	sink *deliverytest.SMTPServer
+	want []string
+	app  string // application_name of this round's workers
+}
+
+func newRound(t *testing.T, orgs int, app string) *round {
+	r := &round{t: t, ctx: context.Background(), url: testdb.URLOn(t, theCluster(t).URL),
+		sink: deliverytest.NewSMTPServer(t), app: app}
+	db, err := pgxpool.New(r.ctx, r.url)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	r.db = db
+	r.want = seedOrgs(t, db, orgs)
+	return r
+}
+
+func (r *round) worker(args ...string) *proc {
+	return startWorker(r.t, r.url, r.sink.URL, r.app, args...)
+}
+
+func (r *round) measure() outcome {
+	o, err := measure(r.ctx, r.db, r.sink, r.want)
+	require.NoError(r.t, err)
+	return o
+}
+
+// untilDone polls until everything is generated and delivered, limit
+// passes, or stop says to give up; it returns when it saw it done.
+func (r *round) untilDone(limit time.Duration, stop func() bool) (outcome, time.Time, bool) {
+	deadline := time.Now().Add(limit)
+	for {
+		o := r.measure()
+		if o.done() {
+			return o, time.Now(), true
+		}
+		if time.Now().After(deadline) || (stop != nil && stop()) {
+			return o, time.Now(), false
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// takeOver is what follows a worker's death: a fresh worker (serve mode,
+// as a restarted replica runs: River takes back the dead worker's running
+// jobs with its rescuer) and that worker's first tick, at the fake instant
+// (`-once -now`, which also works the available jobs). It returns once
+// everything is done or limit passes.
+//
+// In the short version only, it first stands in for the waits River makes
+// before it takes back an orphan: the rescuer's 2 minutes (docs/architecture.md)
+// and the dead leader's 15-second term. Called only once the round's
+// workers are all dead, so every running job is an orphan.
+func (r *round) takeOver(faultAt time.Time, limit time.Duration) (outcome, time.Duration, bool) {
+	if !full() {
+		_, err := r.db.Exec(r.ctx, `UPDATE river_job SET attempted_at = attempted_at - interval '1 hour' WHERE state = 'running'`)
+		require.NoError(r.t, err)
+		_, err = r.db.Exec(r.ctx, `DELETE FROM river_leader`)
+		require.NoError(r.t, err)
+	}
+	serve := r.worker("-shutdown-timeout", "5s")
+	defer func() {
+		_ = serve.cmd.Process.Signal(syscall.SIGTERM)
+		if code := serve.wait(30 * time.Second); code != 0 {
+			r.t.Errorf("the fresh serving worker exited %d on SIGTERM:\n%s", code, serve.tail())
+		}
+	}()
+	once := r.worker(onceArgs...)
+	o, doneAt, ok := r.untilDone(limit, serve.exited)
+	if code := once.wait(5 * time.Minute); code != 0 {
+		r.t.Errorf("the fresh worker's -once tick exited %d:\n%s", code, once.tail())
+	}
+	if serve.exited() {
+		r.t.Errorf("the fresh serving worker died:\n%s", serve.tail())
+	}
+	return o, doneAt.Sub(faultAt), ok
+}
+
+// scenario is a fault, injected once per round at a random moment of a
+// worker's -once run.
+type scenario struct {
+	rounds, orgs, lanes int
+	// inject makes the fault happen to the round's running worker.
+	inject func(r *round, p *proc) error
+	// survives: the worker is to keep running and finish everything alone
+	// (a lost connection); otherwise it dies and a fresh one takes over.
+	survives bool
+	limit    time.Duration // from the fault to everything done
+}
+
+// tally adds up the rounds.
+type tally struct {
+	mu                       sync.Mutex
+	recovery                 stats
+	total                    outcome
+	missed, inTick, notExact int
+	workerFailed, takenOver  int
+}
+
+func (ta *tally) add(o outcome, atFault outcome, recovery time.Duration) {
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	ta.recovery = append(ta.recovery, recovery)
+	if atFault.Briefings < atFault.Orgs {
+		ta.inTick++
+	}
+	ta.total.Orgs += o.Orgs
+	ta.total.Briefings += o.Briefings
+	ta.total.Ready += o.Ready
+	ta.total.Revisions += o.Revisions
+	ta.total.Emails += o.Emails
+	ta.total.Received += o.Received
+	ta.total.Duplicates += o.Duplicates
+	ta.total.MixedIDs += o.MixedIDs
+	ta.total.Lost += o.Lost
+	ta.total.Strays += o.Strays
+	ta.total.GenerateFails += o.GenerateFails
+	if !o.exact() {
+		ta.notExact++
+	}
+}
+
+func (ta *tally) String() string {
+	o := ta.total
+	return fmt.Sprintf("briefings=%d/%d ready=%d failed=%d revisions=%d emails=%d received=%d duplicates=%d (same Message-ID: %d) lost=%d strays=%d; "+
+		"rounds not exactly once=%d; faults landing in the tick=%d, after the worker finished=%d; recovery %v",
+		o.Briefings, o.Orgs, o.Ready, o.GenerateFails, o.Revisions, o.Emails, o.Received, o.Duplicates, o.Duplicates-o.MixedIDs, o.Lost, o.Strays,
+		ta.notExact, ta.inTick, ta.missed, ta.recovery)
+}
+
+// run calibrates on a clean run (which must be exact: its length is the
+// window the fault moments are drawn from), then runs the rounds, lanes at
+// a time, and prints the figures.
+func (s scenario) run(t *testing.T, name string) *tally {
+	rng := rand.New(rand.NewPCG(seed(t), 8))
+	var window time.Duration
+	t.Run("clean", func(t *testing.T) {
+		r := newRound(t, s.orgs, name+"-clean")
+		p := r.worker(onceArgs...)
+		code := p.wait(5 * time.Minute)
+		window = time.Since(p.started)
+		require.Equal(t, 0, code, p.tail())
+		o := r.measure()
+		require.True(t, o.exact(), "clean run: %v", o)
+		figures(t, "clean -once run over %d orgs took %v: %v", s.orgs, window.Round(time.Millisecond), o)
+	})
+	require.NotZero(t, window)
+
+	ta := &tally{}
+	sem := make(chan struct{}, s.lanes)
+	t.Run("rounds", func(t *testing.T) {
+		for i := range s.rounds {
+			delay := time.Duration(rng.Int64N(int64(window)))
+			t.Run(fmt.Sprintf("%03d", i), func(t *testing.T) {
+				t.Parallel()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				s.round(t, ta, fmt.Sprintf("%s-%d", name, i), delay)
+			})
+		}
+	})
+	figures(t, "%d rounds over %d orgs each, %d at a time: %v", s.rounds, s.orgs, s.lanes, ta)
+	return ta
+}
+
+func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration) {
+	r := newRound(t, s.orgs, app)
+	p := r.worker(onceArgs...)
+	time.Sleep(delay)
+	if p.exited() {
+		ta.mu.Lock()
+		ta.missed++
+		ta.mu.Unlock()
+		require.Equal(t, 0, p.wait(0), p.tail())
+		o := r.measure()
+		require.True(t, o.exact(), "%v", o)
+		t.Logf("the worker had finished before the fault at +%v", delay)
+		return
+	}
+	faultAt := time.Now()
+	require.NoError(t, s.inject(r, p))
+	atFault := r.measure()
+
+	var o outcome
+	var recovery time.Duration
+	var ok bool
+	if s.survives {
+		var doneAt time.Time
+		o, doneAt, ok = r.untilDone(s.limit, p.exited)
+		recovery = doneAt.Sub(faultAt)
+		code := p.wait(s.limit)
+		if code != 0 {
+			ta.mu.Lock()
+			ta.workerFailed++
+			ta.mu.Unlock()
+			t.Errorf("FINDING: the worker did not survive the fault at +%v: exit %d (-1: still running after %v); %v\n%s",
+				delay, code, s.limit, r.measure(), p.tail())
+		}
+		if !ok {
+			o, doneAt, ok = r.untilDone(5*time.Second, nil) // it may have finished as it exited
+			recovery = doneAt.Sub(faultAt)
+		}
+		if !ok {
+			t.Errorf("FINDING: the worker left work undone after the fault at +%v: %v", delay, o)
+			ta.mu.Lock()
+			ta.takenOver++
+			ta.mu.Unlock()
+			// Count what a fresh worker makes of it: lost or duplicated?
+			o, recovery, ok = r.takeOver(faultAt, s.limit)
+		}
+	} else {
+		require.NotEqual(t, 0, p.wait(time.Minute), "the worker survived a kill")
+		atFault = r.measure() // what it had committed when it died
+		o, recovery, ok = r.takeOver(faultAt, s.limit)
+	}
+	if !ok {
+		t.Errorf("not recovered %v after the fault at +%v: %v", s.limit, delay, o)
+	}
+	final := r.measure()
+	t.Logf("fault at +%v with %d/%d fired, %d generated, %d sent; done %v later: %v",
+		delay.Round(time.Millisecond), atFault.Briefings, s.orgs, atFault.Ready, atFault.Sent, recovery.Round(time.Millisecond), final)
+	if !final.exact() {
+		t.Errorf("not exactly once: %v", final)
+	}
+	ta.add(final, atFault, recovery)
+}
+
+// TestKill9 kills a worker with SIGKILL at a random moment of its -once run
+// (its tick, the generations, the sends); a fresh worker takes over.
+// Every briefing must be generated exactly once and its email accepted by
+// the SMTP server exactly once.
+//
+// Short: 3 rounds of 60 orgs, River's rescue waits fast-forwarded.
+// CHAOS=full: 100 rounds of 1,000 orgs, CHAOS_LANES (10) at a time, real waits.
+func TestKill9(t *testing.T) {
+	scenario{
+		rounds: envInt("CHAOS_KILL_ROUNDS", pick(3, 100)),
+		orgs:   envInt("CHAOS_ORGS", pick(60, 1000)),
+		lanes:  envInt("CHAOS_LANES", pick(3, 10)),
+		inject: func(r *round, p *proc) error { return p.cmd.Process.Signal(syscall.SIGKILL) },
+		limit:  pick(time.Minute, 10*time.Minute),
+	}.run(t, "chaos-kill")
+}
+
+// TestTerminateBackends cuts every connection of a running worker with
+// pg_terminate_backend at a random moment of its -once run. The worker must
+// keep running and finish alone (exit 0), everything exactly once.
+//
+// Short: 3 rounds of 60 orgs. CHAOS=full: 100 rounds of 1,000 orgs.
+func TestTerminateBackends(t *testing.T) {
+	var terminated stats
+	var mu sync.Mutex
+	scenario{
+		rounds: envInt("CHAOS_TERMINATE_ROUNDS", pick(3, 100)),
+		orgs:   envInt("CHAOS_ORGS", pick(60, 1000)),
+		lanes:  envInt("CHAOS_LANES", pick(3, 10)),
+		inject: func(r *round, p *proc) error {
+			var n int
+			err := r.db.QueryRow(r.ctx, `
+				SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+				                       WHERE application_name = $1 AND datname = current_database()) t`, r.app).Scan(&n)
+			mu.Lock()
+			terminated = append(terminated, time.Duration(n))
+			mu.Unlock()
+			return err
+		},
+		survives: true,
+		limit:    pick(time.Minute, 5*time.Minute),
+	}.run(t, "chaos-term")
+	var sum int
+	for _, n := range terminated {
+		sum += int(n)
+	}
+	figures(t, "connections terminated: %d over %d faults", sum, len(terminated))
+}
