@@ -285,6 +285,21 @@ func startWorker(t testing.TB, dbURL, smtpURL, appName string, args ...string) *
 	return p
 }
 
+// phase says how far the worker had got, from its log: "start" (pool,
+// migrations), "tick" (the tick running) or "jobs" (the tick done, jobs
+// being worked).
+func (p *proc) phase() string {
+	s := p.log.String()
+	switch {
+	case strings.Contains(s, `"msg":"briefing tick`):
+		return "jobs"
+	case strings.Contains(s, `"msg":"delivery"`):
+		return "tick"
+	default:
+		return "start"
+	}
+}
+
 // exited reports whether the process has ended.
 func (p *proc) exited() bool {
 	select {

@@ -63,10 +63,19 @@ func (r *round) worker(args ...string) *proc {
 	return startWorker(r.t, r.url, r.sink.URL, r.app, args...)
 }
 
+// measure reads the outcome, trying again for a while when the database
+// is away (the restart scenario restarts it under our pool too).
 func (r *round) measure() outcome {
-	o, err := measure(r.ctx, r.db, r.sink, r.want)
+	var err error
+	for range 100 {
+		var o outcome
+		if o, err = measure(r.ctx, r.db, r.sink, r.want); err == nil {
+			return o
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	require.NoError(r.t, err)
-	return o
+	return outcome{}
 }
 
 // untilDone polls until everything is generated and delivered, limit
@@ -139,11 +148,16 @@ type tally struct {
 	total                    outcome
 	missed, inTick, notExact int
 	workerFailed, takenOver  int
+	phases                   map[string]int // where the faults landed: start, tick, jobs
 }
 
-func (ta *tally) add(o outcome, atFault outcome, recovery time.Duration) {
+func (ta *tally) add(o outcome, atFault outcome, phase string, recovery time.Duration) {
 	ta.mu.Lock()
 	defer ta.mu.Unlock()
+	if ta.phases == nil {
+		ta.phases = map[string]int{}
+	}
+	ta.phases[phase]++
 	ta.recovery = append(ta.recovery, recovery)
 	if atFault.Briefings < atFault.Orgs {
 		ta.inTick++
@@ -166,10 +180,10 @@ func (ta *tally) add(o outcome, atFault outcome, recovery time.Duration) {
 
 func (ta *tally) String() string {
 	o := ta.total
-	return fmt.Sprintf("briefings=%d/%d ready=%d failed=%d revisions=%d emails=%d received=%d duplicates=%d (same Message-ID: %d) lost=%d strays=%d; "+
-		"rounds not exactly once=%d; faults landing in the tick=%d, after the worker finished=%d; recovery %v",
-		o.Briefings, o.Orgs, o.Ready, o.GenerateFails, o.Revisions, o.Emails, o.Received, o.Duplicates, o.Duplicates-o.MixedIDs, o.Lost, o.Strays,
-		ta.notExact, ta.inTick, ta.missed, ta.recovery)
+	return fmt.Sprintf("briefings=%d/%d ready=%d failed=%d revisions=%d emails=%d received=%d duplicates=%d (recipients shown two Message-IDs: %d) lost=%d strays=%d; "+
+		"rounds not exactly once=%d; workers that did not survive=%d; faults by phase %v, with orgs not yet fired=%d, after the worker finished=%d; recovery %v",
+		o.Briefings, o.Orgs, o.Ready, o.GenerateFails, o.Revisions, o.Emails, o.Received, o.Duplicates, o.MixedIDs, o.Lost, o.Strays,
+		ta.notExact, ta.workerFailed, ta.phases, ta.inTick, ta.missed, ta.recovery)
 }
 
 // run calibrates on a clean run (which must be exact: its length is the
@@ -221,6 +235,7 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration
 		t.Logf("the worker had finished before the fault at +%v", delay)
 		return
 	}
+	phase := p.phase()
 	faultAt := time.Now()
 	require.NoError(t, s.inject(r, p))
 	atFault := r.measure()
@@ -237,15 +252,15 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration
 			ta.mu.Lock()
 			ta.workerFailed++
 			ta.mu.Unlock()
-			t.Errorf("FINDING: the worker did not survive the fault at +%v: exit %d (-1: still running after %v); %v\n%s",
-				delay, code, s.limit, r.measure(), p.tail())
+			t.Errorf("FINDING: the worker did not survive the fault at +%v in its %s phase: exit %d (-1: still running after %v); %v\n%s",
+				delay, phase, code, s.limit, r.measure(), p.tail())
 		}
 		if !ok {
 			o, doneAt, ok = r.untilDone(5*time.Second, nil) // it may have finished as it exited
 			recovery = doneAt.Sub(faultAt)
 		}
 		if !ok {
-			t.Errorf("FINDING: the worker left work undone after the fault at +%v: %v", delay, o)
+			t.Errorf("FINDING: the worker left work undone after the fault at +%v in its %s phase: %v", delay, phase, o)
 			ta.mu.Lock()
 			ta.takenOver++
 			ta.mu.Unlock()
@@ -261,12 +276,12 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration
 		t.Errorf("not recovered %v after the fault at +%v: %v", s.limit, delay, o)
 	}
 	final := r.measure()
-	t.Logf("fault at +%v with %d/%d fired, %d generated, %d sent; done %v later: %v",
-		delay.Round(time.Millisecond), atFault.Briefings, s.orgs, atFault.Ready, atFault.Sent, recovery.Round(time.Millisecond), final)
+	t.Logf("fault at +%v (%s) with %d/%d fired, %d generated, %d sent; done %v later: %v",
+		delay.Round(time.Millisecond), phase, atFault.Briefings, s.orgs, atFault.Ready, atFault.Sent, recovery.Round(time.Millisecond), final)
 	if !final.exact() {
 		t.Errorf("not exactly once: %v", final)
 	}
-	ta.add(final, atFault, recovery)
+	ta.add(final, atFault, phase, recovery)
 }
 
 // TestKill9 kills a worker with SIGKILL at a random moment of its -once run
@@ -316,4 +331,30 @@ func TestTerminateBackends(t *testing.T) {
 		sum += int(n)
 	}
 	figures(t, "connections terminated: %d over %d faults", sum, len(terminated))
+}
+
+// TestRestartPostgres restarts the PostgreSQL cluster (pg_ctl restart -m
+// fast, the chaos tests' own cluster) at a random moment of a worker's -once
+// run. The worker must keep running and finish alone (exit 0), everything
+// exactly once. Rounds run one at a time: a restart hits every database.
+//
+// Short: 1 round of 60 orgs. CHAOS=full: 10 rounds of 1,000 orgs.
+func TestRestartPostgres(t *testing.T) {
+	var down stats
+	var mu sync.Mutex
+	scenario{
+		rounds: envInt("CHAOS_RESTART_ROUNDS", pick(1, 10)),
+		orgs:   envInt("CHAOS_ORGS", pick(60, 1000)),
+		lanes:  1,
+		inject: func(r *round, p *proc) error {
+			d, err := theCluster(r.t).restart()
+			mu.Lock()
+			down = append(down, d)
+			mu.Unlock()
+			return err
+		},
+		survives: true,
+		limit:    pick(time.Minute, 5*time.Minute),
+	}.run(t, "chaos-restart")
+	figures(t, "pg_ctl restart took %v", down)
 }
