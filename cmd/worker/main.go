@@ -8,9 +8,10 @@
 //
 // -once runs exactly one tick at -now (which decides only which briefings
 // are due; jobs run on the real clock), works every available job, its own
-// and any left behind, and exits 0 once every job of the briefings it fired
-// is finished or waits for a retry later than -wait; its last log line says
-// what is still pending.
+// and any left behind, and exits 0 once every job it enqueued is finished
+// or waits for a retry later than -wait (a job a killed worker left running
+// counts as waiting for River's rescue); its last log line says what is
+// still pending, as a warning naming each job when anything is.
 //
 // On SIGTERM running jobs get -shutdown-timeout to finish; then they are
 // cancelled, and River retries them (here after a restart, or on another
@@ -170,15 +171,25 @@ Flags:
 }
 
 // runOnce fails only when the infrastructure does: a briefing whose
-// generation failed is a result, not an error.
+// generation failed is a result, not an error. Its last log line says what
+// is still pending; with work unfinished (a retry later than -wait, a job
+// left running by a killed worker whose rescue is later than -wait) it is
+// a warning naming each job and what it waits for, never a clean "done".
 func runOnce(ctx context.Context, log *slog.Logger, w *briefing.Worker, now time.Time, wait time.Duration) error {
 	start := time.Now()
 	res, err := w.RunOnce(ctx, now, wait)
 	if err != nil {
+		log.Error("worker -once failed", "now", now, "enqueued", res.Tick.Enqueued, "error", err,
+			"duration_ms", time.Since(start).Milliseconds())
 		return fmt.Errorf("worker -once: %w", err)
 	}
-	log.Info("worker -once done", "now", now, "enqueued", res.Tick.Enqueued, "pending", res.Pending,
-		"duration_ms", time.Since(start).Milliseconds())
+	attrs := []any{"now", now, "enqueued", res.Tick.Enqueued, "pending", res.Pending, "all_done", res.Done(),
+		"duration_ms", time.Since(start).Milliseconds()}
+	if res.Done() {
+		log.Info("worker -once done", attrs...)
+		return nil
+	}
+	log.Warn("worker -once done", append(attrs, "stalled", res.Stalled, "waiting", res.Waiting)...)
 	return nil
 }
 

@@ -86,6 +86,8 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 		return d, "", err
 	}
 	var sendErr error
+	var sent bool
+	var start time.Time
 	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if d, err = lockDelivery(ctx, tx, orgID, id); err != nil {
@@ -94,11 +96,31 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 		if d.State != DeliveryPending {
 			return nil
 		}
-		start := s.now()
+		start = s.now()
 		sendErr = s.send(ctx, tx, d, ex)
+		sent = sendErr == nil
 		outcome, err = s.record(ctx, tx, d, start, sendErr, final(d), worker)
 		return err
 	})
+	if txErr != nil && sent && transient(txErr) {
+		// The receiver took it, but the connection holding the record went
+		// away (pg_terminate_backend, a restart): record it sent on a new
+		// one, or the retry would deliver it twice. The row lock went with
+		// the old connection; lockDelivery takes it again, and a delivery
+		// no longer pending (the commit did land) is left alone.
+		txErr = retryTransient(ctx, s.Log, "record sent delivery", func(ctx context.Context) error {
+			return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+				cur, err := lockDelivery(ctx, tx, orgID, id)
+				if err != nil || cur.State != DeliveryPending {
+					outcome = ""
+					return err
+				}
+				d = cur
+				outcome, err = s.record(ctx, tx, d, start, nil, final(d), worker)
+				return err
+			})
+		})
+	}
 	if txErr != nil {
 		return d, "", errors.Join(sendErr, txErr)
 	}

@@ -59,20 +59,45 @@ type TickResult struct {
 }
 
 // Tick decides and enqueues every briefing due at now. A bad config skips
-// only its org; an error is returned only when the database fails.
+// only its org; an error is returned only when the database fails. A lost
+// connection reruns the whole attempt (retryTransient): the unique key and
+// scheduled_at make a chunk that committed before the loss fire nothing
+// twice, and the rerun finds the briefings such a chunk fired (its commit
+// may have succeeded unseen), so -once waits for them too.
 func (t *Ticker) Tick(ctx context.Context, now time.Time) (res TickResult, err error) {
 	start := time.Now()
-	res = TickResult{Now: now, Skipped: map[schedule.Reason]int{}}
 	defer func() {
 		res.Duration = time.Since(start)
 		t.Metrics.observeTick(res, err)
 		t.logResult(res, err)
 	}()
+	fired := map[int64]bool{}
+	attempt := 0
+	err = retryTransient(ctx, t.Log, "briefing tick", func(ctx context.Context) error {
+		attempt++
+		res = TickResult{Now: now, Skipped: map[schedule.Reason]int{}}
+		err := t.tick(ctx, now, &res, attempt > 1)
+		for _, id := range res.BriefingIDs {
+			fired[id] = true
+		}
+		return err
+	})
+	res.BriefingIDs = res.BriefingIDs[:0]
+	for id := range fired {
+		res.BriefingIDs = append(res.BriefingIDs, id)
+	}
+	slices.Sort(res.BriefingIDs)
+	res.Enqueued = len(res.BriefingIDs)
+	return res, err
+}
 
+// tick is one attempt of Tick. rerun: an earlier attempt lost its
+// connection, so a chunk of it may have committed without our seeing it.
+func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult, rerun bool) error {
 	if !t.NoLock {
 		unlock, ok, err := t.lock(ctx)
 		if err != nil || !ok {
-			return res, err
+			return err
 		}
 		defer unlock()
 	}
@@ -80,14 +105,31 @@ func (t *Ticker) Tick(ctx context.Context, now time.Time) (res TickResult, err e
 
 	cands, err := Candidates(ctx, t.DB, now)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.Candidates = len(cands)
-	items := t.decide(now, cands, &res)
+	items := t.decide(now, cands, res)
 	res.Due = len(items)
 	res.BriefingIDs, err = enqueue(ctx, t.DB, t.Jobs, now, items)
-	res.Enqueued = len(res.BriefingIDs)
-	return res, err
+	if err != nil || !rerun {
+		return err
+	}
+	// Candidates skips an org whose date was fired already, so look up the
+	// orgs fired at this very instant: scheduled_at is set once per date.
+	orgIDs := make([]int64, 0, len(cands))
+	for _, c := range cands {
+		orgIDs = append(orgIDs, c.OrgID)
+	}
+	rows, err := t.DB.Query(ctx, `SELECT id FROM ff_briefings WHERE org_id = ANY($1) AND scheduled_at = $2`, orgIDs, now)
+	if err != nil {
+		return fmt.Errorf("briefings fired by a lost attempt: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("briefings fired by a lost attempt: %w", err)
+	}
+	res.BriefingIDs = append(res.BriefingIDs, ids...)
+	return nil
 }
 
 // decide applies schedule.Decide to every candidate and returns the due

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/robfig/cron/v3"
 
 	"fieldbrief/internal/delivery"
@@ -24,10 +26,20 @@ const DefaultJobRetention = 30 * 24 * time.Hour
 
 // rescueStuckJobsAfter is when River's rescuer takes back a job still
 // "running" whose worker was killed (no graceful stop): it is retried, or
-// discarded when out of attempts. It must exceed every kind's timeout (the
-// longest is a minute), or live jobs would be rescued; short beyond that,
-// so a killed worker's briefing is late by minutes, not River's default hour.
-const rescueStuckJobsAfter = 2 * time.Minute
+// discarded when out of attempts. It exceeds every kind's timeout (the
+// longest is a minute, plus the 5 s a failing job takes to record its
+// failure), so a live job is never rescued (River's rescuer also leaves
+// alone a job younger than its own timeout); short beyond that, so a killed
+// worker's briefing is late by a minute or two, not River's default hour.
+const rescueStuckJobsAfter = 75 * time.Second
+
+// rescueWithin is how long after its attempt began a job left running by a
+// dead worker is available again at the latest: rescueStuckJobsAfter, plus
+// the rescuer's interval (River's default, 30 s), plus a dead leader's term
+// running out before another replica's rescuer starts (River's elect
+// interval and TTL padding, 15 s). -once waits for such a job when this
+// falls within -wait (docs/architecture.md, "Crashes and shutdown").
+const rescueWithin = rescueStuckJobsAfter + 30*time.Second + 15*time.Second
 
 // stopAndCancelTimeout bounds the wait, after Stop's grace period, for the
 // cancelled jobs to return.
@@ -57,8 +69,11 @@ type Worker struct {
 
 	client *river.Client[pgx.Tx]
 	kinds  []string // the job kinds this worker runs, for RunOnce's wait
-	ticker *Ticker
-	cron   *cron.Cron
+	// working holds the jobs this process works until River records their
+	// outcome: RunOnce waits for them whatever -wait says.
+	working inFlight
+	ticker  *Ticker
+	cron    *cron.Cron
 	// stopTicks cuts off a tick still running when Stop's grace ends.
 	stopTicks   context.CancelFunc
 	metricsDone chan struct{}
@@ -113,6 +128,7 @@ func (w *Worker) build(periodic bool) error {
 		CancelledJobRetentionPeriod: retention,
 		RescueStuckJobsAfter:        rescueStuckJobsAfter,
 		JobTimeout:                  generateTimeout, // kinds without their own Timeout
+		Middleware:                  []rivertype.Middleware{&w.working},
 		// River's default 100 ms between fetches caps throughput at
 		// Concurrency jobs per 100 ms (80/s at 8), well under what a burst of
 		// short delivery jobs needs; fetches happen this often only while
@@ -169,16 +185,25 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 		return err
 	}
 	// Subscribed before Start, so no outcome goes uncounted.
-	events, cancel := w.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
+	events, cancel := w.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled, river.EventKindJobSnoozed)
 	w.stopMetrics = cancel
 	w.metricsDone = make(chan struct{})
 	go func() {
 		defer close(w.metricsDone)
 		for ev := range events {
-			w.Metrics.jobOutcome(ev)
+			if ev.Job != nil {
+				w.working.done(ev.Job.ID)
+			}
+			if ev.Kind != river.EventKindJobSnoozed {
+				w.Metrics.jobOutcome(ev)
+			}
 		}
 	}()
-	if err := w.client.Start(ctx); err != nil {
+	// Start checks the schema first: a lost connection fails it before
+	// anything runs. Start keeps the context it is given for the client's
+	// life, so every attempt gets ctx itself, not retryTransient's.
+	err := retryTransient(ctx, w.Log, "start river", func(context.Context) error { return w.client.Start(ctx) })
+	if err != nil {
 		cancel()
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -221,19 +246,48 @@ func (w *Worker) stopRiver(ctx context.Context) error {
 // OnceResult is what RunOnce did.
 type OnceResult struct {
 	Tick TickResult
-	// Pending counts, by "kind/state", the jobs of the tick's briefings
-	// still unfinished when RunOnce returned: each waits for a retry later
-	// than its wait.
+	// Pending counts, by "kind/state", the jobs of our kinds still
+	// unfinished when RunOnce returned: its briefings' that wait for a retry
+	// later than its wait, and any left behind that it did not finish, such
+	// as a job still "running" on a worker that was killed.
 	Pending map[string]int
+	// Waiting names the first of those jobs (at most maxWaitingShown) and
+	// what each waits for.
+	Waiting []WaitingJob
+	// Stalled: RunOnce stopped waiting because none of our jobs changed for
+	// onceStallLimit while some were still due within its wait (River's
+	// leader, which schedules retries and rescues jobs, did not act).
+	Stalled bool
 }
+
+// Done reports whether RunOnce left nothing of our kinds unfinished.
+func (r OnceResult) Done() bool { return len(r.Pending) == 0 }
+
+// WaitingJob is one unfinished job and what it waits for.
+type WaitingJob struct {
+	ID         int64     `json:"id"`
+	Kind       string    `json:"kind"`
+	State      string    `json:"state"`
+	BriefingID int64     `json:"briefing_id,omitempty"`
+	Attempt    int       `json:"attempt"`
+	WaitsFor   string    `json:"waits_for"` // "retry", "rescue", "worker", "fetch"
+	Until      time.Time `json:"until"`     // when it is due, at the latest
+}
+
+// maxWaitingShown bounds the last log line of -once.
+const maxWaitingShown = 20
 
 // RunOnce is `worker -once`: exactly one tick at now (which decides only
 // which briefings are due: the jobs run on the real clock), then it works
-// every available job, its own and any left behind, until every job of the
-// briefings its tick fired (deliveries included, which generation inserts)
-// is completed, discarded or cancelled, or waits for a retry later than wait
-// from then. A job that failed is a result, not an error: it errs only when
-// the infrastructure does.
+// every available job, its own and any left behind, until every job of our
+// kinds — those of the briefings its tick fired, their deliveries, and any
+// left behind — is completed, discarded or cancelled, or waits for a retry
+// later than wait from then, or runs on another worker where it neither
+// ends nor is rescued within wait (a job left running by a killed worker
+// is rescued by River rescueWithin after its attempt began; openJobsSQL). What is unfinished then is in
+// Pending and Waiting. A job that failed is a result, not an error: it errs
+// only when the infrastructure does; a lost connection is retried first
+// (retryTransient), and every wait is bounded (onceStallLimit, ctx).
 func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration) (res OnceResult, err error) {
 	if err := w.startRiver(ctx, false); err != nil {
 		return res, err
@@ -243,69 +297,151 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 		if serr := w.stopRiver(context.WithoutCancel(ctx)); serr != nil {
 			err = errors.Join(err, serr)
 		}
+		if err != nil {
+			return
+		}
+		// After River stopped, so the outcomes of its last jobs are in.
+		err = retryTransient(ctx, w.Log, "list pending jobs", func(ctx context.Context) (err error) {
+			res.Pending, res.Waiting, err = w.pendingJobs(ctx)
+			return err
+		})
 	}()
 	w.ticker.WaitLock = true // -once must run its tick, after another replica's
 	res.Tick, err = w.ticker.Tick(ctx, now)
 	if err != nil {
 		return res, err
 	}
+	stallLimit := max(wait, rescueWithin) + onceStallSlack
+	var seen string
+	lastChange := time.Now()
 	for {
-		open, err := w.openJobs(ctx, res.Tick.BriefingIDs, time.Now().Add(wait))
+		var open int
+		var progress string
+		err := retryTransient(ctx, w.Log, "count open jobs", func(ctx context.Context) (err error) {
+			open, progress, err = w.openJobs(ctx, wait)
+			return err
+		})
 		if err != nil {
 			return res, err
 		}
 		if open == 0 {
-			break
+			return res, nil
+		}
+		if progress != seen {
+			seen, lastChange = progress, time.Now()
+		} else if time.Since(lastChange) > stallLimit {
+			w.Log.Warn("worker -once: no job progressed; not waiting any longer", "open", open, "stall_limit", stallLimit.String())
+			res.Stalled = true
+			return res, nil
 		}
 		if err := sleep(ctx, oncePoll); err != nil {
 			return res, err
 		}
 	}
-	res.Pending, err = w.pendingJobs(ctx, res.Tick.BriefingIDs)
-	return res, err
 }
 
-// openJobsSQL counts what RunOnce still waits for: jobs of the briefings in
-// $2 not finished and not waiting for a retry after $3, and any available
-// job of our kinds (left behind by generate-now, a retry or a stopped
-// worker). Queried again until quiet: a generation inserts its deliveries
-// in the transaction that completes it, so none is ever missed in between.
+// onceStallSlack is how much longer than anything it may legitimately wait
+// for RunOnce waits without any job of ours changing.
+const onceStallSlack = time.Minute
+
+// openJobsSQL counts what RunOnce still waits for, among the unfinished
+// jobs of our kinds ($1) — the tick's, their deliveries (which generation
+// inserts in the transaction that completes it, so none is missed between
+// two queries), and any left behind:
+//   - available;
+//   - waiting for a retry due within -wait ($2 seconds);
+//   - running in this process ($3), until River has stored its outcome;
+//   - running elsewhere, if it ends or is rescued within -wait: a live
+//     worker's ends within its timeout, a dead worker's is rescued within
+//     rescueWithin ($4 seconds) of its attempt, and which of the two it is
+//     cannot be told from the database, so the later bound counts.
+//
+// The second column changes whenever any of those jobs does (a state, an
+// attempt, a new job): RunOnce's stall guard.
 const openJobsSQL = `
-SELECT count(*) FROM river_job
- WHERE kind = ANY($1)
-   AND (state = 'available'
-        OR ((args->>'briefing_id')::bigint = ANY($2)
-            AND state NOT IN ('completed', 'discarded', 'cancelled')
-            AND NOT (state IN ('retryable', 'scheduled') AND scheduled_at > $3)))`
+SELECT count(*) FILTER (WHERE
+         state = 'available'
+         OR (state IN ('retryable', 'scheduled') AND scheduled_at <= now() + $2 * interval '1 second')
+         OR (state = 'running' AND (id = ANY($3)
+                                    OR attempted_at + $4 * interval '1 second' <= now() + $2 * interval '1 second'))),
+       count(*) || '/' || coalesce(sum(attempt), 0) || '/' || count(*) FILTER (WHERE state = 'running')
+         || '/' || count(*) FILTER (WHERE state = 'available') || '/' || coalesce(max(id), 0)
+  FROM river_job
+ WHERE kind = ANY($1) AND state NOT IN ('completed', 'discarded', 'cancelled')`
 
-func (w *Worker) openJobs(ctx context.Context, briefingIDs []int64, horizon time.Time) (int, error) {
-	var n int
-	if err := w.DB.QueryRow(ctx, openJobsSQL, w.kinds, briefingIDs, horizon).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count open jobs: %w", err)
+func (w *Worker) openJobs(ctx context.Context, wait time.Duration) (open int, progress string, err error) {
+	err = w.DB.QueryRow(ctx, openJobsSQL, w.kinds, wait.Seconds(), w.working.ids(), rescueWithin.Seconds()).Scan(&open, &progress)
+	if err != nil {
+		return 0, "", fmt.Errorf("count open jobs: %w", err)
 	}
-	return n, nil
+	return open, progress, nil
 }
 
-func (w *Worker) pendingJobs(ctx context.Context, briefingIDs []int64) (map[string]int, error) {
-	rows, err := w.DB.Query(ctx, `
-		SELECT kind || '/' || state::text, count(*) FROM river_job
-		 WHERE kind = ANY($1) AND (args->>'briefing_id')::bigint = ANY($2)
-		   AND state NOT IN ('completed', 'discarded', 'cancelled')
-		 GROUP BY 1`, w.kinds, briefingIDs)
+// pendingJobsSQL lists every unfinished job of our kinds with what it waits
+// for: a retry (scheduled_at), a worker's fetch (available), or, running,
+// its worker or River's rescuer (rescueWithin, $2, after its attempt).
+const pendingJobsSQL = `
+SELECT id, kind, state::text, coalesce((args->>'briefing_id')::bigint, 0), attempt,
+       CASE state WHEN 'running' THEN 'rescue' WHEN 'available' THEN 'fetch' ELSE 'retry' END,
+       CASE state WHEN 'running' THEN attempted_at + $2 * interval '1 second' ELSE scheduled_at END
+  FROM river_job
+ WHERE kind = ANY($1) AND state NOT IN ('completed', 'discarded', 'cancelled')
+ ORDER BY id`
+
+func (w *Worker) pendingJobs(ctx context.Context) (map[string]int, []WaitingJob, error) {
+	rows, err := w.DB.Query(ctx, pendingJobsSQL, w.kinds, rescueWithin.Seconds())
 	if err != nil {
-		return nil, fmt.Errorf("count pending jobs: %w", err)
+		return nil, nil, fmt.Errorf("list pending jobs: %w", err)
 	}
 	pending := map[string]int{}
-	var key string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&key, &n}, func() error {
-		pending[key] = n
+	var waiting []WaitingJob
+	var j WaitingJob
+	_, err = pgx.ForEachRow(rows, []any{&j.ID, &j.Kind, &j.State, &j.BriefingID, &j.Attempt, &j.WaitsFor, &j.Until}, func() error {
+		pending[j.Kind+"/"+j.State]++
+		if len(waiting) < maxWaitingShown {
+			waiting = append(waiting, j)
+		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("count pending jobs: %w", err)
+		return nil, nil, fmt.Errorf("list pending jobs: %w", err)
 	}
-	return pending, nil
+	return pending, waiting, nil
+}
+
+// inFlight is River worker middleware that records the jobs this process
+// works, from the start of Work until River reports their outcome (the
+// event, sent once the outcome is stored).
+type inFlight struct {
+	river.MiddlewareDefaults
+	mu   sync.Mutex
+	jobs map[int64]bool
+}
+
+func (f *inFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	f.mu.Lock()
+	if f.jobs == nil {
+		f.jobs = map[int64]bool{}
+	}
+	f.jobs[job.ID] = true
+	f.mu.Unlock()
+	return doInner(ctx)
+}
+
+func (f *inFlight) done(id int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.jobs, id)
+}
+
+func (f *inFlight) ids() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := make([]int64, 0, len(f.jobs))
+	for id := range f.jobs {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
