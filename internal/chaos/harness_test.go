@@ -300,6 +300,20 @@ func (p *proc) phase() string {
 	}
 }
 
+// running waits until the worker is past its start (connected, migrated,
+// about to tick) and returns when it saw that; false if it exited first
+// or timeout passed.
+func (p *proc) running(timeout time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(timeout)
+	for p.phase() == "start" {
+		if p.exited() || time.Now().After(deadline) {
+			return time.Time{}, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return time.Now(), true
+}
+
 // exited reports whether the process has ended.
 func (p *proc) exited() bool {
 	select {
