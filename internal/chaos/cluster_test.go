@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"fieldbrief/internal/testdb"
 )
 
 // cluster is a throwaway PostgreSQL cluster of the chaos tests' own, so they
@@ -40,6 +42,19 @@ func theCluster(t testing.TB) *cluster {
 		t.Fatalf("chaos: own PostgreSQL cluster: %v", ownCluster.err)
 	}
 	return ownCluster.c
+}
+
+// serverURL is where a scenario makes its databases: the chaos tests' own
+// cluster, or, in the short version on a machine without PostgreSQL's
+// server binaries, the server the other tests use (testdb). The restart
+// scenario needs the cluster of its own: it calls theCluster.
+func serverURL(t testing.TB) string {
+	t.Helper()
+	if _, err := pgBin(); err != nil && !full() {
+		t.Logf("chaos: %v; using the tests' server instead of a cluster of our own", err)
+		return testdb.ServerURL(t)
+	}
+	return theCluster(t).URL
 }
 
 func pgBin() (string, error) {

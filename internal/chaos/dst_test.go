@@ -122,7 +122,7 @@ func TestDSTSimulation(t *testing.T) {
 	for _, w := range windows {
 		t.Run(w.name, func(t *testing.T) {
 			ctx := context.Background()
-			db, err := pgxpool.New(ctx, testdb.URLOn(t, theCluster(t).URL))
+			db, err := pgxpool.New(ctx, testdb.URLOn(t, serverURL(t)))
 			require.NoError(t, err)
 			t.Cleanup(db.Close)
 

@@ -48,8 +48,8 @@ type round struct {
 	app  string // application_name of this round's workers
 }
 
-func newRound(t *testing.T, orgs int, app string) *round {
-	r := &round{t: t, ctx: context.Background(), url: testdb.URLOn(t, theCluster(t).URL),
+func newRound(t *testing.T, server string, orgs int, app string) *round {
+	r := &round{t: t, ctx: context.Background(), url: testdb.URLOn(t, server),
 		sink: deliverytest.NewSMTPServer(t), app: app}
 	db, err := pgxpool.New(r.ctx, r.url)
 	require.NoError(t, err)
@@ -140,6 +140,16 @@ type scenario struct {
 	// (a lost connection); otherwise it dies and a fresh one takes over.
 	survives bool
 	limit    time.Duration // from the fault to everything done
+	// ownCluster puts the rounds' databases on the chaos tests' own
+	// cluster in any case (the restart scenario restarts it).
+	ownCluster bool
+}
+
+func (s scenario) server(t *testing.T) string {
+	if s.ownCluster {
+		return theCluster(t).URL
+	}
+	return serverURL(t)
 }
 
 // tally adds up the rounds.
@@ -192,7 +202,7 @@ func (ta *tally) String() string {
 // a time, and prints the figures.
 func (s scenario) run(t *testing.T, name string) *tally {
 	rng := rand.New(rand.NewPCG(seed(t), 8))
-	window := calibrate(t, s.orgs)
+	window := calibrate(t, s.server(t), s.orgs)
 
 	ta := &tally{}
 	sem := make(chan struct{}, s.lanes)
@@ -220,7 +230,7 @@ var calibrated struct {
 // calibrate times a clean -once run over orgs orgs (once per process), which
 // must be exact: the time from its tick's start to its exit is the window
 // the fault moments are drawn from.
-func calibrate(t *testing.T, orgs int) time.Duration {
+func calibrate(t *testing.T, server string, orgs int) time.Duration {
 	calibrated.Lock()
 	defer calibrated.Unlock()
 	if d, ok := calibrated.runs[orgs]; ok {
@@ -228,7 +238,7 @@ func calibrate(t *testing.T, orgs int) time.Duration {
 	}
 	var window time.Duration
 	t.Run("clean", func(t *testing.T) {
-		r := newRound(t, orgs, "chaos-clean")
+		r := newRound(t, server, orgs, "chaos-clean")
 		p := r.worker(onceArgs...)
 		ticking, ok := p.running(5 * time.Minute)
 		require.True(t, ok, p.tail())
@@ -249,7 +259,7 @@ func calibrate(t *testing.T, orgs int) time.Duration {
 }
 
 func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration) {
-	r := newRound(t, s.orgs, app)
+	r := newRound(t, s.server(t), s.orgs, app)
 	p := r.worker(onceArgs...)
 	_, _ = p.running(5 * time.Minute)
 	time.Sleep(delay)
@@ -381,8 +391,9 @@ func TestRestartPostgres(t *testing.T) {
 			mu.Unlock()
 			return err
 		},
-		survives: true,
-		limit:    pick(time.Minute, 5*time.Minute),
+		survives:   true,
+		limit:      pick(time.Minute, 5*time.Minute),
+		ownCluster: true,
 	}.run(t, "chaos-restart")
 	figures(t, "pg_ctl restart took %v", down)
 }
