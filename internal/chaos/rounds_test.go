@@ -101,8 +101,8 @@ func (r *round) untilDone(limit time.Duration, stop func() bool) (outcome, time.
 // everything is done or limit passes.
 //
 // In the short version only, it first stands in for the waits River makes
-// before it takes back an orphan: the rescuer's 2 minutes (docs/architecture.md)
-// and the dead leader's 15-second term. Called only once the round's
+// before it takes back an orphan (docs/architecture.md, "Crashes and
+// shutdown"): the rescuer's horizon and the dead leader's 15-second term. Called only once the round's
 // workers are all dead, so every running job is an orphan.
 func (r *round) takeOver(faultAt time.Time, limit time.Duration) (outcome, time.Duration, bool) {
 	if !full() {
