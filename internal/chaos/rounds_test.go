@@ -130,8 +130,7 @@ func (r *round) takeOver(faultAt time.Time, limit time.Duration) (outcome, time.
 }
 
 // scenario is a fault, injected once per round at a random moment of a
-// worker's -once run: drawn uniformly from the tick's start to the end of a
-// clean run (the tick, then the generations and sends).
+// worker's -once run (see calibration.draw).
 type scenario struct {
 	rounds, orgs, lanes int
 	// inject makes the fault happen to the round's running worker.
@@ -197,23 +196,22 @@ func (ta *tally) String() string {
 		ta.notExact, ta.workerFailed, ta.phases, ta.inTick, ta.missed, ta.recovery)
 }
 
-// run calibrates on a clean run (which must be exact: its length is the
-// window the fault moments are drawn from), then runs the rounds, lanes at
-// a time, and prints the figures.
+// run calibrates on a clean run (which must be exact), then runs the
+// rounds, lanes at a time, and prints the figures.
 func (s scenario) run(t *testing.T, name string) *tally {
 	rng := rand.New(rand.NewPCG(seed(t), 8))
-	window := calibrate(t, s.server(t), s.orgs)
+	cal := calibrate(t, s.server(t), s.orgs)
 
 	ta := &tally{}
 	sem := make(chan struct{}, s.lanes)
 	t.Run("rounds", func(t *testing.T) {
 		for i := range s.rounds {
-			delay := time.Duration(rng.Int64N(int64(window)))
+			at := cal.draw(rng, s.orgs)
 			t.Run(fmt.Sprintf("%03d", i), func(t *testing.T) {
 				t.Parallel()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				s.round(t, ta, fmt.Sprintf("%s-%d", name, i), delay)
+				s.round(t, ta, fmt.Sprintf("%s-%d", name, i), at)
 			})
 		}
 	})
@@ -221,48 +219,98 @@ func (s scenario) run(t *testing.T, name string) *tally {
 	return ta
 }
 
-// calibrated holds the length of a clean -once run, by number of orgs.
+// calibration is a clean -once run's timing.
+type calibration struct {
+	tick time.Duration // from the tick's start to its end
+}
+
+// moment is when a round's fault strikes: during the tick (after tick
+// from its start), or once progress steps of the jobs are done (generated
+// briefings plus sent deliveries, 1..2×orgs).
+type moment struct {
+	tick     time.Duration
+	progress int
+}
+
+func (m moment) String() string {
+	if m.progress == 0 {
+		return fmt.Sprintf("tick+%v", m.tick.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("progress %d", m.progress)
+}
+
+// draw picks a moment uniformly over the run's 3×orgs steps: a third
+// during the tick (firing the orgs), a third during the generations, a
+// third during the sends — whatever the machine's speed, the faults land
+// in every phase, the SMTP boundary included.
+func (c calibration) draw(rng *rand.Rand, orgs int) moment {
+	k := rng.IntN(3 * orgs)
+	if k < orgs {
+		return moment{tick: time.Duration(rng.Int64N(int64(c.tick) + 1))}
+	}
+	return moment{progress: k - orgs + 1}
+}
+
+// calibrated holds the clean runs' timings, by number of orgs.
 var calibrated struct {
 	sync.Mutex
-	runs map[int]time.Duration
+	runs map[int]calibration
 }
 
 // calibrate times a clean -once run over orgs orgs (once per process), which
-// must be exact: the time from its tick's start to its exit is the window
-// the fault moments are drawn from.
-func calibrate(t *testing.T, server string, orgs int) time.Duration {
+// must be exact.
+func calibrate(t *testing.T, server string, orgs int) calibration {
 	calibrated.Lock()
 	defer calibrated.Unlock()
-	if d, ok := calibrated.runs[orgs]; ok {
-		return d
+	if c, ok := calibrated.runs[orgs]; ok {
+		return c
 	}
-	var window time.Duration
+	var c calibration
 	t.Run("clean", func(t *testing.T) {
 		r := newRound(t, server, orgs, "chaos-clean")
 		p := r.worker(onceArgs...)
 		ticking, ok := p.running(5 * time.Minute)
 		require.True(t, ok, p.tail())
+		for p.phase() != "jobs" && !p.exited() {
+			time.Sleep(5 * time.Millisecond)
+		}
+		c.tick = time.Since(ticking)
 		code := p.wait(5 * time.Minute)
-		window = time.Since(ticking)
 		require.Equal(t, 0, code, p.tail())
 		o := r.measure()
 		require.True(t, o.exact(), "clean run: %v", o)
-		figures(t, "clean -once run over %d orgs: %v from the tick's start to the exit (%v with the start): %v",
-			orgs, window.Round(time.Millisecond), time.Since(p.started).Round(time.Millisecond), o)
+		figures(t, "clean -once run over %d orgs: tick %v, %v from the start to the exit: %v",
+			orgs, c.tick.Round(time.Millisecond), time.Since(p.started).Round(time.Millisecond), o)
 	})
-	require.NotZero(t, window)
+	require.NotZero(t, c.tick)
 	if calibrated.runs == nil {
-		calibrated.runs = map[int]time.Duration{}
+		calibrated.runs = map[int]calibration{}
 	}
-	calibrated.runs[orgs] = window
-	return window
+	calibrated.runs[orgs] = c
+	return c
 }
 
-func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration) {
+// progress counts the jobs' steps done: briefings generated, deliveries sent.
+func (r *round) progress() int {
+	var n int
+	if err := r.db.QueryRow(r.ctx, `SELECT (SELECT count(*) FROM ff_briefings WHERE status = 'ready') +
+	                                       (SELECT count(*) FROM ff_deliveries WHERE state = 'sent')`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}
+
+func (s scenario) round(t *testing.T, ta *tally, app string, delay moment) {
 	r := newRound(t, s.server(t), s.orgs, app)
 	p := r.worker(onceArgs...)
 	_, _ = p.running(5 * time.Minute)
-	time.Sleep(delay)
+	if delay.progress == 0 {
+		time.Sleep(delay.tick)
+	} else {
+		for !p.exited() && r.progress() < delay.progress {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	if p.exited() {
 		ta.mu.Lock()
 		ta.missed++
@@ -270,7 +318,7 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration
 		require.Equal(t, 0, p.wait(0), p.tail())
 		o := r.measure()
 		require.True(t, o.exact(), "%v", o)
-		t.Logf("the worker had finished before the fault at +%v", delay)
+		t.Logf("the worker had finished before the fault at %v", delay)
 		return
 	}
 	phase := p.phase()
@@ -290,7 +338,7 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration
 			ta.mu.Lock()
 			ta.workerFailed++
 			ta.mu.Unlock()
-			t.Errorf("FINDING: the worker did not survive the fault at +%v in its %s phase: exit %d (-1: still running after %v); %v\n%s",
+			t.Errorf("FINDING: the worker did not survive the fault at %v in its %s phase: exit %d (-1: still running after %v); %v\n%s",
 				delay, phase, code, s.limit, r.measure(), p.tail())
 		}
 		if !ok {
@@ -298,7 +346,7 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration
 			recovery = doneAt.Sub(faultAt)
 		}
 		if !ok {
-			t.Errorf("FINDING: the worker left work undone after the fault at +%v in its %s phase: %v", delay, phase, o)
+			t.Errorf("FINDING: the worker left work undone after the fault at %v in its %s phase: %v", delay, phase, o)
 			ta.mu.Lock()
 			ta.takenOver++
 			ta.mu.Unlock()
@@ -311,11 +359,11 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay time.Duration
 		o, recovery, ok = r.takeOver(faultAt, s.limit)
 	}
 	if !ok {
-		t.Errorf("not recovered %v after the fault at +%v: %v", s.limit, delay, o)
+		t.Errorf("not recovered %v after the fault at %v: %v", s.limit, delay, o)
 	}
 	final := r.measure()
-	t.Logf("fault at +%v (%s) with %d/%d fired, %d generated, %d sent; done %v later: %v",
-		delay.Round(time.Millisecond), phase, atFault.Briefings, s.orgs, atFault.Ready, atFault.Sent, recovery.Round(time.Millisecond), final)
+	t.Logf("fault at %v (%s) with %d/%d fired, %d generated, %d sent; done %v later: %v",
+		delay, phase, atFault.Briefings, s.orgs, atFault.Ready, atFault.Sent, recovery.Round(time.Millisecond), final)
 	if !final.exact() {
 		t.Errorf("not exactly once: %v", final)
 	}
