@@ -391,3 +391,110 @@ func TestKilledDuringDelivery(t *testing.T) {
 	require.Len(t, received, orgs)
 	require.Len(t, hookIDs, orgs)
 }
+
+// onceLastLine is the last log line of a -once run.
+type onceLastLine struct {
+	Level    string
+	Msg      string
+	AllDone  bool `json:"all_done"`
+	Pending  map[string]int
+	Enqueued int
+	Waiting  []struct {
+		ID       int64  `json:"id"`
+		Kind     string `json:"kind"`
+		State    string `json:"state"`
+		WaitsFor string `json:"waits_for"`
+		Until    time.Time
+	}
+}
+
+func lastLine(t *testing.T, out []byte) onceLastLine {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var last onceLastLine
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last), lines[len(lines)-1])
+	return last
+}
+
+// TestOnceAfterKill: a -once killed (SIGKILL) while its emails are in
+// flight leaves their jobs running. The next -once with a -wait shorter than
+// their rescue does not call its run clean: its last line is a warning
+// naming each job as waiting for River's rescue. Once the rescue is due
+// (time simulated in SQL, as in TestKilledDuringDelivery), a -once works
+// them and everything is sent, each message once.
+func TestOnceAfterKill(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	db, err := pgxpool.New(t.Context(), url)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	sink := deliverytest.NewSMTPServer(t)
+	sink.Hold()
+	now := time.Now().UTC()
+	const orgs, concurrency = 3, 2
+	_, err = db.Exec(t.Context(), `
+		WITH o AS (INSERT INTO orgs (slug, name) SELECT 'org-' || g, 'Org ' || g FROM generate_series(1, $1::int) g RETURNING id, slug)
+		INSERT INTO org_module_configs (org_id, module, config_json)
+		SELECT id, 'fieldforce', jsonb_build_object(
+		         'briefing', jsonb_build_object('timezone', 'Etc/UTC', 'schedule_local_time', '00:00', 'days', jsonb_build_array($2::text)),
+		         'delivery', jsonb_build_object('email', jsonb_build_object('to', jsonb_build_array('dispatch@' || slug || '.test'))))
+		  FROM o`, orgs, strings.ToLower(now.Weekday().String()[:3]))
+	require.NoError(t, err)
+	env := []string{"SMTP_URL=" + sink.URL}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	first := worker(ctx, url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
+	first.Env = append(first.Env, env...)
+	require.NoError(t, first.Start())
+	require.Eventually(t, func() bool { return sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
+	require.NoError(t, first.Process.Kill())
+	_ = first.Wait() // killed: its exit status says so
+	sink.Release()
+	require.Empty(t, sink.Messages())
+
+	// Rescue is a minute or two away: not waited for, and not clean.
+	second := worker(ctx, url, "-once", "-now", now.Format(time.RFC3339), "-wait", "5s")
+	second.Env = append(second.Env, env...)
+	out, err := second.CombinedOutput()
+	require.NoError(t, err, string(out))
+	last := lastLine(t, out)
+	require.Equal(t, "worker -once done", last.Msg)
+	require.Equal(t, "WARN", last.Level)
+	require.False(t, last.AllDone)
+	require.Equal(t, concurrency, last.Pending["send_briefing_email/running"], "%+v", last.Pending)
+	rescues := 0
+	for _, j := range last.Waiting {
+		if j.State == "running" {
+			require.Equal(t, "rescue", j.WaitsFor)
+			require.True(t, j.Until.After(time.Now()), "its rescue is still ahead")
+			rescues++
+		}
+	}
+	require.Equal(t, concurrency, rescues)
+
+	// The passage of time, simulated: the rescue is due, and the killed
+	// worker's leadership (if it was the leader) is over.
+	tag, err := db.Exec(ctx, `UPDATE river_job SET attempted_at = now() - interval '1 hour' WHERE state = 'running'`)
+	require.NoError(t, err)
+	require.Equal(t, int64(concurrency), tag.RowsAffected())
+	_, err = db.Exec(ctx, `DELETE FROM river_leader`)
+	require.NoError(t, err)
+
+	third := worker(ctx, url, "-once", "-now", now.Format(time.RFC3339), "-wait", "5s")
+	third.Env = append(third.Env, env...)
+	out, err = third.CombinedOutput()
+	require.NoError(t, err, string(out))
+	last = lastLine(t, out)
+	require.Equal(t, "INFO", last.Level, string(out))
+	require.True(t, last.AllDone)
+	require.Empty(t, last.Pending)
+	received := map[string]int{}
+	for _, m := range sink.Messages() {
+		received[strings.Join(m.To, ",")]++
+	}
+	require.Len(t, received, orgs)
+	for to, n := range received {
+		require.Equal(t, 1, n, to)
+	}
+}

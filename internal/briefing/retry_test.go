@@ -229,3 +229,36 @@ func TestRunOnceReportsJobLeftRunning(t *testing.T) {
 	require.Equal(t, "rescue", res.Waiting[0].WaitsFor)
 	require.True(t, res.Waiting[0].Until.After(time.Now().Add(5*time.Second)), "its rescue is beyond -wait")
 }
+
+// TestWorkerSurvivesTerminatedConnections: the long-running worker's
+// connections are terminated again and again; it keeps running (River
+// retries its own loops), works what is asked of it afterwards, and stops
+// cleanly.
+func TestWorkerSurvivesTerminatedConnections(t *testing.T) {
+	f := setup(t)
+	// Not scheduled today: the worker's real-clock ticks add nothing.
+	org := f.org("acme", config("Etc/UTC", "08:00", lower3(time.Now().UTC().AddDate(0, 0, 3).Weekday())))
+	db := f.victimPool(10)
+	var logs syncBuffer
+	w := &Worker{DB: db, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	ctx, cancel := context.WithTimeout(f.ctx, 2*time.Minute)
+	defer cancel()
+	require.NoError(t, w.Start(ctx))
+
+	kills := 0
+	for i := range 30 {
+		require.NoError(t, sleep(ctx, time.Duration(5+i%4*10)*time.Millisecond))
+		kills += f.terminate(ctx)
+	}
+	require.NotZero(t, kills)
+	b, err := f.store.GenerateNow(ctx, org, time.Now(), admin)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		got, err := f.store.Get(ctx, org, b.Date)
+		return err == nil && got.Status == StatusReady
+	}, time.Minute, 50*time.Millisecond, "logs: %s", &logs)
+
+	stopCtx, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	require.NoError(t, w.Stop(stopCtx))
+}

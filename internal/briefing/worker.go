@@ -76,6 +76,8 @@ type Worker struct {
 	cron    *cron.Cron
 	// stopTicks cuts off a tick still running when Stop's grace ends.
 	stopTicks   context.CancelFunc
+	stopWatch   context.CancelFunc // ends watchRiver
+	watchDone   chan struct{}
 	metricsDone chan struct{}
 	stopMetrics func()
 }
@@ -112,6 +114,7 @@ func (w *Worker) now() time.Time {
 // the periodic jobs unless it is for RunOnce (one tick, nothing else
 // scheduled).
 func (w *Worker) build(periodic bool) error {
+	w.kinds = nil
 	workers := river.NewWorkers()
 	addWorker(workers, &w.kinds, &generateWorker{db: w.DB, log: w.Log, now: w.now})
 	addWorker(workers, &w.kinds, &pruneWorker{db: w.DB, log: w.Log, now: w.now})
@@ -148,7 +151,9 @@ func (w *Worker) build(periodic bool) error {
 		return fmt.Errorf("river client: %w", err)
 	}
 	w.client = client
-	w.ticker = &Ticker{DB: w.DB, Jobs: client, Log: w.Log, Metrics: w.Metrics}
+	if w.ticker == nil { // a restarted client (watchRiver) keeps the first one's ticker: it only inserts
+		w.ticker = &Ticker{DB: w.DB, Jobs: client, Log: w.Log, Metrics: w.Metrics}
+	}
 	return nil
 }
 
@@ -176,6 +181,9 @@ func (w *Worker) Start(ctx context.Context) error {
 		return errors.Join(fmt.Errorf("schedule tick: %w", err), w.stopRiver(ctx))
 	}
 	w.cron.Start()
+	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopWatch, w.watchDone = stopWatch, make(chan struct{})
+	go w.watchRiver(watchCtx)
 	w.Log.Info("worker started", "concurrency", cmp.Or(w.Concurrency, 4), "job_retention", cmp.Or(w.JobRetention, DefaultJobRetention).String())
 	return nil
 }
@@ -217,6 +225,10 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 // A job whose process dies without either is taken back by River's rescuer
 // after rescueStuckJobsAfter.
 func (w *Worker) Stop(ctx context.Context) error {
+	if w.stopWatch != nil {
+		w.stopWatch()
+		<-w.watchDone
+	}
 	if w.cron != nil {
 		select {
 		case <-w.cron.Stop().Done():
@@ -294,17 +306,16 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 	}
 	defer func() {
 		// Jobs still running here are left-behind ones: they get to finish.
+		if err == nil {
+			// Our own jobs' outcomes are in: RunOnce waited for them.
+			err = retryTransient(ctx, w.Log, "list pending jobs", func(ctx context.Context) (err error) {
+				res.Pending, res.Waiting, err = w.pendingJobs(ctx)
+				return err
+			})
+		}
 		if serr := w.stopRiver(context.WithoutCancel(ctx)); serr != nil {
 			err = errors.Join(err, serr)
 		}
-		if err != nil {
-			return
-		}
-		// After River stopped, so the outcomes of its last jobs are in.
-		err = retryTransient(ctx, w.Log, "list pending jobs", func(ctx context.Context) (err error) {
-			res.Pending, res.Waiting, err = w.pendingJobs(ctx)
-			return err
-		})
 	}()
 	w.ticker.WaitLock = true // -once must run its tick, after another replica's
 	res.Tick, err = w.ticker.Tick(ctx, now)
@@ -313,31 +324,107 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 	}
 	stallLimit := max(wait, rescueWithin) + onceStallSlack
 	var seen string
-	lastChange := time.Now()
+	lastChange, lastRestart := time.Now(), time.Now()
 	for {
-		var open int
-		var progress string
+		var st openState
 		err := retryTransient(ctx, w.Log, "count open jobs", func(ctx context.Context) (err error) {
-			open, progress, err = w.openJobs(ctx, wait)
+			st, err = w.openJobs(ctx, wait)
 			return err
 		})
 		if err != nil {
 			return res, err
 		}
-		if open == 0 {
+		if st.open == 0 {
 			return res, nil
 		}
-		if progress != seen {
-			seen, lastChange = progress, time.Now()
+		if st.progress != seen {
+			seen, lastChange = st.progress, time.Now()
 		} else if time.Since(lastChange) > stallLimit {
-			w.Log.Warn("worker -once: no job progressed; not waiting any longer", "open", open, "stall_limit", stallLimit.String())
+			w.Log.Warn("worker -once: no job progressed; not waiting any longer", "open", st.open, "stall_limit", stallLimit.String())
 			res.Stalled = true
 			return res, nil
+		}
+		if st.overdue > 0 && w.working.empty() && time.Since(lastChange) > riverStallAfter && time.Since(lastRestart) > riverStallAfter {
+			// Jobs wait that River should have fetched or scheduled long
+			// ago, and this process works none: a connection lost while
+			// River started can leave its client running without its
+			// producer or its elector (they take a "conn closed" error from
+			// LISTEN for a shutdown and quietly stop; River v0.51.1,
+			// producer.StartWorkContext, Elector.Start). A new client
+			// starts them again.
+			w.Log.Warn("worker -once: River is not working the jobs due; restarting its client", "overdue", st.overdue, "open", st.open)
+			if err := w.restartRiver(ctx, false); err != nil {
+				return res, err
+			}
+			lastRestart = time.Now()
 		}
 		if err := sleep(ctx, oncePoll); err != nil {
 			return res, err
 		}
 	}
+}
+
+// watchEvery is how often the long-running worker checks that its River
+// client works the jobs due (watchRiver).
+const watchEvery = 30 * time.Second
+
+// overdueSQL counts the jobs of our kinds ($1) River should have taken long
+// ago: available for 30 s (every replica fetches every second), or due for
+// a retry a minute ago (the leader schedules every 5 s; a new leader takes
+// over within 15 s).
+const overdueSQL = `
+SELECT count(*) FROM river_job
+ WHERE kind = ANY($1)
+   AND ((state = 'available' AND scheduled_at < now() - interval '30 seconds')
+        OR (state IN ('retryable', 'scheduled') AND scheduled_at < now() - interval '1 minute'))`
+
+// watchRiver restarts the long-running worker's River client when it
+// started no job for watchEvery while jobs are overdue: a connection lost
+// while River started can leave its producer or its elector stopped while
+// the client runs on (see RunOnce). A healthy client with jobs overdue
+// starts some within a second; other replicas may be busy, this one is not.
+func (w *Worker) watchRiver(ctx context.Context) {
+	defer close(w.watchDone)
+	t := time.NewTicker(watchEvery)
+	defer t.Stop()
+	started := w.working.startedCount()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		before := started
+		if started = w.working.startedCount(); started != before || !w.working.empty() {
+			continue
+		}
+		var overdue int
+		if err := w.DB.QueryRow(ctx, overdueSQL, w.kinds).Scan(&overdue); err != nil || overdue == 0 {
+			continue // a lost connection: River and the next check retry
+		}
+		w.Log.Warn("River started no job while jobs are overdue; restarting its client", "overdue", overdue)
+		if err := w.restartRiver(ctx, true); err != nil {
+			w.Log.Error("restart river", "error", err) // the next check tries again
+		}
+	}
+}
+
+// riverStallAfter is how long jobs may stay overdue (available, or due for
+// a retry, see openJobsSQL) with nothing of ours changing before RunOnce
+// restarts its River client. River fetches every second at the latest, and
+// its leader schedules retries every 5 s; a new leader takes over a dead
+// one's within 15 s.
+const riverStallAfter = 20 * time.Second
+
+// restartRiver stops the River client (this process works no job then) and
+// starts a new one.
+func (w *Worker) restartRiver(ctx context.Context, periodic bool) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopAndCancelTimeout)
+	defer cancel()
+	if err := w.stopRiver(sctx); err != nil {
+		w.Log.Warn("stop river for restart", "error", err)
+	}
+	return w.startRiver(ctx, periodic)
 }
 
 // onceStallSlack is how much longer than anything it may legitimately wait
@@ -350,31 +437,48 @@ const onceStallSlack = time.Minute
 // two queries), and any left behind:
 //   - available;
 //   - waiting for a retry due within -wait ($2 seconds);
-//   - running in this process ($3), until River has stored its outcome;
+//   - running in this process ($3), until River has stored its outcome, or
+//     fetched by this process's River client ($5) in the last 10 s (Work
+//     has not begun yet: a fetch whose answer was lost with its connection
+//     leaves a job running in our name that nothing works, which River
+//     rescues like a dead worker's);
 //   - running elsewhere, if it ends or is rescued within -wait: a live
 //     worker's ends within its timeout, a dead worker's is rescued within
 //     rescueWithin ($4 seconds) of its attempt, and which of the two it is
 //     cannot be told from the database, so the later bound counts.
 //
 // The second column changes whenever any of those jobs does (a state, an
-// attempt, a new job): RunOnce's stall guard.
+// attempt, a new job): RunOnce's stall guard. The third counts the jobs
+// River should have taken by now: available for 10 s (it fetches every
+// second), or due for a retry 30 s ago (its leader schedules every 5 s).
 const openJobsSQL = `
 SELECT count(*) FILTER (WHERE
          state = 'available'
          OR (state IN ('retryable', 'scheduled') AND scheduled_at <= now() + $2 * interval '1 second')
          OR (state = 'running' AND (id = ANY($3)
+                                    OR (attempted_by[cardinality(attempted_by)] = $5 AND attempted_at > now() - interval '10 seconds')
                                     OR attempted_at + $4 * interval '1 second' <= now() + $2 * interval '1 second'))),
        count(*) || '/' || coalesce(sum(attempt), 0) || '/' || count(*) FILTER (WHERE state = 'running')
-         || '/' || count(*) FILTER (WHERE state = 'available') || '/' || coalesce(max(id), 0)
+         || '/' || count(*) FILTER (WHERE state = 'available') || '/' || coalesce(max(id), 0),
+       count(*) FILTER (WHERE (state = 'available' AND scheduled_at < now() - interval '10 seconds')
+                           OR (state IN ('retryable', 'scheduled') AND scheduled_at < now() - interval '30 seconds'))
   FROM river_job
  WHERE kind = ANY($1) AND state NOT IN ('completed', 'discarded', 'cancelled')`
 
-func (w *Worker) openJobs(ctx context.Context, wait time.Duration) (open int, progress string, err error) {
-	err = w.DB.QueryRow(ctx, openJobsSQL, w.kinds, wait.Seconds(), w.working.ids(), rescueWithin.Seconds()).Scan(&open, &progress)
+// openState is what openJobsSQL found.
+type openState struct {
+	open     int    // jobs RunOnce waits for
+	progress string // changes whenever any unfinished job of ours does
+	overdue  int    // jobs River should have fetched or scheduled by now
+}
+
+func (w *Worker) openJobs(ctx context.Context, wait time.Duration) (st openState, err error) {
+	err = w.DB.QueryRow(ctx, openJobsSQL, w.kinds, wait.Seconds(), w.working.ids(), rescueWithin.Seconds(), w.client.ID()).
+		Scan(&st.open, &st.progress, &st.overdue)
 	if err != nil {
-		return 0, "", fmt.Errorf("count open jobs: %w", err)
+		return st, fmt.Errorf("count open jobs: %w", err)
 	}
-	return open, progress, nil
+	return st, nil
 }
 
 // pendingJobsSQL lists every unfinished job of our kinds with what it waits
@@ -414,8 +518,15 @@ func (w *Worker) pendingJobs(ctx context.Context) (map[string]int, []WaitingJob,
 // event, sent once the outcome is stored).
 type inFlight struct {
 	river.MiddlewareDefaults
-	mu   sync.Mutex
-	jobs map[int64]bool
+	mu      sync.Mutex
+	jobs    map[int64]bool
+	started int64 // jobs begun, ever
+}
+
+func (f *inFlight) startedCount() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started
 }
 
 func (f *inFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
@@ -424,6 +535,7 @@ func (f *inFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 		f.jobs = map[int64]bool{}
 	}
 	f.jobs[job.ID] = true
+	f.started++
 	f.mu.Unlock()
 	return doInner(ctx)
 }
@@ -432,6 +544,12 @@ func (f *inFlight) done(id int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.jobs, id)
+}
+
+func (f *inFlight) empty() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.jobs) == 0
 }
 
 func (f *inFlight) ids() []int64 {
