@@ -15,7 +15,7 @@ BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/...
 FUZZTIME     ?= 60s
-CHAOS_TIMEOUT ?= 90m
+CHAOS_TIMEOUT ?= 4h
 
 .PHONY: help run test bench fuzz chaos generate build lint docker clean db db-stop
 
