@@ -351,7 +351,7 @@ func TestKilledDuringDelivery(t *testing.T) {
 	require.Empty(t, sink.Messages())
 
 	// The passage of time, simulated: River's rescuer takes back a job still
-	// running only rescueStuckJobsAfter (2 min) after it was attempted, and
+	// running only rescueStuckJobsAfter (75 s) after it was attempted, and
 	// the rescuer runs on the leader, whose dead term lasts 15 s more.
 	tag, err := db.Exec(t.Context(), `UPDATE river_job SET attempted_at = now() - interval '1 hour' WHERE state = 'running'`)
 	require.NoError(t, err)

@@ -122,12 +122,15 @@ func TestTickGivesUpOnDatabaseAway(t *testing.T) {
 
 // TestRunOnceSurvivesTerminatedConnections: the worker's connections are
 // terminated again and again while -once runs, through the tick, the
-// generations and the emails; it still succeeds, every due briefing is
-// generated exactly once, and every email arrives exactly once.
+// generations and the emails — once while every email is in the hands of
+// the SMTP server (held), so its record dies with the connection after the
+// message left; -once still succeeds, every due briefing is generated
+// exactly once, and every email arrives exactly once.
 func TestRunOnceSurvivesTerminatedConnections(t *testing.T) {
 	f := setup(t)
 	sink := deliverytest.NewSMTPServer(t)
-	const orgs = 12
+	sink.Hold()
+	const orgs, concurrency = 12, 4
 	for i := range orgs {
 		slug := fmt.Sprintf("org%d", i)
 		f.org(slug, deliveryConfig("Etc/UTC", "08:00", []string{"dispatch@" + slug + ".test"}, false, ""))
@@ -136,7 +139,7 @@ func TestRunOnceSurvivesTerminatedConnections(t *testing.T) {
 	mailer, err := delivery.NewMailer(sink.URL, db)
 	require.NoError(t, err)
 	var logs syncBuffer
-	w := &Worker{DB: db, Log: slog.New(slog.NewTextHandler(&logs, nil)),
+	w := &Worker{DB: db, Log: slog.New(slog.NewTextHandler(&logs, nil)), Concurrency: concurrency,
 		Sender: &Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test"}}
 
 	// Bounded whatever happens: a job a lost connection leaves running is
@@ -145,15 +148,24 @@ func TestRunOnceSurvivesTerminatedConnections(t *testing.T) {
 	defer cancel()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	kills := 0
+	var kills, heldKills int
 	wg.Go(func() {
-		for i := range 40 {
+		defer sink.Release()
+		for i := 0; ; i++ {
 			select {
 			case <-done:
 				return
 			case <-time.After(time.Duration(5+i%4*10) * time.Millisecond):
 			}
-			kills += f.terminate(ctx)
+			if sink.Attempts() >= concurrency && heldKills == 0 {
+				// Every job slot holds an email the server has not answered,
+				// inside the transaction that will record it.
+				heldKills = f.terminate(ctx)
+				sink.Release()
+			}
+			if i < 40 {
+				kills += f.terminate(ctx)
+			}
 		}
 	})
 	res, err := w.RunOnce(ctx, utc("2026-03-10T09:00:00Z"), 2*time.Minute)
@@ -161,7 +173,8 @@ func TestRunOnceSurvivesTerminatedConnections(t *testing.T) {
 	wg.Wait()
 	require.NoError(t, err, logs.String())
 	require.NotZero(t, kills)
-	t.Logf("%d connections terminated", kills)
+	require.NotZero(t, heldKills, "terminated while the emails were held")
+	t.Logf("%d connections terminated, %d of them while the emails were held", kills+heldKills, heldKills)
 	require.Equal(t, orgs, res.Tick.Enqueued)
 	require.Empty(t, res.Pending, "%+v", res.Waiting)
 	require.True(t, res.Done())

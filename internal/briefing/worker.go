@@ -183,7 +183,7 @@ func (w *Worker) Start(ctx context.Context) error {
 	w.cron.Start()
 	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	w.stopWatch, w.watchDone = stopWatch, make(chan struct{})
-	go w.watchRiver(watchCtx)
+	go w.watchRiver(watchCtx, ctx)
 	w.Log.Info("worker started", "concurrency", cmp.Or(w.Concurrency, 4), "job_retention", cmp.Or(w.JobRetention, DefaultJobRetention).String())
 	return nil
 }
@@ -282,7 +282,7 @@ type WaitingJob struct {
 	State      string    `json:"state"`
 	BriefingID int64     `json:"briefing_id,omitempty"`
 	Attempt    int       `json:"attempt"`
-	WaitsFor   string    `json:"waits_for"` // "retry", "rescue", "worker", "fetch"
+	WaitsFor   string    `json:"waits_for"` // "retry", "rescue" (running: its worker, or River's rescuer), "fetch" (available)
 	Until      time.Time `json:"until"`     // when it is due, at the latest
 }
 
@@ -383,7 +383,9 @@ SELECT count(*) FROM river_job
 // while River started can leave its producer or its elector stopped while
 // the client runs on (see RunOnce). A healthy client with jobs overdue
 // starts some within a second; other replicas may be busy, this one is not.
-func (w *Worker) watchRiver(ctx context.Context) {
+// A new client starts on startCtx, like the first one: the watch's own
+// context ends with Stop, which must not cut the client's jobs short.
+func (w *Worker) watchRiver(ctx, startCtx context.Context) {
 	defer close(w.watchDone)
 	t := time.NewTicker(watchEvery)
 	defer t.Stop()
@@ -403,7 +405,7 @@ func (w *Worker) watchRiver(ctx context.Context) {
 			continue // a lost connection: River and the next check retry
 		}
 		w.Log.Warn("River started no job while jobs are overdue; restarting its client", "overdue", overdue)
-		if err := w.restartRiver(ctx, true); err != nil {
+		if err := w.restartRiver(startCtx, true); err != nil {
 			w.Log.Error("restart river", "error", err) // the next check tries again
 		}
 	}
