@@ -15,8 +15,9 @@ BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/...
 FUZZTIME     ?= 60s
+CHAOS_TIMEOUT ?= 4h
 
-.PHONY: help run test bench fuzz generate build lint docker clean db db-stop
+.PHONY: help run test bench fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -63,6 +64,16 @@ bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule
+
+chaos: ## Fault injection, full counts: kill -9, pg_terminate_backend, PostgreSQL restart, DST replicas (long; README "Guarantees and figures")
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	# CHAOS=full: 100 kill -9 and 100 pg_terminate_backend rounds over 1,000
+	# due orgs each, 10 PostgreSQL restarts, 5 replicas over 2 × 8 days of
+	# minutes. CHAOS_KILL_ROUNDS, CHAOS_TERMINATE_ROUNDS, CHAOS_RESTART_ROUNDS,
+	# CHAOS_ORGS, CHAOS_LANES and CHAOS_SEED override them.
+	mkdir -p bin
+	CHAOS=full $(GO) test -count=1 -v -timeout=$(CHAOS_TIMEOUT) ./internal/chaos/ 2>&1 | tee bin/chaos.log | grep -E '^(FIGURES|--- |ok|FAIL|PASS)|FINDING'
 
 generate: ## Regenerate templ components, the zone list and the embedded zone rules
 	$(GO) tool templ generate

@@ -80,6 +80,17 @@ func URL(t testing.TB) string {
 	return pgtestdb.Custom(t, serverConfig(t), migrator{}).URL()
 }
 
+// URLOn is URL on the server at serverURL instead of the test server: for
+// tests that run a cluster of their own (internal/chaos restarts one).
+func URLOn(t testing.TB, serverURL string) string {
+	t.Helper()
+	cfg, err := configFromURL(serverURL)
+	if err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	return pgtestdb.Custom(t, cfg, migrator{}).URL()
+}
+
 // New creates an isolated, migrated database for this test and returns a pool
 // on it, closed at cleanup.
 func New(t testing.TB) *pgxpool.Pool {

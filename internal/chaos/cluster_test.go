@@ -1,0 +1,198 @@
+package chaos
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fieldbrief/internal/testdb"
+)
+
+// cluster is a throwaway PostgreSQL cluster of the chaos tests' own, so they
+// can restart it and open as many connections as they like without
+// touching the server other tests use. Built the way scripts/pg.sh builds
+// its cluster: the newest /usr/lib/postgresql/*/bin (or $PG_BIN), initdb
+// as the postgres user when we are root (initdb refuses root).
+type cluster struct {
+	bin, dir, data string
+	port           int
+	asOwner        []string // runuser prefix when root
+	URL            string   // postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable
+}
+
+var ownCluster struct {
+	once sync.Once
+	c    *cluster
+	err  error
+}
+
+// theCluster starts the process's cluster on first use; TestMain stops it.
+func theCluster(t testing.TB) *cluster {
+	t.Helper()
+	ownCluster.once.Do(func() { ownCluster.c, ownCluster.err = startCluster() })
+	if ownCluster.err != nil {
+		t.Fatalf("chaos: own PostgreSQL cluster: %v", ownCluster.err)
+	}
+	return ownCluster.c
+}
+
+// serverURL is where a scenario makes its databases: the chaos tests' own
+// cluster, or, in the short version on a machine without PostgreSQL's
+// server binaries, the server the other tests use (testdb). The restart
+// scenario needs the cluster of its own: it calls theCluster.
+func serverURL(t testing.TB) string {
+	t.Helper()
+	if _, err := pgBin(); err != nil && !full() {
+		t.Logf("chaos: %v; using the tests' server instead of a cluster of our own", err)
+		return testdb.ServerURL(t)
+	}
+	return theCluster(t).URL
+}
+
+func pgBin() (string, error) {
+	if b := os.Getenv("PG_BIN"); b != "" {
+		return b, nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	var ok []string
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			ok = append(ok, d)
+		}
+	}
+	if len(ok) == 0 {
+		return "", fmt.Errorf("no PostgreSQL server binaries in /usr/lib/postgresql/*/bin (set PG_BIN)")
+	}
+	// Versions sort as numbers: 9 < 15 < 16.
+	sort.Slice(ok, func(i, j int) bool {
+		vi, vj := filepath.Base(filepath.Dir(ok[i])), filepath.Base(filepath.Dir(ok[j]))
+		if len(vi) != len(vj) {
+			return len(vi) < len(vj)
+		}
+		return vi < vj
+	})
+	return ok[len(ok)-1], nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func startCluster() (*cluster, error) {
+	bin, err := pgBin()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "fieldbrief-chaos-pg-")
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{bin: bin, dir: dir, data: filepath.Join(dir, "data")}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, fmt.Errorf("running as root, and there is no postgres user to run initdb as: %w", err)
+		}
+		if out, err := exec.Command("chown", u.Uid+":"+u.Gid, dir).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("chown %s: %v: %s", dir, err, out)
+		}
+		if err := os.Chmod(dir, 0o755); err != nil {
+			return nil, err
+		}
+		c.asOwner = []string{"runuser", "-u", "postgres", "--"}
+	}
+	if c.port, err = freePort(); err != nil {
+		return nil, err
+	}
+	if out, err := c.run("initdb", "-D", c.data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-locale", "--no-instructions"); err != nil {
+		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	conf := fmt.Sprintf(`
+listen_addresses = '127.0.0.1'
+port = %d
+unix_socket_directories = '%s'
+max_connections = 400
+shared_buffers = 64MB
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+`, c.port, c.dir)
+	if out, err := c.runShell(fmt.Sprintf("cat >> %q", filepath.Join(c.data, "postgresql.conf")), conf); err != nil {
+		return nil, fmt.Errorf("configure: %v\n%s", err, out)
+	}
+	if err := c.start(); err != nil {
+		return nil, err
+	}
+	c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	return c, nil
+}
+
+func (c *cluster) cmd(name string, args ...string) *exec.Cmd {
+	full := append(append([]string{}, c.asOwner...), append([]string{filepath.Join(c.bin, name)}, args...)...)
+	return exec.Command(full[0], full[1:]...)
+}
+
+func (c *cluster) run(name string, args ...string) ([]byte, error) {
+	return c.cmd(name, args...).CombinedOutput()
+}
+
+func (c *cluster) runShell(script, stdin string) ([]byte, error) {
+	full := append(append([]string{}, c.asOwner...), "sh", "-c", script)
+	cmd := exec.Command(full[0], full[1:]...)
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd.CombinedOutput()
+}
+
+func (c *cluster) start() error {
+	if out, err := c.run("pg_ctl", "-D", c.data, "-l", filepath.Join(c.dir, "postgres.log"), "-w", "-t", "60", "start"); err != nil {
+		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, c.logTail())
+	}
+	return nil
+}
+
+// restart is `pg_ctl restart -m fast`: every connection is cut, open
+// transactions roll back, and the server is back when it returns.
+func (c *cluster) restart() (time.Duration, error) {
+	start := time.Now()
+	if out, err := c.run("pg_ctl", "-D", c.data, "-l", filepath.Join(c.dir, "postgres.log"), "-m", "fast", "-w", "-t", "60", "restart"); err != nil {
+		return 0, fmt.Errorf("pg_ctl restart: %v\n%s\n%s", err, out, c.logTail())
+	}
+	return time.Since(start), nil
+}
+
+func (c *cluster) stop() {
+	_, _ = c.run("pg_ctl", "-D", c.data, "-m", "immediate", "-w", "-t", "60", "stop")
+	_ = os.RemoveAll(c.dir)
+}
+
+func (c *cluster) logTail() string {
+	b, _ := os.ReadFile(filepath.Join(c.dir, "postgres.log"))
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(b)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if ownCluster.c != nil {
+		ownCluster.c.stop()
+	}
+	if builtDir != "" {
+		_ = os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
+}

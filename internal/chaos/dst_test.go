@@ -1,0 +1,252 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/testdb"
+)
+
+// simTimes are the schedule times of the simulation: midnight (missing on
+// the days some zones spring forward at 00:00), two times inside the usual
+// gap and overlap, and the last minute of the day.
+var simTimes = []string{"00:00", "01:30", "02:30", "23:59"}
+
+// simWindow is a stretch of minutes the replicas tick through.
+type simWindow struct {
+	name     string
+	from, to time.Time // ticks at every minute from from to to, inclusive
+}
+
+// shortZones is the short version's selection: zones that change at 01:00
+// UTC (Europe), at 02:00 local (North America), at midnight (Havana,
+// Santiago, Asuncion), by 30 minutes (Lord Howe), at odd offsets
+// (Chatham, Kathmandu), on the far sides of the date line, and no DST.
+var shortZones = []string{
+	"America/Asuncion", "America/Havana", "America/New_York", "America/Santiago", "America/St_Johns",
+	"Asia/Kathmandu", "Asia/Kolkata", "Australia/Lord_Howe", "Australia/Sydney", "Europe/Berlin",
+	"Europe/London", "Pacific/Auckland", "Pacific/Chatham", "Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC",
+}
+
+// simFiring is one scheduled firing: an org's local date and the tick that
+// fired it.
+type simFiring struct {
+	org     int64
+	date    string
+	firedAt time.Time
+	// gap: the scheduled time did not exist that day (the clock jumped
+	// over it); overlap: the wall clock read the firing's minute twice.
+	gap, overlap bool
+}
+
+// expectFirings computes, without the code under test, what the time
+// semantics (DESIGN §5, docs/architecture.md) say the ticks of w fire for an
+// org in zone at local time hhmm: walking the tick instants in order, an
+// org fires at the first tick whose local date has no firing yet and whose
+// local wall clock reads hhmm or later. That is the first valid minute
+// after a time lost in a spring-forward gap, the first occurrence of a time
+// repeated by a fall-back, and one firing per local date.
+func expectFirings(org int64, loc *time.Location, hhmm string, w simWindow) []simFiring {
+	at, err := time.Parse("15:04", hhmm)
+	if err != nil {
+		panic(err)
+	}
+	minute := at.Hour()*60 + at.Minute()
+	var out []simFiring
+	fired := map[string]bool{}
+	for t := w.from; !t.After(w.to); t = t.Add(time.Minute) {
+		local := t.In(loc)
+		d := local.Format(time.DateOnly)
+		if !fired[d] && local.Hour()*60+local.Minute() >= minute {
+			fired[d] = true
+			f := simFiring{org: org, date: d, firedAt: t}
+			prev := t.Add(-time.Minute).In(loc)
+			f.gap = prev.Format(time.DateOnly) == d && prev.Hour()*60+prev.Minute() < minute &&
+				local.Hour()*60+local.Minute() > minute && local.Sub(prev) == time.Minute &&
+				local.Hour()*60+local.Minute()-(prev.Hour()*60+prev.Minute()) > 1
+			for k := 1; k <= 180 && !f.overlap; k++ {
+				later := t.Add(time.Duration(k) * time.Minute).In(loc)
+				f.overlap = later.Format("2006-01-02 15:04") == local.Format("2006-01-02 15:04")
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestDSTSimulation has 5 replicas tick every minute of 8 days around DST
+// changes, with a fake clock, over one org per canonical zone and schedule
+// time. The briefings recorded (org, local date, tick that fired it) must
+// be exactly those computed independently by expectFirings: none missing,
+// none extra, none at another minute, one generation job each. One replica
+// ignores the tick lock, so the unique key alone has to stop duplicates.
+//
+// Short: 16 zones over three stretches of 12 to 18 hours. CHAOS=full: every
+// canonical zone over two 8-day stretches (CHAOS_DST_WINDOWS=1: the first).
+func TestDSTSimulation(t *testing.T) {
+	zones := shortZones
+	windows := []simWindow{
+		// North America springs forward (Mar 8, 02:00 local; Havana at 00:00).
+		{"us-spring", utcTime("2026-03-08T00:00:00Z"), utcTime("2026-03-08T12:00:00Z")},
+		// Europe springs forward (Mar 29, 01:00 UTC).
+		{"eu-spring", utcTime("2026-03-28T20:00:00Z"), utcTime("2026-03-29T08:00:00Z")},
+		// Sydney, Lord Howe (by 30 min), Auckland, Chatham and Santiago
+		// fall back (Apr 5 local).
+		{"south-fall", utcTime("2026-04-04T12:00:00Z"), utcTime("2026-04-05T06:00:00Z")},
+	}
+	if full() {
+		zones = nil
+		for _, z := range schedule.Zones() {
+			zones = append(zones, z.Name)
+		}
+		windows = []simWindow{
+			// Europe springs forward (Mar 29), the south falls back (Apr 5).
+			{"eu-spring+south-fall", utcTime("2026-03-28T00:00:00Z"), utcTime("2026-04-05T00:00:00Z")},
+			// Europe (Oct 25) and North America (Nov 1) fall back.
+			{"eu+us-fall", utcTime("2026-10-25T00:00:00Z"), utcTime("2026-11-02T00:00:00Z")},
+		}
+	}
+	if n := envInt("CHAOS_DST_WINDOWS", len(windows)); n < len(windows) {
+		windows = windows[:n]
+	}
+	const replicas = 5
+	for _, w := range windows {
+		t.Run(w.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := pgxpool.New(ctx, testdb.URLOn(t, serverURL(t)))
+			require.NoError(t, err)
+			t.Cleanup(db.Close)
+
+			// One org per zone and time; the expected firings alongside.
+			var want []simFiring
+			for i, zone := range zones {
+				loc, err := time.LoadLocation(zone)
+				require.NoError(t, err, zone)
+				for j, at := range simTimes {
+					cfg, _ := json.Marshal(map[string]any{"briefing": map[string]any{"timezone": zone, "schedule_local_time": at}})
+					var org int64
+					require.NoError(t, db.QueryRow(ctx, `INSERT INTO orgs (slug, name) VALUES ($1, $1) RETURNING id`,
+						fmt.Sprintf("sim-%d-%d", i, j)).Scan(&org))
+					_, err = db.Exec(ctx, `INSERT INTO org_module_configs (org_id, module, config_json) VALUES ($1, 'fieldforce', $2)`, org, cfg)
+					require.NoError(t, err)
+					want = append(want, expectFirings(org, loc, at, w)...)
+				}
+			}
+
+			jobs, err := briefing.NewInsertClient(db)
+			require.NoError(t, err)
+			tickers := make([]*briefing.Ticker, replicas)
+			for i := range tickers {
+				tickers[i] = &briefing.Ticker{DB: db, Jobs: jobs, Log: slog.New(slog.DiscardHandler), NoLock: i == 0}
+			}
+			start := time.Now()
+			var ticks, ran, enqueued int
+			for now := w.from; !now.After(w.to); now = now.Add(time.Minute) {
+				results := make([]briefing.TickResult, replicas)
+				errs := make([]error, replicas)
+				var wg sync.WaitGroup
+				for i, tk := range tickers {
+					wg.Go(func() { results[i], errs[i] = tk.Tick(ctx, now) })
+				}
+				wg.Wait()
+				for i := range results {
+					require.NoError(t, errs[i], "replica %d at %v", i, now)
+					ticks++
+					if results[i].Ran {
+						ran++
+					}
+					enqueued += results[i].Enqueued
+				}
+			}
+			elapsed := time.Since(start)
+
+			rows, err := db.Query(ctx, `SELECT org_id, briefing_date::text, fired_at FROM ff_briefings`)
+			require.NoError(t, err)
+			got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (simFiring, error) {
+				var f simFiring
+				err := r.Scan(&f.org, &f.date, &f.firedAt)
+				f.firedAt = f.firedAt.UTC()
+				return f, err
+			})
+			require.NoError(t, err)
+			key := func(f simFiring) string { return fmt.Sprintf("%d %s", f.org, f.date) }
+			wantBy := map[string]simFiring{}
+			for _, f := range want {
+				wantBy[key(f)] = f
+			}
+			gotBy := map[string]int{}
+			var extra, wrongMinute []string
+			for _, f := range got {
+				gotBy[key(f)]++
+				w, ok := wantBy[key(f)]
+				switch {
+				case !ok:
+					extra = append(extra, fmt.Sprintf("%s fired %v", key(f), f.firedAt))
+				case !w.firedAt.Equal(f.firedAt):
+					wrongMinute = append(wrongMinute, fmt.Sprintf("%s fired %v, want %v", key(f), f.firedAt, w.firedAt))
+				}
+			}
+			var missing []string
+			dup := 0
+			for k, f := range wantBy {
+				if gotBy[k] == 0 {
+					missing = append(missing, fmt.Sprintf("%s due %v", k, f.firedAt))
+				}
+			}
+			for _, n := range gotBy {
+				dup += max(0, n-1)
+			}
+			var genJobs, revisionsAsked int
+			require.NoError(t, db.QueryRow(ctx, `SELECT (SELECT count(*) FROM river_job WHERE kind = 'generate_briefing'),
+			                                            (SELECT coalesce(sum(requested_revision), 0) FROM ff_briefings)`).
+				Scan(&genJobs, &revisionsAsked))
+
+			// How many expected firings the DST changes moved or doubled.
+			gaps, overlaps := 0, 0
+			for _, f := range want {
+				if f.gap {
+					gaps++
+				}
+				if f.overlap {
+					overlaps++
+				}
+			}
+
+			slices.Sort(missing)
+			slices.Sort(extra)
+			slices.Sort(wrongMinute)
+			figures(t, "%d replicas × %d minutes (%s → %s) over %d orgs (%d zones × %d times) in %v: ticks=%d ran=%d; "+
+				"briefings=%d expected=%d (moved by a gap %d, in an overlap %d) missing=%d extra=%d wrong_minute=%d duplicates=%d generation_jobs=%d",
+				replicas, int(w.to.Sub(w.from)/time.Minute)+1, w.from.Format(time.DateOnly), w.to.Format(time.DateOnly),
+				len(zones)*len(simTimes), len(zones), len(simTimes), elapsed.Round(time.Millisecond), ticks, ran,
+				len(got), len(want), gaps, overlaps, len(missing), len(extra), len(wrongMinute), dup, genJobs)
+			require.Empty(t, missing, "briefings the time semantics call for, not fired")
+			require.Empty(t, extra, "briefings fired the time semantics do not call for")
+			require.Empty(t, wrongMinute, "briefings fired at another minute")
+			require.Zero(t, dup)
+			require.Equal(t, len(want), enqueued, "scheduled firings recorded by the ticks")
+			require.Equal(t, len(want), genJobs, "one generation job per briefing")
+			require.Equal(t, len(want), revisionsAsked, "one requested revision per briefing")
+		})
+	}
+}
+
+func utcTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
