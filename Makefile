@@ -13,7 +13,7 @@ IMAGE        ?= fieldbrief:dev
 TEST_TIMEOUT ?= 9m
 BENCH        ?= .
 BENCHTIME    ?= 1x
-BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/...
+BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
 FUZZTIME     ?= 60s
 CHAOS_TIMEOUT ?= 4h
 
