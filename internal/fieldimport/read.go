@@ -23,8 +23,9 @@ import (
 // refused before more than MaxBytes+1 bytes were read, a longer one at its
 // MaxRows+1st row.
 const (
-	MaxBytes = 5 << 20 // 5 MB
-	MaxRows  = 50_000
+	MaxBytes   = 5 << 20 // 5 MB
+	MaxRows    = 50_000
+	MaxColumns = 50 // in the header: a file's rows have no more (a row with more is a problem)
 )
 
 // ErrTooLarge and ErrTooManyRows refuse a whole file, with a message for
@@ -177,6 +178,12 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 // required one present. Names are matched without case and surrounding
 // spaces.
 func readHeader(header []string, cols []Column) ([]string, []Problem) {
+	if len(header) > MaxColumns {
+		// One problem, not one per column: a line of a million commas
+		// would otherwise be a million problems for the preview to list.
+		return nil, []Problem{{Row: 1, Message: fmt.Sprintf(
+			"The first row has %d columns; the format has %d at most: %s.", len(header), len(cols), columnList(cols))}}
+	}
 	var probs []Problem
 	names := make([]string, len(header))
 	seen := map[string]bool{}

@@ -121,3 +121,17 @@ func TestTemplateReadsBack(t *testing.T) {
 		require.Len(t, tab.Header, len(Columns(k)))
 	}
 }
+
+// A header of a million empty columns (a 1 MB line of commas) is one
+// problem, not a million: the preview lists every problem, so their
+// number must not follow the file's whims.
+func TestReadHeaderWithHugelyManyColumnsIsOneProblem(t *testing.T) {
+	tab := readString(t, strings.Repeat(",", 1<<20)+"\n")
+	require.Equal(t, 1, len(tab.Problems)) // not require.Len: it would print them all
+	require.Contains(t, tab.Problems[0].Message, "The first row has 1048577 columns")
+	tab = readString(t, "external_ref,name"+strings.Repeat(",colour", 50_000)+"\nT-1,Dana\n")
+	require.Equal(t, 1, len(tab.Problems))
+	// A header a few columns too long still names each unknown one.
+	tab = readString(t, "external_ref,name,a,b,c\nT-1,Dana,1,2,3\n")
+	require.Equal(t, 3, len(tab.Problems))
+}
