@@ -154,20 +154,22 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 	if err != nil {
 		return err
 	}
-	err = change(id)
-	if errs, ok := fieldFormErrors(err); ok {
-		names := slices.Sorted(maps.Keys(errs))
-		return s.boardChangeRejected(c, names[0], errs[names[0]])
-	}
-	if err != nil {
-		return err
-	}
 	m := currentMembership(c)
 	z, err := s.orgZone(c.Request().Context(), m.Org.ID)
 	if err != nil {
 		return err
 	}
+	// The whole form is read before anything is saved: a bad date is a
+	// 422 with the job untouched, not a 422 after the change.
 	d, err := s.boardDate(c, c.FormValue("date"), z)
+	if err != nil {
+		return err
+	}
+	err = change(id)
+	if errs, ok := fieldFormErrors(err); ok {
+		names := slices.Sorted(maps.Keys(errs))
+		return s.boardChangeRejected(c, names[0], errs[names[0]])
+	}
 	if err != nil {
 		return err
 	}
