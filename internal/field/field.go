@@ -216,6 +216,9 @@ func (c checker) email(field, v string) {
 	}
 }
 
+// lastArrival bounds arrival times: every one is before it.
+var lastArrival = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // Normalize trims surrounding spaces; Validate reports what is wrong.
 func (in *TechnicianInput) Normalize() {
 	in.Name = strings.TrimSpace(in.Name)
@@ -274,8 +277,13 @@ func (in JobInput) Validate() error {
 		c.add("arrival_end", "is required")
 	case in.ArrivalEnd.Before(in.ArrivalStart):
 		c.add("arrival_end", "must not be before the start of the window")
-	case in.ArrivalStart.Year() < 2000 || in.ArrivalEnd.Year() > 9999:
-		c.add("arrival_start", "is out of range")
+	case in.ArrivalStart.Year() < 2000:
+		c.add("arrival_start", "is out of range: before 2000")
+	case !in.ArrivalEnd.Before(lastArrival):
+		// In UTC, and a year short of 9999: times are shown in the org's
+		// zone (up to 14 hours ahead) and written as JSON (the API, the
+		// audit log), which cannot write a year past 9999.
+		c.add("arrival_end", "is out of range: after 9998")
 	}
 	return c.err()
 }

@@ -136,6 +136,10 @@ func TestJobValidation(t *testing.T) {
 		{func(j *field.JobInput) { j.ArrivalEnd = j.ArrivalStart.Add(-time.Minute) }, "arrival_end"},
 		{func(j *field.JobInput) { j.ArrivalStart = time.Time{} }, "arrival_start"},
 		{func(j *field.JobInput) { j.ArrivalEnd = time.Time{} }, "arrival_end"},
+		{func(j *field.JobInput) { j.ArrivalStart = time.Date(1999, 12, 31, 23, 0, 0, 0, time.UTC) }, "arrival_start"},
+		{func(j *field.JobInput) {
+			j.ArrivalEnd = time.Date(9998, 12, 31, 23, 0, 0, 0, time.FixedZone("", -2*3600)) // 9999 in UTC
+		}, "arrival_end"},
 		{func(j *field.JobInput) { j.TechnicianID, j.TechnicianRef = 1, "T1" }, "technician_ref"},
 		{func(j *field.JobInput) { j.Customer = "Smith\x00" }, "customer"},
 		{func(j *field.JobInput) { j.Customer = "Smith\xc3" }, "customer"},

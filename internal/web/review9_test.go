@@ -27,3 +27,24 @@ func TestBoardChangeWithBadDateChangesNothing(t *testing.T) {
 		require.Equal(t, field.StatusScheduled, ff.storedJob(ff.orgA.ID, j.ID).Status, "status changed behind a 422")
 	}
 }
+
+// A window at the very end of year 9999 in the org's zone is past it in
+// UTC, which JSON (the audit log's, the API's) cannot write: each of the
+// three ways in refuses it as out of range (422, nothing saved) rather than
+// failing with a 500 after validation passed.
+func TestJobAtTheEndOfYear9999IsOutOfRangeOnEveryPath(t *testing.T) {
+	ff := setupField(t) // acme is in America/New_York
+	r := ff.admin.post("/orgs/acme/jobs", jobValues("Far Future", "9999-12-31", "23:00", "23:59"))
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	requireFieldError(t, r, "to", "out of range")
+
+	a := ff.api(ff.newToken(ff.orgA, "sync"))
+	res := a.put("/api/v1/jobs/J-far", `{"customer":"Far","arrival_start":"9999-12-31T23:00","arrival_end":"9999-12-31T23:59"}`)
+	fields := requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	require.Contains(t, fields["arrival_end"], "out of range")
+
+	_, doc := previewOf(t, ff.admin, "jobs", "external_ref,customer,date,arrival_from,arrival_to\nJ-far,Far,9999-12-31,23:00,23:59\n")
+	require.Equal(t, map[string]string{"2": "error"}, actions(doc))
+	require.Contains(t, doc.byID("import-problems").text(), "out of range")
+	require.Zero(t, ff.count(`SELECT count(*) FROM jobs`))
+}
