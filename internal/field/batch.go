@@ -174,6 +174,9 @@ func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor orgs.
 	if err != nil {
 		return BatchResult{}, err
 	}
+	if err := roomForTechnicians(ctx, q, orgID, len(refs)-len(existing)); err != nil {
+		return BatchResult{}, err
+	}
 	cols := struct {
 		name, email, phone []string
 		active             []bool

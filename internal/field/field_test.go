@@ -489,3 +489,46 @@ func TestBatchUpsertIsAllOrNothingAndIdempotent(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Rows, 2, "T1 and T2 are acme's")
 }
+
+// Lists and the board show an org's technicians on one page of at most
+// MaxTechnicians; past that, the board showed the jobs of the ones left
+// off as unassigned. So no way in adds one more: the form, the API's
+// upsert and the CSV batch refuse it, while updates still go through.
+func TestAnOrgHasAtMostMaxTechnicians(t *testing.T) {
+	b := setup(t)
+	ins := make([]field.TechnicianInput, field.MaxTechnicians)
+	for i := range ins {
+		ins[i] = field.TechnicianInput{Name: fmt.Sprint("Tech ", i), Active: true, ExternalRef: fmt.Sprint("T-", i)}
+	}
+	err := pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
+		_, err := field.UpsertTechniciansByRef(b.ctx, tx, b.actor, b.acme.ID, ins)
+		return err
+	})
+	require.NoError(t, err)
+
+	_, err = b.store.CreateTechnician(b.ctx, b.actor, b.acme.ID, field.TechnicianInput{Name: "One more", Active: true})
+	require.Equal(t, apperr.Invalid, apperr.Code(err), "%v", err)
+	err = pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
+		_, _, err := field.UpsertTechnicianByRef(b.ctx, tx, b.actor, b.acme.ID, field.TechnicianInput{Name: "One more", ExternalRef: "T-new"})
+		return err
+	})
+	require.Equal(t, apperr.Invalid, apperr.Code(err), "%v", err)
+	err = pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
+		_, err := field.UpsertTechniciansByRef(b.ctx, tx, b.actor, b.acme.ID, append(ins[:2:2], field.TechnicianInput{Name: "New", ExternalRef: "T-new"}))
+		return err
+	})
+	require.Equal(t, apperr.Invalid, apperr.Code(err), "%v", err)
+	require.Equal(t, field.MaxTechnicians, b.count(t, `SELECT count(*) FROM technicians WHERE org_id = $1`, b.acme.ID))
+
+	// Updates, and another org, are unaffected.
+	err = pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
+		_, _, err := field.UpsertTechnicianByRef(b.ctx, tx, b.actor, b.acme.ID, field.TechnicianInput{Name: "Renamed", ExternalRef: "T-1", Active: true})
+		if err != nil {
+			return err
+		}
+		_, err = field.UpsertTechniciansByRef(b.ctx, tx, b.actor, b.acme.ID, []field.TechnicianInput{{Name: "Renamed too", ExternalRef: "T-2"}})
+		return err
+	})
+	require.NoError(t, err)
+	b.tech(t, b.other.ID, "Globex tech", "")
+}

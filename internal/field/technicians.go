@@ -22,9 +22,34 @@ type Store struct {
 	DB *pgxpool.Pool
 }
 
-// MaxTechnicians bounds a technician list: far more than one org employs,
-// small enough for one page.
+// MaxTechnicians bounds an org's technicians, active or not: far more than
+// one org employs, small enough for one page. Lists and the board show
+// them all at once (ListTechnicians), so no way in may add one past it:
+// one left off the list would have its jobs shown as unassigned.
 const MaxTechnicians = 1000
+
+// roomForTechnicians refuses adding n technicians to the org when it would
+// then have more than MaxTechnicians. The transaction-scoped advisory lock
+// serialises additions in one org, so two at once cannot both take the
+// last place; it is released when q's transaction ends.
+func roomForTechnicians(ctx context.Context, q database.Querier, orgID int64, n int) error {
+	if n <= 0 {
+		return nil
+	}
+	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('field.technicians', $1))`, orgID); err != nil {
+		return fmt.Errorf("lock technicians of org %d: %w", orgID, err)
+	}
+	var have int
+	if err := q.QueryRow(ctx, `SELECT count(*) FROM technicians WHERE org_id = $1`, orgID).Scan(&have); err != nil {
+		return fmt.Errorf("count technicians of org %d: %w", orgID, err)
+	}
+	if have+n > MaxTechnicians {
+		return apperr.Errorf(apperr.Invalid,
+			"An org has at most %d technicians; this one has %d, so %d more do not fit. Remove technicians who never had a job, or ask us to raise the limit.",
+			MaxTechnicians, have, n)
+	}
+	return nil
+}
 
 const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), t.created_at, t.updated_at`
 
@@ -93,6 +118,9 @@ func (s *Store) CreateTechnician(ctx context.Context, actor orgs.Actor, orgID in
 	}
 	var t Technician
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		if err := roomForTechnicians(ctx, tx, orgID, 1); err != nil {
+			return err
+		}
 		err := scanTechnician(tx.QueryRow(ctx, `
 			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref)
 			VALUES ($1, $2, $3, $4, $5, nullif($6, ''))
@@ -213,6 +241,9 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor orgs.A
 		orgID, in.ExternalRef), &old)
 	switch {
 	case errors.Is(oldErr, pgx.ErrNoRows):
+		if err := roomForTechnicians(ctx, q, orgID, 1); err != nil {
+			return t, false, err
+		}
 		err = scanTechnician(q.QueryRow(ctx, `
 			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref)
 			VALUES ($1, $2, $3, $4, $5, $6)
