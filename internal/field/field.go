@@ -237,8 +237,9 @@ func (in TechnicianInput) Validate() error {
 	return c.err()
 }
 
-// Normalize trims surrounding spaces (notes keep their inner layout) and
-// defaults the status to scheduled.
+// Normalize trims surrounding spaces (notes keep their inner layout),
+// defaults the status to scheduled and keeps arrival times to the
+// microsecond.
 func (in *JobInput) Normalize() {
 	for _, s := range []*string{&in.ExternalRef, &in.Customer, &in.CustomerPhone, &in.Address,
 		&in.JobType, &in.Notes, &in.Status, &in.TechnicianRef} {
@@ -247,6 +248,10 @@ func (in *JobInput) Normalize() {
 	if in.Status == "" {
 		in.Status = StatusScheduled
 	}
+	// PostgreSQL keeps microseconds (pgx drops the rest): compare what will
+	// be stored, or the same nanosecond time sent again is a change.
+	in.ArrivalStart = in.ArrivalStart.Truncate(time.Microsecond)
+	in.ArrivalEnd = in.ArrivalEnd.Truncate(time.Microsecond)
 }
 
 // Validate checks a normalized job; the error is a *ValidationError. That

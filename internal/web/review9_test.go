@@ -48,3 +48,21 @@ func TestJobAtTheEndOfYear9999IsOutOfRangeOnEveryPath(t *testing.T) {
 	require.Contains(t, doc.byID("import-problems").text(), "out of range")
 	require.Zero(t, ff.count(`SELECT count(*) FROM jobs`))
 }
+
+// PostgreSQL keeps microseconds. A PUT whose times carry nanoseconds was
+// compared, as sent, with what was stored, so the same body again was an
+// update each time: updated_at moved and the audit log grew per retry.
+func TestAPIPutWithNanosecondsIsIdempotent(t *testing.T) {
+	ff := setupField(t)
+	a := ff.api(ff.newToken(ff.orgA, "sync"))
+	body := `{"customer":"Ann","arrival_start":"2026-03-09T13:00:00.123456789Z","arrival_end":"2026-03-09T15:00:00.999999999Z"}`
+	r := a.put("/api/v1/jobs/J-1", body)
+	require.Equal(t, http.StatusCreated, r.Code, r.Body)
+	first := jsonAt(t, r.Body, "updated_at")
+	ff.advance(time.Minute)
+	r = a.put("/api/v1/jobs/J-1", body)
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	require.Equal(t, first, jsonAt(t, r.Body, "updated_at"), "the same body again changed the job")
+	require.Equal(t, 0, ff.count(`SELECT count(*) FROM audit_log WHERE action = 'field.job.update'`))
+	require.Equal(t, `"2026-03-09T09:00:00.123456-04:00"`, jsonAt(t, r.Body, "arrival_start"))
+}
