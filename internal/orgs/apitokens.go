@@ -80,6 +80,11 @@ func ValidateAPITokenName(name string) error {
 	if !utf8.ValidString(name) || strings.ContainsFunc(name, controlChar) {
 		return apperr.FieldError("name", "use letters, digits, spaces and punctuation only: no control characters")
 	}
+	// The audit log shows the name where it shows a person's email (or
+	// "system" for operators), so it must not pass for either.
+	if strings.Contains(name, "@") || strings.EqualFold(name, System.Email) {
+		return apperr.FieldError("name", "name the integration, e.g. “Dispatch sync”: not an email address or “system”, which the audit log shows for people and operators")
+	}
 	return nil
 }
 

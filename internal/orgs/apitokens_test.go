@@ -45,7 +45,9 @@ func TestAPITokenIsShownOnceStoredHashedAndAudited(t *testing.T) {
 
 func TestAPITokenRejectsBadNamesAndDuplicatesAmongLiveTokens(t *testing.T) {
 	b := setup(t)
-	for _, name := range []string{"", "   ", strings.Repeat("x", 101), "a\nb", "a\x1bb"} {
+	// The name is the audit log's actor of the token's writes: it must not
+	// pass for a person's email or for operators' "system".
+	for _, name := range []string{"", "   ", strings.Repeat("x", 101), "a\nb", "a\x1bb", "boss@acme.example", "System"} {
 		_, _, err := b.store.CreateAPIToken(b.ctx, orgs.System, b.acme.ID, name, tokenNow)
 		require.Equal(t, apperr.Invalid, apperr.Code(err), "%q", name)
 	}
