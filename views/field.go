@@ -79,6 +79,7 @@ type JobForm struct {
 	Address       string
 	Date          string
 	From, To      string
+	ToDate        string // the day the window ends when not Date's ("" = Date)
 	JobType       string
 	Notes         string
 	Emergency     bool

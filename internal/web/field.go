@@ -106,7 +106,7 @@ func jobFormOf(z schedule.Zone, j field.Job) views.JobForm {
 	d := schedule.DateOf(start)
 	f := views.JobForm{
 		Customer: j.Customer, CustomerPhone: j.CustomerPhone, Address: j.Address,
-		Date: d.String(), From: start.Format("15:04"), To: end.Format("15:04"),
+		Date: d.String(), From: start.Format("15:04"), To: end.Format("15:04"), ToDate: laterDay(d, end),
 		JobType: j.JobType, Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, Ref: j.ExternalRef,
 		Zone: zoneLabel(z, d),
 	}
@@ -120,6 +120,15 @@ func jobFormOf(z schedule.Zone, j field.Job) views.JobForm {
 		}
 	}
 	return f
+}
+
+// laterDay is end's local date when it is not d: a window that ends on a
+// later day shows (and is read back with) its end's date.
+func laterDay(d schedule.Date, end time.Time) string {
+	if e := schedule.DateOf(end); e != d {
+		return e.String()
+	}
+	return ""
 }
 
 // jobForm is a submitted job form: what was typed, to show again, and the
@@ -140,6 +149,7 @@ func readJobForm(c echo.Context, z schedule.Zone) jobForm {
 	f.view = views.JobForm{
 		Customer: v("customer"), CustomerPhone: v("customer_phone"), Address: v("address"),
 		Date: strings.TrimSpace(v("date")), From: strings.TrimSpace(v("from")), To: strings.TrimSpace(v("to")),
+		ToDate: strings.TrimSpace(v("to_date")),
 		JobType: v("job_type"), Notes: v("notes"), Emergency: v("emergency") == "true",
 		Status: v("status"), TechnicianID: strings.TrimSpace(v("technician_id")), Ref: v("external_ref"),
 		Next: nextPage(v("next")), Zone: z.Name,
@@ -162,16 +172,24 @@ func readJobForm(c echo.Context, z schedule.Zone) jobForm {
 		return f
 	}
 	f.view.Zone = zoneLabel(z, d)
+	endDay := d // "to" is on the window's date unless the form names its end's
+	if f.view.ToDate != "" {
+		if endDay, err = schedule.ParseDate(f.view.ToDate); err != nil {
+			f.errs["to_date"] = "enter a date, YYYY-MM-DD, or leave it empty for the same day"
+			return f
+		}
+	}
 	for _, t := range []struct {
 		name, value string
+		day         schedule.Date
 		dst         *time.Time
-	}{{"from", f.view.From, &f.in.ArrivalStart}, {"to", f.view.To, &f.in.ArrivalEnd}} {
+	}{{"from", f.view.From, d, &f.in.ArrivalStart}, {"to", f.view.To, endDay, &f.in.ArrivalEnd}} {
 		at, err := schedule.ParseLocalTime(t.value)
 		if err != nil {
 			f.errs[t.name] = "enter a time of day, HH:MM (24-hour)"
 			continue
 		}
-		instant, note, err := schedule.LocalDateTime(z.Loc, d, at)
+		instant, note, err := schedule.LocalDateTime(z.Loc, t.day, at)
 		var gap *schedule.GapError
 		switch {
 		case errors.As(err, &gap):

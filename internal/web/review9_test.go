@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -8,8 +9,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
 
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/orgs"
 )
 
 // A board change whose form names a bad date is refused as a whole: the
@@ -65,4 +68,62 @@ func TestAPIPutWithNanosecondsIsIdempotent(t *testing.T) {
 	require.Equal(t, first, jsonAt(t, r.Body, "updated_at"), "the same body again changed the job")
 	require.Equal(t, 0, ff.count(`SELECT count(*) FROM audit_log WHERE action = 'field.job.update'`))
 	require.Equal(t, `"2026-03-09T09:00:00.123456-04:00"`, jsonAt(t, r.Body, "arrival_start"))
+}
+
+// formAsShown is what a browser submits for the form with this id, as the
+// page rendered it.
+func formAsShown(t *testing.T, doc htmlDoc, id string) url.Values {
+	t.Helper()
+	form := doc.byID(id)
+	require.NotNil(t, form, "no form %s", id)
+	v := url.Values{}
+	for _, n := range form.findAll(func(n *html.Node) bool {
+		return n.Type == html.ElementNode && (n.Data == "input" || n.Data == "select" || n.Data == "textarea")
+	}) {
+		name := n.attr("name")
+		if name == "" {
+			continue
+		}
+		switch {
+		case n.n.Data == "textarea":
+			v.Add(name, n.text())
+		case n.n.Data == "select":
+			if o := n.find(func(o *html.Node) bool { _, ok := hasAttr(o, "selected"); return ok && o.Data == "option" }); o != nil {
+				v.Add(name, o.attr("value"))
+			}
+		case n.attr("type") == "checkbox" || n.attr("type") == "radio":
+			if _, ok := hasAttr(n.n, "checked"); ok {
+				v.Add(name, n.attr("value"))
+			}
+		default:
+			v.Add(name, n.attr("value"))
+		}
+	}
+	return v
+}
+
+// A job the API stored with a window ending on a later day (an overnight
+// or a multi-day job) kept its end when an admin edits it on the job page,
+// say its notes: the form used to read "to" on the start's date, which
+// shortened the window without a word (or refused the form).
+func TestEditingAMultiDayJobOnTheScreenKeepsItsEnd(t *testing.T) {
+	ff := setupField(t)
+	ny, err := time.LoadLocation("America/New_York")
+	require.NoError(t, err)
+	start := time.Date(2026, 3, 9, 22, 0, 0, 0, ny)
+	j, err := ff.st.CreateJob(context.Background(), orgs.System, ff.orgA.ID, field.JobInput{
+		Customer: "Night Co", ArrivalStart: start, ArrivalEnd: time.Date(2026, 3, 11, 23, 0, 0, 0, ny)})
+	require.NoError(t, err)
+
+	path := fmt.Sprintf("/orgs/acme/jobs/%d", j.ID)
+	r := ff.admin.get(path)
+	require.Equal(t, http.StatusOK, r.Code)
+	form := formAsShown(t, parseDoc(t, r.Body), "job-form")
+	form.Set("notes", "Ring twice")
+	r = ff.admin.post(path, form)
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	got := ff.storedJob(ff.orgA.ID, j.ID)
+	require.Equal(t, "Ring twice", got.Notes)
+	require.True(t, got.ArrivalStart.Equal(start), "start %v", got.ArrivalStart)
+	require.True(t, got.ArrivalEnd.Equal(j.ArrivalEnd), "end %v, want %v", got.ArrivalEnd, j.ArrivalEnd)
 }
