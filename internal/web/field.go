@@ -149,7 +149,7 @@ func readJobForm(c echo.Context, z schedule.Zone) jobForm {
 	f.view = views.JobForm{
 		Customer: v("customer"), CustomerPhone: v("customer_phone"), Address: v("address"),
 		Date: strings.TrimSpace(v("date")), From: strings.TrimSpace(v("from")), To: strings.TrimSpace(v("to")),
-		ToDate: strings.TrimSpace(v("to_date")),
+		ToDate:  strings.TrimSpace(v("to_date")),
 		JobType: v("job_type"), Notes: v("notes"), Emergency: v("emergency") == "true",
 		Status: v("status"), TechnicianID: strings.TrimSpace(v("technician_id")), Ref: v("external_ref"),
 		Next: nextPage(v("next")), Zone: z.Name,
