@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,7 +87,11 @@ func formAsShown(t *testing.T, doc htmlDoc, id string) url.Values {
 		}
 		switch {
 		case n.n.Data == "textarea":
-			v.Add(name, n.text())
+			var text strings.Builder
+			for c := n.n.FirstChild; c != nil; c = c.NextSibling {
+				text.WriteString(c.Data)
+			}
+			v.Add(name, text.String())
 		case n.n.Data == "select":
 			if o := n.find(func(o *html.Node) bool { _, ok := hasAttr(o, "selected"); return ok && o.Data == "option" }); o != nil {
 				v.Add(name, o.attr("value"))
