@@ -148,37 +148,69 @@ var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
 	Skipper: func(c echo.Context) bool { return c.Path() == importUploadRoute || isAPI(c) },
 })
 
-// readForm parses the body of every form post here, under maxFormBytes (an
-// import upload under maxUploadBytes), so a body too large is a 413 that
-// says so and a malformed one a 400, rather than fields silently read as
-// empty further on (c.FormValue drops parse errors). The cap holds while
-// reading (http.MaxBytesReader), whatever Content-Length claims.
+// readForm parses the body of every form post here, under maxFormBytes, so
+// a body too large is a 413 that says so and a malformed one a 400, rather
+// than fields silently read as empty further on (c.FormValue drops parse
+// errors). The cap holds while reading (http.MaxBytesReader), whatever
+// Content-Length claims. The import upload is the exception: its 5 MB
+// body is read by readUpload, after the route has checked that an admin
+// of the org is asking, so nobody else makes the server buffer 5 MB.
 func readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		r := c.Request()
-		if safeMethod(r.Method) || !isForm(r) || isAPI(c) {
+		if isUpload(c) {
 			return next(c)
 		}
-		limit, errTooLarge := formLimit(c)
-		if r.ContentLength > limit {
-			return errTooLarge
-		}
-		r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
-		// Files stay in memory up to the cap (never on disk), which the
-		// body cap above bounds.
-		err := r.ParseMultipartForm(limit)
-		if errors.Is(err, http.ErrNotMultipart) {
-			err = nil // url-encoded: ParseForm has run
-		}
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge), errors.Is(err, multipart.ErrMessageTooLarge):
-			return errTooLarge
-		case err != nil:
-			return echo.NewHTTPError(http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+		if err := parseForm(c); err != nil {
+			return err
 		}
 		return next(c)
 	}
+}
+
+// readUpload reads the upload route's body (readForm leaves it), checking
+// its text as checkText does every other form's. The route puts it after
+// its access checks and before checkCSRF, which reads the form's token.
+func readUpload(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := parseForm(c); err != nil {
+			return err
+		}
+		if !goodValues(c.Request().PostForm) {
+			return errBadText
+		}
+		return next(c)
+	}
+}
+
+func isUpload(c echo.Context) bool {
+	return c.Path() == importUploadRoute && c.Request().Method == http.MethodPost
+}
+
+// parseForm parses a form post's body under its route's cap (formLimit).
+func parseForm(c echo.Context) error {
+	r := c.Request()
+	if safeMethod(r.Method) || !isForm(r) || isAPI(c) {
+		return nil
+	}
+	limit, errTooLarge := formLimit(c)
+	if r.ContentLength > limit {
+		return errTooLarge
+	}
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+	// Files stay in memory up to the cap (never on disk), which the
+	// body cap above bounds.
+	err := r.ParseMultipartForm(limit)
+	if errors.Is(err, http.ErrNotMultipart) {
+		err = nil // url-encoded: ParseForm has run
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge), errors.Is(err, multipart.ErrMessageTooLarge):
+		return errTooLarge
+	case err != nil:
+		return echo.NewHTTPError(http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+	}
+	return nil
 }
 
 // requestIDRE is what a client's X-Request-Id may be (a load balancer's
@@ -210,15 +242,20 @@ func checkText(next echo.HandlerFunc) echo.HandlerFunc {
 		if !goodText(r.URL.Path) {
 			return errBadText
 		}
-		for _, vs := range []url.Values{r.URL.Query(), r.PostForm} {
-			for k, v := range vs {
-				if !goodText(k) || slices.ContainsFunc(v, func(s string) bool { return !goodText(s) }) {
-					return errBadText
-				}
-			}
+		if !goodValues(r.URL.Query()) || !goodValues(r.PostForm) {
+			return errBadText
 		}
 		return next(c)
 	}
+}
+
+func goodValues(vs url.Values) bool {
+	for k, v := range vs {
+		if !goodText(k) || slices.ContainsFunc(v, func(s string) bool { return !goodText(s) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func goodText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

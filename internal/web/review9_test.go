@@ -1,9 +1,13 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -131,4 +135,46 @@ func TestEditingAMultiDayJobOnTheScreenKeepsItsEnd(t *testing.T) {
 	require.Equal(t, "Ring twice", got.Notes)
 	require.True(t, got.ArrivalStart.Equal(start), "start %v", got.ArrivalStart)
 	require.True(t, got.ArrivalEnd.Equal(j.ArrivalEnd), "end %v, want %v", got.ArrivalEnd, j.ArrivalEnd)
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// The upload route takes a 5 MB body, 80 times any other form's: only an
+// org's admin may make the server read that much. Anyone else (signed out,
+// a member, another org's admin) is answered before the body is read past
+// the 64 KiB every form gets.
+func TestUploadBodyIsReadOnlyForTheOrgsAdmins(t *testing.T) {
+	ff := setupField(t)
+	file := strings.Repeat("x", 4<<20)
+	for name, c := range map[string]*client{"signed out": ff.anon(), "member": ff.membr, "other org's admin": ff.as(&ff.adminB)} {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		require.NoError(t, mw.WriteField("_csrf", c.csrfToken()))
+		fw, err := mw.CreateFormFile("file", "jobs.csv")
+		require.NoError(t, err)
+		_, err = io.WriteString(fw, file)
+		require.NoError(t, err)
+		require.NoError(t, mw.Close())
+		counted := &countingReader{r: &body}
+		req := httptest.NewRequest(http.MethodPost, "/orgs/acme/import/jobs", counted)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		for _, ck := range c.hc.Jar.Cookies(mustURL(t, ff.ts.URL)) {
+			req.AddCookie(ck)
+		}
+		rec := httptest.NewRecorder()
+		ff.srv.ServeHTTP(rec, req)
+		require.Contains(t, []int{http.StatusSeeOther, http.StatusNotFound, http.StatusForbidden}, rec.Code, name)
+		require.Less(t, counted.n, maxFormBytes+4096, "%s: the server read %d bytes", name, counted.n)
+	}
+	require.Zero(t, ff.count(`SELECT count(*) FROM csv_uploads`))
 }

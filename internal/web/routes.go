@@ -23,7 +23,7 @@ func (s *Server) routes() {
 		middleware.Recover(),
 		s.requestLog,
 		bodyLimit,        // 1 MiB; the CSV upload is capped by readForm, the API reads its own (api.go)
-		readForm,         // forms and the JSON editor: 64 KiB (a CSV upload 5 MB), parsed once here
+		readForm,         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, 5 MB: readUpload, after its access checks)
 		checkText,        // no NUL or invalid UTF-8 in the path, query or form
 		s.retryLostReads, // a GET or HEAD runs again once when the database connection was lost
 		s.loadSession,    // sets the user when a valid session cookie is present
@@ -91,7 +91,7 @@ func (s *Server) routes() {
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
 	org.GET("/import", s.importPage, s.requireAdmin)
 	org.GET("/import/:kind/template.csv", s.importTemplate, s.requireAdmin)
-	org.POST("/import/:kind", s.importUpload, s.requireAdmin, checkCSRF) // importUploadRoute
+	org.POST("/import/:kind", s.importUpload, s.requireAdmin, readUpload, checkCSRF) // importUploadRoute: readUpload reads the 5 MB body only for admins
 	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
 	org.GET("/import/:kind/:id", s.importPreview, s.requireAdmin, middleware.Gzip())
 	org.POST("/import/:kind/:id", s.importSave, s.requireAdmin, checkCSRF, middleware.Gzip())
