@@ -86,10 +86,14 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		httpRequests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 		httpDuration.WithLabelValues(method, route).Observe(elapsed.Seconds())
 		u, _ := currentUser(c)
-		s.log.InfoContext(c.Request().Context(), "request",
-			"method", method, "route", route, "status", status,
-			"duration_ms", float64(elapsed.Microseconds())/1000,
-			"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "user_id", u.ID)
+		attrs := []any{"method", method, "route", route, "status", status,
+			"duration_ms", float64(elapsed.Microseconds()) / 1000,
+			"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "user_id", u.ID}
+		if t := apiToken(c); t.ID != 0 {
+			// Which integration sent it: the token by id, never the token.
+			attrs = append(attrs, "api_token_id", t.ID, "org_id", t.OrgID)
+		}
+		s.log.InfoContext(c.Request().Context(), "request", attrs...)
 		return nil
 	}
 }

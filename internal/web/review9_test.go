@@ -3,13 +3,16 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,4 +180,48 @@ func TestUploadBodyIsReadOnlyForTheOrgsAdmins(t *testing.T) {
 		require.Less(t, counted.n, maxFormBytes+4096, "%s: the server read %d bytes", name, counted.n)
 	}
 	require.Zero(t, ff.count(`SELECT count(*) FROM csv_uploads`))
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// An operator looking at a burst of API 429s or 500s must be able to tell
+// which token (and so which integration of which org) sent them: the
+// request log names the token by id, never by its secret.
+func TestAPIRequestLogNamesTheToken(t *testing.T) {
+	f := setup(t)
+	var logs syncBuffer
+	f.srv.log = slog.New(slog.NewJSONHandler(&logs, nil))
+	token := f.newToken(f.orgA, "sync")
+	var id int64
+	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT id FROM api_tokens WHERE name = 'sync'`).Scan(&id))
+	r := f.api(token).get("/api/v1/technicians")
+	require.Equal(t, http.StatusOK, r.Code)
+	var line map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m))
+		if m["msg"] == "request" && m["route"] == "/api/v1/technicians" {
+			line = m
+		}
+	}
+	require.NotNil(t, line, logs.String())
+	require.Equal(t, float64(id), line["api_token_id"], logs.String())
+	require.Equal(t, float64(f.orgA.ID), line["org_id"], logs.String())
+	require.NotContains(t, logs.String(), token)
 }
