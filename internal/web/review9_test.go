@@ -225,3 +225,31 @@ func TestAPIRequestLogNamesTheToken(t *testing.T) {
 	require.Equal(t, float64(f.orgA.ID), line["org_id"], logs.String())
 	require.NotContains(t, logs.String(), token)
 }
+
+// The three ways in read a local time by one rule (a guard, not a
+// finding: they agreed when reviewed): 01:30 on the night New York's
+// clocks go back is the first 01:30 (EDT) on the form, in a CSV and
+// through the API alike.
+func TestAmbiguousLocalTimeIsTheSameInstantOnEveryPath(t *testing.T) {
+	ff := setupField(t) // acme is in America/New_York
+	want := time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC) // 01:30 EDT
+
+	r := ff.admin.post("/orgs/acme/jobs", jobValues("Form Co", "2026-11-01", "01:30", "03:00"))
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	res := ff.api(ff.newToken(ff.orgA, "sync")).put("/api/v1/jobs/J-api", `{"customer":"API Co","arrival_start":"2026-11-01T01:30","arrival_end":"2026-11-01T03:00"}`)
+	require.Equal(t, http.StatusCreated, res.Code, res.Body)
+	loc, doc := previewOf(t, ff.admin, "jobs", "external_ref,customer,date,arrival_from,arrival_to\nJ-csv,CSV Co,2026-11-01,01:30,03:00\n")
+	require.Equal(t, http.StatusSeeOther, saveImport(t, ff.admin, loc, doc).Code)
+
+	rows, err := ff.db.Query(context.Background(), `SELECT customer, arrival_start FROM jobs WHERE org_id = $1 ORDER BY customer`, ff.orgA.ID)
+	require.NoError(t, err)
+	got := map[string]time.Time{}
+	for rows.Next() {
+		var c string
+		var at time.Time
+		require.NoError(t, rows.Scan(&c, &at))
+		got[c] = at.UTC()
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, map[string]time.Time{"API Co": want, "CSV Co": want, "Form Co": want}, got)
+}
