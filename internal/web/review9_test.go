@@ -231,7 +231,7 @@ func TestAPIRequestLogNamesTheToken(t *testing.T) {
 // clocks go back is the first 01:30 (EDT) on the form, in a CSV and
 // through the API alike.
 func TestAmbiguousLocalTimeIsTheSameInstantOnEveryPath(t *testing.T) {
-	ff := setupField(t) // acme is in America/New_York
+	ff := setupField(t)                                   // acme is in America/New_York
 	want := time.Date(2026, 11, 1, 5, 30, 0, 0, time.UTC) // 01:30 EDT
 
 	r := ff.admin.post("/orgs/acme/jobs", jobValues("Form Co", "2026-11-01", "01:30", "03:00"))
