@@ -22,7 +22,7 @@ const (
 
 // BriefingEligibility is the one rule for whether an org's briefings run:
 // a saved config that validates and the flag on (docs/architecture.md,
-// "The tick"). The web's briefings page and "generate now" ask it; the
+// "One eligibility rule"). The web's briefings page and "generate now" ask it; the
 // tick's candidate SQL applies its cheap part (config saved, flag on) and
 // the tick the rest (the config validates), and a test pins the SQL and
 // this function to the same answer.
