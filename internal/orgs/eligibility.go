@@ -21,11 +21,11 @@ const (
 )
 
 // BriefingEligibility is the one rule for whether an org's briefings run:
-// a saved config that validates and the flag on (docs/architecture.md,
-// "One eligibility rule"). The web's briefings page and "generate now" ask it; the
-// tick's candidate SQL applies its cheap part (config saved, flag on) and
-// the tick the rest (the config validates), and a test pins the SQL and
-// this function to the same answer.
+// a saved config that validates and the flag on. The web's briefings page
+// and "generate now" ask it; the tick's candidate SQL applies its cheap
+// part (config saved, flag on) and the tick the rest (the config
+// validates), and a test pins the SQL and this function to the same
+// answer (docs/architecture.md, "One eligibility rule").
 func BriefingEligibility(flagOn bool, cfg FieldforceConfig) Ineligibility {
 	switch {
 	case !cfg.Found:
