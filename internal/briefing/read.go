@@ -265,25 +265,19 @@ func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, act
 }
 
 // schedule loads the org's briefing schedule for GenerateNow, which needs
-// the flag on and a valid config just as the tick does.
+// what the tick needs: orgs.BriefingEligibility, the one rule.
 func (s *Store) schedule(ctx context.Context, orgID int64) (schedule.Schedule, error) {
-	o := orgs.Store{DB: s.DB}
-	on, err := o.EffectiveFlag(ctx, orgID, schedule.FlagKey)
+	st, err := (&orgs.Store{DB: s.DB}).BriefingState(ctx, orgID)
 	if err != nil {
 		return schedule.Schedule{}, fmt.Errorf("generate briefing now for org %d: %w", orgID, err)
 	}
-	if !on {
+	switch st.Eligibility() {
+	case orgs.NotConfigured:
+		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "Set the briefing time zone and schedule before generating a briefing.")
+	case orgs.InvalidConfig:
+		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", st.Err)
+	case orgs.FlagOff:
 		return schedule.Schedule{}, apperr.Errorf(apperr.Conflict, "Daily briefings are switched off for this organisation.")
 	}
-	cfg, err := o.Fieldforce(ctx, orgID)
-	if err != nil {
-		return schedule.Schedule{}, fmt.Errorf("generate briefing now for org %d: %w", orgID, err)
-	}
-	if !cfg.Found {
-		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "Set the briefing time zone and schedule before generating a briefing.")
-	}
-	if cfg.Err != nil {
-		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", cfg.Err)
-	}
-	return cfg.Schedule, nil
+	return st.Schedule, nil
 }

@@ -62,9 +62,19 @@ func controlChar(r rune) bool {
 	return unicode.IsControl(r) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
 }
 
-// CreateOrg creates a tenant. A taken slug is a conflict.
+// CreateOrg creates a tenant, set up now by the database's clock. A taken
+// slug is a conflict.
 func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
-	return createOrg(ctx, s.DB, slug, name)
+	return createOrg(ctx, s.DB, slug, name, time.Time{})
+}
+
+// CreateOrgAt creates a tenant set up at the caller's instant: the
+// briefings page reads dates before it as "before the org was set up"
+// rather than missed, so a caller on another clock (a test's) passes its
+// own instant instead of rewriting created_at afterwards
+// (docs/architecture.md, "Time comes from the caller").
+func (s *Store) CreateOrgAt(ctx context.Context, slug, name string, at time.Time) (Org, error) {
+	return createOrg(ctx, s.DB, slug, name, at)
 }
 
 // OrgBySlug finds an org for staff pages and the CLI. Member-facing code

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -59,6 +60,24 @@ func TestCreateOrgValidatesAndRejectsDuplicates(t *testing.T) {
 	}
 	_, err = b.store.CreateOrg(b.ctx, "long-name", strings.Repeat("é", 200))
 	require.NoError(t, err, "200 characters, 400 bytes")
+}
+
+// An org's set-up time comes from the caller's clock when it passes one,
+// so a test on a fake clock needs no rewrite of created_at.
+func TestCreateOrgAtTakesTheCallersInstant(t *testing.T) {
+	b := setup(t)
+	at := time.Date(2025, 1, 1, 9, 30, 0, 0, time.FixedZone("EST", -5*3600))
+	o, err := b.store.CreateOrgAt(b.ctx, "initech", "Initech", at)
+	require.NoError(t, err)
+	require.True(t, o.CreatedAt.Equal(at), "returned %v", o.CreatedAt)
+	read, err := b.store.OrgBySlug(b.ctx, "initech")
+	require.NoError(t, err)
+	require.True(t, read.CreatedAt.Equal(at), "stored %v", read.CreatedAt)
+
+	_, err = b.store.CreateOrgAt(b.ctx, "initech", "Again", at)
+	require.Equal(t, apperr.Conflict, apperr.Code(err))
+	_, err = b.store.CreateOrgAt(b.ctx, "Bad Slug", "Name", at)
+	require.Equal(t, apperr.Invalid, apperr.Code(err))
 }
 
 func TestAuthenticateAndMembershipAreScopedToTheUser(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -25,15 +26,20 @@ import (
 //	user.staff.grant     a user became platform staff (also right after user.create)
 //	membership.set       a user got a role in an org, or a different one (old/new: role)
 
-// createOrg is CreateOrg on any Querier, so it can run inside a transaction.
-func createOrg(ctx context.Context, q database.Querier, slug, name string) (Org, error) {
+// createOrg is CreateOrgAt on any Querier, so it can run inside a
+// transaction. A zero at stands for the database's clock.
+func createOrg(ctx context.Context, q database.Querier, slug, name string, at time.Time) (Org, error) {
 	if err := ValidateOrg(slug, name); err != nil {
 		return Org{}, err
 	}
+	var created *time.Time
+	if !at.IsZero() {
+		created = &at
+	}
 	var o Org
 	err := q.QueryRow(ctx,
-		`INSERT INTO orgs (slug, name) VALUES ($1, $2) RETURNING id, slug, name, created_at`,
-		slug, strings.TrimSpace(name)).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
+		`INSERT INTO orgs (slug, name, created_at) VALUES ($1, $2, coalesce($3, now())) RETURNING id, slug, name, created_at`,
+		slug, strings.TrimSpace(name), created).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
 	if isUniqueViolation(err, "orgs_slug_key") {
 		return Org{}, apperr.Errorf(apperr.Conflict, "an org with slug %q already exists", slug)
 	}
@@ -48,7 +54,7 @@ func createOrg(ctx context.Context, q database.Querier, slug, name string) (Org,
 func (s *Store) ProvisionOrg(ctx context.Context, actor Actor, slug, name string) (Org, error) {
 	var org Org
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		o, err := createOrg(ctx, tx, slug, name)
+		o, err := createOrg(ctx, tx, slug, name, time.Time{})
 		if err != nil {
 			return err
 		}

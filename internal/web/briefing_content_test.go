@@ -152,10 +152,8 @@ func TestBriefingPageOldSnapshot(t *testing.T) {
 // reason the list gives for their having none.
 func TestBriefingPageDayLinks(t *testing.T) {
 	t.Parallel()
-	f := setup(t)
+	f := setupCreated(t, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
 	saveConfig(t, f, f.orgA.ID, nyWeekdays)
-	_, err := f.db.Exec(context.Background(), `UPDATE orgs SET created_at = '2026-02-01Z' WHERE id = $1`, f.orgA.ID)
-	require.NoError(t, err)
 	for _, d := range []string{"2026-03-02", "2026-03-03"} { // Mon, Tue
 		insertBriefing(t, f, f.orgA.ID, briefingRow{Date: d, Content: contentSnapshot()})
 	}

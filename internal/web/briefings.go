@@ -74,27 +74,20 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 }
 
 // orgState is what decides whether an org's briefings run: its saved
-// schedule and its feature flag.
+// schedule and its feature flag (orgs.BriefingEligibility, the rule the
+// worker and "generate now" follow too).
 type orgState struct {
-	orgs.FieldforceConfig
-	flagOn bool
+	orgs.BriefingState
 }
 
 func (s *Server) orgState(ctx context.Context, orgID int64) (orgState, error) {
-	var st orgState
-	var err error
-	if st.FieldforceConfig, err = s.orgs.Fieldforce(ctx, orgID); err != nil {
-		return st, err
-	}
-	if st.flagOn, err = s.orgs.EffectiveFlag(ctx, orgID, schedule.FlagKey); err != nil {
-		return st, err
-	}
-	return st, nil
+	st, err := s.orgs.BriefingState(ctx, orgID)
+	return orgState{st}, err
 }
 
 // usable reports whether the org has a valid saved schedule and the flag
 // on: what the worker and "generate now" need, paused or not.
-func (st orgState) usable() bool { return st.Found && st.Err == nil && st.flagOn }
+func (st orgState) usable() bool { return st.Eligibility() == orgs.Eligible }
 
 // running reports whether the worker generates this org's briefings.
 func (st orgState) running() bool { return st.usable() && st.Schedule.Enabled }
@@ -121,15 +114,16 @@ func (st orgState) zoneName() string {
 
 // describe is the org's state in one line, most fundamental cause first.
 func (st orgState) describe() (kind, text string) {
-	switch {
-	case !st.Found:
-		return "not_configured", "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
-	case st.Err != nil:
-		return "invalid_config", "The saved settings are invalid, so no briefing runs: " + st.Err.Error()
-	case !st.flagOn:
-		return "flag_off", "Daily briefings are switched off for this org by the platform team: none are generated, " +
+	switch st.Eligibility() {
+	case orgs.NotConfigured:
+		return string(orgs.NotConfigured), "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
+	case orgs.InvalidConfig:
+		return string(orgs.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.Err.Error()
+	case orgs.FlagOff:
+		return string(orgs.FlagOff), "Daily briefings are switched off for this org by the platform team: none are generated, " +
 			"on schedule or on request, until they switch them back on. Your settings are kept."
-	case !st.Schedule.Enabled:
+	}
+	if !st.Schedule.Enabled {
 		return "paused", "Paused: no briefing runs until an admin resumes."
 	}
 	return "running", "Every " + daysText(st.Schedule.Days) + " at " + st.Schedule.At.String() + " in " + st.Schedule.Zone.Name + "."
@@ -180,15 +174,16 @@ func (st orgState) days(slug string, now time.Time, today schedule.Date, created
 // past date at its own run time, so a scheduled day reads "missed" unless
 // the org did not exist yet at that time.
 func (st orgState) whyNone(now time.Time, d, today schedule.Date, created time.Time) (reason, why string) {
-	switch {
-	case d.Before(schedule.DateOf(created.In(st.loc()))):
+	if d.Before(schedule.DateOf(created.In(st.loc()))) {
 		return views.ReasonBeforeSetup, "— before the org was set up"
-	case !st.Found:
-		return "not_configured", "not set up"
-	case st.Err != nil:
+	}
+	switch st.Eligibility() {
+	case orgs.NotConfigured:
+		return string(orgs.NotConfigured), "not set up"
+	case orgs.InvalidConfig:
 		return string(schedule.ReasonInvalidConfig), "invalid settings"
-	case !st.flagOn:
-		return "flag_off", "switched off"
+	case orgs.FlagOff:
+		return string(orgs.FlagOff), "switched off"
 	}
 	at := now
 	if d != today {

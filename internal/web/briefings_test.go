@@ -205,11 +205,9 @@ func TestBriefingListFlagOffOffersNothing(t *testing.T) {
 // Dates before the org existed are not "missed": nothing was due then.
 func TestBriefingListBeforeTheOrgExisted(t *testing.T) {
 	t.Parallel()
-	f := setup(t)
-	saveConfig(t, f, f.orgA.ID, nyWeekdays) // weekdays at 08:00 in New York
 	// Set up on Mon 2026-03-02 at 09:00 in New York, after that day's run time.
-	_, err := f.db.Exec(context.Background(), `UPDATE orgs SET created_at = '2026-03-02 14:00Z' WHERE id = $1`, f.orgA.ID)
-	require.NoError(t, err)
+	f := setupCreated(t, time.Date(2026, 3, 2, 14, 0, 0, 0, time.UTC))
+	saveConfig(t, f, f.orgA.ID, nyWeekdays)                   // weekdays at 08:00 in New York
 	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)) // Wed 09:00 in New York
 	rows, _ := listRows(t, f.as(&f.adminA), briefingsPath)
 	require.Equal(t, "missed", rows["2026-03-03"].attr("data-reason"), "the first full day")

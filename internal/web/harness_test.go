@@ -59,7 +59,9 @@ func testConfig() Config {
 	}
 }
 
-// orgsCreated is when the fixture's orgs were set up.
+// orgsCreated is when the fixture's orgs were set up: long before the test
+// clock, so the briefings list reads past dates by the schedule, not as
+// "before the org was set up".
 var orgsCreated = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // setup builds a fixture with the fixed test config.
@@ -68,6 +70,20 @@ func setup(t testing.TB) *fixture { return setupConfig(t, nil) }
 // setupConfig builds a fixture after letting the test adjust the config.
 // With SecureCookies the server speaks TLS, so Secure cookies round-trip.
 func setupConfig(t testing.TB, adjust func(*Config)) *fixture {
+	t.Helper()
+	return setupFixture(t, adjust, orgsCreated)
+}
+
+// setupCreated builds a fixture whose orgs were set up at created.
+func setupCreated(t testing.TB, created time.Time) *fixture {
+	t.Helper()
+	return setupFixture(t, nil, created)
+}
+
+// setupFixture builds a fixture with its orgs set up at created, an
+// instant on the test's clock: the orgs store takes it from the caller, so
+// nothing rewrites created_at afterwards.
+func setupFixture(t testing.TB, adjust func(*Config), created time.Time) *fixture {
 	t.Helper()
 	cfg := testConfig()
 	if adjust != nil {
@@ -79,15 +95,10 @@ func setupConfig(t testing.TB, adjust func(*Config)) *fixture {
 
 	ctx := context.Background()
 	var err error
-	f.orgA, err = f.store.CreateOrg(ctx, "acme", "Acme Field Services")
+	f.orgA, err = f.store.CreateOrgAt(ctx, "acme", "Acme Field Services", created)
 	require.NoError(t, err)
-	f.orgB, err = f.store.CreateOrg(ctx, "globex", "Globex Repairs")
+	f.orgB, err = f.store.CreateOrgAt(ctx, "globex", "Globex Repairs", created)
 	require.NoError(t, err)
-	// The orgs exist long before the test clock, so the briefings list reads
-	// past dates by the schedule, not as "before the org was set up".
-	_, err = db.Exec(ctx, `UPDATE orgs SET created_at = $1`, orgsCreated)
-	require.NoError(t, err)
-	f.orgA.CreatedAt, f.orgB.CreatedAt = orgsCreated, orgsCreated
 	f.staff = f.user("staff@fieldbrief.test", true)
 	f.adminA = f.member(f.orgA, "admin@acme.test", orgs.RoleAdmin)
 	f.memberA = f.member(f.orgA, "member@acme.test", orgs.RoleMember)

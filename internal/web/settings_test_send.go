@@ -117,7 +117,7 @@ func (s *Server) deliveryLog(ctx context.Context, orgID int64, stored orgs.Field
 	if err != nil {
 		return views.DeliveryLog{}, err
 	}
-	st := orgState{FieldforceConfig: stored}
+	st := orgState{orgs.BriefingState{FieldforceConfig: stored}}
 	log := views.DeliveryLog{Zone: st.zoneName()}
 	for _, d := range ds {
 		log.Rows = append(log.Rows, deliveryRow(d, st.loc(), true, ""))
