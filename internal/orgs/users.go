@@ -41,6 +41,7 @@ type User struct {
 	Email     string
 	IsStaff   bool
 	CreatedAt time.Time
+	Name      string // may be empty (accounts made by create-user)
 }
 
 // Membership is a user's access to one org.
