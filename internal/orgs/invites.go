@@ -109,7 +109,7 @@ func createInvite(ctx context.Context, tx pgx.Tx, actor Actor, orgID int64, emai
 	case !open.Expired(now):
 		return Invite{}, apperr.FieldError("email", "%s has been invited already: resend or revoke that invite below.", email)
 	default: // an expired one gives way to the new one
-		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3, token_hash = NULL WHERE id = $1 AND org_id = $2`, open.ID, orgID, now); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3 WHERE id = $1 AND org_id = $2`, open.ID, orgID, now); err != nil {
 			return Invite{}, fmt.Errorf("retire expired invite %d: %w", open.ID, err)
 		}
 	}
@@ -234,7 +234,7 @@ func (s *Store) RevokeInvite(ctx context.Context, actor Actor, orgID, id int64, 
 		case inv.AcceptedAt != nil:
 			return apperr.Errorf(apperr.Conflict, "%s has accepted this invite already: remove them from the members instead.", inv.Email)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3, token_hash = NULL WHERE id = $1 AND org_id = $2`, id, orgID, now); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3 WHERE id = $1 AND org_id = $2`, id, orgID, now); err != nil {
 			return fmt.Errorf("revoke invite %d: %w", id, err)
 		}
 		inv.RevokedAt = &now
@@ -278,10 +278,10 @@ func inviteByToken(ctx context.Context, q database.Querier, token string, now ti
 	switch {
 	case l.AcceptedAt != nil:
 		return l, &LinkError{Reason: LinkUsed}
-	case l.RevokedAt != nil:
-		return l, &LinkError{Reason: LinkRevoked}
 	case l.Expired(now):
 		return l, &LinkError{Reason: LinkExpired}
+	case l.RevokedAt != nil:
+		return l, &LinkError{Reason: LinkRevoked}
 	}
 	return l, nil
 }
@@ -374,7 +374,7 @@ func acceptInvite(ctx context.Context, tx pgx.Tx, l InviteLink, u User, now time
 	if err != nil {
 		return fmt.Errorf("add invited user %d to org %d: %w", u.ID, l.OrgID, err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE invites SET accepted_at = $3, accepted_by = $4, token_hash = NULL WHERE id = $1 AND org_id = $2`,
+	if _, err := tx.Exec(ctx, `UPDATE invites SET accepted_at = $3, accepted_by = $4 WHERE id = $1 AND org_id = $2`,
 		l.ID, l.OrgID, now, u.ID); err != nil {
 		return fmt.Errorf("mark invite %d accepted: %w", l.ID, err)
 	}

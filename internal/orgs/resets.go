@@ -129,7 +129,7 @@ func (s *Store) ResetPassword(ctx context.Context, token, password string, now t
 		if err := setPassword(ctx, tx, u.ID, hash); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE password_resets SET used_at = $2, token_hash = NULL WHERE user_id = $1 AND used_at IS NULL`,
+		if _, err := tx.Exec(ctx, `UPDATE password_resets SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`,
 			u.ID, now); err != nil {
 			return fmt.Errorf("use up resets of user %d: %w", u.ID, err)
 		}
