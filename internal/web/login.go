@@ -23,7 +23,7 @@ func (s *Server) loginForm(c echo.Context) error {
 	if _, ok := currentUser(c); ok {
 		return c.Redirect(http.StatusSeeOther, localPath(next))
 	}
-	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next})
+	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next, Notice: accountNotice(c)})
 }
 
 // login takes a hashing slot, passes the throttle, checks the password,
@@ -83,11 +83,9 @@ func (s *Server) login(c echo.Context) error {
 	if err := s.throttle.Succeeded(ctx, attempt); err != nil {
 		return err
 	}
-	client := auth.Client{UserAgent: c.Request().UserAgent(), IP: ip}
-	if err := s.sessions.Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
+	if err := s.signIn(c, u); err != nil {
 		return err
 	}
-	s.rotateCSRF(c)
 	return redirect(c, localPath(f.Next))
 }
 

@@ -43,6 +43,14 @@ func (s *Server) routes() {
 	e.GET("/login", s.loginForm)
 	e.POST("/login", s.login, checkCSRF)
 	e.POST("/logout", s.logout, checkCSRF)
+	// Accounts (docs/accounts.md): the link's token is the authority on the
+	// invite and reset pages, so they need no sign-in.
+	e.GET("/password/forgot", s.forgotForm)
+	e.POST("/password/forgot", s.forgot, checkCSRF)
+	e.GET("/password/reset/:token", s.resetForm)
+	e.POST("/password/reset/:token", s.reset, checkCSRF)
+	e.GET("/invites/:token", s.inviteShow)
+	e.POST("/invites/:token", s.inviteAccept, checkCSRF)
 
 	// One-click unsubscribe from a briefing email: no sign-in, the signed
 	// token in the link is the authority. The POST alone goes without
@@ -56,12 +64,21 @@ func (s *Server) routes() {
 	// with middleware also catches every unmatched path, which would send
 	// anonymous visitors of a missing page to /login instead of a 404.
 	e.GET("/", s.home, s.requireUser)
+	e.GET("/profile", s.profile, s.requireUser)
+	e.POST("/profile", s.profileSave, s.requireUser, checkCSRF)
+	e.POST("/profile/password", s.profilePassword, s.requireUser, checkCSRF)
 
 	// Org members. The group's catch-all answers unmatched paths and methods
 	// under /orgs/:slug with 404 once the member checks have passed.
 	org := e.Group("/orgs/:slug", s.requireUser, s.requireMember)
 	org.GET("", s.orgHome)
 	org.GET("/briefings", s.briefingList)
+	org.GET("/members", s.members)
+	org.POST("/members/invite", s.memberInvite, s.requireAdmin, checkCSRF)
+	org.POST("/members/:user/role", s.memberSetRole, s.requireAdmin, checkCSRF)
+	org.POST("/members/:user/remove", s.memberRemove, s.requireAdmin, checkCSRF)
+	org.POST("/invites/:invite/resend", s.inviteResend, s.requireAdmin, checkCSRF)
+	org.POST("/invites/:invite/revoke", s.inviteRevoke, s.requireAdmin, checkCSRF)
 	org.GET("/briefings/:date", s.briefingShow)
 	org.POST("/briefings/generate", s.briefingGenerate, s.requireAdmin, checkCSRF)
 	org.POST("/briefings/:date/deliveries/:id/resend", s.deliveryResend, s.requireAdmin, checkCSRF)
@@ -114,6 +131,8 @@ func (s *Server) routes() {
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)
 	staff.GET("/flags", s.staffFlags)
+	staff.GET("/orgs/new", s.staffNewOrg)
+	staff.POST("/orgs", s.staffCreateOrg, checkCSRF)
 	staff.POST("/flags/:key", s.staffSetFlag, checkCSRF)
 	staff.POST("/orgs/:slug/flags/:key", s.staffSetOrgFlag, checkCSRF)
 	staff.GET("/audit", s.staffAudit)

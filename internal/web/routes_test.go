@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,9 +38,9 @@ const (
 func routeAccess(method, path string) (access, bool) {
 	switch {
 	case path == "/login" || path == "/logout" || path == "/healthz" || path == "/readyz" || path == "/metrics",
-		path == "/unsubscribe":
+		path == "/unsubscribe", strings.HasPrefix(path, "/password/"), strings.HasPrefix(path, "/invites/"):
 		return public, true
-	case path == "/":
+	case path == "/", path == "/profile" || strings.HasPrefix(path, "/profile/"):
 		return signedIn, true
 	case strings.HasPrefix(path, "/api/"):
 		return apiBearer, true
@@ -118,6 +119,8 @@ func skipInMatrix(path string) bool {
 	switch path {
 	case "/healthz", "/readyz", "/metrics", "/login", "/logout":
 		return true
+	case "/orgs/:slug/members/:user/remove": // ends the person's sessions: members_test.go
+		return true
 	}
 	return strings.HasPrefix(path, "/static")
 }
@@ -126,7 +129,8 @@ const testDate = "2026-03-04"
 
 // concrete fills a route pattern with plausible values.
 func concrete(path string) string {
-	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":kind", "jobs", ":ref", "T-1").Replace(path)
+	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":kind", "jobs", ":ref", "T-1",
+		":user", strconv.FormatInt(matrixMember, 10), ":invite", "1").Replace(path)
 }
 
 // plausibleForm holds a valid value for every field any form takes, so a
@@ -205,6 +209,25 @@ func seedField(t *testing.T, f *fixture) {
 	require.Equal(t, []int64{1, 1}, []int64{tech.ID, job.ID})
 }
 
+// matrixMember is a member of acme the matrix may change the role of.
+const matrixMember = 100
+
+// seedPeople gives acme member number matrixMember and invite number 1, so
+// an admin's role change, resend or revoke finds one and a 404 can only
+// mean "no access".
+func seedPeople(t *testing.T, f *fixture) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := f.db.Exec(ctx, `INSERT INTO users (id, email, password_hash) VALUES ($1, 'matrix@acme.test', 'x')`, matrixMember)
+	require.NoError(t, err)
+	require.NoError(t, f.store.AddMember(ctx, f.orgA.ID, matrixMember, orgs.RoleMember))
+	sent := testStart.Add(-time.Hour)
+	_, err = f.db.Exec(ctx, `
+		INSERT INTO invites (id, org_id, email, role, created_at, expires_at, last_sent_at)
+		VALUES (1, $1, 'invited@acme.test', 'member', $2, $3, $2)`, f.orgA.ID, sent, sent.Add(orgs.InviteLifetime))
+	require.NoError(t, err)
+}
+
 // TestRouteMatrix sends every route as every kind of visitor and checks
 // the answer against the rule table. Writes go twice: without a CSRF token,
 // where the access checks still answer first (303 to /login, 401 for htmx,
@@ -219,6 +242,7 @@ func TestRouteMatrix(t *testing.T) {
 	seedAPIToken(t, f)
 	seedField(t, f)
 	seedUpload(t, f)
+	seedPeople(t, f)
 	clients := []struct {
 		who string
 		c   *client

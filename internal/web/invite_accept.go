@@ -1,0 +1,177 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/auth"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/views"
+)
+
+// An invite link (docs/accounts.md): anyone holding it may open it; the
+// token in the path is the authority. The invitee creates an account, or
+// signs in to theirs, and is a member.
+
+// inviteShow shows what accepting takes: a name and a password, the
+// account's password, or (signed in as the invited address) one button.
+func (s *Server) inviteShow(c echo.Context) error {
+	token := c.Param("token")
+	l, err := s.orgs.InviteByToken(c.Request().Context(), token, s.now())
+	if le, ok := linkError(err); ok {
+		return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.InviteAccept(s.invitePage(c, l, token)))
+}
+
+func (s *Server) invitePage(c echo.Context, l orgs.InviteLink, token string) views.InvitePage {
+	p := views.InvitePage{Page: s.page(c, "Join "+l.OrgName), Action: "/invites/" + token, OrgName: l.OrgName,
+		Email: l.Email, Role: string(l.Role), HasAccount: l.HasAccount}
+	if u, ok := currentUser(c); ok {
+		p.SignedInAs = u.Email
+		if !strings.EqualFold(u.Email, l.Email) {
+			p.Error = "This invite is for " + l.Email + ", and you are signed in as " + u.Email + ". Sign out, then open the link again."
+		}
+	}
+	return p
+}
+
+// inviteAccept accepts the invite and signs the invitee in, then takes
+// them to the org.
+func (s *Server) inviteAccept(c echo.Context) error {
+	ctx, now, token := c.Request().Context(), s.now(), c.Param("token")
+	l, err := s.orgs.InviteByToken(ctx, token, now)
+	if le, ok := linkError(err); ok {
+		return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	p := s.invitePage(c, l, token)
+	render := func(status int) error { return s.render(c, status, views.InviteAccept(p)) }
+	done := func(u orgs.User, signIn bool) error {
+		if signIn {
+			if err := s.signIn(c, u); err != nil {
+				return err
+			}
+		}
+		return redirect(c, briefingsURL(l.OrgSlug))
+	}
+
+	if u, ok := currentUser(c); ok {
+		err := s.orgs.AcceptInvite(ctx, token, u, now)
+		if apperr.Code(err) == apperr.Forbidden {
+			return render(http.StatusForbidden)
+		}
+		if le, ok := linkError(err); ok {
+			return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+		}
+		if err != nil {
+			return err
+		}
+		return done(u, false)
+	}
+
+	password := c.FormValue("password")
+	if l.HasAccount && password == "" {
+		p.PassError = "Enter your password."
+		return render(http.StatusUnprocessableEntity)
+	}
+	release, err := s.hashSlot(c)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	if l.HasAccount {
+		// Signing in here is a sign-in like /login's: throttled alike.
+		attempt, err := s.throttle.Admit(ctx, l.Email, c.RealIP(), now)
+		if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
+			c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
+			p.Error = throttled.Message()
+			return render(http.StatusTooManyRequests)
+		}
+		if err != nil {
+			return err
+		}
+		u, err := s.orgs.Authenticate(ctx, l.Email, password)
+		if apperr.Code(err) == apperr.Unauthorized {
+			p.PassError = "That is not the password of " + l.Email + "."
+			return render(http.StatusUnprocessableEntity)
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.throttle.Succeeded(ctx, attempt); err != nil {
+			return err
+		}
+		if err := s.orgs.AcceptInvite(ctx, token, u, now); err != nil {
+			if le, ok := linkError(err); ok {
+				return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+			}
+			return err
+		}
+		return done(u, true)
+	}
+
+	p.Name = c.FormValue("name")
+	u, err := s.orgs.AcceptInviteNewAccount(ctx, token, p.Name, password, now)
+	switch field := fieldOf(err); {
+	case field == "name":
+		p.NameError = apperr.Message(err)
+		return render(http.StatusUnprocessableEntity)
+	case field == "password":
+		p.PassError = "Choose a password (at most 1024 bytes)."
+		return render(http.StatusUnprocessableEntity)
+	case apperr.Code(err) == apperr.Conflict:
+		p.Error, p.HasAccount = apperr.Message(err), true
+		return render(http.StatusConflict)
+	}
+	if le, ok := linkError(err); ok {
+		return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+	}
+	if err != nil {
+		return err
+	}
+	return done(u, true)
+}
+
+// linkProblem is the page of an invite or reset link that does not work:
+// 410, with what happened in words and the way on.
+func (s *Server) linkProblem(c echo.Context, what, reason string) error {
+	p := views.LinkProblemPage{Heading: "This link does not work", Next: "/", NextText: "Go to the start page"}
+	if what == orgs.EmailInvite {
+		p.Heading = "This invite link does not work"
+		switch reason {
+		case orgs.LinkExpired:
+			p.Message = "This invite has expired: invite links work for 7 days. Ask an admin of the org to send it again."
+		case orgs.LinkUsed:
+			p.Message = "This invite has been accepted already. Sign in to continue."
+			p.Next, p.NextText = "/login", "Sign in"
+		case orgs.LinkRevoked:
+			p.Message = "This invite was withdrawn by an admin of the org. Ask them if you think it should not have been."
+		default:
+			p.Message = "This invite link is not valid. It may be incomplete, or an admin sent a newer invite since, which replaced it: use the link in the most recent email."
+		}
+	} else {
+		p.Heading = "This password reset link does not work"
+		p.Next, p.NextText = "/password/forgot", "Ask for a new link"
+		switch reason {
+		case orgs.LinkExpired:
+			p.Message = "This link has expired: reset links work for 30 minutes."
+		case orgs.LinkUsed:
+			p.Message = "This link has been used already: each link sets a password once."
+		default:
+			p.Message = "This link is not valid. It may be incomplete: copy the whole link from the email."
+		}
+	}
+	p.Page = s.page(c, p.Heading)
+	return s.render(c, http.StatusGone, views.LinkProblem(p))
+}

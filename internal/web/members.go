@@ -1,0 +1,178 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/views"
+)
+
+// The members page (docs/accounts.md): everyone in the org reads it;
+// admins invite, change roles, remove people and resend or revoke
+// invites. Every change redirects back here with a notice; a refused one
+// re-renders the page with its message.
+
+func membersURL(slug string) string { return "/orgs/" + slug + "/members" }
+
+// accountNotices are the messages the accounts pages show after a
+// redirect (see notices in notices.go).
+var accountNotices = map[string]string{
+	"invited":          "Invite sent. The link in it works once, for 7 days.",
+	"resent":           "Invite sent again. The earlier link no longer works.",
+	"revoked":          "Invite revoked: its link no longer works.",
+	"role-changed":     "Role changed.",
+	"removed":          "Removed from the org, and signed out everywhere.",
+	"name-saved":       "Name saved.",
+	"password-changed": "Password changed. You are signed out on every other device.",
+	"password-reset":   "Your new password is set, and you are signed out everywhere. Sign in with it.",
+}
+
+func accountNotice(c echo.Context) string { return accountNotices[c.QueryParam("notice")] }
+
+func (s *Server) members(c echo.Context) error {
+	return s.showMembers(c, http.StatusOK, views.MembersPage{Notice: accountNotice(c)})
+}
+
+func (s *Server) showMembers(c echo.Context, status int, p views.MembersPage) error {
+	ctx, m := c.Request().Context(), currentMembership(c)
+	people, err := s.orgs.Members(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	p.CanManage = m.IsAdmin()
+	var invites []orgs.Invite
+	if p.CanManage {
+		if invites, err = s.orgs.OpenInvites(ctx, m.Org.ID); err != nil {
+			return err
+		}
+	}
+	p.Page = s.page(c, "Members")
+	p.Section = "members"
+	p.Base = "/orgs/" + m.Org.Slug
+	u, _ := currentUser(c)
+	p.SelfID = u.ID
+	for _, x := range people {
+		row := views.MemberRow{UserID: x.UserID, Name: x.Name, Email: x.Email, Role: string(x.Role)}
+		if x.LastSignInAt != nil {
+			row.LastSignIn = *x.LastSignInAt
+		}
+		p.Members = append(p.Members, row)
+	}
+	now := s.now()
+	for _, i := range invites {
+		p.Invites = append(p.Invites, views.InviteRow{ID: i.ID, Email: i.Email, Role: string(i.Role), InvitedBy: i.InvitedBy,
+			SentAt: i.LastSentAt, ExpiresAt: i.ExpiresAt, Expired: i.Expired(now)})
+	}
+	return s.render(c, status, views.Members(p))
+}
+
+// memberInvite invites an address with a role; its email goes out as a
+// River job inserted with the invite.
+func (s *Server) memberInvite(c echo.Context) error {
+	f := views.InviteForm{Email: strings.TrimSpace(c.FormValue("email")), Role: c.FormValue("role")}
+	if len(f.Email) > maxEmailLen {
+		f.EmailError = "Enter a valid email address (at most 254 characters)."
+		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
+	}
+	m := currentMembership(c)
+	_, err := s.orgs.CreateInvite(c.Request().Context(), actor(c), m.Org.ID, f.Email, orgs.Role(f.Role), s.now())
+	switch {
+	case fieldOf(err) == "role":
+		f.RoleError = "Choose Member or Admin."
+		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
+	case fieldOf(err) != "":
+		f.EmailError = apperr.Message(err)
+		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
+	case apperr.Code(err) == apperr.TooMany:
+		return s.showMembers(c, http.StatusTooManyRequests, views.MembersPage{Invite: f, Error: apperr.Message(err)})
+	case err != nil:
+		return err
+	}
+	return redirect(c, membersURL(m.Org.Slug)+"?notice=invited")
+}
+
+// pathID reads a numeric id from the path; anything else is NotFound,
+// like an id of another org.
+func pathID(c echo.Context, name, what string) (int64, error) {
+	id, err := strconv.ParseInt(c.Param(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, apperr.Errorf(apperr.NotFound, "There is no such %s in this org.", what)
+	}
+	return id, nil
+}
+
+// refused re-renders the members page with a change's refusal (the last
+// admin, a resend too soon), or passes any other error on.
+func (s *Server) refused(c echo.Context, err error) error {
+	switch apperr.Code(err) {
+	case apperr.Conflict:
+		return s.showMembers(c, http.StatusConflict, views.MembersPage{Error: apperr.Message(err)})
+	case apperr.TooMany:
+		return s.showMembers(c, http.StatusTooManyRequests, views.MembersPage{Error: apperr.Message(err)})
+	case apperr.Invalid:
+		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Error: apperr.Message(err)})
+	}
+	return err
+}
+
+func (s *Server) memberSetRole(c echo.Context) error {
+	id, err := pathID(c, "user", "member")
+	if err != nil {
+		return err
+	}
+	role, err := orgs.ParseRole(c.FormValue("role"))
+	if err != nil {
+		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Error: "Choose Member or Admin as the new role."})
+	}
+	m := currentMembership(c)
+	if _, err := s.orgs.SetMemberRole(c.Request().Context(), actor(c), m.Org.ID, id, role); err != nil {
+		return s.refused(c, err)
+	}
+	return redirect(c, membersURL(m.Org.Slug)+"?notice=role-changed")
+}
+
+// memberRemove takes someone out of the org; their sessions end at once
+// (orgs.RemoveMember). An admin who removes themself is signed out.
+func (s *Server) memberRemove(c echo.Context) error {
+	id, err := pathID(c, "user", "member")
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	if _, err := s.orgs.RemoveMember(c.Request().Context(), actor(c), m.Org.ID, id); err != nil {
+		return s.refused(c, err)
+	}
+	if u, _ := currentUser(c); u.ID == id {
+		return redirect(c, "/login")
+	}
+	return redirect(c, membersURL(m.Org.Slug)+"?notice=removed")
+}
+
+func (s *Server) inviteResend(c echo.Context) error {
+	id, err := pathID(c, "invite", "invite")
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	if _, err := s.orgs.ResendInvite(c.Request().Context(), actor(c), m.Org.ID, id, s.now()); err != nil {
+		return s.refused(c, err)
+	}
+	return redirect(c, membersURL(m.Org.Slug)+"?notice=resent")
+}
+
+func (s *Server) inviteRevoke(c echo.Context) error {
+	id, err := pathID(c, "invite", "invite")
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	if _, err := s.orgs.RevokeInvite(c.Request().Context(), actor(c), m.Org.ID, id, s.now()); err != nil {
+		return s.refused(c, err)
+	}
+	return redirect(c, membersURL(m.Org.Slug)+"?notice=revoked")
+}

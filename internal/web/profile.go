@@ -1,0 +1,99 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/auth"
+	"fieldbrief/views"
+)
+
+// The profile page: the signed-in person's name and password.
+
+func (s *Server) profile(c echo.Context) error {
+	return s.showProfile(c, http.StatusOK, views.ProfilePage{Notice: accountNotice(c)}, false)
+}
+
+// showProfile renders the page; typed keeps the name as typed (a refused
+// save) instead of the stored one.
+func (s *Server) showProfile(c echo.Context, status int, p views.ProfilePage, typed bool) error {
+	u, _ := currentUser(c)
+	pr, err := s.orgs.ProfileOf(c.Request().Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	p.Page = s.page(c, "Your profile")
+	p.Section = "profile"
+	p.Email = pr.Email
+	if !typed {
+		p.Name = pr.Name
+	}
+	return s.render(c, status, views.Profile(p))
+}
+
+func (s *Server) profileSave(c echo.Context) error {
+	name := c.FormValue("name")
+	_, err := s.orgs.SetName(c.Request().Context(), actor(c), name)
+	if fieldOf(err) != "" {
+		return s.showProfile(c, http.StatusUnprocessableEntity, views.ProfilePage{Name: name, NameError: apperr.Message(err)}, true)
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/profile?notice=name-saved")
+}
+
+// profilePassword changes the password: the current one is checked under
+// the sign-in throttle (a stolen session must not become a way to guess
+// it), every session ends, and this browser is signed in again.
+func (s *Server) profilePassword(c echo.Context) error {
+	ctx, now := c.Request().Context(), s.now()
+	u, _ := currentUser(c)
+	current, next := c.FormValue("current_password"), c.FormValue("new_password")
+	var p views.ProfilePage
+	switch {
+	case current == "":
+		p.CurrentError = "Enter your current password."
+	case next == "" || len(next) > 1024:
+		p.NewError = "Enter a new password (at most 1024 bytes)."
+	}
+	if p.CurrentError != "" || p.NewError != "" {
+		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
+	}
+	release, err := s.hashSlot(c)
+	if err != nil {
+		return err
+	}
+	defer release()
+	attempt, err := s.throttle.Admit(ctx, u.Email, c.RealIP(), now)
+	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
+		c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
+		p.Error = throttled.Message()
+		return s.showProfile(c, http.StatusTooManyRequests, p, false)
+	}
+	if err != nil {
+		return err
+	}
+	err = s.orgs.ChangePassword(ctx, actor(c), current, next)
+	switch fieldOf(err) {
+	case "current_password":
+		p.CurrentError = apperr.Message(err)
+		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
+	case "new_password":
+		p.NewError = apperr.Message(err)
+		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.throttle.Succeeded(ctx, attempt); err != nil {
+		return err
+	}
+	if err := s.signIn(c, u); err != nil {
+		return err
+	}
+	return redirect(c, "/profile?notice=password-changed")
+}

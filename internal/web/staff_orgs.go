@@ -1,0 +1,56 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/views"
+)
+
+// Staff create orgs here, each with an invite to its first admin
+// (docs/accounts.md); `web create-org` does the same without the invite.
+
+func (s *Server) staffNewOrg(c echo.Context) error {
+	var p views.NewOrgPage
+	if slug := c.QueryParam("created"); slug != "" {
+		// The notice names the org from the database, never from the URL.
+		if o, err := s.orgs.OrgBySlug(c.Request().Context(), slug); err == nil {
+			p.Notice = "Created " + o.Name + " (" + o.Slug + "). The invite to its first admin is on its way."
+		}
+	}
+	return s.renderNewOrg(c, http.StatusOK, p)
+}
+
+func (s *Server) renderNewOrg(c echo.Context, status int, p views.NewOrgPage) error {
+	p.Page = s.page(c, "New org")
+	p.Section = "staff"
+	return s.render(c, status, views.NewOrg(p))
+}
+
+// staffCreateOrg creates the org and its first admin's invite in one
+// transaction: a taken slug or a bad address creates neither.
+func (s *Server) staffCreateOrg(c echo.Context) error {
+	p := views.NewOrgPage{Slug: strings.TrimSpace(c.FormValue("slug")), Name: c.FormValue("name"),
+		AdminEmail: strings.TrimSpace(c.FormValue("admin_email"))}
+	org, _, err := s.orgs.ProvisionOrgWithInvite(c.Request().Context(), actor(c), p.Slug, p.Name, p.AdminEmail, s.now())
+	switch fieldOf(err) {
+	case "":
+	case "slug":
+		p.SlugError = apperr.Message(err)
+	case "name":
+		p.NameError = apperr.Message(err)
+	default: // the address, as the invite saw it
+		p.EmailError = apperr.Message(err)
+	}
+	if fieldOf(err) != "" {
+		return s.renderNewOrg(c, http.StatusUnprocessableEntity, p)
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/staff/orgs/new?created="+url.QueryEscape(org.Slug))
+}

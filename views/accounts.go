@@ -1,0 +1,111 @@
+package views
+
+import "time"
+
+// MembersPage is an org's people: its members, and for admins the pending
+// invites and the forms that change them.
+type MembersPage struct {
+	Page
+	Base      string // "/orgs/{slug}"
+	CanManage bool   // the viewer is an admin of the org
+	SelfID    int64
+	Members   []MemberRow
+	Invites   []InviteRow
+	Invite    InviteForm
+	Notice    string
+	Error     string // a refused change (the last admin, say), above the list
+}
+
+// MemberRow is one person in the members table.
+type MemberRow struct {
+	UserID     int64
+	Name       string
+	Email      string
+	Role       string
+	LastSignIn time.Time // zero: never
+}
+
+// InviteRow is one pending (or expired) invite.
+type InviteRow struct {
+	ID        int64
+	Email     string
+	Role      string
+	InvitedBy string
+	SentAt    time.Time
+	ExpiresAt time.Time
+	Expired   bool
+}
+
+// InviteForm is the invite form as typed, with its messages.
+type InviteForm struct {
+	Email      string
+	Role       string
+	EmailError string
+	RoleError  string
+}
+
+// InvitePage is what an invite link opens.
+type InvitePage struct {
+	Page
+	Action     string // the form's action: the link itself
+	OrgName    string
+	Email      string // the invited address
+	Role       string
+	HasAccount bool   // sign in to accept rather than create an account
+	SignedInAs string // the browser's current account, if any
+	Name       string
+	NameError  string
+	PassError  string
+	Error      string
+}
+
+// LinkProblemPage explains why an invite or reset link does not work.
+type LinkProblemPage struct {
+	Page
+	Heading string
+	Message string
+	Next    string // what to do, a local path
+	NextText string
+}
+
+// ForgotPage asks for the email address of an account to reset.
+type ForgotPage struct {
+	Page
+	Email      string
+	EmailError string
+	Error      string // throttled
+	Sent       bool   // the same answer whether or not the address has an account
+}
+
+// ResetPage sets a new password through a reset link.
+type ResetPage struct {
+	Page
+	Action    string
+	Email     string
+	PassError string
+}
+
+// ProfilePage is the signed-in person's name and password.
+type ProfilePage struct {
+	Page
+	Email        string
+	Name         string
+	NameError    string
+	CurrentError string
+	NewError     string
+	Error        string
+	Notice       string
+}
+
+// NewOrgPage is the staff form that creates an org and invites its first
+// admin.
+type NewOrgPage struct {
+	Page
+	Slug       string
+	Name       string
+	AdminEmail string
+	SlugError  string
+	NameError  string
+	EmailError string
+	Notice     string
+}
