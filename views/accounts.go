@@ -62,9 +62,9 @@ type InvitePage struct {
 // LinkProblemPage explains why an invite or reset link does not work.
 type LinkProblemPage struct {
 	Page
-	Heading string
-	Message string
-	Next    string // what to do, a local path
+	Heading  string
+	Message  string
+	Next     string // what to do, a local path
 	NextText string
 }
 
