@@ -333,4 +333,3 @@ func TestSwitcherMarksTheCurrentOrg(t *testing.T) {
 	require.Contains(t, switcher, `href="/orgs/globex/briefings" aria-current="true"`)
 	require.NotContains(t, switcher, `href="/orgs/acme/briefings" aria-current`)
 }
-
