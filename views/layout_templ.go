@@ -66,7 +66,7 @@ func Layout(p Page) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"><link rel=\"stylesheet\" href=\"/static/app.css\"><link rel=\"stylesheet\" href=\"/static/field.css\"><link rel=\"stylesheet\" href=\"/static/print.css\" media=\"print\"><link rel=\"stylesheet\" href=\"/static/accounts.css\"><script src=\"/static/htmx.min.js\" defer></script><script src=\"/static/app.js\" defer></script><script src=\"/static/switcher.js\" defer></script></head><body hx-headers=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\"><link rel=\"stylesheet\" href=\"/static/app.css\"><link rel=\"stylesheet\" href=\"/static/field.css\"><link rel=\"stylesheet\" href=\"/static/print.css\" media=\"print\"><link rel=\"stylesheet\" href=\"/static/accounts.css\"><script src=\"/static/htmx.min.js\" defer></script><script src=\"/static/app.js\" defer></script><script src=\"/static/accounts.js\" defer></script></head><body hx-headers=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -365,7 +365,7 @@ func Layout(p Page) templ.Component {
 }
 
 // orgSwitcher lists the user's orgs, the current one marked with
-// aria-current; /static/switcher.js closes it with Escape or a click
+// aria-current; /static/accounts.js closes it with Escape or a click
 // elsewhere.
 func orgSwitcher(p Page) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
