@@ -67,7 +67,7 @@ func Search(query string, now time.Time, limit int) []Result {
 	if limit <= 0 || limit > MaxResults {
 		limit = MaxResults
 	}
-	query = bound(query)
+	query = Bound(query)
 	q := normalize(query)
 	if q == "" {
 		return nil
@@ -146,9 +146,10 @@ func Search(query string, now time.Time, limit int) []Result {
 	return out
 }
 
-// bound cuts the query to MaxQuery characters of valid UTF-8, before any
-// other work is done on it.
-func bound(s string) string {
+// Bound trims a query's spaces and cuts it to MaxQuery characters of valid
+// UTF-8, before any other work is done on it.
+func Bound(s string) string {
+	s = strings.TrimSpace(s)
 	if len(s) > 4*MaxQuery {
 		s = s[:4*MaxQuery]
 	}

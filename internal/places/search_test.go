@@ -77,6 +77,10 @@ func TestSearchFindsWhatPeopleType(t *testing.T) {
 		{"calcutta", winter, []string{"Asia/Kolkata"}, "Kolkata"},
 		{"Kolk", winter, []string{"Asia/Kolkata"}, "Kolkata"},
 		{"india", winter, []string{"Asia/Kolkata"}, "Mumbai"},
+		{"New_York", winter, []string{"America/New_York"}, "New York"},
+		{"new", winter, []string{"America/New_York"}, "New York"},
+		{"germany", winter, []string{"Europe/Berlin"}, "Berlin"},
+		{"katmandu", winter, []string{"Asia/Kathmandu"}, ""},
 		{"texas", winter, []string{"America/Chicago", "America/Denver"}, "Houston"},
 	} {
 		got := places.Search(tc.query, tc.now, 10)
@@ -168,6 +172,8 @@ func TestSearchOddInput(t *testing.T) {
 	// beginning finds.
 	long := "Sao Paulo" + strings.Repeat(" ", places.MaxQuery) + "zzzz"
 	require.Equal(t, "America/Sao_Paulo", places.Search(long, winter, 1)[0].Zone)
+	// Spaces around it do not count towards that.
+	require.Equal(t, "Europe/Paris", places.Search(strings.Repeat(" ", 200)+"Paris ", winter, 1)[0].Zone)
 }
 
 // Every canonical zone is found first by its own name, except the old
