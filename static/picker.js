@@ -69,10 +69,12 @@
 
     // The list is wanted only while the admin is searching: once a zone is
     // picked for the text in the input, searches scheduled for it are not
-    // sent and answers on their way are dropped.
+    // sent and answers on their way are dropped when they arrive. (They are
+    // not aborted: htmx reports an aborted request as an error in the
+    // console; the input's hx-sync queues rather than aborts for the same
+    // reason.)
     function settle() {
       settled = input.value;
-      if (window.htmx) window.htmx.trigger(input, "htmx:abort");
       close();
       list.replaceChildren();
     }

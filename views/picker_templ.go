@@ -87,7 +87,7 @@ func ZonePicker(base string, f ScheduleForm) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" hx-trigger=\"input changed delay:200ms\" hx-target=\"#zone-results\" hx-sync=\"this:replace\"><ul id=\"zone-results\" class=\"zone-results\" role=\"listbox\" aria-labelledby=\"timezone-label\" hidden></ul></div><button type=\"button\" id=\"browser-zone\" class=\"secondary\" data-js-only hidden>Use my time zone</button></div><p id=\"zone-status\" class=\"visually-hidden\" role=\"status\" aria-live=\"polite\" aria-atomic=\"true\"></p>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\" hx-trigger=\"input changed delay:200ms\" hx-target=\"#zone-results\" hx-sync=\"this:queue last\"><ul id=\"zone-results\" class=\"zone-results\" role=\"listbox\" aria-labelledby=\"timezone-label\" hidden></ul></div><button type=\"button\" id=\"browser-zone\" class=\"secondary\" data-js-only hidden>Use my time zone</button></div><p id=\"zone-status\" class=\"visually-hidden\" role=\"status\" aria-live=\"polite\" aria-atomic=\"true\"></p>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

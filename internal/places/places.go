@@ -99,11 +99,7 @@ func parse(text string) *index {
 			})
 		}
 	}
-	for zi := range ix.zones {
-		if names := mains[zi]; len(names) > 0 {
-			ix.addMainCities(zi, names)
-		}
-	}
+	ix.addMainCities(mains)
 	return ix
 }
 
@@ -122,21 +118,24 @@ func (ix *index) add(p place) {
 	ix.places = append(ix.places, p)
 }
 
-// addMainCities adds tzdb's main cities of a zone the city dataset lacks
+// addMainCities adds tzdb's main cities of zones the city dataset lacks
 // ("New York City", "Brooklyn"), with no population of their own.
-func (ix *index) addMainCities(zi int, names []string) {
-	have := map[string]bool{}
+func (ix *index) addMainCities(mains map[int][]string) {
+	have := map[int]map[string]bool{}
 	for _, p := range ix.places {
-		if p.zone == zi {
-			for _, k := range p.keys {
-				have[k] = true
-			}
+		if have[p.zone] == nil {
+			have[p.zone] = map[string]bool{}
+		}
+		for _, k := range p.keys {
+			have[p.zone][k] = true
 		}
 	}
-	z := ix.zones[zi]
-	for _, n := range names {
-		if k := normalize(n); k != "" && !have[k] {
-			ix.add(place{zone: zi, name: n, region: z.country, keys: []string{k}, country: normalize(z.country)})
+	for zi := range ix.zones {
+		z := ix.zones[zi]
+		for _, n := range mains[zi] {
+			if k := normalize(n); k != "" && !have[zi][k] {
+				ix.add(place{zone: zi, name: n, region: z.country, keys: []string{k}, country: normalize(z.country)})
+			}
 		}
 	}
 }

@@ -10,8 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 
 	"fieldbrief/internal/schedule"
@@ -195,12 +193,27 @@ func rankName(name, q string) int {
 		return rankExact
 	case strings.HasPrefix(name, q):
 		return rankPrefix
-	case strings.Contains(" "+strings.ReplaceAll(name, "/", " "), " "+q):
+	case startsWord(name, q):
 		return rankWord
 	case len(q) >= 3 && strings.Contains(name, q):
 		return rankSubstring
 	}
 	return noMatch
+}
+
+// startsWord reports whether q begins a word of name after its first.
+func startsWord(name, q string) bool {
+	for i := 0; i < len(name); {
+		j := strings.Index(name[i:], q)
+		if j < 0 {
+			return false
+		}
+		if j += i; j > 0 && (name[j-1] == ' ' || name[j-1] == '/') {
+			return true
+		}
+		i = j + 1
+	}
+	return false
 }
 
 // abbreviation is the query as a zone abbreviation ("ist" → "IST"), or ""
@@ -258,10 +271,22 @@ func offsetAt(name string, now time.Time) int {
 	return secs
 }
 
-// stripMarks folds accents: "São Paulo" → "Sao Paulo". A chain keeps
-// state, so each call gets its own.
-func stripMarks() transform.Transformer {
-	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+// stripMarks folds accents: "São Paulo" → "Sao Paulo". Names and queries
+// are folded alike, so they need not be recomposed.
+func stripMarks(s string) string {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Mn, r) {
+			return -1
+		}
+		return r
+	}, norm.NFD.String(s))
 }
 
 // letters the decomposition above leaves alone.
@@ -272,9 +297,7 @@ var foldLetters = strings.NewReplacer("ß", "ss", "ø", "o", "đ", "d", "ł", "l
 // and apostrophes, and collapses spaces.
 func normalize(s string) string {
 	s = strings.ToLower(s)
-	if folded, _, err := transform.String(stripMarks(), s); err == nil {
-		s = folded
-	}
+	s = stripMarks(s)
 	s = foldLetters.Replace(s)
 	s = strings.Map(func(r rune) rune {
 		switch {
