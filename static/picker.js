@@ -8,6 +8,11 @@
 // option is picked (click, Enter on the highlighted one, "Use my time
 // zone") or the text is exactly a zone the list offers. Enter never submits
 // a half-typed zone. Loaded with `defer` under CSP script-src 'self'.
+//
+// Written here rather than vendored: the combobox libraries we looked for
+// bring their own fetching and rendering, while ours is htmx's; this is the
+// APG pattern's keyboard and ARIA state over a server-rendered listbox, in
+// about 200 lines with no build step.
 (function () {
   "use strict";
 

@@ -4,6 +4,11 @@
 // "+05:30") or a zone name ("America/New"). The cities come from a dataset
 // (places.tsv, generated; see docs/timezone-picker.md), the zones from
 // internal/schedule, which also loads every zone a result shows.
+//
+// The search is ours rather than a fuzzy-matching library's: the ranking is
+// the product (exact, prefix, word, substring, then population; one result
+// per zone; offsets as of now), and over 7,400 names a linear scan answers
+// in a few milliseconds (docs/timezone-picker.md, "Figures").
 package places
 
 import (
