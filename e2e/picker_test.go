@@ -136,6 +136,26 @@ func TestZonePickerByKeyboard(t *testing.T) {
 	}
 	admin.waitText(`main .notice[role="status"]`)
 	admin.expectStoredZone("Asia/Kolkata")
+
+	// Typing searched at every keystroke's pause and answers overlapped;
+	// none of it may log an error (htmx logs an aborted request as one).
+	for _, m := range admin.consoleErrors() {
+		t.Errorf("browser console error during the picker flow: %s", m)
+	}
+}
+
+// consoleErrors are the console errors logged so far, failed requests
+// (a 4xx answer) aside.
+func (s *session) consoleErrors() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, m := range s.console {
+		if m.Type == chromedp.ConsoleError && m.Source != "network" {
+			out = append(out, m.Text)
+		}
+	}
+	return out
 }
 
 // attr is an attribute of the first element matching sel ("" if absent).
