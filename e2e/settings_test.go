@@ -22,9 +22,9 @@ const (
 	jsonEditor      = `#config_json`
 )
 
-// zoneOption is the picker's result button for a zone.
+// zoneOption is the picker's option for a zone.
 func zoneOption(zone string) string {
-	return `#zone-results button.zone-option[data-zone="` + zone + `"]`
+	return `#zone-results [role="option"][data-zone="` + zone + `"]`
 }
 
 // An admin finds a zone by city in the picker, sees its offset and local
@@ -132,7 +132,7 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 // A search still scheduled when a zone is picked (here with "Use my zone",
 // right after typing) must not open the list again once it fires: the
 // input's delayed search sends what the input holds then, the picked zone,
-// and static/app.js keeps it from being sent or its answer from being shown.
+// and static/picker.js keeps it from being sent or its answer from being shown.
 func TestPickedZoneIsNotReopenedByALateSearch(t *testing.T) {
 	e := newEnv(t)
 	e.seed()
@@ -159,7 +159,7 @@ func TestPickedZoneIsNotReopenedByALateSearch(t *testing.T) {
 		admin.waitHTMXIdle("timezone")
 		late = late[:0]
 		for _, r := range admin.htmxRequests("timezone") {
-			if r.param("timezone") == zone {
+			if r.param("q") == zone {
 				late = append(late, r)
 			}
 		}
@@ -184,7 +184,7 @@ func TestPickedZoneIsNotReopenedByALateSearch(t *testing.T) {
 		if r.SwappedInto != "" {
 			t.Errorf("the answer of a search sent after the pick was shown: %s", r)
 		}
-		// static/app.js does not even send it (its answer would be dropped).
+		// static/picker.js does not even send it (its answer would be dropped).
 		if r.State != "dropped" {
 			t.Errorf("a search scheduled before the pick was sent after it: %s", r)
 		}
@@ -206,7 +206,7 @@ func (s *session) searchZone(query, zone string) string {
 		document.addEventListener("htmx:afterSettle", (ev) => {
 			const d = ev.detail;
 			if (d.target && d.target.id === "zone-results" && d.xhr && d.xhr.responseURL) {
-				window.__e2eZoneQuery = new URL(d.xhr.responseURL).searchParams.get("timezone");
+				window.__e2eZoneQuery = new URL(d.xhr.responseURL).searchParams.get("q");
 			}
 		});
 	})()`))

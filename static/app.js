@@ -13,67 +13,7 @@
     input.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
-  function zoneInput() { return document.getElementById("timezone"); }
-  function zoneResults() { return document.getElementById("zone-results"); }
-  function zoneOptions() {
-    var results = zoneResults();
-    return results ? Array.prototype.slice.call(results.querySelectorAll(".zone-option")) : [];
-  }
-
-  function closeResults() {
-    var results = zoneResults();
-    if (results) results.replaceChildren();
-  }
-
-  // The zone search's list is wanted only while the admin is searching: once
-  // a zone is picked (or the list dismissed with Escape) for the value in
-  // the input, answers still on their way for it are dropped, and a search
-  // scheduled for it is not sent. Typing again starts a new search.
-  function settle(input) {
-    input.dataset.settled = input.value;
-    if (window.htmx) window.htmx.trigger(input, "htmx:abort");
-    closeResults();
-  }
-
-  function isSettled(input) {
-    return input.dataset.settled !== undefined && input.dataset.settled === input.value;
-  }
-
-  // Picking a zone fills the input and asks the form for a fresh preview
-  // (which also brings the zone's offset and time for the hint).
-  function chooseZone(name, keepFocus) {
-    var input = zoneInput();
-    if (!input) return;
-    input.value = name;
-    settle(input);
-    if (!keepFocus) input.focus();
-    input.dispatchEvent(new CustomEvent("zone-picked", { bubbles: true }));
-    offerBrowserZone();
-  }
-
-  // The browser's zone is offered, never applied: the admin clicks to use it,
-  // and nothing is saved until the form is submitted.
-  function offerBrowserZone() {
-    var button = document.getElementById("browser-zone");
-    var input = zoneInput();
-    if (!button || !input) return;
-    var zone = "";
-    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { zone = ""; }
-    button.dataset.zone = zone;
-    button.textContent = "Use my zone: " + zone;
-    button.hidden = zone === "" || zone === input.value;
-  }
-
   document.addEventListener("click", function (ev) {
-    var option = ev.target.closest(".zone-option");
-    if (option) { chooseZone(option.dataset.zone); return; }
-
-    if (ev.target.closest("#browser-zone")) {
-      var zone = document.getElementById("browser-zone").dataset.zone;
-      if (zone) chooseZone(zone);
-      return;
-    }
-
     var preset = ev.target.closest("[data-days]");
     if (preset) {
       var days = preset.dataset.days.split(",");
@@ -83,66 +23,6 @@
       });
       changed(form.querySelector('input[name="days"]'));
     }
-  });
-
-  // Keyboard: ArrowDown from the input enters the results, arrows move
-  // between them, Enter or Space chooses (they are buttons), Escape closes.
-  // Tab moves through the buttons like any others.
-  document.addEventListener("keydown", function (ev) {
-    var input = zoneInput();
-    if (!input) return;
-    var options = zoneOptions();
-    var inInput = ev.target === input;
-    var index = options.indexOf(ev.target);
-    if (!inInput && index < 0) return;
-
-    if (ev.key === "Escape" && options.length > 0) {
-      ev.preventDefault(); // also keeps a search input from clearing itself
-      settle(input);
-      input.focus();
-    } else if (ev.key === "ArrowDown" && options.length > 0) {
-      ev.preventDefault();
-      options[inInput ? 0 : Math.min(index + 1, options.length - 1)].focus();
-    } else if (ev.key === "ArrowUp" && index >= 0) {
-      ev.preventDefault();
-      (index === 0 ? input : options[index - 1]).focus();
-    } else if (ev.key === "Enter" && inInput && options.length === 1) {
-      // One match: Enter takes it instead of submitting a half-typed name.
-      ev.preventDefault();
-      chooseZone(options[0].dataset.zone);
-    }
-  });
-
-  document.addEventListener("input", function (ev) {
-    var input = zoneInput();
-    if (ev.target !== input) return;
-    delete input.dataset.settled;
-    offerBrowserZone();
-  });
-
-  // Leaving the zone input with a full zone name typed (any case) counts as
-  // picking the listed zone of that name; anything else stays a search.
-  document.addEventListener("change", function (ev) {
-    var input = zoneInput();
-    if (ev.target !== input || isSettled(input)) return;
-    var typed = input.value.trim().toLowerCase();
-    var match = zoneOptions().filter(function (o) { return o.dataset.zone.toLowerCase() === typed; })[0];
-    if (match) chooseZone(match.dataset.zone, true);
-  });
-
-  // No search for a value already picked (a keystroke's delayed search can
-  // fire after the pick), and no stale list: an answer is shown only if it
-  // is for what the input holds now and that value is still being searched.
-  document.addEventListener("htmx:beforeRequest", function (ev) {
-    var input = zoneInput();
-    if (input && ev.detail.elt === input && isSettled(input)) ev.preventDefault();
-  });
-  document.addEventListener("htmx:beforeSwap", function (ev) {
-    var input = zoneInput();
-    if (!input || !ev.detail.target || ev.detail.target.id !== "zone-results") return;
-    var query = null;
-    try { query = new URL(ev.detail.xhr.responseURL).searchParams.get("timezone"); } catch (e) { query = null; }
-    if (isSettled(input) || (query !== null && query !== input.value)) ev.detail.shouldSwap = false;
   });
 
   // Times are 24-hour HH:MM. Digits typed without the colon ("930",
@@ -168,7 +48,6 @@
 
   function init() {
     reveal(document);
-    offerBrowserZone();
   }
 
   if (document.readyState === "loading") {

@@ -100,14 +100,6 @@ type PreviewRun struct {
 	Note   string // "shifted: 02:30 doesn't exist, runs at 03:00"
 }
 
-// ZoneOption is one result of the time zone picker's search.
-type ZoneOption struct {
-	Name   string // canonical zone name, what the input receives
-	Place  string // "New York, United States"
-	Offset string // "UTC−05:00"
-	Local  string // "08:04"
-}
-
 // DayOption is a weekday checkbox.
 type DayOption struct {
 	Value string // config name

@@ -101,46 +101,6 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-func TestSearchZones(t *testing.T) {
-	t.Parallel()
-	first := func(query string) string {
-		t.Helper()
-		found := schedule.SearchZones(query, 5)
-		require.NotEmpty(t, found, query)
-		return found[0].Name
-	}
-	require.Equal(t, "America/New_York", first("new york"))
-	require.Equal(t, "America/New_York", first("New_York"))
-	require.Equal(t, "America/New_York", first("new"))
-	require.Equal(t, "America/New_York", first("us/eastern"))
-	require.Equal(t, "Asia/Kolkata", first("kolkata"))
-	require.Equal(t, "Asia/Kolkata", first("calcutta"))
-	require.Equal(t, "Asia/Kolkata", first("India"))
-	require.Equal(t, "Europe/Berlin", first("germany"))
-	require.Equal(t, "America/Sao_Paulo", first("sao paulo"))
-	require.Equal(t, "America/Sao_Paulo", first("São Paulo"))
-	require.Equal(t, "Asia/Kathmandu", first("katmandu"))
-	require.Equal(t, "UTC", first("utc"))
-
-	// A city prefix outranks a substring elsewhere.
-	names := zoneNames(schedule.SearchZones("york", 0))
-	require.Equal(t, "America/New_York", names[0])
-
-	require.Len(t, schedule.SearchZones("america", 3), 3)
-	require.Greater(t, len(schedule.SearchZones("america", 0)), 100)
-	require.Nil(t, schedule.SearchZones("", 10))
-	require.Nil(t, schedule.SearchZones("   ", 10))
-	require.Empty(t, schedule.SearchZones("atlantis", 10))
-}
-
-func zoneNames(zones []schedule.ZoneInfo) []string {
-	names := make([]string, len(zones))
-	for i, z := range zones {
-		names[i] = z.Name
-	}
-	return names
-}
-
 func TestZoneLabel(t *testing.T) {
 	t.Parallel()
 	now := instant(t, "2026-01-15T13:04:00Z")

@@ -374,38 +374,6 @@ func TestSettingsFormMarkup(t *testing.T) {
 	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "24-hour, HH:MM")
 }
 
-func TestZoneSearch(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	setClock(f, time.Date(2026, 1, 15, 13, 4, 0, 0, time.UTC))
-	admin := f.as(&f.adminA).htmx()
-	options := func(q string) []htmlNode {
-		t.Helper()
-		r := admin.get(settingsPath + "/zones?q=" + url.QueryEscape(q))
-		require.Equal(t, http.StatusOK, r.Code)
-		return parseDoc(t, r.Body).findAll(hasClass("zone-option"))
-	}
-
-	ny := options("new y")
-	require.NotEmpty(t, ny)
-	require.Equal(t, "America/New_York", ny[0].attr("data-zone"))
-	require.Contains(t, ny[0].text(), "New York, United States")
-	require.Contains(t, ny[0].text(), "UTC−05:00, 08:04 now", "current offset and local time")
-
-	kolkata := options("calcutta")
-	require.NotEmpty(t, kolkata)
-	require.Equal(t, "Asia/Kolkata", kolkata[0].attr("data-zone"), "legacy names find the canonical zone")
-	require.Contains(t, kolkata[0].text(), "UTC+05:30, 18:34 now")
-
-	require.Empty(t, options(""))
-	r := admin.get(settingsPath + "/zones?q=zzzz")
-	require.Contains(t, r.Body, "No time zone matches")
-
-	// htmx sends the input's own name when the request comes from the input.
-	r = admin.get(settingsPath + "/zones?timezone=paris")
-	require.Equal(t, "Europe/Paris", parseDoc(t, r.Body).find(hasClass("zone-option")).attr("data-zone"))
-}
-
 // htmlDoc and htmlNode query rendered HTML in tests.
 type htmlDoc = htmlNode
 
