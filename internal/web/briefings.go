@@ -221,40 +221,33 @@ func (st orgState) days(slug string, now time.Time, today, last schedule.Date, c
 	return days
 }
 
-// dayWords is the one place a calendar day's reason becomes words.
+// dayReasonWords is the one place a calendar day's reason becomes words.
+var dayReasonWords = map[briefing.DayReason]string{
+	briefing.DayGenerated:     "generated",
+	briefing.DayDelivered:     "generated and delivered",
+	briefing.DayPending:       "being generated",
+	briefing.DayFailed:        "failed",
+	briefing.DayBeforeSetup:   "— before the org was set up",
+	briefing.DayNotConfigured: "no schedule was saved yet",
+	briefing.DayInvalidConfig: "the settings were invalid",
+	briefing.DayFlagOff:       "switched off by the platform",
+	briefing.DayPaused:        "paused",
+	briefing.DayNotScheduled:  "day off: not a scheduled day",
+	briefing.DayNotYet:        "not yet",
+	briefing.DayDueNow:        "due now: the worker is about to generate it",
+	briefing.DayMissed:        "missed",
+}
+
+// dayWords is a calendar day in words; a day not reached yet says when it runs.
 func dayWords(d briefing.Day) string {
-	switch d.Reason {
-	case briefing.DayGenerated:
-		return "generated"
-	case briefing.DayDelivered:
-		return "generated and delivered"
-	case briefing.DayPending:
-		return "being generated"
-	case briefing.DayFailed:
-		return "failed"
-	case briefing.DayBeforeSetup:
-		return "— before the org was set up"
-	case briefing.DayNotConfigured:
-		return "no schedule was saved yet"
-	case briefing.DayInvalidConfig:
-		return "the settings were invalid"
-	case briefing.DayFlagOff:
-		return "switched off by the platform"
-	case briefing.DayPaused:
-		return "paused"
-	case briefing.DayNotScheduled:
-		return "day off: not a scheduled day"
-	case briefing.DayNotYet:
-		if d.RunAt.IsZero() {
-			return "not yet"
-		}
-		return "not yet: runs at " + d.RunAt.In(d.Zone).Format("15:04")
-	case briefing.DayDueNow:
-		return "due now: the worker is about to generate it"
-	case briefing.DayMissed:
-		return "missed"
+	w, ok := dayReasonWords[d.Reason]
+	if !ok {
+		return d.Reason.String()
 	}
-	return d.Reason.String()
+	if d.Reason == briefing.DayNotYet && !d.RunAt.IsZero() {
+		w += ": runs at " + d.RunAt.In(d.Zone).Format("15:04")
+	}
+	return w
 }
 
 func hasDate(list []briefing.Briefing, d schedule.Date) bool {

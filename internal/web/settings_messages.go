@@ -32,10 +32,10 @@ func plainMessages(ve *schedule.ValidationError, zone string) []views.FieldMessa
 }
 
 var (
-	jsonSyntaxAt    = regexp.MustCompile(`^invalid JSON at (line \d+, column \d+)`)
-	dataAfter = regexp.MustCompile(`after the JSON document at (line \d+, column \d+)`)
-	dayItem   = regexp.MustCompile(`^briefing\.days\[\d+\]$`)
-	addrItem  = regexp.MustCompile(`^delivery\.email\.to\[(\d+)\]$`)
+	jsonSyntaxAt = regexp.MustCompile(`^invalid JSON at (line \d+, column \d+)`)
+	dataAfter    = regexp.MustCompile(`after the JSON document at (line \d+, column \d+)`)
+	dayItem      = regexp.MustCompile(`^briefing\.days\[\d+\]$`)
+	addrItem     = regexp.MustCompile(`^delivery\.email\.to\[(\d+)\]$`)
 )
 
 // plainMessage is one problem in words.
