@@ -38,19 +38,17 @@ type change[T any] struct {
 
 // BriefingHistory reads the changes audited from from to to, each kind's
 // first change after to (what was in force at to is its old value), and
-// the current state. Changes after now are left out: now is the app's
+// the flag's current state; current is the org's config as stored now
+// (the caller has read it already). Changes after now are left out: now is the app's
 // clock, and a change it has not reached yet is part of the current state.
 // Every statement is scoped to the org, or to the platform-wide switch of
 // the briefing flag.
-func (s *Store) BriefingHistory(ctx context.Context, orgID int64, from, to, now time.Time) (BriefingHistory, error) {
+func (s *Store) BriefingHistory(ctx context.Context, orgID int64, current FieldforceConfig, from, to, now time.Time) (BriefingHistory, error) {
 	var h BriefingHistory
-	cfg, err := s.Fieldforce(ctx, orgID)
-	if err != nil {
-		return h, err
+	if current.Found {
+		h.config = current.Raw
 	}
-	if cfg.Found {
-		h.config = cfg.Raw
-	}
+	var err error
 	if h.globalOn, h.orgState, err = s.OrgFlag(ctx, orgID, schedule.FlagKey); err != nil {
 		return h, err
 	}

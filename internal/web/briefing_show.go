@@ -126,7 +126,7 @@ func (s *Server) neighbours(ctx context.Context, m orgs.Membership, d schedule.D
 		return prev, next, err
 	}
 	now := s.now()
-	hist, err := s.history(ctx, m.Org.ID, d.AddDays(-1), d.AddDays(1), now)
+	hist, err := s.history(ctx, m.Org.ID, st, d.AddDays(-1), d.AddDays(1), now)
 	if err != nil {
 		return prev, next, err
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -78,7 +79,7 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 	if err != nil {
 		return err
 	}
-	hist, err := s.history(ctx, m.Org.ID, first, last, now)
+	hist, err := s.history(ctx, m.Org.ID, st, first, last, now)
 	if err != nil {
 		return err
 	}
@@ -116,8 +117,8 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 // history is what decided the org's briefings over the dates first..last,
 // read with a day's margin each side for the zones' offsets: the audit
 // log's lookback is the page's span.
-func (s *Server) history(ctx context.Context, orgID int64, first, last schedule.Date, now time.Time) (orgs.BriefingHistory, error) {
-	return s.orgs.BriefingHistory(ctx, orgID, first.AddDays(-1).Time(), last.AddDays(2).Time(), now)
+func (s *Server) history(ctx context.Context, orgID int64, st orgState, first, last schedule.Date, now time.Time) (orgs.BriefingHistory, error) {
+	return s.orgs.BriefingHistory(ctx, orgID, st.FieldforceConfig, first.AddDays(-1).Time(), last.AddDays(2).Time(), now)
 }
 
 // orgState is what decides whether an org's briefings run: its saved
@@ -152,6 +153,15 @@ func (st orgState) loc() *time.Location {
 	return st.Schedule.Zone.Loc
 }
 
+// problem is why the saved config is invalid, in plain words.
+func (st orgState) problem() string {
+	var ve *schedule.ValidationError
+	if !errors.As(st.Err, &ve) {
+		return "they cannot be read."
+	}
+	return messageList(plainMessages(ve, storedInput(st.FieldforceConfig).timezone))
+}
+
 func (st orgState) zoneName() string {
 	if st.Err != nil {
 		return "UTC (the saved time zone is not usable)"
@@ -165,7 +175,7 @@ func (st orgState) describe() (kind, text string) {
 	case orgs.NotConfigured:
 		return string(orgs.NotConfigured), "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
 	case orgs.InvalidConfig:
-		return string(orgs.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.Err.Error()
+		return string(orgs.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.problem() + " An admin fixes them in Settings."
 	case orgs.FlagOff:
 		return string(orgs.FlagOff), "Daily briefings are switched off for this org by the platform team: none are generated, " +
 			"on schedule or on request, until they switch them back on. Your settings are kept."
