@@ -47,11 +47,10 @@ func (r DayReason) String() string {
 
 // Day is one local date of the calendar.
 type Day struct {
-	Date     schedule.Date
-	Reason   DayReason
-	Briefing *Briefing // the date's briefing, nil when there is none
-	RunAt    time.Time // the date's run time under the config then in force; zero when there was none
-	Zone     *time.Location
+	Date   schedule.Date
+	Reason DayReason
+	RunAt  time.Time // the date's run time under the config then in force; zero when there was none
+	Zone   *time.Location
 }
 
 // Explain tells what a date without a briefing shows. A past date is judged

@@ -216,7 +216,7 @@ func (st orgState) days(slug string, now time.Time, today, last schedule.Date, c
 		var cal briefing.Day
 		if i := slices.IndexFunc(list, func(b briefing.Briefing) bool { return b.Date == d }); i >= 0 {
 			b := list[i]
-			cal = briefing.Day{Date: d, Reason: briefing.ReasonOf(b), Briefing: &b}
+			cal = briefing.Day{Date: d, Reason: briefing.ReasonOf(b)}
 			day.Status, day.Link = b.Status, briefingsURL(slug)+"/"+d.String()
 			day.Manual = b.ScheduledAt.IsZero() // only "generate now" looks so far
 			if admin {

@@ -72,10 +72,12 @@ func plainMessage(fe schedule.FieldError, zone string) string {
 		return "Choose a time between 00:00 and 23:59, such as 08:00."
 	case path == "briefing.days" && msg == "choose at least one day":
 		return "Choose at least one day."
+	case path == "briefing.days" && strings.HasPrefix(msg, "list each day at most once"):
+		return "A week has 7 days: list each day at most once."
 	case path == "briefing.days" || dayItem.MatchString(path):
 		return "List the days as mon, tue, wed, thu, fri, sat or sun, each at most once."
 	case path == "briefing.enabled":
-		return "Whether briefings run must be true (running) or false (paused)."
+		return "Whether briefings run must be true or false (true: running, false: paused)."
 	case path == "delivery.email.technicians":
 		return "Sending each technician their own day must be true or false."
 	case path == "delivery.webhook.url" && msg == "is required":

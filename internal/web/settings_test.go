@@ -152,7 +152,7 @@ func TestSettingsSaveFormRejects(t *testing.T) {
 		{"empty time", "schedule_local_time", "Enter a time, such as 08:00.", scheduleForm("Europe/Paris", "", "mon")},
 		{"no days", "days", "Choose at least one day.", scheduleForm("Europe/Paris", "08:00")},
 		{"unknown day", "days", "List the days as mon, tue, wed, thu, fri, sat or sun", scheduleForm("Europe/Paris", "08:00", "funday")},
-		{"enabled maybe", "enabled", "must be true (running) or false (paused)", url.Values{
+		{"enabled maybe", "enabled", "must be true or false (true: running, false: paused)", url.Values{
 			"timezone": {"Europe/Paris"}, "schedule_local_time": {"08:00"}, "days": {"mon"}, "enabled": {"maybe"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestSettingsSaveJSON(t *testing.T) {
 		{"zone not a string", `{"briefing": {"timezone": 1, "schedule_local_time": "08:00"}}`, `The time zone must be a name in quotes`},
 		{"hour 25", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "25:00"}}`, "Choose a time between 00:00 and 23:59"},
 		{"empty days", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "days": []}}`, "Choose at least one day."},
-		{"enabled string", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "enabled": "yes"}}`, "must be true (running) or false (paused)"},
+		{"enabled string", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "enabled": "yes"}}`, "must be true or false (true: running, false: paused)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := admin.post(settingsPath+"/json", url.Values{"config_json": {tc.doc}})
@@ -260,7 +260,7 @@ func TestSettingsSetEnabled(t *testing.T) {
 
 	r = admin.post(settingsPath+"/enabled", url.Values{"enabled": {"sometimes"}, "next": {"https://evil.example"}})
 	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
-	require.Contains(t, parseDoc(t, r.Body).byID("enabled-error").text(), "must be true (running) or false (paused)")
+	require.Contains(t, parseDoc(t, r.Body).byID("enabled-error").text(), "must be true or false (true: running, false: paused)")
 	require.Equal(t, resumed, storedConfig(t, f, f.orgA.ID))
 }
 
