@@ -233,9 +233,9 @@ func (st orgState) days(slug string, now time.Time, today, last schedule.Date, c
 
 // dayReasonWords is the one place a calendar day's reason becomes words.
 var dayReasonWords = map[briefing.DayReason]string{
-	briefing.DayGenerated:     "generated",
-	briefing.DayDelivered:     "generated and delivered",
-	briefing.DayPending:       "being generated",
+	briefing.DayGenerated:     "ready",
+	briefing.DayDelivered:     "ready, delivered",
+	briefing.DayPending:       "pending",
 	briefing.DayFailed:        "failed",
 	briefing.DayBeforeSetup:   "— before the org was set up",
 	briefing.DayNotConfigured: "no schedule was saved yet",

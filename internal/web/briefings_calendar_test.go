@@ -83,7 +83,7 @@ func TestBriefingCalendarReasonsFromHistory(t *testing.T) {
 		"2026-02-18": {"not_configured", "no schedule was saved yet"},
 		"2026-02-19": {"paused", "paused"},
 		"2026-02-20": {"paused", "paused"},
-		"2026-02-21": {"ready", "generated"},
+		"2026-02-21": {"ready", "ready"},
 		"2026-02-22": {"paused", "paused"},
 		"2026-02-23": {"day_off", "not a scheduled day"},
 		"2026-02-24": {"flag_off", "switched off by the platform"},
@@ -93,7 +93,7 @@ func TestBriefingCalendarReasonsFromHistory(t *testing.T) {
 		"2026-02-28": {"invalid_config", "the settings were invalid"},
 		"2026-03-01": {"invalid_config", "the settings were invalid"},
 		"2026-03-02": {"invalid_config", "the settings were invalid"},
-		"2026-03-03": {"delivered", "generated and delivered"},
+		"2026-03-03": {"delivered", "ready, delivered"},
 		"2026-03-04": {"due", "due now"},
 	} {
 		row := rows[date]
