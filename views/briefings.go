@@ -21,6 +21,10 @@ type BriefingsPage struct {
 	StateKind string // running | paused | flag_off | invalid_config | not_configured
 	NextRun   string // "" when nothing will run
 	Days      []BriefingDay
+	Range     string // "2026-02-18 to 2026-03-04"
+	Latest    bool   // the page ends today
+	Older     string // the previous page's address; "" before the org existed
+	Newer     string // the next page's address; "" on the latest page
 }
 
 // BriefingDay is one local date of the list.
@@ -32,7 +36,7 @@ type BriefingDay struct {
 	Link    string // the detail page when there is a briefing
 	Manual  bool   // created by "generate now"
 	Error   string // why it failed; admins only
-	Reason  string // why there is no briefing, as a code (data attribute, badge); before_setup for dates before the org existed
+	Reason  string // briefing.DayReason's code (data attribute, badge)
 	Why     string // the same, for people
 }
 
@@ -61,9 +65,11 @@ type BriefingPage struct {
 // DayLink is a neighbouring date on a briefing's page: a link to its
 // briefing, or why it has none.
 type DayLink struct {
-	Date string // YYYY-MM-DD
-	Link string // "" when the date has no briefing
-	Why  string // why there is none, as the briefings list says it
+	Date        string // YYYY-MM-DD
+	Link        string // "" when the date has no briefing
+	Why         string // why there is none, as the briefings list says it
+	Nearest     string // the nearest date that way with a briefing, when Link is ""
+	NearestLink string
 }
 
 // BriefingRevision is one generated revision, newest first.
@@ -127,16 +133,13 @@ func runOutcome(outcome string) string {
 // run stands out.
 func reasonClass(reason string) string {
 	switch reason {
-	case ReasonBeforeSetup:
+	case "before_setup":
 		return "muted"
 	case "missed":
 		return "badge-pending"
 	}
 	return "badge-muted"
 }
-
-// ReasonBeforeSetup marks dates before the org was created.
-const ReasonBeforeSetup = "before_setup"
 
 // label turns a stored code into words: "in_progress" -> "in progress".
 func label(code string) string { return strings.ReplaceAll(code, "_", " ") }

@@ -32,7 +32,7 @@ type ScheduleForm struct {
 	Timezone  string
 	LocalTime string
 	Days      []string
-	Enabled   bool
+	Enabled   string // the hidden enabled field: "true", "false" or rejected text
 	ZoneHint  string // "UTC−05:00, 08:04 there now" for a valid zone
 	Delivery  DeliveryForm
 	Errors    map[string]string
@@ -67,17 +67,11 @@ type JSONForm struct {
 	Errors []FieldMessage // each names its JSON field, e.g. "briefing.timezone"
 }
 
-// FieldMessage is one validation problem and the field it concerns.
+// FieldMessage is one validation problem in plain words; Field is the
+// document path it concerns, kept for the markup (data-field), never shown.
 type FieldMessage struct {
 	Field   string
 	Message string
-}
-
-func (m FieldMessage) String() string {
-	if m.Field == "" {
-		return m.Message
-	}
-	return m.Field + ": " + m.Message
 }
 
 // Preview is the htmx fragment listing the next runs of the schedule being
@@ -86,8 +80,28 @@ type Preview struct {
 	Errors   []FieldMessage
 	Zone     string
 	Paused   bool
+	Next     string // the first run, "Mon 8 Dec 08:00 CET"
 	Runs     []PreviewRun
 	Warnings []string // DST problems within the next year
+}
+
+// HasDST reports whether a listed run is shifted by a DST gap or falls in
+// an overlap: only then does the table have its daylight saving column.
+func (p Preview) HasDST() bool {
+	return slices.ContainsFunc(p.Runs, func(r PreviewRun) bool { return r.Flag != "" })
+}
+
+// Summary is the preview in one line, what the live region announces.
+func (p Preview) Summary() string {
+	switch {
+	case len(p.Errors) > 0:
+		return "No preview: " + p.Errors[0].Message
+	case p.Next == "":
+		return "No run in the coming weeks."
+	case p.Paused:
+		return "Paused. Once resumed, next run: " + p.Next
+	}
+	return "Next run: " + p.Next
 }
 
 // PreviewRun is one upcoming run.

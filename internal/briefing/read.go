@@ -40,6 +40,7 @@ type Briefing struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	ZoneRules   ZoneRules // the rules that decided Date (and the scheduled firing's instant)
+	Delivered   bool      // read by List only: a delivery of it was sent (test sends aside)
 }
 
 // ZoneRules names the tz database a decision or a revision was made with;
@@ -103,13 +104,15 @@ const briefingColumns = `id, org_id, briefing_date, timezone, fired_at, schedule
 const listColumns = `id, org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status, revision, NULL::jsonb,
 	generated_at, last_error, created_at, updated_at, tzdata_version, tzdata_source`
 
-func scanBriefing(row pgx.Row) (Briefing, error) {
+// scanBriefing reads briefingColumns or listColumns, then any extra
+// columns into extra.
+func scanBriefing(row pgx.Row, extra ...any) (Briefing, error) {
 	var b Briefing
 	var date time.Time
 	var content []byte
 	var generatedAt, scheduledAt *time.Time
-	err := row.Scan(&b.ID, &b.OrgID, &date, &b.Timezone, &b.FiredAt, &scheduledAt, &b.Trigger, &b.Status, &b.Revision, &content,
-		&generatedAt, &b.LastError, &b.CreatedAt, &b.UpdatedAt, &b.ZoneRules.Version, &b.ZoneRules.Source)
+	err := row.Scan(append([]any{&b.ID, &b.OrgID, &date, &b.Timezone, &b.FiredAt, &scheduledAt, &b.Trigger, &b.Status, &b.Revision, &content,
+		&generatedAt, &b.LastError, &b.CreatedAt, &b.UpdatedAt, &b.ZoneRules.Version, &b.ZoneRules.Source}, extra...)...)
 	if err != nil {
 		return b, err
 	}
@@ -124,20 +127,50 @@ func scanBriefing(row pgx.Row) (Briefing, error) {
 	return b, nil
 }
 
+// deliveredColumn says whether a briefing of ff_briefings b was sent to
+// anyone; test sends do not count.
+const deliveredColumn = `EXISTS (SELECT 1 FROM ff_deliveries d
+	 WHERE d.org_id = b.org_id AND d.briefing_id = b.id AND d.state = 'sent' AND d.audience <> 'test')`
+
 // List returns the org's briefings dated from..to inclusive, newest first,
 // without their Content (Get reads that); a zero date leaves that end open.
 func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) ([]Briefing, error) {
-	rows, err := s.DB.Query(ctx, `SELECT `+listColumns+` FROM ff_briefings
-		 WHERE org_id = $1 AND ($2::date IS NULL OR briefing_date >= $2) AND ($3::date IS NULL OR briefing_date <= $3)
-		 ORDER BY briefing_date DESC`, orgID, dateArg(from), dateArg(to))
+	rows, err := s.DB.Query(ctx, `SELECT `+listColumns+`, `+deliveredColumn+` FROM ff_briefings b
+		 WHERE b.org_id = $1 AND ($2::date IS NULL OR b.briefing_date >= $2) AND ($3::date IS NULL OR b.briefing_date <= $3)
+		 ORDER BY b.briefing_date DESC`, orgID, dateArg(from), dateArg(to))
 	if err != nil {
 		return nil, fmt.Errorf("list briefings of org %d: %w", orgID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Briefing, error) { return scanBriefing(row) })
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Briefing, error) {
+		var delivered bool
+		b, err := scanBriefing(row, &delivered)
+		b.Delivered = delivered
+		return b, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list briefings of org %d: %w", orgID, err)
 	}
 	return out, nil
+}
+
+// Nearest returns the dates of the org's briefings closest before and
+// after d (zero when there is none), for a briefing page's previous and
+// next links: two index lookups on (org_id, briefing_date).
+func (s *Store) Nearest(ctx context.Context, orgID int64, d schedule.Date) (before, after schedule.Date, err error) {
+	var b, a *time.Time
+	err = s.DB.QueryRow(ctx, `SELECT
+		(SELECT max(briefing_date) FROM ff_briefings WHERE org_id = $1 AND briefing_date < $2),
+		(SELECT min(briefing_date) FROM ff_briefings WHERE org_id = $1 AND briefing_date > $2)`, orgID, d.Time()).Scan(&b, &a)
+	if err != nil {
+		return before, after, fmt.Errorf("briefings next to %s of org %d: %w", d, orgID, err)
+	}
+	if b != nil {
+		before = schedule.DateOf(*b)
+	}
+	if a != nil {
+		after = schedule.DateOf(*a)
+	}
+	return before, after, nil
 }
 
 // deref maps NULL timestamps to the zero time, which templates test with IsZero.

@@ -113,31 +113,35 @@ func clock(t time.Time, loc *time.Location) string {
 	return t.In(loc).Format("2006-01-02 15:04 MST")
 }
 
-// neighbours are the dates before and after d, each linked to its briefing
-// or with the reason it has none, as the briefings list gives it.
+// neighbours are the dates before and after d: each links to its
+// briefing or says why it has none, as the calendar does, and then links
+// to the nearest briefing that way, if there is one.
 func (s *Server) neighbours(ctx context.Context, m orgs.Membership, d schedule.Date) (prev, next views.DayLink, err error) {
 	st, err := s.orgState(ctx, m.Org.ID)
 	if err != nil {
 		return prev, next, err
 	}
-	list, err := s.briefings.List(ctx, m.Org.ID, d.AddDays(-1), d.AddDays(1))
+	before, after, err := s.briefings.Nearest(ctx, m.Org.ID, d)
 	if err != nil {
 		return prev, next, err
 	}
 	now := s.now()
+	hist, err := s.history(ctx, m.Org.ID, st, d.AddDays(-1), d.AddDays(1), now)
+	if err != nil {
+		return prev, next, err
+	}
 	today := st.today(now)
-	link := func(day schedule.Date) views.DayLink {
+	link := func(day, nearest schedule.Date) views.DayLink {
 		l := views.DayLink{Date: day.String()}
-		switch {
-		case hasDate(list, day):
+		if nearest == day {
 			l.Link = briefingsURL(m.Org.Slug) + "/" + day.String()
-		case today.Before(day):
-			l.Why = "not yet"
-		default:
-			_, l.Why = st.whyNone(now, day, today, m.Org.CreatedAt)
-			l.Why = strings.TrimPrefix(l.Why, "— ")
+			return l
+		}
+		l.Why = strings.TrimPrefix(dayWords(briefing.Explain(day, today, now, m.Org.CreatedAt, st.loc(), hist)), "— ")
+		if !nearest.IsZero() {
+			l.Nearest, l.NearestLink = nearest.String(), briefingsURL(m.Org.Slug)+"/"+nearest.String()
 		}
 		return l
 	}
-	return link(d.AddDays(-1)), link(d.AddDays(1)), nil
+	return link(d.AddDays(-1), before), link(d.AddDays(1), after), nil
 }

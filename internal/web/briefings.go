@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,10 +17,13 @@ import (
 	"fieldbrief/views"
 )
 
-// listDays is how many local dates before today the list shows.
+// listDays is how many local dates before the newest one a page of the
+// calendar shows: a page is listDays+1 dates, newest first.
 const listDays = 14
 
-// briefingList shows today and the previous two weeks.
+// briefingList shows a page of the calendar: today and the previous two
+// weeks, or the two weeks ending at ?to=YYYY-MM-DD (the "Older" and "Newer"
+// links), so a page's address survives a reload.
 func (s *Server) briefingList(c echo.Context) error {
 	return s.renderBriefingList(c, http.StatusOK, "")
 }
@@ -40,6 +44,23 @@ func (s *Server) briefingGenerate(c echo.Context) error {
 	return err
 }
 
+// pageEnd is the newest date of the calendar page asked for: ?to, never
+// after today; a malformed date is no page (404).
+func pageEnd(c echo.Context, today schedule.Date) (schedule.Date, error) {
+	v := c.QueryParam("to")
+	if v == "" {
+		return today, nil
+	}
+	d, err := schedule.ParseDate(v)
+	if err != nil {
+		return d, apperr.Errorf(apperr.NotFound, "There is no such page of briefings.")
+	}
+	if today.Before(d) {
+		return today, nil
+	}
+	return d, nil
+}
+
 func (s *Server) renderBriefingList(c echo.Context, status int, problem string) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
@@ -49,7 +70,16 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 	}
 	now := s.now()
 	today := st.today(now)
-	list, err := s.briefings.List(ctx, m.Org.ID, today.AddDays(-listDays), today)
+	last, err := pageEnd(c, today)
+	if err != nil {
+		return err
+	}
+	first := last.AddDays(-listDays)
+	list, err := s.briefings.List(ctx, m.Org.ID, first, last)
+	if err != nil {
+		return err
+	}
+	hist, err := s.history(ctx, m.Org.ID, st, first, last, now)
 	if err != nil {
 		return err
 	}
@@ -65,12 +95,30 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 		Usable: st.usable(),
 		Paused: st.Err == nil && !st.Schedule.Enabled,
 		Zone:   st.zoneName(),
-		Days:   st.days(m.Org.Slug, now, today, m.Org.CreatedAt, list, m.IsAdmin()),
+		Days:   st.days(m.Org.Slug, now, today, last, m.Org.CreatedAt, list, hist, m.IsAdmin()),
+		Range:  first.String() + " to " + last.String(),
+		Latest: last == today,
 	}
 	p.Section = "briefings"
+	if created := schedule.DateOf(m.Org.CreatedAt.In(st.loc())); created.Before(first) {
+		p.Older = briefingsURL(m.Org.Slug) + "?to=" + first.AddDays(-1).String()
+	}
+	if last != today {
+		p.Newer = briefingsURL(m.Org.Slug)
+		if newer := last.AddDays(listDays + 1); newer.Before(today) {
+			p.Newer += "?to=" + newer.String()
+		}
+	}
 	p.StateKind, p.State = st.describe()
 	p.NextRun = st.nextRun(now, list)
 	return s.render(c, status, views.Briefings(p))
+}
+
+// history is what decided the org's briefings over the dates first..last,
+// read with a day's margin each side for the zones' offsets: the audit
+// log's lookback is the page's span.
+func (s *Server) history(ctx context.Context, orgID int64, st orgState, first, last schedule.Date, now time.Time) (orgs.BriefingHistory, error) {
+	return s.orgs.BriefingHistory(ctx, orgID, st.FieldforceConfig, first.AddDays(-1).Time(), last.AddDays(2).Time(), now)
 }
 
 // orgState is what decides whether an org's briefings run: its saved
@@ -105,6 +153,15 @@ func (st orgState) loc() *time.Location {
 	return st.Schedule.Zone.Loc
 }
 
+// problem is why the saved config is invalid, in plain words.
+func (st orgState) problem() string {
+	var ve *schedule.ValidationError
+	if !errors.As(st.Err, &ve) {
+		return "they cannot be read."
+	}
+	return messageList(plainMessages(ve, storedInput(st.FieldforceConfig).timezone))
+}
+
 func (st orgState) zoneName() string {
 	if st.Err != nil {
 		return "UTC (the saved time zone is not usable)"
@@ -118,7 +175,7 @@ func (st orgState) describe() (kind, text string) {
 	case orgs.NotConfigured:
 		return string(orgs.NotConfigured), "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
 	case orgs.InvalidConfig:
-		return string(orgs.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.Err.Error()
+		return string(orgs.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.problem() + " An admin fixes them in Settings."
 	case orgs.FlagOff:
 		return string(orgs.FlagOff), "Daily briefings are switched off for this org by the platform team: none are generated, " +
 			"on schedule or on request, until they switch them back on. Your settings are kept."
@@ -147,62 +204,60 @@ func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
 	return ""
 }
 
-// days lists today and the listDays before it, newest first: the briefing
-// of each date, or why it has none as the schedule's decision rule tells.
-// created is when the org was set up: no run was due before it. Errors are
-// for admins; members see the failed status.
-func (st orgState) days(slug string, now time.Time, today schedule.Date, created time.Time, list []briefing.Briefing, admin bool) []views.BriefingDay {
+// days lists the page's dates, last and the listDays before it, newest
+// first: the briefing of each date, or why it has none as the config and
+// flag in force then tell (briefing.Explain). Errors are for admins;
+// members see the failed status.
+func (st orgState) days(slug string, now time.Time, today, last schedule.Date, created time.Time, list []briefing.Briefing,
+	hist orgs.BriefingHistory, admin bool) []views.BriefingDay {
 	days := make([]views.BriefingDay, 0, listDays+1)
-	for d := today; !d.Before(today.AddDays(-listDays)); d = d.AddDays(-1) {
+	for d := last; !d.Before(last.AddDays(-listDays)); d = d.AddDays(-1) {
 		day := views.BriefingDay{Date: d.String(), Weekday: d.Weekday().String()[:3], Today: d == today}
+		var cal briefing.Day
 		if i := slices.IndexFunc(list, func(b briefing.Briefing) bool { return b.Date == d }); i >= 0 {
 			b := list[i]
+			cal = briefing.Day{Date: d, Reason: briefing.ReasonOf(b)}
 			day.Status, day.Link = b.Status, briefingsURL(slug)+"/"+d.String()
 			day.Manual = b.ScheduledAt.IsZero() // only "generate now" looks so far
 			if admin {
 				day.Error = b.LastError
 			}
 		} else {
-			day.Reason, day.Why = st.whyNone(now, d, today, created)
+			cal = briefing.Explain(d, today, now, created, st.loc(), hist)
 		}
+		day.Reason, day.Why = cal.Reason.String(), dayWords(cal)
 		days = append(days, day)
 	}
 	return days
 }
 
-// whyNone explains a date without a briefing. Today is decided at now; a
-// past date at its own run time, so a scheduled day reads "missed" unless
-// the org did not exist yet at that time.
-func (st orgState) whyNone(now time.Time, d, today schedule.Date, created time.Time) (reason, why string) {
-	if d.Before(schedule.DateOf(created.In(st.loc()))) {
-		return views.ReasonBeforeSetup, "— before the org was set up"
+// dayReasonWords is the one place a calendar day's reason becomes words.
+var dayReasonWords = map[briefing.DayReason]string{
+	briefing.DayGenerated:     "ready",
+	briefing.DayDelivered:     "ready, delivered",
+	briefing.DayPending:       "pending",
+	briefing.DayFailed:        "failed",
+	briefing.DayBeforeSetup:   "— before the org was set up",
+	briefing.DayNotConfigured: "no schedule was saved yet",
+	briefing.DayInvalidConfig: "the settings were invalid",
+	briefing.DayFlagOff:       "switched off by the platform",
+	briefing.DayPaused:        "paused",
+	briefing.DayNotScheduled:  "day off: not a scheduled day",
+	briefing.DayNotYet:        "not yet",
+	briefing.DayDueNow:        "due now: the worker is about to generate it",
+	briefing.DayMissed:        "missed",
+}
+
+// dayWords is a calendar day in words; a day not reached yet says when it runs.
+func dayWords(d briefing.Day) string {
+	w, ok := dayReasonWords[d.Reason]
+	if !ok {
+		return d.Reason.String()
 	}
-	switch st.Eligibility() {
-	case orgs.NotConfigured:
-		return string(orgs.NotConfigured), "not set up"
-	case orgs.InvalidConfig:
-		return string(schedule.ReasonInvalidConfig), "invalid settings"
-	case orgs.FlagOff:
-		return string(orgs.FlagOff), "switched off"
+	if d.Reason == briefing.DayNotYet && !d.RunAt.IsZero() {
+		w += ": runs at " + d.RunAt.In(d.Zone).Format("15:04")
 	}
-	at := now
-	if d != today {
-		at, _ = schedule.FireTime(st.Schedule.Zone.Loc, d, st.Schedule.At)
-	}
-	dec := schedule.Decide(at, st.Schedule, nil)
-	switch {
-	case dec.Reason == schedule.ReasonPaused:
-		return string(dec.Reason), "paused"
-	case dec.Reason == schedule.ReasonDayOff:
-		return string(dec.Reason), "day off"
-	case dec.Reason == schedule.ReasonNotYet:
-		return string(dec.Reason), "not yet: runs at " + dec.FireAt.In(st.Schedule.Zone.Loc).Format("15:04")
-	case d == today:
-		return string(dec.Reason), "due now: the worker is about to generate it"
-	case at.Before(created):
-		return views.ReasonBeforeSetup, "— the org was set up after that day's run time"
-	}
-	return "missed", "missed"
+	return w
 }
 
 func hasDate(list []briefing.Briefing, d schedule.Date) bool {

@@ -166,7 +166,7 @@ func TestBriefingListWhyNothingRuns(t *testing.T) {
 		}, "flag_off", "switched off"},
 		{"invalid config", func(t *testing.T, f *fixture) {
 			forceConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"8h"}}`)
-		}, "invalid_config", `invalid time "8h"`},
+		}, "invalid_config", "Choose a time between 00:00 and 23:59"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -105,6 +105,7 @@ func (s *Server) routes() {
 	org.POST("/settings/fieldforce/test-email", s.settingsTestEmail, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/test-webhook", s.settingsTestWebhook, s.requireAdmin, checkCSRF)
 	org.GET("/settings/fieldforce/preview", s.settingsPreview, s.requireAdmin)
+	org.GET("/settings/fieldforce/json/preview", s.settingsPreviewJSON, s.requireAdmin)
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
 	org.GET("/import", s.importPage, s.requireAdmin)
 	org.GET("/import/:kind/template.csv", s.importTemplate, s.requireAdmin)

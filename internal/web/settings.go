@@ -25,19 +25,25 @@ func (s *Server) settingsForm(c echo.Context) error {
 
 // settingsSave saves the friendly form. Its fields map one to one onto the
 // document's briefing and delivery objects, so the form and the JSON editor
-// save the same document through the same strict validation.
+// save the same document through the same strict validation. What the form
+// does not send is kept from the stored document: the delivery (a client
+// posting only the schedule) and whether briefings run (the Pause/Resume
+// button is the control for that; the form carries it hidden).
 func (s *Server) settingsSave(c echo.Context) error {
 	in, err := scheduleInputFrom(c)
 	if err != nil {
 		return err
 	}
 	var kept *schedule.DeliveryConfig
-	if in.delivery == nil {
+	if in.delivery == nil || in.enabled == nil {
 		stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
 		if err != nil {
 			return err
 		}
 		kept = stored.Config.Delivery // nil when the stored document is invalid: nothing valid to keep
+		if in.enabled == nil {
+			in.enabled = storedInput(stored).enabled
+		}
 	}
 	return s.saveSettings(c, in.settingsDocument(kept), rejected{form: &in}, "saved", "settings")
 }
@@ -82,8 +88,11 @@ type settingsAnswer struct {
 	test   views.TestSendResult
 }
 
-// renderSettings builds the settings page from the stored document and, on
-// a failed save, the rejected input.
+// renderSettings builds the settings page from one model of the document:
+// the stored one or, on a failed save, the rejected input. The form and the
+// JSON editor both show that model (docs/architecture.md, "The schedule
+// editor"): a rejected form shows its document in the JSON editor too, and
+// rejected JSON that parses fills the form with its values.
 func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected, answer settingsAnswer) error {
 	m := currentMembership(c)
 	flagOn, err := s.orgs.EffectiveFlag(c.Request().Context(), m.Org.ID, schedule.FlagKey)
@@ -100,11 +109,15 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 		JSON:          views.JSONForm{Text: indentJSON(stored.Raw)},
 	}
 	p.Section = "settings"
-	if stored.Err != nil {
-		p.StoredProblem = stored.Err.Error()
-	}
 	in := storedInput(stored)
+	var ve *schedule.ValidationError
+	if errors.As(stored.Err, &ve) {
+		p.StoredProblem = messageList(plainMessages(ve, in.timezone))
+	} else if stored.Err != nil {
+		p.StoredProblem = "It cannot be read."
+	}
 	p.Paused = stored.Err == nil && !in.on()
+	var formErrs map[string]string
 	switch {
 	case r.form != nil:
 		kept := in.delivery
@@ -112,22 +125,36 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 		if in.delivery == nil { // a form without the section kept the stored delivery
 			in.delivery = kept
 		}
+		formErrs = formErrors(plainMessages(r.err, in.timezone))
+		p.JSON.Text = indentJSON(in.settingsDocument(nil))
 	case r.json != nil:
-		p.JSON = views.JSONForm{Text: *r.json, Errors: fieldMessages(r.err)}
+		if typed, ok := jsonInput([]byte(*r.json)); ok {
+			in = typed
+		}
+		p.JSON = views.JSONForm{Text: *r.json, Errors: plainMessages(r.err, in.timezone)}
 	}
 	history, err := s.orgs.OrgAudit(c.Request().Context(), m.Org.ID, settingsHistory)
 	if err != nil {
 		return err
 	}
 	p.History = auditRows(history)
-	p.Form = s.formModel(in, formErrors(r.form != nil, r.err))
+	p.Form = s.formModel(in, formErrs)
 	p.Secret = s.secretBlock(c, answer.secret)
 	p.Tests = testSends(c, stored, answer.test)
 	if p.Log, err = s.deliveryLog(c.Request().Context(), m.Org.ID, stored); err != nil {
 		return err
 	}
-	p.Preview = s.preview(in.document())
+	p.Preview = s.preview(in.document(), in.timezone)
 	return s.render(c, status, views.Settings(p))
+}
+
+// messageList joins sentences for one paragraph.
+func messageList(ms []views.FieldMessage) string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Message
+	}
+	return strings.Join(out, " ")
 }
 
 // formModel is the view of the form, with the zone's current offset and
@@ -137,7 +164,7 @@ func (s *Server) formModel(in scheduleInput, errs map[string]string) views.Sched
 		Timezone:  in.timezone,
 		LocalTime: in.localTime,
 		Days:      in.days,
-		Enabled:   in.on(),
+		Enabled:   in.enabledText(),
 		Errors:    errs,
 	}
 	if d := in.delivery; d != nil {
@@ -184,28 +211,17 @@ func formField(path string) string {
 	return ""
 }
 
-// formErrors places validation messages beside the form's fields.
-func formErrors(fromForm bool, ve *schedule.ValidationError) map[string]string {
-	if !fromForm || ve == nil {
+// formErrors places messages beside the form's fields.
+func formErrors(ms []views.FieldMessage) map[string]string {
+	if len(ms) == 0 {
 		return nil
 	}
 	errs := map[string]string{}
-	for _, fe := range ve.Errors {
-		field := formField(fe.Field)
-		errs[field] = strings.TrimPrefix(errs[field]+"; "+fe.Message, "; ")
+	for _, m := range ms {
+		field := formField(m.Field)
+		errs[field] = strings.TrimPrefix(errs[field]+" "+m.Message, " ")
 	}
 	return errs
-}
-
-func fieldMessages(ve *schedule.ValidationError) []views.FieldMessage {
-	if ve == nil {
-		return nil
-	}
-	out := make([]views.FieldMessage, len(ve.Errors))
-	for i, fe := range ve.Errors {
-		out[i] = views.FieldMessage{Field: fe.Field, Message: fe.Message}
-	}
-	return out
 }
 
 // indentJSON pretty-prints a stored document for the editor; text that is

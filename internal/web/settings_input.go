@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -123,42 +124,52 @@ func boolWord(v string) (b, ok bool) {
 	return false, false
 }
 
+// formDocument is the document a form submission describes, its members in
+// the stored document's order (the JSON editor shows it). Enabled and the
+// delivery's technicians may hold unrecognised text for the validator.
+type formDocument struct {
+	Briefing formBriefing   `json:"briefing"`
+	Delivery map[string]any `json:"delivery,omitempty"`
+}
+
+type formBriefing struct {
+	Timezone          string   `json:"timezone"`
+	ScheduleLocalTime string   `json:"schedule_local_time"`
+	Days              []string `json:"days"`
+	Enabled           any      `json:"enabled,omitempty"`
+}
+
 // document is the config document of the form's schedule alone, for the
 // preview. Days are always present: a form with no day ticked means no day,
 // not every day.
 func (in scheduleInput) document() []byte {
-	return marshalDocument(map[string]any{"briefing": in.briefing()})
+	return marshalDocument(formDocument{Briefing: in.briefing()})
 }
 
 // settingsDocument is the whole document the form saves: its schedule and
 // its Delivery section or, when it has none, the delivery kept from the
 // stored config.
 func (in scheduleInput) settingsDocument(kept *schedule.DeliveryConfig) []byte {
-	doc := map[string]any{"briefing": in.briefing()}
+	doc := formDocument{Briefing: in.briefing()}
 	switch {
 	case in.delivery != nil:
-		if d := in.delivery.member(); d != nil {
-			doc["delivery"] = d
-		}
+		doc.Delivery = in.delivery.member()
 	case kept != nil:
-		doc["delivery"] = kept
+		doc.Delivery = storedDelivery(kept).member()
 	}
 	return marshalDocument(doc)
 }
 
-func (in scheduleInput) briefing() map[string]any {
-	b := map[string]any{
-		"timezone":            in.timezone,
-		"schedule_local_time": in.localTime,
-		"days":                append([]string{}, in.days...),
+func (in scheduleInput) briefing() formBriefing {
+	return formBriefing{
+		Timezone:          in.timezone,
+		ScheduleLocalTime: in.localTime,
+		Days:              append([]string{}, in.days...),
+		Enabled:           in.enabled,
 	}
-	if in.enabled != nil {
-		b["enabled"] = in.enabled
-	}
-	return b
 }
 
-func marshalDocument(doc map[string]any) []byte {
+func marshalDocument(doc formDocument) []byte {
 	raw, _ := json.Marshal(doc) // strings, bools, string slices and a parsed config always encode
 	return raw
 }
@@ -170,13 +181,44 @@ func storedInput(stored orgs.FieldforceConfig) scheduleInput {
 	if stored.Err != nil {
 		_ = json.Unmarshal(stored.Raw, &cfg)
 	}
+	return inputOf(cfg)
+}
+
+// jsonInput fills the form from a document typed in the JSON editor, read
+// leniently (the validator says what is wrong); false when it is not a
+// JSON object of the document's shape.
+func jsonInput(raw []byte) (scheduleInput, bool) {
+	var cfg schedule.Config
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return scheduleInput{}, false
+	}
+	return inputOf(cfg), true
+}
+
+// inputOf is the form's view of a config: days spelled out (absent means
+// every day) and enabled as a bool (absent means true).
+func inputOf(cfg schedule.Config) scheduleInput {
 	b := cfg.Briefing
 	in := scheduleInput{timezone: b.Timezone, localTime: b.ScheduleLocalTime, days: b.Days, enabled: b.Enabled == nil || *b.Enabled,
 		delivery: storedDelivery(cfg.Delivery)}
-	if b.Days == nil { // absent means every day
+	if b.Days == nil {
 		in.days = schedule.AllDays().Names()
 	}
 	return in
+}
+
+// enabledText is the form's hidden enabled field: true, false, or the
+// unrecognised text a rejected submission carried.
+func (in scheduleInput) enabledText() string {
+	switch v := in.enabled.(type) {
+	case nil:
+		return "true"
+	case bool:
+		return strconv.FormatBool(v)
+	case string:
+		return v
+	}
+	return ""
 }
 
 func storedDelivery(d *schedule.DeliveryConfig) *deliveryInput {

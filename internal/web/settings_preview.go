@@ -1,9 +1,12 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"unicode/utf16"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,38 +16,112 @@ import (
 
 // Preview sizes: the runs listed, and how far ahead DST problems are looked for.
 const (
-	previewRuns     = 7
-	previewDSTDays  = 366
-	previewDateForm = "Mon 2006-01-02"
+	previewRuns      = 7
+	previewDSTDays   = 366
+	previewDateForm  = "Mon 2006-01-02"
+	previewShortForm = "Mon 2 Jan 15:04 MST"
 )
 
-// settingsPreview answers the editor's htmx request with the next runs of
+// settingsPreview answers the form's htmx request with the next runs of
 // the schedule as currently typed (nothing is saved). Invalid values are
 // answered with 200 and their messages, because htmx swaps only 2xx
-// responses: the fragment is the feedback. The zone hint under the input
-// comes along out of band, so it follows a zone picked before saving.
+// responses: the fragment is the feedback, so the preview never shows the
+// runs of values no longer typed. The zone hint and the one-line summary
+// come along out of band, and the whole document the form describes comes
+// in the "config-document" event for the JSON editor (static/editor.js).
 func (s *Server) settingsPreview(c echo.Context) error {
 	in, err := scheduleInputFrom(c)
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.PreviewAnswer(s.preview(in.document()), s.zoneHint(in.timezone)))
+	if in.delivery != nil { // the settings form, not a client previewing the schedule alone
+		if err := triggerEvent(c, "config-document", map[string]string{"value": indentJSON(in.settingsDocument(nil))}); err != nil {
+			return err
+		}
+	}
+	return s.render(c, http.StatusOK, views.PreviewAnswer(s.preview(in.document(), in.timezone), s.zoneHint(in.timezone)))
+}
+
+// settingsPreviewJSON answers the JSON editor's htmx request: the preview
+// of the document as typed and its problems beside the editor, in plain
+// words. A valid document also fills the form, through the "config-form"
+// event (static/editor.js); an invalid one leaves the form as it is.
+func (s *Server) settingsPreviewJSON(c echo.Context) error {
+	raw := []byte(c.FormValue("config_json"))
+	in, _ := jsonInput(raw)
+	_, _, err := schedule.ParseConfig(raw)
+	var ve *schedule.ValidationError
+	if err != nil && !errors.As(err, &ve) {
+		return err
+	}
+	msgs := plainMessages(ve, in.timezone)
+	pv := views.Preview{Errors: msgs}
+	hint := ""
+	if ve == nil {
+		pv, hint = s.preview(raw, in.timezone), s.zoneHint(in.timezone)
+		if err := triggerEvent(c, "config-form", formValues(in)); err != nil {
+			return err
+		}
+	}
+	return s.render(c, http.StatusOK, views.JSONPreviewAnswer(pv, hint, msgs))
+}
+
+// formValues are the form's fields for a document, by input name.
+func formValues(in scheduleInput) map[string]any {
+	v := map[string]any{
+		"timezone":            in.timezone,
+		"schedule_local_time": in.localTime,
+		"days":                in.days,
+		"enabled":             in.enabledText(),
+	}
+	if d := in.delivery; d != nil {
+		v["delivery_email_to"] = d.to
+		v["delivery_email_technicians"] = d.technicians == true
+		v["delivery_webhook_url"] = d.webhookURL
+	}
+	return v
+}
+
+// triggerEvent asks htmx to fire an event with detail on the requesting
+// element (the HX-Trigger header). A header is bytes read as Latin-1 by
+// browsers, so the JSON is written in ASCII, other characters escaped.
+func triggerEvent(c echo.Context, name string, detail any) error {
+	b, err := json.Marshal(map[string]any{name: detail})
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", name, err)
+	}
+	var sb strings.Builder
+	for _, r := range string(b) {
+		if r < 0x80 {
+			sb.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&sb, `\u%04x`, u)
+		}
+	}
+	c.Response().Header().Set("HX-Trigger", sb.String())
+	return nil
 }
 
 // preview lists the next runs of a config document with schedule.NextRuns,
-// the rule the worker's decision uses, and the DST problems of the next year.
-func (s *Server) preview(raw []byte) views.Preview {
+// the rule the worker's decision uses, and the DST problems of the next
+// year; zone is the time zone as typed, for the messages.
+func (s *Server) preview(raw []byte, zone string) views.Preview {
 	_, sched, err := schedule.ParseConfig(raw)
 	var ve *schedule.ValidationError
 	if errors.As(err, &ve) {
-		return views.Preview{Errors: fieldMessages(ve)}
+		return views.Preview{Errors: plainMessages(ve, zone)}
 	}
 	if err != nil {
-		return views.Preview{Errors: []views.FieldMessage{{Message: err.Error()}}}
+		return views.Preview{Errors: []views.FieldMessage{{Message: "This schedule cannot be read."}}}
 	}
 	now := s.now()
 	p := views.Preview{Zone: sched.Zone.Name, Paused: !sched.Enabled}
 	for _, r := range schedule.NextRuns(now, sched, previewRuns) {
+		if p.Next == "" {
+			p.Next = r.Local.Format(previewShortForm)
+		}
 		p.Runs = append(p.Runs, views.PreviewRun{
 			Date:   r.Local.Format(previewDateForm),
 			Local:  r.Local.Format("15:04"),

@@ -80,7 +80,8 @@ func TestSettingsFormShowsStoredConfig(t *testing.T) {
 	require.Equal(t, "Asia/Kolkata", doc.byID("timezone").attr("value"))
 	require.Equal(t, "06:45", doc.byID("schedule_local_time").attr("value"))
 	require.Equal(t, []string{"sat", "sun"}, doc.checked("days"))
-	require.Equal(t, []string{"false"}, doc.checked("enabled"))
+	require.Empty(t, doc.findAll(attrIs("type", "radio")), "no Running/Paused radios: the Pause/Resume button is the control")
+	require.Equal(t, "false", doc.byID("enabled").attr("value"), "the form carries the state hidden")
 	require.Contains(t, doc.byID("config_json").text(), `"timezone": "Asia/Kolkata"`)
 	require.Contains(t, doc.byID("timezone-hint").text(), "UTC+05:30")
 	require.NotNil(t, doc.find(attrIs("action", settingsPath+"/enabled")), "pause/resume button")
@@ -142,15 +143,16 @@ func TestSettingsSaveFormRejects(t *testing.T) {
 		name, field, want string
 		form              url.Values
 	}{
-		{"unknown zone", "timezone", `unknown time zone "Mars/Olympus_Mons"`, scheduleForm("Mars/Olympus_Mons", "08:00", "mon")},
-		{"empty zone", "timezone", "time zone is required", scheduleForm("", "08:00", "mon")},
-		{"Local zone", "timezone", "depends on the server", scheduleForm("Local", "08:00", "mon")},
-		{"path zone", "timezone", "invalid time zone name", scheduleForm("../../etc/passwd", "08:00", "mon")},
-		{"hour 25", "schedule_local_time", "between 00:00 and 23:59", scheduleForm("Europe/Paris", "25:00", "mon")},
-		{"not a time", "schedule_local_time", "want HH:MM", scheduleForm("Europe/Paris", "8am", "mon")},
-		{"no days", "days", "choose at least one day", scheduleForm("Europe/Paris", "08:00")},
-		{"unknown day", "days", `unknown day "funday"`, scheduleForm("Europe/Paris", "08:00", "funday")},
-		{"enabled maybe", "enabled", "must be true or false", url.Values{
+		{"unknown zone", "timezone", `We don't know the time zone "Mars/Olympus_Mons".`, scheduleForm("Mars/Olympus_Mons", "08:00", "mon")},
+		{"empty zone", "timezone", "Choose a time zone.", scheduleForm("", "08:00", "mon")},
+		{"Local zone", "timezone", `We don't know the time zone "Local".`, scheduleForm("Local", "08:00", "mon")},
+		{"path zone", "timezone", `We don't know the time zone "../../etc/passwd".`, scheduleForm("../../etc/passwd", "08:00", "mon")},
+		{"hour 25", "schedule_local_time", "Choose a time between 00:00 and 23:59", scheduleForm("Europe/Paris", "25:00", "mon")},
+		{"not a time", "schedule_local_time", "Choose a time between 00:00 and 23:59", scheduleForm("Europe/Paris", "8am", "mon")},
+		{"empty time", "schedule_local_time", "Enter a time, such as 08:00.", scheduleForm("Europe/Paris", "", "mon")},
+		{"no days", "days", "Choose at least one day.", scheduleForm("Europe/Paris", "08:00")},
+		{"unknown day", "days", "List the days as mon, tue, wed, thu, fri, sat or sun", scheduleForm("Europe/Paris", "08:00", "funday")},
+		{"enabled maybe", "enabled", "must be true or false (true: running, false: paused)", url.Values{
 			"timezone": {"Europe/Paris"}, "schedule_local_time": {"08:00"}, "days": {"mon"}, "enabled": {"maybe"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,13 +162,19 @@ func TestSettingsSaveFormRejects(t *testing.T) {
 			require.Equal(t, before, storedConfig(t, f, f.orgA.ID), "nothing saved")
 
 			doc := parseDoc(t, r.Body)
-			require.Contains(t, doc.byID(tc.field+"-error").text(), tc.want, "the message is beside the field")
+			msg := doc.byID(tc.field + "-error").text()
+			require.Contains(t, msg, tc.want, "the message is beside the field")
+			requirePlainWords(t, msg)
 			require.Equal(t, tc.form.Get("timezone"), doc.byID("timezone").attr("value"), "the input is kept")
 			require.Equal(t, tc.form.Get("schedule_local_time"), doc.byID("schedule_local_time").attr("value"))
 			if tc.name != "unknown day" { // no checkbox has that value
 				require.Equal(t, tc.form["days"], doc.checked("days"))
 			}
-			require.Contains(t, doc.byID("config_json").text(), "Europe/Paris", "the JSON editor still shows what is stored")
+			// One model: the JSON editor shows the document the form would
+			// have saved, not the stored one.
+			editor := doc.byID("config_json").text()
+			require.Contains(t, editor, `"timezone": `+jsonString(tc.form.Get("timezone")))
+			require.Contains(t, editor, `"schedule_local_time": `+jsonString(tc.form.Get("schedule_local_time")))
 		})
 	}
 }
@@ -185,23 +193,34 @@ func TestSettingsSaveJSON(t *testing.T) {
 	require.Equal(t, 1, saved.Audits)
 
 	for _, tc := range []struct{ name, doc, want string }{
-		{"invalid JSON", `{"briefing": {"timezone": "Europe/Paris",}}`, "invalid JSON at line 1"},
-		{"empty", ``, "the document is empty"},
-		{"unknown top-level field", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00"}, "extra": 1}`, "extra: unknown field"},
-		{"unknown field", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "tz": "x"}}`, "briefing.tz: unknown field"},
-		{"unknown zone", `{"briefing": {"timezone": "Europe/Atlantis", "schedule_local_time": "08:00"}}`, `briefing.timezone: unknown time zone "Europe/Atlantis"`},
-		{"hour 25", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "25:00"}}`, "briefing.schedule_local_time: invalid time"},
-		{"empty days", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "days": []}}`, "briefing.days: choose at least one day"},
-		{"enabled string", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "enabled": "yes"}}`, "briefing.enabled: must be true or false"},
+		{"invalid JSON", `{"briefing": {"timezone": "Europe/Paris",}}`, "This isn't valid JSON: look at line 1, column 42"},
+		{"invalid JSON on line 3", "{\n  \"briefing\": {\n    \"timezone\" \"Europe/Paris\"\n  }\n}", "look at line 3, column 16"},
+		{"truncated", `{"briefing": {`, "it ends too early"},
+		{"empty", ``, "The document is empty"},
+		{"unknown top-level field", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00"}, "extra": 1}`, `Remove "extra": it is not a setting we know.`},
+		{"unknown field", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "tz": "x"}}`, `Remove "tz": it is not a setting we know.`},
+		{"unknown zone", `{"briefing": {"timezone": "Europe/Atlantis", "schedule_local_time": "08:00"}}`, `We don't know the time zone "Europe/Atlantis".`},
+		{"zone not a string", `{"briefing": {"timezone": 1, "schedule_local_time": "08:00"}}`, `The time zone must be a name in quotes`},
+		{"hour 25", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "25:00"}}`, "Choose a time between 00:00 and 23:59"},
+		{"empty days", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "days": []}}`, "Choose at least one day."},
+		{"enabled string", `{"briefing": {"timezone": "Europe/Paris", "schedule_local_time": "08:00", "enabled": "yes"}}`, "must be true or false (true: running, false: paused)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := admin.post(settingsPath+"/json", url.Values{"config_json": {tc.doc}})
 			require.Equal(t, http.StatusUnprocessableEntity, r.Code)
 			require.Equal(t, saved, storedConfig(t, f, f.orgA.ID), "nothing saved")
 			doc := parseDoc(t, r.Body)
-			require.Contains(t, doc.byID("config_json-error").text(), tc.want)
-			require.Equal(t, tc.doc, doc.byID("config_json").text(), "the text is kept as typed")
-			require.Equal(t, "Asia/Kolkata", doc.byID("timezone").attr("value"), "the form still shows what is stored")
+			msg := doc.byID("config_json-error").text()
+			require.Contains(t, msg, tc.want)
+			requirePlainWords(t, msg)
+			require.Equal(t, strings.Join(strings.Fields(tc.doc), " "), doc.byID("config_json").text(), "the text is kept as typed")
+			// One model: the form shows the typed document's values when
+			// it parses, and the stored ones when it does not.
+			want := "Asia/Kolkata"
+			if typed, ok := jsonInput([]byte(tc.doc)); ok {
+				want = typed.timezone
+			}
+			require.Equal(t, want, doc.byID("timezone").attr("value"))
 		})
 	}
 }
@@ -214,7 +233,7 @@ func TestSettingsShowsInvalidStoredConfig(t *testing.T) {
 	doc := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body)
 	problem := doc.byID("stored-problem")
 	require.NotNil(t, problem)
-	require.Contains(t, problem.text(), `unknown time zone "Mars/Base"`)
+	require.Contains(t, problem.text(), `We don't know the time zone "Mars/Base".`)
 	require.Equal(t, "Mars/Base", doc.byID("timezone").attr("value"), "the stored values are shown to be fixed")
 	require.Equal(t, []string{"mon"}, doc.checked("days"))
 }
@@ -241,7 +260,7 @@ func TestSettingsSetEnabled(t *testing.T) {
 
 	r = admin.post(settingsPath+"/enabled", url.Values{"enabled": {"sometimes"}, "next": {"https://evil.example"}})
 	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
-	require.Contains(t, parseDoc(t, r.Body).byID("enabled-error").text(), "must be true or false")
+	require.Contains(t, parseDoc(t, r.Body).byID("enabled-error").text(), "must be true or false (true: running, false: paused)")
 	require.Equal(t, resumed, storedConfig(t, f, f.orgA.ID))
 }
 
@@ -328,8 +347,9 @@ func TestSettingsPreview(t *testing.T) {
 	// Invalid values answer 200 with the messages, for htmx to swap in.
 	doc = preview("timezone=Nowhere/Land&schedule_local_time=25:00&days=mon")
 	msg := doc.find(attrIs("data-preview", "invalid")).text()
-	require.Contains(t, msg, `briefing.timezone: unknown time zone "Nowhere/Land"`)
-	require.Contains(t, msg, "briefing.schedule_local_time")
+	require.Contains(t, msg, `We don't know the time zone "Nowhere/Land".`)
+	require.Contains(t, msg, "Choose a time between 00:00 and 23:59")
+	requirePlainWords(t, msg)
 
 	// Paused still previews, and says so.
 	doc = preview("timezone=UTC&schedule_local_time=08:00&days=mon&enabled=false")
