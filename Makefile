@@ -17,7 +17,7 @@ BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/.
 FUZZTIME     ?= 60s
 CHAOS_TIMEOUT ?= 4h
 
-.PHONY: help run test bench fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run test bench bench-burst fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -61,6 +61,16 @@ bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS)
+
+BENCH_BURST_ORGS  ?= 10000
+BENCH_MEMORY_ORGS ?= 1000000
+bench-burst: ## Burst (10k orgs due at once, 1 and 3 worker processes) and worker memory at 1M orgs (BENCH_MEMORY_ORGS=0 skips it)
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	# Real cmd/worker processes, GOMAXPROCS=2 each; README "Benchmarks".
+	# BENCH_BURST_SMTP=1 adds runs that mail every org's dispatcher.
+	BENCH_BURST_ORGS=$(BENCH_BURST_ORGS) BENCH_MEMORY_ORGS=$(BENCH_MEMORY_ORGS) \
+	  $(GO) test -run='^$$' -bench='BenchmarkBurst|BenchmarkWorkerMemory' -benchtime=1x -timeout=60m ./cmd/worker/
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule

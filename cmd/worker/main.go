@@ -31,6 +31,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
 	"syscall"
 	"time"
 	_ "time/tzdata" // harmless; zones are loaded from schedule's own embedded rules (TZ_SOURCE)
@@ -71,7 +73,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
 	once := fs.Bool("once", false, "run one tick, work every available job (its own included) and wait until the jobs it enqueued finish or wait longer than -wait for a retry, then exit")
 	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
-	concurrency := fs.Int("concurrency", 4, "jobs run at once; the database pool gets at least this + 5 connections")
+	workers := defaultWorkers
+	fs.IntVar(&workers, "workers", workers, fmt.Sprintf("River jobs run at once in this replica, 1..%d (default from WORKERS when set); the database pool gets at least this + %d connections", maxWorkers, poolExtra))
+	fs.IntVar(&workers, "concurrency", workers, "the same as -workers (its older name)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus /metrics on this address, e.g. :9090 (off when empty)")
 	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and jobs may take to finish; then jobs are cancelled and River retries them")
 	wait := fs.Duration("wait", 2*time.Minute, "with -once: do not wait for a job whose next retry is further away than this")
@@ -90,8 +94,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if fs.NArg() > 0 {
 		return usageErr(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
-	if *concurrency < 1 {
-		return usageErr(errors.New("-concurrency must be at least 1"))
+	if v := getenv("WORKERS"); v != "" && !isSet(fs, "workers", "concurrency") {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return usageErr(fmt.Errorf("WORKERS=%q is not a whole number", v))
+		}
+		workers = n
+	}
+	if workers < 1 || workers > maxWorkers {
+		return usageErr(fmt.Errorf("-workers (or WORKERS) must be between 1 and %d, not %d: each one holds a database connection while it runs", maxWorkers, workers))
 	}
 	if *wait < 0 {
 		return usageErr(errors.New("-wait must not be negative"))
@@ -122,11 +133,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	schedule.UseZoneRules(rules)
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
 	log.Info("worker starting", "zone_rules", rules.String(), "tzdata", rules.Version, "tz_source", rules.Source)
-	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(*concurrency))
+	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(workers))
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
+	log.Info("river workers", "workers", workers, "pool_max_conns", pool.Config().MaxConns)
+	if max := int(pool.Config().MaxConns); max < workers+poolExtra {
+		log.Warn("pool_max_conns in DATABASE_URL is below -workers + the tick's and River's own connections: jobs will wait for connections",
+			"pool_max_conns", max, "workers", workers, "wanted", workers+poolExtra)
+	}
 
 	metrics := briefing.NewMetrics()
 	if *metricsAddr != "" {
@@ -140,7 +156,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: *concurrency, JobRetention: *retention, Sender: sender}
+	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, JobRetention: *retention, Sender: sender}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
 		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks)
 	if *once {
@@ -149,13 +165,33 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return serve(ctx, log, w, *grace)
 }
 
+const (
+	// defaultWorkers: a generation is a handful of round trips and a
+	// delivery mostly waits on the network, so a few more jobs than cores
+	// keep both the worker and PostgreSQL busy (docs/architecture.md, "Burst").
+	defaultWorkers = 8
+	// maxWorkers bounds -workers: each running job holds a connection, and
+	// PostgreSQL's default max_connections is 100 for every replica and web.
+	maxWorkers = 64
+	// poolExtra is the connections a worker needs beside its jobs' (poolSize).
+	poolExtra = 5
+)
+
 // poolSize makes room for every connection a worker uses at once: one per
-// job, the tick's lock connection and its queries, and River's own (its
-// LISTEN connection and its fetches and maintenance).
-// Short of that, jobs and the tick queue for connections (pgxpool's default
-// is max(4, CPUs)). A pool_max_conns in DATABASE_URL still wins.
-func poolSize(concurrency int) database.Option {
-	return database.MaxConnsAtLeast(concurrency + 5)
+// job, and poolExtra more for the tick's lock connection and its queries
+// and River's own (its LISTEN connection, its fetches, completions and
+// maintenance). Short of that, jobs and the tick queue for connections
+// (pgxpool's default is max(4, CPUs)). A pool_max_conns in DATABASE_URL
+// still wins (run warns when it is smaller).
+func poolSize(workers int) database.Option {
+	return database.MaxConnsAtLeast(workers + poolExtra)
+}
+
+// isSet reports whether any of the named flags was given on the command line.
+func isSet(fs *flag.FlagSet, names ...string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || slices.Contains(names, f.Name) })
+	return set
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {

@@ -175,7 +175,7 @@ func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-now", "2026-03-09T20:00:00Z"}, {"-once", "-now", "tomorrow"}, {"-concurrency", "0"},
 		{"-no-such-flag"}, {"-concurrency", "four"}, {"-once", "extra"}, {"-once", "-wait", "-1s"},
-		{"-job-retention", "0s"},
+		{"-job-retention", "0s"}, {"-workers", "0"}, {"-workers", "65"}, {"-workers", "-3"},
 	} {
 		var stdout, stderr strings.Builder
 		err := run(t.Context(), args, func(string) string { return "postgres://invalid" }, &stdout, &stderr)
@@ -277,6 +277,37 @@ func TestOnceWaitsOnlyWithinWait(t *testing.T) {
 	var runs int
 	require.NoError(t, db.QueryRow(t.Context(), `SELECT count(*) FROM ff_briefing_runs WHERE outcome = 'retry'`).Scan(&runs))
 	require.Equal(t, 2, runs, "attempt 1 and its retry a second later; the third is ~16 s away, beyond -wait")
+}
+
+// TestWorkersFlag: -workers (or its older name -concurrency) sets the jobs
+// run at once and sizes the pool; WORKERS gives the default; a value out of
+// 1..64 or not a number is a usage error naming the limits.
+func TestWorkersFlag(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", nil, `"workers":8,"pool_max_conns":13`},
+		{"3", nil, `"workers":3,"pool_max_conns":8`},
+		{"3", []string{"-workers", "5"}, `"workers":5,"pool_max_conns":10`},
+		{"", []string{"-concurrency", "2"}, `"workers":2,"pool_max_conns":7`},
+	} {
+		cmd := worker(t.Context(), url, append([]string{"-once", "-now", "2026-03-09T12:30:00Z"}, tc.args...)...)
+		cmd.Env = append(cmd.Env, "WORKERS="+tc.env)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.Contains(t, string(out), tc.want, "WORKERS=%s %v", tc.env, tc.args)
+	}
+	for _, env := range []string{"abc", "0", "65"} {
+		var stdout, stderr strings.Builder
+		err := run(t.Context(), nil, func(k string) string { return map[string]string{"WORKERS": env}[k] }, &stdout, &stderr)
+		require.ErrorAs(t, err, new(*usageError), env)
+		require.Contains(t, err.Error(), "WORKERS", env)
+		require.Contains(t, stderr.String(), "-workers", env)
+	}
 }
 
 // TestPoolSize: the pool holds every job's connection plus the tick's and

@@ -99,78 +99,79 @@ type recipient struct {
 	technicianID               int64
 }
 
-// insertDeliveries creates the deliveries of a scheduled revision and their
-// jobs, inside the transaction that stores the revision: a briefing is never
-// ready without them, and a generation that runs again inserts none twice
-// (ff_deliveries_once). The config is read in that same transaction, so the
-// recipients are the ones configured when the briefing was made.
-func insertDeliveries(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, snap Snapshot, dueAt time.Time) (int, error) {
-	var raw []byte
-	err := tx.QueryRow(ctx, `SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2`,
-		a.OrgID, schedule.Module).Scan(&raw)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+// deliveryReads are what the scheduled generation needs to know who gets
+// the briefing, read in the transaction that stores the revision (queued
+// with its other reads: docs/architecture.md, "Burst"), so the recipients
+// are the ones configured when the briefing was made.
+type deliveryReads struct {
+	config     []byte // the module config; nil without one
+	suppressed map[string]bool
+}
+
+func queueDeliveryReads(b *pgx.Batch, orgID int64) *deliveryReads {
+	dr := &deliveryReads{}
+	b.Queue(`SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2`, orgID, schedule.Module).
+		QueryRow(func(row pgx.Row) error {
+			if err := row.Scan(&dr.config); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("read delivery config: %w", err)
+			}
+			return nil
+		})
+	dr.suppressed = orgs.QueueSuppressed(b, orgID)
+	return dr
+}
+
+// recipients lists who gets snap; emails are the active technicians with an
+// address, by id.
+func (dr *deliveryReads) recipients(orgID int64, snap Snapshot, emails []technicianEmail) []recipient {
+	if dr == nil || dr.config == nil {
+		return nil
 	}
-	if err != nil {
-		return 0, fmt.Errorf("read delivery config: %w", err)
-	}
-	cfg, _, err := schedule.ParseConfig(raw)
+	cfg, _, err := schedule.ParseConfig(dr.config)
 	if err != nil || cfg.Delivery == nil {
 		// An invalid config was already the tick's business; nothing to send.
-		return 0, nil
-	}
-	suppressed, err := (&orgs.Store{}).Suppressed(ctx, tx, a.OrgID)
-	if err != nil {
-		return 0, err
-	}
-	recipients, err := recipientsOf(ctx, tx, a.OrgID, cfg.Delivery, snap, suppressed)
-	if err != nil {
-		return 0, err
-	}
-	if len(recipients) == 0 {
-		return 0, nil
-	}
-	channels, audiences, addresses, keys := make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients))
-	techIDs := make([]*int64, len(recipients))
-	for i, r := range recipients {
-		channels[i], audiences[i], addresses[i] = r.channel, r.audience, r.address
-		keys[i] = deliveryKey(a.BriefingID, a.Revision, r.channel, r.address)
-		if r.technicianID != 0 {
-			techIDs[i] = &recipients[i].technicianID
-		}
-	}
-	rows, err := tx.Query(ctx, `
-		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, technician_id, key, due_at)
-		SELECT $1, $2, $3, t.channel, t.audience, t.recipient, t.technician_id, t.key, $9
-		  FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
-		       AS t(channel, audience, recipient, technician_id, key)
-		ON CONFLICT DO NOTHING
-		RETURNING id, channel`,
-		a.OrgID, a.BriefingID, a.Revision, channels, audiences, addresses, techIDs, keys, dueAt)
-	if err != nil {
-		return 0, fmt.Errorf("insert deliveries: %w", err)
-	}
-	var params []river.InsertManyParams
-	var id int64
-	var channel string
-	_, err = pgx.ForEachRow(rows, []any{&id, &channel}, func() error {
-		params = append(params, river.InsertManyParams{Args: deliveryArgs(channel, a.OrgID, a.BriefingID, id)})
 		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("insert deliveries: %w", err)
 	}
-	if len(params) == 0 {
-		return 0, nil
+	return recipientsOf(cfg.Delivery, snap, emails, dr.suppressed)
+}
+
+// queueDeliveries queues creating the deliveries of a scheduled revision,
+// inside the transaction that stores the revision: a briefing is never ready
+// without them, and a generation that runs again inserts none twice
+// (ff_deliveries_once). It then records that the date's scheduled firing
+// has delivered. Once the batch is closed, jobs holds the River job of each
+// delivery created, for the caller to insert in the same transaction.
+func queueDeliveries(b *pgx.Batch, a GenerateBriefingArgs, recipients []recipient, dueAt time.Time, jobs *[]river.InsertManyParams) {
+	if len(recipients) > 0 {
+		channels, audiences, addresses, keys := make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients))
+		techIDs := make([]*int64, len(recipients))
+		for i, r := range recipients {
+			channels[i], audiences[i], addresses[i] = r.channel, r.audience, r.address
+			keys[i] = deliveryKey(a.BriefingID, a.Revision, r.channel, r.address)
+			if r.technicianID != 0 {
+				techIDs[i] = &recipients[i].technicianID
+			}
+		}
+		b.Queue(`
+			INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, technician_id, key, due_at)
+			SELECT $1, $2, $3, t.channel, t.audience, t.recipient, t.technician_id, t.key, $9
+			  FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
+			       AS t(channel, audience, recipient, technician_id, key)
+			ON CONFLICT DO NOTHING
+			RETURNING id, channel`,
+			a.OrgID, a.BriefingID, a.Revision, channels, audiences, addresses, techIDs, keys, dueAt).
+			Query(func(rows pgx.Rows) error {
+				var id int64
+				var channel string
+				_, err := pgx.ForEachRow(rows, []any{&id, &channel}, func() error {
+					*jobs = append(*jobs, river.InsertManyParams{Args: deliveryArgs(channel, a.OrgID, a.BriefingID, id)})
+					return nil
+				})
+				return wrap(err, "insert deliveries")
+			})
 	}
-	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
-	if err != nil {
-		return 0, fmt.Errorf("delivery jobs: %w", err)
-	}
-	if _, err := client.InsertManyTx(ctx, tx, params); err != nil {
-		return 0, fmt.Errorf("insert delivery jobs: %w", err)
-	}
-	return len(params), nil
+	b.Queue(`UPDATE ff_briefings SET delivered_revision = $3 WHERE id = $1 AND org_id = $2`,
+		a.BriefingID, a.OrgID, a.Revision)
 }
 
 // deliveryArgs is the job that works a delivery row of channel.
@@ -182,9 +183,10 @@ func deliveryArgs(channel string, orgID, briefingID, deliveryID int64) river.Job
 }
 
 // recipientsOf lists who gets the briefing: every configured address, each
-// technician with an email address and work that day (when technicians is
-// on) — an address that unsubscribed excepted — and the webhook.
-func recipientsOf(ctx context.Context, tx pgx.Tx, orgID int64, d *schedule.DeliveryConfig, snap Snapshot, suppressed map[string]bool) ([]recipient, error) {
+// technician with an email address (emails, by id) and work that day (when
+// technicians is on) — an address that unsubscribed excepted — and the
+// webhook.
+func recipientsOf(d *schedule.DeliveryConfig, snap Snapshot, emails []technicianEmail, suppressed map[string]bool) []recipient {
 	var out []recipient
 	seen := map[string]bool{}
 	add := func(r recipient) {
@@ -205,27 +207,17 @@ func recipientsOf(ctx context.Context, tx pgx.Tx, orgID int64, d *schedule.Deliv
 					working[t.ID] = true
 				}
 			}
-			rows, err := tx.Query(ctx, `SELECT id, email FROM technicians WHERE org_id = $1 AND active AND email <> '' ORDER BY id`, orgID)
-			if err != nil {
-				return nil, fmt.Errorf("technicians' addresses: %w", err)
-			}
-			var id int64
-			var email string
-			_, err = pgx.ForEachRow(rows, []any{&id, &email}, func() error {
-				if working[id] {
-					add(recipient{channel: ChannelEmail, audience: AudienceTechnician, address: email, technicianID: id})
+			for _, t := range emails {
+				if working[t.id] {
+					add(recipient{channel: ChannelEmail, audience: AudienceTechnician, address: t.email, technicianID: t.id})
 				}
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("technicians' addresses: %w", err)
 			}
 		}
 	}
 	if d.Webhook != nil && d.Webhook.URL != "" {
 		add(recipient{channel: ChannelWebhook, audience: AudienceWebhook, address: d.Webhook.URL})
 	}
-	return out, nil
+	return out
 }
 
 // deliveryRow is a delivery as its job reads it, locked.

@@ -62,7 +62,7 @@ ON CONFLICT (org_id, briefing_date) DO UPDATE
        requested_revision = ff_briefings.requested_revision + 1,
        status = 'pending', last_error = '', updated_at = EXCLUDED.updated_at
  WHERE ff_briefings.scheduled_at IS NULL
-RETURNING id, org_id, requested_revision`
+RETURNING id, org_id, requested_revision, briefing_date, timezone`
 
 // enqueue records the scheduled firing of items and inserts their generation
 // jobs, one transaction per chunk, and returns the briefings it fired. Items
@@ -100,12 +100,17 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pg
 		var args []river.InsertManyParams
 		var id, orgID int64
 		var revision int
-		_, err = pgx.ForEachRow(rows, []any{&id, &orgID, &revision}, func() error {
+		var date time.Time
+		var zone string
+		_, err = pgx.ForEachRow(rows, []any{&id, &orgID, &revision, &date, &zone}, func() error {
 			briefingIDs = append(briefingIDs, id)
 			// No ScheduledAt: jobs run on the real clock, whatever instant
-			// decided the tick (worker -once -now).
+			// decided the tick (worker -once -now). The row's own date and
+			// zone (a "generate now" row keeps its zone) let the generation
+			// read it and the day in one round trip.
 			args = append(args, river.InsertManyParams{Args: GenerateBriefingArgs{
-				OrgID: orgID, BriefingID: id, Revision: revision, Trigger: TriggerSchedule, Deliver: true}})
+				OrgID: orgID, BriefingID: id, Revision: revision, Trigger: TriggerSchedule, Deliver: true,
+				Date: schedule.DateOf(date).String(), Timezone: zone}})
 			return nil
 		})
 		if err != nil || len(args) == 0 {

@@ -1,8 +1,10 @@
 package briefing
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -106,38 +108,87 @@ func dayStart(loc *time.Location, d schedule.Date) time.Time {
 	return t
 }
 
-// buildSnapshot builds a briefing's content from tx, which sees one
-// consistent view of the org's data (repeatable read). The day's bounds are
-// computed here, in Go, from the zone the briefing recorded, and passed to
-// SQL as instants.
-func buildSnapshot(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zone, d schedule.Date) (Snapshot, error) {
-	start, end := dayStart(zone.Loc, d), dayStart(zone.Loc, d.AddDays(1))
-	yesterday := d.AddDays(-1)
-	snap := Snapshot{Date: d.String(), Timezone: zone.Name, DayStart: start, DayEnd: end,
-		Technicians: []TechnicianDay{}, Unassigned: []JobLine{}, Yesterday: DayCounts{Date: yesterday.String()}}
+// dayReads are the reads a briefing's snapshot needs, queued on a batch so
+// that the whole day costs one round trip (docs/architecture.md, "Burst");
+// the batch's transaction sees one consistent view of the org's data
+// (repeatable read). The day's bounds are computed here, in Go, from the
+// zone the briefing recorded, and passed to SQL as instants.
+type dayReads struct {
+	zone       schedule.Zone
+	date       schedule.Date
+	start, end time.Time
 
-	rows, err := tx.Query(ctx, `SELECT id, name, phone FROM technicians WHERE org_id = $1 AND active ORDER BY name, id`, orgID)
-	if err != nil {
-		return snap, fmt.Errorf("technicians: %w", err)
+	technicians []TechnicianDay
+	emails      []technicianEmail // active technicians with an address, by id: the day sheets' recipients
+	day         []JobLine
+	overdue     []JobLine
+	onHold      []JobLine
+	yesterday   DayCounts
+}
+
+type technicianEmail struct {
+	id    int64
+	email string
+}
+
+// queueDay queues the reads of org's local date d in zone on b.
+func queueDay(b *pgx.Batch, orgID int64, zone schedule.Zone, d schedule.Date) *dayReads {
+	r := &dayReads{zone: zone, date: d, start: dayStart(zone.Loc, d), end: dayStart(zone.Loc, d.AddDays(1)),
+		technicians: []TechnicianDay{}}
+	yesterday := d.AddDays(-1)
+	r.yesterday.Date = yesterday.String()
+
+	b.Queue(`SELECT id, name, phone, email FROM technicians WHERE org_id = $1 AND active ORDER BY name, id`, orgID).
+		Query(func(rows pgx.Rows) error {
+			var t TechnicianDay
+			var email string
+			_, err := pgx.ForEachRow(rows, []any{&t.ID, &t.Name, &t.Phone, &email}, func() error {
+				r.technicians = append(r.technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, Jobs: []JobLine{}})
+				if email != "" {
+					r.emails = append(r.emails, technicianEmail{id: t.ID, email: email})
+				}
+				return nil
+			})
+			slices.SortFunc(r.emails, func(a, b technicianEmail) int { return cmp.Compare(a.id, b.id) })
+			return wrap(err, "technicians")
+		})
+	queueJobLines(b, &r.day, zone.Loc, d, "jobs of the day", `j.arrival_start >= $2 AND j.arrival_start < $3`, orgID, r.start, r.end)
+	queueJobLines(b, &r.overdue, zone.Loc, d, "overdue jobs", `j.arrival_end < $2 AND j.status NOT IN ('done', 'cancelled')`, orgID, r.start)
+	queueJobLines(b, &r.onHold, zone.Loc, d, "jobs on hold", `j.status = 'on_hold'`, orgID)
+	b.Queue(`
+		SELECT count(*) FILTER (WHERE status <> 'cancelled'), count(*) FILTER (WHERE status = 'done')
+		  FROM jobs
+		 WHERE org_id = $1 AND arrival_start >= $2 AND arrival_start < $3`,
+		orgID, dayStart(zone.Loc, yesterday), r.start).
+		QueryRow(func(row pgx.Row) error {
+			return wrap(row.Scan(&r.yesterday.Scheduled, &r.yesterday.Completed), "yesterday's counts")
+		})
+	return r
+}
+
+// readDay reads org's local date d in zone on tx: one round trip.
+func readDay(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zone, d schedule.Date) (*dayReads, error) {
+	b := &pgx.Batch{}
+	r := queueDay(b, orgID, zone, d)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
 	}
-	var t TechnicianDay
-	_, err = pgx.ForEachRow(rows, []any{&t.ID, &t.Name, &t.Phone}, func() error {
-		snap.Technicians = append(snap.Technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, Jobs: []JobLine{}})
-		return nil
-	})
-	if err != nil {
-		return snap, fmt.Errorf("technicians: %w", err)
+	return r, nil
+}
+
+// snapshot builds the briefing's content from the reads.
+func (r *dayReads) snapshot() Snapshot {
+	snap := Snapshot{Date: r.date.String(), Timezone: r.zone.Name, DayStart: r.start, DayEnd: r.end,
+		Technicians: slices.Clone(r.technicians), Unassigned: []JobLine{}, Yesterday: r.yesterday,
+		Overdue: r.overdue, OnHold: r.onHold}
+	for i := range snap.Technicians {
+		snap.Technicians[i].Jobs = []JobLine{}
 	}
 	byTech := make(map[int64]*TechnicianDay, len(snap.Technicians))
 	for i := range snap.Technicians {
 		byTech[snap.Technicians[i].ID] = &snap.Technicians[i]
 	}
-
-	day, err := jobLines(ctx, tx, zone.Loc, d, `j.arrival_start >= $2 AND j.arrival_start < $3`, orgID, start, end)
-	if err != nil {
-		return snap, fmt.Errorf("jobs of the day: %w", err)
-	}
-	for _, j := range day {
+	for _, j := range r.day {
 		// Jobs of inactive technicians need someone else: list them as unassigned.
 		if tech, ok := byTech[j.TechnicianID]; ok {
 			tech.Jobs = append(tech.Jobs, j)
@@ -145,52 +196,45 @@ func buildSnapshot(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zo
 			snap.Unassigned = append(snap.Unassigned, j)
 		}
 	}
-	if snap.Overdue, err = jobLines(ctx, tx, zone.Loc, d, `j.arrival_end < $2 AND j.status NOT IN ('done', 'cancelled')`, orgID, start); err != nil {
-		return snap, fmt.Errorf("overdue jobs: %w", err)
-	}
-	if snap.OnHold, err = jobLines(ctx, tx, zone.Loc, d, `j.status = 'on_hold'`, orgID); err != nil {
-		return snap, fmt.Errorf("jobs on hold: %w", err)
-	}
-	err = tx.QueryRow(ctx, `
-		SELECT count(*) FILTER (WHERE status <> 'cancelled'), count(*) FILTER (WHERE status = 'done')
-		  FROM jobs
-		 WHERE org_id = $1 AND arrival_start >= $2 AND arrival_start < $3`,
-		orgID, dayStart(zone.Loc, yesterday), start).Scan(&snap.Yesterday.Scheduled, &snap.Yesterday.Completed)
-	if err != nil {
-		return snap, fmt.Errorf("yesterday's counts: %w", err)
-	}
-	snap.Totals = Totals{Technicians: len(snap.Technicians), Jobs: len(day), Unassigned: len(snap.Unassigned),
+	snap.Totals = Totals{Technicians: len(snap.Technicians), Jobs: len(r.day), Unassigned: len(snap.Unassigned),
 		Overdue: len(snap.Overdue), OnHold: len(snap.OnHold)}
 	sum, items, cancelled := snap.Summarize()
 	snap.Summary, snap.ActionItems, snap.Cancelled = &sum, &items, cancelled
-	return snap, nil
+	return snap
 }
 
-// jobLines lists the org's jobs matching where (which may use $2, $3…) in
-// arrival order, with times in loc.
-func jobLines(ctx context.Context, tx pgx.Tx, loc *time.Location, d schedule.Date, where string, args ...any) ([]JobLine, error) {
-	rows, err := tx.Query(ctx, `
+// queueJobLines queues the listing of the org's jobs matching where (which
+// may use $2, $3…) in arrival order, with times in loc, into *out.
+func queueJobLines(b *pgx.Batch, out *[]JobLine, loc *time.Location, d schedule.Date, what, where string, args ...any) {
+	*out = []JobLine{}
+	b.Queue(`
 		SELECT j.id, coalesce(j.technician_id, 0), coalesce(t.name, ''), j.customer, j.address,
 		       j.arrival_start, j.arrival_end, j.status,
 		       j.job_type, j.emergency, j.customer_phone, j.notes, coalesce(j.external_ref, '')
 		  FROM jobs j
 		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
 		 WHERE j.org_id = $1 AND `+where+`
-		 ORDER BY j.arrival_start, j.id`, args...)
+		 ORDER BY j.arrival_start, j.id`, args...).
+		Query(func(rows pgx.Rows) error {
+			var j JobLine
+			_, err := pgx.ForEachRow(rows, []any{&j.ID, &j.TechnicianID, &j.Technician, &j.Customer, &j.Address,
+				&j.ArrivalStart, &j.ArrivalEnd, &j.Status,
+				&j.JobType, &j.Emergency, &j.CustomerPhone, &j.Notes, &j.ExternalRef}, func() error {
+				j.ArrivalStart, j.ArrivalEnd = j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
+				j.Window = window(j.ArrivalStart, j.ArrivalEnd, d)
+				*out = append(*out, j)
+				return nil
+			})
+			return wrap(err, what)
+		})
+}
+
+// wrap adds what was being read to err, if any.
+func wrap(err error, what string) error {
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	out := []JobLine{}
-	var j JobLine
-	_, err = pgx.ForEachRow(rows, []any{&j.ID, &j.TechnicianID, &j.Technician, &j.Customer, &j.Address,
-		&j.ArrivalStart, &j.ArrivalEnd, &j.Status,
-		&j.JobType, &j.Emergency, &j.CustomerPhone, &j.Notes, &j.ExternalRef}, func() error {
-		j.ArrivalStart, j.ArrivalEnd = j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
-		j.Window = window(j.ArrivalStart, j.ArrivalEnd, d)
-		out = append(out, j)
-		return nil
-	})
-	return out, err
+	return nil
 }
 
 // window formats an arrival window in local time, with dates only where they

@@ -27,6 +27,13 @@ type GenerateBriefingArgs struct {
 	Revision   int    `json:"revision"` // the revision this job produces (ff_briefings.requested_revision when enqueued)
 	Trigger    string `json:"trigger"`  // TriggerSchedule or TriggerManual
 	Deliver    bool   `json:"deliver"`  // the scheduled run delivers; "generate now" does not
+
+	// The briefing's date and zone, which never change once its row exists:
+	// with them the generation reads the row and the whole day in one round
+	// trip (docs/architecture.md, "Burst"). Jobs without them (older ones,
+	// "generate now") read the row first.
+	Date     string `json:"date,omitempty"`     // YYYY-MM-DD
+	Timezone string `json:"timezone,omitempty"` // IANA name, as recorded on the briefing
 }
 
 // Kind names the job kind in River.
@@ -117,35 +124,44 @@ func (w *generateWorker) Work(ctx context.Context, job *river.Job[GenerateBriefi
 }
 
 // generate produces the revision and completes the job in one transaction,
-// or records that the revision exists already.
+// or records that the revision exists already. At a popular minute
+// thousands of orgs are generated at once, so it costs as few round trips
+// as it can (docs/architecture.md, "Burst"): BEGIN, the lock and every read
+// in one batch; every write in a second; River's delivery jobs (when there
+// are recipients) and the job's completion; COMMIT. TestGenerationRoundTrips
+// pins the count.
 func (w *generateWorker) generate(ctx context.Context, job *river.Job[GenerateBriefingArgs], started time.Time) (outcome string, err error) {
 	a := job.Args
-	err = pgx.BeginTxFunc(ctx, w.db, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
-		var revision int
-		var date time.Time
-		var zoneName string
-		var scheduledAt *time.Time
-		var delivered *int
-		var current []byte
-		err := tx.QueryRow(ctx, `
-			SELECT revision, briefing_date, timezone, scheduled_at, delivered_revision, content
-			  FROM ff_briefings WHERE id = $1 AND org_id = $2 FOR UPDATE`,
-			a.BriefingID, a.OrgID).Scan(&revision, &date, &zoneName, &scheduledAt, &delivered, &current)
-		if err != nil {
-			return fmt.Errorf("lock briefing %d: %w", a.BriefingID, err)
-		}
+	err = w.inTx(ctx, a, func(tx pgx.Tx, row *lockedBriefing, day *dayReads, dr *deliveryReads) error {
 		now := w.now()
 		var snap Snapshot
+		rules := schedule.CurrentZoneRules()
+		date := schedule.DateOf(row.date)
+		needDay := row.revision < a.Revision || (a.Deliver && row.delivered == nil)
+		if needDay && (day == nil || day.zone.Name != row.zone || day.date != date) {
+			// A job without the briefing's date and zone: read the day now.
+			zone, err := rules.LoadZone(row.zone)
+			if err != nil {
+				return err
+			}
+			if day, err = readDay(ctx, tx, a.OrgID, zone, date); err != nil {
+				return err
+			}
+		}
+		b := &pgx.Batch{}
+		revision := row.revision
 		if revision >= a.Revision {
 			outcome = RunSkipped
-			if a.Deliver && delivered == nil && current != nil {
-				if err := json.Unmarshal(current, &snap); err != nil {
+			if a.Deliver && row.delivered == nil && row.content != nil {
+				if err := json.Unmarshal(row.content, &snap); err != nil {
 					return fmt.Errorf("decode revision %d: %w", revision, err)
 				}
 			}
 		} else {
 			outcome = RunCompleted
-			if snap, err = w.produce(ctx, tx, a, zoneName, schedule.DateOf(date), now); err != nil {
+			snap = day.snapshot()
+			snap.GeneratedAt = now
+			if err := queueRevision(b, a, snap, now, rules); err != nil {
 				return err
 			}
 			revision = a.Revision
@@ -153,13 +169,24 @@ func (w *generateWorker) generate(ctx context.Context, job *river.Job[GenerateBr
 		// The scheduled firing delivers once, in this same transaction: a
 		// revision is never ready without its deliveries. When a newer
 		// "generate now" revision overtook it, that one is delivered.
-		if a.Deliver && delivered == nil && revision > 0 {
-			if err := deliverRevision(ctx, tx, a, revision, snap, cmp.Or(deref(scheduledAt), now)); err != nil {
-				return err
-			}
+		var jobs []river.InsertManyParams
+		if a.Deliver && row.delivered == nil && revision > 0 {
+			d := a
+			d.Revision = revision
+			queueDeliveries(b, d, dr.recipients(a.OrgID, snap, day.emails), cmp.Or(deref(row.scheduledAt), now), &jobs)
 		}
-		if err := recordRun(ctx, tx, job, started, now, outcome, ""); err != nil {
-			return err
+		queueRun(b, job, started, now, outcome, "")
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("store %s run: %w", outcome, err)
+		}
+		if len(jobs) > 0 {
+			client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+			if err != nil {
+				return fmt.Errorf("delivery jobs: %w", err)
+			}
+			if _, err := client.InsertManyTx(ctx, tx, jobs); err != nil {
+				return fmt.Errorf("insert delivery jobs: %w", err)
+			}
 		}
 		if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
 			return fmt.Errorf("complete job %d: %w", job.ID, err)
@@ -172,54 +199,83 @@ func (w *generateWorker) generate(ctx context.Context, job *river.Job[GenerateBr
 	return outcome, nil
 }
 
-// deliverRevision inserts the deliveries of revision and records that the
-// date's scheduled firing has delivered.
-func deliverRevision(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, revision int, snap Snapshot, dueAt time.Time) error {
-	a.Revision = revision
-	if _, err := insertDeliveries(ctx, tx, a, snap, dueAt); err != nil {
-		return err
-	}
-	_, err := tx.Exec(ctx, `UPDATE ff_briefings SET delivered_revision = $3 WHERE id = $1 AND org_id = $2`,
-		a.BriefingID, a.OrgID, revision)
-	if err != nil {
-		return fmt.Errorf("record delivered revision: %w", err)
-	}
-	return nil
+// lockedBriefing is the briefing row as the generation locked it.
+type lockedBriefing struct {
+	revision    int
+	date        time.Time
+	zone        string
+	scheduledAt *time.Time
+	delivered   *int
+	content     []byte // only when the job's revision exists already
 }
 
-// produce builds the snapshot and stores it as the briefing's new revision.
-func (w *generateWorker) produce(ctx context.Context, tx pgx.Tx, a GenerateBriefingArgs, zoneName string, d schedule.Date, now time.Time) (Snapshot, error) {
-	rules := schedule.CurrentZoneRules()
-	zone, err := rules.LoadZone(zoneName)
-	if err != nil {
-		return Snapshot{}, err
+// inTx runs fn in the generation's repeatable-read transaction, whose first
+// round trip begins it, locks the briefing row and reads everything else
+// fn needs: the day when the job carries the briefing's date and zone (nil
+// otherwise), and the delivery settings when the job delivers. fn's error
+// rolls the transaction back; otherwise it commits.
+func (w *generateWorker) inTx(ctx context.Context, a GenerateBriefingArgs, fn func(tx pgx.Tx, row *lockedBriefing, day *dayReads, dr *deliveryReads) error) (err error) {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	row := &lockedBriefing{}
+	b.Queue(`
+		SELECT revision, briefing_date, timezone, scheduled_at, delivered_revision,
+		       CASE WHEN revision >= $3 THEN content END
+		  FROM ff_briefings WHERE id = $1 AND org_id = $2 FOR UPDATE`,
+		a.BriefingID, a.OrgID, a.Revision).
+		QueryRow(func(r pgx.Row) error {
+			err := r.Scan(&row.revision, &row.date, &row.zone, &row.scheduledAt, &row.delivered, &row.content)
+			if err != nil {
+				return fmt.Errorf("lock briefing %d: %w", a.BriefingID, err)
+			}
+			return nil
+		})
+	var day *dayReads
+	if d, err := schedule.ParseDate(a.Date); err == nil && a.Timezone != "" {
+		if zone, err := schedule.CurrentZoneRules().LoadZone(a.Timezone); err == nil {
+			day = queueDay(b, a.OrgID, zone, d)
+		}
 	}
-	snap, err := buildSnapshot(ctx, tx, a.OrgID, zone, d)
-	if err != nil {
-		return Snapshot{}, err
+	var dr *deliveryReads
+	if a.Deliver {
+		dr = queueDeliveryReads(b, a.OrgID)
 	}
-	snap.GeneratedAt = now
+	br := w.db.SendBatch(ctx, b)
+	tx := br.Tx()
+	defer func() {
+		if err != nil {
+			// Its own context: the job's may be the reason we are here.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = tx.Rollback(rctx)
+		}
+	}()
+	if err := br.Close(); err != nil {
+		return err
+	}
+	if err := fn(tx, row, day, dr); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// queueRevision queues storing snap as the briefing's new revision.
+func queueRevision(b *pgx.Batch, a GenerateBriefingArgs, snap Snapshot, now time.Time, rules *schedule.ZoneRules) error {
 	content, err := json.Marshal(snap)
 	if err != nil {
-		return snap, fmt.Errorf("encode snapshot: %w", err)
+		return fmt.Errorf("encode snapshot: %w", err)
 	}
-	_, err = tx.Exec(ctx, `
+	b.Queue(`
 		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at,
 		                                   tzdata_version, tzdata_source)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		a.OrgID, a.BriefingID, a.Revision, a.Trigger, content, now, rules.Version, rules.Source)
-	if err != nil {
-		return snap, fmt.Errorf("insert revision: %w", err)
-	}
-	_, err = tx.Exec(ctx, `
+	b.Queue(`
 		UPDATE ff_briefings
 		   SET revision = $3, content = $4, generated_at = $5, updated_at = $5, last_error = '',
 		       status = CASE WHEN requested_revision > $3 THEN 'pending' ELSE 'ready' END
 		 WHERE id = $1 AND org_id = $2`, a.BriefingID, a.OrgID, a.Revision, content, now)
-	if err != nil {
-		return snap, fmt.Errorf("mark briefing ready: %w", err)
-	}
-	return snap, nil
+	return nil
 }
 
 // recordFailure records a failed attempt and shows its error on the
@@ -249,22 +305,29 @@ func (w *generateWorker) recordFailure(ctx context.Context, job *river.Job[Gener
 }
 
 // recordRun appends an attempt to ff_briefing_runs, which outlives River's
-// job retention. The worker is the River client that ran the attempt.
+// job retention.
 func recordRun(ctx context.Context, tx pgx.Tx, job *river.Job[GenerateBriefingArgs], started, finished time.Time, outcome, errText string) error {
+	b := &pgx.Batch{}
+	queueRun(b, job, started, finished, outcome, errText)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("record %s run of briefing %d: %w", outcome, job.Args.BriefingID, err)
+	}
+	return nil
+}
+
+// queueRun queues recording an attempt. The worker is the River client that
+// ran it.
+func queueRun(b *pgx.Batch, job *river.Job[GenerateBriefingArgs], started, finished time.Time, outcome, errText string) {
 	a := job.Args
 	var worker string
 	if n := len(job.AttemptedBy); n > 0 {
 		worker = job.AttemptedBy[n-1]
 	}
-	_, err := tx.Exec(ctx, `
+	b.Queue(`
 		INSERT INTO ff_briefing_runs (org_id, briefing_id, revision, river_job_id, attempt, trigger,
 		                              started_at, finished_at, outcome, error, worker)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		a.OrgID, a.BriefingID, a.Revision, job.ID, job.Attempt, a.Trigger, started, finished, outcome, errText, worker)
-	if err != nil {
-		return fmt.Errorf("record %s run of briefing %d: %w", outcome, a.BriefingID, err)
-	}
-	return nil
 }
 
 func isSerializationFailure(err error) bool {

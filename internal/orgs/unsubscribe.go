@@ -143,8 +143,7 @@ type unsubscribeState struct {
 // Suppressed returns the org's unsubscribed addresses, lowercased, for the
 // delivery code that picks recipients (dispatchers and technicians alike).
 func (s *Store) Suppressed(ctx context.Context, q database.Querier, orgID int64) (map[string]bool, error) {
-	emails, err := list(ctx, q, fmt.Sprintf("suppressed addresses of org %d", orgID), pgx.RowTo[string],
-		`SELECT lower(email) FROM email_suppressions WHERE org_id = $1`, orgID)
+	emails, err := list(ctx, q, fmt.Sprintf("suppressed addresses of org %d", orgID), pgx.RowTo[string], suppressedSQL, orgID)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +152,27 @@ func (s *Store) Suppressed(ctx context.Context, q database.Querier, orgID int64)
 		out[e] = true
 	}
 	return out, nil
+}
+
+const suppressedSQL = `SELECT lower(email) FROM email_suppressions WHERE org_id = $1`
+
+// QueueSuppressed queues Suppressed's read on b, for a caller that reads
+// several things in one round trip (the briefing's generation); the map
+// is filled when the batch is closed.
+func QueueSuppressed(b *pgx.Batch, orgID int64) map[string]bool {
+	out := map[string]bool{}
+	b.Queue(suppressedSQL, orgID).Query(func(rows pgx.Rows) error {
+		var e string
+		_, err := pgx.ForEachRow(rows, []any{&e}, func() error {
+			out[e] = true
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("suppressed addresses of org %d: %w", orgID, err)
+		}
+		return nil
+	})
+	return out
 }
 
 // verifyUnsubscribe returns the org and address a token was signed for.
