@@ -117,6 +117,7 @@ func (s *Server) routes() {
 	staff.POST("/flags/:key", s.staffSetFlag, checkCSRF)
 	staff.POST("/orgs/:slug/flags/:key", s.staffSetOrgFlag, checkCSRF)
 	staff.GET("/audit", s.staffAudit)
+	staff.GET("/audit/export.csv", s.staffAuditExport)
 	staff.GET("/outbox", s.staffOutbox)
 	staff.GET("/outbox/:id", s.staffOutboxMessage)
 	staff.GET("/outbox/:id/html", s.staffOutboxHTML)
