@@ -32,7 +32,7 @@ const auditText = `(a.target || ' ' || a.reason || ' ' || coalesce(a.old_value::
 
 // where builds the filter's WHERE clause and its arguments. Only the
 // filters that are set become conditions, so each combination gets a plan
-// of its own that can use its index (a "$1 = '' OR …" in a generic plan
+// of its own that can use its index (a "$1 = ” OR …" in a generic plan
 // could not).
 func (f AuditFilter) where() (string, []any) {
 	var conds []string

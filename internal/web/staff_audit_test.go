@@ -74,9 +74,9 @@ func TestAuditFilters(t *testing.T) {
 
 	// Bad filters: 422, the message beside the field, nothing else broken.
 	for q, want := range map[string]string{
-		"from=yesterday":               `<p class="field-error" id="from-error">Enter a date as YYYY-MM-DD`,
+		"from=yesterday":                `<p class="field-error" id="from-error">Enter a date as YYYY-MM-DD`,
 		"from=2026-03-04&to=2026-03-01": `<p class="field-error" id="to-error">Choose a day on or after`,
-		"org=Not%20a%20slug!":          `<p class="field-error" id="org-error">An org slug has`,
+		"org=Not%20a%20slug!":           `<p class="field-error" id="org-error">An org slug has`,
 		"q=" + strings.Repeat("x", 101): `<p class="field-error" id="q-error">Keep it to at most 100 characters.`,
 	} {
 		res := c.get("/staff/audit?" + q)
