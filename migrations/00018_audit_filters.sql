@@ -1,5 +1,5 @@
--- The staff audit log's filters and keyset pagination (docs/accessibility.md
--- names the page; docs/architecture.md the log): newest first by (at, id),
+-- The staff audit log's filters and keyset pagination (docs/audit.md):
+-- newest first by (at, id),
 -- within an org, within an action, and a trigram index for the
 -- case-insensitive search when pg_trgm is available.
 
