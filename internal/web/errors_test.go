@@ -87,7 +87,7 @@ func TestFavicon(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	c := f.anon()
-	for path, typ := range map[string]string{"/static/favicon.svg": "image/svg+xml", "/static/favicon.png": "image/png", "/favicon.ico": "image/png"} {
+	for path, typ := range map[string]string{"/static/favicon.svg": "image/svg+xml", "/static/favicon.png": "image/png"} {
 		res := c.get(path)
 		require.Equal(t, http.StatusOK, res.Code, path)
 		require.Equal(t, typ, res.Header.Get("Content-Type"), path)

@@ -14,9 +14,9 @@ import (
 const faviconMaxAge = "public, max-age=86400"
 
 // favicon serves an icon from static with caching headers: the SVG the
-// layout links first, the PNG fallback, and that PNG at /favicon.ico too,
-// where browsers and tools look when a page names none (browsers read a
-// PNG there as well as an ICO).
+// layout links first and the PNG fallback. Every page names them, so
+// browsers do not ask for /favicon.ico (which stays a 404, keeping the
+// route table to /static for files).
 func favicon(name, contentType string) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		b, err := static.FS.ReadFile(name)

@@ -37,7 +37,6 @@ func (s *Server) routes() {
 	}
 	e.GET("/static/favicon.svg", favicon("favicon.svg", "image/svg+xml"))
 	e.GET("/static/favicon.png", favicon("favicon.png", "image/png"))
-	e.GET("/favicon.ico", favicon("favicon.png", "image/png"))
 	e.StaticFS("/static", static.FS)
 	// The directory itself: echo would redirect to /static/, which the
 	// trailing-slash rule above sends back here.
