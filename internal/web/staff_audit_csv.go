@@ -25,8 +25,8 @@ var auditCSVHeader = []string{"id", "at_utc", "actor", "org", "action", "target"
 // set in memory). Cells a spreadsheet would run as a formula are defused.
 func (s *Server) staffAuditExport(c echo.Context) error {
 	_, f, errs := auditForm(c)
-	for field, msg := range errs {
-		return apperr.FieldError(field, "%s: %s", field, msg)
+	for field, msg := range errs { // the page's link carries valid filters; a hand-made one may not
+		return apperr.FieldError(field, "These filters cannot be used (%s): %s", field, msg)
 	}
 	res := c.Response()
 	res.Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")

@@ -163,7 +163,9 @@ func TestAuditCSVExport(t *testing.T) {
 	empty := c.get("/staff/audit/export.csv?q=nothing-matches")
 	require.Equal(t, http.StatusOK, empty.Code)
 	require.Equal(t, strings.Join(recs[0], ",")+"\n", empty.Body, "an empty set is the header alone")
-	require.Equal(t, http.StatusUnprocessableEntity, c.get("/staff/audit/export.csv?from=nope").Code)
+	bad := c.get("/staff/audit/export.csv?from=nope")
+	require.Equal(t, http.StatusUnprocessableEntity, bad.Code)
+	require.Contains(t, bad.Body, "These filters cannot be used (from): Enter a date as YYYY-MM-DD")
 }
 
 func TestCSVSafe(t *testing.T) {
