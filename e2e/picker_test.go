@@ -144,20 +144,6 @@ func TestZonePickerByKeyboard(t *testing.T) {
 	}
 }
 
-// consoleErrors are the console errors logged so far, failed requests
-// (a 4xx answer) aside.
-func (s *session) consoleErrors() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for _, m := range s.console {
-		if m.Type == chromedp.ConsoleError && m.Source != "network" {
-			out = append(out, m.Text)
-		}
-	}
-	return out
-}
-
 // attr is an attribute of the first element matching sel ("" if absent).
 func (s *session) attr(sel, name string) string {
 	s.t.Helper()

@@ -46,6 +46,25 @@
     }
   });
 
+  // An aborted request is our own doing (a newer search replaced it, a zone
+  // was picked, the page is being left), not a failure, but htmx 2 reports
+  // it through its error path, which writes "htmx:sendAbort" and
+  // "htmx:afterRequest" to console.error. htmx has no setting for this, so
+  // while htmx handles an abort (its handler aborts the request
+  // synchronously, between our capturing listener on document and our
+  // listener on window), and once the page is being left, htmx's own
+  // messages are not written to the console. Every other error still is.
+  var quietHTMX = false;
+  var consoleError = console.error;
+  console.error = function (msg) {
+    if (quietHTMX && typeof msg === "string" && msg.indexOf("htmx:") === 0) return;
+    return consoleError.apply(console, arguments);
+  };
+  document.addEventListener("htmx:abort", function () { quietHTMX = true; }, true);
+  window.addEventListener("htmx:abort", function () { quietHTMX = false; });
+  window.addEventListener("pagehide", function () { quietHTMX = true; });
+  window.addEventListener("pageshow", function () { quietHTMX = false; });
+
   function init() {
     reveal(document);
   }

@@ -6,5 +6,5 @@ import "embed"
 
 // FS is served at /static.
 //
-//go:embed *.js *.css
+//go:embed *.js *.css favicon.svg favicon.png
 var FS embed.FS

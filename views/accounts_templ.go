@@ -1069,7 +1069,7 @@ func Forgot(p ForgotPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, " has a fieldbrief account, we have sent it a link to choose a new password. The link works once, for 30 minutes.</p><p><a href=\"/login\">Back to sign in</a></p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 99, " has a fieldbrief account, we have sent it a link to choose a new password. The link works once, for 30 minutes.</p><p><a class=\"link-target\" href=\"/login\">Back to sign in</a></p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1135,7 +1135,7 @@ func Forgot(p ForgotPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 106, "</div><button type=\"submit\" id=\"forgot-button\">Send reset link</button></form><p class=\"hint\"><a href=\"/login\">Back to sign in</a></p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 106, "</div><button type=\"submit\" id=\"forgot-button\">Send reset link</button></form><p class=\"hint\"><a class=\"link-target\" href=\"/login\">Back to sign in</a></p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

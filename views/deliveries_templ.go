@@ -345,7 +345,7 @@ func DeliveryLogTable(log DeliveryLog, oob bool) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, ".</p><div class=\"table-wrap\"><table class=\"table deliveries stack\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Briefing</th><th scope=\"col\">Channel</th><th scope=\"col\">Recipient</th><th scope=\"col\">For</th><th scope=\"col\">State</th><th scope=\"col\">Attempts</th><th scope=\"col\">Last reply</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, ".</p><div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Deliveries\"><table class=\"table deliveries stack\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Briefing</th><th scope=\"col\">Channel</th><th scope=\"col\">Recipient</th><th scope=\"col\">For</th><th scope=\"col\">State</th><th scope=\"col\">Attempts</th><th scope=\"col\">Last reply</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -777,7 +777,7 @@ func briefingDeliveries(p BriefingPage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, " attempt(s)</summary><div class=\"table-wrap\"><table class=\"table attempts stack\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Outcome</th>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, " attempt(s)</summary><div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Delivery attempts\"><table class=\"table attempts stack\"><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Outcome</th>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

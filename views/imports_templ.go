@@ -234,7 +234,7 @@ func ImportPageView(p ImportPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" download>Download the template</a></div></form><details class=\"import-columns\"><summary>Columns</summary><div class=\"table-wrap\"><table class=\"table\"><thead><tr><th scope=\"col\">Column</th><th scope=\"col\">Required</th><th scope=\"col\">What it holds</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" download>Download the template</a></div></form><details class=\"import-columns\"><summary>Columns</summary><div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Columns\"><table class=\"table\"><thead><tr><th scope=\"col\">Column</th><th scope=\"col\">Required</th><th scope=\"col\">What it holds</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -536,7 +536,7 @@ func ImportPreviewView(p ImportPreview) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(p.Problems) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<h2>Errors</h2><div class=\"table-wrap\"><table class=\"table import-problems\" id=\"import-problems\"><thead><tr><th scope=\"col\">Row</th><th scope=\"col\">Column</th><th scope=\"col\">Problem</th></tr></thead> <tbody>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<h2>Errors</h2><div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Import errors\"><table class=\"table import-problems\" id=\"import-problems\"><thead><tr><th scope=\"col\">Row</th><th scope=\"col\">Column</th><th scope=\"col\">Problem</th></tr></thead> <tbody>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -621,7 +621,7 @@ func ImportPreviewView(p ImportPreview) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(p.Rows) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<h2>Rows</h2><div class=\"table-wrap\"><table class=\"table import-rows\" id=\"import-rows\"><thead><tr><th scope=\"col\">Row</th><th scope=\"col\">Action</th>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 55, "<h2>Rows</h2><div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"Import rows\"><table class=\"table import-rows\" id=\"import-rows\"><thead><tr><th scope=\"col\">Row</th><th scope=\"col\">Action</th>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

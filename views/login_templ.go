@@ -178,7 +178,7 @@ func Login(p Page, f LoginForm) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><button type=\"submit\">Sign in</button></form><p class=\"hint\"><a href=\"/password/forgot\" id=\"forgot-link\">Forgot password?</a></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><button type=\"submit\">Sign in</button></form><p class=\"hint\"><a class=\"link-target\" href=\"/password/forgot\" id=\"forgot-link\">Forgot password?</a></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -81,32 +81,12 @@ func auditJSON(v any) ([]byte, error) {
 	return b, nil
 }
 
-// AuditFilter narrows the staff audit log. Zero values mean "any".
-type AuditFilter struct {
-	OrgSlug string // one org's entries, by slug
-	Actor   string // substring of the actor's email
-	Limit   int
-}
-
 // auditSelect reads entries with their org's slug; each query adds its
 // WHERE, order and limit.
 const auditSelect = `
 	SELECT a.id, a.at, coalesce(a.actor_id, 0), a.actor_email, coalesce(a.org_id, 0), coalesce(o.slug, ''),
 	       a.action, a.target, a.old_value, a.new_value, a.reason
 	FROM audit_log a LEFT JOIN orgs o ON o.id = a.org_id`
-
-// ListAudit returns entries newest first, across every org and platform-wide
-// changes: the staff console's log, never shown to an org.
-func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
-	if f.Limit <= 0 || f.Limit > 500 {
-		f.Limit = 100
-	}
-	return list(ctx, s.DB, "list audit", scanAudit, auditSelect+`
-		WHERE ($1 = '' OR o.slug = $1)
-		  AND ($2 = '' OR a.actor_email ILIKE '%' || $2 || '%')
-		ORDER BY a.at DESC, a.id DESC
-		LIMIT $3`, f.OrgSlug, escapeLike(f.Actor), f.Limit)
-}
 
 // OrgAudit returns an org's own recent changes, newest first, for its
 // admins: its settings, its webhook secret's rotations, the recipients who

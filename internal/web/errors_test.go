@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,5 +29,76 @@ func TestInternalErrorsShowAPlainMessageAndRequestID(t *testing.T) {
 		for _, raw := range []string{"ff_briefings", "relation", "SQLSTATE", "does not exist", "42P01"} {
 			require.NotContains(t, res.Body, raw)
 		}
+	}
+}
+
+// Error pages are in the layout, say what happened in words and offer a way
+// back: to the org when the person is its member, else to the start (or to
+// sign in). No internal message reaches them.
+func TestErrorPagesInWords(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	member, staff, anon := f.as(&f.memberA), f.as(&f.staff), f.anon()
+	for _, tc := range []struct {
+		c      *client
+		method string
+		path   string
+		status int
+		want   []string
+	}{
+		{member, "GET", "/orgs/bergmann/briefings", 404, []string{"<h1 id=\"error-title\">Page not found</h1>", "We could not find that page.", `<a href="/">Back to the start</a>`}},
+		{member, "GET", "/orgs/globex/briefings", 404, []string{"We could not find that page.", `<a href="/">Back to the start</a>`}},
+		{member, "GET", "/orgs/acme/nothing-here", 404, []string{"We could not find that page.", `<a href="/orgs/acme/briefings">Back to Acme Field Services</a>`}},
+		{member, "GET", "/orgs/acme/briefings/2031-01-01", 404, []string{"There is no briefing for 2031-01-01.", "Back to Acme Field Services"}},
+		{anon, "GET", "/no/such/page", 404, []string{"Page not found", `<a href="/login">Sign in</a>`}},
+		{member, "GET", "/staff/flags", 403, []string{"<h1 id=\"error-title\">No access</h1>", "The staff console is for platform staff only."}},
+		{staff, "POST", "/staff/flags/no.such.flag", 404, []string{"We could not find that page."}},
+		{anon, "PUT", "/login", 405, []string{"Not possible here", "This address does not take that kind of request."}},
+	} {
+		var res response
+		if tc.method == "POST" {
+			res = tc.c.post(tc.path, url.Values{"enabled": {"on"}, "reason": {"x"}})
+		} else {
+			res = tc.c.do(tc.method, tc.path, nil)
+		}
+		name := tc.method + " " + tc.path
+		require.Equal(t, tc.status, res.Code, name)
+		require.Contains(t, res.Body, `<header class="topbar">`, "%s: in the layout", name)
+		require.Contains(t, res.Body, `<link rel="icon" href="/static/favicon.svg"`, name)
+		for _, w := range tc.want {
+			require.Contains(t, res.Body, w, name)
+		}
+		for _, raw := range []string{`no org`, `bergmann`, `no flag`, "Not Found", "Method Not Allowed"} {
+			require.NotContains(t, res.Body, raw, name)
+		}
+	}
+
+	// htmx gets the words alone; the API keeps its JSON.
+	res := member.htmx().get("/orgs/globex/briefings")
+	require.Equal(t, http.StatusNotFound, res.Code)
+	require.Equal(t, "We could not find that page. Check the address, or go back and follow a link from there.", res.Body)
+	res = anon.get("/api/v1/nothing")
+	require.Equal(t, http.StatusNotFound, res.Code)
+	require.Contains(t, res.Header.Get("Content-Type"), "application/json")
+	require.Contains(t, res.Body, `"error":{"code":`)
+}
+
+func TestFavicon(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	c := f.anon()
+	for path, typ := range map[string]string{"/static/favicon.svg": "image/svg+xml", "/static/favicon.png": "image/png"} {
+		res := c.get(path)
+		require.Equal(t, http.StatusOK, res.Code, path)
+		require.Equal(t, typ, res.Header.Get("Content-Type"), path)
+		require.Equal(t, "public, max-age=86400", res.Header.Get("Cache-Control"), path)
+		require.NotEmpty(t, res.Body)
+	}
+	require.Contains(t, c.get("/login").Body, `<link rel="icon" href="/static/favicon.png" type="image/png" sizes="32x32">`)
+}
+
+func TestIsSentence(t *testing.T) {
+	for msg, want := range map[string]bool{"There is no such briefing.": true, `no org "bergmann"`: false, "Not Found": false, "": false, "Ünïcode okay!": true} {
+		require.Equal(t, want, isSentence(msg), msg)
 	}
 }

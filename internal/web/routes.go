@@ -35,6 +35,8 @@ func (s *Server) routes() {
 	if s.publicMetrics() {
 		e.GET("/metrics", s.metrics)
 	}
+	e.GET("/static/favicon.svg", favicon("favicon.svg", "image/svg+xml"))
+	e.GET("/static/favicon.png", favicon("favicon.png", "image/png"))
 	e.StaticFS("/static", static.FS)
 	// The directory itself: echo would redirect to /static/, which the
 	// trailing-slash rule above sends back here.
@@ -137,6 +139,7 @@ func (s *Server) routes() {
 	staff.POST("/flags/:key", s.staffSetFlag, checkCSRF)
 	staff.POST("/orgs/:slug/flags/:key", s.staffSetOrgFlag, checkCSRF)
 	staff.GET("/audit", s.staffAudit)
+	staff.GET("/audit/export.csv", s.staffAuditExport)
 	staff.GET("/outbox", s.staffOutbox)
 	staff.GET("/outbox/:id", s.staffOutboxMessage)
 	staff.GET("/outbox/:id/html", s.staffOutboxHTML)

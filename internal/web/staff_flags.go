@@ -28,6 +28,13 @@ func (s *Server) staffFlags(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// The notice after a flip names the flag shown, never text from the URL.
+	switch c.QueryParam("notice") {
+	case "flag-off":
+		m.Notice = "Turned off " + m.Key + " for every org."
+	case "flag-on":
+		m.Notice = "Turned on " + m.Key + " for every org (orgs with an override off stay off)."
+	}
 	return s.render(c, http.StatusOK, views.StaffFlagsPage(m))
 }
 
@@ -68,7 +75,7 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return redirect(c, "/staff/flags?flag="+url.QueryEscape(key)+"#flag-"+key)
+	return redirect(c, "/staff/flags?flag="+url.QueryEscape(key)+"&notice=flag-"+onOff(enabled)+"#flag-"+key)
 }
 
 // staffSetOrgFlag sets one org's override. Field state: inherit, on or
@@ -102,7 +109,7 @@ func (s *Server) staffSetOrgFlag(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	row.Override, row.Effective = string(override), orgs.Effective(global, override)
+	row.Override, row.Global, row.Effective = string(override), global, orgs.Effective(global, override)
 	if isHTMX(c) {
 		csrf, _ := c.Get(ctxCSRF).(string)
 		return s.render(c, status, views.OrgFlagRowView(csrf, key, q, row))
@@ -129,8 +136,14 @@ func (s *Server) staffFlagsModel(c echo.Context, key, q string) (views.StaffFlag
 	if err != nil {
 		return m, err
 	}
+	impacts, err := s.orgs.FlagImpacts(ctx)
+	if err != nil {
+		return m, err
+	}
 	for _, f := range flags {
-		m.Flags = append(m.Flags, views.FlagRow{Key: f.Key, Description: f.Description, Enabled: f.Enabled, UpdatedAt: f.UpdatedAt})
+		impact := impacts[f.Key]
+		m.Flags = append(m.Flags, views.FlagRow{Key: f.Key, Description: f.Description, Enabled: f.Enabled, UpdatedAt: f.UpdatedAt,
+			Impact: views.FlagImpact{Orgs: impact.Orgs, OverrideOn: impact.OverrideOn, OverrideOff: impact.OverrideOff}})
 		if f.Key == key || (m.Key == "" && f.Key == schedule.FlagKey) {
 			m.Key = f.Key
 		}
@@ -145,8 +158,9 @@ func (s *Server) staffFlagsModel(c echo.Context, key, q string) (views.StaffFlag
 	if err != nil {
 		return m, err
 	}
+	global := slices.ContainsFunc(m.Flags, func(f views.FlagRow) bool { return f.Key == m.Key && f.Enabled })
 	for _, r := range rows {
-		m.Orgs = append(m.Orgs, views.OrgFlagRow{Slug: r.Org.Slug, Name: r.Org.Name, Override: string(r.Override), Effective: r.Effective})
+		m.Orgs = append(m.Orgs, views.OrgFlagRow{Slug: r.Org.Slug, Name: r.Org.Name, Override: string(r.Override), Global: global, Effective: r.Effective})
 	}
 	return m, nil
 }
@@ -162,6 +176,13 @@ func (s *Server) requireFlag(ctx context.Context, key string) error {
 		return apperr.Errorf(apperr.NotFound, "no flag %q", key)
 	}
 	return nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }
 
 // parseSwitch reads a global switch's new state (see boolWord).

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -255,4 +256,44 @@ func TestGlobalFlagOffNeedsTheTypedKey(t *testing.T) {
 	res = c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"true"}, "reason": {"fixed"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 	require.True(t, f.globalFlag())
+}
+
+// The kill switch says what it would do, counted from the database, before
+// it is confirmed; after it, a notice says what was done.
+func TestGlobalFlagShowsItsImpact(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	for i := range 3 {
+		_, err := f.store.CreateOrg(ctx, "extra-"+strconv.Itoa(i), "Extra "+strconv.Itoa(i))
+		require.NoError(t, err)
+	}
+	c := f.as(&f.staff)
+	// 5 orgs: acme and extra-2 on, globex off, two inherit.
+	require.NoError(t, f.store.SetOrgFlag(ctx, orgs.System, f.orgA.ID, flagKey, orgs.On, ""))
+	extra2, err := f.store.OrgBySlug(ctx, "extra-2")
+	require.NoError(t, err)
+	require.NoError(t, f.store.SetOrgFlag(ctx, orgs.System, extra2.ID, flagKey, orgs.On, ""))
+	require.NoError(t, f.store.SetOrgFlag(ctx, orgs.System, f.orgB.ID, flagKey, orgs.Off, ""))
+
+	impact, err := f.store.FlagImpacts(ctx)
+	require.NoError(t, err)
+	require.Equal(t, orgs.FlagImpact{Orgs: 5, OverrideOn: 2, OverrideOff: 1}, impact[flagKey])
+	require.Equal(t, 4, impact[flagKey].Affected())
+
+	page := c.get("/staff/flags")
+	require.Contains(t, page.Body, `<p class="impact" id="impact-fieldforce.briefing">Turns off fieldforce.briefing for 4 orgs; 2 have an override on. 1 org is off already by its own override.</p>`)
+	row := orgRow(t, page.Body, "extra-0")
+	require.Contains(t, row, `→ global on`, "an inherit shows what it resolves to")
+	require.Contains(t, row, `<option value="inherit" selected>inherit (global on)</option>`)
+
+	res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"off"}, "reason": {"incident 7"}, "confirm": {flagKey}})
+	require.Equal(t, http.StatusSeeOther, res.Code)
+	require.Contains(t, res.Header.Get("Location"), "notice=flag-off")
+	page = c.get(res.Header.Get("Location"))
+	require.Contains(t, page.Body, `<p class="notice" role="status" id="flag-notice">Turned off fieldforce.briefing for every org.</p>`)
+	require.Contains(t, page.Body, `Turns on fieldforce.briefing for 4 orgs. 1 org has an override off and stays off.`)
+	require.Contains(t, orgRow(t, page.Body, "extra-0"), `→ global off`)
+	// A notice code names no text of its own: an unknown one shows nothing.
+	require.NotContains(t, c.get("/staff/flags?notice=%3Cb%3Ehi").Body, `class="notice"`)
 }

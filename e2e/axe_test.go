@@ -1,0 +1,233 @@
+package e2e
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"fieldbrief/internal/orgs"
+)
+
+// axeSource is axe-core, vendored for this test only (testdata/axe/README.md).
+//
+//go:embed testdata/axe/axe.min.js
+var axeSource string
+
+// axePage is one page the accessibility sweep visits: who looks at it, its
+// path (placeholders in braces are filled from the fixture, see
+// axeFixture.fill) and the HTTP status it answers with. Adding a page to
+// the sweep is one line in axePages.
+type axePage struct {
+	role   string // anon, admin, member, staff
+	path   string
+	status int
+}
+
+// axePages is every page reachable today, as the person who uses it.
+var axePages = []axePage{
+	{"anon", "/login", 200},
+	{"anon", "/no/such/page", 404},
+	{"anon", "/password/forgot", 200},
+	{"anon", "/password/reset/no-such-token", 410},
+	{"anon", "/invites/no-such-token", 410},
+	{"admin", "/", 200},
+	{"admin", "/orgs/{org}", 200},
+	{"admin", "/orgs/{org}/briefings", 200},
+	{"admin", "/orgs/{org}/briefings/{today}", 200}, // with its deliveries
+	{"admin", "/orgs/{org}/briefings/{failed}", 200},
+	{"admin", "/orgs/{org}/settings/fieldforce", 200},
+	{"admin", "/orgs/{org}/settings/api-tokens", 200},
+	{"admin", "/orgs/{org}/technicians", 200},
+	{"admin", "/orgs/{org}/technicians/{technician}", 200},
+	{"admin", "/orgs/{org}/jobs", 200},
+	{"admin", "/orgs/{org}/jobs/{job}", 200},
+	{"admin", "/orgs/{org}/board", 200},
+	{"admin", "/orgs/{org}/import", 200},
+	{"admin", "/orgs/{org}/members", 200},
+	{"admin", "/profile", 200},
+	{"admin", "/orgs/{org}/no-such-page", 404},
+	{"member", "/orgs/{org}/briefings", 200},
+	{"member", "/orgs/{org}/briefings/{today}", 200},
+	{"member", "/orgs/{org}/board", 200},
+	{"member", "/orgs/{org}/jobs", 200},
+	{"member", "/orgs/{org}/members", 200},
+	{"member", "/orgs/{org}/settings/fieldforce", 403},
+	{"member", "/orgs/not-my-org/briefings", 404},
+	{"staff", "/staff", 200},
+	{"staff", "/staff/flags", 200},
+	{"staff", "/staff/orgs/new", 200},
+	{"staff", "/staff/audit", 200},
+	{"staff", "/staff/audit?q=no-entry-says-this", 200},
+	{"staff", "/staff/outbox", 200},
+	{"staff", "/staff/outbox/{outbox}", 200},
+}
+
+// axeWidths are the viewport widths at which no page may scroll sideways
+// (wide tables scroll inside their own region instead).
+var axeWidths = []int64{1280, 860, 641, 390}
+
+// axeFixture is what the placeholders of axePages stand for.
+type axeFixture map[string]string
+
+func (f axeFixture) fill(path string) string {
+	for k, v := range f {
+		path = strings.ReplaceAll(path, "{"+k+"}", v)
+	}
+	return path
+}
+
+// Every page as admin, member, staff and signed out: axe-core finds no
+// serious or critical violation, and at 1280, 860, 641 and 390 px the page
+// itself never scrolls sideways.
+func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
+	e, sum, org, today := demoEnv(t)
+	// ~30 pages × (axe + 4 widths) and four sign-ins: several flows' time.
+	e.deadline = time.Now().Add(testTimeout * time.Duration(2+len(axePages)/6))
+	admin, _, staffAcc, _ := demoAccounts(t, sum)
+	member := account{"member-axe@demo.test", password}
+	e.addUser(member, false, org, orgs.RoleMember)
+
+	fx := axeFixture{"org": org.Slug, "today": today.Date.String(), "failed": today.Date.AddDays(-1).String()}
+	for key, q := range map[string]string{
+		"technician": `SELECT id::text FROM technicians WHERE org_id = $1 ORDER BY id LIMIT 1`,
+		"job":        `SELECT id::text FROM jobs WHERE org_id = $1 ORDER BY id LIMIT 1`,
+	} {
+		var v string
+		e.must("find a "+key, e.db.QueryRow(e.ctx, q, org.ID).Scan(&v))
+		fx[key] = v
+	}
+	var outbox int64
+	e.must("keep a message in the outbox", e.db.QueryRow(e.ctx, `
+		INSERT INTO mail_outbox (org_id, message_id, mail_from, rcpt, subject, text_body, html_body)
+		VALUES ($1, 'axe-1@fieldbrief.test', 'brief@fieldbrief.test', 'ops@example.test', 'Your briefing', 'Hello', '<p>Hello</p>')
+		RETURNING id`, org.ID).Scan(&outbox))
+	fx["outbox"] = strconv.FormatInt(outbox, 10)
+
+	sessions := map[string]*session{}
+	as := func(role string) *session { // signed in on first use
+		if s, ok := sessions[role]; ok {
+			return s
+		}
+		s := e.newSession(role)
+		switch role {
+		case "admin":
+			s.login(admin)
+		case "member":
+			s.login(member)
+		case "staff":
+			s.login(staffAcc)
+		}
+		sessions[role] = s
+		return s
+	}
+	only := os.Getenv("AXE_ONLY") // a substring of the paths to check, while fixing a page
+	for _, p := range axePages {
+		path := fx.fill(p.path)
+		if !strings.Contains(path, only) {
+			continue
+		}
+		s := as(p.role)
+		s.do("desktop viewport", chromedp.EmulateViewport(1280, 900))
+		if status := s.open(path); status != p.status {
+			t.Errorf("%s %s: status %d, want %d", p.role, path, status, p.status)
+			continue
+		}
+		s.settle()
+		if v := s.axe(); len(v) > 0 {
+			t.Errorf("%s %s: axe-core found %d serious or critical violation(s):\n%s", p.role, path, len(v), strings.Join(v, "\n"))
+		}
+		for _, w := range axeWidths {
+			if over := s.overflow(w); over != "" {
+				t.Errorf("%s %s at %d px: the page scrolls sideways: %s", p.role, path, w, over)
+			}
+		}
+	}
+}
+
+// settle waits until the page has loaded and no htmx request is running
+// (the settings page loads its preview after the page).
+func (s *session) settle() {
+	s.t.Helper()
+	s.waitJS("the page to settle", `document.readyState === "complete" && !document.querySelector(".htmx-request")`)
+}
+
+// axe runs axe-core on the page and returns its serious and critical
+// violations, one readable line each: rule, impact, what it means, where
+// (up to three targets) and axe's summary of how to fix the first.
+func (s *session) axe() []string {
+	s.t.Helper()
+	has, err := eval[bool](s, `typeof window.axe === "object"`)
+	if err != nil {
+		s.t.Fatalf("%s: look for axe: %v", s.name, err)
+	}
+	if !has {
+		if _, err := eval[any](s, axeSource+"\n;true"); err != nil {
+			s.t.Fatalf("%s: inject axe-core: %v", s.name, err)
+		}
+	}
+	raw, err := chromedp.Run(s.ctx, chromedp.Evaluate[string](`axe.run(document, {
+		runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]},
+		resultTypes: ["violations"]
+	}).then(r => JSON.stringify(r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({
+		id: v.id, impact: v.impact, help: v.help,
+		targets: v.nodes.map(n => n.target.join(" ")),
+		summary: v.nodes.length ? v.nodes[0].failureSummary : ""
+	}))))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		s.t.Fatalf("%s: run axe-core: %v", s.name, err)
+	}
+	var found []struct {
+		ID, Impact, Help, Summary string
+		Targets                   []string
+	}
+	if err := json.Unmarshal([]byte(raw), &found); err != nil {
+		s.t.Fatalf("%s: read axe-core's answer: %v", s.name, err)
+	}
+	var out []string
+	for _, v := range found {
+		targets := v.Targets
+		more := ""
+		if len(targets) > 3 {
+			more = fmt.Sprintf(" and %d more", len(targets)-3)
+			targets = targets[:3]
+		}
+		out = append(out, fmt.Sprintf("  - %s (%s): %s\n    at %s%s\n    %s", v.ID, v.Impact, v.Help,
+			strings.Join(targets, ", "), more, strings.ReplaceAll(strings.TrimSpace(v.Summary), "\n", "\n    ")))
+	}
+	return out
+}
+
+// overflow sets the viewport to width px and reports whether the page is
+// wider than the viewport (document.documentElement.scrollWidth >
+// innerWidth): "" when not, else the widths and the elements that stick
+// out, outside any element that scrolls sideways on its own.
+func (s *session) overflow(width int64) string {
+	s.t.Helper()
+	s.do(fmt.Sprintf("viewport %d px", width), chromedp.EmulateViewport(width, 900))
+	out, err := eval[string](s, `(() => {
+		const de = document.documentElement;
+		if (de.scrollWidth <= innerWidth) return "";
+		// Inside an element that scrolls (or clips) on its own, unless placed
+		// absolutely: then its containing block may be outside that element.
+		const scrolls = el => { if (/absolute|fixed/.test(getComputedStyle(el).position)) return false;
+			for (let p = el.parentElement; p; p = p.parentElement) {
+			const o = getComputedStyle(p).overflowX; if (o === "auto" || o === "scroll" || o === "hidden") return true; } return false; };
+		const wide = [...document.querySelectorAll("body *")]
+			.filter(el => el.getBoundingClientRect().right > innerWidth + 1 && !scrolls(el))
+			.slice(0, 5)
+			.map(el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\s+/).join(".") : "") +
+				" (right edge " + Math.round(el.getBoundingClientRect().right) + ")");
+		return "scrollWidth " + de.scrollWidth + " > innerWidth " + innerWidth + "; sticking out: " + (wide.join(", ") || "?");
+	})()`)
+	if err != nil {
+		s.t.Fatalf("%s: measure the page at %d px: %v", s.name, width, err)
+	}
+	return out
+}
