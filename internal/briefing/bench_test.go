@@ -63,7 +63,8 @@ func BenchmarkTick(b *testing.B) {
 				cands, err := Candidates(ctx, db, now)
 				require.NoError(b, err)
 				scan = time.Since(start)
-				due = len(tk.decide(now, cands, &TickResult{Skipped: map[schedule.Reason]int{}}))
+				items, _ := tk.decide(now, cands, &TickResult{Skipped: map[schedule.Reason]int{}})
+				due = len(items)
 				return scan, time.Since(start), due
 			}
 			// The first tick of a process parses every config.

@@ -3,7 +3,11 @@ package briefing
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
@@ -13,8 +17,53 @@ import (
 // and its flag is on. Whether it is due is decided in Go (tick.go).
 type Candidate struct {
 	OrgID  int64
-	Config []byte          // config_json as stored; validated by the decision
+	Config ConfigColumns   // validated by the decision
 	Dates  []schedule.Date // its dates within the scan window whose scheduled firing happened
+	Hint   StoredHint
+}
+
+// ConfigColumns is a candidate's config document as the candidate SQL
+// returns it (docs/architecture.md, "The candidate columns"): the members
+// as raw JSON when the document has the usual shape, else the whole
+// document.
+type ConfigColumns struct {
+	Doc     []byte           // the whole document, only when its shape is unusual
+	Members schedule.Members // otherwise
+}
+
+// key identifies the document within a tick, for the parse memo. JSON text
+// never holds a NUL byte (jsonb cannot store \u0000 either), so NUL
+// separates the members and 0x01 marks an absent one.
+func (c ConfigColumns) key() string {
+	if c.Doc != nil {
+		return "d" + string(c.Doc)
+	}
+	var b strings.Builder
+	b.WriteByte('m')
+	for _, m := range []([]byte){c.Members.Timezone, c.Members.ScheduleLocalTime, c.Members.Days, c.Members.Enabled, c.Members.Delivery} {
+		if m == nil {
+			b.WriteByte(1)
+		} else {
+			b.Write(m)
+		}
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// StoredHint is the org's next-fire hint as the scan read it
+// (docs/architecture.md, "The next-fire hint").
+type StoredHint struct {
+	Version    int64              // the tick writes its hint only while the version is still this
+	NextFireAt pgtype.Timestamptz // NULL: unknown; infinity: never
+	From       pgtype.Timestamptz // the instant it was computed at
+}
+
+// validAt reports whether the hint tells the tick at now to skip the org:
+// computed at or before now, for an instant after it.
+func (h StoredHint) validAt(now time.Time) bool {
+	return h.NextFireAt.Valid && h.From.Valid && !h.From.Time.After(now) &&
+		(h.NextFireAt.InfinityModifier == pgtype.Infinity || h.NextFireAt.Time.After(now))
 }
 
 // candidatesSQL applies only cheap, zone-free filters (docs/architecture.md,
@@ -23,9 +72,22 @@ type Candidate struct {
 // Go, so a tick at any instant sees what it would have seen then. Only dates
 // whose scheduled firing happened count: a "generate now" look does not
 // consume the day's run.
+//
+// The config comes as columns: a cheap shape check (only known members,
+// briefing an object; no zone, no cast) and the briefing's members as JSON
+// text, or the whole document when the check fails; Go validates either way
+// (schedule.ParseMembers, schedule.ParseConfig).
+//
+// %s is the hint filter: empty for the full scan (the ADR-0024 query), or
+// hintFilter for the hinted one.
 const candidatesSQL = `
-SELECT om.org_id,
-       om.config_json,
+SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
+       CASE WHEN NOT k.ok THEN om.config_json::text END,
+       CASE WHEN k.ok THEN (k.b->'timezone')::text END,
+       CASE WHEN k.ok THEN (k.b->'schedule_local_time')::text END,
+       CASE WHEN k.ok THEN (k.b->'days')::text END,
+       CASE WHEN k.ok THEN (k.b->'enabled')::text END,
+       CASE WHEN k.ok THEN (om.config_json->'delivery')::text END,
        ARRAY(SELECT b.briefing_date
                FROM ff_briefings b
               WHERE b.org_id = om.org_id
@@ -34,9 +96,27 @@ SELECT om.org_id,
   FROM org_module_configs om
   JOIN admin_feature_flags af ON af.key = $2 AND af.is_enabled
   LEFT JOIN org_feature_flags oo ON oo.org_id = om.org_id AND oo.key = $2
+ CROSS JOIN LATERAL (
+       SELECT x.b,
+              CASE WHEN jsonb_typeof(om.config_json) = 'object' AND jsonb_typeof(x.b) = 'object'
+                   THEN om.config_json - '{briefing,delivery}'::text[] = '{}'::jsonb
+                        AND x.b - '{timezone,schedule_local_time,days,enabled}'::text[] = '{}'::jsonb
+                   ELSE false END AS ok
+         FROM (SELECT om.config_json->'briefing' AS b) x) k
  WHERE om.module = $1
-   AND (oo.is_enabled IS NULL OR oo.is_enabled)
+   AND (oo.is_enabled IS NULL OR oo.is_enabled)%s
  ORDER BY om.org_id`
+
+// hintFilter is the hinted scan's one more cheap filter: the hint is
+// unknown, has come, or was computed after now (it says nothing about
+// earlier instants). A bitmap OR over the two hint indexes (00013).
+const hintFilter = `
+   AND (om.next_fire_at IS NULL OR om.next_fire_at <= $5 OR om.hint_from > $5)`
+
+var (
+	fullScanSQL   = fmt.Sprintf(candidatesSQL, "")
+	hintedScanSQL = fmt.Sprintf(candidatesSQL, hintFilter)
+)
 
 // scanWindow is the ±1 day around now's UTC date: every UTC offset (-12h to
 // +14h) puts an org's local date at now inside it.
@@ -45,28 +125,45 @@ func scanWindow(now time.Time) (from, to schedule.Date) {
 	return d.AddDays(-1), d.AddDays(1)
 }
 
-// Candidates returns one row per org that could be due at now, by org id.
+// Candidates is the full scan: one row per org that could be due at now,
+// by org id, whatever its hint says.
 func Candidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
+	return scan(ctx, q, now, false)
+}
+
+// HintedCandidates is the hinted scan: the candidates whose hint does not
+// rule them out at now.
+func HintedCandidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
+	return scan(ctx, q, now, true)
+}
+
+func scan(ctx context.Context, q database.Querier, now time.Time, hinted bool) ([]Candidate, error) {
 	from, to := scanWindow(now)
-	rows, err := q.Query(ctx, candidatesSQL, schedule.Module, schedule.FlagKey, from.Time(), to.Time())
+	sql, args := fullScanSQL, []any{schedule.Module, schedule.FlagKey, from.Time(), to.Time()}
+	if hinted {
+		sql, args = hintedScanSQL, append(args, now)
+	}
+	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("scan briefing candidates: %w", err)
 	}
 	defer rows.Close()
 	var out []Candidate
-	for rows.Next() {
-		var c Candidate
-		var dates []time.Time
-		if err := rows.Scan(&c.OrgID, &c.Config, &dates); err != nil {
-			return nil, fmt.Errorf("scan briefing candidate: %w", err)
-		}
-		c.Dates = make([]schedule.Date, len(dates))
+	var c Candidate
+	var dates []time.Time
+	m := &c.Config.Members
+	dest := []any{&c.OrgID, &c.Hint.Version, &c.Hint.NextFireAt, &c.Hint.From,
+		&c.Config.Doc, &m.Timezone, &m.ScheduleLocalTime, &m.Days, &m.Enabled, &m.Delivery, &dates}
+	_, err = pgx.ForEachRow(rows, dest, func() error {
+		cand := c
+		cand.Dates = make([]schedule.Date, len(dates))
 		for i, d := range dates {
-			c.Dates[i] = schedule.DateOf(d)
+			cand.Dates[i] = schedule.DateOf(d)
 		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+		out = append(out, cand)
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("scan briefing candidates: %w", err)
 	}
 	return out, nil
