@@ -24,8 +24,8 @@ type Metrics struct {
 	// return it), late_hint (a stored hint later than the next firing). Any
 	// is a bug, or new zone rules; the full scan fired what was due.
 	HintDisagreements *prometheus.CounterVec
-	Deliveries   *prometheus.CounterVec   // delivery attempts, by channel (email, webhook) and outcome (sent, retry, failed)
-	DeliveryLag  *prometheus.HistogramVec // from the scheduled minute to the receiver accepting, by channel
+	Deliveries        *prometheus.CounterVec   // delivery attempts, by channel (email, webhook) and outcome (sent, retry, failed)
+	DeliveryLag       *prometheus.HistogramVec // from the scheduled minute to the receiver accepting, by channel
 }
 
 // NewMetrics creates the collectors; register them with Collectors.
