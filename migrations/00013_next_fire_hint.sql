@@ -22,6 +22,20 @@ ALTER TABLE org_module_configs
     ADD COLUMN hint_from    timestamptz,
     ADD COLUMN hint_version bigint NOT NULL DEFAULT nextval('org_module_configs_hint_version_seq');
 
+-- The candidate scan's shape check (docs/architecture.md, "The candidate
+-- columns"), computed when the document is written, not at every scan: the
+-- document is an object with no members but briefing and delivery, and
+-- briefing an object with no members but the four known ones. When it
+-- holds, the scan returns the briefing's members as columns for Go to
+-- validate (schedule.ParseMembers); else the whole document (ParseConfig).
+-- Zone-free, like every filter of the scan.
+ALTER TABLE org_module_configs
+    ADD COLUMN briefing_shape_ok boolean NOT NULL GENERATED ALWAYS AS (
+        CASE WHEN jsonb_typeof(config_json) = 'object' AND jsonb_typeof(config_json -> 'briefing') = 'object'
+             THEN config_json - '{briefing,delivery}'::text[] = '{}'::jsonb
+                  AND (config_json -> 'briefing') - '{timezone,schedule_local_time,days,enabled}'::text[] = '{}'::jsonb
+             ELSE false END) STORED;
+
 -- The hinted candidate scan: (next_fire_at IS NULL OR next_fire_at <= $now
 -- OR hint_from > $now), a bitmap OR over these two.
 CREATE INDEX org_module_configs_next_fire_idx ON org_module_configs (module, next_fire_at);
@@ -133,5 +147,5 @@ DROP FUNCTION ff_hint_config_changed();
 DROP FUNCTION ff_hint_reset(bigint[]);
 DROP INDEX org_module_configs_hint_from_idx;
 DROP INDEX org_module_configs_next_fire_idx;
-ALTER TABLE org_module_configs DROP COLUMN hint_version, DROP COLUMN hint_from, DROP COLUMN next_fire_at;
+ALTER TABLE org_module_configs DROP COLUMN briefing_shape_ok, DROP COLUMN hint_version, DROP COLUMN hint_from, DROP COLUMN next_fire_at;
 DROP SEQUENCE org_module_configs_hint_version_seq;

@@ -73,21 +73,22 @@ func (h StoredHint) validAt(now time.Time) bool {
 // whose scheduled firing happened count: a "generate now" look does not
 // consume the day's run.
 //
-// The config comes as columns: a cheap shape check (only known members,
-// briefing an object; no zone, no cast) and the briefing's members as JSON
-// text, or the whole document when the check fails; Go validates either way
-// (schedule.ParseMembers, schedule.ParseConfig).
+// The config comes as columns: the briefing's members as JSON text when the
+// document has the usual shape (briefing_shape_ok, computed on write:
+// migration 00013), else the whole document; Go validates either way
+// (schedule.ParseMembers, schedule.ParseConfig). No ORDER BY: sorting a
+// million wide rows cost more than the scan; the tick sorts what it fires.
 //
 // %s is the hint filter: empty for the full scan (the ADR-0024 query), or
 // hintFilter for the hinted one.
 const candidatesSQL = `
 SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
-       CASE WHEN NOT k.ok THEN om.config_json::text END,
-       CASE WHEN k.ok THEN (k.b->'timezone')::text END,
-       CASE WHEN k.ok THEN (k.b->'schedule_local_time')::text END,
-       CASE WHEN k.ok THEN (k.b->'days')::text END,
-       CASE WHEN k.ok THEN (k.b->'enabled')::text END,
-       CASE WHEN k.ok THEN (om.config_json->'delivery')::text END,
+       CASE WHEN NOT om.briefing_shape_ok THEN om.config_json::text END,
+       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'timezone')::text END,
+       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'schedule_local_time')::text END,
+       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'days')::text END,
+       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'enabled')::text END,
+       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'delivery')::text END,
        ARRAY(SELECT b.briefing_date
                FROM ff_briefings b
               WHERE b.org_id = om.org_id
@@ -96,16 +97,8 @@ SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
   FROM org_module_configs om
   JOIN admin_feature_flags af ON af.key = $2 AND af.is_enabled
   LEFT JOIN org_feature_flags oo ON oo.org_id = om.org_id AND oo.key = $2
- CROSS JOIN LATERAL (
-       SELECT x.b,
-              CASE WHEN jsonb_typeof(om.config_json) = 'object' AND jsonb_typeof(x.b) = 'object'
-                   THEN om.config_json - '{briefing,delivery}'::text[] = '{}'::jsonb
-                        AND x.b - '{timezone,schedule_local_time,days,enabled}'::text[] = '{}'::jsonb
-                   ELSE false END AS ok
-         FROM (SELECT om.config_json->'briefing' AS b) x) k
  WHERE om.module = $1
-   AND (oo.is_enabled IS NULL OR oo.is_enabled)%s
- ORDER BY om.org_id`
+   AND (oo.is_enabled IS NULL OR oo.is_enabled)%s`
 
 // hintFilter is the hinted scan's one more cheap filter: the hint is
 // unknown, has come, or was computed after now (it says nothing about
@@ -126,7 +119,7 @@ func scanWindow(now time.Time) (from, to schedule.Date) {
 }
 
 // Candidates is the full scan: one row per org that could be due at now,
-// by org id, whatever its hint says.
+// in no particular order, whatever its hint says.
 func Candidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
 	return scan(ctx, q, now, false)
 }

@@ -261,6 +261,10 @@ func (t *Ticker) decide(now time.Time, cands []Candidate, res *TickResult) ([]du
 		hints = appendHint(hints, c, now, at, ok)
 	}
 	t.parsed = next // only the current configs: the memo never outgrows the candidate set
+	// enqueue takes the unique key's locks in org id order (no deadlock
+	// between replicas); the scan returns no particular order.
+	slices.SortFunc(items, func(a, b due) int { return cmp.Compare(a.OrgID, b.OrgID) })
+	slices.Sort(res.LateHints)
 	return items, hints
 }
 

@@ -291,6 +291,7 @@ func TestCandidates(t *testing.T) {
 
 	cands, err := Candidates(f.ctx, f.db, now)
 	require.NoError(t, err)
+	slices.SortFunc(cands, func(a, b Candidate) int { return int(a.OrgID - b.OrgID) })
 	require.Len(t, cands, 2) // one row per org despite three briefings in the window
 	require.Equal(t, inherit, cands[0].OrgID)
 	require.Equal(t, []schedule.Date{date("2026-03-09"), date("2026-03-10"), date("2026-03-11")}, sorted(cands[0].Dates))
