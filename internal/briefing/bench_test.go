@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +112,8 @@ func BenchmarkTick(b *testing.B) {
 
 			worstScan, worst, worstCands, _, worstWritten := tick(&Ticker{Log: quiet}, now, false)
 			require.Equal(b, worstCands, worstWritten)
+			_, err := db.Exec(ctx, `ANALYZE org_module_configs`) // as autovacuum would after so many updates
+			require.NoError(b, err)
 			b.Logf("hinted scan in the steady state:\n%s", explain(b, db, hintedScanSQL, now.Add(time.Minute)))
 
 			var fullCold, full, adr, attz time.Duration
@@ -236,4 +240,53 @@ func seedTickBench(b *testing.B, db *pgxpool.Pool, orgs int, now time.Time, allF
 		require.NoError(b, err)
 	}
 	b.Logf("seeded %d orgs over %d zones in %v", orgs, len(zones), time.Since(start))
+}
+
+// BenchmarkWorkerOnceColdStart is the cold start: a whole `worker -once`
+// process (start, migrations checked, River started, a full scan of 100k
+// orgs with no hints yet, the hints written, exit) when none is due,
+// against ADR-0024's candidate query alone run by psql on the same data.
+//
+//	go test -run '^$' -bench BenchmarkWorkerOnceColdStart -benchtime 3x ./internal/briefing/
+func BenchmarkWorkerOnceColdStart(b *testing.B) {
+	const orgs = 100_000
+	ctx := b.Context()
+	url := testdb.URL(b)
+	db, err := pgxpool.New(ctx, url)
+	require.NoError(b, err)
+	defer db.Close()
+	now := time.Now().UTC().Truncate(time.Minute)
+	seedTickBench(b, db, orgs, now, true)
+	bin := filepath.Join(b.TempDir(), "worker")
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/worker").CombinedOutput()
+	require.NoError(b, err, "%s", out)
+
+	var once, psql time.Duration
+	var hints int
+	for b.Loop() {
+		b.StopTimer()
+		_, err := db.Exec(ctx, `UPDATE org_module_configs SET next_fire_at = NULL, hint_from = NULL`)
+		require.NoError(b, err)
+		_, err = db.Exec(ctx, `VACUUM ANALYZE org_module_configs`)
+		require.NoError(b, err)
+		b.StartTimer()
+
+		start := time.Now()
+		cmd := exec.CommandContext(ctx, bin, "-once", "-now", now.Format(time.RFC3339), "-wait", "0s")
+		cmd.Env = append(os.Environ(), "DATABASE_URL="+url)
+		out, err := cmd.CombinedOutput()
+		require.NoError(b, err, "%s", out)
+		once += time.Since(start)
+		require.Contains(b, string(out), `"enqueued":0`)
+
+		start = time.Now()
+		out, err = exec.CommandContext(ctx, "psql", url, "-Atc", adrQuery, "-o", "/dev/null").CombinedOutput()
+		require.NoError(b, err, "%s", out)
+		psql += time.Since(start)
+	}
+	require.NoError(b, db.QueryRow(ctx, `SELECT count(*) FROM org_module_configs WHERE next_fire_at IS NOT NULL`).Scan(&hints))
+	b.ReportMetric(float64(once.Milliseconds())/float64(b.N), "once-ms")
+	b.ReportMetric(float64(psql.Milliseconds())/float64(b.N), "psql-adr-ms")
+	b.ReportMetric(float64(once)/float64(psql), "once/psql-adr")
+	b.ReportMetric(float64(hints), "hints-written")
 }
