@@ -22,19 +22,38 @@ ALTER TABLE org_module_configs
     ADD COLUMN hint_from    timestamptz,
     ADD COLUMN hint_version bigint NOT NULL DEFAULT nextval('org_module_configs_hint_version_seq');
 
--- The candidate scan's shape check (docs/architecture.md, "The candidate
--- columns"), computed when the document is written, not at every scan: the
--- document is an object with no members but briefing and delivery, and
--- briefing an object with no members but the four known ones. When it
--- holds, the scan returns the briefing's members as columns for Go to
--- validate (schedule.ParseMembers); else the whole document (ParseConfig).
--- Zone-free, like every filter of the scan.
+-- The candidate columns (docs/architecture.md, "The candidate columns"),
+-- computed when the document is written, not at every scan. The shape
+-- check: the document is an object with no members but briefing and
+-- delivery, and briefing an object with no members but the four known
+-- ones. When it holds, the scan reads the briefing's members (and
+-- delivery) as JSON text from the columns below, for Go to validate
+-- (schedule.ParseMembers); else the whole document (ParseConfig). A
+-- zone-free extraction, like every filter of the scan.
+-- +goose StatementBegin
+CREATE FUNCTION ff_briefing_shape_ok(doc jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN jsonb_typeof(doc) = 'object' AND jsonb_typeof(doc -> 'briefing') = 'object'
+                THEN doc - '{briefing,delivery}'::text[] = '{}'::jsonb
+                     AND (doc -> 'briefing') - '{timezone,schedule_local_time,days,enabled}'::text[] = '{}'::jsonb
+                ELSE false END
+$$;
+-- +goose StatementEnd
+-- +goose StatementBegin
+CREATE FUNCTION ff_briefing_member(doc jsonb, VARIADIC path text[]) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN ff_briefing_shape_ok(doc) THEN (doc #> path)::text END
+$$;
+-- +goose StatementEnd
 ALTER TABLE org_module_configs
-    ADD COLUMN briefing_shape_ok boolean NOT NULL GENERATED ALWAYS AS (
-        CASE WHEN jsonb_typeof(config_json) = 'object' AND jsonb_typeof(config_json -> 'briefing') = 'object'
-             THEN config_json - '{briefing,delivery}'::text[] = '{}'::jsonb
-                  AND (config_json -> 'briefing') - '{timezone,schedule_local_time,days,enabled}'::text[] = '{}'::jsonb
-             ELSE false END) STORED;
+    ADD COLUMN briefing_shape_ok boolean NOT NULL GENERATED ALWAYS AS (ff_briefing_shape_ok(config_json)) STORED,
+    ADD COLUMN briefing_timezone text GENERATED ALWAYS AS (ff_briefing_member(config_json, 'briefing', 'timezone')) STORED,
+    ADD COLUMN briefing_time     text GENERATED ALWAYS AS (ff_briefing_member(config_json, 'briefing', 'schedule_local_time')) STORED,
+    ADD COLUMN briefing_days     text GENERATED ALWAYS AS (ff_briefing_member(config_json, 'briefing', 'days')) STORED,
+    ADD COLUMN briefing_enabled  text GENERATED ALWAYS AS (ff_briefing_member(config_json, 'briefing', 'enabled')) STORED,
+    ADD COLUMN briefing_delivery text GENERATED ALWAYS AS (ff_briefing_member(config_json, 'delivery')) STORED;
+
+-- The scan's dates: only scheduled firings count, and this index answers
+-- with an index-only scan, without visiting each briefing row.
+CREATE INDEX ff_briefings_scheduled_idx ON ff_briefings (org_id, briefing_date) WHERE scheduled_at IS NOT NULL;
 
 -- The hinted candidate scan: (next_fire_at IS NULL OR next_fire_at <= $now
 -- OR hint_from > $now), a bitmap OR over these two.
@@ -147,5 +166,10 @@ DROP FUNCTION ff_hint_config_changed();
 DROP FUNCTION ff_hint_reset(bigint[]);
 DROP INDEX org_module_configs_hint_from_idx;
 DROP INDEX org_module_configs_next_fire_idx;
-ALTER TABLE org_module_configs DROP COLUMN briefing_shape_ok, DROP COLUMN hint_version, DROP COLUMN hint_from, DROP COLUMN next_fire_at;
+DROP INDEX ff_briefings_scheduled_idx;
+ALTER TABLE org_module_configs DROP COLUMN briefing_delivery, DROP COLUMN briefing_enabled, DROP COLUMN briefing_days,
+    DROP COLUMN briefing_time, DROP COLUMN briefing_timezone, DROP COLUMN briefing_shape_ok;
+DROP FUNCTION ff_briefing_member(jsonb, text[]);
+DROP FUNCTION ff_briefing_shape_ok(jsonb);
+ALTER TABLE org_module_configs DROP COLUMN hint_version, DROP COLUMN hint_from, DROP COLUMN next_fire_at;
 DROP SEQUENCE org_module_configs_hint_version_seq;

@@ -74,7 +74,7 @@ func (h StoredHint) validAt(now time.Time) bool {
 // consume the day's run.
 //
 // The config comes as columns: the briefing's members as JSON text when the
-// document has the usual shape (briefing_shape_ok, computed on write:
+// document has the usual shape (generated columns, computed on write:
 // migration 00013), else the whole document; Go validates either way
 // (schedule.ParseMembers, schedule.ParseConfig). No ORDER BY: sorting a
 // million wide rows cost more than the scan; the tick sorts what it fires.
@@ -84,11 +84,7 @@ func (h StoredHint) validAt(now time.Time) bool {
 const candidatesSQL = `
 SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
        CASE WHEN NOT om.briefing_shape_ok THEN om.config_json::text END,
-       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'timezone')::text END,
-       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'schedule_local_time')::text END,
-       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'days')::text END,
-       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'briefing'->'enabled')::text END,
-       CASE WHEN om.briefing_shape_ok THEN (om.config_json->'delivery')::text END,
+       om.briefing_timezone, om.briefing_time, om.briefing_days, om.briefing_enabled, om.briefing_delivery,
        ARRAY(SELECT b.briefing_date
                FROM ff_briefings b
               WHERE b.org_id = om.org_id
