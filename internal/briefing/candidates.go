@@ -79,22 +79,25 @@ func (h StoredHint) validAt(now time.Time) bool {
 // (schedule.ParseMembers, schedule.ParseConfig). No ORDER BY: sorting a
 // million wide rows cost more than the scan; the tick sorts what it fires.
 //
-// %s is the hint filter: empty for the full scan (the ADR-0024 query), or
-// hintFilter for the hinted one.
+// The first %s is the columns, the second the hint filter: empty for the
+// full scan (the ADR-0024 query), or hintFilter for the hinted one.
 const candidatesSQL = `
-SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
-       CASE WHEN NOT om.briefing_shape_ok THEN om.config_json::text END,
-       om.briefing_timezone, om.briefing_time, om.briefing_days, om.briefing_enabled, om.briefing_delivery,
-       ARRAY(SELECT b.briefing_date
-               FROM ff_briefings b
-              WHERE b.org_id = om.org_id
-                AND b.briefing_date BETWEEN $3 AND $4
-                AND b.scheduled_at IS NOT NULL) AS dates
+SELECT %s
   FROM org_module_configs om
   JOIN admin_feature_flags af ON af.key = $2 AND af.is_enabled
   LEFT JOIN org_feature_flags oo ON oo.org_id = om.org_id AND oo.key = $2
  WHERE om.module = $1
    AND (oo.is_enabled IS NULL OR oo.is_enabled)%s`
+
+// candidateColumns is what the tick reads of each candidate.
+const candidateColumns = `om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
+       CASE WHEN NOT om.briefing_shape_ok THEN om.config_json::text END,
+       om.briefing_timezone, om.briefing_time, om.briefing_days, om.briefing_enabled, om.briefing_delivery,
+       ARRAY(SELECT b.briefing_date
+               FROM ff_briefings b
+              WHERE b.org_id = om.org_id
+                AND b.briefing_date BETWEEN $3::date AND $4::date
+                AND b.scheduled_at IS NOT NULL) AS dates`
 
 // hintFilter is the hinted scan's one more cheap filter: the hint is
 // unknown, has come, or was computed after now (it says nothing about
@@ -103,8 +106,13 @@ const hintFilter = `
    AND (om.next_fire_at IS NULL OR om.next_fire_at <= $5 OR om.hint_from > $5)`
 
 var (
-	fullScanSQL   = fmt.Sprintf(candidatesSQL, "")
-	hintedScanSQL = fmt.Sprintf(candidatesSQL, hintFilter)
+	fullScanSQL   = fmt.Sprintf(candidatesSQL, candidateColumns, "")
+	hintedScanSQL = fmt.Sprintf(candidatesSQL, candidateColumns, hintFilter)
+	// hintedDueSQL is which of the orgs $4 the hinted scan returns, for the
+	// safety net's comparison: the same filters, only for the due orgs. Its
+	// now is $3: a statement may not skip a parameter number.
+	hintedDueSQL = fmt.Sprintf(candidatesSQL, "om.org_id", strings.ReplaceAll(hintFilter, "$5", "$3")+`
+   AND om.org_id = ANY ($4)`)
 )
 
 // scanWindow is the ±1 day around now's UTC date: every UTC offset (-12h to

@@ -132,28 +132,23 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult, rerun
 
 	full := t.fullScanDue(now)
 	var cands []Candidate
-	var hinted map[int64]bool
+	var items []due
+	var hints []hint
 	var err error
 	if full {
 		res.Path = PathFull
-		cands, hinted, err = bothScans(ctx, t.DB, now)
+		cands, items, hints, err = t.fullScan(ctx, now, res)
 	} else {
 		res.Path = PathHinted
-		cands, err = HintedCandidates(ctx, t.DB, now)
+		if cands, err = HintedCandidates(ctx, t.DB, now); err == nil {
+			items, hints = t.decide(now, cands, res)
+		}
 	}
 	if err != nil {
 		return err
 	}
 	res.Candidates = len(cands)
-	items, hints := t.decide(now, cands, res)
 	res.Due = len(items)
-	if full {
-		for _, it := range items {
-			if !hinted[it.OrgID] {
-				res.MissedByHint = append(res.MissedByHint, it.OrgID)
-			}
-		}
-	}
 	res.BriefingIDs, err = enqueue(ctx, t.DB, t.Jobs, now, items)
 	if err != nil {
 		return err
@@ -197,24 +192,37 @@ func (t *Ticker) fullScanDue(now time.Time) bool {
 	return t.lastFull.IsZero() || now.Sub(t.lastFull).Abs() >= every
 }
 
-// bothScans runs the full scan and the hinted scan on one snapshot, so
-// their difference is the hints' doing, not a change in between.
-func bothScans(ctx context.Context, db *pgxpool.Pool, now time.Time) (cands []Candidate, hinted map[int64]bool, err error) {
-	err = pgx.BeginTxFunc(ctx, db, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+// fullScan is the safety net: the full scan and its decisions, and, on
+// the same snapshot, which of the due orgs the hinted scan returns: any
+// other is a disagreement (res.MissedByHint), caused by the hints, not by a
+// change in between.
+func (t *Ticker) fullScan(ctx context.Context, now time.Time, res *TickResult) (cands []Candidate, items []due, hints []hint, err error) {
+	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	err = pgx.BeginTxFunc(ctx, t.DB, opts, func(tx pgx.Tx) error {
 		if cands, err = Candidates(ctx, tx, now); err != nil {
 			return err
 		}
-		h, err := HintedCandidates(ctx, tx, now)
-		if err != nil {
-			return err
+		items, hints = t.decide(now, cands, res)
+		ids := make([]int64, len(items))
+		for i, it := range items {
+			ids[i] = it.OrgID
 		}
-		hinted = make(map[int64]bool, len(h))
-		for _, c := range h {
-			hinted[c.OrgID] = true
+		rows, err := tx.Query(ctx, hintedDueSQL, schedule.Module, schedule.FlagKey, now, ids)
+		if err != nil {
+			return fmt.Errorf("hinted scan of the due orgs: %w", err)
+		}
+		hinted, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return fmt.Errorf("hinted scan of the due orgs: %w", err)
+		}
+		for _, id := range ids {
+			if !slices.Contains(hinted, id) {
+				res.MissedByHint = append(res.MissedByHint, id)
+			}
 		}
 		return nil
 	})
-	return cands, hinted, err
+	return cands, items, hints, err
 }
 
 // decide applies schedule.Decide to every candidate and returns the due
