@@ -47,7 +47,7 @@ WITH h AS (SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[]) A
      locked AS (SELECT om.org_id, h.next_fire_at
                   FROM org_module_configs om
                   JOIN h ON h.org_id = om.org_id AND h.version = om.hint_version
-                 WHERE om.module = $1
+                 WHERE om.module = $1 AND om.org_id = ANY ($3) -- the primary key's index, however many rows unnest is guessed to give
                  ORDER BY om.org_id
                    FOR UPDATE OF om SKIP LOCKED)
 UPDATE org_module_configs om
