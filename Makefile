@@ -15,9 +15,12 @@ BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
 FUZZTIME     ?= 60s
+# bench-tick: the tick at 10k/100k/1M orgs and the cold start (BENCH_1M=0 skips 1M)
+TICK_BENCHTIME ?= 20x
+BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 4h
 
-.PHONY: help run test bench bench-burst fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run test bench bench-burst bench-tick fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -71,6 +74,12 @@ bench-burst: ## Burst (10k orgs due at once, 1 and 3 worker processes) and worke
 	# BENCH_BURST_SMTP=1 adds runs that mail every org's dispatcher.
 	BENCH_BURST_ORGS=$(BENCH_BURST_ORGS) BENCH_MEMORY_ORGS=$(BENCH_MEMORY_ORGS) \
 	  $(GO) test -run='^$$' -bench='BenchmarkBurst|BenchmarkWorkerMemory' -benchtime=1x -timeout=60m ./cmd/worker/
+
+bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs ADR-0024 and AT TIME ZONE, worker -once cold start (BENCH_1M=0 skips 1M)
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/briefing/
+	$(GO) test -run='^$$' -bench='BenchmarkWorkerOnceColdStart' -benchtime=3x -timeout=30m ./internal/briefing/
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule

@@ -80,6 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and jobs may take to finish; then jobs are cancelled and River retries them")
 	wait := fs.Duration("wait", 2*time.Minute, "with -once: do not wait for a job whose next retry is further away than this")
 	retention := fs.Duration("job-retention", briefing.DefaultJobRetention, "how long River keeps finished jobs (the briefing page's attempt history is kept regardless)")
+	fullScanEvery := fs.Duration("full-scan-every", briefing.DefaultFullScanEvery, "how often a tick reads every org instead of only those whose next-fire hint has come, and checks the hints (the first tick, and -once, always do)")
 	usageErr := func(err error) error {
 		usage(stderr, fs)
 		return &usageError{err}
@@ -109,6 +110,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	if *retention <= 0 {
 		return usageErr(errors.New("-job-retention must be positive"))
+	}
+	if *fullScanEvery < time.Minute {
+		return usageErr(errors.New("-full-scan-every must be at least 1m"))
 	}
 	tickAt := time.Now() // the tick's instant only: River schedules jobs on the real clock
 	if *nowFlag != "" {
@@ -156,7 +160,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, JobRetention: *retention, Sender: sender}
+	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, JobRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
 		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks)
 	if *once {

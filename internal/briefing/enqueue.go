@@ -93,6 +93,12 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, jobs *river.Client[pg
 	}
 	var briefingIDs []int64
 	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		// The firings this transaction records need not invalidate their
+		// orgs' hints: the tick stores them itself, computed with these
+		// dates (migration 00013; docs/architecture.md, "The next-fire hint").
+		if _, err := tx.Exec(ctx, `SELECT set_config('fieldbrief.hint_writer', 'tick', true)`); err != nil {
+			return err
+		}
 		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt, rules.Version, rules.Source)
 		if err != nil {
 			return err

@@ -17,8 +17,15 @@ type Metrics struct {
 	Enqueued     prometheus.Counter
 	Jobs         *prometheus.CounterVec // River job outcomes in this process, by kind and outcome
 	TickDuration prometheus.Histogram
-	Deliveries   *prometheus.CounterVec   // delivery attempts, by channel (email, webhook) and outcome (sent, retry, failed)
-	DeliveryLag  *prometheus.HistogramVec // from the scheduled minute to the receiver accepting, by channel
+	Scans        *prometheus.CounterVec // ticks that ran, by path: hinted, full
+	HintsWritten prometheus.Counter
+	// HintDisagreements counts orgs on which a full scan and the next-fire
+	// hints disagreed, by kind: missed_due (due, but the hinted scan did not
+	// return it), late_hint (a stored hint later than the next firing). Any
+	// is a bug, or new zone rules; the full scan fired what was due.
+	HintDisagreements *prometheus.CounterVec
+	Deliveries        *prometheus.CounterVec   // delivery attempts, by channel (email, webhook) and outcome (sent, retry, failed)
+	DeliveryLag       *prometheus.HistogramVec // from the scheduled minute to the receiver accepting, by channel
 }
 
 // NewMetrics creates the collectors; register them with Collectors.
@@ -44,6 +51,16 @@ func NewMetrics() *Metrics {
 			Name: "fieldbrief_briefing_tick_duration_seconds", Help: "Duration of ticks that ran the scan.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16), // 1ms .. ~33s
 		}),
+		Scans: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldbrief_briefing_tick_scans_total", Help: "Ticks that ran the scan, by path (hinted, full).",
+		}, []string{"path"}),
+		HintsWritten: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fieldbrief_briefing_hints_written_total", Help: "Next-fire hints stored by ticks.",
+		}),
+		HintDisagreements: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldbrief_tick_hint_disagreements_total",
+			Help: "Orgs on which a full scan disagreed with the next-fire hints, by kind (missed_due, late_hint); should stay 0.",
+		}, []string{"kind"}),
 		Deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fieldbrief_deliveries_total", Help: "Delivery attempts, by channel (email, webhook) and outcome (sent, retry, failed).",
 		}, []string{"channel", "outcome"}),
@@ -58,7 +75,7 @@ func NewMetrics() *Metrics {
 // Collectors lists every collector, for prometheus.Registerer.MustRegister.
 func (m *Metrics) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.Ticks, m.Candidates, m.Skipped, m.Enqueued,
-		m.Jobs, m.TickDuration, m.Deliveries, m.DeliveryLag}
+		m.Jobs, m.TickDuration, m.Scans, m.HintsWritten, m.HintDisagreements, m.Deliveries, m.DeliveryLag}
 }
 
 func (m *Metrics) observeTick(r TickResult, err error) {
@@ -80,6 +97,12 @@ func (m *Metrics) observeTick(r TickResult, err error) {
 	}
 	m.Enqueued.Add(float64(r.Enqueued))
 	m.TickDuration.Observe(r.Duration.Seconds())
+	if r.Path != "" {
+		m.Scans.WithLabelValues(r.Path).Inc()
+	}
+	m.HintsWritten.Add(float64(r.HintsWritten))
+	m.HintDisagreements.WithLabelValues("missed_due").Add(float64(len(r.MissedByHint)))
+	m.HintDisagreements.WithLabelValues("late_hint").Add(float64(len(r.LateHints)))
 }
 
 // jobOutcome counts one attempt's end. Both labels are bounded: kinds are

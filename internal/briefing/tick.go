@@ -1,6 +1,7 @@
 package briefing
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
@@ -33,10 +35,26 @@ type Ticker struct {
 	// NoLock skips the advisory lock, so tests can show the unique key alone
 	// keeps concurrent ticks from creating duplicates.
 	NoLock bool
+	// FullScanEvery is how often, in tick time, a tick reads every org (the
+	// plain ADR-0024 query) instead of the hinted scan, and checks that the
+	// two agree: the safety net (docs/architecture.md, "The next-fire
+	// hint"). The first tick of a Ticker always does. 0 means
+	// DefaultFullScanEvery.
+	FullScanEvery time.Duration
 
-	mu     sync.Mutex
-	parsed map[string]parsedConfig // by config document, as of the last tick
+	mu       sync.Mutex
+	parsed   map[string]parsedConfig // by config document, as of the last tick
+	lastFull time.Time               // the instant of the last full scan; zero: none yet
 }
+
+// DefaultFullScanEvery is how often the safety net runs by default.
+const DefaultFullScanEvery = time.Hour
+
+// The tick's two scans, as logged and counted.
+const (
+	PathHinted = "hinted" // orgs whose hint is unknown, has come, or was computed after now
+	PathFull   = "full"   // every org (the safety net), checked against the hinted scan
+)
 
 // parsedConfig is a config document's schedule, or why it is invalid.
 type parsedConfig struct {
@@ -56,6 +74,15 @@ type TickResult struct {
 	// BriefingIDs are the briefings whose scheduled firing this tick
 	// recorded, one generation job each.
 	BriefingIDs []int64
+
+	Path         string // PathHinted or PathFull
+	HintsWritten int    // next-fire hints stored
+	// Full scans only: orgs due that the hinted scan at the same instant
+	// and snapshot did not return (MissedByHint), and orgs not due whose
+	// stored hint was later than their next firing (LateHints). Either is
+	// a bug (or new zone rules); the full scan fires what is due anyway.
+	MissedByHint []int64
+	LateHints    []int64
 }
 
 // Tick decides and enqueues every briefing due at now. A bad config skips
@@ -103,16 +130,39 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult, rerun
 	}
 	res.Ran = true
 
-	cands, err := Candidates(ctx, t.DB, now)
+	full := t.fullScanDue(now)
+	var cands []Candidate
+	var items []due
+	var hints []hint
+	var err error
+	if full {
+		res.Path = PathFull
+		cands, items, hints, err = t.fullScan(ctx, now, res)
+	} else {
+		res.Path = PathHinted
+		if cands, err = HintedCandidates(ctx, t.DB, now); err == nil {
+			items, hints = t.decide(now, cands, res)
+		}
+	}
 	if err != nil {
 		return err
 	}
 	res.Candidates = len(cands)
-	items := t.decide(now, cands, res)
 	res.Due = len(items)
 	res.BriefingIDs, err = enqueue(ctx, t.DB, t.Jobs, now, items)
-	if err != nil || !rerun {
+	if err != nil {
 		return err
+	}
+	if res.HintsWritten, err = writeHints(ctx, t.DB, now, hints); err != nil {
+		return err
+	}
+	if full {
+		t.mu.Lock()
+		t.lastFull = now
+		t.mu.Unlock()
+	}
+	if !rerun {
+		return nil
 	}
 	// Candidates skips an org whose date was fired already, so look up the
 	// orgs fired at this very instant: scheduled_at is set once per date.
@@ -132,39 +182,109 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult, rerun
 	return nil
 }
 
-// decide applies schedule.Decide to every candidate and returns the due
-// ones. It remembers the strict config parse (schedule.ParseConfig) from
-// one tick to the next: configs rarely change, and parsing is ~98% of
-// the cost of a decision (which matters at 100k orgs a minute).
-func (t *Ticker) decide(now time.Time, cands []Candidate, res *TickResult) []due {
+// fullScanDue reports whether the tick at now is a full scan: the first of
+// this Ticker, or FullScanEvery after the last one (either way, for a clock
+// moved back).
+func (t *Ticker) fullScanDue(now time.Time) bool {
+	every := cmp.Or(t.FullScanEvery, DefaultFullScanEvery)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	next := make(map[string]parsedConfig, len(cands))
-	var items []due
-	for _, c := range cands {
-		p, ok := t.parsed[string(c.Config)]
-		if !ok {
-			p = parseConfig(c.Config)
+	return t.lastFull.IsZero() || now.Sub(t.lastFull).Abs() >= every
+}
+
+// fullScan is the safety net: the full scan and its decisions, and, on
+// the same snapshot, which of the due orgs the hinted scan returns: any
+// other is a disagreement (res.MissedByHint), caused by the hints, not by a
+// change in between.
+func (t *Ticker) fullScan(ctx context.Context, now time.Time, res *TickResult) (cands []Candidate, items []due, hints []hint, err error) {
+	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	err = pgx.BeginTxFunc(ctx, t.DB, opts, func(tx pgx.Tx) error {
+		if cands, err = Candidates(ctx, tx, now); err != nil {
+			return err
 		}
-		next[string(c.Config)] = p
+		items, hints = t.decide(now, cands, res)
+		ids := make([]int64, len(items))
+		for i, it := range items {
+			ids[i] = it.OrgID
+		}
+		rows, err := tx.Query(ctx, hintedDueSQL, schedule.Module, schedule.FlagKey, now, ids)
+		if err != nil {
+			return fmt.Errorf("hinted scan of the due orgs: %w", err)
+		}
+		hinted, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return fmt.Errorf("hinted scan of the due orgs: %w", err)
+		}
+		for _, id := range ids {
+			if !slices.Contains(hinted, id) {
+				res.MissedByHint = append(res.MissedByHint, id)
+			}
+		}
+		return nil
+	})
+	return cands, items, hints, err
+}
+
+// decide applies schedule.Decide to every candidate and returns the due
+// ones, and the next-fire hints to store (schedule.NextFire, counting the
+// dates this tick fires): only those that differ from the stored ones. It
+// remembers the strict config parse from one tick to the next and within
+// a tick by document: configs rarely change, many orgs share one, and
+// parsing was ~98% of the cost of a decision.
+func (t *Ticker) decide(now time.Time, cands []Candidate, res *TickResult) ([]due, []hint) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next := make(map[string]parsedConfig)
+	var items []due
+	var hints []hint
+	for _, c := range cands {
+		key := c.Config.key()
+		p, ok := next[key]
+		if !ok {
+			if p, ok = t.parsed[key]; !ok {
+				p = parseConfig(c.Config)
+			}
+			next[key] = p
+		}
 		if p.err != nil {
 			res.Skipped[schedule.ReasonInvalidConfig]++
 			t.Log.Warn("briefing config invalid, org skipped", "org_id", c.OrgID, "error", p.err)
+			hints = appendHint(hints, c, now, time.Time{}, false) // until the config changes
 			continue
 		}
-		d := schedule.Decide(now, p.schedule, func(d schedule.Date) bool { return slices.Contains(c.Dates, d) })
-		if !d.Due() {
+		dates := c.Dates
+		generated := func(d schedule.Date) bool { return slices.Contains(dates, d) }
+		d := schedule.Decide(now, p.schedule, generated)
+		if d.Due() {
+			items = append(items, due{OrgID: c.OrgID, Date: d.Date, Timezone: p.schedule.Zone.Name})
+			dates = append(slices.Clip(dates), d.Date) // the hint counts the date this tick fires
+		} else {
 			res.Skipped[d.Reason]++
-			continue
 		}
-		items = append(items, due{OrgID: c.OrgID, Date: d.Date, Timezone: p.schedule.Zone.Name})
+		at, ok := schedule.NextFire(now, p.schedule, generated)
+		if !d.Due() && ok && c.Hint.validAt(now) &&
+			(c.Hint.NextFireAt.InfinityModifier == pgtype.Infinity || at.Before(c.Hint.NextFireAt.Time)) {
+			res.LateHints = append(res.LateHints, c.OrgID)
+		}
+		hints = appendHint(hints, c, now, at, ok)
 	}
 	t.parsed = next // only the current configs: the memo never outgrows the candidate set
-	return items
+	// enqueue takes the unique key's locks in org id order (no deadlock
+	// between replicas); the scan returns no particular order.
+	slices.SortFunc(items, func(a, b due) int { return cmp.Compare(a.OrgID, b.OrgID) })
+	slices.Sort(res.LateHints)
+	return items, hints
 }
 
-func parseConfig(raw []byte) parsedConfig {
-	_, s, err := schedule.ParseConfig(raw)
+// parseConfig validates a candidate's config: by its members when the SQL
+// found the usual shape, else the whole document. Both apply ParseConfig's
+// checks (TestConfigColumnsAgreeWithParseConfig).
+func parseConfig(c ConfigColumns) parsedConfig {
+	if c.Doc != nil {
+		_, s, err := schedule.ParseConfig(c.Doc)
+		return parsedConfig{schedule: s, err: err}
+	}
+	s, err := schedule.ParseMembers(c.Members)
 	return parsedConfig{schedule: s, err: err}
 }
 
@@ -208,6 +328,16 @@ func (t *Ticker) logResult(r TickResult, err error) {
 		"now", r.Now, "ran", r.Ran, "candidates", r.Candidates, "due", r.Due, "enqueued", r.Enqueued,
 		"skipped", r.Skipped, "invalid_configs", r.Skipped[schedule.ReasonInvalidConfig], "duration_ms", float64(r.Duration.Microseconds()) / 1000,
 		"briefing_ids", r.BriefingIDs[:min(len(r.BriefingIDs), maxLoggedBriefingIDs)], // the count is "enqueued"
+		"path", r.Path, "hints_written", r.HintsWritten,
+	}
+	if r.Path == PathFull {
+		attrs = append(attrs, "missed_by_hint", len(r.MissedByHint), "late_hints", len(r.LateHints))
+	}
+	if len(r.MissedByHint)+len(r.LateHints) > 0 {
+		t.Log.Error("next-fire hints disagree with the full scan; the full scan's decisions were used",
+			"now", r.Now, "missed_by_hint", len(r.MissedByHint), "late_hints", len(r.LateHints),
+			"missed_org_ids", r.MissedByHint[:min(len(r.MissedByHint), maxLoggedBriefingIDs)],
+			"late_org_ids", r.LateHints[:min(len(r.LateHints), maxLoggedBriefingIDs)])
 	}
 	switch {
 	case err != nil:

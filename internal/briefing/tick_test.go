@@ -291,10 +291,13 @@ func TestCandidates(t *testing.T) {
 
 	cands, err := Candidates(f.ctx, f.db, now)
 	require.NoError(t, err)
+	slices.SortFunc(cands, func(a, b Candidate) int { return int(a.OrgID - b.OrgID) })
 	require.Len(t, cands, 2) // one row per org despite three briefings in the window
 	require.Equal(t, inherit, cands[0].OrgID)
 	require.Equal(t, []schedule.Date{date("2026-03-09"), date("2026-03-10"), date("2026-03-11")}, sorted(cands[0].Dates))
-	require.JSONEq(t, config("Etc/UTC", "08:00"), string(cands[0].Config))
+	require.Equal(t, `"Etc/UTC"`, string(cands[0].Config.Members.Timezone)) // the usual shape: members as columns
+	require.Equal(t, `"08:00"`, string(cands[0].Config.Members.ScheduleLocalTime))
+	require.Nil(t, cands[0].Config.Doc)
 	require.Equal(t, on, cands[1].OrgID)
 	require.Empty(t, cands[1].Dates)
 

@@ -64,6 +64,10 @@ type Worker struct {
 	Now          func() time.Time // the tick's and the jobs' clock; default time.Now
 	Concurrency  int              // jobs run at once; default 4
 	JobRetention time.Duration    // how long River keeps finished jobs; default DefaultJobRetention
+	// FullScanEvery is how often the tick reads every org and checks the
+	// next-fire hints (the safety net); default DefaultFullScanEvery. The
+	// first tick of a process always does.
+	FullScanEvery time.Duration
 	// Sender delivers briefings; nil delivers email to the outbox and
 	// webhooks to public addresses only, with links to delivery.DefaultBaseURL.
 	Sender *Sender
@@ -154,7 +158,7 @@ func (w *Worker) build(periodic bool) error {
 	}
 	w.client = client
 	if w.ticker == nil { // a restarted client (watchRiver) keeps the first one's ticker: it only inserts
-		w.ticker = &Ticker{DB: w.DB, Jobs: client, Log: w.Log, Metrics: w.Metrics}
+		w.ticker = &Ticker{DB: w.DB, Jobs: client, Log: w.Log, Metrics: w.Metrics, FullScanEvery: w.FullScanEvery}
 	}
 	return nil
 }

@@ -186,15 +186,45 @@ func (v *validator) decode(raw []byte) (c Config, ok bool) {
 	if !ok {
 		return c, false
 	}
-	b := &c.Briefing
-	v.value("briefing.timezone", m["timezone"], &b.Timezone, "must be a string")
-	v.value("briefing.schedule_local_time", m["schedule_local_time"], &b.ScheduleLocalTime, `must be a string such as "08:00"`)
-	b.Days = v.days(m["days"])
-	if m["enabled"] != nil {
-		b.Enabled = new(bool)
-		v.value("briefing.enabled", m["enabled"], b.Enabled, "must be true or false")
-	}
+	v.briefing(&c.Briefing, m["timezone"], m["schedule_local_time"], m["days"], m["enabled"])
 	return c, true
+}
+
+// briefing decodes the briefing object's members (nil: absent).
+func (v *validator) briefing(b *BriefingConfig, timezone, at, days, enabled json.RawMessage) {
+	v.value("briefing.timezone", timezone, &b.Timezone, "must be a string")
+	v.value("briefing.schedule_local_time", at, &b.ScheduleLocalTime, `must be a string such as "08:00"`)
+	b.Days = v.days(days)
+	if enabled != nil {
+		b.Enabled = new(bool)
+		v.value("briefing.enabled", enabled, b.Enabled, "must be true or false")
+	}
+}
+
+// Members is a config document given as the raw JSON of its members (nil:
+// absent), for a document whose shape the caller has checked: an object
+// with no members but briefing and delivery, briefing an object with no
+// members but these four. The tick's candidate SQL checks that shape and
+// returns the members as columns (docs/architecture.md, "The candidate
+// columns"), so the worker need not decode every document.
+type Members struct {
+	Timezone, ScheduleLocalTime, Days, Enabled, Delivery json.RawMessage
+}
+
+// ParseMembers is ParseConfig for a document given by its members: the
+// same checks on the same values, so the same schedule or the same
+// *ValidationError.
+func ParseMembers(m Members) (Schedule, error) {
+	var v validator
+	var c Config
+	c.Delivery = v.decodeDelivery(m.Delivery)
+	v.briefing(&c.Briefing, m.Timezone, m.ScheduleLocalTime, m.Days, m.Enabled)
+	s := v.schedule(c)
+	c.Delivery = v.delivery(c.Delivery)
+	if err := v.err(); err != nil {
+		return Schedule{}, err
+	}
+	return s, nil
 }
 
 // document checks that raw holds exactly one JSON value.
