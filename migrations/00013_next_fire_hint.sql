@@ -54,6 +54,8 @@ ALTER TABLE org_module_configs
 -- The scan's dates: only scheduled firings count, and this index answers
 -- with an index-only scan, without visiting each briefing row.
 CREATE INDEX ff_briefings_scheduled_idx ON ff_briefings (org_id, briefing_date) WHERE scheduled_at IS NOT NULL;
+-- The full scan's dates: one index-only pass over the window, grouped per org.
+CREATE INDEX ff_briefings_scheduled_date_idx ON ff_briefings (briefing_date, org_id) WHERE scheduled_at IS NOT NULL;
 
 -- The hinted candidate scan: (next_fire_at IS NULL OR next_fire_at <= $now
 -- OR hint_from > $now), a bitmap OR over these two.
@@ -166,6 +168,7 @@ DROP FUNCTION ff_hint_config_changed();
 DROP FUNCTION ff_hint_reset(bigint[]);
 DROP INDEX org_module_configs_hint_from_idx;
 DROP INDEX org_module_configs_next_fire_idx;
+DROP INDEX ff_briefings_scheduled_date_idx;
 DROP INDEX ff_briefings_scheduled_idx;
 ALTER TABLE org_module_configs DROP COLUMN briefing_delivery, DROP COLUMN briefing_enabled, DROP COLUMN briefing_days,
     DROP COLUMN briefing_time, DROP COLUMN briefing_timezone, DROP COLUMN briefing_shape_ok;
