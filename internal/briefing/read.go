@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
@@ -127,7 +128,7 @@ func scanBriefing(row pgx.Row) (Briefing, error) {
 // List returns the org's briefings dated from..to inclusive, newest first,
 // without their Content (Get reads that); a zero date leaves that end open.
 func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) ([]Briefing, error) {
-	rows, err := s.DB.Query(ctx, `SELECT `+listColumns+` FROM ff_briefings
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+listColumns+` FROM ff_briefings
 		 WHERE org_id = $1 AND ($2::date IS NULL OR briefing_date >= $2) AND ($3::date IS NULL OR briefing_date <= $3)
 		 ORDER BY briefing_date DESC`, orgID, dateArg(from), dateArg(to))
 	if err != nil {

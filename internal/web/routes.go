@@ -27,6 +27,7 @@ func (s *Server) routes() {
 		checkText,        // no NUL or invalid UTF-8 in the path, query or form
 		s.retryLostReads, // a GET or HEAD runs again once when the database connection was lost
 		s.loadSession,    // sets the user when a valid session cookie is present
+		s.readTx,         // a GET's or HEAD's store reads share one read-only transaction
 		issueCSRF,        // the token every page's forms and hx-headers carry
 	)
 
