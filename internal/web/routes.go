@@ -22,6 +22,7 @@ func (s *Server) routes() {
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.Recover(),
 		s.requestLog,
+		s.admit,          // at most MaxInFlight at once, a short queue, 503 for the rest (overload.go)
 		bodyLimit,        // 1 MiB; the CSV upload is capped by readForm, the API reads its own (api.go)
 		readForm,         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, 5 MB: readUpload, after its access checks)
 		checkText,        // no NUL or invalid UTF-8 in the path, query or form
