@@ -148,6 +148,9 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
+// MaxInFlight is how many requests the server serves at once.
+func (s *Server) MaxInFlight() int { return s.admission.slots }
+
 // ServeHTTP makes the server an http.Handler. HEAD is served wherever GET
 // is: the request is routed and handled as a GET (echo routes on the
 // request it is given, so this happens before echo sees it) and the body
