@@ -17,7 +17,7 @@ BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/.
 FUZZTIME     ?= 60s
 CHAOS_TIMEOUT ?= 4h
 
-.PHONY: help run test bench fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run test bench bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -61,6 +61,11 @@ bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS)
+
+bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of cmd/web (WEBLOAD_RATES=200,1000 WEBLOAD_DURATION=10s WEBLOAD_PAGES=...)
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	$(GO) test -run='^$$' -bench=BenchmarkWebLoad -benchtime=1x -timeout=30m ./internal/webload/
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule
