@@ -147,7 +147,7 @@ type Visit struct {
 
 // Membership is the user's access to the org named slug, ok=false when
 // they are not a member. Staff who are not members get read-only member
-// access to any org that exists (the rule of docs/architecture.md).
+// access to any org that exists (role member, so admin routes refuse them).
 func (v Visit) Membership(slug string) (orgs.Membership, bool) {
 	for _, m := range v.Memberships {
 		if m.Org.Slug == slug {
