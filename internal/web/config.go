@@ -58,7 +58,7 @@ const minKeyLen = 32
 //	API_RATE_BURST                  requests an API token may make at once above that (default 100)
 //	WEB_MAX_IN_FLIGHT               requests served at once (default: the pool's connections, pool_max_conns)
 //	WEB_MAX_QUEUE                   requests that may wait for a turn beyond those (default 4 per in-flight)
-//	WEB_QUEUE_WAIT                  longest a request waits for a turn before 503 (default 100ms)
+//	WEB_QUEUE_WAIT                  longest a request waits for a turn before 503 (default 50ms)
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {

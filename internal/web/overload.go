@@ -21,7 +21,7 @@ import (
 // request holds at most one connection at a time.
 const (
 	defaultQueuePerSlot = 4                      // requests waiting per in-flight slot
-	defaultQueueWait    = 100 * time.Millisecond // longest a request waits for a slot
+	defaultQueueWait    = 50 * time.Millisecond // longest a request waits for a slot: the p99 a page may take under overload (issue 10)
 )
 
 // Why a request was turned away: the label values of fieldbrief_http_shed_total.

@@ -58,7 +58,7 @@ type Config struct {
 	// MaxInFlight requests are served at once; up to MaxQueue more wait at
 	// most QueueWait for a turn, and the rest get 503 with Retry-After at
 	// once (overload.go). Zero takes the defaults: the pool's connection
-	// count, 4 per in-flight slot, 100 ms.
+	// count, 4 per in-flight slot, 50 ms.
 	MaxInFlight int
 	MaxQueue    int
 	QueueWait   time.Duration
