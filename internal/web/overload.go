@@ -20,7 +20,7 @@ import (
 // In flight defaults to the pool's connection count (New), since each
 // request holds at most one connection at a time.
 const (
-	defaultQueuePerSlot = 4                      // requests waiting per in-flight slot
+	defaultQueuePerSlot = 4                     // requests waiting per in-flight slot
 	defaultQueueWait    = 50 * time.Millisecond // longest a request waits for a slot: the p99 a page may take under overload (issue 10)
 )
 
