@@ -20,7 +20,7 @@ TICK_BENCHTIME ?= 20x
 BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 4h
 
-.PHONY: help run test bench bench-burst bench-tick fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run test bench bench-burst bench-tick bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -80,6 +80,11 @@ bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs ADR-0024 
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/briefing/
 	$(GO) test -run='^$$' -bench='BenchmarkWorkerOnceColdStart' -benchtime=3x -timeout=30m ./internal/briefing/
+
+bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of cmd/web (WEBLOAD_RATES=200,1000 WEBLOAD_DURATION=10s WEBLOAD_PAGES=...)
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	$(GO) test -run='^$$' -bench=BenchmarkWebLoad -benchtime=1x -timeout=30m ./internal/webload/
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule

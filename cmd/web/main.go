@@ -174,8 +174,8 @@ func plain(err error) error {
 
 // open connects to DATABASE_URL and applies pending migrations. The caller
 // closes the pool.
-func (a *app) open(ctx context.Context) (*pgxpool.Pool, error) {
-	return database.Open(ctx, a.getenv("DATABASE_URL"), a.log)
+func (a *app) open(ctx context.Context, opts ...database.Option) (*pgxpool.Pool, error) {
+	return database.Open(ctx, a.getenv("DATABASE_URL"), a.log, opts...)
 }
 
 func lookup(name string) (command, bool) {

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/metrics"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/web"
@@ -32,15 +34,16 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 		for _, w := range cfg.Warnings {
 			a.log.Warn("configuration", "warning", w)
 		}
-		pool, err := a.open(ctx)
+		pool, err := a.open(ctx, webPoolSize())
 		if err != nil {
 			return err
 		}
 		defer pool.Close()
-		srv, err := web.New(cfg, pool, a.log)
+		srv, err := web.New(cfg, pool, a.log) // admits as many requests at once as the pool has connections, unless WEB_MAX_IN_FLIGHT says otherwise
 		if err != nil {
 			return err
 		}
+		a.log.Info("admission", "max_in_flight", srv.MaxInFlight(), "pool_max_conns", pool.Config().MaxConns)
 		if cfg.MetricsAddr != "" {
 			// The operators' own address (METRICS_ADDR), never the public one.
 			stop, err := metrics.Listen(cfg.MetricsAddr, web.MetricsHandler(), a.log)
@@ -52,6 +55,14 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 		return serveHTTP(ctx, a.log, *addr, srv)
 	}
 }
+
+// webPoolSize gives the web two connections per core (at least pgx's
+// default, max(4, CPUs)): a page spends part of its time waiting on
+// PostgreSQL, so two requests per core keep the cores busy, and since the
+// admission limit defaults to the pool's size, a request never waits for a
+// connection (docs/architecture.md, "Web under load"). pool_max_conns in
+// DATABASE_URL wins.
+func webPoolSize() database.Option { return database.MaxConnsAtLeast(2 * runtime.GOMAXPROCS(0)) }
 
 func defaultAddr(getenv func(string) string) string {
 	if addr := getenv("ADDR"); addr != "" {

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/orgs"
 )
 
@@ -129,33 +130,109 @@ func (s *Sessions) Start(ctx context.Context, w http.ResponseWriter, r *http.Req
 // valid session: no cookie, a bad signature, or a row that is revoked, idle
 // for longer than the idle timeout or older than the absolute timeout.
 func (s *Sessions) Load(ctx context.Context, r *http.Request, now time.Time) (u orgs.User, ok bool, err error) {
-	token := s.token(r)
-	if token == "" {
-		return orgs.User{}, false, nil
-	}
-	id := sessionID(token)
-	var created, lastSeen time.Time
-	var revoked bool
-	err = s.db.QueryRow(ctx, `
-		SELECT s.created_at, s.last_seen_at, s.revoked_at IS NOT NULL, u.id, u.email, u.is_staff, u.created_at
-		FROM sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.id = $1`, id).
-		Scan(&created, &lastSeen, &revoked, &u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return orgs.User{}, false, nil
-	}
-	if err != nil {
-		return orgs.User{}, false, fmt.Errorf("load session: %w", err)
-	}
-	if revoked || now.Sub(created) >= s.absolute || now.Sub(lastSeen) >= s.idle {
-		return orgs.User{}, false, nil
-	}
-	if now.Sub(lastSeen) >= touchEvery {
-		if _, err := s.db.Exec(ctx, `UPDATE sessions SET last_seen_at = $2 WHERE id = $1 AND last_seen_at < $2`, id, now); err != nil {
-			return orgs.User{}, false, fmt.Errorf("touch session: %w", err)
+	v, ok, err := s.Visit(ctx, r, now, "")
+	return v.User, ok, err
+}
+
+// Visit is who is asking, for a page: the signed-in user, their
+// memberships (the org switcher, and the member check of an org's pages)
+// and, for platform staff, the org named slug (staff see every org; ""
+// skips it).
+type Visit struct {
+	User        orgs.User
+	Memberships []orgs.Membership
+	// StaffOrg is the org named slug when the user is staff and it exists.
+	StaffOrg *orgs.Org
+}
+
+// Membership is the user's access to the org named slug, ok=false when
+// they are not a member. Staff who are not members get read-only member
+// access to any org that exists (role member, so admin routes refuse them).
+func (v Visit) Membership(slug string) (orgs.Membership, bool) {
+	for _, m := range v.Memberships {
+		if m.Org.Slug == slug {
+			return m, true
 		}
 	}
-	return u, true, nil
+	if v.User.IsStaff && v.StaffOrg != nil && v.StaffOrg.Slug == slug {
+		return orgs.Membership{Org: *v.StaffOrg, Role: orgs.RoleMember}, true
+	}
+	return orgs.Membership{}, false
+}
+
+// visitSQL loads a session's user, their memberships and, for staff, the
+// org of the URL in one statement: one round trip and one transaction per
+// request (docs/architecture.md, "Web under load"). Its UPDATE writes the
+// last-seen time of a valid session at most once per touchEvery; the
+// SELECT reads the row as it was before, as the checks in Go expect.
+// Times come from Go ($3–$5), so the clock stays injectable.
+const visitSQL = `
+WITH touch AS (
+	UPDATE sessions SET last_seen_at = $2
+	 WHERE id = $1 AND revoked_at IS NULL AND last_seen_at < $2
+	   AND last_seen_at <= $5 AND last_seen_at > $4 AND created_at > $3
+)
+SELECT s.created_at, s.last_seen_at, s.revoked_at IS NOT NULL, u.id, u.email, u.is_staff, u.created_at,
+       ms.ids, ms.slugs, ms.names, ms.created, ms.roles,
+       so.id, so.slug, so.name, so.created_at
+  FROM sessions s
+  JOIN users u ON u.id = s.user_id
+  CROSS JOIN LATERAL (
+	SELECT coalesce(array_agg(o.id ORDER BY o.name, o.id), '{}') AS ids,
+	       coalesce(array_agg(o.slug ORDER BY o.name, o.id), '{}') AS slugs,
+	       coalesce(array_agg(o.name ORDER BY o.name, o.id), '{}') AS names,
+	       coalesce(array_agg(o.created_at ORDER BY o.name, o.id), '{}') AS created,
+	       coalesce(array_agg(m.role ORDER BY o.name, o.id), '{}') AS roles
+	  FROM memberships m JOIN orgs o ON o.id = m.org_id
+	 WHERE m.user_id = u.id) ms
+  LEFT JOIN orgs so ON u.is_staff AND so.slug = $6
+ WHERE s.id = $1`
+
+// Visit loads the request's session with the user's memberships (and, for
+// staff, the org named slug) in one statement; ok is false as for Load.
+func (s *Sessions) Visit(ctx context.Context, r *http.Request, now time.Time, slug string) (v Visit, ok bool, err error) {
+	token := s.token(r)
+	if token == "" {
+		return Visit{}, false, nil
+	}
+	conn, err := database.Acquire(ctx, s.db, database.AcquireWait)
+	if err != nil {
+		return Visit{}, false, fmt.Errorf("load session: %w", err)
+	}
+	defer conn.Release()
+	var created, lastSeen time.Time
+	var revoked bool
+	var ids []int64
+	var slugs, names, roles []string
+	var orgsCreated []time.Time
+	var staffID *int64
+	var staffSlug, staffName *string
+	var staffCreated *time.Time
+	u := &v.User
+	err = conn.QueryRow(ctx, visitSQL, sessionID(token), now, now.Add(-s.absolute), now.Add(-s.idle), now.Add(-touchEvery), slug).
+		Scan(&created, &lastSeen, &revoked, &u.ID, &u.Email, &u.IsStaff, &u.CreatedAt,
+			&ids, &slugs, &names, &orgsCreated, &roles,
+			&staffID, &staffSlug, &staffName, &staffCreated)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Visit{}, false, nil
+	}
+	if err != nil {
+		return Visit{}, false, fmt.Errorf("load session: %w", err)
+	}
+	if revoked || now.Sub(created) >= s.absolute || now.Sub(lastSeen) >= s.idle {
+		return Visit{}, false, nil
+	}
+	v.Memberships = make([]orgs.Membership, len(ids))
+	for i := range ids {
+		v.Memberships[i] = orgs.Membership{
+			Org:  orgs.Org{ID: ids[i], Slug: slugs[i], Name: names[i], CreatedAt: orgsCreated[i]},
+			Role: orgs.Role(roles[i]),
+		}
+	}
+	if staffID != nil {
+		v.StaffOrg = &orgs.Org{ID: *staffID, Slug: *staffSlug, Name: *staffName, CreatedAt: *staffCreated}
+	}
+	return v, true, nil
 }
 
 // End revokes the request's session (if any) and, when w is not nil,

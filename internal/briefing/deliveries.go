@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
@@ -151,7 +152,7 @@ const maxRecentDeliveries = 50
 // included, for the settings page's log (without attempts).
 func (s *Store) RecentDeliveries(ctx context.Context, orgID int64, limit int) ([]Delivery, error) {
 	limit = min(max(limit, 1), maxRecentDeliveries)
-	rows, err := s.DB.Query(ctx, `SELECT `+deliveryColumns+`
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+deliveryColumns+`
 		  FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
 		 WHERE d.org_id = $1
 		 ORDER BY d.id DESC

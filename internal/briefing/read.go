@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
@@ -135,7 +136,7 @@ const deliveredColumn = `EXISTS (SELECT 1 FROM ff_deliveries d
 // List returns the org's briefings dated from..to inclusive, newest first,
 // without their Content (Get reads that); a zero date leaves that end open.
 func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) ([]Briefing, error) {
-	rows, err := s.DB.Query(ctx, `SELECT `+listColumns+`, `+deliveredColumn+` FROM ff_briefings b
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+listColumns+`, `+deliveredColumn+` FROM ff_briefings b
 		 WHERE b.org_id = $1 AND ($2::date IS NULL OR b.briefing_date >= $2) AND ($3::date IS NULL OR b.briefing_date <= $3)
 		 ORDER BY b.briefing_date DESC`, orgID, dateArg(from), dateArg(to))
 	if err != nil {

@@ -54,7 +54,7 @@ func scanJob(row pgx.Row, j *Job) error {
 
 // ListJobs returns one page of the org's jobs matching f, in arrival order.
 func (s *Store) ListJobs(ctx context.Context, orgID int64, f JobFilter) (JobPage, error) {
-	return ListJobs(ctx, s.DB, orgID, f)
+	return ListJobs(ctx, database.Reader(ctx, s.DB), orgID, f)
 }
 
 // ListJobs is Store.ListJobs on q.

@@ -60,7 +60,7 @@ func scanTechnician(row pgx.Row, t *Technician, extra ...any) error {
 // ListTechnicians returns the org's technicians, active ones first, by
 // name, with how many jobs each has; at most MaxTechnicians.
 func (s *Store) ListTechnicians(ctx context.Context, orgID int64) ([]Technician, error) {
-	return ListTechnicians(ctx, s.DB, orgID)
+	return ListTechnicians(ctx, database.Reader(ctx, s.DB), orgID)
 }
 
 // ListTechnicians is Store.ListTechnicians on q.

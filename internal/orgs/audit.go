@@ -94,7 +94,7 @@ const auditSelect = `
 // are left out, as they carry staff emails and internal reasons (the
 // briefings page already says when the feature is off).
 func (s *Store) OrgAudit(ctx context.Context, orgID int64, limit int) ([]AuditEntry, error) {
-	return list(ctx, s.DB, fmt.Sprintf("audit of org %d", orgID), scanAudit, auditSelect+`
+	return list(ctx, database.Reader(ctx, s.DB), fmt.Sprintf("audit of org %d", orgID), scanAudit, auditSelect+`
 		WHERE a.org_id = $1
 		  AND (a.action LIKE 'fieldforce.%' OR a.action LIKE 'webhook.%' OR a.action LIKE 'delivery.%' OR a.action LIKE 'briefing.%' OR a.action LIKE 'api_token.%')
 		ORDER BY a.at DESC, a.id DESC

@@ -26,7 +26,7 @@ type FieldforceConfig struct {
 // Fieldforce loads and parses the org's fieldforce config.
 func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, error) {
 	var c FieldforceConfig
-	err := s.DB.QueryRow(ctx, `SELECT config_json, updated_at FROM org_module_configs WHERE org_id = $1 AND module = $2`,
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT config_json, updated_at FROM org_module_configs WHERE org_id = $1 AND module = $2`,
 		orgID, schedule.Module).Scan(&c.Raw, &c.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		c.Schedule = schedule.DefaultSchedule()

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 )
 
 // Flag is a feature's global switch (the kill switch).
@@ -167,7 +168,7 @@ func (s *Store) OrgFlags(ctx context.Context, key, query string) ([]OrgFlag, err
 // OrgFlag returns one org's view of a flag.
 func (s *Store) OrgFlag(ctx context.Context, orgID int64, key string) (global bool, o Override, err error) {
 	var override *bool
-	err = s.DB.QueryRow(ctx, `
+	err = database.Reader(ctx, s.DB).QueryRow(ctx, `
 		SELECT coalesce((SELECT is_enabled FROM admin_feature_flags WHERE key = $2), false),
 		       (SELECT is_enabled FROM org_feature_flags WHERE org_id = $1 AND key = $2)`, orgID, key).
 		Scan(&global, &override)

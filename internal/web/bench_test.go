@@ -86,7 +86,7 @@ func benchGet(b *testing.B, c *client, path string) float64 {
 // 2026-03-04, 10:00 in New York): a weekday schedule, a ready briefing with
 // a full snapshot on each weekday of the list's 15 days, and a run for the
 // one the show page reads.
-func seedPages(b *testing.B, f *fixture) {
+func seedPages(b testing.TB, f *fixture) {
 	saveConfig(b, f, f.orgA.ID, nyWeekdays)
 	var show int64
 	for d := time.Date(2026, 2, 18, 0, 0, 0, 0, time.UTC); !d.After(testStart); d = d.AddDate(0, 0, 1) {

@@ -56,6 +56,9 @@ const minKeyLen = 32
 //	                                (tests, local development; default false)
 //	API_RATE_LIMIT                  requests per second each API token may make, sustained (default 50)
 //	API_RATE_BURST                  requests an API token may make at once above that (default 100)
+//	WEB_MAX_IN_FLIGHT               requests served at once (default: the pool's connections, pool_max_conns)
+//	WEB_MAX_QUEUE                   requests that may wait for a turn beyond those (default 4 per in-flight)
+//	WEB_QUEUE_WAIT                  longest a request waits for a turn before 503 (default 50ms)
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadConfig(getenv func(string) string) (Config, error) {
@@ -109,6 +112,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	c.APIRate = float64(envInt(getenv, "API_RATE_LIMIT", defaultAPIRate, &errs))
 	c.APIBurst = envInt(getenv, "API_RATE_BURST", defaultAPIBurst, &errs)
+	c.MaxInFlight = envInt(getenv, "WEB_MAX_IN_FLIGHT", 0, &errs)
+	c.MaxQueue = envInt(getenv, "WEB_MAX_QUEUE", 0, &errs)
+	c.QueueWait = envDuration(getenv, "WEB_QUEUE_WAIT", 0, &errs)
 	c.MetricsAddr = getenv("METRICS_ADDR")
 	if c.Production && c.MetricsAddr == "" {
 		c.Warnings = append(c.Warnings, "METRICS_ADDR is unset: /metrics is not served (production never serves it on the public listener)")
@@ -176,6 +182,9 @@ func (c Config) validate() error {
 	}
 	if c.APIRate < 0 || c.APIBurst < 0 {
 		errs = append(errs, errors.New("API_RATE_LIMIT and API_RATE_BURST must be positive"))
+	}
+	if c.MaxInFlight < 0 || c.MaxQueue < 0 || c.QueueWait < 0 {
+		errs = append(errs, errors.New("WEB_MAX_IN_FLIGHT, WEB_MAX_QUEUE and WEB_QUEUE_WAIT must be positive"))
 	}
 	if err := c.Settings.Check(); err != nil {
 		errs = append(errs, err)

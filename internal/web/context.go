@@ -13,6 +13,7 @@ const (
 	ctxMembership  = "fieldbrief.membership"
 	ctxMemberships = "fieldbrief.memberships"
 	ctxCSRF        = "fieldbrief.csrf"
+	ctxVisit       = "fieldbrief.visit" // auth.Visit: the session's user, memberships and staff org
 )
 
 // currentUser is the signed-in user; ok is false for anonymous requests.

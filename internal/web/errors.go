@@ -58,11 +58,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
 		msg = http.StatusText(he.Code)
-		if m, ok := he.Message.(string); ok && he.Code < 500 {
+		if m, ok := he.Message.(string); ok && (he.Code < 500 || overloaded(err)) {
 			msg = m
 		}
 	}
-	if status >= 500 {
+	if status >= 500 && !overloaded(err) { // a shed request is no failure (overload.go)
 		// The detail (a database's own words, say) goes to the log only; the
 		// person gets a plain message and the id that finds the log line.
 		requestID = c.Response().Header().Get(echo.HeaderXRequestID)

@@ -19,8 +19,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/auth"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/orgs"
 )
 
 // contentSecurityPolicy allows only our own scripts, styles and requests:
@@ -269,30 +270,47 @@ func isForm(r *http.Request) bool {
 	return strings.HasPrefix(ct, echo.MIMEApplicationForm) || strings.HasPrefix(ct, echo.MIMEMultipartForm)
 }
 
-// loadSession sets the user and their memberships (for the org switcher)
-// when the request carries a valid session. An invalid or expired session
-// is simply anonymous; the access middleware decides what that means.
-// Probes, metrics and static files never need the user, so a cookie the
-// browser happens to send does not cost them a database round trip (nor
-// fail them while the database is down).
+// loadSession sets the user, their memberships (for the org switcher and
+// requireMember) and, for staff, the org in the URL, when the request
+// carries a valid session: one statement (auth.Sessions.Visit), which also
+// writes the session's last-seen time once a minute. An invalid or expired
+// session is simply anonymous; the access middleware decides what that
+// means. Probes, metrics and static files never need the user, so a cookie
+// the browser happens to send does not cost them a database round trip
+// (nor fail them while the database is down).
 func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if sessionFree(c) {
 			return next(c)
 		}
-		ctx := c.Request().Context()
-		u, ok, err := s.sessions.Load(ctx, c.Request(), s.now())
+		v, ok, err := s.sessions.Visit(c.Request().Context(), c.Request(), s.now(), c.Param("slug"))
 		if err != nil {
 			return err
 		}
 		if ok {
-			ms, err := s.orgs.Memberships(ctx, u.ID)
-			if err != nil {
-				return err
-			}
-			c.Set(ctxUser, u)
-			c.Set(ctxMemberships, ms)
+			c.Set(ctxUser, v.User)
+			c.Set(ctxMemberships, v.Memberships)
+			c.Set(ctxVisit, v)
 		}
+		return next(c)
+	}
+}
+
+// readTx runs a GET's or HEAD's store reads in one read-only transaction
+// (database.ReadTx, begun at the first read), so a page costs at most two
+// transactions, the session's and this one (docs/architecture.md, "Web
+// under load"). It sits inside retryLostReads, so a retried read gets a
+// fresh transaction.
+func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if !safeMethod(r.Method) || sessionFree(c) && !isAPI(c) {
+			return next(c)
+		}
+		ctx, rt := database.WithReadTx(r.Context(), s.db)
+		defer rt.End(ctx)
+		c.SetRequest(r.WithContext(ctx))
+		defer c.SetRequest(r)
 		return next(c)
 	}
 }
@@ -445,18 +463,11 @@ func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 // member access (role member, so requireAdmin still refuses writes).
 func (s *Server) requireMember(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		u, _ := currentUser(c)
-		ctx := c.Request().Context()
 		slug := c.Param("slug")
-		m, err := s.orgs.MembershipBySlug(ctx, u.ID, slug)
-		if apperr.Code(err) == apperr.NotFound && u.IsStaff {
-			var o orgs.Org
-			if o, err = s.orgs.OrgBySlug(ctx, slug); err == nil {
-				m = orgs.Membership{Org: o, Role: orgs.RoleMember}
-			}
-		}
-		if err != nil {
-			return err
+		v, _ := c.Get(ctxVisit).(auth.Visit) // loadSession read the memberships with the session
+		m, ok := v.Membership(slug)
+		if !ok {
+			return apperr.Errorf(apperr.NotFound, "no org %q", slug)
 		}
 		c.Set(ctxMembership, m)
 		return next(c)

@@ -22,11 +22,13 @@ func (s *Server) routes() {
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.Recover(),
 		s.requestLog,
+		s.admit,          // at most MaxInFlight at once, a short queue, 503 for the rest (overload.go)
 		bodyLimit,        // 1 MiB; the CSV upload is capped by readForm, the API reads its own (api.go)
 		readForm,         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, 5 MB: readUpload, after its access checks)
 		checkText,        // no NUL or invalid UTF-8 in the path, query or form
 		s.retryLostReads, // a GET or HEAD runs again once when the database connection was lost
 		s.loadSession,    // sets the user when a valid session cookie is present
+		s.readTx,         // a GET's or HEAD's store reads share one read-only transaction
 		issueCSRF,        // the token every page's forms and hx-headers carry
 	)
 

@@ -55,6 +55,13 @@ type Config struct {
 	// zero takes the defaults (api.go).
 	APIRate  float64
 	APIBurst int
+	// MaxInFlight requests are served at once; up to MaxQueue more wait at
+	// most QueueWait for a turn, and the rest get 503 with Retry-After at
+	// once (overload.go). Zero takes the defaults: the pool's connection
+	// count, 4 per in-flight slot, 50 ms.
+	MaxInFlight int
+	MaxQueue    int
+	QueueWait   time.Duration
 	// Warnings are configuration problems that did not stop the server
 	// (LoadConfig fills them; cmd/web logs them).
 	Warnings []string
@@ -74,6 +81,7 @@ type Server struct {
 	throttle  *auth.Throttle
 	hashes    *auth.HashGate // bounds the sign-ins hashing at once
 	apiLimits *limiters      // per API token
+	admission *admission     // requests served at once (overload.go)
 	now       func() time.Time
 	echo      *echo.Echo
 }
@@ -88,6 +96,15 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	}
 	if cfg.APIBurst == 0 {
 		cfg.APIBurst = defaultAPIBurst
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = int(db.Config().MaxConns) // a request holds one connection at a time
+	}
+	if cfg.MaxQueue == 0 {
+		cfg.MaxQueue = defaultQueuePerSlot * cfg.MaxInFlight
+	}
+	if cfg.QueueWait == 0 {
+		cfg.QueueWait = defaultQueueWait
 	}
 	briefings, err := briefing.NewStore(db)
 	if err != nil {
@@ -119,6 +136,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
 		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
 		apiLimits: newLimiters(cfg.APIRate, cfg.APIBurst, maxAPILimiters),
+		admission: newAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
 		now:       time.Now,
 		echo:      echo.New(),
 	}
@@ -129,6 +147,9 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	s.routes()
 	return s, nil
 }
+
+// MaxInFlight is how many requests the server serves at once.
+func (s *Server) MaxInFlight() int { return s.admission.slots }
 
 // ServeHTTP makes the server an http.Handler. HEAD is served wherever GET
 // is: the request is routed and handled as a GET (echo routes on the
