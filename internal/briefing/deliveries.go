@@ -62,7 +62,7 @@ func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
 // Deliveries returns a briefing's deliveries, each with its attempts:
 // the scheduled run's recipients and the test sends of its revisions.
 func (s *Store) Deliveries(ctx context.Context, orgID, briefingID int64) ([]Delivery, error) {
-	rows, err := s.DB.Query(ctx, `SELECT `+deliveryColumns+`
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+deliveryColumns+`
 		  FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
 		 WHERE d.org_id = $1 AND d.briefing_id = $2
 		 ORDER BY d.revision DESC, d.channel, d.audience, d.recipient, d.id`, orgID, briefingID)
@@ -77,7 +77,7 @@ func (s *Store) Deliveries(ctx context.Context, orgID, briefingID int64) ([]Deli
 	for i, d := range out {
 		index[d.ID] = i
 	}
-	rows, err = s.DB.Query(ctx, `
+	rows, err = database.Reader(ctx, s.DB).Query(ctx, `
 		SELECT a.delivery_id, a.attempted_at, a.outcome, a.code, a.detail, a.duration_ms, a.worker
 		  FROM ff_delivery_attempts a JOIN ff_deliveries d ON d.id = a.delivery_id AND d.org_id = a.org_id
 		 WHERE a.org_id = $1 AND d.briefing_id = $2

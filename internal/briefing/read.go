@@ -159,7 +159,7 @@ func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) (
 // next links: two index lookups on (org_id, briefing_date).
 func (s *Store) Nearest(ctx context.Context, orgID int64, d schedule.Date) (before, after schedule.Date, err error) {
 	var b, a *time.Time
-	err = s.DB.QueryRow(ctx, `SELECT
+	err = database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT
 		(SELECT max(briefing_date) FROM ff_briefings WHERE org_id = $1 AND briefing_date < $2),
 		(SELECT min(briefing_date) FROM ff_briefings WHERE org_id = $1 AND briefing_date > $2)`, orgID, d.Time()).Scan(&b, &a)
 	if err != nil {
@@ -191,7 +191,7 @@ func dateArg(d schedule.Date) any {
 
 // Get returns the org's briefing for a local date, or an apperr NotFound.
 func (s *Store) Get(ctx context.Context, orgID int64, date schedule.Date) (Briefing, error) {
-	b, err := scanBriefing(s.DB.QueryRow(ctx, `SELECT `+briefingColumns+` FROM ff_briefings
+	b, err := scanBriefing(database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT `+briefingColumns+` FROM ff_briefings
 		 WHERE org_id = $1 AND briefing_date = $2`, orgID, date.Time()))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, apperr.Errorf(apperr.NotFound, "There is no briefing for %s.", date)
@@ -205,7 +205,7 @@ func (s *Store) Get(ctx context.Context, orgID int64, date schedule.Date) (Brief
 // Runs returns a briefing's generation attempts, oldest first. A briefing
 // of another org has none: check it with Get first.
 func (s *Store) Runs(ctx context.Context, orgID, briefingID int64) ([]Run, error) {
-	rows, err := s.DB.Query(ctx, `
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `
 		SELECT revision, attempt, trigger, started_at, finished_at, outcome, error, worker
 		  FROM ff_briefing_runs
 		 WHERE org_id = $1 AND briefing_id = $2
@@ -222,7 +222,7 @@ func (s *Store) Runs(ctx context.Context, orgID, briefingID int64) ([]Run, error
 
 // Revisions returns a briefing's generated revisions, newest first.
 func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revision, error) {
-	rows, err := s.DB.Query(ctx, `
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `
 		SELECT revision, trigger, generated_at, tzdata_version, tzdata_source
 		  FROM ff_briefing_revisions
 		 WHERE org_id = $1 AND briefing_id = $2

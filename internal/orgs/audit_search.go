@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/database"
 )
 
 // AuditFilter narrows the staff audit log (docs/audit.md). Zero values mean
@@ -88,7 +90,7 @@ func (s *Store) ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, err
 func (s *Store) EachAudit(ctx context.Context, f AuditFilter, limit int, fn func(AuditEntry) error) error {
 	where, args := f.where()
 	args = append(args, limit)
-	rows, err := s.DB.Query(ctx, auditSelect+where+`
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, auditSelect+where+`
 		ORDER BY a.at DESC, a.id DESC
 		LIMIT $`+strconv.Itoa(len(args)), args...)
 	if err != nil {

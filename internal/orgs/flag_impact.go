@@ -3,6 +3,8 @@ package orgs
 import (
 	"context"
 	"fmt"
+
+	"fieldbrief/internal/database"
 )
 
 // FlagImpact is what flipping a global switch would do, counted over every
@@ -21,7 +23,7 @@ func (i FlagImpact) Affected() int { return i.Orgs - i.OverrideOff }
 // FlagImpacts counts, for every global flag at once, the orgs its switch
 // reaches, in one query.
 func (s *Store) FlagImpacts(ctx context.Context) (map[string]FlagImpact, error) {
-	rows, err := s.DB.Query(ctx, `
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `
 		SELECT f.key, (SELECT count(*) FROM orgs),
 		       count(off.org_id) FILTER (WHERE off.is_enabled),
 		       count(off.org_id) FILTER (WHERE NOT off.is_enabled)

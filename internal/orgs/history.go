@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 )
 
@@ -55,7 +56,7 @@ func (s *Store) BriefingHistory(ctx context.Context, orgID int64, current Fieldf
 	const kinds = `((a.org_id = $1 AND a.action = 'fieldforce.config.update')
 	             OR (a.org_id = $1 AND a.action = 'flag.org.set' AND a.target = $4)
 	             OR (a.org_id IS NULL AND a.action = 'flag.global.set' AND a.target = $4))`
-	rows, err := s.DB.Query(ctx, `
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `
 		(SELECT a.id, a.at, a.action, a.old_value, a.new_value FROM audit_log a
 		  WHERE `+kinds+` AND a.at >= $2 AND a.at <= $3 AND a.at <= $6 ORDER BY a.at, a.id LIMIT $5)
 		UNION ALL

@@ -81,7 +81,7 @@ func (s *Store) CreateOrgAt(ctx context.Context, slug, name string, at time.Time
 // goes through MembershipBySlug instead, which also checks access.
 func (s *Store) OrgBySlug(ctx context.Context, slug string) (Org, error) {
 	var o Org
-	err := s.DB.QueryRow(ctx, `SELECT id, slug, name, created_at FROM orgs WHERE slug = $1`, slug).
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT id, slug, name, created_at FROM orgs WHERE slug = $1`, slug).
 		Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Org{}, apperr.Errorf(apperr.NotFound, "no org %q", slug)

@@ -350,7 +350,6 @@ func TestThrottleIsExactUnderConcurrency(t *testing.T) {
 	const limit, attempts = 5, 30
 	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerAccount = limit })
 	f.srv.hashes = auth.NewHashGate(attempts, attempts, time.Hour) // here the throttle decides, not the hashing bound
-	f.srv.admission = newAdmission(attempts, attempts, time.Hour)  // nor the admission limit (overload.go)
 	c := f.anon()
 	c.get("/login") // the CSRF cookie, before the clients share the jar
 

@@ -104,6 +104,15 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 		switch c.Request().URL.Path {
 		case "/healthz", "/readyz", "/metrics":
 			return next(c)
+		case "/login":
+			// Signing in has its own, tighter bound: the hash gate
+			// (internal/auth/hashgate.go) answers 503 with Retry-After
+			// when too many passwords are being hashed, and the throttle
+			// counts every attempt. Gating it twice would turn throttled
+			// attempts into 503s the throttle never saw.
+			if c.Request().Method == http.MethodPost {
+				return next(c)
+			}
 		}
 		if isStatic(c) {
 			return next(c)
