@@ -35,6 +35,13 @@ type Ticker struct {
 	// NoLock skips the advisory lock, so tests can show the unique key alone
 	// keeps concurrent ticks from creating duplicates.
 	NoLock bool
+	// NoHintWrites leaves the stored hints as they are: worker -once sets
+	// it. Its one tick is a full scan whatever the hints say, so the hints
+	// it would write serve only a long-running worker, which writes its own
+	// on its first tick; at 100k orgs with none stored, writing them was
+	// most of a cold -once's time (docs/architecture.md, "The next-fire
+	// hint"). A hint left early is always safe: it only makes a candidate.
+	NoHintWrites bool
 	// FullScanEvery is how often, in tick time, a tick reads every org (the
 	// plain ADR-0024 query) instead of the hinted scan, and checks that the
 	// two agree: the safety net (docs/architecture.md, "The next-fire
@@ -153,8 +160,10 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult, rerun
 	if err != nil {
 		return err
 	}
-	if res.HintsWritten, err = writeHints(ctx, t.DB, now, hints); err != nil {
-		return err
+	if !t.NoHintWrites {
+		if res.HintsWritten, err = writeHints(ctx, t.DB, now, hints); err != nil {
+			return err
+		}
 	}
 	if full {
 		t.mu.Lock()

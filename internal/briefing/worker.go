@@ -324,6 +324,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 		}
 	}()
 	w.ticker.WaitLock = true // -once must run its tick, after another replica's
+	w.ticker.NoHintWrites = true
 	res.Tick, err = w.ticker.Tick(ctx, now)
 	if err != nil {
 		return res, err
