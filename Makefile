@@ -63,7 +63,10 @@ test: ## go vet and every test, browser tests included (finds, starts or install
 bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
-	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS)
+	mkdir -p bin
+	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS) | tee bin/bench.txt
+	# The tick's table (README "Benchmarks"); bench-tick measures it with more iterations.
+	awk -f scripts/tick-table.awk bin/bench.txt
 
 BENCH_BURST_ORGS  ?= 10000
 BENCH_MEMORY_ORGS ?= 1000000
@@ -78,7 +81,9 @@ bench-burst: ## Burst (10k orgs due at once, 1 and 3 worker processes) and worke
 bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs ADR-0024 and AT TIME ZONE, worker -once cold start (BENCH_1M=0 skips 1M)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
-	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/briefing/
+	mkdir -p bin
+	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/briefing/ | tee bin/bench-tick.txt
+	awk -f scripts/tick-table.awk bin/bench-tick.txt
 	$(GO) test -run='^$$' -bench='BenchmarkWorkerOnceColdStart' -benchtime=3x -timeout=30m ./internal/briefing/
 
 bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of cmd/web (WEBLOAD_RATES=200,1000 WEBLOAD_DURATION=10s WEBLOAD_PAGES=...)
