@@ -217,6 +217,15 @@ type lockedBriefing struct {
 func (w *generateWorker) inTx(ctx context.Context, a GenerateBriefingArgs, fn func(tx pgx.Tx, row *lockedBriefing, day *dayReads, dr *deliveryReads) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	// The commit does not wait for its WAL flush (docs/architecture.md,
+	// "Burst"): at a popular minute thousands of these commits queue on
+	// fsync. Safe here because the transaction is all-or-nothing — revision,
+	// delivery jobs and River's job completion — so a PostgreSQL crash
+	// (not a worker's: the worker is told only after the commit) that loses
+	// it loses it whole, and River runs the job again. Anything that acted
+	// on it (a delivery sent) committed later with a flush, which flushed
+	// this commit too: WAL is written in order.
+	b.Queue(`SET LOCAL synchronous_commit = off`)
 	row := &lockedBriefing{}
 	b.Queue(`
 		SELECT revision, briefing_date, timezone, scheduled_at, delivered_revision,
