@@ -69,9 +69,22 @@ CREATE INDEX org_module_configs_hint_from_idx ON org_module_configs (module, hin
 -- date it fired, guarded by the version it read.
 
 -- +goose StatementBegin
+-- An org whose own override is off can't fire until the override changes
+-- (which comes back here): its hint is 'infinity', not NULL, so the hinted
+-- scan's index leaves it out instead of reading it every minute only for
+-- the override's join to drop it (at 1M orgs with 1% switched off, those
+-- 10,000 rows were most of a steady tick). hint_from stays NULL: the Go side
+-- never takes such a hint for one it computed.
+CREATE FUNCTION ff_hint_unknown(p_org_id bigint) RETURNS timestamptz LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN EXISTS (SELECT FROM org_feature_flags f
+                              WHERE f.org_id = p_org_id AND f.key = 'fieldforce.briefing' AND NOT f.is_enabled)
+                THEN 'infinity'::timestamptz END
+$$;
+-- +goose StatementEnd
+-- +goose StatementBegin
 CREATE FUNCTION ff_hint_reset(p_org_ids bigint[]) RETURNS void LANGUAGE sql AS $$
     UPDATE org_module_configs
-       SET next_fire_at = NULL, hint_from = NULL,
+       SET next_fire_at = ff_hint_unknown(org_id), hint_from = NULL,
            hint_version = nextval('org_module_configs_hint_version_seq')
      WHERE module = 'fieldforce' AND org_id = ANY (p_org_ids)
 $$;
@@ -81,7 +94,7 @@ $$;
 -- +goose StatementBegin
 CREATE FUNCTION ff_hint_config_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.next_fire_at := NULL;
+    NEW.next_fire_at := ff_hint_unknown(NEW.org_id);
     NEW.hint_from := NULL;
     NEW.hint_version := nextval('org_module_configs_hint_version_seq');
     RETURN NEW;
@@ -166,6 +179,7 @@ DROP FUNCTION ff_hint_briefings_deleted();
 DROP FUNCTION ff_hint_briefings_inserted();
 DROP FUNCTION ff_hint_config_changed();
 DROP FUNCTION ff_hint_reset(bigint[]);
+DROP FUNCTION ff_hint_unknown(bigint);
 DROP INDEX org_module_configs_hint_from_idx;
 DROP INDEX org_module_configs_next_fire_idx;
 DROP INDEX ff_briefings_scheduled_date_idx;

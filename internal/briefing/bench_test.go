@@ -239,6 +239,10 @@ func seedTickBench(b *testing.B, db *pgxpool.Pool, orgs int, now time.Time, allF
 		{`ALTER TABLE org_module_configs ENABLE TRIGGER USER`, nil},
 		{`ALTER TABLE ff_briefings ENABLE TRIGGER USER`, nil},
 		{`ALTER TABLE org_feature_flags ENABLE TRIGGER USER`, nil},
+		// What the override trigger would have done: an org switched off
+		// by its override can't fire, its hint is 'infinity' (00013).
+		{`UPDATE org_module_configs SET next_fire_at = ff_hint_unknown(org_id)
+		   WHERE org_id IN (SELECT org_id FROM org_feature_flags WHERE NOT is_enabled)`, nil},
 		{`VACUUM ANALYZE org_module_configs, ff_briefings, org_feature_flags, orgs`, nil},
 	} {
 		_, err := db.Exec(ctx, step.sql, step.args...)

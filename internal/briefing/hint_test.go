@@ -95,7 +95,10 @@ func TestHintStoredAndUsed(t *testing.T) {
 func TestHintInvalidation(t *testing.T) {
 	t.Parallel()
 	start := utc("2026-03-10T10:00:00Z") // 06:00 in New York
-	inTx := func(f *fixture, org int64, change func(tx pgx.Tx)) {
+	// inTxTo: the change leaves the hint at want ("NULL", or "infinity" for
+	// an org whose own override is now off: it can't fire until that
+	// changes) with a new version, in the changing transaction.
+	inTxTo := func(f *fixture, org int64, want string, change func(tx pgx.Tx)) {
 		f.t.Helper()
 		require.NotEqual(f.t, "NULL", f.hint(org))
 		tx, err := f.db.Begin(f.ctx)
@@ -104,9 +107,13 @@ func TestHintInvalidation(t *testing.T) {
 		_, before := f.hintOf(tx, org)
 		change(tx)
 		h, after := f.hintOf(tx, org)
-		require.Equal(f.t, "NULL", h, "NULL in the changing transaction")
+		require.Equal(f.t, want, h, "the hint in the changing transaction")
 		require.NotEqual(f.t, before, after, "a new version")
 		require.NoError(f.t, tx.Commit(f.ctx))
+	}
+	inTx := func(f *fixture, org int64, change func(tx pgx.Tx)) {
+		f.t.Helper()
+		inTxTo(f, org, "NULL", change)
 	}
 	exec := func(f *fixture, tx pgx.Tx, sql string, args ...any) {
 		f.t.Helper()
@@ -130,12 +137,16 @@ func TestHintInvalidation(t *testing.T) {
 		f := setup(t)
 		org := f.org("ny", config("America/New_York", "08:00"))
 		tk := f.hintedTicker(start)
-		inTx(f, org, func(tx pgx.Tx) {
+		inTxTo(f, org, "infinity", func(tx pgx.Tx) {
 			exec(f, tx, `INSERT INTO org_feature_flags (org_id, key, is_enabled) VALUES ($1, 'fieldforce.briefing', false)`, org)
 		})
 		res := tickAt(t, tk, utc("2026-03-10T12:00:00Z"))
 		require.Zero(t, res.Candidates, "off: not a candidate")
-		require.Equal(t, "NULL", f.hint(org))
+		require.Equal(t, "infinity", f.hint(org), "off: left out by the hint index, not read every minute")
+		// A config edit while the override is off keeps it out too.
+		_, err := f.db.Exec(f.ctx, `UPDATE org_module_configs SET config_json = $2 WHERE org_id = $1`, org, config("America/New_York", "08:00", "mon", "tue", "wed", "thu", "fri", "sat", "sun")) // every day, written out
+		require.NoError(t, err)
+		require.Equal(t, "infinity", f.hint(org))
 		// The row update and delete paths invalidate too.
 		f.orgFlag(org, true)
 		require.Equal(t, 1, tickAt(t, tk, utc("2026-03-10T12:05:00Z")).Enqueued, "on again: catches up")
