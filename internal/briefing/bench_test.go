@@ -96,23 +96,12 @@ func BenchmarkTick(b *testing.B) {
 			tick := func(tk *Ticker, now time.Time, full bool) (scan, total time.Duration, cands, due_, written int) {
 				start := time.Now()
 				res := &TickResult{Skipped: map[schedule.Reason]int{}}
-				var cs []Candidate
-				var items []due
-				var hints []hint
-				var err error
-				if full {
-					cs, items, hints, err = tk.fullScan(ctx, now, res)
-					require.NoError(b, err)
-					scan = time.Since(start) // scans and decisions
-				} else {
-					cs, err = HintedCandidates(ctx, db, now)
-					require.NoError(b, err)
-					scan = time.Since(start)
-					items, hints = tk.decide(now, cs, res)
-				}
-				written, err = writeHints(ctx, db, now, hints)
+				d, err := tk.scanAndDecide(ctx, now, full, res)
 				require.NoError(b, err)
-				return scan, time.Since(start), len(cs), len(items), written
+				scan = time.Since(start) // scans and decisions: they overlap
+				written, err = writeHints(ctx, db, now, d.hints)
+				require.NoError(b, err)
+				return scan, time.Since(start), res.Candidates, len(d.items), written
 			}
 
 			worstScan, worst, worstCands, _, worstWritten := tick(&Ticker{Log: quiet, DB: db}, now, false)
@@ -197,7 +186,7 @@ func explain(b *testing.B, db *pgxpool.Pool, sql string, now time.Time) string {
 // allFired, every org has its briefing for the UTC dates around now
 // instead, so none is due. Rows are made by generate_series, with the hint
 // triggers off while they are (the hints start NULL).
-func seedTickBench(b *testing.B, db *pgxpool.Pool, orgs int, now time.Time, allFired bool) {
+func seedTickBench(b testing.TB, db *pgxpool.Pool, orgs int, now time.Time, allFired bool) {
 	ctx := b.Context()
 	var zones []string
 	all := schedule.Zones()

@@ -1,6 +1,7 @@
 package briefing
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -20,6 +21,10 @@ type Candidate struct {
 	Config ConfigColumns   // validated by the decision
 	Dates  []schedule.Date // its dates within the scan window whose scheduled firing happened
 	Hint   StoredHint
+
+	// fired is Dates as the scans read them: bit i is the window's i-th
+	// date (scanWindow). A streamed candidate has only this, not Dates.
+	fired uint8
 }
 
 // ConfigColumns is a candidate's config document as the candidate SQL
@@ -31,24 +36,32 @@ type ConfigColumns struct {
 	Members schedule.Members // otherwise
 }
 
-// key identifies the document within a tick, for the parse memo. JSON text
-// never holds a NUL byte (jsonb cannot store \u0000 either), so NUL
-// separates the members and 0x01 marks an absent one.
-func (c ConfigColumns) key() string {
+// clone copies the columns out of the connection's buffer.
+func (c ConfigColumns) clone() ConfigColumns {
+	m := c.Members
+	return ConfigColumns{Doc: bytes.Clone(c.Doc), Members: schedule.Members{
+		Timezone: bytes.Clone(m.Timezone), ScheduleLocalTime: bytes.Clone(m.ScheduleLocalTime),
+		Days: bytes.Clone(m.Days), Enabled: bytes.Clone(m.Enabled), Delivery: bytes.Clone(m.Delivery)}}
+}
+
+// appendKey appends what identifies the document to b, for the parse memo.
+// JSON text never holds a NUL byte (jsonb cannot store \u0000 either), so
+// NUL separates the members and 0x01 marks an absent one.
+func (c ConfigColumns) appendKey(b []byte) []byte {
 	if c.Doc != nil {
-		return "d" + string(c.Doc)
+		return append(append(b, 'd'), c.Doc...)
 	}
-	var b strings.Builder
-	b.WriteByte('m')
-	for _, m := range []([]byte){c.Members.Timezone, c.Members.ScheduleLocalTime, c.Members.Days, c.Members.Enabled, c.Members.Delivery} {
-		if m == nil {
-			b.WriteByte(1)
+	b = append(b, 'm')
+	m := &c.Members
+	for _, v := range [...][]byte{m.Timezone, m.ScheduleLocalTime, m.Days, m.Enabled, m.Delivery} {
+		if v == nil {
+			b = append(b, 1)
 		} else {
-			b.Write(m)
+			b = append(b, v...)
 		}
-		b.WriteByte(0)
+		b = append(b, 0)
 	}
-	return b.String()
+	return b
 }
 
 // StoredHint is the org's next-fire hint as the scan read it
@@ -67,11 +80,9 @@ func (h StoredHint) validAt(now time.Time) bool {
 }
 
 // candidatesSQL applies only cheap, zone-free filters (docs/architecture.md,
-// "The tick"). The dates are aggregated per org (a plain LEFT JOIN would
-// return an org once per briefing in the window) and the window comes from
-// Go, so a tick at any instant sees what it would have seen then. Only dates
-// whose scheduled firing happened count: a "generate now" look does not
-// consume the day's run.
+// "The tick"). The window comes from Go, so a tick at any instant sees what
+// it would have seen then. Only dates whose scheduled firing happened
+// count: a "generate now" look does not consume the day's run.
 //
 // The config comes as columns: the briefing's members as JSON text when the
 // document has the usual shape (generated columns, computed on write:
@@ -79,41 +90,44 @@ func (h StoredHint) validAt(now time.Time) bool {
 // (schedule.ParseMembers, schedule.ParseConfig). No ORDER BY: sorting a
 // million wide rows cost more than the scan; the tick sorts what it fires.
 //
-// The first %s is the columns, the second the hint filter: empty for the
-// full scan (the ADR-0024 query), or hintFilter for the hinted one.
+// The flags are written so the planner can't misjudge them: the global
+// switch is one row, an uncorrelated EXISTS evaluated once; the override is
+// an anti-join on the orgs switched off. (As "LEFT JOIN … WHERE is_enabled
+// IS NULL OR is_enabled" the planner guessed one row from the override
+// table's statistics and chose a nested loop and an on-disk sort: 290 ms of
+// the full scan at 100k orgs, BenchmarkTick.)
+//
+// %s is the dates column and %s the hint filter: for the full scan, no
+// dates column (they come from fullDatesSQL, on the same snapshot) and no
+// hint filter; for the hinted one, each candidate's dates and hintFilter.
 const candidatesSQL = `
-SELECT %s
-  FROM org_module_configs om
-  JOIN admin_feature_flags af ON af.key = $2 AND af.is_enabled
-  LEFT JOIN org_feature_flags oo ON oo.org_id = om.org_id AND oo.key = $2%s
- WHERE om.module = $1
-   AND (oo.is_enabled IS NULL OR oo.is_enabled)%s`
-
-// candidateColumns is what the tick reads of each candidate; %s is how it
-// gets the org's scheduled dates in the window.
-const candidateColumns = `om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
+SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
        CASE WHEN NOT om.briefing_shape_ok THEN om.config_json::text END,
-       om.briefing_timezone, om.briefing_time, om.briefing_days, om.briefing_enabled, om.briefing_delivery,
-       %s AS dates`
+       om.briefing_timezone, om.briefing_time, om.briefing_days, om.briefing_enabled, om.briefing_delivery%s
+  FROM org_module_configs om
+ WHERE om.module = $1
+   AND EXISTS (SELECT FROM admin_feature_flags af WHERE af.key = $2 AND af.is_enabled)
+   AND NOT EXISTS (SELECT FROM org_feature_flags oo WHERE oo.org_id = om.org_id AND oo.key = $2 AND NOT oo.is_enabled)%s`
 
-// The dates, two ways. The hinted scan reads few orgs, so it looks up each
-// one's dates (ff_briefings_scheduled_idx). The full scan reads every org:
-// one pass over the window's scheduled dates, grouped per org and hash
-// joined (ff_briefings_scheduled_date_idx), costs a fraction of a million
-// lookups.
+// The dates, two ways, as a bit set: bit i is the window's i-th date. The
+// hinted scan reads few orgs, so it looks up each one's dates
+// (ff_briefings_scheduled_idx). The full scan reads every org: it reads
+// the window's scheduled dates in one pass first (ff_briefings_scheduled_
+// date_idx) and looks them up in Go; joining them in SQL cost PostgreSQL a
+// hash of every org on its one core while the tick's core waited.
 const (
-	datesPerOrg = `ARRAY(SELECT b.briefing_date
-               FROM ff_briefings b
-              WHERE b.org_id = om.org_id
-                AND b.briefing_date BETWEEN $3::date AND $4::date
-                AND b.scheduled_at IS NOT NULL)`
-	datesGrouped     = `coalesce(d.dates, '{}')`
-	datesGroupedJoin = `
-  LEFT JOIN (SELECT b.org_id, array_agg(b.briefing_date) AS dates
-               FROM ff_briefings b
-              WHERE b.briefing_date BETWEEN $3::date AND $4::date
-                AND b.scheduled_at IS NOT NULL
-              GROUP BY b.org_id) d ON d.org_id = om.org_id`
+	datesPerOrg = `,
+       (SELECT coalesce(bit_or(1 << (b.briefing_date - $3::date)), 0)
+          FROM ff_briefings b
+         WHERE b.org_id = om.org_id
+           AND b.briefing_date BETWEEN $3::date AND $4::date
+           AND b.scheduled_at IS NOT NULL)`
+	fullDatesSQL = `
+SELECT b.org_id, bit_or(1 << (b.briefing_date - $1::date))
+  FROM ff_briefings b
+ WHERE b.briefing_date BETWEEN $1::date AND $2::date
+   AND b.scheduled_at IS NOT NULL
+ GROUP BY b.org_id`
 )
 
 // hintFilter is the hinted scan's one more cheap filter: the hint is
@@ -123,13 +137,13 @@ const hintFilter = `
    AND (om.next_fire_at IS NULL OR om.next_fire_at <= $5 OR om.hint_from > $5)`
 
 var (
-	fullScanSQL   = fmt.Sprintf(candidatesSQL, fmt.Sprintf(candidateColumns, datesGrouped), datesGroupedJoin, "")
-	hintedScanSQL = fmt.Sprintf(candidatesSQL, fmt.Sprintf(candidateColumns, datesPerOrg), "", hintFilter)
+	fullScanSQL   = fmt.Sprintf(candidatesSQL, "", "")
+	hintedScanSQL = fmt.Sprintf(candidatesSQL, datesPerOrg, hintFilter)
 	// hintedDueSQL is which of the orgs $4 the hinted scan returns, for the
 	// safety net's comparison: the same filters, only for the due orgs. Its
 	// now is $3: a statement may not skip a parameter number.
-	hintedDueSQL = fmt.Sprintf(candidatesSQL, "om.org_id", "", strings.ReplaceAll(hintFilter, "$5", "$3")+`
-   AND om.org_id = ANY ($4)`)
+	hintedDueSQL = `SELECT org_id FROM (` + fmt.Sprintf(candidatesSQL, "", strings.ReplaceAll(hintFilter, "$5", "$3")+`
+   AND om.org_id = ANY ($4)`) + `) c`
 )
 
 // scanWindow is the ±1 day around now's UTC date: every UTC offset (-12h to
@@ -139,20 +153,62 @@ func scanWindow(now time.Time) (from, to schedule.Date) {
 	return d.AddDays(-1), d.AddDays(1)
 }
 
+// windowDays is how many dates scanWindow spans: the bits of Candidate.fired.
+const windowDays = 3
+
+// firedDates lists the window's dates in bits.
+func firedDates(from schedule.Date, bits uint8) []schedule.Date {
+	out := []schedule.Date{}
+	for i := range windowDays {
+		if bits&(1<<i) != 0 {
+			out = append(out, from.AddDays(i))
+		}
+	}
+	return out
+}
+
 // Candidates is the full scan: one row per org that could be due at now,
 // in no particular order, whatever its hint says.
 func Candidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
-	return scan(ctx, q, now, false)
+	return collect(ctx, q, now, false)
 }
 
 // HintedCandidates is the hinted scan: the candidates whose hint does not
 // rule them out at now.
 func HintedCandidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
-	return scan(ctx, q, now, true)
+	return collect(ctx, q, now, true)
 }
 
-func scan(ctx context.Context, q database.Querier, now time.Time, hinted bool) ([]Candidate, error) {
+// collect is a scan kept whole, for tests and tools; the tick streams.
+func collect(ctx context.Context, q database.Querier, now time.Time, hinted bool) ([]Candidate, error) {
+	from, _ := scanWindow(now)
+	var out []Candidate
+	err := eachCandidate(ctx, q, now, hinted, func(c *Candidate) error {
+		c.Dates = firedDates(from, c.fired)
+		c.Config = c.Config.clone()
+		out = append(out, *c)
+		return nil
+	})
+	return out, err
+}
+
+// eachCandidate runs a scan and calls fn with each candidate as its row
+// arrives, so the tick decides while PostgreSQL still sends and keeps
+// nothing of an org it need not fire or re-hint: at a million orgs, the
+// whole candidate list was most of a worker's memory (~1 GB). The
+// Candidate and its config's bytes belong to the connection's buffer:
+// they are valid only during the call (ConfigColumns.clone keeps them).
+// The full scan's two statements must share a snapshot: q is then a
+// repeatable-read transaction (Ticker.fullScan).
+func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinted bool, fn func(*Candidate) error) error {
 	from, to := scanWindow(now)
+	var fired map[int64]uint8
+	if !hinted {
+		var err error
+		if fired, err = windowFirings(ctx, q, from, to); err != nil {
+			return err
+		}
+	}
 	// Both scans are planned for their window and now every time (an
 	// unnamed statement): from the sixth run of a cached prepared
 	// statement, PostgreSQL may switch to a generic plan made without the
@@ -160,32 +216,88 @@ func scan(ctx context.Context, q database.Querier, now time.Time, hinted bool) (
 	// dates is exactly what the plan depends on (at 10k orgs the full
 	// scan's generic plan took 30× as long: 2.5 s vs 85 ms,
 	// BenchmarkTick). One extra round trip a minute is nothing.
-	sql, args := fullScanSQL, []any{pgx.QueryExecModeDescribeExec, schedule.Module, schedule.FlagKey, from.Time(), to.Time()}
+	sql, args := fullScanSQL, []any{pgx.QueryExecModeDescribeExec, schedule.Module, schedule.FlagKey}
 	if hinted {
-		sql, args = hintedScanSQL, append(args, now)
+		sql, args = hintedScanSQL, append(args, from.Time(), to.Time(), now)
 	}
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("scan briefing candidates: %w", err)
+		return fmt.Errorf("scan briefing candidates: %w", err)
 	}
 	defer rows.Close()
-	var out []Candidate
 	var c Candidate
-	var dates []time.Time
+	var bits int32
 	m := &c.Config.Members
-	dest := []any{&c.OrgID, &c.Hint.Version, &c.Hint.NextFireAt, &c.Hint.From,
-		&c.Config.Doc, &m.Timezone, &m.ScheduleLocalTime, &m.Days, &m.Enabled, &m.Delivery, &dates}
-	_, err = pgx.ForEachRow(rows, dest, func() error {
-		cand := c
-		cand.Dates = make([]schedule.Date, len(dates))
-		for i, d := range dates {
-			cand.Dates[i] = schedule.DateOf(d)
+	// The text columns are read in place (RawValues: no copy per row);
+	// the others through pgx's own decoders, planned once for the scan.
+	scanned := []any{&c.OrgID, &c.Hint.Version, &c.Hint.NextFireAt, &c.Hint.From}
+	if hinted {
+		scanned = append(scanned, &bits)
+	}
+	raw := []*[]byte{(*[]byte)(&c.Config.Doc), (*[]byte)(&m.Timezone), (*[]byte)(&m.ScheduleLocalTime),
+		(*[]byte)(&m.Days), (*[]byte)(&m.Enabled), (*[]byte)(&m.Delivery)}
+	const nRaw = 6
+	var plans []pgtype.ScanPlan
+	for rows.Next() {
+		vals := rows.RawValues()
+		if plans == nil {
+			fds := rows.FieldDescriptions()
+			if len(fds) != len(scanned)+nRaw {
+				return fmt.Errorf("scan briefing candidates: %d columns, want %d", len(fds), len(scanned)+nRaw)
+			}
+			tm := rows.Conn().TypeMap()
+			for i, dst := range scanned {
+				col := i
+				if i >= 4 {
+					col += nRaw // the dates come after the config
+				}
+				plans = append(plans, tm.PlanScan(fds[col].DataTypeOID, fds[col].Format, dst))
+			}
 		}
-		out = append(out, cand)
+		for i, dst := range scanned {
+			col := i
+			if i >= 4 {
+				col += nRaw
+			}
+			if err := plans[i].Scan(vals[col], dst); err != nil {
+				return fmt.Errorf("scan briefing candidates: column %d: %w", col, err)
+			}
+		}
+		for i, dst := range raw {
+			*dst = vals[4+i] // nil for SQL NULL
+		}
+		if hinted {
+			c.fired = uint8(bits)
+		} else {
+			c.fired = fired[c.OrgID]
+		}
+		if err := fn(&c); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan briefing candidates: %w", err)
+	}
+	return nil
+}
+
+// windowFirings is which of the window's dates had their scheduled firing,
+// per org that has any (about half the orgs: a 1M-org full scan keeps
+// ~500k small entries, not a row per briefing).
+func windowFirings(ctx context.Context, q database.Querier, from, to schedule.Date) (map[int64]uint8, error) {
+	rows, err := q.Query(ctx, fullDatesSQL, pgx.QueryExecModeDescribeExec, from.Time(), to.Time())
+	if err != nil {
+		return nil, fmt.Errorf("scan the window's firings: %w", err)
+	}
+	fired := map[int64]uint8{}
+	var orgID int64
+	var bits int32
+	_, err = pgx.ForEachRow(rows, []any{&orgID, &bits}, func() error {
+		fired[orgID] = uint8(bits)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("scan briefing candidates: %w", err)
+		return nil, fmt.Errorf("scan the window's firings: %w", err)
 	}
-	return out, nil
+	return fired, nil
 }

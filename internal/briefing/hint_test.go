@@ -241,7 +241,7 @@ func TestHintWriteRefusedAfterChange(t *testing.T) {
 	require.NoError(t, err)
 	tk := f.ticker()
 	_, hints := tk.decide(now, cands, &TickResult{Skipped: map[schedule.Reason]int{}})
-	require.Len(t, hints, 1)
+	require.Equal(t, 1, hints.len())
 
 	f.setConfig(org, config("America/New_York", "07:00"))
 	n, err := writeHints(f.ctx, f.db, now, hints)

@@ -3,7 +3,10 @@ package briefing
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -11,29 +14,39 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// hint is a next-fire hint the tick computed for an org (docs/architecture.md,
-// "The next-fire hint"), to store where the org's hint version is still the
-// one the scan read.
-type hint struct {
-	orgID   int64
-	version int64
-	at      pgtype.Timestamptz // infinity: never, until something changes
+// hintBatch holds the next-fire hints a tick computed (docs/architecture.md,
+// "The next-fire hint"), each to store where its org's hint version is
+// still the one the scan read. Three flat columns, 24 bytes a hint: a
+// fresh deployment's first full scan computes one for every org.
+type hintBatch struct {
+	orgIDs   []int64
+	versions []int64
+	ats      []int64 // microseconds since the Unix epoch; hintNever: infinity
 }
 
-// appendHint adds the hint computed at now unless the stored one already
-// says the same from an instant no later than now. at is truncated to
+// hintNever stands for 'infinity': no firing until something changes.
+const hintNever = math.MaxInt64
+
+func (b hintBatch) len() int { return len(b.orgIDs) }
+
+// add keeps the hint computed at now unless the stored one already says
+// the same from an instant no later than now. at is truncated to
 // PostgreSQL's microseconds, downwards: a hint may be early, never late.
-func appendHint(hints []hint, c Candidate, now, at time.Time, fires bool) []hint {
-	h := hint{orgID: c.OrgID, version: c.Hint.Version, at: pgtype.Timestamptz{Valid: true, InfinityModifier: pgtype.Infinity}}
+func (b *hintBatch) add(c *Candidate, now, at time.Time, fires bool) {
+	micros := int64(hintNever)
 	if fires {
-		h.at = pgtype.Timestamptz{Valid: true, Time: at.Truncate(time.Microsecond)}
+		micros = at.UnixMicro() // floors
 	}
 	stored := c.Hint
-	if stored.NextFireAt.Valid && stored.From.Valid && !stored.From.Time.After(now) &&
-		stored.NextFireAt.InfinityModifier == h.at.InfinityModifier && stored.NextFireAt.Time.Equal(h.at.Time) {
-		return hints
+	if stored.NextFireAt.Valid && stored.From.Valid && !stored.From.Time.After(now) {
+		if stored.NextFireAt.InfinityModifier == pgtype.Infinity && !fires ||
+			stored.NextFireAt.InfinityModifier == pgtype.Finite && fires && stored.NextFireAt.Time.UnixMicro() == micros {
+			return
+		}
 	}
-	return append(hints, h)
+	b.orgIDs = append(b.orgIDs, c.OrgID)
+	b.versions = append(b.versions, c.Hint.Version)
+	b.ats = append(b.ats, micros)
 }
 
 // writeHintsSQL stores the hints in one statement. A row whose version
@@ -55,20 +68,39 @@ UPDATE org_module_configs om
   FROM locked
  WHERE om.module = $1 AND om.org_id = locked.org_id`
 
-// writeHints stores the hints computed at now and returns how many it wrote.
-func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints []hint) (int, error) {
-	if len(hints) == 0 {
-		return 0, nil
+// hintChunk bounds one hint write: a fresh deployment's first full scan
+// stores a hint for every org, in statements of this many rows.
+const hintChunk = 10_000
+
+// writeHints stores the hints computed at now and returns how many it
+// wrote. A hint is advisory, so its transaction commits without waiting
+// for its WAL flush (synchronous_commit off): should the server crash
+// first, the row keeps the hint it had, which was right when written or
+// is NULL, and either only makes the org a candidate again.
+func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hintBatch) (int, error) {
+	written := 0
+	for start := 0; start < hints.len(); start += hintChunk {
+		end := min(start+hintChunk, hints.len())
+		ats := make([]pgtype.Timestamptz, end-start)
+		for i, micros := range hints.ats[start:end] {
+			ats[i] = pgtype.Timestamptz{Valid: true, InfinityModifier: pgtype.Infinity}
+			if micros != hintNever {
+				ats[i] = pgtype.Timestamptz{Valid: true, Time: time.UnixMicro(micros)}
+			}
+		}
+		var n int64
+		err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return err
+			}
+			tag, err := tx.Exec(ctx, writeHintsSQL, schedule.Module, now, hints.orgIDs[start:end], hints.versions[start:end], ats)
+			n = tag.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return written, fmt.Errorf("store next-fire hints: %w", err)
+		}
+		written += int(n)
 	}
-	orgIDs := make([]int64, len(hints))
-	versions := make([]int64, len(hints))
-	ats := make([]pgtype.Timestamptz, len(hints))
-	for i, h := range hints {
-		orgIDs[i], versions[i], ats[i] = h.orgID, h.version, h.at
-	}
-	tag, err := db.Exec(ctx, writeHintsSQL, schedule.Module, now, orgIDs, versions, ats)
-	if err != nil {
-		return 0, fmt.Errorf("store next-fire hints: %w", err)
-	}
-	return int(tag.RowsAffected()), nil
+	return written, nil
 }
