@@ -290,7 +290,7 @@ func TestWorkersFlag(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"", nil, `"workers":8,"pool_max_conns":13`},
+		{"", nil, `"workers":16,"pool_max_conns":21`},
 		{"3", nil, `"workers":3,"pool_max_conns":8`},
 		{"3", []string{"-workers", "5"}, `"workers":5,"pool_max_conns":10`},
 		{"", []string{"-concurrency", "2"}, `"workers":2,"pool_max_conns":7`},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -202,7 +203,7 @@ func collect(ctx context.Context, q database.Querier, now time.Time, hinted bool
 // repeatable-read transaction (Ticker.fullScan).
 func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinted bool, fn func(*Candidate) error) error {
 	from, to := scanWindow(now)
-	var fired map[int64]uint8
+	var fired *firings
 	if !hinted {
 		var err error
 		if fired, err = windowFirings(ctx, q, from, to); err != nil {
@@ -269,7 +270,7 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 		if hinted {
 			c.fired = uint8(bits)
 		} else {
-			c.fired = fired[c.OrgID]
+			c.fired = fired.get(c.OrgID)
 		}
 		if err := fn(&c); err != nil {
 			return err
@@ -282,22 +283,60 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 }
 
 // windowFirings is which of the window's dates had their scheduled firing,
-// per org that has any (about half the orgs: a 1M-org full scan keeps
-// ~500k small entries, not a row per briefing).
-func windowFirings(ctx context.Context, q database.Querier, from, to schedule.Date) (map[int64]uint8, error) {
+// per org that has any. Org ids are an identity column, so they are dense:
+// a byte per id up to the largest (1 MB at a million orgs) instead of a
+// map entry per org that has any (~20 MB at 700k, which was most of the
+// worker's memory at 1M orgs); ids far beyond the row count go to a map.
+func windowFirings(ctx context.Context, q database.Querier, from, to schedule.Date) (*firings, error) {
 	rows, err := q.Query(ctx, fullDatesSQL, pgx.QueryExecModeDescribeExec, from.Time(), to.Time())
 	if err != nil {
 		return nil, fmt.Errorf("scan the window's firings: %w", err)
 	}
-	fired := map[int64]uint8{}
+	var ids []int64
+	var sets []uint8
 	var orgID int64
 	var bits int32
 	_, err = pgx.ForEachRow(rows, []any{&orgID, &bits}, func() error {
-		fired[orgID] = uint8(bits)
+		ids, sets = append(ids, orgID), append(sets, uint8(bits))
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scan the window's firings: %w", err)
 	}
-	return fired, nil
+	return newFirings(ids, sets), nil
+}
+
+// newFirings stores each ids[i]'s sets[i].
+func newFirings(ids []int64, sets []uint8) *firings {
+	f := &firings{}
+	if top := slices.Max(append(ids, 0)); top < maxDense && top < int64(4*len(ids)+1024) {
+		f.dense = make([]uint8, top+1)
+	}
+	for i, id := range ids {
+		if id >= 0 && id < int64(len(f.dense)) {
+			f.dense[id] = sets[i]
+		} else {
+			if f.sparse == nil {
+				f.sparse = map[int64]uint8{}
+			}
+			f.sparse[id] = sets[i]
+		}
+	}
+	return f
+}
+
+// firings maps org ids to their fired-date bits (Candidate.fired).
+type firings struct {
+	dense  []uint8 // by org id, when the ids are at most a few times as many as the rows
+	sparse map[int64]uint8
+}
+
+// maxDense bounds the dense part whatever the ids: 64 MiB of bytes.
+const maxDense = 64 << 20
+
+func (f *firings) get(orgID int64) uint8 {
+	if orgID >= 0 && orgID < int64(len(f.dense)) {
+		return f.dense[orgID]
+	}
+	return f.sparse[orgID]
 }

@@ -97,9 +97,9 @@ func (o outcome) done() bool {
 }
 
 // maxInFlight is the most sends a worker has under way at once (its
-// -workers, 8 by default): the most a crash can catch between the SMTP
+// -workers, 16 by default): the most a crash can catch between the SMTP
 // server's acceptance and the commit that records it.
-const maxInFlight = 8
+const maxInFlight = 16
 
 // exact is the guarantee (README, "Guarantees and figures"): every briefing
 // generated exactly once, one delivery per recipient recorded sent, and
