@@ -41,6 +41,20 @@ func MaxConnsAtLeast(n int) Option {
 	}
 }
 
+// NoJIT turns PostgreSQL's JIT compilation off for the pool's sessions,
+// unless the URL sets jit itself. Our queries are short, and JIT starts
+// when the planner's cost estimate passes jit_above_cost, which a subplan
+// per row inflates: the tick's hinted scan at a million orgs was estimated
+// at 166,000 and spent 19–26 ms compiling for 2–5 ms of work, every
+// minute (docs/architecture.md, "The next-fire hint").
+func NoJIT() Option {
+	return func(c *pgxpool.Config) {
+		if _, set := c.ConnConfig.RuntimeParams["jit"]; !set {
+			c.ConnConfig.RuntimeParams["jit"] = "off"
+		}
+	}
+}
+
 // setsMaxConns reports whether url sets pool_max_conns; pgxpool.ParseConfig
 // consumes the parameter, so the URL is parsed again to tell.
 func setsMaxConns(url string) bool {
@@ -52,10 +66,10 @@ func setsMaxConns(url string) bool {
 	return ok
 }
 
-// Open connects to url (DefaultURL when it is "") and applies pending
-// migrations: what both binaries do at start. The caller closes the pool.
+// Open connects to url (DefaultURL when it is "") with JIT off (NoJIT) and
+// applies pending migrations: what both binaries do at start. The caller closes the pool.
 func Open(ctx context.Context, url string, log *slog.Logger, opts ...Option) (*pgxpool.Pool, error) {
-	pool, err := Connect(ctx, cmp.Or(url, DefaultURL), opts...)
+	pool, err := Connect(ctx, cmp.Or(url, DefaultURL), append([]Option{NoJIT()}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -148,3 +148,21 @@ func TestMigrateBriefingHistory(t *testing.T) {
 func words(vs ...any) string {
 	return strings.TrimSuffix(fmt.Sprintln(vs...), "\n")
 }
+
+// TestOpenTurnsJITOff: the binaries' sessions run without JIT unless the
+// URL asks for it (database.NoJIT).
+func TestOpenTurnsJITOff(t *testing.T) {
+	t.Parallel()
+	url := testdb.URL(t)
+	for _, tc := range []struct{ url, want string }{
+		{url, "off"},
+		{url + "&jit=on", "on"},
+	} {
+		pool, err := database.Open(t.Context(), tc.url, slog.New(slog.DiscardHandler))
+		require.NoError(t, err)
+		var jit string
+		require.NoError(t, pool.QueryRow(t.Context(), `SHOW jit`).Scan(&jit))
+		pool.Close()
+		require.Equal(t, tc.want, jit, tc.url)
+	}
+}
