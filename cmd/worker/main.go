@@ -137,7 +137,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	schedule.UseZoneRules(rules)
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
 	log.Info("worker starting", "zone_rules", rules.String(), "tzdata", rules.Version, "tz_source", rules.Source)
-	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(workers))
+	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(workers), database.NoJIT())
 	if err != nil {
 		return err
 	}

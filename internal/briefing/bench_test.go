@@ -103,7 +103,7 @@ func BenchmarkTick(b *testing.B) {
 				res := &TickResult{Skipped: map[schedule.Reason]int{}}
 				d, err := tk.scanAndDecide(ctx, now, full, res)
 				require.NoError(b, err)
-				scan = time.Since(start) // scans and decisions: they overlap
+				scan = time.Since(start)  // scans and decisions: they overlap
 				fire(b, db, now, d.items) // what enqueue records, not timed
 				start = time.Now()
 				written, err = writeHints(ctx, db, now, d.hints)

@@ -14,11 +14,12 @@ func TestFirings(t *testing.T) {
 		ids   []int64
 		dense bool
 	}{
-		"dense":     {[]int64{1, 2, 3, 7, 1000}, true},
-		"far":       {[]int64{5, 1 << 40, 1 << 33}, false},
-		"negative":  {[]int64{-3, 2}, true},
-		"none":      {nil, true},
-		"just over": {[]int64{4*2 + 1024}, false},
+		"dense":        {[]int64{1, 2, 3, 7, 1000}, true},
+		"far":          {[]int64{5, 1 << 40, 1 << 33}, false},
+		"negative":     {[]int64{-3, 2}, true},
+		"none":         {nil, true},
+		"at the bound": {[]int64{4*1 + 1024 - 1}, true}, // one row: ids below 4·1+1024 stay dense
+		"just over":    {[]int64{4*1 + 1024}, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			sets := make([]uint8, len(tc.ids))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -117,18 +118,21 @@ func checkHintProperty(t *testing.T, rng *rand.Rand, n int, from, to time.Time) 
 
 	tk := f.ticker()
 	tk.FullScanEvery = 365 * 24 * time.Hour // hinted after its first tick
-	full := f.ticker()                      // decides only: never ticks
 	globalOn := true
 	var hintedCands, fullCands, fired, changes int
 	for now := from; !now.After(to); {
-		// The full scan's decision at now, written nowhere.
+		// The full scan's rows at now, decided one by one with
+		// schedule.Decide (not the tick's memoised decider): the reference.
 		cands, err := Candidates(f.ctx, f.db, now)
 		require.NoError(t, err)
-		items, _ := full.decide(now, cands, &TickResult{Skipped: map[schedule.Reason]int{}})
 		want := []int64{}
-		for _, it := range items {
-			want = append(want, it.OrgID)
+		for _, c := range cands {
+			if p := parseConfig(c.Config); p.err == nil &&
+				schedule.Decide(now, p.schedule, func(d schedule.Date) bool { return slices.Contains(c.Dates, d) }).Due() {
+				want = append(want, c.OrgID)
+			}
 		}
+		slices.Sort(want)
 		fullCands += len(cands)
 
 		res, err := tk.Tick(f.ctx, now)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -321,4 +322,52 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 	var m dto.Metric
 	require.NoError(t, c.Write(&m))
 	return m.GetCounter().GetValue()
+}
+
+// A row another transaction holds doesn't stall the hint write: after
+// hintLockTimeout the chunk is written again without it, the other orgs
+// get their hints and the held one keeps what it had.
+func TestHintWriteSkipsRowHeldElsewhere(t *testing.T) {
+	f := setup(t)
+	held := f.org("ny", config("America/New_York", "08:00"))
+	free := f.org("paris", config("Europe/Paris", "08:00"))
+	now := utc("2026-03-10T10:00:00Z")
+	cands, err := Candidates(f.ctx, f.db, now)
+	require.NoError(t, err)
+	_, hints := f.ticker().decide(now, cands, &TickResult{Skipped: map[schedule.Reason]int{}})
+	require.Equal(t, 2, hints.len())
+
+	tx, err := f.db.Begin(f.ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(f.ctx) }()
+	_, err = tx.Exec(f.ctx, `SELECT 1 FROM org_module_configs WHERE org_id = $1 FOR UPDATE`, held)
+	require.NoError(t, err)
+
+	n, err := writeHints(f.ctx, f.db, now, hints)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, "NULL", f.hint(held))
+	require.Equal(t, "2026-03-11T07:00:00Z", f.hint(free))
+}
+
+// A batch larger than a chunk is written whole, a chunk at a time.
+func TestHintWriteCrossesChunks(t *testing.T) {
+	f := setup(t)
+	chunk := hintChunk
+	hintChunk = 2
+	t.Cleanup(func() { hintChunk = chunk })
+	var orgs []int64
+	for i := range 5 {
+		orgs = append(orgs, f.org(fmt.Sprintf("org-%d", i), config("Etc/UTC", fmt.Sprintf("%02d:00", 11+i))))
+	}
+	now := utc("2026-03-10T10:00:00Z")
+	cands, err := Candidates(f.ctx, f.db, now)
+	require.NoError(t, err)
+	_, hints := f.ticker().decide(now, cands, &TickResult{Skipped: map[schedule.Reason]int{}})
+	n, err := writeHints(f.ctx, f.db, now, hints)
+	require.NoError(t, err)
+	require.Equal(t, 5, n)
+	for i, org := range orgs {
+		require.Equal(t, fmt.Sprintf("2026-03-10T%02d:00:00Z", 11+i), f.hint(org))
+	}
 }

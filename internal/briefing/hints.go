@@ -2,6 +2,7 @@ package briefing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -77,9 +79,14 @@ func (b *hintBatch) add(c *Candidate, now, at time.Time, fires bool) {
 // after a checkpoint, a full page image of its own, 4× the update's time
 // at a million orgs (60–89 ms vs 16 ms for 562 rows). Without it, a row
 // an admin's transaction holds is waited for, then checked again: its new
-// version fails the version test and keeps its NULL. The batch is in org
-// id order (hintBatch.sorted) and the primary key's index drives the
-// update, so two writers take their row locks in the same order.
+// version fails the version test and keeps its NULL — unless that
+// transaction holds it for longer than hintLockTimeout (a stuck session, a
+// forgotten psql BEGIN): then the chunk is written again skipping the
+// locked rows (writeHintsSkipLockedSQL, the old form), so one held row can
+// neither stall the tick nor cost the other orgs their hints. The same
+// fallback answers a deadlock, which the batch's org id order
+// (hintBatch.sort) makes unlikely but a multi-row invalidation taking its
+// rows in another order could cause.
 const writeHintsSQL = `
 UPDATE org_module_configs om
    SET next_fire_at = h.next_fire_at, hint_from = $2
@@ -89,9 +96,29 @@ UPDATE org_module_configs om
    AND om.org_id = h.org_id
    AND om.hint_version = h.version`
 
+// writeHintsSkipLockedSQL is the fallback: rows locked elsewhere keep the
+// hint they have, which makes them candidates again if it has come.
+const writeHintsSkipLockedSQL = `
+WITH h AS (SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[]) AS h(org_id, version, next_fire_at)),
+     locked AS (SELECT om.org_id, h.next_fire_at
+                  FROM org_module_configs om
+                  JOIN h ON h.org_id = om.org_id AND h.version = om.hint_version
+                 WHERE om.module = $1 AND om.org_id = ANY ($3)
+                 ORDER BY om.org_id
+                   FOR UPDATE OF om SKIP LOCKED)
+UPDATE org_module_configs om
+   SET next_fire_at = locked.next_fire_at, hint_from = $2
+  FROM locked
+ WHERE om.module = $1 AND om.org_id = locked.org_id`
+
+// hintLockTimeout is how long a hint write waits for a row another
+// transaction holds before it falls back to skipping locked rows.
+const hintLockTimeout = "1s"
+
 // hintChunk bounds one hint write: a fresh deployment's first full scan
-// stores a hint for every org, in statements of this many rows.
-const hintChunk = 10_000
+// stores a hint for every org, in statements of this many rows. A variable
+// for the test that crosses it.
+var hintChunk = 10_000
 
 // writeHints stores the hints computed at now and returns how many it
 // wrote. A hint is advisory, so its transaction commits without waiting
@@ -110,19 +137,31 @@ func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hint
 				ats[i] = pgtype.Timestamptz{Valid: true, Time: time.UnixMicro(micros)}
 			}
 		}
-		var n int64
-		err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
-				return err
-			}
-			tag, err := tx.Exec(ctx, writeHintsSQL, schedule.Module, now, hints.orgIDs[start:end], hints.versions[start:end], ats)
-			n = tag.RowsAffected()
-			return err
-		})
+		args := []any{schedule.Module, now, hints.orgIDs[start:end], hints.versions[start:end], ats}
+		n, err := writeHintChunk(ctx, db, writeHintsSQL, args)
+		var pgErr *pgconn.PgError
+		// lock_not_available (hintLockTimeout passed), deadlock_detected
+		if errors.As(err, &pgErr) && (pgErr.Code == "55P03" || pgErr.Code == "40P01") {
+			n, err = writeHintChunk(ctx, db, writeHintsSkipLockedSQL, args)
+		}
 		if err != nil {
 			return written, fmt.Errorf("store next-fire hints: %w", err)
 		}
-		written += int(n)
+		written += n
 	}
 	return written, nil
+}
+
+// writeHintChunk runs one hint statement in its own transaction.
+func writeHintChunk(ctx context.Context, db *pgxpool.Pool, sql string, args []any) (int, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true), set_config('lock_timeout', $1, true)`, hintLockTimeout); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, sql, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return int(n), err
 }

@@ -46,7 +46,9 @@ func MaxConnsAtLeast(n int) Option {
 // when the planner's cost estimate passes jit_above_cost, which a subplan
 // per row inflates: the tick's hinted scan at a million orgs was estimated
 // at 166,000 and spent 19–26 ms compiling for 2–5 ms of work, every
-// minute (docs/architecture.md, "The next-fire hint").
+// minute (docs/architecture.md, "The next-fire hint"). The worker sets it;
+// the web does not, because it is a startup parameter and PgBouncer, which
+// docs/scaling.md puts in front of the web, refuses unknown ones.
 func NoJIT() Option {
 	return func(c *pgxpool.Config) {
 		if _, set := c.ConnConfig.RuntimeParams["jit"]; !set {
@@ -66,10 +68,10 @@ func setsMaxConns(url string) bool {
 	return ok
 }
 
-// Open connects to url (DefaultURL when it is "") with JIT off (NoJIT) and
-// applies pending migrations: what both binaries do at start. The caller closes the pool.
+// Open connects to url (DefaultURL when it is "") and applies pending
+// migrations: what both binaries do at start. The caller closes the pool.
 func Open(ctx context.Context, url string, log *slog.Logger, opts ...Option) (*pgxpool.Pool, error) {
-	pool, err := Connect(ctx, cmp.Or(url, DefaultURL), append([]Option{NoJIT()}, opts...)...)
+	pool, err := Connect(ctx, cmp.Or(url, DefaultURL), opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -149,16 +149,21 @@ func words(vs ...any) string {
 	return strings.TrimSuffix(fmt.Sprintln(vs...), "\n")
 }
 
-// TestOpenTurnsJITOff: the binaries' sessions run without JIT unless the
-// URL asks for it (database.NoJIT).
-func TestOpenTurnsJITOff(t *testing.T) {
+// TestNoJIT: with the worker's option its sessions run without JIT, unless
+// the URL asks for it; without it, the server's default (on) stays.
+func TestNoJIT(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
-	for _, tc := range []struct{ url, want string }{
-		{url, "off"},
-		{url + "&jit=on", "on"},
+	for _, tc := range []struct {
+		url  string
+		opts []database.Option
+		want string
+	}{
+		{url, []database.Option{database.NoJIT()}, "off"},
+		{url + "&jit=on", []database.Option{database.NoJIT()}, "on"},
+		{url, nil, "on"},
 	} {
-		pool, err := database.Open(t.Context(), tc.url, slog.New(slog.DiscardHandler))
+		pool, err := database.Open(t.Context(), tc.url, slog.New(slog.DiscardHandler), tc.opts...)
 		require.NoError(t, err)
 		var jit string
 		require.NoError(t, pool.QueryRow(t.Context(), `SHOW jit`).Scan(&jit))
