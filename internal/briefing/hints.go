@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"time"
 
@@ -20,36 +19,46 @@ import (
 
 // hintBatch holds the next-fire hints a tick computed (docs/architecture.md,
 // "The next-fire hint"), each to store where its org's hint version is
-// still the one the scan read. Three flat columns, 24 bytes a hint: a
-// fresh deployment's first full scan computes one for every org.
+// still the one the scan read: 24 bytes a hint, in fixed blocks. A fresh
+// deployment's first full scan computes one for every org, and a slice
+// grown by doubling would hold up to three times that while it copies
+// (at a million orgs, ~35 MB of a worker's ~140 MiB peak).
 type hintBatch struct {
-	orgIDs   []int64
-	versions []int64
-	ats      []int64 // microseconds since the Unix epoch; hintNever: infinity
+	blocks [][]hintRow
+	n      int
 }
+
+type hintRow struct {
+	orgID, version int64
+	at             int64 // microseconds since the Unix epoch; hintNever: infinity
+}
+
+const hintBlock = 8192
 
 // hintNever stands for 'infinity': no firing until something changes.
 const hintNever = math.MaxInt64
 
-func (b hintBatch) len() int { return len(b.orgIDs) }
+func (b *hintBatch) len() int { return b.n }
+
+func (b *hintBatch) row(i int) *hintRow { return &b.blocks[i/hintBlock][i%hintBlock] }
 
 // sort puts the batch in org id order. The full scan adds in table order
-// (nearly sorted already); the hinted one in index order.
-func (b hintBatch) sort() {
-	if slices.IsSorted(b.orgIDs) {
-		return
+// (nearly sorted); the hinted one in index order.
+func (b *hintBatch) sort() {
+	if !sort.IsSorted((*byOrg)(b)) {
+		sort.Sort((*byOrg)(b))
 	}
-	sort.Sort(byOrg(b))
 }
 
 type byOrg hintBatch
 
-func (b byOrg) Len() int           { return len(b.orgIDs) }
-func (b byOrg) Less(i, j int) bool { return b.orgIDs[i] < b.orgIDs[j] }
-func (b byOrg) Swap(i, j int) {
-	b.orgIDs[i], b.orgIDs[j] = b.orgIDs[j], b.orgIDs[i]
-	b.versions[i], b.versions[j] = b.versions[j], b.versions[i]
-	b.ats[i], b.ats[j] = b.ats[j], b.ats[i]
+func (b *byOrg) Len() int { return b.n }
+func (b *byOrg) Less(i, j int) bool {
+	return (*hintBatch)(b).row(i).orgID < (*hintBatch)(b).row(j).orgID
+}
+func (b *byOrg) Swap(i, j int) {
+	x, y := (*hintBatch)(b).row(i), (*hintBatch)(b).row(j)
+	*x, *y = *y, *x
 }
 
 // add keeps the hint computed at now unless the stored one already says
@@ -67,9 +76,11 @@ func (b *hintBatch) add(c *Candidate, now, at time.Time, fires bool) {
 			return
 		}
 	}
-	b.orgIDs = append(b.orgIDs, c.OrgID)
-	b.versions = append(b.versions, c.Hint.Version)
-	b.ats = append(b.ats, micros)
+	if b.n%hintBlock == 0 {
+		b.blocks = append(b.blocks, make([]hintRow, hintBlock))
+	}
+	*b.row(b.n) = hintRow{orgID: c.OrgID, version: c.Hint.Version, at: micros}
+	b.n++
 }
 
 // writeHintsSQL stores the hints in one statement. A row whose version
@@ -130,14 +141,18 @@ func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hint
 	written := 0
 	for start := 0; start < hints.len(); start += hintChunk {
 		end := min(start+hintChunk, hints.len())
-		ats := make([]pgtype.Timestamptz, end-start)
-		for i, micros := range hints.ats[start:end] {
-			ats[i] = pgtype.Timestamptz{Valid: true, InfinityModifier: pgtype.Infinity}
-			if micros != hintNever {
-				ats[i] = pgtype.Timestamptz{Valid: true, Time: time.UnixMicro(micros)}
+		orgIDs := make([]int64, 0, end-start)
+		versions := make([]int64, 0, end-start)
+		ats := make([]pgtype.Timestamptz, 0, end-start)
+		for i := start; i < end; i++ {
+			h := hints.row(i)
+			at := pgtype.Timestamptz{Valid: true, InfinityModifier: pgtype.Infinity}
+			if h.at != hintNever {
+				at = pgtype.Timestamptz{Valid: true, Time: time.UnixMicro(h.at)}
 			}
+			orgIDs, versions, ats = append(orgIDs, h.orgID), append(versions, h.version), append(ats, at)
 		}
-		args := []any{schedule.Module, now, hints.orgIDs[start:end], hints.versions[start:end], ats}
+		args := []any{schedule.Module, now, orgIDs, versions, ats}
 		n, err := writeHintChunk(ctx, db, writeHintsSQL, args)
 		var pgErr *pgconn.PgError
 		// lock_not_available (hintLockTimeout passed), deadlock_detected
