@@ -106,7 +106,7 @@ func BenchmarkTick(b *testing.B) {
 				scan = time.Since(start)  // scans and decisions: they overlap
 				fire(b, db, now, d.items) // what enqueue records, not timed
 				start = time.Now()
-				written, err = writeHints(ctx, db, now, d.hints)
+				written, err = d.storeHints(ctx)
 				require.NoError(b, err)
 				return scan, scan + time.Since(start), res.Candidates, len(d.items), written
 			}

@@ -371,3 +371,36 @@ func TestHintWriteCrossesChunks(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("2026-03-10T%02d:00:00Z", 11+i), f.hint(org))
 	}
 }
+
+// A full scan stores the hints of the orgs not due while it streams, a
+// chunk at a time, and keeps those of the due orgs until their firing is
+// recorded: a hint counting a firing the enqueue then failed to record
+// would hide the org until the next full scan.
+func TestFullScanStoresHintsAsItStreams(t *testing.T) {
+	f := setup(t)
+	chunk := hintChunk
+	hintChunk = 2
+	t.Cleanup(func() { hintChunk = chunk })
+	fired := f.org("due", config("Etc/UTC", "09:00"))
+	var later []int64
+	for i := range 5 {
+		later = append(later, f.org(fmt.Sprintf("later-%d", i), config("Etc/UTC", fmt.Sprintf("%02d:00", 11+i))))
+	}
+	now := utc("2026-03-10T10:00:00Z")
+	tk := f.ticker()
+	d, err := tk.scanAndDecide(f.ctx, now, true, &TickResult{Skipped: map[schedule.Reason]int{}})
+	require.NoError(t, err)
+	require.Equal(t, 4, d.flushed, "two chunks of two stored while the scan ran")
+	require.Equal(t, 1, d.hints.len())
+	require.Equal(t, 1, d.dueHints.len())
+	require.Equal(t, "NULL", f.hint(fired), "the due org's hint waits for its firing")
+
+	res := tickAt(t, f.ticker(), now)
+	require.Equal(t, PathFull, res.Path)
+	require.Equal(t, 1, res.Enqueued)
+	require.Equal(t, 2, res.HintsWritten, "the rest were stored by the first scan")
+	require.Equal(t, "2026-03-11T09:00:00Z", f.hint(fired))
+	for i, org := range later {
+		require.Equal(t, fmt.Sprintf("2026-03-10T%02d:00:00Z", 11+i), f.hint(org))
+	}
+}

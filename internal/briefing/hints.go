@@ -76,10 +76,14 @@ func (b *hintBatch) add(c *Candidate, now, at time.Time, fires bool) {
 			return
 		}
 	}
+	b.push(hintRow{orgID: c.OrgID, version: c.Hint.Version, at: micros})
+}
+
+func (b *hintBatch) push(h hintRow) {
 	if b.n%hintBlock == 0 {
 		b.blocks = append(b.blocks, make([]hintRow, hintBlock))
 	}
-	*b.row(b.n) = hintRow{orgID: c.OrgID, version: c.Hint.Version, at: micros}
+	*b.row(b.n) = h
 	b.n++
 }
 

@@ -184,12 +184,12 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *TickResult, dueBe
 		// A hint is advisory: one not stored leaves its org a candidate,
 		// so a failed write is logged and the tick goes on (its firings
 		// are enqueued, and a full scan counts as done).
-		if res.HintsWritten, err = writeHints(ctx, t.DB, now, d.hints); err != nil {
+		if res.HintsWritten, err = d.storeHints(ctx); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
 			t.Log.Warn("next-fire hints not all stored; those orgs stay candidates", "now", now,
-				"hints", d.hints.len(), "written", res.HintsWritten, "error", err)
+				"hints", d.hints.len()+d.dueHints.len(), "written", res.HintsWritten, "error", err)
 		}
 	}
 	if full {
@@ -240,6 +240,16 @@ func (t *Ticker) scanAndDecide(ctx context.Context, now time.Time, full bool, re
 		return d, nil
 	}
 	res.Path = PathFull
+	if !t.NoHintWrites {
+		d.flush = func(b hintBatch) {
+			n, err := writeHints(ctx, t.DB, now, b)
+			d.flushed += n
+			if err != nil && ctx.Err() == nil {
+				t.Log.Warn("next-fire hints not all stored; those orgs stay candidates", "now", now,
+					"hints", b.len(), "written", n, "error", err)
+			}
+		}
+	}
 	err := t.fullScan(ctx, now, d)
 	return d, err
 }
@@ -289,8 +299,31 @@ type decider struct {
 	window [windowDays]schedule.Date
 	res    *TickResult
 	items  []due
-	hints  hintBatch
 	key    []byte
+
+	// The hints to store: those of the orgs not due are right whatever the
+	// enqueue does, so a full scan stores them as they fill a chunk
+	// (flush), while it streams: a fresh deployment's first full scan
+	// computes a million, 24 MB more of a worker's peak if kept to the end.
+	// Those of the due orgs count this tick's firing: they wait for the
+	// enqueue (storeHints), or a failed enqueue would leave a hint saying
+	// the org already fired.
+	hints    hintBatch
+	dueHints hintBatch
+	flush    func(hintBatch) // nil: keep every hint until storeHints
+	flushed  int             // hints flush stored
+}
+
+// storeHints stores the hints the scan kept and returns how many hints
+// the tick stored in all.
+func (d *decider) storeHints(ctx context.Context) (int, error) {
+	n, err := writeHints(ctx, d.t.DB, d.now, d.hints)
+	if err == nil {
+		var m int
+		m, err = writeHints(ctx, d.t.DB, d.now, d.dueHints)
+		n += m
+	}
+	return d.flushed + n, err
 }
 
 func (t *Ticker) newDecider(now time.Time, res *TickResult, full bool) *decider {
@@ -327,21 +360,37 @@ func (d *decider) add(c *Candidate) error {
 	if m.parsed.err != nil {
 		d.res.Skipped[schedule.ReasonInvalidConfig]++
 		d.t.Log.Warn("briefing config invalid, org skipped", "org_id", c.OrgID, "error", m.parsed.err)
-		d.hints.add(c, d.now, time.Time{}, false) // until the config changes
+		d.addHint(c, time.Time{}, false) // until the config changes
 		return nil
 	}
 	o := d.outcome(m, c.fired)
 	if o.decision.Due() {
 		d.items = append(d.items, due{OrgID: c.OrgID, Date: o.decision.Date, Timezone: m.parsed.schedule.Zone.Name})
-	} else {
-		d.res.Skipped[o.decision.Reason]++
-		if o.fires && c.Hint.validAt(d.now) &&
-			(c.Hint.NextFireAt.InfinityModifier == pgtype.Infinity || o.next.Before(c.Hint.NextFireAt.Time)) {
-			d.res.LateHints = append(d.res.LateHints, c.OrgID)
+		if !d.t.NoHintWrites {
+			d.dueHints.add(c, d.now, o.next, o.fires)
 		}
+		return nil
 	}
-	d.hints.add(c, d.now, o.next, o.fires)
+	d.res.Skipped[o.decision.Reason]++
+	if o.fires && c.Hint.validAt(d.now) &&
+		(c.Hint.NextFireAt.InfinityModifier == pgtype.Infinity || o.next.Before(c.Hint.NextFireAt.Time)) {
+		d.res.LateHints = append(d.res.LateHints, c.OrgID)
+	}
+	d.addHint(c, o.next, o.fires)
 	return nil
+}
+
+// addHint keeps the hint of an org not due, flushing a full chunk; none
+// when the Ticker writes no hints (worker -once).
+func (d *decider) addHint(c *Candidate, next time.Time, fires bool) {
+	if d.t.NoHintWrites {
+		return
+	}
+	d.hints.add(c, d.now, next, fires)
+	if d.flush != nil && d.hints.len() >= hintChunk {
+		d.flush(d.hints)
+		d.hints = hintBatch{}
+	}
 }
 
 // outcome is the decision at d.now for a config and fired dates, from the
@@ -406,7 +455,11 @@ func (t *Ticker) decide(now time.Time, cands []Candidate, res *TickResult) ([]du
 		_ = d.add(&c)
 	}
 	d.finish()
-	return d.items, d.hints
+	hints := d.hints
+	for i := range d.dueHints.len() {
+		hints.push(*d.dueHints.row(i))
+	}
+	return d.items, hints
 }
 
 // parseConfig validates a candidate's config: by its members when the SQL
