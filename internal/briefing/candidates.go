@@ -248,37 +248,29 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 	m := &c.Config.Members
 	// The text columns are read in place (RawValues: no copy per row);
 	// the others through pgx's own decoders, planned once for the scan.
-	scanned := []any{&c.OrgID, &c.Hint.Version, &c.Hint.NextFireAt, &c.Hint.From}
-	if hinted {
-		scanned = append(scanned, &bits)
-	}
 	raw := []*[]byte{(*[]byte)(&c.Config.Doc), (*[]byte)(&m.Timezone), (*[]byte)(&m.ScheduleLocalTime),
-		(*[]byte)(&m.Days), (*[]byte)(&m.Enabled), (*[]byte)(&m.Delivery)}
-	const nRaw = 6
+		(*[]byte)(&m.Days), (*[]byte)(&m.Enabled), (*[]byte)(&m.Delivery)} // columns 4..9
+	scanned := []any{&c.OrgID, &c.Hint.Version, &c.Hint.NextFireAt, &c.Hint.From}
+	cols := []int{0, 1, 2, 3}
+	if hinted {
+		scanned, cols = append(scanned, &bits), append(cols, 4+len(raw)) // the dates come after the config
+	}
 	var plans []pgtype.ScanPlan
 	for rows.Next() {
 		vals := rows.RawValues()
 		if plans == nil {
 			fds := rows.FieldDescriptions()
-			if len(fds) != len(scanned)+nRaw {
-				return fmt.Errorf("scan briefing candidates: %d columns, want %d", len(fds), len(scanned)+nRaw)
+			if len(fds) != len(scanned)+len(raw) {
+				return fmt.Errorf("scan briefing candidates: %d columns, want %d", len(fds), len(scanned)+len(raw))
 			}
 			tm := rows.Conn().TypeMap()
 			for i, dst := range scanned {
-				col := i
-				if i >= 4 {
-					col += nRaw // the dates come after the config
-				}
-				plans = append(plans, tm.PlanScan(fds[col].DataTypeOID, fds[col].Format, dst))
+				plans = append(plans, tm.PlanScan(fds[cols[i]].DataTypeOID, fds[cols[i]].Format, dst))
 			}
 		}
 		for i, dst := range scanned {
-			col := i
-			if i >= 4 {
-				col += nRaw
-			}
-			if err := plans[i].Scan(vals[col], dst); err != nil {
-				return fmt.Errorf("scan briefing candidates: column %d: %w", col, err)
+			if err := plans[i].Scan(vals[cols[i]], dst); err != nil {
+				return fmt.Errorf("scan briefing candidates: column %d: %w", cols[i], err)
 			}
 		}
 		for i, dst := range raw {
