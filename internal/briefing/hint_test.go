@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"log/slog"
 	"testing"
 	"time"
@@ -403,4 +404,29 @@ func TestFullScanStoresHintsAsItStreams(t *testing.T) {
 	for i, org := range later {
 		require.Equal(t, fmt.Sprintf("2026-03-10T%02d:00:00Z", 11+i), f.hint(org))
 	}
+}
+
+// decide decides a collected scan (Candidates, HintedCandidates) as the
+// tick decides a streamed one, as a full scan does (the memo keeps only
+// the documents seen).
+func (t *Ticker) decide(now time.Time, cands []Candidate, res *TickResult) ([]due, hintBatch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := t.newDecider(now, res, true)
+	from, _ := scanWindow(now)
+	for _, c := range cands {
+		c.fired = 0
+		for i := range windowDays {
+			if slices.Contains(c.Dates, from.AddDays(i)) {
+				c.fired |= 1 << i
+			}
+		}
+		_ = d.add(&c)
+	}
+	d.finish()
+	hints := d.hints
+	for i := range d.dueHints.len() {
+		hints.push(*d.dueHints.row(i))
+	}
+	return d.items, hints
 }

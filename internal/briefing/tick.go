@@ -437,30 +437,6 @@ func (d *decider) finish() {
 	}
 }
 
-// decide decides a collected scan (Candidates, HintedCandidates) as the
-// tick decides a streamed one, as a full scan does (the memo keeps only
-// the documents seen).
-func (t *Ticker) decide(now time.Time, cands []Candidate, res *TickResult) ([]due, hintBatch) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	d := t.newDecider(now, res, true)
-	from, _ := scanWindow(now)
-	for _, c := range cands {
-		c.fired = 0
-		for i := range windowDays {
-			if slices.Contains(c.Dates, from.AddDays(i)) {
-				c.fired |= 1 << i
-			}
-		}
-		_ = d.add(&c)
-	}
-	d.finish()
-	hints := d.hints
-	for i := range d.dueHints.len() {
-		hints.push(*d.dueHints.row(i))
-	}
-	return d.items, hints
-}
 
 // parseConfig validates a candidate's config: by its members when the SQL
 // found the usual shape, else the whole document. Both apply ParseConfig's
