@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 

@@ -437,7 +437,6 @@ func (d *decider) finish() {
 	}
 }
 
-
 // parseConfig validates a candidate's config: by its members when the SQL
 // found the usual shape, else the whole document. Both apply ParseConfig's
 // checks (TestConfigColumnsAgreeWithParseConfig).
