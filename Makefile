@@ -20,7 +20,7 @@ TICK_BENCHTIME ?= 20x
 BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 4h
 
-.PHONY: help run test bench bench-burst bench-tick bench-web fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run hygiene test bench bench-burst bench-tick bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -50,7 +50,13 @@ run: build ## Run the app with demo data on http://localhost:8080 (finds, starts
 	  '    Ctrl-C stops both.' ''
 	bin/web serve -addr :$(PORT)
 
-test: ## go vet and every test, browser tests included (finds, starts or installs PostgreSQL and Chromium)
+hygiene: ## gofmt -l and go mod tidy -diff are empty (make test and make lint run it first)
+	@echo "==> gofmt -l, go mod tidy -diff"
+	unformatted="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"
+	if [[ -n $$unformatted ]]; then echo "gofmt needed (gofmt -w these files):"; echo "$$unformatted"; exit 1; fi
+	if ! untidy="$$($(GO) mod tidy -diff 2>&1)"; then echo "go.mod/go.sum not tidy (run go mod tidy):"; echo "$$untidy"; exit 1; fi
+
+test: hygiene ## hygiene, go vet and every test, browser tests included (finds, starts or installs PostgreSQL and Chromium)
 	@scripts/need-postgres.sh
 	scripts/need-chromium.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
@@ -113,10 +119,8 @@ generate: ## Regenerate templ components, the zone list, the embedded zone rules
 build: ## Build bin/web and bin/worker
 	$(GO) build -o bin/ ./cmd/web ./cmd/worker
 
-lint: ## gofmt and go vet
-	@unformatted="$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go'))"
-	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
-	$(GO) vet ./...
+lint: hygiene ## hygiene and go vet
+	@$(GO) vet ./...
 
 docker: ## Build the container image (IMAGE=fieldbrief:dev; needs a Docker engine)
 	docker build -t $(IMAGE) .
