@@ -49,7 +49,7 @@ func TestEveryWriteNeedsTheCSRFToken(t *testing.T) {
 	before := fingerprint(t, f)
 
 	routes := 0
-	for _, r := range f.srv.Routes() {
+	for _, r := range f.srv.echo.Routes() {
 		if r.Method == http.MethodGet || r.Method == echo.RouteNotFound || strings.HasPrefix(r.Path, "/static") {
 			continue
 		}

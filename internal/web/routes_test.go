@@ -255,7 +255,7 @@ func TestRouteMatrix(t *testing.T) {
 		{"staff", f.as(&f.staff)},
 	}
 	routes := 0
-	for _, r := range f.srv.Routes() {
+	for _, r := range f.srv.echo.Routes() {
 		if skipInMatrix(r.Path) || r.Method == echo.RouteNotFound {
 			continue
 		}
@@ -438,7 +438,7 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 	seedField(t, f)
 	pages := 0
 	for _, c := range []*client{f.anon(), f.as(&f.adminA), f.as(&f.staff)} {
-		for _, r := range f.srv.Routes() {
+		for _, r := range f.srv.echo.Routes() {
 			if r.Method != http.MethodGet || r.Method == echo.RouteNotFound || strings.HasPrefix(r.Path, "/static") {
 				continue
 			}

@@ -171,9 +171,6 @@ func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// Routes lists the registered routes (the route-matrix test walks them).
-func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
-
 // ipExtractor decides what c.RealIP() is: the TCP peer, or with trusted
 // proxies the nearest X-Forwarded-For address outside their ranges. echo
 // would also trust loopback and private networks by default; we trust only
