@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 
@@ -136,7 +137,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	// Every command may read zones (settings, "generate now", seed-demo):
 	// all of them use the rules TZ_SOURCE chose, as the worker does.
-	rules, err := schedule.ZoneRulesFromEnv(getenv)
+	rules, err := config.ZoneRules(getenv)
 	if err != nil {
 		return fmt.Errorf("zone rules: %w", err)
 	}
@@ -175,7 +176,7 @@ func plain(err error) error {
 // open connects to DATABASE_URL and applies pending migrations. The caller
 // closes the pool.
 func (a *app) open(ctx context.Context, opts ...database.Option) (*pgxpool.Pool, error) {
-	return database.Open(ctx, a.getenv("DATABASE_URL"), a.log, opts...)
+	return database.Open(ctx, config.DatabaseURL(a.getenv), a.log, opts...)
 }
 
 func lookup(name string) (command, bool) {

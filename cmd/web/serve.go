@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/metrics"
 	"fieldbrief/internal/schedule"
@@ -24,12 +25,12 @@ const shutdownGrace = 20 * time.Second
 func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 	addr := fs.String("addr", defaultAddr(getenv), "listen address, host:port (env ADDR, or :$PORT)")
 	return func(ctx context.Context, a *app) error {
-		cfg, err := web.LoadConfig(getenv) // bad configuration fails before touching the database
+		cfg, err := config.LoadWeb(getenv) // bad configuration fails before touching the database
 		if err != nil {
 			return fmt.Errorf("configuration: %w", err)
 		}
 		if cfg.BaseURL == "" {
-			cfg.BaseURL = web.BaseURLFor(*addr)
+			cfg.BaseURL = config.BaseURLFor(*addr)
 		}
 		for _, w := range cfg.Warnings {
 			a.log.Warn("configuration", "warning", w)

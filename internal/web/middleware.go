@@ -469,7 +469,7 @@ func (s *Server) requireMember(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			return apperr.Errorf(apperr.NotFound, "no org %q", slug)
 		}
-		c.Set(ctxMembership, m)
+		c.Set(ctxOrg, &orgScope{m: m})
 		return next(c)
 	}
 }

@@ -129,24 +129,9 @@ func TestOverloadQueueWaitBounded(t *testing.T) {
 	require.Equal(t, http.StatusOK, <-first)
 }
 
-// TestAdmissionConfig: the limits come from the environment; unset, New
-// sizes them from the pool.
+// TestAdmissionConfig: unset, New sizes the admission limits from the pool.
 func TestAdmissionConfig(t *testing.T) {
 	t.Parallel()
-	load := func(m map[string]string) (Config, error) {
-		m["SESSION_KEYS"] = strings.Repeat("ab", 32)
-		return LoadConfig(func(k string) string { return m[k] })
-	}
-	cfg, err := load(map[string]string{"WEB_MAX_IN_FLIGHT": "6", "WEB_MAX_QUEUE": "12", "WEB_QUEUE_WAIT": "250ms"})
-	require.NoError(t, err)
-	require.Equal(t, 6, cfg.MaxInFlight)
-	require.Equal(t, 12, cfg.MaxQueue)
-	require.Equal(t, 250*time.Millisecond, cfg.QueueWait)
-	for _, bad := range []map[string]string{{"WEB_MAX_IN_FLIGHT": "-1"}, {"WEB_MAX_QUEUE": "many"}, {"WEB_QUEUE_WAIT": "0"}} {
-		_, err := load(bad)
-		require.Error(t, err, "%v", bad)
-	}
-
 	f := setup(t)
 	require.Equal(t, int(f.db.Config().MaxConns), f.srv.admission.slots, "in flight defaults to the pool's connections")
 	require.Equal(t, int64(defaultQueuePerSlot*f.srv.admission.slots), f.srv.admission.queue)

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/orgs"
 )
@@ -476,7 +477,7 @@ func TestHome(t *testing.T) {
 
 func TestSecureModeSendsHSTS(t *testing.T) {
 	t.Parallel()
-	f := setupConfig(t, func(c *Config) { c.SecureCookies = true })
+	f := setupConfig(t, func(c *config.Web) { c.SecureCookies = true })
 	res := f.anon().get("/login")
 	require.Equal(t, http.StatusOK, res.Code)
 	require.Contains(t, res.Header.Get("Strict-Transport-Security"), "max-age=")

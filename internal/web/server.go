@@ -16,60 +16,15 @@ import (
 
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
 )
 
-// Config is the web server's configuration (see README "Configuration").
-type Config struct {
-	// Production refuses to start without SessionKeys.
-	Production bool
-	// SecureCookies sets Secure and the __Host- prefix on cookies: turn on
-	// whenever the site is served over TLS.
-	SecureCookies bool
-	// SessionKeys sign session cookies; the first signs, all verify, so a
-	// key can be rotated by prepending a new one.
-	SessionKeys [][]byte
-	// IdleTimeout ends a session nobody used for this long; AbsoluteTimeout
-	// ends any session this long after sign-in.
-	IdleTimeout     time.Duration
-	AbsoluteTimeout time.Duration
-	// MaxLoginFailuresPerAccount (one email from one client) and
-	// MaxLoginFailuresPerClient (one client, any email) are the failures in
-	// an hour before further attempts must wait (auth.Throttle).
-	MaxLoginFailuresPerAccount int
-	MaxLoginFailuresPerClient  int
-	// MetricsAddr, when set, is where cmd/web serves /metrics, on a
-	// listener of its own; the public listener then does not serve it, and
-	// in production it never does.
-	MetricsAddr string
-	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
-	// empty trusts none, and the client is the TCP peer.
-	TrustedProxies []*net.IPNet
-	// Settings are how mail and webhooks go out (SMTP_URL, MAIL_FROM,
-	// BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS), checked by validate.
-	delivery.Settings
-	// APIRate (requests per second) and APIBurst limit each API token;
-	// zero takes the defaults (api.go).
-	APIRate  float64
-	APIBurst int
-	// MaxInFlight requests are served at once; up to MaxQueue more wait at
-	// most QueueWait for a turn, and the rest get 503 with Retry-After at
-	// once (overload.go). Zero takes the defaults: the pool's connection
-	// count, 4 per in-flight slot, 50 ms.
-	MaxInFlight int
-	MaxQueue    int
-	QueueWait   time.Duration
-	// Warnings are configuration problems that did not stop the server
-	// (LoadConfig fills them; cmd/web logs them).
-	Warnings []string
-}
-
 // Server holds the dependencies handlers use.
 type Server struct {
-	cfg       Config
+	cfg       config.Web
 	log       *slog.Logger
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
@@ -87,15 +42,15 @@ type Server struct {
 }
 
 // New builds the server and registers every route.
-func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
-	if err := cfg.validate(); err != nil {
+func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.APIRate == 0 {
-		cfg.APIRate = defaultAPIRate
+		cfg.APIRate = config.DefaultAPIRate
 	}
 	if cfg.APIBurst == 0 {
-		cfg.APIBurst = defaultAPIBurst
+		cfg.APIBurst = config.DefaultAPIBurst
 	}
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = int(db.Config().MaxConns) // a request holds one connection at a time
@@ -110,7 +65,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A hand-built Config (tests) leaves From and BaseURL empty: it gets
+	// A hand-built config.Web (tests) leaves From and BaseURL empty: it gets
 	// the worker's defaults, so a test send looks like the real one.
 	sender, err := briefing.NewSender(db, cfg.Settings, log)
 	if err != nil {
