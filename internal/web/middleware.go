@@ -127,31 +127,55 @@ const maxFormBytes = 64 << 10
 var errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 	"This form is larger than 64 KiB, so it was not saved. Shorten what you entered and try again.")
 
-// importUploadRoute is the one route whose form carries a file: a CSV
-// import of up to fieldimport.MaxBytes, plus room for the form's other
-// fields and the multipart framing. Only this route gets the larger cap.
-const (
-	importUploadRoute = "/orgs/:slug/import/:kind"
-	maxUploadBytes    = fieldimport.MaxBytes + maxFormBytes
-)
+// maxUploadBytes is the CSV import's cap: a file of up to
+// fieldimport.MaxBytes, plus room for the form's other fields and the
+// multipart framing.
+const maxUploadBytes = fieldimport.MaxBytes + maxFormBytes
 
 var errUploadTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 	"The file is larger than 5 MB, so it was not read. Split it into smaller files and import them one by one.")
 
+// bodyCap is a route's own body cap, given where the route is registered
+// (routes.go, capBody). Such a route reads its body itself, in a route
+// middleware after its access checks (readUpload), so nobody but those it
+// admits makes the server buffer that much; readForm and bodyLimit leave it.
+type bodyCap struct {
+	limit int64
+	err   *echo.HTTPError
+}
+
+var uploadCap = bodyCap{limit: maxUploadBytes, err: errUploadTooLarge}
+
+// capBody gives the route r its own body cap.
+func (s *Server) capBody(r *echo.Route, bc bodyCap) {
+	s.bodyCaps[r.Method+" "+r.Path] = bc
+}
+
+// ownCap is the request's route's own body cap, if it has one.
+func (s *Server) ownCap(c echo.Context) (bodyCap, bool) {
+	bc, ok := s.bodyCaps[c.Request().Method+" "+c.Path()]
+	return bc, ok
+}
+
 // formLimit is the body cap of the request's route and the error that says so.
-func formLimit(c echo.Context) (int64, *echo.HTTPError) {
-	if c.Path() == importUploadRoute && c.Request().Method == http.MethodPost {
-		return maxUploadBytes, errUploadTooLarge
+func (s *Server) formLimit(c echo.Context) (int64, *echo.HTTPError) {
+	if bc, ok := s.ownCap(c); ok {
+		return bc.limit, bc.err
 	}
 	return maxFormBytes, errFormTooLarge
 }
 
-// bodyLimit is echo's 1 MiB cap on any body, except on the upload route,
-// whose (larger) cap readForm enforces.
-var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-	Limit:   "1M",
-	Skipper: func(c echo.Context) bool { return c.Path() == importUploadRoute || isAPI(c) },
-})
+// bodyLimit is echo's 1 MiB cap on any body, except on a route with a cap
+// of its own (readUpload enforces it) and the API (which reads its own).
+func (s *Server) bodyLimit() echo.MiddlewareFunc {
+	return middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit: "1M",
+		Skipper: func(c echo.Context) bool {
+			_, own := s.ownCap(c)
+			return own || isAPI(c)
+		},
+	})
+}
 
 // readForm parses the body of every form post here, under maxFormBytes, so
 // a body too large is a 413 that says so and a malformed one a 400, rather
@@ -160,24 +184,25 @@ var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
 // Content-Length claims. The import upload is the exception: its 5 MB
 // body is read by readUpload, after the route has checked that an admin
 // of the org is asking, so nobody else makes the server buffer 5 MB.
-func readForm(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if isUpload(c) {
+		if _, own := s.ownCap(c); own {
 			return next(c)
 		}
-		if err := parseForm(c); err != nil {
+		if err := s.parseForm(c); err != nil {
 			return err
 		}
 		return next(c)
 	}
 }
 
-// readUpload reads the upload route's body (readForm leaves it), checking
-// its text as checkText does every other form's. The route puts it after
-// its access checks and before checkCSRF, which reads the form's token.
-func readUpload(next echo.HandlerFunc) echo.HandlerFunc {
+// readUpload reads the body of a route with its own cap (readForm leaves
+// it), checking its text as checkText does every other form's. The route
+// puts it after its access checks and before checkCSRF, which reads the
+// form's token.
+func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := parseForm(c); err != nil {
+		if err := s.parseForm(c); err != nil {
 			return err
 		}
 		if !goodValues(c.Request().PostForm) {
@@ -187,17 +212,13 @@ func readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func isUpload(c echo.Context) bool {
-	return c.Path() == importUploadRoute && c.Request().Method == http.MethodPost
-}
-
 // parseForm parses a form post's body under its route's cap (formLimit).
-func parseForm(c echo.Context) error {
+func (s *Server) parseForm(c echo.Context) error {
 	r := c.Request()
 	if safeMethod(r.Method) || !isForm(r) || isAPI(c) {
 		return nil
 	}
-	limit, errTooLarge := formLimit(c)
+	limit, errTooLarge := s.formLimit(c)
 	if r.ContentLength > limit {
 		return errTooLarge
 	}

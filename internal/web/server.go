@@ -39,6 +39,7 @@ type Server struct {
 	admission *admission     // requests served at once (overload.go)
 	now       func() time.Time
 	echo      *echo.Echo
+	bodyCaps  map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
 }
 
 // New builds the server and registers every route.
@@ -94,6 +95,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		admission: newAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
 		now:       time.Now,
 		echo:      echo.New(),
+		bodyCaps:  map[string]bodyCap{},
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
