@@ -157,10 +157,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 type plainError struct{ err *apperr.Error }
 
 func (e plainError) Error() string {
-	if e.err.Field != "" {
-		return "-" + e.err.Field + ": " + e.err.Message
+	msg := e.err.Message
+	if msg == "" {
+		msg = e.err.Detail
 	}
-	return e.err.Message
+	if name := e.err.FieldName(); name != "" {
+		return "-" + name + ": " + msg
+	}
+	return msg
 }
 
 func (e plainError) Unwrap() error { return e.err }

@@ -16,6 +16,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/web/mw"
 )
 
 // setCookies parses a response's Set-Cookie headers.
@@ -82,9 +83,9 @@ func TestCookieFlags(t *testing.T) {
 		f := setupConfig(t, func(c *config.Web) { c.SecureCookies = secure })
 		c := f.anon()
 		form := c.get("/login")
-		csrfName, sessionName := csrfCookieInsecure, auth.CookieName
+		csrfName, sessionName := mw.CSRFCookie, auth.CookieName
 		if secure {
-			csrfName, sessionName = csrfCookieSecure, auth.SecureCookieName
+			csrfName, sessionName = mw.CSRFCookieSecure, auth.SecureCookieName
 		}
 		res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {testPassword}})
 		require.Equal(t, http.StatusSeeOther, res.Code)

@@ -20,6 +20,7 @@ import (
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/web/mw"
 )
 
 // fixture is one test's world: a fresh database, a server on it with an
@@ -263,7 +264,7 @@ func (c *client) cookie(name string) *http.Cookie {
 }
 
 func (c *client) csrfToken() string {
-	for _, name := range []string{csrfCookieInsecure, csrfCookieSecure} {
+	for _, name := range []string{mw.CSRFCookie, mw.CSRFCookieSecure} {
 		if ck := c.cookie(name); ck != nil {
 			return ck.Value
 		}

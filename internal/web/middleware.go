@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
 	"errors"
 	"mime/multipart"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/fieldimport"
+	"fieldbrief/internal/web/mw"
 )
 
 // contentSecurityPolicy allows only our own scripts, styles and requests:
@@ -53,6 +53,22 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// admissionExempt says which requests skip the admission limit: probes,
+// metrics and static files, cheap and needed while the pages are saturated,
+// and signing in, which has its own, tighter bound: the hash gate
+// (internal/auth/hashgate.go) answers 503 with Retry-After when too many
+// passwords are being hashed, and the throttle counts every attempt. Gating
+// it twice would turn throttled attempts into 503s the throttle never saw.
+func admissionExempt(c echo.Context) bool {
+	switch c.Request().URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		return true
+	case "/login":
+		return c.Request().Method == http.MethodPost
+	}
+	return isStatic(c)
 }
 
 func staticDirectory(echo.Context) error { return echo.ErrNotFound }
@@ -124,7 +140,7 @@ func routeLabel(c echo.Context) string {
 // largest real form is a few KiB, and every byte is parsed and validated.
 const maxFormBytes = 64 << 10
 
-var errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+var errFormTooLarge = apperr.Errorf(apperr.TooLarge,
 	"This form is larger than 64 KiB, so it was not saved. Shorten what you entered and try again.")
 
 // maxUploadBytes is the CSV import's cap: a file of up to
@@ -132,7 +148,7 @@ var errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 // multipart framing.
 const maxUploadBytes = fieldimport.MaxBytes + maxFormBytes
 
-var errUploadTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+var errUploadTooLarge = apperr.Errorf(apperr.TooLarge,
 	"The file is larger than 5 MB, so it was not read. Split it into smaller files and import them one by one.")
 
 // bodyCap is a route's own body cap, given where the route is registered
@@ -141,7 +157,7 @@ var errUploadTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
 // admits makes the server buffer that much; readForm and bodyLimit leave it.
 type bodyCap struct {
 	limit int64
-	err   *echo.HTTPError
+	err   *apperr.Error
 }
 
 var uploadCap = bodyCap{limit: maxUploadBytes, err: errUploadTooLarge}
@@ -158,7 +174,7 @@ func (s *Server) ownCap(c echo.Context) (bodyCap, bool) {
 }
 
 // formLimit is the body cap of the request's route and the error that says so.
-func (s *Server) formLimit(c echo.Context) (int64, *echo.HTTPError) {
+func (s *Server) formLimit(c echo.Context) (int64, *apperr.Error) {
 	if bc, ok := s.ownCap(c); ok {
 		return bc.limit, bc.err
 	}
@@ -215,7 +231,7 @@ func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 // parseForm parses a form post's body under its route's cap (formLimit).
 func (s *Server) parseForm(c echo.Context) error {
 	r := c.Request()
-	if safeMethod(r.Method) || !isForm(r) || isAPI(c) {
+	if mw.SafeMethod(r.Method) || !isForm(r) || isAPI(c) {
 		return nil
 	}
 	limit, errTooLarge := s.formLimit(c)
@@ -234,7 +250,7 @@ func (s *Server) parseForm(c echo.Context) error {
 	case errors.As(err, &tooLarge), errors.Is(err, multipart.ErrMessageTooLarge):
 		return errTooLarge
 	case err != nil:
-		return echo.NewHTTPError(http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+		return apperr.Errorf(apperr.Malformed, "This form could not be read. Reload the page and try again.")
 	}
 	return nil
 }
@@ -256,7 +272,7 @@ func safeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // errBadText answers text PostgreSQL would refuse (and no person types).
-var errBadText = echo.NewHTTPError(http.StatusBadRequest,
+var errBadText = apperr.Errorf(apperr.Malformed,
 	"The request contains a NUL character or text that is not valid UTF-8. Check what you entered and try again.")
 
 // checkText refuses a request whose path, query or form holds a NUL byte
@@ -325,7 +341,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if !safeMethod(r.Method) || sessionFree(c) && !isAPI(c) {
+		if !mw.SafeMethod(r.Method) || sessionFree(c) && !isAPI(c) {
 			return next(c)
 		}
 		ctx, rt := database.WithReadTx(r.Context(), s.db)
@@ -344,127 +360,6 @@ func sessionFree(c echo.Context) bool {
 		return true
 	}
 	return isStatic(c) || isAPI(c)
-}
-
-// CSRF cookie names; __Host- when cookies are Secure (see auth.CookieName).
-const (
-	csrfCookieInsecure = "_csrf"
-	csrfCookieSecure   = "__Host-csrf"
-	csrfHeader         = "X-CSRF-Token"
-)
-
-// csrf returns the two halves of CSRF protection, both on echo's token
-// middleware (form field _csrf or header X-CSRF-Token, equal to the _csrf
-// cookie):
-//
-//   - issue runs on every request: on safe methods it sets the token cookie
-//     and puts the token in the context for the layout's forms and
-//     hx-headers.
-//   - check goes last on every state-changing route, after the route's
-//     access checks, so "not signed in", "not a member" and "not allowed"
-//     answer as DESIGN §6 says whether a token came along or not; then no
-//     valid token, no write.
-//
-// echo v4.16 lets a request with Sec-Fetch-Site same-origin or none through
-// without any token and then exposes a dummy token to templates. We want
-// the token always, so check rejects cross-site and same-site writes
-// outright, and both remove Sec-Fetch-Site before echo sees it, which puts
-// every request on echo's token path.
-//
-// echo's form lookup reads r.Form, which also holds the query string; a
-// token in a URL leaks through logs, history and Referer, so check keeps
-// only the body's _csrf there.
-func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
-	token := middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "header:" + csrfHeader + ",form:_csrf",
-		ContextKey:     ctxCSRF,
-		CookieName:     s.csrfCookie(),
-		CookiePath:     "/",
-		CookieMaxAge:   csrfCookieMaxAge,
-		CookieSecure:   s.cfg.SecureCookies,
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteLaxMode,
-		ErrorHandler: func(error, echo.Context) error {
-			return errCSRF
-		},
-	})
-	issue = func(next echo.HandlerFunc) echo.HandlerFunc {
-		issued := token(next)
-		return func(c echo.Context) error {
-			r := c.Request()
-			if isAPI(c) {
-				return next(c) // bearer tokens, no cookies: nothing to forge
-			}
-			if !safeMethod(r.Method) {
-				// check verifies the token and sets it; until then (say, on
-				// the error page of a refused write) pages show the browser's
-				// own cookie, as echo does on every GET.
-				if ck, err := c.Cookie(s.csrfCookie()); err == nil {
-					c.Set(ctxCSRF, ck.Value)
-				}
-				return next(c)
-			}
-			r.Header.Del("Sec-Fetch-Site")
-			return issued(c)
-		}
-	}
-	check = func(next echo.HandlerFunc) echo.HandlerFunc {
-		checked := token(next)
-		return func(c echo.Context) error {
-			r := c.Request()
-			if safeMethod(r.Method) {
-				return next(c)
-			}
-			switch r.Header.Get("Sec-Fetch-Site") {
-			case "cross-site", "same-site":
-				return errCSRF
-			}
-			r.Header.Del("Sec-Fetch-Site")
-			if r.Form == nil {
-				_ = r.ParseMultipartForm(32 << 20) // as echo's form lookup would
-			}
-			if body := r.PostForm["_csrf"]; len(body) > 0 {
-				r.Form["_csrf"] = body
-			} else {
-				delete(r.Form, "_csrf")
-			}
-			return checked(c)
-		}
-	}
-	return issue, check
-}
-
-// csrfCookieMaxAge is echo's default lifetime of the token cookie.
-const csrfCookieMaxAge = 86400
-
-func (s *Server) csrfCookie() string {
-	if s.cfg.SecureCookies {
-		return csrfCookieSecure
-	}
-	return csrfCookieInsecure
-}
-
-// rotateCSRF replaces the request's CSRF token with a new one, at sign-in
-// and sign-out, so a token planted or read before the change of identity
-// is worthless after it. It drops the cookie echo set earlier in this
-// response, so the browser gets exactly one token.
-func (s *Server) rotateCSRF(c echo.Context) {
-	token := rand.Text()
-	name := s.csrfCookie()
-	h := c.Response().Header()
-	h["Set-Cookie"] = slices.DeleteFunc(h["Set-Cookie"], func(v string) bool { return strings.HasPrefix(v, name+"=") })
-	c.SetCookie(&http.Cookie{
-		Name: name, Value: token, Path: "/", MaxAge: csrfCookieMaxAge,
-		Secure: s.cfg.SecureCookies, HttpOnly: true, SameSite: http.SameSiteLaxMode,
-	})
-	c.Set(ctxCSRF, token)
-}
-
-var errCSRF = echo.NewHTTPError(http.StatusForbidden,
-	"This form has expired or did not come from this site. Reload the page and try again.")
-
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodTrace
 }
 
 // requireUser turns anonymous requests away: 303 to /login for browsers,
@@ -488,7 +383,7 @@ func (s *Server) requireMember(next echo.HandlerFunc) echo.HandlerFunc {
 		v, _ := c.Get(ctxVisit).(auth.Visit) // loadSession read the memberships with the session
 		m, ok := v.Membership(slug)
 		if !ok {
-			return apperr.Errorf(apperr.NotFound, "no org %q", slug)
+			return apperr.Detailf(apperr.NotFound, "no org %q", slug)
 		}
 		c.Set(ctxOrg, &orgScope{m: m})
 		return next(c)

@@ -20,6 +20,7 @@ import (
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/web/mw"
 )
 
 // Server holds the dependencies handlers use.
@@ -36,7 +37,8 @@ type Server struct {
 	throttle  *auth.Throttle
 	hashes    *auth.HashGate // bounds the sign-ins hashing at once
 	apiLimits *limiters      // per API token
-	admission *admission     // requests served at once (overload.go)
+	admission *mw.Admission  // requests served at once
+	csrf      mw.CSRF
 	now       func() time.Time
 	echo      *echo.Echo
 	bodyCaps  map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
@@ -57,10 +59,10 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		cfg.MaxInFlight = int(db.Config().MaxConns) // a request holds one connection at a time
 	}
 	if cfg.MaxQueue == 0 {
-		cfg.MaxQueue = defaultQueuePerSlot * cfg.MaxInFlight
+		cfg.MaxQueue = mw.DefaultQueuePerSlot * cfg.MaxInFlight
 	}
 	if cfg.QueueWait == 0 {
-		cfg.QueueWait = defaultQueueWait
+		cfg.QueueWait = mw.DefaultQueueWait
 	}
 	briefings, err := briefing.NewStore(db)
 	if err != nil {
@@ -92,7 +94,8 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
 		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
 		apiLimits: newLimiters(cfg.APIRate, cfg.APIBurst, maxAPILimiters),
-		admission: newAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
+		admission: mw.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
+		csrf:      mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
 		now:       time.Now,
 		echo:      echo.New(),
 		bodyCaps:  map[string]bodyCap{},
@@ -106,7 +109,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 }
 
 // MaxInFlight is how many requests the server serves at once.
-func (s *Server) MaxInFlight() int { return s.admission.slots }
+func (s *Server) MaxInFlight() int { return s.cfg.MaxInFlight }
 
 // ServeHTTP makes the server an http.Handler. HEAD is served wherever GET
 // is: the request is routed and handled as a GET (echo routes on the
