@@ -131,10 +131,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return usageErrorf("%s: unexpected argument %q", name, fs.Arg(0))
 	}
 
-	log, err := newLogger(stderr, getenv("LOG_LEVEL"))
+	level, err := config.LogLevel(getenv)
 	if err != nil {
-		return usageErrorf("LOG_LEVEL: %v", err)
+		return usageErrorf("%v", err)
 	}
+	log := newLogger(stderr, level)
 	// Every command may read zones (settings, "generate now", seed-demo):
 	// all of them use the rules TZ_SOURCE chose, as the worker does.
 	rules, err := config.ZoneRules(getenv)
@@ -258,18 +259,12 @@ Run 'web COMMAND -h' for a command's flags.
 }
 
 // newLogger logs JSON, or text when stderr is a terminal (a developer's shell).
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	var lvl slog.Level
-	if level != "" {
-		if err := lvl.UnmarshalText([]byte(level)); err != nil {
-			return nil, err
-		}
-	}
-	opts := &slog.HandlerOptions{Level: lvl}
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if isTerminal(w) {
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts)), nil
+	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
 func isTerminal(w io.Writer) bool {

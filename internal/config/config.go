@@ -6,6 +6,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 )
@@ -63,4 +64,27 @@ func Workers(getenv func(string) string) (n int, set bool, err error) {
 		return 0, true, fmt.Errorf("WORKERS=%q is not a whole number", v)
 	}
 	return n, true, nil
+}
+
+// Addr is cmd/web's listen address when -addr is not given: ADDR, else
+// :$PORT (as platforms that assign the port set it), else :8080.
+func Addr(getenv func(string) string) string {
+	if addr := getenv("ADDR"); addr != "" {
+		return addr
+	}
+	if port := getenv("PORT"); port != "" {
+		return ":" + port
+	}
+	return ":8080"
+}
+
+// LogLevel is LOG_LEVEL: debug, info (the default), warn or error.
+func LogLevel(getenv func(string) string) (slog.Level, error) {
+	var lvl slog.Level
+	if v := getenv("LOG_LEVEL"); v != "" {
+		if err := lvl.UnmarshalText([]byte(v)); err != nil {
+			return 0, fmt.Errorf("LOG_LEVEL: %w", err)
+		}
+	}
+	return lvl, nil
 }

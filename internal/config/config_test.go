@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,4 +237,35 @@ func TestWorkers(t *testing.T) {
 	require.Equal(t, 8, n)
 	_, _, err = Workers(env("many"))
 	require.EqualError(t, err, `WORKERS="many" is not a whole number`)
+}
+
+func TestAddr(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	require.Equal(t, ":8080", Addr(env()))
+	require.Equal(t, ":9000", Addr(env("PORT", "9000")))
+	require.Equal(t, "127.0.0.1:7000", Addr(env("ADDR", "127.0.0.1:7000", "PORT", "9000")))
+}
+
+func TestLogLevel(t *testing.T) {
+	t.Parallel()
+	env := func(v string) func(string) string {
+		return func(k string) string { return map[string]string{"LOG_LEVEL": v}[k] }
+	}
+	for v, want := range map[string]slog.Level{"": slog.LevelInfo, "debug": slog.LevelDebug, "warn": slog.LevelWarn, "ERROR": slog.LevelError} {
+		got, err := LogLevel(env(v))
+		require.NoError(t, err, v)
+		require.Equal(t, want, got, v)
+	}
+	_, err := LogLevel(env("loud"))
+	require.ErrorContains(t, err, "LOG_LEVEL")
 }
