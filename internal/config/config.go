@@ -88,3 +88,8 @@ func LogLevel(getenv func(string) string) (slog.Level, error) {
 	}
 	return lvl, nil
 }
+
+// Password is FIELDBRIEF_PASSWORD, create-user's password when neither
+// -password-stdin nor -password gives one (so it stays out of ps and the
+// shell's history).
+func Password(getenv func(string) string) string { return getenv("FIELDBRIEF_PASSWORD") }
