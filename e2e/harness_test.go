@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/web"
@@ -197,7 +198,7 @@ func newEnv(t *testing.T) *env {
 
 	e.logs = &serverLog{t: t}
 	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cfg := web.Config{
+	cfg := config.Web{
 		SessionKeys:                [][]byte{[]byte("fieldbrief-e2e-session-key-0123456789abcdef")},
 		SecureCookies:              false, // plain http on 127.0.0.1
 		IdleTimeout:                time.Hour,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/orgs"
 )
 
@@ -149,8 +150,8 @@ func readPassword(a *app, flagValue string, fromStdin bool) (string, error) {
 		return line, nil
 	case flagValue != "":
 		return flagValue, nil
-	case a.getenv("FIELDBRIEF_PASSWORD") != "":
-		return a.getenv("FIELDBRIEF_PASSWORD"), nil
+	case config.Password(a.getenv) != "":
+		return config.Password(a.getenv), nil
 	}
 	return "", usageErrorf("a password is required: -password-stdin, FIELDBRIEF_PASSWORD or -password")
 }

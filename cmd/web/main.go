@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 
@@ -130,13 +131,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return usageErrorf("%s: unexpected argument %q", name, fs.Arg(0))
 	}
 
-	log, err := newLogger(stderr, getenv("LOG_LEVEL"))
+	level, err := config.LogLevel(getenv)
 	if err != nil {
-		return usageErrorf("LOG_LEVEL: %v", err)
+		return usageErrorf("%v", err)
 	}
+	log := newLogger(stderr, level)
 	// Every command may read zones (settings, "generate now", seed-demo):
 	// all of them use the rules TZ_SOURCE chose, as the worker does.
-	rules, err := schedule.ZoneRulesFromEnv(getenv)
+	rules, err := config.ZoneRules(getenv)
 	if err != nil {
 		return fmt.Errorf("zone rules: %w", err)
 	}
@@ -156,10 +158,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 type plainError struct{ err *apperr.Error }
 
 func (e plainError) Error() string {
-	if e.err.Field != "" {
-		return "-" + e.err.Field + ": " + e.err.Message
+	msg := e.err.Message
+	if msg == "" {
+		msg = e.err.Detail
 	}
-	return e.err.Message
+	if name := e.err.FieldName(); name != "" {
+		return "-" + name + ": " + msg
+	}
+	return msg
 }
 
 func (e plainError) Unwrap() error { return e.err }
@@ -175,7 +181,7 @@ func plain(err error) error {
 // open connects to DATABASE_URL and applies pending migrations. The caller
 // closes the pool.
 func (a *app) open(ctx context.Context, opts ...database.Option) (*pgxpool.Pool, error) {
-	return database.Open(ctx, a.getenv("DATABASE_URL"), a.log, opts...)
+	return database.Open(ctx, config.DatabaseURL(a.getenv), a.log, opts...)
 }
 
 func lookup(name string) (command, bool) {
@@ -253,18 +259,12 @@ Run 'web COMMAND -h' for a command's flags.
 }
 
 // newLogger logs JSON, or text when stderr is a terminal (a developer's shell).
-func newLogger(w io.Writer, level string) (*slog.Logger, error) {
-	var lvl slog.Level
-	if level != "" {
-		if err := lvl.UnmarshalText([]byte(level)); err != nil {
-			return nil, err
-		}
-	}
-	opts := &slog.HandlerOptions{Level: lvl}
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
 	if isTerminal(w) {
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		return slog.New(slog.NewTextHandler(w, opts))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts)), nil
+	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
 func isTerminal(w io.Writer) bool {

@@ -263,23 +263,6 @@ func TestServe(t *testing.T) {
 	require.Error(t, err, "the metrics listener must be closed")
 }
 
-func TestDefaultAddr(t *testing.T) {
-	t.Parallel()
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	require.Equal(t, ":8080", defaultAddr(env()))
-	require.Equal(t, ":9000", defaultAddr(env("PORT", "9000")))
-	require.Equal(t, "127.0.0.1:7000", defaultAddr(env("ADDR", "127.0.0.1:7000", "PORT", "9000")))
-}
-
 func connect(t *testing.T, url string) *pgxpool.Pool {
 	t.Helper()
 	pool, err := pgxpool.New(context.Background(), url)

@@ -9,14 +9,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/demo"
-	"fieldbrief/internal/web"
 )
 
 func seedDemoCommand(*flag.FlagSet, func(string) string) action {
 	return func(ctx context.Context, a *app) error {
 		// Checked before the database is opened, so a refusal changes nothing.
-		production, err := web.IsProduction(a.getenv)
+		production, err := config.IsProduction(a.getenv)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/metrics"
 	"fieldbrief/internal/schedule"
@@ -22,14 +23,14 @@ import (
 const shutdownGrace = 20 * time.Second
 
 func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
-	addr := fs.String("addr", defaultAddr(getenv), "listen address, host:port (env ADDR, or :$PORT)")
+	addr := fs.String("addr", config.Addr(getenv), "listen address, host:port (env ADDR, or :$PORT)")
 	return func(ctx context.Context, a *app) error {
-		cfg, err := web.LoadConfig(getenv) // bad configuration fails before touching the database
+		cfg, err := config.LoadWeb(getenv) // bad configuration fails before touching the database
 		if err != nil {
 			return fmt.Errorf("configuration: %w", err)
 		}
 		if cfg.BaseURL == "" {
-			cfg.BaseURL = web.BaseURLFor(*addr)
+			cfg.BaseURL = config.BaseURLFor(*addr)
 		}
 		for _, w := range cfg.Warnings {
 			a.log.Warn("configuration", "warning", w)
@@ -63,16 +64,6 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 // connection (docs/architecture.md, "Web under load"). pool_max_conns in
 // DATABASE_URL wins.
 func webPoolSize() database.Option { return database.MaxConnsAtLeast(2 * runtime.GOMAXPROCS(0)) }
-
-func defaultAddr(getenv func(string) string) string {
-	if addr := getenv("ADDR"); addr != "" {
-		return addr
-	}
-	if port := getenv("PORT"); port != "" {
-		return ":" + port
-	}
-	return ":8080"
-}
 
 // serveHTTP serves until ctx ends, then stops accepting connections and
 // gives in-flight requests shutdownGrace to finish.

@@ -32,7 +32,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strconv"
 	"syscall"
 	"time"
 	_ "time/tzdata" // harmless; zones are loaded from schedule's own embedded rules (TZ_SOURCE)
@@ -42,8 +41,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
 	fbmetrics "fieldbrief/internal/metrics"
 	"fieldbrief/internal/schedule"
 )
@@ -95,11 +94,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if fs.NArg() > 0 {
 		return usageErr(fmt.Errorf("unexpected arguments %q", fs.Args()))
 	}
-	if v := getenv("WORKERS"); v != "" && !isSet(fs, "workers", "concurrency") {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return usageErr(fmt.Errorf("WORKERS=%q is not a whole number", v))
-		}
+	n, set, err := config.Workers(getenv)
+	if err != nil {
+		return usageErr(err)
+	}
+	if set && !isSet(fs, "workers", "concurrency") {
 		workers = n
 	}
 	if workers < 1 || workers > maxWorkers {
@@ -126,18 +125,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		tickAt = t
 	}
 
-	settings, err := delivery.SettingsFromEnv(getenv)
+	settings, err := config.Delivery(getenv)
 	if err != nil {
 		return fmt.Errorf("delivery settings: %w", err)
 	}
-	rules, err := schedule.ZoneRulesFromEnv(getenv)
+	rules, err := config.ZoneRules(getenv)
 	if err != nil {
 		return fmt.Errorf("zone rules: %w", err)
 	}
 	schedule.UseZoneRules(rules)
 	log := slog.New(slog.NewJSONHandler(stdout, nil))
 	log.Info("worker starting", "zone_rules", rules.String(), "tzdata", rules.Version, "tz_source", rules.Source)
-	pool, err := database.Open(ctx, getenv("DATABASE_URL"), log, poolSize(workers), database.NoJIT())
+	pool, err := database.Open(ctx, config.DatabaseURL(getenv), log, poolSize(workers), database.NoJIT())
 	if err != nil {
 		return err
 	}

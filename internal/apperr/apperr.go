@@ -1,52 +1,112 @@
 // Package apperr is the one application error type. Domain packages return
-// it with a code; the web layer maps codes to HTTP statuses in one place.
+// it with a code; the web layer maps codes to HTTP statuses in one place
+// (internal/web/errors.go).
 package apperr
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Codes, independent of any transport.
 const (
 	Invalid      = "invalid"      // bad input: 422
+	Malformed    = "malformed"    // a request nobody's form sends (unreadable, bad text): 400
 	NotFound     = "not_found"    // missing, or not yours: 404
 	Forbidden    = "forbidden"    // signed in but not allowed: 403
 	Unauthorized = "unauthorized" // not signed in: 303 /login or 401
 	Conflict     = "conflict"     // state forbids it: 409
+	TooLarge     = "too_large"    // the body is over its cap: 413
+	Unsupported  = "unsupported"  // a body of a kind not taken: 415
 	TooMany      = "too_many"     // throttled: 429
+	Unavailable  = "unavailable"  // busy right now, try again: 503
 	Internal     = "internal"     // everything else: 500, logged
 )
 
-// Error is an error with a code, a message safe to show to the user, and
-// optionally the form field it concerns.
+// Error is an error with a code and what to tell people about it.
+//
+// Message is written for people by construction: whoever builds an Error
+// with a message means it to be shown. An Error without one leaves the words
+// to its code (the web's words for it), and Detail says what exactly for
+// operators and logs (`no org "acme"`), never for a page: a 404 must not say
+// whether something exists in another org.
 type Error struct {
 	Code    string
-	Field   string
+	Message string
+	Detail  string
+	Fields  []Field // per-field problems of an Invalid error, in input order
+}
+
+// Field is one problem with one input: the form field or JSON path it is
+// about, a machine code that callers may turn into their own words (for
+// example "time_format", "zone_unknown"; "" when there is none), and a
+// message for people.
+type Field struct {
+	Name    string
+	Code    string
 	Message string
 }
 
 func (e *Error) Error() string {
-	if e.Field != "" {
-		return fmt.Sprintf("%s: %s: %s", e.Code, e.Field, e.Message)
+	msg := e.Message
+	if msg == "" {
+		msg = e.Detail
 	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+	if len(e.Fields) == 0 {
+		return fmt.Sprintf("%s: %s", e.Code, msg)
+	}
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.Message
+		if f.Name != "" {
+			parts[i] = f.Name + ": " + f.Message
+		}
+	}
+	if msg == "" || len(e.Fields) == 1 && msg == e.Fields[0].Message {
+		return fmt.Sprintf("%s: %s", e.Code, strings.Join(parts, "; "))
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Code, msg, strings.Join(parts, "; "))
 }
 
-// Errorf builds an *Error with a formatted message.
+// For returns the messages about one field, "" when it has none.
+func (e *Error) For(name string) string {
+	var msgs []string
+	for _, f := range e.Fields {
+		if f.Name == name {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Errorf builds an *Error with a formatted message for people.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// FieldError is an Invalid error about one form field.
+// Detailf builds an *Error whose words for people are its code's, with a
+// formatted detail for operators and logs.
+func Detailf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// FieldError is an Invalid error about one field, whose message is for people.
 func FieldError(field, format string, args ...any) *Error {
-	return &Error{Code: Invalid, Field: field, Message: fmt.Sprintf(format, args...)}
+	msg := fmt.Sprintf(format, args...)
+	return &Error{Code: Invalid, Message: msg, Fields: []Field{{Name: field, Message: msg}}}
+}
+
+// As returns the first *Error in err's chain.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
 }
 
 // Code returns the code of the first *Error in err's chain, Internal otherwise.
 func Code(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := As(err); ok {
 		return e.Code
 	}
 	if err == nil {
@@ -55,11 +115,22 @@ func Code(err error) string {
 	return Internal
 }
 
-// Message returns the user-facing message, hiding internal details.
+// Message returns the message for people, hiding internal details: "" for
+// an Error that leaves its words to its code.
 func Message(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := As(err); ok && e.Code != Internal {
 		return e.Message
 	}
-	return "Something went wrong on our side. It has been logged."
+	return InternalMessage
+}
+
+// InternalMessage is what people are told of an internal error.
+const InternalMessage = "Something went wrong on our side. It has been logged."
+
+// FieldName is the field an error about one field concerns, "" otherwise.
+func (e *Error) FieldName() string {
+	if len(e.Fields) == 1 {
+		return e.Fields[0].Name
+	}
+	return ""
 }

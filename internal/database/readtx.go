@@ -96,13 +96,6 @@ func (rt *ReadTx) begin(ctx context.Context) (pgx.Tx, error) {
 	return tx, nil
 }
 
-// Begun reports whether the transaction has started (tests).
-func (rt *ReadTx) Begun() bool {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return rt.tx != nil
-}
-
 // End finishes the transaction, if one began, and returns its connection.
 // It runs even when the client went away: a read-only transaction ended
 // cleanly leaves its connection usable, where a cancelled one is closed.

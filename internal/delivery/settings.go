@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/mail"
 	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -16,37 +15,14 @@ const DefaultMailFrom = "fieldbrief <briefings@fieldbrief.localhost>"
 // right for `make run` and wrong anywhere else, where operators set it.
 const DefaultBaseURL = "http://localhost:8080"
 
-// Settings are how both processes deliver, read from the environment
-// (docs/delivery.md): the web for its test sends, the worker for the
-// morning's run. One parser, so the two can't disagree.
+// Settings are how both processes deliver (docs/delivery.md): the web for
+// its test sends, the worker for the morning's run. internal/config reads
+// them from the environment for both, so the two can't disagree.
 type Settings struct {
 	SMTPURL              string // SMTP_URL; "" keeps mail in the outbox
 	MailFrom             string // MAIL_FROM
 	BaseURL              string // BASE_URL, without a trailing slash; "" until defaulted
 	AllowPrivateWebhooks bool   // WEBHOOK_ALLOW_PRIVATE_NETWORKS
-}
-
-// SettingsFromEnv reads and checks SMTP_URL, MAIL_FROM, BASE_URL and
-// WEBHOOK_ALLOW_PRIVATE_NETWORKS. BaseURL stays "" when unset: the web
-// derives it from its listen address, the worker takes DefaultBaseURL.
-func SettingsFromEnv(getenv func(string) string) (Settings, error) {
-	s := Settings{
-		SMTPURL:  getenv("SMTP_URL"),
-		MailFrom: DefaultMailFrom,
-		BaseURL:  strings.TrimSuffix(getenv("BASE_URL"), "/"),
-	}
-	if v := getenv("MAIL_FROM"); v != "" {
-		s.MailFrom = strings.TrimSpace(v)
-	}
-	var errs []error
-	if v := getenv("WEBHOOK_ALLOW_PRIVATE_NETWORKS"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("WEBHOOK_ALLOW_PRIVATE_NETWORKS: want true or false, got %q", v))
-		}
-		s.AllowPrivateWebhooks = b
-	}
-	return s, errors.Join(append(errs, s.Check())...)
 }
 
 // Check validates settings however they were made. Empty MailFrom and

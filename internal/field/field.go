@@ -7,7 +7,9 @@ package field
 
 import (
 	"fmt"
+	"maps"
 	"net/mail"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -150,9 +152,15 @@ func (e *ValidationError) Error() string {
 	return "invalid " + strings.Join(parts, "; ")
 }
 
-// Unwrap makes the error an apperr Invalid one, whose message is safe to show.
+// Unwrap makes the error an apperr Invalid one with a problem per field,
+// in the order of their names.
 func (e *ValidationError) Unwrap() error {
-	return &apperr.Error{Code: apperr.Invalid, Message: e.Error()}
+	names := slices.Sorted(maps.Keys(e.Fields))
+	fields := make([]apperr.Field, len(names))
+	for i, n := range names {
+		fields[i] = apperr.Field{Name: n, Message: e.Fields[n]}
+	}
+	return &apperr.Error{Code: apperr.Invalid, Message: e.Error(), Fields: fields}
 }
 
 // For returns the message for one field, "" when it is fine.

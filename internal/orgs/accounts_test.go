@@ -383,7 +383,7 @@ func TestProvisionOrgWithInvite(t *testing.T) {
 func fieldOf(err error) string {
 	var e *apperr.Error
 	if errors.As(err, &e) {
-		return e.Field
+		return e.FieldName()
 	}
 	return ""
 }

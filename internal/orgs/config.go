@@ -42,6 +42,27 @@ func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, 
 	return c, nil
 }
 
+// Errors of FieldforceConfig.Zone: why an org has no time zone of its own.
+var (
+	ErrZoneNotSaved = errors.New("no briefing settings are saved yet")
+	ErrZoneInvalid  = errors.New("the saved briefing settings are invalid")
+)
+
+// Zone is the org's time zone, the one function every screen, import and
+// API answer asks: the briefing's zone, so they and the briefing agree on
+// what a day is. Without a usable saved zone it returns UTC, to show times
+// in meanwhile, and ErrZoneNotSaved or ErrZoneInvalid, which callers show.
+func (c FieldforceConfig) Zone() (schedule.Zone, error) {
+	utc := schedule.Zone{Name: "UTC", Loc: time.UTC}
+	switch {
+	case !c.Found:
+		return utc, ErrZoneNotSaved
+	case c.Err != nil:
+		return utc, ErrZoneInvalid
+	}
+	return c.Schedule.Zone, nil
+}
+
 // SaveFieldforce validates a config document strictly, webhook network
 // policy included, and stores its canonical form (aliases resolved, days
 // ordered, bare addresses) with one audit entry. Invalid input returns the

@@ -72,7 +72,7 @@ func (s *Store) SetGlobalFlag(ctx context.Context, actor Actor, key string, enab
 		var old bool
 		err := tx.QueryRow(ctx, `SELECT is_enabled FROM admin_feature_flags WHERE key = $1 FOR UPDATE`, key).Scan(&old)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Errorf(apperr.NotFound, "no flag %q", key)
+			return apperr.Detailf(apperr.NotFound, "no flag %q", key)
 		}
 		if err != nil {
 			return fmt.Errorf("read flag %q: %w", key, err)
@@ -99,7 +99,7 @@ func (s *Store) SetOrgFlag(ctx context.Context, actor Actor, orgID int64, key st
 	}
 	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT key FROM admin_feature_flags WHERE key = $1`, key).Scan(&key); errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Errorf(apperr.NotFound, "no flag %q", key)
+			return apperr.Detailf(apperr.NotFound, "no flag %q", key)
 		} else if err != nil {
 			return fmt.Errorf("read flag %q: %w", key, err)
 		}

@@ -84,7 +84,7 @@ func (s *Store) OrgBySlug(ctx context.Context, slug string) (Org, error) {
 	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT id, slug, name, created_at FROM orgs WHERE slug = $1`, slug).
 		Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Org{}, apperr.Errorf(apperr.NotFound, "no org %q", slug)
+		return Org{}, apperr.Detailf(apperr.NotFound, "no org %q", slug)
 	}
 	if err != nil {
 		return Org{}, fmt.Errorf("org by slug %q: %w", slug, err)

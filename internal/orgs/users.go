@@ -141,7 +141,7 @@ func (s *Store) MembershipBySlug(ctx context.Context, userID int64, slug string)
 		WHERE o.slug = $2`, userID, slug).
 		Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Membership{}, apperr.Errorf(apperr.NotFound, "no org %q", slug)
+		return Membership{}, apperr.Detailf(apperr.NotFound, "no org %q", slug)
 	}
 	if err != nil {
 		return Membership{}, fmt.Errorf("membership of user %d in %q: %w", userID, slug, err)

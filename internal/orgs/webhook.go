@@ -111,7 +111,7 @@ func (s *Store) checkDeliveryPolicy(cfg schedule.Config) error {
 		return nil
 	}
 	if err := delivery.CheckWebhookURL(cfg.Delivery.Webhook.URL, s.AllowPrivateWebhooks); err != nil {
-		return &schedule.ValidationError{Errors: []schedule.FieldError{{Field: "delivery.webhook.url", Message: apperr.Message(err)}}}
+		return &schedule.ValidationError{Errors: []schedule.FieldError{{Field: "delivery.webhook.url", Code: schedule.CodeWebhookRefused, Message: apperr.Message(err)}}}
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"fieldbrief/internal/apperr"
 )
 
 // Config is the fieldforce module's config document in org_module_configs:
@@ -40,7 +42,43 @@ type Schedule struct {
 // the document itself.
 type FieldError struct {
 	Field, Message string
+	// Code names the problem, for callers that say it in their own words
+	// (the settings page; internal/web's settings_messages.go is the one
+	// place that does): one of the Code… constants. Message says it for
+	// the API, which names fields by path.
+	Code string
+	// At is where a problem with the document's syntax is: "line 2, column 15".
+	At string
+	// Count is how many items a list has, for CodeAddressesTooMany.
+	Count int
 }
+
+// The codes of a FieldError.
+const (
+	CodeDocumentEmpty     = "document_empty"     // nothing but white space
+	CodeJSONTruncated     = "json_truncated"     // the document ends too early
+	CodeJSONSyntax        = "json_syntax"        // not JSON, at At
+	CodeJSONTrailing      = "json_trailing"      // something after the document, at At
+	CodeJSONInvalid       = "json_invalid"       // not JSON otherwise
+	CodeObjectExpected    = "object_expected"    // the document or a section is not an object
+	CodeUnknownField      = "unknown_field"      // a member we do not know
+	CodeRepeatedField     = "repeated_field"     // a member given twice
+	CodeRequired          = "required"           // a section or value is missing
+	CodeWrongType         = "wrong_type"         // a value of the wrong JSON type
+	CodeZoneUnknown       = "zone_unknown"       // not a time zone we know (or none given)
+	CodeTimeRequired      = "time_required"      // no schedule time
+	CodeTimeFormat        = "time_format"        // not a time HH:MM between 00:00 and 23:59
+	CodeDaysEmpty         = "days_empty"         // an empty list of days
+	CodeDaysTooMany       = "days_too_many"      // more than 7 days
+	CodeDayUnknown        = "day_unknown"        // not mon … sun
+	CodeDayRepeated       = "day_repeated"       // a day listed twice
+	CodeAddressesTooMany  = "addresses_too_many" // more than MaxRecipients, Count of them
+	CodeAddressesRequired = "addresses_required" // email delivery to nobody
+	CodeAddressInvalid    = "address_invalid"    // not an email address
+	CodeAddressRepeated   = "address_repeated"   // an address listed twice
+	CodeWebhookURL        = "webhook_url"        // the webhook URL's syntax; Message completes "The webhook URL …"
+	CodeWebhookRefused    = "webhook_refused"    // the network policy refuses the webhook URL; Message is a sentence
+)
 
 // ValidationError lists every problem found in a config, so a form can show
 // each message beside its field.
@@ -57,6 +95,16 @@ func (e *ValidationError) Error() string {
 		}
 	}
 	return "invalid fieldforce config: " + strings.Join(msgs, "; ")
+}
+
+// Unwrap makes the error an apperr Invalid one, with a problem per field,
+// so it maps to 422 wherever errors are mapped.
+func (e *ValidationError) Unwrap() error {
+	fields := make([]apperr.Field, len(e.Errors))
+	for i, fe := range e.Errors {
+		fields[i] = apperr.Field{Name: fe.Field, Code: fe.Code, Message: fe.Message}
+	}
+	return &apperr.Error{Code: apperr.Invalid, Fields: fields}
 }
 
 // For returns the messages for field, "" if it has none.
@@ -146,8 +194,13 @@ type validator struct {
 	failed map[string]bool // the fields in errs, so has is not a scan of errs
 }
 
-func (v *validator) add(field, format string, args ...any) {
-	v.errs = append(v.errs, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+func (v *validator) add(field, code, format string, args ...any) {
+	v.addError(FieldError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) addError(fe FieldError) {
+	v.errs = append(v.errs, fe)
+	field := fe.Field
 	if v.failed == nil {
 		v.failed = map[string]bool{}
 	}
@@ -179,7 +232,7 @@ func (v *validator) decode(raw []byte) (c Config, ok bool) {
 	}
 	c.Delivery = v.decodeDelivery(top["delivery"])
 	if top["briefing"] == nil {
-		v.add("briefing", "is required")
+		v.add("briefing", CodeRequired, "is required")
 		return c, false
 	}
 	m, ok := v.object("briefing", top["briefing"], "timezone", "schedule_local_time", "days", "enabled")
@@ -232,30 +285,33 @@ func (v *validator) document(raw []byte) (json.RawMessage, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var doc json.RawMessage
 	if err := dec.Decode(&doc); err != nil {
-		v.add("", "%s", syntaxMessage(raw, err))
+		v.addError(syntaxError(raw, err))
 		return nil, false
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
 		end += int64(len(raw[end:]) - len(bytes.TrimLeft(raw[end:], " \t\r\n")))
-		v.add("", "unexpected data after the JSON document at %s", position(raw, end))
+		at := position(raw, end)
+		v.addError(FieldError{Code: CodeJSONTrailing, At: at, Message: "unexpected data after the JSON document at " + at})
 		return nil, false
 	}
 	return doc, true
 }
 
-func syntaxMessage(raw []byte, err error) string {
+// syntaxError says why raw is not one JSON document.
+func syntaxError(raw []byte, err error) FieldError {
 	var syntax *json.SyntaxError
 	switch {
 	case errors.Is(err, io.EOF):
-		return "the document is empty"
+		return FieldError{Code: CodeDocumentEmpty, Message: "the document is empty"}
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "invalid JSON: the document ends too early"
+		return FieldError{Code: CodeJSONTruncated, Message: "invalid JSON: the document ends too early"}
 	case errors.As(err, &syntax):
 		// Offset counts the bytes read, the offending one included.
-		return fmt.Sprintf("invalid JSON at %s: %s", position(raw, syntax.Offset-1), syntax.Error())
+		at := position(raw, syntax.Offset-1)
+		return FieldError{Code: CodeJSONSyntax, At: at, Message: fmt.Sprintf("invalid JSON at %s: %s", at, syntax.Error())}
 	}
-	return "invalid JSON: " + err.Error()
+	return FieldError{Code: CodeJSONInvalid, Message: "invalid JSON: " + err.Error()}
 }
 
 // position locates the byte at index i as "line L, column C", both from 1.
@@ -271,7 +327,7 @@ func position(raw []byte, i int64) string {
 func (v *validator) object(path string, raw json.RawMessage, allowed ...string) (map[string]json.RawMessage, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, _ := dec.Token(); tok != json.Delim('{') {
-		v.add(path, "must be a JSON object")
+		v.add(path, CodeObjectExpected, "must be a JSON object")
 		return nil, false
 	}
 	members := map[string]json.RawMessage{}
@@ -280,15 +336,15 @@ func (v *validator) object(path string, raw json.RawMessage, allowed ...string) 
 		key, _ := tok.(string)
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			v.add(path, "invalid JSON: %v", err)
+			v.add(path, CodeJSONInvalid, "invalid JSON: %v", err)
 			return nil, false
 		}
 		field := join(path, key)
 		switch {
 		case !slices.Contains(allowed, key):
-			v.add(field, "unknown field")
+			v.add(field, CodeUnknownField, "unknown field")
 		case members[key] != nil:
-			v.add(field, "is repeated")
+			v.add(field, CodeRepeatedField, "is repeated")
 		default:
 			members[key] = val
 		}
@@ -309,7 +365,7 @@ func (v *validator) value(field string, raw json.RawMessage, dst any, want strin
 		return
 	}
 	if string(raw) == "null" || json.Unmarshal(raw, dst) != nil {
-		v.add(field, "%s", want)
+		v.add(field, CodeWrongType, "%s", want)
 	}
 }
 
@@ -321,7 +377,7 @@ func (v *validator) days(raw json.RawMessage) []string {
 	var items []json.RawMessage
 	v.value("briefing.days", raw, &items, `must be a list of days such as ["mon", "tue"]`)
 	if len(items) > 7 { // one error for the list, not one per surplus entry
-		v.add("briefing.days", "list each day at most once: a week has 7 days, this lists %d", len(items))
+		v.add("briefing.days", CodeDaysTooMany, "list each day at most once: a week has 7 days, this lists %d", len(items))
 		return []string{}
 	}
 	days := make([]string, len(items))
@@ -343,7 +399,7 @@ func (v *validator) schedule(c Config) Schedule {
 	if !v.has("briefing.timezone") {
 		z, err := LoadZone(b.Timezone)
 		if err != nil {
-			v.add("briefing.timezone", "%v", err)
+			v.add("briefing.timezone", CodeZoneUnknown, "%v", err)
 		}
 		s.Zone = z
 	}
@@ -358,12 +414,12 @@ func (v *validator) schedule(c Config) Schedule {
 
 func (v *validator) localTime(s string) LocalTime {
 	if s == "" {
-		v.add("briefing.schedule_local_time", "schedule time is required")
+		v.add("briefing.schedule_local_time", CodeTimeRequired, "schedule time is required")
 		return LocalTime{}
 	}
 	t, err := ParseLocalTime(s)
 	if err != nil {
-		v.add("briefing.schedule_local_time", "%v", err)
+		v.add("briefing.schedule_local_time", CodeTimeFormat, "%v", err)
 	}
 	return t
 }
@@ -373,7 +429,7 @@ func (v *validator) daySet(names []string) DaySet {
 	case names == nil:
 		return AllDays()
 	case len(names) == 0:
-		v.add("briefing.days", "choose at least one day")
+		v.add("briefing.days", CodeDaysEmpty, "choose at least one day")
 		return 0
 	}
 	var set DaySet
@@ -384,9 +440,9 @@ func (v *validator) daySet(names []string) DaySet {
 		d, err := ParseDayName(name)
 		switch {
 		case err != nil:
-			v.add(dayField(i), "%v", err)
+			v.add(dayField(i), CodeDayUnknown, "%v", err)
 		case set.Has(d):
-			v.add(dayField(i), "%q is listed twice", name)
+			v.add(dayField(i), CodeDayRepeated, "%q is listed twice", name)
 		default:
 			set |= DaysOf(d)
 		}

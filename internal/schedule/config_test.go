@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/schedule"
 )
 
@@ -54,32 +55,35 @@ func TestParseConfigTypedSchedule(t *testing.T) {
 	require.Equal(t, c, s.Config())
 }
 
+// problem is a FieldError's field and message, what the API shows.
+type problem struct{ Field, Message string }
+
 func TestParseConfigReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, in string
-		want     []schedule.FieldError
+		want     []problem
 	}{
-		{"empty", ``, []schedule.FieldError{{"", "the document is empty"}}},
-		{"malformed", "{\"briefing\": {\n  \"timezone\": }}", []schedule.FieldError{
+		{"empty", ``, []problem{{"", "the document is empty"}}},
+		{"malformed", "{\"briefing\": {\n  \"timezone\": }}", []problem{
 			{"", "invalid JSON at line 2, column 15: invalid character '}' looking for beginning of value"}}},
-		{"truncated", `{"briefing": {`, []schedule.FieldError{{"", "invalid JSON: the document ends too early"}}},
-		{"trailing data", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}} {}`, []schedule.FieldError{
+		{"truncated", `{"briefing": {`, []problem{{"", "invalid JSON: the document ends too early"}}},
+		{"trailing data", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}} {}`, []problem{
 			{"", "unexpected data after the JSON document at line 1, column 67"}}},
-		{"trailing garbage", "{}\n x", []schedule.FieldError{{"", "unexpected data after the JSON document at line 2, column 2"}}},
-		{"not an object", `["briefing"]`, []schedule.FieldError{{"", "must be a JSON object"}}},
-		{"null", `null`, []schedule.FieldError{{"", "must be a JSON object"}}},
-		{"missing briefing", `{}`, []schedule.FieldError{{"briefing", "is required"}}},
-		{"briefing not an object", `{"briefing": "08:00"}`, []schedule.FieldError{{"briefing", "must be a JSON object"}}},
+		{"trailing garbage", "{}\n x", []problem{{"", "unexpected data after the JSON document at line 2, column 2"}}},
+		{"not an object", `["briefing"]`, []problem{{"", "must be a JSON object"}}},
+		{"null", `null`, []problem{{"", "must be a JSON object"}}},
+		{"missing briefing", `{}`, []problem{{"briefing", "is required"}}},
+		{"briefing not an object", `{"briefing": "08:00"}`, []problem{{"briefing", "must be a JSON object"}}},
 		{"unknown top-level field", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "extra": 1}`,
-			[]schedule.FieldError{{"extra", "unknown field"}}},
+			[]problem{{"extra", "unknown field"}}},
 		{"keys are case-sensitive", `{"Briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}}`,
-			[]schedule.FieldError{{"Briefing", "unknown field"}, {"briefing", "is required"}}},
-		{"missing fields", `{"briefing": {}}`, []schedule.FieldError{
+			[]problem{{"Briefing", "unknown field"}, {"briefing", "is required"}}},
+		{"missing fields", `{"briefing": {}}`, []problem{
 			{"briefing.timezone", "time zone is required"},
 			{"briefing.schedule_local_time", "schedule time is required"}}},
 		{"everything wrong at once", `{"briefing": {"timezone": "Mars/Base", "schedule_local_time": "25:00",
-			"days": ["mon", "funday", "mon", 3], "enabled": "yes", "Timezone": "UTC"}}`, []schedule.FieldError{
+			"days": ["mon", "funday", "mon", 3], "enabled": "yes", "Timezone": "UTC"}}`, []problem{
 			{"briefing.Timezone", "unknown field"},
 			{"briefing.days[3]", `must be a day such as "mon"`},
 			{"briefing.enabled", "must be true or false"},
@@ -88,23 +92,23 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 			{"briefing.days[1]", `unknown day "funday": use mon, tue, wed, thu, fri, sat or sun`},
 			{"briefing.days[2]", `"mon" is listed twice`}}},
 		{"repeated key", `{"briefing": {"timezone": "UTC", "timezone": "Europe/Berlin", "schedule_local_time": "08:00"}}`,
-			[]schedule.FieldError{{"briefing.timezone", "is repeated"}}},
+			[]problem{{"briefing.timezone", "is repeated"}}},
 		{"wrong types", `{"briefing": {"timezone": 5, "schedule_local_time": 800, "days": "mon", "enabled": null}}`,
-			[]schedule.FieldError{
+			[]problem{
 				{"briefing.timezone", "must be a string"},
 				{"briefing.schedule_local_time", `must be a string such as "08:00"`},
 				{"briefing.days", `must be a list of days such as ["mon", "tue"]`},
 				{"briefing.enabled", "must be true or false"}}},
 		{"null days", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00", "days": null}}`,
-			[]schedule.FieldError{{"briefing.days", `must be a list of days such as ["mon", "tue"]`}}},
+			[]problem{{"briefing.days", `must be a list of days such as ["mon", "tue"]`}}},
 		{"no days", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00", "days": []}}`,
-			[]schedule.FieldError{{"briefing.days", "choose at least one day"}}},
+			[]problem{{"briefing.days", "choose at least one day"}}},
 		{"day names are lowercase", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00", "days": ["Mon"]}}`,
-			[]schedule.FieldError{{"briefing.days[0]", `unknown day "Mon": use mon, tue, wed, thu, fri, sat or sun`}}},
+			[]problem{{"briefing.days[0]", `unknown day "Mon": use mon, tue, wed, thu, fri, sat or sun`}}},
 		{"Local", `{"briefing": {"timezone": "Local", "schedule_local_time": "08:00"}}`,
-			[]schedule.FieldError{{"briefing.timezone", `time zone "Local" depends on the server; choose a named zone`}}},
+			[]problem{{"briefing.timezone", `time zone "Local" depends on the server; choose a named zone`}}},
 		{"path", `{"briefing": {"timezone": "../../etc/passwd", "schedule_local_time": "08:00"}}`,
-			[]schedule.FieldError{{"briefing.timezone", `invalid time zone name "../../etc/passwd"`}}},
+			[]problem{{"briefing.timezone", `invalid time zone name "../../etc/passwd"`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,8 +116,36 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 			_, _, err := schedule.ParseConfig([]byte(tt.in))
 			var verr *schedule.ValidationError
 			require.ErrorAs(t, err, &verr)
-			require.Equal(t, tt.want, verr.Errors)
+			got := make([]problem, len(verr.Errors))
+			for i, fe := range verr.Errors {
+				got[i] = problem{fe.Field, fe.Message}
+			}
+			require.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// Each problem carries a machine code (and, for syntax, where), so the
+// settings page says it in its own words without reading the message.
+func TestParseConfigCodes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]schedule.FieldError{
+		``:                     {Code: schedule.CodeDocumentEmpty, Message: "the document is empty"},
+		"{\n  \"briefing\": }": {Code: schedule.CodeJSONSyntax, At: "line 2, column 15", Message: "invalid JSON at line 2, column 15: invalid character '}' looking for beginning of value"},
+		`{} x`:                 {Code: schedule.CodeJSONTrailing, At: "line 1, column 4", Message: "unexpected data after the JSON document at line 1, column 4"},
+		`{"briefing": {"timezone": "Mars/Base", "schedule_local_time": "08:00"}}`: {Field: "briefing.timezone", Code: schedule.CodeZoneUnknown, Message: `unknown time zone "Mars/Base"`},
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "8:00"}}`:        {Field: "briefing.schedule_local_time", Code: schedule.CodeTimeFormat, Message: `invalid time "8:00": want HH:MM, e.g. 08:00`},
+		`{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "delivery": {"email": {"to": ["a@example.com", "b@example.com", "c@example.com", "d@example.com", "e@example.com", "f@example.com", "g@example.com", "h@example.com", "i@example.com", "j@example.com", "k@example.com", "l@example.com", "m@example.com", "n@example.com", "o@example.com", "p@example.com", "q@example.com", "r@example.com", "s@example.com", "t@example.com", "u@example.com"]}}}`: {
+			Field: "delivery.email.to", Code: schedule.CodeAddressesTooMany, Count: 21, Message: "at most 20 addresses; found 21"},
+	} {
+		_, _, err := schedule.ParseConfig([]byte(in))
+		var verr *schedule.ValidationError
+		require.ErrorAs(t, err, &verr, in)
+		require.Equal(t, []schedule.FieldError{want}, verr.Errors, in)
+		ae, ok := apperr.As(err)
+		require.True(t, ok, "a ValidationError is an apperr Invalid one")
+		require.Equal(t, apperr.Invalid, ae.Code)
+		require.Equal(t, []apperr.Field{{Name: want.Field, Code: want.Code, Message: want.Message}}, ae.Fields)
 	}
 }
 

@@ -56,7 +56,7 @@ func (v *validator) decodeDelivery(raw json.RawMessage) *DeliveryConfig {
 		if w, ok := v.object("delivery.webhook", m["webhook"], "url"); ok {
 			d.Webhook = &WebhookDelivery{}
 			if w["url"] == nil {
-				v.add("delivery.webhook.url", "is required")
+				v.add("delivery.webhook.url", CodeRequired, "is required")
 			}
 			v.value("delivery.webhook.url", w["url"], &d.Webhook.URL, "must be a string such as \"https://hooks.example.com/fieldbrief\"")
 		}
@@ -78,7 +78,8 @@ func (v *validator) decodeEmail(raw json.RawMessage) *EmailDelivery {
 	v.value("delivery.email.to", m["to"], &items, `must be a list of addresses such as ["dispatch@example.com"]`)
 	if len(items) > MaxRecipients {
 		// Checked before the items, so a huge list costs one pass, not one parse per item.
-		v.add("delivery.email.to", "at most %d addresses; found %d", MaxRecipients, len(items))
+		v.addError(FieldError{Field: "delivery.email.to", Code: CodeAddressesTooMany, Count: len(items),
+			Message: fmt.Sprintf("at most %d addresses; found %d", MaxRecipients, len(items))})
 		return e
 	}
 	e.To = make([]string, len(items))
@@ -103,12 +104,14 @@ func (v *validator) delivery(d *DeliveryConfig) *DeliveryConfig {
 	if e := d.Email; e != nil {
 		out.Email = &EmailDelivery{Technicians: e.Technicians, To: v.recipients(e.To)}
 		if len(e.To) == 0 && !e.Technicians && !v.has("delivery.email.to") && !v.has("delivery.email.technicians") {
-			v.add("delivery.email.to", "add at least one address, or send each technician their own day")
+			v.add("delivery.email.to", CodeAddressesRequired, "add at least one address, or send each technician their own day")
 		}
 	}
 	if w := d.Webhook; w != nil && !v.has("delivery.webhook.url") {
-		if msg := webhookURLProblem(w.URL); msg != "" {
-			v.add("delivery.webhook.url", "%s", msg)
+		if w.URL == "" {
+			v.add("delivery.webhook.url", CodeRequired, "is required")
+		} else if msg := webhookURLProblem(w.URL); msg != "" {
+			v.add("delivery.webhook.url", CodeWebhookURL, "%s", msg)
 		}
 		out.Webhook = &WebhookDelivery{URL: w.URL}
 	}
@@ -132,12 +135,12 @@ func (v *validator) recipients(to []string) []string {
 		}
 		addr, msg := parseRecipient(s)
 		if msg != "" {
-			v.add(field, "%s", msg)
+			v.add(field, CodeAddressInvalid, "%s", msg)
 			continue
 		}
 		key := strings.ToLower(addr)
 		if j, dup := seen[key]; dup {
-			v.add(field, "%q is already listed (address %d)", addr, j+1)
+			v.add(field, CodeAddressRepeated, "%q is already listed (address %d)", addr, j+1)
 			continue
 		}
 		seen[key] = i
@@ -172,13 +175,11 @@ func parseRecipient(s string) (addr, problem string) {
 	return a.Address, ""
 }
 
-// webhookURLProblem says what is wrong with a webhook URL's syntax, "" if
-// nothing. http is accepted here; the network policy decides whether it may
-// be used (WEBHOOK_ALLOW_PRIVATE_NETWORKS).
+// webhookURLProblem says what is wrong with a non-empty webhook URL's
+// syntax, "" if nothing. http is accepted here; the network policy decides
+// whether it may be used (WEBHOOK_ALLOW_PRIVATE_NETWORKS).
 func webhookURLProblem(raw string) string {
 	switch {
-	case raw == "":
-		return "is required"
 	case len(raw) > MaxWebhookURLSize:
 		return fmt.Sprintf("is too long (at most %d characters)", MaxWebhookURLSize)
 	case strings.TrimSpace(raw) != raw:

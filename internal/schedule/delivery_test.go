@@ -66,26 +66,26 @@ func TestParseConfigDeliveryErrors(t *testing.T) {
 	long := strings.Repeat("a", 250) + "@acme.example"
 	tests := []struct {
 		name, in string
-		want     []schedule.FieldError
+		want     []problem
 	}{
-		{"not an object", withDelivery(`[]`), []schedule.FieldError{{"delivery", "must be a JSON object"}}},
-		{"unknown field", withDelivery(`{"sms": {}}`), []schedule.FieldError{{"delivery.sms", "unknown field"}}},
+		{"not an object", withDelivery(`[]`), []problem{{"delivery", "must be a JSON object"}}},
+		{"unknown field", withDelivery(`{"sms": {}}`), []problem{{"delivery.sms", "unknown field"}}},
 		{"unknown email field", withDelivery(`{"email": {"to": ["a@b.example"], "cc": []}}`),
-			[]schedule.FieldError{{"delivery.email.cc", "unknown field"}}},
+			[]problem{{"delivery.email.cc", "unknown field"}}},
 		{"unknown webhook field", withDelivery(`{"webhook": {"url": "https://h.example", "secret": "x"}}`),
-			[]schedule.FieldError{{"delivery.webhook.secret", "unknown field"}}},
+			[]problem{{"delivery.webhook.secret", "unknown field"}}},
 		{"email needs someone", withDelivery(`{"email": {}}`),
-			[]schedule.FieldError{{"delivery.email.to", "add at least one address, or send each technician their own day"}}},
+			[]problem{{"delivery.email.to", "add at least one address, or send each technician their own day"}}},
 		{"empty to without technicians", withDelivery(`{"email": {"to": [], "technicians": false}}`),
-			[]schedule.FieldError{{"delivery.email.to", "add at least one address, or send each technician their own day"}}},
+			[]problem{{"delivery.email.to", "add at least one address, or send each technician their own day"}}},
 		{"to is not a list", withDelivery(`{"email": {"to": "a@b.example"}}`),
-			[]schedule.FieldError{{"delivery.email.to", `must be a list of addresses such as ["dispatch@example.com"]`}}},
+			[]problem{{"delivery.email.to", `must be a list of addresses such as ["dispatch@example.com"]`}}},
 		{"technicians not a bool", withDelivery(`{"email": {"to": ["a@b.example"], "technicians": "yes"}}`),
-			[]schedule.FieldError{{"delivery.email.technicians", "must be true or false"}}},
+			[]problem{{"delivery.email.technicians", "must be true or false"}}},
 		{"too many", withDelivery(`{"email": {"to": [` + strings.Join(twentyOne, ",") + `]}}`),
-			[]schedule.FieldError{{"delivery.email.to", "at most 20 addresses; found 21"}}},
+			[]problem{{"delivery.email.to", "at most 20 addresses; found 21"}}},
 		{"each address", withDelivery(`{"email": {"to": ["ok@acme.example", "not-an-address", 7, "OK@acme.example", "", "` + long + `", "\"a b\"@acme.example"]}}`),
-			[]schedule.FieldError{
+			[]problem{
 				{"delivery.email.to[2]", `must be an address such as "dispatch@example.com"`},
 				{"delivery.email.to[1]", `"not-an-address" is not an email address such as dispatch@example.com`},
 				{"delivery.email.to[3]", `"OK@acme.example" is already listed (address 1)`},
@@ -93,15 +93,15 @@ func TestParseConfigDeliveryErrors(t *testing.T) {
 				{"delivery.email.to[5]", "address is too long (at most 254 characters)"},
 				{"delivery.email.to[6]", `"\"a b\"@acme.example": quoted names before the @ are not supported`}}},
 		{"webhook without url", withDelivery(`{"webhook": {}}`),
-			[]schedule.FieldError{{"delivery.webhook.url", "is required"}}},
+			[]problem{{"delivery.webhook.url", "is required"}}},
 		{"webhook url not a string", withDelivery(`{"webhook": {"url": 5}}`),
-			[]schedule.FieldError{{"delivery.webhook.url", `must be a string such as "https://hooks.example.com/fieldbrief"`}}},
+			[]problem{{"delivery.webhook.url", `must be a string such as "https://hooks.example.com/fieldbrief"`}}},
 		{"errors in briefing and delivery together", `{"briefing": {"timezone": "UTC"}, "delivery": {"webhook": {"url": "ftp://x.example"}}}`,
-			[]schedule.FieldError{
+			[]problem{
 				{"briefing.schedule_local_time", "schedule time is required"},
 				{"delivery.webhook.url", "must start with https://"}}},
 		{"missing briefing still checks delivery", `{"delivery": {"email": {"to": ["nope"]}}}`,
-			[]schedule.FieldError{
+			[]problem{
 				{"briefing", "is required"},
 				{"delivery.email.to[0]", `"nope" is not an email address such as dispatch@example.com`}}},
 	}
@@ -111,7 +111,11 @@ func TestParseConfigDeliveryErrors(t *testing.T) {
 			_, _, err := schedule.ParseConfig([]byte(tt.in))
 			var verr *schedule.ValidationError
 			require.ErrorAs(t, err, &verr)
-			require.Equal(t, tt.want, verr.Errors)
+			got := make([]problem, len(verr.Errors))
+			for i, fe := range verr.Errors {
+				got[i] = problem{fe.Field, fe.Message}
+			}
+			require.Equal(t, tt.want, got)
 		})
 	}
 }

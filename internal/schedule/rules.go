@@ -30,9 +30,6 @@ const (
 	SourceHost = "host"
 )
 
-// TZSourceEnv names the setting both binaries read.
-const TZSourceEnv = "TZ_SOURCE"
-
 //go:embed zoneinfo.zip
 var embeddedZip []byte
 
@@ -119,28 +116,15 @@ func hostVersion(dir string) string {
 	return "unknown"
 }
 
-// ZoneRulesFromEnv returns the rules TZ_SOURCE asks for: "embedded" (or
-// unset) or "host", whose directory is $ZONEINFO when set, else the first of
-// the usual Unix places that exists. Anything else is an error: a process
-// must not start deciding with rules nobody chose.
-func ZoneRulesFromEnv(getenv func(string) string) (*ZoneRules, error) {
-	switch v := getenv(TZSourceEnv); v {
-	case "", SourceEmbedded:
-		return EmbeddedZoneRules(), nil
-	case SourceHost:
-		if dir := getenv("ZONEINFO"); dir != "" {
+// FindHostZoneRules loads the host's rules from the first of the usual Unix
+// places that exists.
+func FindHostZoneRules() (*ZoneRules, error) {
+	for _, dir := range hostZoneDirs {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
 			return HostZoneRules(dir)
 		}
-		for _, dir := range hostZoneDirs {
-			if info, err := os.Stat(dir); err == nil && info.IsDir() {
-				return HostZoneRules(dir)
-			}
-		}
-		return nil, fmt.Errorf("%s=host, but this host has no zoneinfo directory (looked in %s; set ZONEINFO)",
-			TZSourceEnv, strings.Join(hostZoneDirs, ", "))
-	default:
-		return nil, fmt.Errorf("%s=%q: want %q (the default) or %q", TZSourceEnv, v, SourceEmbedded, SourceHost)
 	}
+	return nil, fmt.Errorf("this host has no zoneinfo directory (looked in %s)", strings.Join(hostZoneDirs, ", "))
 }
 
 // current is the process's rules, chosen once at start by UseZoneRules;

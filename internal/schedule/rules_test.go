@@ -109,36 +109,6 @@ func TestHostZoneRulesVersion(t *testing.T) {
 	require.ErrorContains(t, err, "is not a directory")
 }
 
-func TestZoneRulesFromEnv(t *testing.T) {
-	t.Parallel()
-	dir := fakeHostZoneinfo(t, "# version 2031c\n")
-	env := func(kv ...string) func(string) string {
-		m := map[string]string{}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return func(k string) string { return m[k] }
-	}
-	for _, v := range []string{"", "embedded"} {
-		r, err := schedule.ZoneRulesFromEnv(env("TZ_SOURCE", v, "ZONEINFO", dir))
-		require.NoError(t, err, v)
-		require.Same(t, schedule.EmbeddedZoneRules(), r, v)
-	}
-	r, err := schedule.ZoneRulesFromEnv(env("TZ_SOURCE", "host", "ZONEINFO", dir))
-	require.NoError(t, err)
-	require.Equal(t, "tzdata 2031c (host)", r.String())
-	z, err := r.LoadZone("Europe/Berlin")
-	require.NoError(t, err)
-	require.Equal(t, 9*3600, offsetAt(z, instant(t, "2026-01-15T12:00:00Z")))
-
-	_, err = schedule.ZoneRulesFromEnv(env("TZ_SOURCE", "host", "ZONEINFO", filepath.Join(dir, "nope")))
-	require.ErrorContains(t, err, "host zone rules:")
-	for _, bad := range []string{"Embedded", "system", "host ", "local"} {
-		_, err := schedule.ZoneRulesFromEnv(env("TZ_SOURCE", bad))
-		require.EqualError(t, err, fmt.Sprintf(`TZ_SOURCE=%q: want "embedded" (the default) or "host"`, bad))
-	}
-}
-
 // Every zone of the picker, and every alias, loads from the embedded rules,
 // and the embedded rules hold exactly the picker's zones.
 func TestEmbeddedRulesHoldEveryZone(t *testing.T) {

@@ -20,9 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/field"
 	"fieldbrief/internal/orgs"
-	"fieldbrief/internal/schedule"
 )
 
 // The JSON API for integrations (docs/api.md). Its requests carry an org's
@@ -201,19 +199,10 @@ func writeAPIError(c echo.Context, err error, status int, msg string) {
 // fieldsOf collects the per-field messages of a validation error.
 func fieldsOf(err error) map[string]string {
 	fields := map[string]string{}
-	var ve *schedule.ValidationError
-	if errors.As(err, &ve) {
-		for _, fe := range ve.Errors {
-			fields[fe.Field] = fe.Message
+	if e, ok := apperr.As(err); ok {
+		for _, f := range e.Fields {
+			fields[f.Name] = f.Message
 		}
-	}
-	var fe *field.ValidationError
-	if errors.As(err, &fe) {
-		maps.Copy(fields, fe.Fields)
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) && ae.Field != "" {
-		fields[ae.Field] = ae.Message
 	}
 	return fields
 }
@@ -226,7 +215,7 @@ func readAPIBody(c echo.Context, v any) error {
 	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
-			return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the body as JSON with Content-Type: application/json.")
+			return apperr.Errorf(apperr.Unsupported, "Send the body as JSON with Content-Type: application/json.")
 		}
 	}
 	if r.ContentLength > maxAPIBody {
@@ -254,7 +243,7 @@ func readAPIBody(c echo.Context, v any) error {
 	return nil
 }
 
-var errAPIBodyTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+var errAPIBodyTooLarge = apperr.Errorf(apperr.TooLarge,
 	"The body is larger than 1 MiB. Send one object per request.")
 
 // jsonError turns encoding/json's errors into messages naming the field.

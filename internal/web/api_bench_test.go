@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+
+	"fieldbrief/internal/config"
 )
 
 // BenchmarkAPIPutJob measures the API's upsert throughput with one token:
@@ -25,7 +27,7 @@ import (
 // not our CPU, which stayed near 12% of one core.
 func BenchmarkAPIPutJob(b *testing.B) {
 	// The rate limit would be the figure otherwise.
-	f := setupConfig(b, func(c *Config) { c.APIRate, c.APIBurst = 1e9, 1e9 })
+	f := setupConfig(b, func(c *config.Web) { c.APIRate, c.APIBurst = 1e9, 1e9 })
 	f.setZone(f.orgA, "America/New_York")
 	token := f.newToken(f.orgA, "bench")
 	api := f.api(token)

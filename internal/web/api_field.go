@@ -198,9 +198,9 @@ func lockRef(ctx context.Context, tx pgx.Tx, kind string, orgID int64, ref strin
 	return nil
 }
 
-// apiZone is the org's zone, the one the screens use (field.go's orgZone).
+// apiZone is the org's zone, the one the screens use (field.go's zoneOf).
 func (s *Server) apiZone(ctx context.Context, orgID int64) (*time.Location, error) {
-	z, err := s.orgZone(ctx, orgID)
+	z, err := s.zoneOf(ctx, orgID)
 	return z.Loc, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/orgs"
 )
 
@@ -375,7 +376,7 @@ func TestAPIChunkedBodyOverTheLimitIs413(t *testing.T) {
 
 func TestAPIRateLimitAnswers429WithRetryAfter(t *testing.T) {
 	t.Parallel()
-	f := setupConfig(t, func(c *Config) { c.APIRate, c.APIBurst = 0.5, 3 })
+	f := setupConfig(t, func(c *config.Web) { c.APIRate, c.APIBurst = 0.5, 3 })
 	api, other := f.api(f.newToken(f.orgA, "sync")), f.api(f.newToken(f.orgA, "other"))
 	for range 3 {
 		require.Equal(t, http.StatusOK, api.get("/api/v1/technicians").Code)

@@ -5,8 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/auth"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/web/mw"
 )
 
 // setCookies parses a response's Set-Cookie headers.
@@ -80,12 +80,12 @@ func TestLoginFormErrors(t *testing.T) {
 func TestCookieFlags(t *testing.T) {
 	t.Parallel()
 	for _, secure := range []bool{false, true} {
-		f := setupConfig(t, func(c *Config) { c.SecureCookies = secure })
+		f := setupConfig(t, func(c *config.Web) { c.SecureCookies = secure })
 		c := f.anon()
 		form := c.get("/login")
-		csrfName, sessionName := csrfCookieInsecure, auth.CookieName
+		csrfName, sessionName := mw.CSRFCookie, auth.CookieName
 		if secure {
-			csrfName, sessionName = csrfCookieSecure, auth.SecureCookieName
+			csrfName, sessionName = mw.CSRFCookieSecure, auth.SecureCookieName
 		}
 		res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {testPassword}})
 		require.Equal(t, http.StatusSeeOther, res.Code)
@@ -231,7 +231,7 @@ func TestSessionKeyRotation(t *testing.T) {
 	t.Parallel()
 	oldKey := []byte("the-old-session-signing-key-0123456789abcdef")
 	newKey := []byte("the-new-session-signing-key-0123456789abcdef")
-	f := setupConfig(t, func(c *Config) { c.SessionKeys = [][]byte{oldKey} })
+	f := setupConfig(t, func(c *config.Web) { c.SessionKeys = [][]byte{oldKey} })
 	c := f.as(&f.memberA)
 	signedWithOld := *c.cookie(auth.CookieName)
 
@@ -286,8 +286,8 @@ func TestSignInWhenHashingIsFull(t *testing.T) {
 
 // fromClient is a fixture whose server believes X-Forwarded-For from the
 // test's loopback peer, so a test can sign in from several addresses.
-func fromClient(t *testing.T, adjust func(*Config)) *fixture {
-	return setupConfig(t, func(c *Config) {
+func fromClient(t *testing.T, adjust func(*config.Web)) *fixture {
+	return setupConfig(t, func(c *config.Web) {
 		_, loopback, err := net.ParseCIDR("127.0.0.0/8")
 		require.NoError(t, err)
 		c.TrustedProxies = []*net.IPNet{loopback}
@@ -304,7 +304,7 @@ func fromClient(t *testing.T, adjust func(*Config)) *fixture {
 // address, is not held back by an attacker elsewhere.
 func TestThrottlePerAccountAndClient(t *testing.T) {
 	t.Parallel()
-	f := fromClient(t, func(c *Config) { c.MaxLoginFailuresPerAccount = 3 })
+	f := fromClient(t, func(c *config.Web) { c.MaxLoginFailuresPerAccount = 3 })
 	attacker := f.anon().with("X-Forwarded-For", "203.0.113.7")
 	guess := func(password string) response {
 		t.Helper()
@@ -348,7 +348,7 @@ func TestThrottlePerAccountAndClient(t *testing.T) {
 func TestThrottleIsExactUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	const limit, attempts = 5, 30
-	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerAccount = limit })
+	f := setupConfig(t, func(c *config.Web) { c.MaxLoginFailuresPerAccount = limit })
 	f.srv.hashes = auth.NewHashGate(attempts, attempts, time.Hour) // here the throttle decides, not the hashing bound
 	c := f.anon()
 	c.get("/login") // the CSRF cookie, before the clients share the jar
@@ -374,7 +374,7 @@ func TestThrottleIsExactUnderConcurrency(t *testing.T) {
 // LOGIN_MAX_FAILURES_PER_CLIENT failures, the client waits between attempts.
 func TestThrottlePerClient(t *testing.T) {
 	t.Parallel()
-	f := setupConfig(t, func(c *Config) { c.MaxLoginFailuresPerClient = 3 })
+	f := setupConfig(t, func(c *config.Web) { c.MaxLoginFailuresPerClient = 3 })
 	c := f.anon()
 	for _, email := range []string{"a@x.test", "b@x.test", "c@x.test"} {
 		require.Equal(t, http.StatusUnprocessableEntity, c.post("/login", url.Values{"email": {email}, "password": {"guess"}}).Code)
@@ -408,7 +408,7 @@ func TestClientIPBehindTrustedProxies(t *testing.T) {
 	}
 
 	trusting := func(cidrs ...string) *fixture {
-		return setupConfig(t, func(c *Config) {
+		return setupConfig(t, func(c *config.Web) {
 			c.MaxLoginFailuresPerClient = 2
 			for _, cidr := range cidrs {
 				_, n, err := net.ParseCIDR(cidr)
@@ -430,76 +430,6 @@ func TestClientIPBehindTrustedProxies(t *testing.T) {
 		require.Equal(t, http.StatusTooManyRequests, signIn(f.anon(), "198.51.100.9"), name+": X-Forwarded-For is ignored")
 		require.Equal(t, 2, countRows(t, f, `SELECT count(*) FROM login_failures WHERE client_ip = '127.0.0.1'`), name)
 	}
-}
-
-func TestLoadConfig(t *testing.T) {
-	t.Parallel()
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
-
-	_, err := LoadConfig(env(map[string]string{"FIELDBRIEF_ENV": "production"}))
-	require.ErrorContains(t, err, "SESSION_KEYS is required in production: generate one with `openssl rand -base64 32`")
-
-	_, err = LoadConfig(env(map[string]string{"FIELDBRIEF_ENV": "production", "SESSION_KEYS": "c2hvcnQ="}))
-	require.ErrorContains(t, err, "at least 32")
-
-	hexKey := strings.Repeat("ab", 32)
-	b64Key := "q83vEjRWeJCrze8SNFZ4kKvN7xI0VniQq83vEjRWeJA="
-	cfg, err := LoadConfig(env(map[string]string{"FIELDBRIEF_ENV": "production", "SESSION_KEYS": b64Key + ", " + hexKey}))
-	require.NoError(t, err)
-	require.True(t, cfg.Production)
-	require.True(t, cfg.SecureCookies, "secure by default in production")
-	require.Len(t, cfg.SessionKeys, 2)
-	require.Len(t, cfg.SessionKeys[0], 32)
-	require.Equal(t, byte(0xab), cfg.SessionKeys[1][0])
-	require.Equal(t, 12*time.Hour, cfg.IdleTimeout)
-	require.Equal(t, 168*time.Hour, cfg.AbsoluteTimeout)
-	require.Equal(t, 10, cfg.MaxLoginFailuresPerAccount)
-	require.Equal(t, 1000, cfg.MaxLoginFailuresPerClient)
-
-	// Development generates a key file once and keeps using it.
-	keyFile := filepath.Join(t.TempDir(), "dev", "session.key")
-	dev := env(map[string]string{"SESSION_KEY_FILE": keyFile, "SESSION_IDLE_TIMEOUT": "30m", "LOGIN_MAX_FAILURES_PER_CLIENT": "7"})
-	first, err := LoadConfig(dev)
-	require.NoError(t, err)
-	require.False(t, first.SecureCookies)
-	require.Equal(t, 30*time.Minute, first.IdleTimeout)
-	require.Equal(t, 7, first.MaxLoginFailuresPerClient)
-	st, err := os.Stat(keyFile)
-	require.NoError(t, err)
-	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
-	again, err := LoadConfig(dev)
-	require.NoError(t, err)
-	require.Equal(t, first.SessionKeys, again.SessionKeys)
-	require.Empty(t, again.Warnings)
-
-	// A key file that can't be written (here: under a regular file) doesn't
-	// stop development; the server warns and keeps sessions until restart.
-	blocker := filepath.Join(t.TempDir(), "file")
-	require.NoError(t, os.WriteFile(blocker, nil, 0o600))
-	unwritable, err := LoadConfig(env(map[string]string{"SESSION_KEY_FILE": filepath.Join(blocker, "session.key")}))
-	require.NoError(t, err)
-	require.Len(t, unwritable.SessionKeys, 1)
-	require.Len(t, unwritable.SessionKeys[0], 32)
-	require.Len(t, unwritable.Warnings, 1)
-	require.Contains(t, unwritable.Warnings[0], "lasts until restart")
-
-	require.Empty(t, first.TrustedProxies, "trust no proxy by default")
-
-	proxied, err := LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32,192.0.2.7/32"}))
-	require.NoError(t, err)
-	var ranges []string
-	for _, n := range proxied.TrustedProxies {
-		ranges = append(ranges, n.String())
-	}
-	require.Equal(t, []string{"10.0.0.0/8", "2001:db8::/32", "192.0.2.7/32"}, ranges)
-	for _, bad := range []string{"10.0.0.1", "10.0.0.0/8,", "proxy.internal/8"} {
-		_, err = LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "TRUSTED_PROXIES": bad}))
-		require.ErrorContains(t, err, "TRUSTED_PROXIES", bad)
-	}
-
-	_, err = LoadConfig(env(map[string]string{"SESSION_KEYS": hexKey, "SESSION_ABSOLUTE_TIMEOUT": "soon", "COOKIE_SECURE": "maybe"}))
-	require.ErrorContains(t, err, "SESSION_ABSOLUTE_TIMEOUT")
-	require.ErrorContains(t, err, "COOKIE_SECURE")
 }
 
 func TestHealthAndMetrics(t *testing.T) {

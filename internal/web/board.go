@@ -20,7 +20,7 @@ const maxOverdue = 200
 
 // board shows one org-local day (?date=YYYY-MM-DD, today by default).
 func (s *Server) board(c echo.Context) error {
-	z, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	z, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
@@ -33,9 +33,9 @@ func (s *Server) board(c echo.Context) error {
 }
 
 // boardDate reads a board date; empty is the org's today.
-func (s *Server) boardDate(c echo.Context, v string, z schedule.Zone) (schedule.Date, error) {
+func (s *Server) boardDate(c echo.Context, v string, z orgZone) (schedule.Date, error) {
 	if v == "" {
-		return schedule.DateOf(s.now().In(z.Loc)), nil
+		return z.Today, nil
 	}
 	d, err := schedule.ParseDate(v)
 	if err != nil {
@@ -46,21 +46,21 @@ func (s *Server) boardDate(c echo.Context, v string, z schedule.Zone) (schedule.
 
 // renderBoardFor re-renders the board of the job form's date (today when
 // the date is what was wrong) with the rejected form.
-func (s *Server) renderBoardFor(c echo.Context, status int, z schedule.Zone, form views.JobForm) error {
+func (s *Server) renderBoardFor(c echo.Context, status int, z orgZone, form views.JobForm) error {
 	d, err := schedule.ParseDate(form.Date)
 	if err != nil {
-		d = schedule.DateOf(s.now().In(z.Loc))
+		d = z.Today
 	}
 	return s.renderBoard(c, status, z, d, "", form)
 }
 
-func (s *Server) renderBoard(c echo.Context, status int, z schedule.Zone, d schedule.Date, problem string, form views.JobForm) error {
+func (s *Server) renderBoard(c echo.Context, status int, z orgZone, d schedule.Date, problem string, form views.JobForm) error {
 	m := currentMembership(c)
 	b, err := s.boardModel(c, z, d, problem)
 	if err != nil {
 		return err
 	}
-	today := schedule.DateOf(s.now().In(z.Loc))
+	today := z.Today
 	p := views.BoardPage{
 		Page: s.page(c, "Day board "+d.String()), Notice: notice(c),
 		DayLabel: d.Time().Format("Monday 2 January 2006"), Zone: zoneLabel(z, d),
@@ -82,7 +82,7 @@ func (s *Server) renderBoard(c echo.Context, status int, z schedule.Zone, d sche
 // the day's jobs by assignee (jobs of inactive technicians need someone
 // else, so they are unassigned here as in the briefing), and the open jobs
 // whose window ended before the day.
-func (s *Server) boardModel(c echo.Context, z schedule.Zone, d schedule.Date, problem string) (views.Board, error) {
+func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem string) (views.Board, error) {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
 	csrf, _ := c.Get(ctxCSRF).(string)
@@ -155,7 +155,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		return err
 	}
 	m := currentMembership(c)
-	z, err := s.orgZone(c.Request().Context(), m.Org.ID)
+	z, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
@@ -187,13 +187,13 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 // boardChangeRejected answers a refused board change with 422: the board
 // with the problem above it, the fragment for htmx. Nothing was saved.
 func (s *Server) boardChangeRejected(c echo.Context, name, msg string) error {
-	z, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	z, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
 	d, err := s.boardDate(c, c.FormValue("date"), z)
 	if err != nil {
-		d = schedule.DateOf(s.now().In(z.Loc))
+		d = z.Today
 	}
 	problem := "Not saved: " + name + " " + msg + "."
 	if isHTMX(c) {

@@ -145,12 +145,10 @@ func (st orgState) today(now time.Time) schedule.Date {
 	return schedule.DateOf(now.In(st.loc()))
 }
 
-// loc is the zone the list's dates are in: UTC when the config has no valid zone.
+// loc is the zone the list's dates are in (orgs.FieldforceConfig.Zone).
 func (st orgState) loc() *time.Location {
-	if st.Err != nil {
-		return time.UTC
-	}
-	return st.Schedule.Zone.Loc
+	z, _ := st.Zone()
+	return z.Loc
 }
 
 // problem is why the saved config is invalid, in plain words.
@@ -162,11 +160,13 @@ func (st orgState) problem() string {
 	return messageList(plainMessages(ve, storedInput(st.FieldforceConfig).timezone))
 }
 
+// zoneName names the zone the dates are in, and why it is UTC when it is.
 func (st orgState) zoneName() string {
-	if st.Err != nil {
-		return "UTC (the saved time zone is not usable)"
+	z, err := st.Zone()
+	if note := zoneNote(err); note != "" {
+		return z.Name + " (" + note + ")"
 	}
-	return st.Schedule.Zone.Name
+	return z.Name
 }
 
 // describe is the org's state in one line, most fundamental cause first.

@@ -10,7 +10,7 @@ import (
 // Context keys set by the middleware.
 const (
 	ctxUser        = "fieldbrief.user"
-	ctxMembership  = "fieldbrief.membership"
+	ctxOrg         = "fieldbrief.org" // *orgScope
 	ctxMemberships = "fieldbrief.memberships"
 	ctxCSRF        = "fieldbrief.csrf"
 	ctxVisit       = "fieldbrief.visit" // auth.Visit: the session's user, memberships and staff org
@@ -22,12 +22,25 @@ func currentUser(c echo.Context) (orgs.User, bool) {
 	return u, ok
 }
 
+// orgScope is what a request under /orgs/:slug knows about its org, looked
+// up once: the membership (requireMember, from the session's statement)
+// and, on first use, the org's zone and today (orgZone).
+type orgScope struct {
+	m    orgs.Membership
+	zone *orgZone
+}
+
+// scope is the request's org scope; empty outside /orgs/:slug.
+func scope(c echo.Context) *orgScope {
+	if sc, ok := c.Get(ctxOrg).(*orgScope); ok {
+		return sc
+	}
+	return &orgScope{}
+}
+
 // currentMembership is the user's access to the org in the URL, set by
 // requireMember.
-func currentMembership(c echo.Context) orgs.Membership {
-	m, _ := c.Get(ctxMembership).(orgs.Membership)
-	return m
-}
+func currentMembership(c echo.Context) orgs.Membership { return scope(c).m }
 
 // actor is who the audit log records for this request.
 func actor(c echo.Context) orgs.Actor {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/config"
 )
 
 // readyBriefing stores acme's ready briefing of 2026-03-03 with revision 1,
@@ -225,7 +226,7 @@ func TestBriefingPageDeliveries(t *testing.T) {
 // sent, a 410 failed with its status, beside the button.
 func TestTestWebhookShowsTheAnswer(t *testing.T) {
 	t.Parallel()
-	f := setupConfig(t, func(c *Config) { c.AllowPrivateWebhooks = true })
+	f := setupConfig(t, func(c *config.Web) { c.AllowPrivateWebhooks = true })
 	var status, calls atomic.Int32
 	status.Store(http.StatusNoContent)
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

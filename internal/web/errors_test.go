@@ -2,11 +2,16 @@ package web
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
 
+	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/apperr"
 )
 
 // A failure on our side shows a member a plain message and the request id
@@ -97,8 +102,22 @@ func TestFavicon(t *testing.T) {
 	require.Contains(t, c.get("/login").Body, `<link rel="icon" href="/static/favicon.png" type="image/png" sizes="32x32">`)
 }
 
-func TestIsSentence(t *testing.T) {
-	for msg, want := range map[string]bool{"There is no such briefing.": true, `no org "bergmann"`: false, "Not Found": false, "": false, "Ünïcode okay!": true} {
-		require.Equal(t, want, isSentence(msg), msg)
+// One place decides what a person reads of an error: an application
+// error's own message, written for people; else the words for its status.
+// Nothing is guessed from a message's text.
+func TestMessageOf(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{apperr.Errorf(apperr.NotFound, "There is no briefing for 2031-01-01."), "There is no briefing for 2031-01-01."},
+		{apperr.Detailf(apperr.NotFound, "no org %q", "bergmann"), "fallback"},
+		{apperr.Errorf(apperr.Conflict, "lower case is fine: it was written to be shown"), "lower case is fine: it was written to be shown"},
+		{echo.ErrNotFound, "fallback"},
+		{errors.New(`relation "ff_briefings" does not exist`), apperr.InternalMessage},
+		{fmt.Errorf("wrapped: %w", apperr.Errorf(apperr.Internal, "no detail for people")), apperr.InternalMessage},
+	} {
+		require.Equal(t, tc.want, messageOf(tc.err, "fallback"), tc.err.Error())
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -20,22 +21,59 @@ import (
 
 func orgBase(slug string) string { return "/orgs/" + slug }
 
-// orgZone is the zone the org's field data is entered and shown in: the
-// briefing's zone, so the board and the briefing agree on what a day is;
-// UTC while the org has no valid saved zone.
-func (s *Server) orgZone(ctx context.Context, orgID int64) (schedule.Zone, error) {
-	cfg, err := s.orgs.Fieldforce(ctx, orgID)
-	if err != nil {
-		return schedule.Zone{}, err
-	}
-	if cfg.Err != nil {
-		return schedule.Zone{Name: "UTC", Loc: time.UTC}, nil
-	}
-	return cfg.Schedule.Zone, nil
+// orgZone is the zone the org's field data is entered and shown in
+// (orgs.FieldforceConfig.Zone) and the org's today in it.
+type orgZone struct {
+	schedule.Zone
+	Today schedule.Date
+	// note says why the zone is UTC when the org has no usable saved zone;
+	// every zone label shows it ("Times in UTC (…)"), so nobody reads UTC
+	// times as their own without being told.
+	note string
 }
 
-// zoneLabel names the zone with its abbreviation on date d: "America/New_York (EDT)".
-func zoneLabel(z schedule.Zone, d schedule.Date) string {
+// orgZone is the zone of the org in the URL, read once per request and
+// kept with the membership (orgScope): every later call is free.
+func (s *Server) orgZone(c echo.Context) (orgZone, error) {
+	sc := scope(c)
+	if sc.zone == nil {
+		z, err := s.zoneOf(c.Request().Context(), sc.m.Org.ID)
+		if err != nil {
+			return z, err
+		}
+		sc.zone = &z
+	}
+	return *sc.zone, nil
+}
+
+// zoneOf reads an org's zone and works out its today.
+func (s *Server) zoneOf(ctx context.Context, orgID int64) (orgZone, error) {
+	cfg, err := s.orgs.Fieldforce(ctx, orgID)
+	if err != nil {
+		return orgZone{}, err
+	}
+	sz, err := cfg.Zone()
+	z := orgZone{Zone: sz, Today: schedule.DateOf(s.now().In(sz.Loc)), note: zoneNote(err)}
+	return z, nil
+}
+
+// zoneNote is, in words, why an org has no zone of its own (cfg.Zone's error).
+func zoneNote(err error) string {
+	switch {
+	case errors.Is(err, orgs.ErrZoneNotSaved):
+		return "no time zone is saved yet: an admin sets it in Settings"
+	case errors.Is(err, orgs.ErrZoneInvalid):
+		return "the saved time zone is not usable: an admin fixes it in Settings"
+	}
+	return ""
+}
+
+// zoneLabel names the zone with its abbreviation on date d: "America/New_York (EDT)",
+// or says why it is UTC.
+func zoneLabel(z orgZone, d schedule.Date) string {
+	if z.note != "" {
+		return z.Name + " (" + z.note + ")"
+	}
 	start, _ := schedule.DayBounds(z.Loc, d)
 	abbr := schedule.ZoneAbbr(start.Add(12 * time.Hour).In(z.Loc))
 	if abbr == z.Name {
@@ -101,7 +139,7 @@ func jobRow(loc *time.Location, j field.Job, d schedule.Date) views.JobRow {
 
 // jobFormOf is the form showing a stored job, with a note for each time
 // that happens twice that night (the first was taken).
-func jobFormOf(z schedule.Zone, j field.Job) views.JobForm {
+func jobFormOf(z orgZone, j field.Job) views.JobForm {
 	start, end := j.ArrivalStart.In(z.Loc), j.ArrivalEnd.In(z.Loc)
 	d := schedule.DateOf(start)
 	f := views.JobForm{
@@ -143,7 +181,7 @@ type jobForm struct {
 // readJobForm reads a job form, its window in zone z by DESIGN's rule: a
 // time the clocks skip is an error naming the zone and the gap, a time that
 // happens twice is the first.
-func readJobForm(c echo.Context, z schedule.Zone) jobForm {
+func readJobForm(c echo.Context, z orgZone) jobForm {
 	v := func(name string) string { return c.FormValue(name) }
 	f := jobForm{errs: views.FormErrors{}}
 	f.view = views.JobForm{

@@ -17,8 +17,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/web/mw"
 )
 
 // fixture is one test's world: a fresh database, a server on it with an
@@ -49,8 +51,8 @@ var testStart = time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
 var testKey = []byte("fieldbrief-test-session-key-0123456789abcdef")
 
 // testConfig is the fixed configuration setup uses.
-func testConfig() Config {
-	return Config{
+func testConfig() config.Web {
+	return config.Web{
 		SessionKeys:                [][]byte{testKey},
 		IdleTimeout:                12 * time.Hour,
 		AbsoluteTimeout:            7 * 24 * time.Hour,
@@ -69,7 +71,7 @@ func setup(t testing.TB) *fixture { return setupConfig(t, nil) }
 
 // setupConfig builds a fixture after letting the test adjust the config.
 // With SecureCookies the server speaks TLS, so Secure cookies round-trip.
-func setupConfig(t testing.TB, adjust func(*Config)) *fixture {
+func setupConfig(t testing.TB, adjust func(*config.Web)) *fixture {
 	t.Helper()
 	return setupFixture(t, adjust, orgsCreated)
 }
@@ -83,7 +85,7 @@ func setupCreated(t testing.TB, created time.Time) *fixture {
 // setupFixture builds a fixture with its orgs set up at created, an
 // instant on the test's clock: the orgs store takes it from the caller, so
 // nothing rewrites created_at afterwards.
-func setupFixture(t testing.TB, adjust func(*Config), created time.Time) *fixture {
+func setupFixture(t testing.TB, adjust func(*config.Web), created time.Time) *fixture {
 	t.Helper()
 	cfg := testConfig()
 	if adjust != nil {
@@ -109,7 +111,7 @@ func setupFixture(t testing.TB, adjust func(*Config), created time.Time) *fixtur
 
 // serve starts another server with cfg on the fixture's database and clock
 // (key rotation tests run two servers side by side).
-func (f *fixture) serve(cfg Config) (*Server, *httptest.Server) {
+func (f *fixture) serve(cfg config.Web) (*Server, *httptest.Server) {
 	f.t.Helper()
 	log := slog.New(slog.NewTextHandler(testLogWriter{f.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := New(cfg, f.db, log)
@@ -262,7 +264,7 @@ func (c *client) cookie(name string) *http.Cookie {
 }
 
 func (c *client) csrfToken() string {
-	for _, name := range []string{csrfCookieInsecure, csrfCookieSecure} {
+	for _, name := range []string{mw.CSRFCookie, mw.CSRFCookieSecure} {
 		if ck := c.cookie(name); ck != nil {
 			return ck.Value
 		}

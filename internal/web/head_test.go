@@ -14,7 +14,7 @@ func TestHeadWhereverGet(t *testing.T) {
 	f := setup(t)
 	seedBriefings(t, f)
 	staff := f.as(&f.staff)
-	for _, r := range f.srv.Routes() {
+	for _, r := range f.srv.echo.Routes() {
 		if r.Method != http.MethodGet {
 			continue
 		}

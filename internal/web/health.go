@@ -7,6 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"fieldbrief/internal/database"
 )
 
 // healthz answers while the process is up; it touches nothing else, so a
@@ -42,3 +44,15 @@ func (s *Server) publicMetrics() bool { return s.cfg.MetricsAddr == "" && !s.cfg
 func MetricsHandler() http.Handler { return metricsHandler }
 
 var metricsHandler = promhttp.Handler()
+
+// pingDatabase checks that the database answers, once more on a fresh
+// connection when the pooled one turns out dead, so a replica whose old
+// connections were ended is not reported unready while the server is fine.
+func (s *Server) pingDatabase(ctx context.Context) error {
+	err := s.db.Ping(ctx)
+	if database.ConnectionLost(err) && ctx.Err() == nil {
+		s.db.Reset()
+		err = s.db.Ping(ctx)
+	}
+	return err
+}

@@ -141,11 +141,11 @@ func (s *Server) importPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	zone, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	zone, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
-	plan, err := s.imports.Preview(c.Request().Context(), up, zone)
+	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone)
 	if err != nil {
 		return err
 	}
@@ -159,12 +159,12 @@ func (s *Server) importSave(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	zone, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	zone, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
 	m, u := currentMembership(c), currentUserID(c)
-	plan, err := s.imports.Save(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone, s.now())
+	plan, err := s.imports.Save(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone.Zone, s.now())
 	switch {
 	case errors.Is(err, fieldimport.ErrChanged):
 		return s.renderPreview(c, http.StatusConflict, c.Param("id"), plan, apperr.Message(err))

@@ -30,9 +30,9 @@ type jobFilter struct {
 
 // readJobFilter reads the list's query; the date defaults to the org's
 // today. Bad values are named.
-func (s *Server) readJobFilter(c echo.Context, z schedule.Zone) (jobFilter, field.JobFilter, views.FormErrors) {
+func (s *Server) readJobFilter(c echo.Context, z orgZone) (jobFilter, field.JobFilter, views.FormErrors) {
 	errs := views.FormErrors{}
-	q := jobFilter{date: schedule.DateOf(s.now().In(z.Loc)), status: c.QueryParam("status"),
+	q := jobFilter{date: z.Today, status: c.QueryParam("status"),
 		technician: c.QueryParam("technician"), page: 1}
 	if v := c.QueryParam("date"); v != "" {
 		d, err := schedule.ParseDate(v)
@@ -89,7 +89,7 @@ func (q jobFilter) url(base string, page int) string {
 // jobList shows one org-local day's jobs, filtered and paged; admins also
 // get the add form. A bad filter is a 422 naming it.
 func (s *Server) jobList(c echo.Context) error {
-	z, err := s.orgZone(c.Request().Context(), currentMembership(c).Org.ID)
+	z, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (s *Server) jobList(c echo.Context) error {
 	return s.renderJobs(c, http.StatusOK, z, form)
 }
 
-func (s *Server) renderJobs(c echo.Context, status int, z schedule.Zone, form views.JobForm) error {
+func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.JobForm) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
 	base := orgBase(m.Org.Slug)
@@ -144,7 +144,7 @@ func (s *Server) renderJobs(c echo.Context, status int, z schedule.Zone, form vi
 func (s *Server) jobCreate(c echo.Context) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
-	z, err := s.orgZone(ctx, m.Org.ID)
+	z, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ func (s *Server) jobCreate(c echo.Context) error {
 
 // afterJobSaved sends the admin on: to the job's own page when a time was
 // ambiguous (it says which occurrence was taken), else back where the form was.
-func (s *Server) afterJobSaved(c echo.Context, z schedule.Zone, j field.Job, f jobForm, code string) error {
+func (s *Server) afterJobSaved(c echo.Context, z orgZone, j field.Job, f jobForm, code string) error {
 	base := orgBase(currentMembership(c).Org.Slug)
 	d := schedule.DateOf(j.ArrivalStart.In(z.Loc)).String()
 	switch {
@@ -182,8 +182,7 @@ func (s *Server) afterJobSaved(c echo.Context, z schedule.Zone, j field.Job, f j
 
 // jobShow is one job: the edit form for admins, its details for members.
 func (s *Server) jobShow(c echo.Context) error {
-	ctx := c.Request().Context()
-	z, err := s.orgZone(ctx, currentMembership(c).Org.ID)
+	z, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
@@ -199,7 +198,7 @@ func (s *Server) jobShow(c echo.Context) error {
 func (s *Server) jobUpdate(c echo.Context) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
-	z, err := s.orgZone(ctx, m.Org.ID)
+	z, err := s.orgZone(c)
 	if err != nil {
 		return err
 	}
@@ -231,7 +230,7 @@ func (s *Server) job(c echo.Context) (field.Job, error) {
 	return s.field.Job(c.Request().Context(), currentMembership(c).Org.ID, id)
 }
 
-func (s *Server) renderJob(c echo.Context, status int, z schedule.Zone, j field.Job, form views.JobForm) error {
+func (s *Server) renderJob(c echo.Context, status int, z orgZone, j field.Job, form views.JobForm) error {
 	m := currentMembership(c)
 	base := orgBase(m.Org.Slug)
 	techs, err := s.field.ListTechnicians(c.Request().Context(), m.Org.ID)

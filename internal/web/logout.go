@@ -12,6 +12,6 @@ func (s *Server) logout(c echo.Context) error {
 	if err := s.sessions.End(c.Request().Context(), c.Response(), c.Request(), s.now()); err != nil {
 		return err
 	}
-	s.rotateCSRF(c)
+	s.csrf.Rotate(c)
 	return redirect(c, "/login")
 }

@@ -110,12 +110,8 @@ func pathID(c echo.Context, name, what string) (int64, error) {
 // admin, a resend too soon), or passes any other error on.
 func (s *Server) refused(c echo.Context, err error) error {
 	switch apperr.Code(err) {
-	case apperr.Conflict:
-		return s.showMembers(c, http.StatusConflict, views.MembersPage{Error: apperr.Message(err)})
-	case apperr.TooMany:
-		return s.showMembers(c, http.StatusTooManyRequests, views.MembersPage{Error: apperr.Message(err)})
-	case apperr.Invalid:
-		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Error: apperr.Message(err)})
+	case apperr.Conflict, apperr.TooMany, apperr.Invalid:
+		return s.showMembers(c, statusOf(err), views.MembersPage{Error: apperr.Message(err)})
 	}
 	return err
 }

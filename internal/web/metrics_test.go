@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/config"
 )
 
 // TestMetricLabelsAreBounded: whatever method or path a client makes up,
@@ -36,27 +38,13 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 // and the public listener answers 404; in production it never serves them.
 func TestMetricsOffThePublicListener(t *testing.T) {
 	t.Parallel()
-	for name, adjust := range map[string]func(*Config){
-		"metrics address": func(c *Config) { c.MetricsAddr = "127.0.0.1:0" },
-		"production":      func(c *Config) { c.Production = true },
+	for name, adjust := range map[string]func(*config.Web){
+		"metrics address": func(c *config.Web) { c.MetricsAddr = "127.0.0.1:0" },
+		"production":      func(c *config.Web) { c.Production = true },
 	} {
 		f := setupConfig(t, adjust)
 		res := f.anon().get("/metrics")
 		require.Equal(t, http.StatusNotFound, res.Code, name)
 		require.False(t, strings.Contains(res.Body, "fieldbrief_http_requests_total"), name)
 	}
-}
-
-func TestMetricsConfig(t *testing.T) {
-	t.Parallel()
-	env := map[string]string{"METRICS_ADDR": "127.0.0.1:9464", "SESSION_KEYS": strings.Repeat("ab", 32)}
-	c, err := LoadConfig(func(k string) string { return env[k] })
-	require.NoError(t, err)
-	require.Equal(t, "127.0.0.1:9464", c.MetricsAddr)
-	require.Empty(t, c.Warnings)
-
-	env = map[string]string{"FIELDBRIEF_ENV": "production", "SESSION_KEYS": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="}
-	c, err = LoadConfig(func(k string) string { return env[k] })
-	require.NoError(t, err)
-	require.Contains(t, strings.Join(c.Warnings, "\n"), "METRICS_ADDR", "production without a metrics listener says so")
 }

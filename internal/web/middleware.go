@@ -1,7 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
 	"errors"
 	"mime/multipart"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/fieldimport"
+	"fieldbrief/internal/web/mw"
 )
 
 // contentSecurityPolicy allows only our own scripts, styles and requests:
@@ -53,6 +53,22 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// admissionExempt says which requests skip the admission limit: probes,
+// metrics and static files, cheap and needed while the pages are saturated,
+// and signing in, which has its own, tighter bound: the hash gate
+// (internal/auth/hashgate.go) answers 503 with Retry-After when too many
+// passwords are being hashed, and the throttle counts every attempt. Gating
+// it twice would turn throttled attempts into 503s the throttle never saw.
+func admissionExempt(c echo.Context) bool {
+	switch c.Request().URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		return true
+	case "/login":
+		return c.Request().Method == http.MethodPost
+	}
+	return isStatic(c)
 }
 
 func staticDirectory(echo.Context) error { return echo.ErrNotFound }
@@ -124,34 +140,58 @@ func routeLabel(c echo.Context) string {
 // largest real form is a few KiB, and every byte is parsed and validated.
 const maxFormBytes = 64 << 10
 
-var errFormTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+var errFormTooLarge = apperr.Errorf(apperr.TooLarge,
 	"This form is larger than 64 KiB, so it was not saved. Shorten what you entered and try again.")
 
-// importUploadRoute is the one route whose form carries a file: a CSV
-// import of up to fieldimport.MaxBytes, plus room for the form's other
-// fields and the multipart framing. Only this route gets the larger cap.
-const (
-	importUploadRoute = "/orgs/:slug/import/:kind"
-	maxUploadBytes    = fieldimport.MaxBytes + maxFormBytes
-)
+// maxUploadBytes is the CSV import's cap: a file of up to
+// fieldimport.MaxBytes, plus room for the form's other fields and the
+// multipart framing.
+const maxUploadBytes = fieldimport.MaxBytes + maxFormBytes
 
-var errUploadTooLarge = echo.NewHTTPError(http.StatusRequestEntityTooLarge,
+var errUploadTooLarge = apperr.Errorf(apperr.TooLarge,
 	"The file is larger than 5 MB, so it was not read. Split it into smaller files and import them one by one.")
 
+// bodyCap is a route's own body cap, given where the route is registered
+// (routes.go, capBody). Such a route reads its body itself, in a route
+// middleware after its access checks (readUpload), so nobody but those it
+// admits makes the server buffer that much; readForm and bodyLimit leave it.
+type bodyCap struct {
+	limit int64
+	err   *apperr.Error
+}
+
+var uploadCap = bodyCap{limit: maxUploadBytes, err: errUploadTooLarge}
+
+// capBody gives the route r its own body cap.
+func (s *Server) capBody(r *echo.Route, bc bodyCap) {
+	s.bodyCaps[r.Method+" "+r.Path] = bc
+}
+
+// ownCap is the request's route's own body cap, if it has one.
+func (s *Server) ownCap(c echo.Context) (bodyCap, bool) {
+	bc, ok := s.bodyCaps[c.Request().Method+" "+c.Path()]
+	return bc, ok
+}
+
 // formLimit is the body cap of the request's route and the error that says so.
-func formLimit(c echo.Context) (int64, *echo.HTTPError) {
-	if c.Path() == importUploadRoute && c.Request().Method == http.MethodPost {
-		return maxUploadBytes, errUploadTooLarge
+func (s *Server) formLimit(c echo.Context) (int64, *apperr.Error) {
+	if bc, ok := s.ownCap(c); ok {
+		return bc.limit, bc.err
 	}
 	return maxFormBytes, errFormTooLarge
 }
 
-// bodyLimit is echo's 1 MiB cap on any body, except on the upload route,
-// whose (larger) cap readForm enforces.
-var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-	Limit:   "1M",
-	Skipper: func(c echo.Context) bool { return c.Path() == importUploadRoute || isAPI(c) },
-})
+// bodyLimit is echo's 1 MiB cap on any body, except on a route with a cap
+// of its own (readUpload enforces it) and the API (which reads its own).
+func (s *Server) bodyLimit() echo.MiddlewareFunc {
+	return middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit: "1M",
+		Skipper: func(c echo.Context) bool {
+			_, own := s.ownCap(c)
+			return own || isAPI(c)
+		},
+	})
+}
 
 // readForm parses the body of every form post here, under maxFormBytes, so
 // a body too large is a 413 that says so and a malformed one a 400, rather
@@ -160,24 +200,25 @@ var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
 // Content-Length claims. The import upload is the exception: its 5 MB
 // body is read by readUpload, after the route has checked that an admin
 // of the org is asking, so nobody else makes the server buffer 5 MB.
-func readForm(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if isUpload(c) {
+		if _, own := s.ownCap(c); own {
 			return next(c)
 		}
-		if err := parseForm(c); err != nil {
+		if err := s.parseForm(c); err != nil {
 			return err
 		}
 		return next(c)
 	}
 }
 
-// readUpload reads the upload route's body (readForm leaves it), checking
-// its text as checkText does every other form's. The route puts it after
-// its access checks and before checkCSRF, which reads the form's token.
-func readUpload(next echo.HandlerFunc) echo.HandlerFunc {
+// readUpload reads the body of a route with its own cap (readForm leaves
+// it), checking its text as checkText does every other form's. The route
+// puts it after its access checks and before checkCSRF, which reads the
+// form's token.
+func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := parseForm(c); err != nil {
+		if err := s.parseForm(c); err != nil {
 			return err
 		}
 		if !goodValues(c.Request().PostForm) {
@@ -187,17 +228,13 @@ func readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func isUpload(c echo.Context) bool {
-	return c.Path() == importUploadRoute && c.Request().Method == http.MethodPost
-}
-
 // parseForm parses a form post's body under its route's cap (formLimit).
-func parseForm(c echo.Context) error {
+func (s *Server) parseForm(c echo.Context) error {
 	r := c.Request()
-	if safeMethod(r.Method) || !isForm(r) || isAPI(c) {
+	if mw.SafeMethod(r.Method) || !isForm(r) || isAPI(c) {
 		return nil
 	}
-	limit, errTooLarge := formLimit(c)
+	limit, errTooLarge := s.formLimit(c)
 	if r.ContentLength > limit {
 		return errTooLarge
 	}
@@ -213,7 +250,7 @@ func parseForm(c echo.Context) error {
 	case errors.As(err, &tooLarge), errors.Is(err, multipart.ErrMessageTooLarge):
 		return errTooLarge
 	case err != nil:
-		return echo.NewHTTPError(http.StatusBadRequest, "This form could not be read. Reload the page and try again.")
+		return apperr.Errorf(apperr.Malformed, "This form could not be read. Reload the page and try again.")
 	}
 	return nil
 }
@@ -235,7 +272,7 @@ func safeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // errBadText answers text PostgreSQL would refuse (and no person types).
-var errBadText = echo.NewHTTPError(http.StatusBadRequest,
+var errBadText = apperr.Errorf(apperr.Malformed,
 	"The request contains a NUL character or text that is not valid UTF-8. Check what you entered and try again.")
 
 // checkText refuses a request whose path, query or form holds a NUL byte
@@ -304,7 +341,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if !safeMethod(r.Method) || sessionFree(c) && !isAPI(c) {
+		if !mw.SafeMethod(r.Method) || sessionFree(c) && !isAPI(c) {
 			return next(c)
 		}
 		ctx, rt := database.WithReadTx(r.Context(), s.db)
@@ -323,127 +360,6 @@ func sessionFree(c echo.Context) bool {
 		return true
 	}
 	return isStatic(c) || isAPI(c)
-}
-
-// CSRF cookie names; __Host- when cookies are Secure (see auth.CookieName).
-const (
-	csrfCookieInsecure = "_csrf"
-	csrfCookieSecure   = "__Host-csrf"
-	csrfHeader         = "X-CSRF-Token"
-)
-
-// csrf returns the two halves of CSRF protection, both on echo's token
-// middleware (form field _csrf or header X-CSRF-Token, equal to the _csrf
-// cookie):
-//
-//   - issue runs on every request: on safe methods it sets the token cookie
-//     and puts the token in the context for the layout's forms and
-//     hx-headers.
-//   - check goes last on every state-changing route, after the route's
-//     access checks, so "not signed in", "not a member" and "not allowed"
-//     answer as DESIGN §6 says whether a token came along or not; then no
-//     valid token, no write.
-//
-// echo v4.16 lets a request with Sec-Fetch-Site same-origin or none through
-// without any token and then exposes a dummy token to templates. We want
-// the token always, so check rejects cross-site and same-site writes
-// outright, and both remove Sec-Fetch-Site before echo sees it, which puts
-// every request on echo's token path.
-//
-// echo's form lookup reads r.Form, which also holds the query string; a
-// token in a URL leaks through logs, history and Referer, so check keeps
-// only the body's _csrf there.
-func (s *Server) csrf() (issue, check echo.MiddlewareFunc) {
-	token := middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup:    "header:" + csrfHeader + ",form:_csrf",
-		ContextKey:     ctxCSRF,
-		CookieName:     s.csrfCookie(),
-		CookiePath:     "/",
-		CookieMaxAge:   csrfCookieMaxAge,
-		CookieSecure:   s.cfg.SecureCookies,
-		CookieHTTPOnly: true,
-		CookieSameSite: http.SameSiteLaxMode,
-		ErrorHandler: func(error, echo.Context) error {
-			return errCSRF
-		},
-	})
-	issue = func(next echo.HandlerFunc) echo.HandlerFunc {
-		issued := token(next)
-		return func(c echo.Context) error {
-			r := c.Request()
-			if isAPI(c) {
-				return next(c) // bearer tokens, no cookies: nothing to forge
-			}
-			if !safeMethod(r.Method) {
-				// check verifies the token and sets it; until then (say, on
-				// the error page of a refused write) pages show the browser's
-				// own cookie, as echo does on every GET.
-				if ck, err := c.Cookie(s.csrfCookie()); err == nil {
-					c.Set(ctxCSRF, ck.Value)
-				}
-				return next(c)
-			}
-			r.Header.Del("Sec-Fetch-Site")
-			return issued(c)
-		}
-	}
-	check = func(next echo.HandlerFunc) echo.HandlerFunc {
-		checked := token(next)
-		return func(c echo.Context) error {
-			r := c.Request()
-			if safeMethod(r.Method) {
-				return next(c)
-			}
-			switch r.Header.Get("Sec-Fetch-Site") {
-			case "cross-site", "same-site":
-				return errCSRF
-			}
-			r.Header.Del("Sec-Fetch-Site")
-			if r.Form == nil {
-				_ = r.ParseMultipartForm(32 << 20) // as echo's form lookup would
-			}
-			if body := r.PostForm["_csrf"]; len(body) > 0 {
-				r.Form["_csrf"] = body
-			} else {
-				delete(r.Form, "_csrf")
-			}
-			return checked(c)
-		}
-	}
-	return issue, check
-}
-
-// csrfCookieMaxAge is echo's default lifetime of the token cookie.
-const csrfCookieMaxAge = 86400
-
-func (s *Server) csrfCookie() string {
-	if s.cfg.SecureCookies {
-		return csrfCookieSecure
-	}
-	return csrfCookieInsecure
-}
-
-// rotateCSRF replaces the request's CSRF token with a new one, at sign-in
-// and sign-out, so a token planted or read before the change of identity
-// is worthless after it. It drops the cookie echo set earlier in this
-// response, so the browser gets exactly one token.
-func (s *Server) rotateCSRF(c echo.Context) {
-	token := rand.Text()
-	name := s.csrfCookie()
-	h := c.Response().Header()
-	h["Set-Cookie"] = slices.DeleteFunc(h["Set-Cookie"], func(v string) bool { return strings.HasPrefix(v, name+"=") })
-	c.SetCookie(&http.Cookie{
-		Name: name, Value: token, Path: "/", MaxAge: csrfCookieMaxAge,
-		Secure: s.cfg.SecureCookies, HttpOnly: true, SameSite: http.SameSiteLaxMode,
-	})
-	c.Set(ctxCSRF, token)
-}
-
-var errCSRF = echo.NewHTTPError(http.StatusForbidden,
-	"This form has expired or did not come from this site. Reload the page and try again.")
-
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodTrace
 }
 
 // requireUser turns anonymous requests away: 303 to /login for browsers,
@@ -467,9 +383,9 @@ func (s *Server) requireMember(next echo.HandlerFunc) echo.HandlerFunc {
 		v, _ := c.Get(ctxVisit).(auth.Visit) // loadSession read the memberships with the session
 		m, ok := v.Membership(slug)
 		if !ok {
-			return apperr.Errorf(apperr.NotFound, "no org %q", slug)
+			return apperr.Detailf(apperr.NotFound, "no org %q", slug)
 		}
-		c.Set(ctxMembership, m)
+		c.Set(ctxOrg, &orgScope{m: m})
 		return next(c)
 	}
 }

@@ -107,7 +107,7 @@ func (s *Server) reset(c echo.Context) error {
 	if err := s.sessions.End(ctx, c.Response(), c.Request(), now); err != nil {
 		return err
 	}
-	s.rotateCSRF(c)
+	s.csrf.Rotate(c)
 	return redirect(c, "/login?notice=password-reset")
 }
 

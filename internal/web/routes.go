@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"fieldbrief/internal/web/mw"
 	"fieldbrief/static"
 )
 
@@ -14,7 +15,7 @@ import (
 // and only then is a missing or wrong token a 403.
 func (s *Server) routes() {
 	e := s.echo
-	issueCSRF, checkCSRF := s.csrf()
+	issueCSRF, checkCSRF := s.csrf.Middleware()
 	e.Pre(middleware.RemoveTrailingSlash())
 	e.Use(
 		safeRequestID, // a client's X-Request-Id only if it is a short safe token
@@ -22,14 +23,14 @@ func (s *Server) routes() {
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.Recover(),
 		s.requestLog,
-		s.admit,          // at most MaxInFlight at once, a short queue, 503 for the rest (overload.go)
-		bodyLimit,        // 1 MiB; the CSV upload is capped by readForm, the API reads its own (api.go)
-		readForm,         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, 5 MB: readUpload, after its access checks)
-		checkText,        // no NUL or invalid UTF-8 in the path, query or form
-		s.retryLostReads, // a GET or HEAD runs again once when the database connection was lost
-		s.loadSession,    // sets the user when a valid session cookie is present
-		s.readTx,         // a GET's or HEAD's store reads share one read-only transaction
-		issueCSRF,        // the token every page's forms and hx-headers carry
+		s.admission.Admit(admissionExempt), // at most MaxInFlight at once, a short queue, 503 for the rest
+		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (api.go)
+		s.readForm,                         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, 5 MB: readUpload, after its access checks)
+		checkText,                          // no NUL or invalid UTF-8 in the path, query or form
+		mw.RetryLostReads(s.db, s.log),     // a GET or HEAD runs again once when the database connection was lost
+		s.loadSession,                      // sets the user when a valid session cookie is present
+		s.readTx,                           // a GET's or HEAD's store reads share one read-only transaction
+		issueCSRF,                          // the token every page's forms and hx-headers carry
 	)
 
 	e.GET("/healthz", s.healthz)
@@ -113,7 +114,8 @@ func (s *Server) routes() {
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
 	org.GET("/import", s.importPage, s.requireAdmin)
 	org.GET("/import/:kind/template.csv", s.importTemplate, s.requireAdmin)
-	org.POST("/import/:kind", s.importUpload, s.requireAdmin, readUpload, checkCSRF) // importUploadRoute: readUpload reads the 5 MB body only for admins
+	// The CSV upload has its own 5 MB cap, read by readUpload for admins only.
+	s.capBody(org.POST("/import/:kind", s.importUpload, s.requireAdmin, s.readUpload, checkCSRF), uploadCap)
 	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
 	org.GET("/import/:kind/:id", s.importPreview, s.requireAdmin, middleware.Gzip())
 	org.POST("/import/:kind/:id", s.importSave, s.requireAdmin, checkCSRF, middleware.Gzip())

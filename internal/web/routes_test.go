@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/orgs"
 )
@@ -255,7 +256,7 @@ func TestRouteMatrix(t *testing.T) {
 		{"staff", f.as(&f.staff)},
 	}
 	routes := 0
-	for _, r := range f.srv.Routes() {
+	for _, r := range f.srv.echo.Routes() {
 		if skipInMatrix(r.Path) || r.Method == echo.RouteNotFound {
 			continue
 		}
@@ -438,7 +439,7 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 	seedField(t, f)
 	pages := 0
 	for _, c := range []*client{f.anon(), f.as(&f.adminA), f.as(&f.staff)} {
-		for _, r := range f.srv.Routes() {
+		for _, r := range f.srv.echo.Routes() {
 			if r.Method != http.MethodGet || r.Method == echo.RouteNotFound || strings.HasPrefix(r.Path, "/static") {
 				continue
 			}
@@ -476,7 +477,7 @@ func TestHome(t *testing.T) {
 
 func TestSecureModeSendsHSTS(t *testing.T) {
 	t.Parallel()
-	f := setupConfig(t, func(c *Config) { c.SecureCookies = true })
+	f := setupConfig(t, func(c *config.Web) { c.SecureCookies = true })
 	res := f.anon().get("/login")
 	require.Equal(t, http.StatusOK, res.Code)
 	require.Contains(t, res.Header.Get("Strict-Transport-Security"), "max-age=")

@@ -16,60 +16,16 @@ import (
 
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/web/mw"
 )
-
-// Config is the web server's configuration (see README "Configuration").
-type Config struct {
-	// Production refuses to start without SessionKeys.
-	Production bool
-	// SecureCookies sets Secure and the __Host- prefix on cookies: turn on
-	// whenever the site is served over TLS.
-	SecureCookies bool
-	// SessionKeys sign session cookies; the first signs, all verify, so a
-	// key can be rotated by prepending a new one.
-	SessionKeys [][]byte
-	// IdleTimeout ends a session nobody used for this long; AbsoluteTimeout
-	// ends any session this long after sign-in.
-	IdleTimeout     time.Duration
-	AbsoluteTimeout time.Duration
-	// MaxLoginFailuresPerAccount (one email from one client) and
-	// MaxLoginFailuresPerClient (one client, any email) are the failures in
-	// an hour before further attempts must wait (auth.Throttle).
-	MaxLoginFailuresPerAccount int
-	MaxLoginFailuresPerClient  int
-	// MetricsAddr, when set, is where cmd/web serves /metrics, on a
-	// listener of its own; the public listener then does not serve it, and
-	// in production it never does.
-	MetricsAddr string
-	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
-	// empty trusts none, and the client is the TCP peer.
-	TrustedProxies []*net.IPNet
-	// Settings are how mail and webhooks go out (SMTP_URL, MAIL_FROM,
-	// BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS), checked by validate.
-	delivery.Settings
-	// APIRate (requests per second) and APIBurst limit each API token;
-	// zero takes the defaults (api.go).
-	APIRate  float64
-	APIBurst int
-	// MaxInFlight requests are served at once; up to MaxQueue more wait at
-	// most QueueWait for a turn, and the rest get 503 with Retry-After at
-	// once (overload.go). Zero takes the defaults: the pool's connection
-	// count, 4 per in-flight slot, 50 ms.
-	MaxInFlight int
-	MaxQueue    int
-	QueueWait   time.Duration
-	// Warnings are configuration problems that did not stop the server
-	// (LoadConfig fills them; cmd/web logs them).
-	Warnings []string
-}
 
 // Server holds the dependencies handlers use.
 type Server struct {
-	cfg       Config
+	cfg       config.Web
 	log       *slog.Logger
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
@@ -81,36 +37,38 @@ type Server struct {
 	throttle  *auth.Throttle
 	hashes    *auth.HashGate // bounds the sign-ins hashing at once
 	apiLimits *limiters      // per API token
-	admission *admission     // requests served at once (overload.go)
+	admission *mw.Admission  // requests served at once
+	csrf      mw.CSRF
 	now       func() time.Time
 	echo      *echo.Echo
+	bodyCaps  map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
 }
 
 // New builds the server and registers every route.
-func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
-	if err := cfg.validate(); err != nil {
+func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.APIRate == 0 {
-		cfg.APIRate = defaultAPIRate
+		cfg.APIRate = config.DefaultAPIRate
 	}
 	if cfg.APIBurst == 0 {
-		cfg.APIBurst = defaultAPIBurst
+		cfg.APIBurst = config.DefaultAPIBurst
 	}
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = int(db.Config().MaxConns) // a request holds one connection at a time
 	}
 	if cfg.MaxQueue == 0 {
-		cfg.MaxQueue = defaultQueuePerSlot * cfg.MaxInFlight
+		cfg.MaxQueue = mw.DefaultQueuePerSlot * cfg.MaxInFlight
 	}
 	if cfg.QueueWait == 0 {
-		cfg.QueueWait = defaultQueueWait
+		cfg.QueueWait = mw.DefaultQueueWait
 	}
 	briefings, err := briefing.NewStore(db)
 	if err != nil {
 		return nil, err
 	}
-	// A hand-built Config (tests) leaves From and BaseURL empty: it gets
+	// A hand-built config.Web (tests) leaves From and BaseURL empty: it gets
 	// the worker's defaults, so a test send looks like the real one.
 	sender, err := briefing.NewSender(db, cfg.Settings, log)
 	if err != nil {
@@ -136,9 +94,11 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
 		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
 		apiLimits: newLimiters(cfg.APIRate, cfg.APIBurst, maxAPILimiters),
-		admission: newAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
+		admission: mw.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
+		csrf:      mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
 		now:       time.Now,
 		echo:      echo.New(),
+		bodyCaps:  map[string]bodyCap{},
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
@@ -149,7 +109,7 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 }
 
 // MaxInFlight is how many requests the server serves at once.
-func (s *Server) MaxInFlight() int { return s.admission.slots }
+func (s *Server) MaxInFlight() int { return s.cfg.MaxInFlight }
 
 // ServeHTTP makes the server an http.Handler. HEAD is served wherever GET
 // is: the request is routed and handled as a GET (echo routes on the
@@ -170,9 +130,6 @@ type headWriter struct{ http.ResponseWriter }
 func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// Routes lists the registered routes (the route-matrix test walks them).
-func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
 
 // ipExtractor decides what c.RealIP() is: the TCP peer, or with trusted
 // proxies the nearest X-Forwarded-For address outside their ranges. echo

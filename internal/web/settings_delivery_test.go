@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/config"
 )
 
 const pariswDoc = `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"08:00"}}`
@@ -173,7 +175,7 @@ func TestSettingsWebhookPrivateNetworks(t *testing.T) {
 	t.Parallel()
 	const local = "http://127.0.0.1:9/x"
 	for _, allow := range []bool{false, true} {
-		f := setupConfig(t, func(c *Config) { c.AllowPrivateWebhooks = allow })
+		f := setupConfig(t, func(c *config.Web) { c.AllowPrivateWebhooks = allow })
 		admin := f.as(&f.adminA)
 		r := admin.post(settingsPath, deliveryForm("", "", local))
 		rj := admin.post(settingsPath+"/json", jsonWithDelivery(`{"webhook":{"url":"`+local+`"}}`))

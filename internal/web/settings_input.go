@@ -2,13 +2,13 @@ package web
 
 import (
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
@@ -35,7 +35,7 @@ type deliveryInput struct {
 func scheduleInputFrom(c echo.Context) (scheduleInput, error) {
 	form, err := c.FormParams()
 	if err != nil {
-		return scheduleInput{}, echo.NewHTTPError(http.StatusBadRequest, "Unreadable form.")
+		return scheduleInput{}, apperr.Errorf(apperr.Malformed, "Unreadable form.")
 	}
 	in := scheduleInput{
 		timezone:  strings.TrimSpace(form.Get("timezone")),

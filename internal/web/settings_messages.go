@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,7 +14,8 @@ import (
 // field (docs/architecture.md, "The schedule editor"): never a JSON path
 // and never Go's or encoding/json's error text. schedule.ParseConfig's
 // messages stay as they are for the JSON API, which names fields by path;
-// this file is the one place that turns them into sentences for people.
+// this file is the one place that turns their codes into sentences for
+// people.
 
 // plainMessages are a validation error's problems as sentences, each with
 // the form field it goes beside (formField) and its JSON path kept for the
@@ -31,90 +31,83 @@ func plainMessages(ve *schedule.ValidationError, zone string) []views.FieldMessa
 	return out
 }
 
-var (
-	jsonSyntaxAt = regexp.MustCompile(`^invalid JSON at (line \d+, column \d+)`)
-	dataAfter    = regexp.MustCompile(`after the JSON document at (line \d+, column \d+)`)
-	dayItem      = regexp.MustCompile(`^briefing\.days\[\d+\]$`)
-	addrItem     = regexp.MustCompile(`^delivery\.email\.to\[(\d+)\]$`)
-)
-
-// plainMessage is one problem in words.
+// plainMessage is one problem in words, by its code (schedule.Code…).
 func plainMessage(fe schedule.FieldError, zone string) string {
-	msg, path := fe.Message, fe.Field
+	path := fe.Field
 	key := path[strings.LastIndexAny(path, ".")+1:]
-	switch {
-	case msg == "unknown field":
+	switch fe.Code {
+	case schedule.CodeUnknownField:
 		return fmt.Sprintf("Remove %q: it is not a setting we know.", key)
-	case msg == "is repeated":
+	case schedule.CodeRepeatedField:
 		return fmt.Sprintf("%q appears twice: keep one.", key)
-	case msg == "must be a JSON object" && path == "":
-		return "The document must be one JSON object, starting with { and ending with }."
-	case msg == "must be a JSON object":
+	case schedule.CodeObjectExpected:
+		if path == "" {
+			return "The document must be one JSON object, starting with { and ending with }."
+		}
 		return fmt.Sprintf("%q must be an object, written between { and }.", key)
-	}
-	switch {
-	case path == "":
-		return documentMessage(msg)
-	case path == "briefing":
+	case schedule.CodeDocumentEmpty:
+		return `The document is empty: it needs at least a "briefing" with a time zone and a time.`
+	case schedule.CodeJSONTruncated:
+		return "This isn't valid JSON: it ends too early. Look for a missing } or a missing closing quote."
+	case schedule.CodeJSONSyntax:
+		return "This isn't valid JSON: look at " + fe.At + " (a missing or extra comma, quote or bracket)."
+	case schedule.CodeJSONTrailing:
+		return "There is something after the end of the document, at " + fe.At + ": remove it."
+	case schedule.CodeJSONInvalid:
+		return "This isn't valid JSON."
+	case schedule.CodeRequired:
+		if path == "delivery.webhook.url" {
+			return "Enter the webhook URL, such as https://hooks.example.com/fieldbrief."
+		}
 		return `Add a "briefing" section with a time zone and a time.`
-	case path == "briefing.timezone":
-		switch {
-		case strings.HasPrefix(msg, "must be"):
-			return `The time zone must be a name in quotes, such as "Europe/Paris".`
-		case strings.TrimSpace(zone) == "":
+	case schedule.CodeWrongType:
+		return wrongType(fe)
+	case schedule.CodeZoneUnknown:
+		if strings.TrimSpace(zone) == "" {
 			return "Choose a time zone."
 		}
 		return fmt.Sprintf("We don't know the time zone %q. Search for a city and pick its zone, or use a name such as Europe/Paris.", zone)
-	case path == "briefing.schedule_local_time":
-		if msg == "schedule time is required" {
-			return "Enter a time, such as 08:00."
-		}
+	case schedule.CodeTimeRequired:
+		return "Enter a time, such as 08:00."
+	case schedule.CodeTimeFormat:
 		return "Choose a time between 00:00 and 23:59, such as 08:00."
-	case path == "briefing.days" && msg == "choose at least one day":
+	case schedule.CodeDaysEmpty:
 		return "Choose at least one day."
-	case path == "briefing.days" && strings.HasPrefix(msg, "list each day at most once"):
+	case schedule.CodeDaysTooMany:
 		return "A week has 7 days: list each day at most once."
-	case path == "briefing.days" || dayItem.MatchString(path):
+	case schedule.CodeDayUnknown, schedule.CodeDayRepeated:
+		return "List the days as mon, tue, wed, thu, fri, sat or sun, each at most once."
+	case schedule.CodeAddressesTooMany:
+		return fmt.Sprintf("Send to at most %d addresses; found %d.", schedule.MaxRecipients, fe.Count)
+	case schedule.CodeWebhookURL:
+		return sentence("The webhook URL " + fe.Message)
+	}
+	// The other codes' messages (an address that is not one, the network
+	// policy's refusal) are already said for people.
+	return sentence(fe.Message)
+}
+
+// wrongType says which kind of value a field takes.
+func wrongType(fe schedule.FieldError) string {
+	switch path := fe.Field; {
+	case path == "briefing.timezone":
+		return `The time zone must be a name in quotes, such as "Europe/Paris".`
+	case path == "briefing.schedule_local_time":
+		return "Choose a time between 00:00 and 23:59, such as 08:00."
+	case strings.HasPrefix(path, "briefing.days"):
 		return "List the days as mon, tue, wed, thu, fri, sat or sun, each at most once."
 	case path == "briefing.enabled":
 		return "Whether briefings run must be true or false (true: running, false: paused)."
 	case path == "delivery.email.technicians":
 		return "Sending each technician their own day must be true or false."
-	case path == "delivery.webhook.url" && msg == "is required":
-		return "Enter the webhook URL, such as https://hooks.example.com/fieldbrief."
-	case path == "delivery.webhook.url" && (strings.HasPrefix(msg, "is ") || strings.HasPrefix(msg, "must ")):
-		return sentence("The webhook URL " + msg)
+	case path == "delivery.webhook.url":
+		return sentence("The webhook URL " + fe.Message)
 	case path == "delivery.email.to":
-		if strings.HasPrefix(msg, "must be") {
-			return `The email list must be addresses in quotes, such as ["dispatch@example.com"].`
-		}
-		return sentence(strings.Replace(msg, "at most", "Send to at most", 1))
+		return `The email list must be addresses in quotes, such as ["dispatch@example.com"].`
+	case strings.HasPrefix(path, "delivery.email.to["):
+		return `Each address must be in quotes, such as "dispatch@example.com".`
 	}
-	if m := addrItem.FindStringSubmatch(path); m != nil {
-		if strings.HasPrefix(msg, "must be") {
-			return `Each address must be in quotes, such as "dispatch@example.com".`
-		}
-		return sentence(msg)
-	}
-	return sentence(msg)
-}
-
-// documentMessage explains a document that is not one JSON object, with
-// the line and column of a syntax error and without encoding/json's words.
-func documentMessage(msg string) string {
-	switch {
-	case msg == "the document is empty":
-		return `The document is empty: it needs at least a "briefing" with a time zone and a time.`
-	case strings.Contains(msg, "ends too early"):
-		return "This isn't valid JSON: it ends too early. Look for a missing } or a missing closing quote."
-	}
-	if m := jsonSyntaxAt.FindStringSubmatch(msg); m != nil {
-		return "This isn't valid JSON: look at " + m[1] + " (a missing or extra comma, quote or bracket)."
-	}
-	if m := dataAfter.FindStringSubmatch(msg); m != nil {
-		return "There is something after the end of the document, at " + m[1] + ": remove it."
-	}
-	return "This isn't valid JSON."
+	return sentence(fe.Message)
 }
 
 // sentence capitalises a message and ends it with a full stop.

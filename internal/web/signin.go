@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,13 +20,13 @@ func (s *Server) signIn(c echo.Context, u orgs.User) error {
 	if err := s.sessions.Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
 		return err
 	}
-	s.rotateCSRF(c)
+	s.csrf.Rotate(c)
 	return s.orgs.RecordSignIn(ctx, u.ID, now)
 }
 
 // errHashBusy answers a request that needs a password hash while every
 // hashing slot is taken (see auth.HashGate).
-var errHashBusy = echo.NewHTTPError(http.StatusServiceUnavailable,
+var errHashBusy = apperr.Errorf(apperr.Unavailable,
 	"Many people are signing in right now. Try again in a moment.")
 
 // hashSlot takes one of the bounded password-hashing slots for a handler
@@ -53,7 +52,7 @@ func linkError(err error) (*orgs.LinkError, bool) {
 // fieldOf is the form field an invalid-input error concerns, "" for none.
 func fieldOf(err error) string {
 	if e, ok := errors.AsType[*apperr.Error](err); ok && e.Code == apperr.Invalid {
-		return e.Field
+		return e.FieldName()
 	}
 	return ""
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/views"
 )
@@ -96,7 +97,7 @@ func (s *Server) staffAudit(c echo.Context) error {
 	if b := c.QueryParam("before"); b != "" {
 		id, err := strconv.ParseInt(b, 10, 64)
 		if err != nil || id <= 0 {
-			return echo.NewHTTPError(http.StatusBadRequest, "That page link is broken: start again from the newest entries.")
+			return apperr.Errorf(apperr.Malformed, "That page link is broken: start again from the newest entries.")
 		}
 		f.Before = id
 	}

@@ -57,7 +57,7 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 	}
 	if fe, ok := fieldError(err); ok {
 		status := statusOf(err)
-		switch fe.Field {
+		switch fe.FieldName() {
 		case "reason":
 			form.ReasonError = fe.Message
 		case "confirm":
@@ -173,7 +173,7 @@ func (s *Server) requireFlag(ctx context.Context, key string) error {
 		return err
 	}
 	if !slices.ContainsFunc(flags, func(f orgs.Flag) bool { return f.Key == key }) {
-		return apperr.Errorf(apperr.NotFound, "no flag %q", key)
+		return apperr.Detailf(apperr.NotFound, "no flag %q", key)
 	}
 	return nil
 }

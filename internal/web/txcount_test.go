@@ -2,8 +2,11 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,7 +101,7 @@ func TestPageTransactions(t *testing.T) {
 	seedPages(t, f)
 	day := time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
 	ff.job(f.orgA.ID, "Wayne Enterprises", day, ff.ana.ID)
-	ff.job(f.orgA.ID, "Stark Industries", day.AddDate(0, 0, -2), 0) // overdue
+	stark := ff.job(f.orgA.ID, "Stark Industries", day.AddDate(0, 0, -2), 0) // overdue
 	counter, ts := f.countingServer()
 	signIn := func(email string) *client {
 		c := f.clientFor(ts)
@@ -138,6 +141,21 @@ func TestPageTransactions(t *testing.T) {
 		t.Logf("%s GET %s: %d transactions, %d statements", p.who, p.path, tx, stmts)
 	}
 
+	// One request, one lookup: the board reads the membership with the
+	// session and the org's zone once, also when a change is refused and the
+	// board is shown again with the problem.
+	counter.reset()
+	require.Equal(t, http.StatusOK, admin.get("/orgs/acme/board").Code)
+	_, _, sqls := counter.counts()
+	require.Equal(t, 1, countContaining(sqls, "FROM memberships"), "board: membership reads:\n%v", sqls)
+	require.Equal(t, 1, countContaining(sqls, "FROM org_module_configs"), "board: zone reads:\n%v", sqls)
+	counter.reset()
+	r := admin.post(fmt.Sprintf("/orgs/acme/jobs/%d/status", stark.ID), url.Values{"status": {"finished"}, "date": {"2026-03-04"}})
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code, r.Body)
+	_, _, sqls = counter.counts()
+	require.Equal(t, 1, countContaining(sqls, "FROM memberships"), "refused board change: membership reads:\n%v", sqls)
+	require.Equal(t, 1, countContaining(sqls, "FROM org_module_configs"), "refused board change: zone reads:\n%v", sqls)
+
 	// A minute later the session's last-seen time is written: folded into
 	// the session's statement, not a transaction of its own.
 	f.advance(2 * time.Minute)
@@ -149,4 +167,15 @@ func TestPageTransactions(t *testing.T) {
 	require.NoError(t, f.db.QueryRow(context.Background(),
 		`SELECT max(last_seen_at) FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1`, f.adminA.Email).Scan(&seen))
 	require.True(t, seen.Equal(f.clock.Now()), "last seen %s, want %s", seen, f.clock.Now())
+}
+
+// countContaining counts the statements that contain part.
+func countContaining(statements []string, part string) int {
+	n := 0
+	for _, s := range statements {
+		if strings.Contains(s, part) {
+			n++
+		}
+	}
+	return n
 }

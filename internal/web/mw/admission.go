@@ -1,9 +1,11 @@
-package web
+// Package mw holds the web server's infrastructure middleware, apart from
+// the handlers: admission under overload, a lost connection's retry, and
+// CSRF protection. The web package puts them in order (routes.go).
+package mw
 
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"golang.org/x/sync/semaphore"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
 )
 
@@ -20,8 +23,8 @@ import (
 // In flight defaults to the pool's connection count (New), since each
 // request holds at most one connection at a time.
 const (
-	defaultQueuePerSlot = 4                     // requests waiting per in-flight slot
-	defaultQueueWait    = 50 * time.Millisecond // longest a request waits for a slot: the p99 a page may take under overload (issue 10)
+	DefaultQueuePerSlot = 4                     // requests waiting per in-flight slot
+	DefaultQueueWait    = 50 * time.Millisecond // longest a request waits for a slot: the p99 a page may take under overload
 )
 
 // Why a request was turned away: the label values of fieldbrief_http_shed_total.
@@ -42,16 +45,12 @@ var (
 	})
 )
 
-// errOverloaded is the 503 a shed request gets (HTML for pages, JSON under
-// /api, text for htmx: errors.go), with Retry-After.
-var errOverloaded = echo.NewHTTPError(http.StatusServiceUnavailable,
+// ErrOverloaded is the 503 a shed request gets (HTML for pages, JSON under
+// /api, text for htmx: internal/web/errors.go), with Retry-After.
+var ErrOverloaded = apperr.Errorf(apperr.Unavailable,
 	"The server is busy right now. Try again in a moment.")
 
-// overloaded reports whether err is the admission limit's 503, which the
-// error handler shows with its message and does not log as a failure.
-func overloaded(err error) bool { return errors.Is(err, errOverloaded) }
-
-// admission bounds the requests served at once: up to slots run, up to
+// Admission bounds the requests served at once: up to slots run, up to
 // queue more wait at most wait for a slot, and everyone else gets a 503 at
 // once. So a burst beyond what the cores and the pool can serve costs a
 // few microseconds per excess request, not memory and latency for all
@@ -59,7 +58,7 @@ func overloaded(err error) bool { return errors.Is(err, errOverloaded) }
 // process grew past 500 MB). The semaphore is golang.org/x/sync's (FIFO,
 // context-aware); the queue's length is counted here, since the semaphore
 // has no bound of its own on waiters.
-type admission struct {
+type Admission struct {
 	sem     *semaphore.Weighted
 	slots   int
 	waiting atomic.Int64 // requests in the queue
@@ -68,12 +67,14 @@ type admission struct {
 	wait    time.Duration
 }
 
-func newAdmission(slots, queue int, wait time.Duration) *admission {
-	return &admission{sem: semaphore.NewWeighted(int64(slots)), slots: slots, queue: int64(queue), wait: wait}
+// NewAdmission lets slots requests run at once and queue more wait at most
+// wait for a slot.
+func NewAdmission(slots, queue int, wait time.Duration) *Admission {
+	return &Admission{sem: semaphore.NewWeighted(int64(slots)), slots: slots, queue: int64(queue), wait: wait}
 }
 
 // acquire takes a slot, or says why not (a shed reason).
-func (a *admission) acquire(ctx context.Context) (reason string) {
+func (a *Admission) acquire(ctx context.Context) (reason string) {
 	if a.sem.TryAcquire(1) {
 		return ""
 	}
@@ -93,45 +94,34 @@ func (a *admission) acquire(ctx context.Context) (reason string) {
 	return ""
 }
 
-func (a *admission) release() { a.sem.Release(1) }
+func (a *Admission) release() { a.sem.Release(1) }
 
-// admit applies the admission limit. Probes, metrics and static files are
-// exempt: they are cheap and must answer while the pages are saturated. A
-// request admitted but then unable to get a database connection in time
-// (database.ErrBusy) gets the same 503.
-func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		switch c.Request().URL.Path {
-		case "/healthz", "/readyz", "/metrics":
-			return next(c)
-		case "/login":
-			// Signing in has its own, tighter bound: the hash gate
-			// (internal/auth/hashgate.go) answers 503 with Retry-After
-			// when too many passwords are being hashed, and the throttle
-			// counts every attempt. Gating it twice would turn throttled
-			// attempts into 503s the throttle never saw.
-			if c.Request().Method == http.MethodPost {
+// Admit applies the admission limit to every request but those exempt
+// says go straight through (probes and static files, cheap and needed while
+// the pages are saturated). A request admitted but then unable to get a
+// database connection in time (database.ErrBusy) gets the same 503.
+func (a *Admission) Admit(exempt func(echo.Context) bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if exempt(c) {
 				return next(c)
 			}
+			if reason := a.acquire(c.Request().Context()); reason != "" {
+				return shed(c, reason)
+			}
+			httpInFlight.Inc()
+			a.running.Add(1)
+			defer func() {
+				a.running.Add(-1)
+				httpInFlight.Dec()
+				a.release()
+			}()
+			err := next(c)
+			if errors.Is(err, database.ErrBusy) && !c.Response().Committed {
+				return shed(c, shedDBBusy)
+			}
+			return err
 		}
-		if isStatic(c) {
-			return next(c)
-		}
-		if reason := s.admission.acquire(c.Request().Context()); reason != "" {
-			return shed(c, reason)
-		}
-		httpInFlight.Inc()
-		s.admission.running.Add(1)
-		defer func() {
-			s.admission.running.Add(-1)
-			httpInFlight.Dec()
-			s.admission.release()
-		}()
-		err := next(c)
-		if errors.Is(err, database.ErrBusy) && !c.Response().Committed {
-			return shed(c, shedDBBusy)
-		}
-		return err
 	}
 }
 
@@ -139,5 +129,5 @@ func (s *Server) admit(next echo.HandlerFunc) echo.HandlerFunc {
 func shed(c echo.Context, reason string) error {
 	httpShed.WithLabelValues(reason).Inc()
 	c.Response().Header().Set("Retry-After", strconv.Itoa(1))
-	return errOverloaded
+	return ErrOverloaded
 }

@@ -1,4 +1,4 @@
-package web
+package config
 
 import (
 	"crypto/rand"
@@ -10,17 +10,67 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"fieldbrief/internal/delivery"
 )
 
+// Web is cmd/web's configuration (see README "Configuration").
+type Web struct {
+	// Production refuses to start without SessionKeys.
+	Production bool
+	// SecureCookies sets Secure and the __Host- prefix on cookies: turn on
+	// whenever the site is served over TLS.
+	SecureCookies bool
+	// SessionKeys sign session cookies; the first signs, all verify, so a
+	// key can be rotated by prepending a new one.
+	SessionKeys [][]byte
+	// IdleTimeout ends a session nobody used for this long; AbsoluteTimeout
+	// ends any session this long after sign-in.
+	IdleTimeout     time.Duration
+	AbsoluteTimeout time.Duration
+	// MaxLoginFailuresPerAccount (one email from one client) and
+	// MaxLoginFailuresPerClient (one client, any email) are the failures in
+	// an hour before further attempts must wait (auth.Throttle).
+	MaxLoginFailuresPerAccount int
+	MaxLoginFailuresPerClient  int
+	// MetricsAddr, when set, is where cmd/web serves /metrics, on a
+	// listener of its own; the public listener then does not serve it, and
+	// in production it never does.
+	MetricsAddr string
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed;
+	// empty trusts none, and the client is the TCP peer.
+	TrustedProxies []*net.IPNet
+	// Settings are how mail and webhooks go out (SMTP_URL, MAIL_FROM,
+	// BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS), checked by Validate.
+	delivery.Settings
+	// APIRate (requests per second) and APIBurst limit each API token;
+	// zero takes the defaults (DefaultAPIRate, DefaultAPIBurst).
+	APIRate  float64
+	APIBurst int
+	// MaxInFlight requests are served at once; up to MaxQueue more wait at
+	// most QueueWait for a turn, and the rest get 503 with Retry-After at
+	// once (internal/web/mw). Zero takes the defaults: the pool's connection
+	// count, 4 per in-flight slot, 50 ms.
+	MaxInFlight int
+	MaxQueue    int
+	QueueWait   time.Duration
+	// Warnings are configuration problems that did not stop the server
+	// (LoadWeb fills them; cmd/web logs them).
+	Warnings []string
+}
+
+// Defaults of the API's per-token rate limit.
+const (
+	DefaultAPIRate  = 50  // requests per second, sustained
+	DefaultAPIBurst = 100 // requests at once
+)
+
 // minKeyLen is the shortest session signing key accepted (256 bits).
 const minKeyLen = 32
 
-// LoadConfig reads the web server's configuration from the environment:
+// LoadWeb reads cmd/web's configuration from the environment:
 //
 //	FIELDBRIEF_ENV                  production | development (default development)
 //	SESSION_KEYS                    comma-separated signing keys, base64 or hex, ≥32 bytes each;
@@ -61,15 +111,15 @@ const minKeyLen = 32
 //	WEB_QUEUE_WAIT                  longest a request waits for a turn before 503 (default 50ms)
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
-func LoadConfig(getenv func(string) string) (Config, error) {
-	var c Config
+func LoadWeb(getenv func(string) string) (Web, error) {
+	var c Web
 	var err error
 	if c.Production, err = IsProduction(getenv); err != nil {
-		return Config{}, err
+		return Web{}, err
 	}
 
 	var errs []error
-	// A missing or short key is validate's to report, as for a hand-built Config.
+	// A missing or short key is Validate's to report, as for a hand-built Web.
 	if keys := getenv("SESSION_KEYS"); keys != "" {
 		var err error
 		if c.SessionKeys, err = parseKeys(keys); err != nil {
@@ -92,14 +142,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.SessionKeys = [][]byte{key}
 	}
 
-	c.SecureCookies = c.Production
-	if v := getenv("COOKIE_SECURE"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("COOKIE_SECURE: want true or false, got %q", v))
-		}
-		c.SecureCookies = b
-	}
+	c.SecureCookies = envBool(getenv, "COOKIE_SECURE", c.Production, &errs)
 	c.IdleTimeout = envDuration(getenv, "SESSION_IDLE_TIMEOUT", 12*time.Hour, &errs)
 	c.AbsoluteTimeout = envDuration(getenv, "SESSION_ABSOLUTE_TIMEOUT", 168*time.Hour, &errs)
 	c.MaxLoginFailuresPerAccount = envInt(getenv, "LOGIN_MAX_FAILURES_PER_ACCOUNT", 10, &errs)
@@ -110,8 +153,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES: %w", err))
 		}
 	}
-	c.APIRate = float64(envInt(getenv, "API_RATE_LIMIT", defaultAPIRate, &errs))
-	c.APIBurst = envInt(getenv, "API_RATE_BURST", defaultAPIBurst, &errs)
+	c.APIRate = float64(envInt(getenv, "API_RATE_LIMIT", DefaultAPIRate, &errs))
+	c.APIBurst = envInt(getenv, "API_RATE_BURST", DefaultAPIBurst, &errs)
 	c.MaxInFlight = envInt(getenv, "WEB_MAX_IN_FLIGHT", 0, &errs)
 	c.MaxQueue = envInt(getenv, "WEB_MAX_QUEUE", 0, &errs)
 	c.QueueWait = envDuration(getenv, "WEB_QUEUE_WAIT", 0, &errs)
@@ -119,13 +162,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	if c.Production && c.MetricsAddr == "" {
 		c.Warnings = append(c.Warnings, "METRICS_ADDR is unset: /metrics is not served (production never serves it on the public listener)")
 	}
-	if c.Settings, err = delivery.SettingsFromEnv(getenv); err != nil {
+	if c.Settings, err = Delivery(getenv); err != nil {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return Config{}, err
+		return Web{}, err
 	}
-	return c, c.validate()
+	return c, c.Validate()
 }
 
 // IsProduction reads FIELDBRIEF_ENV: production, or development (the
@@ -155,9 +198,9 @@ func BaseURLFor(addr string) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// validate is the check New runs, so a hand-built Config gets the same
-// guarantees as one from LoadConfig.
-func (c Config) validate() error {
+// Validate is the check web.New runs, so a hand-built Web gets the same
+// guarantees as one from LoadWeb.
+func (c Web) Validate() error {
 	var errs []error
 	if len(c.SessionKeys) == 0 {
 		if c.Production {
@@ -272,28 +315,4 @@ func randomKey() ([]byte, error) {
 	key := make([]byte, minKeyLen)
 	_, err := rand.Read(key)
 	return key, err
-}
-
-func envDuration(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {
-	v := getenv(name)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		*errs = append(*errs, fmt.Errorf("%s: want a positive duration such as 12h, got %q", name, v))
-	}
-	return d
-}
-
-func envInt(getenv func(string) string, name string, def int, errs *[]error) int {
-	v := getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		*errs = append(*errs, fmt.Errorf("%s: want a positive whole number, got %q", name, v))
-	}
-	return n
 }

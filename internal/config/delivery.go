@@ -1,0 +1,26 @@
+package config
+
+import (
+	"errors"
+	"strings"
+
+	"fieldbrief/internal/delivery"
+)
+
+// Delivery reads and checks SMTP_URL, MAIL_FROM, BASE_URL and
+// WEBHOOK_ALLOW_PRIVATE_NETWORKS, for both processes. BaseURL stays ""
+// when unset: the web derives it from its listen address (BaseURLFor), the
+// worker takes delivery.DefaultBaseURL.
+func Delivery(getenv func(string) string) (delivery.Settings, error) {
+	s := delivery.Settings{
+		SMTPURL:  getenv("SMTP_URL"),
+		MailFrom: delivery.DefaultMailFrom,
+		BaseURL:  strings.TrimSuffix(getenv("BASE_URL"), "/"),
+	}
+	if v := getenv("MAIL_FROM"); v != "" {
+		s.MailFrom = strings.TrimSpace(v)
+	}
+	var errs []error
+	s.AllowPrivateWebhooks = envBool(getenv, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false, &errs)
+	return s, errors.Join(append(errs, s.Check())...)
+}
