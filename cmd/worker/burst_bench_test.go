@@ -20,6 +20,7 @@ import (
 
 	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/worker"
 )
 
 // BenchmarkBurst is the popular minute (docs/architecture.md, "Burst"):
@@ -46,7 +47,7 @@ func BenchmarkBurst(b *testing.B) {
 		b.Skip("BENCH_BURST_ORGS=0")
 	}
 	procs := envInt(b, "BENCH_BURST_PROCS", 2)
-	workers := envInt(b, "BENCH_BURST_WORKERS", defaultWorkers)
+	workers := envInt(b, "BENCH_BURST_WORKERS", worker.DefaultConcurrency)
 	mails := []bool{false}
 	if os.Getenv("BENCH_BURST_SMTP") == "1" {
 		mails = append(mails, true)
