@@ -35,16 +35,16 @@ const (
 type Briefing struct {
 	ID          int64
 	OrgID       int64
-	Date        schedule.Date // org-local date when it was decided; never remapped
-	Timezone    string        // the zone that decided it, and that its content is in
-	FiredAt     time.Time     // the tick instant (or "generate now" request) that created it
-	ScheduledAt time.Time     // the tick instant of the date's scheduled firing; zero while only "generate now" looked
-	Trigger     string        // what created it: TriggerSchedule or TriggerManual
-	Status      string        // StatusPending (a revision is asked for), StatusReady or StatusFailed
-	Revision    int           // the newest generated revision, 0 until generated
+	Date        schedule.Date      // org-local date when it was decided; never remapped
+	Timezone    string             // the zone that decided it, and that its content is in
+	FiredAt     time.Time          // the tick instant (or "generate now" request) that created it
+	ScheduledAt time.Time          // the tick instant of the date's scheduled firing; zero while only "generate now" looked
+	Trigger     string             // what created it: TriggerSchedule or TriggerManual
+	Status      string             // StatusPending (a revision is asked for), StatusReady or StatusFailed
+	Revision    int                // the newest generated revision, 0 until generated
 	Content     *snapshot.Snapshot // the newest revision's, nil until generated
-	GeneratedAt time.Time     // zero until generated
-	LastError   string        // why the last attempt failed, "" otherwise
+	GeneratedAt time.Time          // zero until generated
+	LastError   string             // why the last attempt failed, "" otherwise
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	ZoneRules   ZoneRules // the rules that decided Date (and the scheduled firing's instant)
@@ -247,4 +247,3 @@ func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revis
 	}
 	return revs, nil
 }
-

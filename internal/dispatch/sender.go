@@ -299,12 +299,12 @@ type WebhookEvent struct {
 
 // WebhookData is the briefing a webhook announces.
 type WebhookData struct {
-	Org      WebhookOrg `json:"org"`
-	Date     string     `json:"date"`
-	Timezone string     `json:"timezone"`
-	Revision int        `json:"revision"`
-	Test     bool       `json:"test,omitempty"`
-	URL      string     `json:"url"`
+	Org      WebhookOrg        `json:"org"`
+	Date     string            `json:"date"`
+	Timezone string            `json:"timezone"`
+	Revision int               `json:"revision"`
+	Test     bool              `json:"test,omitempty"`
+	URL      string            `json:"url"`
 	Content  snapshot.Snapshot `json:"content"`
 }
 
@@ -387,4 +387,3 @@ func (s *Sender) work(ctx context.Context, orgID, deliveryID int64, job *riverty
 	}
 	return riverResult(err, outcome)
 }
-
