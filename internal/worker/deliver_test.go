@@ -56,12 +56,13 @@ func (f *fixture) techWithEmail(orgID int64, name, email string) int64 {
 }
 
 // deliveringWorker is a Worker that sends email to smtpURL and may call
-// webhooks on loopback.
+// webhooks on loopback, and retries a failed delivery at once.
 func (f *fixture) deliveringWorker(smtpURL string, now func() time.Time) *Worker {
 	f.T.Helper()
 	mailer, err := delivery.NewMailer(smtpURL, f.DB)
 	require.NoError(f.T, err)
 	w := f.worker(now)
+	w.RetryPolicy = quickRetries{}
 	w.Sender = &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test",
 		Webhooks: &delivery.WebhookClient{AllowPrivate: true}}
 	return w
