@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 // adrQuery is the plain form of the candidate query the tick pattern
@@ -80,7 +80,7 @@ func countRows(b *testing.B, db *pgxpool.Pool, sql string) int {
 //
 // Compare the ratios, not the absolute times:
 //
-//	go test -run '^$' -bench BenchmarkTick -benchtime 20x ./internal/briefing/
+//	go test -run '^$' -bench BenchmarkTick -benchtime 20x ./internal/tick/
 func BenchmarkTick(b *testing.B) {
 	sizes := []int{10_000, 100_000, 1_000_000}
 	if testing.Short() || os.Getenv("BENCH_1M") == "0" {
@@ -276,7 +276,7 @@ func seedTickBench(b testing.TB, db *pgxpool.Pool, orgs int, now time.Time, allF
 // orgs with no hints yet, the hints written, exit) when none is due,
 // against ADR-0024's candidate query alone run by psql on the same data.
 //
-//	go test -run '^$' -bench BenchmarkWorkerOnceColdStart -benchtime 3x ./internal/briefing/
+//	go test -run '^$' -bench BenchmarkWorkerOnceColdStart -benchtime 3x ./internal/tick/
 func BenchmarkWorkerOnceColdStart(b *testing.B) {
 	const orgs = 100_000
 	ctx := b.Context()
@@ -286,9 +286,7 @@ func BenchmarkWorkerOnceColdStart(b *testing.B) {
 	defer db.Close()
 	now := time.Now().UTC().Truncate(time.Minute)
 	seedTickBench(b, db, orgs, now, true)
-	bin := filepath.Join(b.TempDir(), "worker")
-	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/worker").CombinedOutput()
-	require.NoError(b, err, "%s", out)
+	bin := testutil.WorkerBinary(b)
 
 	var once, psql time.Duration
 	var hints int

@@ -2,6 +2,7 @@ package tick
 
 import (
 	"log/slog"
+	"os"
 	"testing"
 	"time"
 
@@ -43,4 +44,10 @@ func (f *fixture) tickEvery(from, to time.Time, step time.Duration) (enqueued in
 		enqueued += res.Enqueued
 	}
 	return enqueued
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testutil.RemoveWorkerBinary() // BenchmarkWorkerOnceColdStart's
+	os.Exit(code)
 }

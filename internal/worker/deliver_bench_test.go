@@ -30,7 +30,7 @@ import (
 // baseline: generation jobs come first in River's queue (older), so that is
 // about what generation alone takes. Each iteration gets a fresh database.
 //
-//	BENCH_DELIVERY_ORGS=10000 go test -run '^$' -bench BenchmarkDeliveryBurst -benchtime 1x ./internal/briefing/
+//	BENCH_DELIVERY_ORGS=10000 go test -run '^$' -bench BenchmarkDeliveryBurst -benchtime 1x ./internal/worker/
 func BenchmarkDeliveryBurst(b *testing.B) {
 	orgs := 10_000
 	if v := os.Getenv("BENCH_DELIVERY_ORGS"); v != "" {

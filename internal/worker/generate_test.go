@@ -277,7 +277,7 @@ func TestWorkerStartStop(t *testing.T) {
 	defer cancel()
 	require.NoError(t, w.Stop(stopCtx))
 	require.NoError(t, lock.Rollback(f.Ctx))
-	require.Contains(t, logs.String(), "cancelling the running jobs, which River makes available again")
+	require.Contains(t, logs.String(), "cancelling the running tasks, which River makes available again")
 	// River puts a job cut off by its own shutdown back at once, without
 	// counting the attempt; our history records it.
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM river_job WHERE state = 'available' AND attempt = 0 AND (args->>'revision')::int = 2`))
