@@ -383,7 +383,7 @@ func (s *Sender) work(ctx context.Context, orgID, deliveryID int64, job *riverty
 		s.Log.Warn("delivery attempt failed; River retries it", append(attrs, "error", err)...)
 	}
 	if outcome == "" {
-		return err // a database error: River retries the job
+		return err // a database error: River retries the task
 	}
 	return riverResult(err, outcome)
 }

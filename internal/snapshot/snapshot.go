@@ -30,7 +30,7 @@ type Snapshot struct {
 	Yesterday   DayCounts       `json:"yesterday"`
 	Totals      Totals          `json:"totals"`
 
-	// Added with issue 9 (docs/briefing-content.md). Snapshots generated
+	// Added with the summary and action items (docs/briefing-content.md). Snapshots generated
 	// before have neither: Summarize derives both from the fields above.
 	Summary     *Summary     `json:"summary,omitempty"`
 	ActionItems *ActionItems `json:"action_items,omitempty"`
@@ -79,7 +79,7 @@ type JobLine struct {
 	Window       string    `json:"window"` // "09:00–11:00" local; the date is added when not the briefing's day
 	Status       string    `json:"status"`
 
-	// Added with issue 9; empty in older snapshots.
+	// Added with the summary and action items; empty in older snapshots.
 	JobType       string `json:"job_type,omitempty"`
 	Emergency     bool   `json:"emergency,omitempty"`
 	CustomerPhone string `json:"customer_phone,omitempty"`

@@ -4,7 +4,7 @@ import "slices"
 
 // Summarize returns what a briefing shows above and beside the routes: the
 // summary strip, the action items and the day's cancelled jobs. A snapshot
-// generated since issue 9 carries them as they were decided then; an older
+// generated since they were added carries them as they were decided then; an older
 // one has them derived here from the fields every snapshot has, with the
 // same rule, so old briefings still render (docs/briefing-content.md).
 func (s Snapshot) Summarize() (Summary, ActionItems, []JobLine) {

@@ -95,7 +95,7 @@ func TestGenerateActionItems(t *testing.T) {
 	require.Equal(t, ids(snap.Cancelled), ids(cancelled))
 }
 
-// TestSummarizeOldSnapshot: a snapshot stored before issue 9 (no summary,
+// TestSummarizeOldSnapshot: a snapshot stored before summaries (no summary,
 // no action items, no job flags) still gets its summary and sections, and
 // jobs without ids are never merged.
 func TestSummarizeOldSnapshot(t *testing.T) {

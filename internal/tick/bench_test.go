@@ -65,7 +65,7 @@ func countRows(b *testing.B, db *pgxpool.Pool, sql string) int {
 // BenchmarkTick measures the tick at 10k, 100k and 1M orgs (BENCH_1M=0 or
 // -short skips 1M) over 50 zones, schedule times spread over the day,
 // weekdays on a third of the orgs, 1% switched off, two days of history on
-// half, and in the same run ADR-0024's query and the rejected AT TIME
+// half, and in the same run the plain candidate query (adrQuery) and the rejected AT TIME
 // ZONE query on the same data (docs/architecture.md, "The next-fire
 // hint"). A tick here is the scan, the decisions and the hint write, not
 // the enqueue (generation's cost): the due orgs' briefing rows are
@@ -274,7 +274,7 @@ func seedTickBench(b testing.TB, db *pgxpool.Pool, orgs int, now time.Time, allF
 // BenchmarkWorkerOnceColdStart is the cold start: a whole `worker -once`
 // process (start, migrations checked, River started, a full scan of 100k
 // orgs with no hints yet, the hints written, exit) when none is due,
-// against ADR-0024's candidate query alone run by psql on the same data.
+// against the plain candidate query (adrQuery) alone run by psql on the same data.
 //
 //	go test -run '^$' -bench BenchmarkWorkerOnceColdStart -benchtime 3x ./internal/tick/
 func BenchmarkWorkerOnceColdStart(b *testing.B) {

@@ -39,7 +39,7 @@ type Ticker struct {
 	// hint"). A hint left early is always safe: it only makes a candidate.
 	NoHintWrites bool
 	// FullScanEvery is how often, in tick time, a tick reads every org (the
-	// plain ADR-0024 query) instead of the hinted scan, and checks that the
+	// plain candidate query) instead of the hinted scan, and checks that the
 	// two agree: the safety net (docs/architecture.md, "The next-fire
 	// hint"). The first tick of a Ticker always does. 0 means
 	// DefaultFullScanEvery.
@@ -126,9 +126,9 @@ type Result struct {
 
 // Tick decides and enqueues every briefing due at now. A bad config skips
 // only its org; an error is returned only when the database fails. A lost
-// connection reruns the whole attempt (retryTransient): the unique key and
-// scheduled_at make a chunk that committed before the loss fire nothing
-// twice, and the rerun finds the briefings such a chunk fired (its commit
+// connection reruns the whole attempt (database.RetryTransient): the unique
+// key and scheduled_at make a chunk that committed before the loss fire
+// nothing twice, and the rerun finds the briefings such a chunk fired (its commit
 // may have succeeded unseen), so -once waits for them too.
 func (t *Ticker) Tick(ctx context.Context, now time.Time) (Result, error) {
 	return t.run(ctx, now, t.lockedTick)

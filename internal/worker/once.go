@@ -60,7 +60,7 @@ const maxWaitingShown = 20
 // is rescued by River rescueWithin after its attempt began; openTasksSQL). What is unfinished then is in
 // Pending and Waiting. A task that failed is a result, not an error: it errs
 // only when the infrastructure does; a lost connection is retried first
-// (retryTransient), and every wait is bounded (onceStallLimit, ctx).
+// (database.RetryTransient), and every wait is bounded (onceStallLimit, ctx).
 func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration) (res OnceResult, err error) {
 	if err := w.startRiver(ctx, false); err != nil {
 		return res, err
@@ -283,7 +283,7 @@ func (w *Worker) pendingTasks(ctx context.Context) (map[string]int, []WaitingTas
 type inFlight struct {
 	river.MiddlewareDefaults
 	mu      sync.Mutex
-	jobs    map[int64]bool
+	tasks   map[int64]bool
 	started int64 // tasks begun, ever
 }
 
@@ -295,10 +295,10 @@ func (f *inFlight) startedCount() int64 {
 
 func (f *inFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	f.mu.Lock()
-	if f.jobs == nil {
-		f.jobs = map[int64]bool{}
+	if f.tasks == nil {
+		f.tasks = map[int64]bool{}
 	}
-	f.jobs[job.ID] = true
+	f.tasks[job.ID] = true
 	f.started++
 	f.mu.Unlock()
 	return doInner(ctx)
@@ -307,20 +307,20 @@ func (f *inFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner func
 func (f *inFlight) done(id int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	delete(f.jobs, id)
+	delete(f.tasks, id)
 }
 
 func (f *inFlight) empty() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.jobs) == 0
+	return len(f.tasks) == 0
 }
 
 func (f *inFlight) ids() []int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ids := make([]int64, 0, len(f.jobs))
-	for id := range f.jobs {
+	ids := make([]int64, 0, len(f.tasks))
+	for id := range f.tasks {
 		ids = append(ids, id)
 	}
 	return ids

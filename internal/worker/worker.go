@@ -238,7 +238,7 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 	}()
 	// Start checks the schema first: a lost connection fails it before
 	// anything runs. Start keeps the context it is given for the client's
-	// life, so every attempt gets ctx itself, not retryTransient's.
+	// life, so every attempt gets ctx itself, not RetryTransient's.
 	err := database.RetryTransient(ctx, w.Log, "start river", func(context.Context) error { return w.client.Start(ctx) })
 	if err != nil {
 		cancel()
