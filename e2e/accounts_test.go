@@ -10,8 +10,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/worker"
 )
 
 // sendAccountMail runs a real worker until every account email job has
@@ -20,9 +21,9 @@ import (
 func (e *env) sendAccountMail(rcpt string) string {
 	e.t.Helper()
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
-	sender, err := briefing.NewSender(e.db, delivery.Settings{BaseURL: e.url}, log)
+	sender, err := dispatch.NewSender(e.db, delivery.Settings{BaseURL: e.url}, log)
 	e.must("sender", err)
-	w := &briefing.Worker{DB: e.db, Log: log, Sender: sender}
+	w := &worker.Worker{DB: e.db, Log: log, Sender: sender}
 	e.must("start the worker", w.Start(e.ctx))
 	deadline := time.Now().Add(30 * time.Second)
 	for {

@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
 	"fieldbrief/views/mail"
 )
 
@@ -113,7 +113,7 @@ func TestBriefingEmailLayout(t *testing.T) {
 	e, _, org, today := demoEnv(t)
 	zone, err := schedule.LoadZone(today.Timezone)
 	e.must("zone", err)
-	v := briefing.View(*today.Content, zone.Loc)
+	v := snapshot.View(*today.Content, zone.Loc)
 	var html bytes.Buffer
 	err = mail.HTML(mail.BriefingEmail{
 		OrgName: org.Name, DateLabel: today.Date.Time().Format("Mon 2 Jan"), Timezone: zone.Name,

@@ -13,6 +13,8 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/worker"
 )
 
 // Selectors of the field data screens (views/technicians.templ,
@@ -84,7 +86,7 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 	_, err := e.store.SaveFieldforce(e.ctx, orgs.System, e.orgA.ID,
 		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"00:00","enabled":true}}`))
 	e.must("schedule the briefing for every day", err)
-	w := &briefing.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
+	w := &worker.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
 	res, err := w.RunOnce(e.ctx, time.Now(), 30*time.Second)
 	e.must("run a tick of the worker", err)
 	if !slices.Contains(res.Tick.BriefingIDs, before.ID) {
@@ -101,7 +103,7 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 	if listed(c.Unassigned, "Boiler Co") {
 		t.Errorf("the briefing still lists Boiler Co as unassigned")
 	}
-	i := slices.IndexFunc(c.Technicians, func(d briefing.TechnicianDay) bool { return d.ID == techID })
+	i := slices.IndexFunc(c.Technicians, func(d snapshot.TechnicianDay) bool { return d.ID == techID })
 	if i < 0 || !listed(c.Technicians[i].Jobs, "Boiler Co") {
 		t.Fatalf("the briefing does not list Boiler Co under Tess Tech: %+v", c.Technicians)
 	}
@@ -137,11 +139,11 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 	}
 }
 
-func listed(jobs []briefing.JobLine, customer string) bool {
-	return slices.ContainsFunc(jobs, func(j briefing.JobLine) bool { return j.Customer == customer })
+func listed(jobs []snapshot.JobLine, customer string) bool {
+	return slices.ContainsFunc(jobs, func(j snapshot.JobLine) bool { return j.Customer == customer })
 }
 
-func customers(jobs []briefing.JobLine) []string {
+func customers(jobs []snapshot.JobLine) []string {
 	var out []string
 	for _, j := range jobs {
 		out = append(out, j.Customer)

@@ -24,6 +24,7 @@ import (
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/web"
+	"fieldbrief/internal/worker"
 )
 
 const (
@@ -265,7 +266,7 @@ func (e *env) generateBriefing(org orgs.Org) briefing.Briefing {
 	e.must("briefing store", err)
 	b, err := store.GenerateNow(e.ctx, org.ID, time.Now(), orgs.System)
 	e.must("generate briefing for "+org.Slug, err)
-	w := &briefing.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
+	w := &worker.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
 	e.must("start the worker", w.Start(e.ctx))
 	deadline := time.Now().Add(30 * time.Second)
 	for b.Status == briefing.StatusPending && time.Now().Before(deadline) {

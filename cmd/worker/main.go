@@ -1,7 +1,7 @@
 // Command worker runs the background pipeline (docs/architecture.md): a
 // tick every minute that enqueues the briefings due, the River jobs that
 // generate them, and the hourly auth prune. Any number of replicas may run
-// against one database. It is wiring only: the pipeline is briefing.Worker.
+// against one database. It is wiring only: the pipeline is worker.Worker.
 //
 //	worker                      # tick every minute + River jobs, until SIGTERM
 //	worker -once -now 2026-03-08T07:00:00Z   # one tick at that instant, run the jobs, exit
@@ -40,11 +40,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/dispatch"
 	fbmetrics "fieldbrief/internal/metrics"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tick"
+	"fieldbrief/internal/worker"
 )
 
 func main() {
@@ -72,14 +74,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
 	once := fs.Bool("once", false, "run one tick, work every available job (its own included) and wait until the jobs it enqueued finish or wait longer than -wait for a retry, then exit")
 	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
-	workers := defaultWorkers
-	fs.IntVar(&workers, "workers", workers, fmt.Sprintf("River jobs run at once in this replica, 1..%d (default from WORKERS when set); the database pool gets at least this + %d connections", maxWorkers, poolExtra))
+	workers := worker.DefaultConcurrency
+	fs.IntVar(&workers, "workers", workers, fmt.Sprintf("tasks run at once in this replica, 1..%d (default from WORKERS when set); the database pool gets at least this + %d connections", maxWorkers, poolExtra))
 	fs.IntVar(&workers, "concurrency", workers, "the same as -workers (its older name)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus /metrics on this address, e.g. :9090 (off when empty)")
 	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and jobs may take to finish; then jobs are cancelled and River retries them")
 	wait := fs.Duration("wait", 2*time.Minute, "with -once: do not wait for a job whose next retry is further away than this")
-	retention := fs.Duration("job-retention", briefing.DefaultJobRetention, "how long River keeps finished jobs (the briefing page's attempt history is kept regardless)")
-	fullScanEvery := fs.Duration("full-scan-every", briefing.DefaultFullScanEvery, "how often a tick reads every org instead of only those whose next-fire hint has come, and checks the hints (the first tick, and -once, always do)")
+	retention := fs.Duration("job-retention", worker.DefaultTaskRetention, "how long River keeps finished tasks (the briefing page's attempt history is kept regardless)")
+	fullScanEvery := fs.Duration("full-scan-every", tick.DefaultFullScanEvery, "how often a tick reads every org instead of only those whose next-fire hint has come, and checks the hints (the first tick, and -once, always do)")
 	usageErr := func(err error) error {
 		usage(stderr, fs)
 		return &usageError{err}
@@ -147,7 +149,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			"pool_max_conns", max, "workers", workers, "wanted", workers+poolExtra)
 	}
 
-	metrics := briefing.NewMetrics()
+	metrics := worker.NewMetrics()
 	if *metricsAddr != "" {
 		stopMetrics, err := fbmetrics.Listen(*metricsAddr, metricsHandler(metrics), log)
 		if err != nil {
@@ -155,11 +157,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		defer stopMetrics()
 	}
-	sender, err := briefing.NewSender(pool, settings, log)
+	sender, err := dispatch.NewSender(pool, settings, log)
 	if err != nil {
 		return err
 	}
-	w := &briefing.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, JobRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender}
+	w := &worker.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, TaskRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
 		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks)
 	if *once {
@@ -169,11 +171,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 const (
-	// defaultWorkers: a generation is a handful of round trips and a
-	// delivery mostly waits on the network, so several jobs a core keep
-	// both the worker and PostgreSQL busy (docs/architecture.md, "Burst"):
-	// 10k orgs due at once took 21.2 s at 8 on 2 cores, 19.3 s at 16.
-	defaultWorkers = 16
 	// maxWorkers bounds -workers: each running job holds a connection, and
 	// PostgreSQL's default max_connections is 100 for every replica and web.
 	maxWorkers = 64
@@ -224,7 +221,7 @@ Flags:
 // is still pending; with work unfinished (a retry later than -wait, a job
 // left running by a killed worker whose rescue is later than -wait) it is
 // a warning naming each job and what it waits for, never a clean "done".
-func runOnce(ctx context.Context, log *slog.Logger, w *briefing.Worker, now time.Time, wait time.Duration) error {
+func runOnce(ctx context.Context, log *slog.Logger, w *worker.Worker, now time.Time, wait time.Duration) error {
 	start := time.Now()
 	res, err := w.RunOnce(ctx, now, wait)
 	if err != nil {
@@ -243,7 +240,7 @@ func runOnce(ctx context.Context, log *slog.Logger, w *briefing.Worker, now time
 }
 
 // serve runs the worker until ctx ends, then stops it within grace.
-func serve(ctx context.Context, log *slog.Logger, w *briefing.Worker, grace time.Duration) error {
+func serve(ctx context.Context, log *slog.Logger, w *worker.Worker, grace time.Duration) error {
 	if err := w.Start(ctx); err != nil {
 		return err
 	}
@@ -259,7 +256,7 @@ func serve(ctx context.Context, log *slog.Logger, w *briefing.Worker, grace time
 }
 
 // metricsHandler serves the pipeline's collectors and the process's own.
-func metricsHandler(m *briefing.Metrics) http.Handler {
+func metricsHandler(m *worker.Metrics) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(m.Collectors()...)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -27,26 +26,12 @@ import (
 	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
-// binary is the worker built once for the whole package.
-var binary string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "worker-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = filepath.Join(dir, "worker")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build worker:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	testutil.RemoveWorkerBinary()
 	os.Exit(code)
 }
 
@@ -68,8 +53,8 @@ func seed(t *testing.T, url string, zones ...string) *pgxpool.Pool {
 	return db
 }
 
-func worker(ctx context.Context, url string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, binary, args...)
+func workerCmd(t testing.TB, ctx context.Context, url string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, testutil.WorkerBinary(t), args...)
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+url)
 	return cmd
 }
@@ -81,7 +66,7 @@ func TestOnce(t *testing.T) {
 	db := seed(t, url, "America/New_York", "Europe/London", "America/Los_Angeles", "Asia/Kolkata")
 
 	start := time.Now()
-	out, err := worker(t.Context(), url, "-once", "-now", "2026-03-09T12:30:00Z").CombinedOutput()
+	out, err := workerCmd(t, t.Context(), url, "-once", "-now", "2026-03-09T12:30:00Z").CombinedOutput()
 	require.NoError(t, err, string(out))
 	t.Logf("-once -now wall time: %v", time.Since(start)) // measured, not asserted
 
@@ -128,7 +113,7 @@ func TestOnceRunsJobsLeftBehind(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"org-0 2026-03-09 pending 02:00"}, briefingRows(t, db))
 
-	out, err := worker(t.Context(), url, "-once", "-now", "2026-03-09T02:01:00Z").CombinedOutput()
+	out, err := workerCmd(t, t.Context(), url, "-once", "-now", "2026-03-09T02:01:00Z").CombinedOutput()
 	require.NoError(t, err, string(out))
 	require.Contains(t, string(out), `"enqueued":0`)
 	require.Equal(t, []string{"org-0 2026-03-09 ready 02:00"}, briefingRows(t, db))
@@ -151,7 +136,7 @@ func TestOnceReplicas(t *testing.T) {
 	errs := make([]error, 3)
 	for i := range 3 {
 		wg.Go(func() {
-			outs[i], errs[i] = worker(t.Context(), url, "-once", "-now", "2026-03-09T20:00:00Z", "-concurrency", "2").CombinedOutput()
+			outs[i], errs[i] = workerCmd(t, t.Context(), url, "-once", "-now", "2026-03-09T20:00:00Z", "-concurrency", "2").CombinedOutput()
 		})
 	}
 	wg.Wait()
@@ -200,7 +185,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"-h"}, 0},
 		{[]string{"-once"}, 1},
 	} {
-		out, err := worker(t.Context(), unreachable, tc.args...).CombinedOutput()
+		out, err := workerCmd(t, t.Context(), unreachable, tc.args...).CombinedOutput()
 		code := 0
 		if exit, ok := err.(*exec.ExitError); ok {
 			code = exit.ExitCode()
@@ -218,7 +203,7 @@ func TestExitCodes(t *testing.T) {
 func TestServeShutdown(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
-	cmd := worker(t.Context(), url, "-metrics-addr", "127.0.0.1:0")
+	cmd := workerCmd(t, t.Context(), url, "-metrics-addr", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -264,7 +249,7 @@ func TestOnceWaitsOnlyWithinWait(t *testing.T) {
 		SELECT org_id, id, 1, 'manual', '{}', now() FROM b`)
 	require.NoError(t, err)
 
-	out, err := worker(t.Context(), url, "-once", "-now", "2026-03-09T09:00:00Z", "-wait", "5s").CombinedOutput()
+	out, err := workerCmd(t, t.Context(), url, "-once", "-now", "2026-03-09T09:00:00Z", "-wait", "5s").CombinedOutput()
 	require.NoError(t, err, string(out))
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var last struct {
@@ -295,7 +280,7 @@ func TestWorkersFlag(t *testing.T) {
 		{"3", []string{"-workers", "5"}, `"workers":5,"pool_max_conns":10`},
 		{"", []string{"-concurrency", "2"}, `"workers":2,"pool_max_conns":7`},
 	} {
-		cmd := worker(t.Context(), url, append([]string{"-once", "-now", "2026-03-09T12:30:00Z"}, tc.args...)...)
+		cmd := workerCmd(t, t.Context(), url, append([]string{"-once", "-now", "2026-03-09T12:30:00Z"}, tc.args...)...)
 		cmd.Env = append(cmd.Env, "WORKERS="+tc.env)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
@@ -370,7 +355,7 @@ func TestKilledDuringDelivery(t *testing.T) {
 	require.NoError(t, err)
 	env := []string{"SMTP_URL=" + sink.URL, "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"}
 
-	first := worker(t.Context(), url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
+	first := workerCmd(t, t.Context(), url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
 	first.Env = append(first.Env, env...)
 	first.Stdout = t.Output()
 	require.NoError(t, first.Start())
@@ -390,7 +375,7 @@ func TestKilledDuringDelivery(t *testing.T) {
 	_, err = db.Exec(t.Context(), `DELETE FROM river_leader`)
 	require.NoError(t, err)
 
-	fresh := worker(t.Context(), url, "-concurrency", strconv.Itoa(concurrency))
+	fresh := workerCmd(t, t.Context(), url, "-concurrency", strconv.Itoa(concurrency))
 	fresh.Env = append(fresh.Env, env...)
 	fresh.Stdout = t.Output()
 	require.NoError(t, fresh.Start())
@@ -475,7 +460,7 @@ func TestOnceAfterKill(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	first := worker(ctx, url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
+	first := workerCmd(t, ctx, url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
 	first.Env = append(first.Env, env...)
 	require.NoError(t, first.Start())
 	require.Eventually(t, func() bool { return sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
@@ -485,7 +470,7 @@ func TestOnceAfterKill(t *testing.T) {
 	require.Empty(t, sink.Messages())
 
 	// Rescue is a minute or two away: not waited for, and not clean.
-	second := worker(ctx, url, "-once", "-now", now.Format(time.RFC3339), "-wait", "5s")
+	second := workerCmd(t, ctx, url, "-once", "-now", now.Format(time.RFC3339), "-wait", "5s")
 	second.Env = append(second.Env, env...)
 	out, err := second.CombinedOutput()
 	require.NoError(t, err, string(out))
@@ -512,7 +497,7 @@ func TestOnceAfterKill(t *testing.T) {
 	_, err = db.Exec(ctx, `DELETE FROM river_leader`)
 	require.NoError(t, err)
 
-	third := worker(ctx, url, "-once", "-now", now.Format(time.RFC3339), "-wait", "5s")
+	third := workerCmd(t, ctx, url, "-once", "-now", now.Format(time.RFC3339), "-wait", "5s")
 	third.Env = append(third.Env, env...)
 	out, err = third.CombinedOutput()
 	require.NoError(t, err, string(out))

@@ -43,7 +43,7 @@ func TestZoneRulesFromTZSource(t *testing.T) {
 	db := seed(t, url, "Europe/Berlin")
 	dir := fakeZoneinfo(t)
 	once := func(env ...string) string {
-		cmd := worker(t.Context(), url, "-once", "-now", "2026-01-13T00:30:00Z")
+		cmd := workerCmd(t, t.Context(), url, "-once", "-now", "2026-01-13T00:30:00Z")
 		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, string(out))
@@ -74,7 +74,7 @@ func TestBadTZSource(t *testing.T) {
 		{"TZ_SOURCE=system"},
 		{"TZ_SOURCE=host", "ZONEINFO=" + filepath.Join(t.TempDir(), "missing")},
 	} {
-		cmd := worker(t.Context(), unreachable, "-once")
+		cmd := workerCmd(t, t.Context(), unreachable, "-once")
 		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError

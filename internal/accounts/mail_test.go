@@ -11,10 +11,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/worker"
 )
 
 // A real worker mails an invite and a reset through the outbox (SMTP_URL
@@ -35,9 +36,9 @@ func TestWorkerMailsInviteAndResetLinks(t *testing.T) {
 	require.NoError(t, store.RequestPasswordReset(ctx, "forgetful@acme.test", "192.0.2.1", now))
 
 	log := slog.New(slog.DiscardHandler)
-	sender, err := briefing.NewSender(db, delivery.Settings{BaseURL: "https://fieldbrief.example"}, log)
+	sender, err := dispatch.NewSender(db, delivery.Settings{BaseURL: "https://fieldbrief.example"}, log)
 	require.NoError(t, err)
-	w := &briefing.Worker{DB: db, Log: log, Sender: sender}
+	w := &worker.Worker{DB: db, Log: log, Sender: sender}
 	require.NoError(t, w.Start(ctx))
 	require.Eventually(t, func() bool {
 		var n int

@@ -13,8 +13,15 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
+)
+
+// Triggers, as stored in ff_briefings.trigger (what created the row) and on
+// each revision and run (what asked for it).
+const (
+	TriggerSchedule = "schedule"
+	TriggerManual   = "manual"
 )
 
 // Briefing statuses, as stored in ff_briefings.status.
@@ -28,16 +35,16 @@ const (
 type Briefing struct {
 	ID          int64
 	OrgID       int64
-	Date        schedule.Date // org-local date when it was decided; never remapped
-	Timezone    string        // the zone that decided it, and that its content is in
-	FiredAt     time.Time     // the tick instant (or "generate now" request) that created it
-	ScheduledAt time.Time     // the tick instant of the date's scheduled firing; zero while only "generate now" looked
-	Trigger     string        // what created it: TriggerSchedule or TriggerManual
-	Status      string        // StatusPending (a revision is asked for), StatusReady or StatusFailed
-	Revision    int           // the newest generated revision, 0 until generated
-	Content     *Snapshot     // the newest revision's, nil until generated
-	GeneratedAt time.Time     // zero until generated
-	LastError   string        // why the last attempt failed, "" otherwise
+	Date        schedule.Date      // org-local date when it was decided; never remapped
+	Timezone    string             // the zone that decided it, and that its content is in
+	FiredAt     time.Time          // the tick instant (or "generate now" request) that created it
+	ScheduledAt time.Time          // the tick instant of the date's scheduled firing; zero while only "generate now" looked
+	Trigger     string             // what created it: TriggerSchedule or TriggerManual
+	Status      string             // StatusPending (a revision is asked for), StatusReady or StatusFailed
+	Revision    int                // the newest generated revision, 0 until generated
+	Content     *snapshot.Snapshot // the newest revision's, nil until generated
+	GeneratedAt time.Time          // zero until generated
+	LastError   string             // why the last attempt failed, "" otherwise
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	ZoneRules   ZoneRules // the rules that decided Date (and the scheduled firing's instant)
@@ -60,10 +67,10 @@ func (r ZoneRules) String() string {
 }
 
 // Run is one generation attempt of a briefing, from our own history
-// (ff_briefing_runs), which River's job retention does not touch.
+// (ff_briefing_runs), which River's retention of finished tasks does not touch.
 type Run struct {
 	Revision   int    // the revision it was to produce
-	Attempt    int    // River's attempt number of its job
+	Attempt    int    // River's attempt number of its task
 	Trigger    string // TriggerSchedule or TriggerManual
 	StartedAt  time.Time
 	FinishedAt time.Time
@@ -84,17 +91,17 @@ type Revision struct {
 // Every query is scoped by org id, so an id or date from another org reads
 // as not found.
 type Store struct {
-	DB   *pgxpool.Pool
-	Jobs *river.Client[pgx.Tx] // inserts the generation jobs of "generate now"
+	DB    *pgxpool.Pool
+	tasks *river.Client[pgx.Tx] // inserts the generation tasks of "generate now"
 }
 
-// NewStore returns a Store with an insert-only River client.
+// NewStore returns a Store with the process's insert-only River client.
 func NewStore(db *pgxpool.Pool) (*Store, error) {
-	jobs, err := NewInsertClient(db)
+	tasks, err := database.InsertClient()
 	if err != nil {
 		return nil, err
 	}
-	return &Store{DB: db, Jobs: jobs}, nil
+	return &Store{DB: db, tasks: tasks}, nil
 }
 
 const briefingColumns = `id, org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status, revision, content,
@@ -120,7 +127,7 @@ func scanBriefing(row pgx.Row, extra ...any) (Briefing, error) {
 	b.Date = schedule.DateOf(date)
 	b.GeneratedAt, b.ScheduledAt = deref(generatedAt), deref(scheduledAt)
 	if content != nil {
-		b.Content = new(Snapshot)
+		b.Content = new(snapshot.Snapshot)
 		if err := json.Unmarshal(content, b.Content); err != nil {
 			return b, fmt.Errorf("decode briefing %d content: %w", b.ID, err)
 		}
@@ -239,79 +246,4 @@ func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revis
 		return nil, fmt.Errorf("revisions of briefing %d of org %d: %w", briefingID, orgID, err)
 	}
 	return revs, nil
-}
-
-// generateNowSQL creates today's briefing as a look (no scheduled firing,
-// so the scheduled run still happens) or asks an existing one, whatever its
-// status, for a new revision: pressing twice refreshes. A new row records the
-// zone rules that decided its date ($5, $6); a refresh keeps the date, and
-// so the rules that decided it.
-const generateNowSQL = `
-INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, requested_revision, created_at, updated_at,
-                          tzdata_version, tzdata_source)
-VALUES ($1, $2, $3, $4, 'manual', 'pending', 1, $4, $4, $5, $6)
-ON CONFLICT (org_id, briefing_date) DO UPDATE
-   SET requested_revision = ff_briefings.requested_revision + 1, status = 'pending', last_error = '', updated_at = $4
-RETURNING id, requested_revision`
-
-// GenerateNow is the admin's "generate now": an early look at today's
-// briefing (today in the org's configured zone at now), which sends nothing
-// and never consumes the day's scheduled run. It creates the briefing when
-// there is none, or asks for a new revision of it, and inserts its job in
-// the same transaction; an existing briefing keeps its date and zone. It
-// writes an audit entry.
-func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, actor orgs.Actor) (Briefing, error) {
-	sch, err := s.schedule(ctx, orgID)
-	if err != nil {
-		return Briefing{}, err
-	}
-	date := schedule.DateOf(now.In(sch.Zone.Loc))
-	rules := schedule.CurrentZoneRules() // what loaded sch.Zone
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		entry := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: "briefing.generate", Target: "briefing " + date.String()}
-		var oldStatus string
-		var oldRevision int
-		err := tx.QueryRow(ctx, `SELECT status, revision FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`,
-			orgID, date.Time()).Scan(&oldStatus, &oldRevision)
-		switch {
-		case err == nil:
-			entry.Old = map[string]any{"status": oldStatus, "revision": oldRevision}
-		case !errors.Is(err, pgx.ErrNoRows):
-			return err
-		}
-		var id int64
-		var revision int
-		if err := tx.QueryRow(ctx, generateNowSQL, orgID, date.Time(), sch.Zone.Name, now, rules.Version, rules.Source).Scan(&id, &revision); err != nil {
-			return err
-		}
-		_, err = s.Jobs.InsertTx(ctx, tx, GenerateBriefingArgs{OrgID: orgID, BriefingID: id, Revision: revision,
-			Trigger: TriggerManual}, nil)
-		if err != nil {
-			return fmt.Errorf("insert generation job: %w", err)
-		}
-		entry.New = map[string]any{"status": StatusPending, "requested_revision": revision, "timezone": sch.Zone.Name}
-		return orgs.Audit(ctx, tx, entry)
-	})
-	if err != nil {
-		return Briefing{}, fmt.Errorf("generate briefing %s for org %d now: %w", date, orgID, err)
-	}
-	return s.Get(ctx, orgID, date)
-}
-
-// schedule loads the org's briefing schedule for GenerateNow, which needs
-// what the tick needs: orgs.BriefingEligibility, the one rule.
-func (s *Store) schedule(ctx context.Context, orgID int64) (schedule.Schedule, error) {
-	st, err := (&orgs.Store{DB: s.DB}).BriefingState(ctx, orgID)
-	if err != nil {
-		return schedule.Schedule{}, fmt.Errorf("generate briefing now for org %d: %w", orgID, err)
-	}
-	switch st.Eligibility() {
-	case orgs.NotConfigured:
-		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "Set the briefing time zone and schedule before generating a briefing.")
-	case orgs.InvalidConfig:
-		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", st.Err)
-	case orgs.FlagOff:
-		return schedule.Schedule{}, apperr.Errorf(apperr.Conflict, "Daily briefings are switched off for this organisation.")
-	}
-	return st.Schedule, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 // cluster is a throwaway PostgreSQL cluster of the chaos tests' own, so they
@@ -191,8 +192,6 @@ func TestMain(m *testing.M) {
 	if ownCluster.c != nil {
 		ownCluster.c.stop()
 	}
-	if builtDir != "" {
-		_ = os.RemoveAll(builtDir)
-	}
+	testutil.RemoveWorkerBinary()
 	os.Exit(code)
 }

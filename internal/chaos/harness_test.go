@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/testutil"
 )
 
 // full reports whether CHAOS=full asks for the full counts (`make chaos`);
@@ -187,28 +186,6 @@ func waitDone(ctx context.Context, db *pgxpool.Pool, sink *deliverytest.SMTPServ
 	}
 }
 
-// builtDir holds the worker binary once built; TestMain removes it.
-var builtDir string
-
-// workerBinary builds cmd/worker once per test process.
-var workerBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "fieldbrief-chaos-")
-	if err != nil {
-		return "", err
-	}
-	builtDir = dir
-	bin := filepath.Join(dir, "worker")
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	cmd := exec.Command(goCmd, "build", "-o", bin, "fieldbrief/cmd/worker")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build cmd/worker: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
 // proc is a worker process.
 type proc struct {
 	cmd     *exec.Cmd
@@ -251,8 +228,7 @@ var onceArgs = []string{"-once", "-now", tickAt.Format(time.RFC3339), "-wait", "
 // smtpURL. appName tags its connections (pg_stat_activity.application_name).
 func startWorker(t testing.TB, dbURL, smtpURL, appName string, args ...string) *proc {
 	t.Helper()
-	bin, err := workerBinary()
-	require.NoError(t, err)
+	bin := testutil.WorkerBinary(t)
 	u, err := url.Parse(dbURL)
 	require.NoError(t, err)
 	q := u.Query()

@@ -336,7 +336,7 @@ func TestListJobsFiltersAndPages(t *testing.T) {
 	p, err = b.store.ListJobs(b.ctx, b.acme.ID, field.JobFilter{Status: field.StatusDone})
 	require.NoError(t, err)
 	require.Equal(t, []string{"C4"}, customers(p))
-	p, err = b.store.ListJobs(b.ctx, b.acme.ID, field.JobFilter{EndsBefore: day, Open: true})
+	p, err = b.store.ListJobs(b.ctx, b.acme.ID, field.JobFilter{OverdueAt: day})
 	require.NoError(t, err)
 	require.Equal(t, []string{"Yesterday"}, customers(p))
 	_, err = b.store.ListJobs(b.ctx, b.acme.ID, field.JobFilter{Status: "nope"})

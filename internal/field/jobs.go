@@ -24,8 +24,7 @@ const (
 // org-local date (schedule.DayBounds), so no time zone reaches SQL.
 type JobFilter struct {
 	From, To     time.Time // arrival_start in [From, To); zero = open
-	EndsBefore   time.Time // arrival_end < EndsBefore (overdue lists); zero = any
-	Open         bool      // only jobs neither done nor cancelled
+	OverdueAt    time.Time // only jobs overdue on the day that starts at OverdueAt (overdueSQL); zero = any
 	Status       string    // "" = any
 	TechnicianID int64     // 0 = any
 	Unassigned   bool      // only jobs with no technician
@@ -46,10 +45,27 @@ const jobColumns = `j.id, coalesce(j.external_ref, ''), j.customer, j.customer_p
 
 const jobFrom = ` FROM jobs j LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id `
 
+// overdueSQL is the overdue rule, the one place it is written: a job of j
+// whose arrival window ended before its day began (dayStart, a parameter
+// such as "$2": the first instant of the org-local day), neither done nor
+// cancelled. The day board and the briefing's snapshot list these.
+func overdueSQL(dayStart string) string {
+	return `j.arrival_end < ` + dayStart + ` AND j.status NOT IN ('done', 'cancelled')`
+}
+
 func scanJob(row pgx.Row, j *Job) error {
 	return row.Scan(&j.ID, &j.ExternalRef, &j.Customer, &j.CustomerPhone, &j.Address,
 		&j.ArrivalStart, &j.ArrivalEnd, &j.JobType, &j.Notes, &j.Emergency, &j.Status,
 		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.CompletedAt, &j.CreatedAt, &j.UpdatedAt)
+}
+
+// collectJobs reads rows of jobColumns.
+func collectJobs(rows pgx.Rows) ([]Job, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		err := scanJob(r, &j)
+		return j, err
+	})
 }
 
 // ListJobs returns one page of the org's jobs matching f, in arrival order.
@@ -78,11 +94,9 @@ func ListJobs(ctx context.Context, q database.Querier, orgID int64, f JobFilter)
 	if !f.To.IsZero() {
 		add("j.arrival_start < $%d", f.To)
 	}
-	if !f.EndsBefore.IsZero() {
-		add("j.arrival_end < $%d", f.EndsBefore)
-	}
-	if f.Open {
-		where += ` AND j.status NOT IN ('done', 'cancelled')`
+	if !f.OverdueAt.IsZero() {
+		args = append(args, f.OverdueAt)
+		where += " AND " + overdueSQL(fmt.Sprintf("$%d", len(args)))
 	}
 	if f.Status != "" {
 		add("j.status = $%d", f.Status)
@@ -99,11 +113,7 @@ func ListJobs(ctx context.Context, q database.Querier, orgID int64, f JobFilter)
 	if err != nil {
 		return JobPage{}, fmt.Errorf("jobs of org %d: %w", orgID, err)
 	}
-	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
-		var j Job
-		err := scanJob(r, &j)
-		return j, err
-	})
+	jobs, err := collectJobs(rows)
 	if err != nil {
 		return JobPage{}, fmt.Errorf("jobs of org %d: %w", orgID, err)
 	}

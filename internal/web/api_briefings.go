@@ -7,8 +7,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
 )
 
 // apiBriefingJSON is GET /api/v1/briefings/{date}'s answer. Content is the
@@ -19,7 +19,7 @@ type apiBriefingJSON struct {
 	Timezone    string             `json:"timezone"`
 	GeneratedAt *time.Time         `json:"generated_at"`
 	Revision    int                `json:"revision"`
-	Content     *briefing.Snapshot `json:"content"`
+	Content     *snapshot.Snapshot `json:"content"`
 }
 
 // apiBriefing answers the token's org's briefing for an org-local date.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/snapshot"
 )
 
 // BenchmarkPages measures whole pages through the HTTP stack (client,
@@ -104,20 +104,20 @@ func seedPages(b testing.TB, f *fixture) {
 
 // benchSnapshot is a day of a mid-sized org, like the demo's: five
 // technicians with four jobs each, a few unassigned, overdue and on hold.
-func benchSnapshot(day time.Time) *briefing.Snapshot {
+func benchSnapshot(day time.Time) *snapshot.Snapshot {
 	est := time.FixedZone("EST", -5*3600)
 	at := func(d time.Time, h int) time.Time { return time.Date(d.Year(), d.Month(), d.Day(), h, 0, 0, 0, est) }
-	line := func(n int, d time.Time, h int, status, tech string) briefing.JobLine {
+	line := func(n int, d time.Time, h int, status, tech string) snapshot.JobLine {
 		customer := fmt.Sprintf("Customer %d", n)
-		return briefing.JobLine{ID: int64(n), Customer: customer, Address: fmt.Sprintf("%d Main Street, Springfield", 100+n),
+		return snapshot.JobLine{ID: int64(n), Customer: customer, Address: fmt.Sprintf("%d Main Street, Springfield", 100+n),
 			Technician: tech, ArrivalStart: at(d, h), ArrivalEnd: at(d, h+2),
 			Window: fmt.Sprintf("%02d:00–%02d:00", h, h+2), Status: status}
 	}
-	s := &briefing.Snapshot{Date: day.Format(time.DateOnly), Timezone: "America/New_York",
+	s := &snapshot.Snapshot{Date: day.Format(time.DateOnly), Timezone: "America/New_York",
 		DayStart: at(day, 0), DayEnd: at(day.AddDate(0, 0, 1), 0), GeneratedAt: at(day, 8)}
 	n := 0
 	for i, name := range []string{"Ada Lovelace", "Bob Noyce", "Grace Hopper", "Ken Thompson", "Radia Perlman"} {
-		t := briefing.TechnicianDay{ID: int64(i + 1), Name: name, Phone: fmt.Sprintf("555-01%02d", i)}
+		t := snapshot.TechnicianDay{ID: int64(i + 1), Name: name, Phone: fmt.Sprintf("555-01%02d", i)}
 		for h := 8; h < 16; h += 2 {
 			n++
 			t.Jobs = append(t.Jobs, line(n, day, h, "scheduled", name))
@@ -128,15 +128,15 @@ func benchSnapshot(day time.Time) *briefing.Snapshot {
 		n++
 		s.Unassigned = append(s.Unassigned, line(n, day, h, "scheduled", ""))
 	}
-	earlier := func(l briefing.JobLine) briefing.JobLine { // windows on other days carry their date
+	earlier := func(l snapshot.JobLine) snapshot.JobLine { // windows on other days carry their date
 		l.Window = l.ArrivalStart.Format(time.DateOnly) + " " + l.Window
 		return l
 	}
 	overdue := earlier(line(n+1, day.AddDate(0, 0, -2), 9, "scheduled", "Bob Noyce"))
 	overdue.Customer = "Wayne Enterprises"
-	s.Overdue = []briefing.JobLine{overdue, earlier(line(n+2, day.AddDate(0, 0, -1), 13, "in_progress", "Ada Lovelace"))}
-	s.OnHold = []briefing.JobLine{earlier(line(n+3, day.AddDate(0, 0, -1), 10, "on_hold", "Grace Hopper"))}
-	s.Yesterday = briefing.DayCounts{Date: day.AddDate(0, 0, -1).Format(time.DateOnly), Scheduled: 21, Completed: 18}
-	s.Totals = briefing.Totals{Technicians: 5, Jobs: 23, Unassigned: 3, Overdue: 2, OnHold: 1}
+	s.Overdue = []snapshot.JobLine{overdue, earlier(line(n+2, day.AddDate(0, 0, -1), 13, "in_progress", "Ada Lovelace"))}
+	s.OnHold = []snapshot.JobLine{earlier(line(n+3, day.AddDate(0, 0, -1), 10, "on_hold", "Grace Hopper"))}
+	s.Yesterday = snapshot.DayCounts{Date: day.AddDate(0, 0, -1).Format(time.DateOnly), Scheduled: 21, Completed: 18}
+	s.Totals = snapshot.Totals{Technicians: 5, Jobs: 23, Unassigned: 3, Overdue: 2, OnHold: 1}
 	return s
 }

@@ -109,7 +109,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 		i := column[j.TechnicianID] // 0, unassigned, for none or an inactive technician
 		b.Columns[i].Jobs = append(b.Columns[i].Jobs, jobRow(z.Loc, j, d))
 	}
-	overdue, err := s.field.ListJobs(ctx, m.Org.ID, field.JobFilter{EndsBefore: start, Open: true, Limit: maxOverdue})
+	overdue, err := s.field.ListJobs(ctx, m.Org.ID, field.JobFilter{OverdueAt: start, Limit: maxOverdue})
 	if err != nil {
 		return b, err
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/snapshot"
 )
 
 // nastyAddress has everything an address must not break: an ampersand,
@@ -18,10 +18,10 @@ const nastyAddress = `1 Elm St & 2nd Ave, "Unit #3" <script>alert(1)</script>`
 
 // contentSnapshot is a day with one job in each action section, an
 // emergency in a route, a cancelled job and a hostile address.
-func contentSnapshot() *briefing.Snapshot {
+func contentSnapshot() *snapshot.Snapshot {
 	at := func(d, h int) time.Time { return time.Date(2026, 3, d, h, 0, 0, 0, time.FixedZone("EST", -5*3600)) }
-	job := func(id int64, customer string, d, h int, status, tech string) briefing.JobLine {
-		return briefing.JobLine{ID: id, Customer: customer, Address: customer + " HQ", Status: status, Technician: tech,
+	job := func(id int64, customer string, d, h int, status, tech string) snapshot.JobLine {
+		return snapshot.JobLine{ID: id, Customer: customer, Address: customer + " HQ", Status: status, Technician: tech,
 			ArrivalStart: at(d, h), ArrivalEnd: at(d, h+1), Window: at(d, h).Format("15:04") + "–" + at(d, h+1).Format("15:04")}
 	}
 	fire := job(1, "Fire Station", 3, 7, "scheduled", "Ada Lovelace")
@@ -32,17 +32,17 @@ func contentSnapshot() *briefing.Snapshot {
 	stark := job(4, "Stark Industries", 3, 13, "on_hold", "")
 	wayne := job(5, "Wayne Enterprises", 1, 9, "on_hold", "Bob Noyce")
 	wayne.Window = "2026-03-01 09:00–10:00"
-	return &briefing.Snapshot{
+	return &snapshot.Snapshot{
 		Date: "2026-03-03", Timezone: "America/New_York", DayStart: at(3, 0), DayEnd: at(4, 0),
-		Technicians: []briefing.TechnicianDay{
-			{ID: 1, Name: "Ada Lovelace", Phone: "555-0100", Jobs: []briefing.JobLine{fire, initech, gone}},
+		Technicians: []snapshot.TechnicianDay{
+			{ID: 1, Name: "Ada Lovelace", Phone: "555-0100", Jobs: []snapshot.JobLine{fire, initech, gone}},
 			{ID: 2, Name: "Bob Noyce"},
 		},
-		Unassigned: []briefing.JobLine{stark},
-		Overdue:    []briefing.JobLine{wayne},
-		OnHold:     []briefing.JobLine{wayne, stark},
-		Yesterday:  briefing.DayCounts{Date: "2026-03-02", Scheduled: 5, Completed: 3},
-		Totals:     briefing.Totals{Technicians: 2, Jobs: 4, Unassigned: 1, Overdue: 1, OnHold: 2},
+		Unassigned: []snapshot.JobLine{stark},
+		Overdue:    []snapshot.JobLine{wayne},
+		OnHold:     []snapshot.JobLine{wayne, stark},
+		Yesterday:  snapshot.DayCounts{Date: "2026-03-02", Scheduled: 5, Completed: 3},
+		Totals:     snapshot.Totals{Technicians: 2, Jobs: 4, Unassigned: 1, Overdue: 1, OnHold: 2},
 	}
 }
 
@@ -117,7 +117,7 @@ func TestBriefingPageContent(t *testing.T) {
 func TestBriefingPageOldSnapshot(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: &briefing.Snapshot{}})
+	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: &snapshot.Snapshot{}})
 	const old = `{"date":"2026-03-03","timezone":"America/New_York",
 	 "day_start":"2026-03-03T00:00:00-05:00","day_end":"2026-03-04T00:00:00-05:00",
 	 "generated_at":"2026-03-03T08:00:00-05:00",

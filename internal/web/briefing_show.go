@@ -12,6 +12,7 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
 	"fieldbrief/views"
 )
 
@@ -36,7 +37,7 @@ func (s *Server) briefingShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	deliveries, err := s.briefings.Deliveries(ctx, m.Org.ID, b.ID)
+	deliveries, err := s.deliver.Deliveries(ctx, m.Org.ID, b.ID)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing
 		p.LastError = b.LastError
 	}
 	if b.Content != nil {
-		v := briefing.View(*b.Content, loc)
+		v := snapshot.View(*b.Content, loc)
 		p.Content = &v
 	}
 	for _, r := range revs {

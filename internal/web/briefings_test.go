@@ -14,6 +14,7 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
 )
 
 const briefingsPath = "/orgs/acme/briefings"
@@ -26,7 +27,7 @@ type briefingRow struct {
 	Date      string
 	Status    string
 	Trigger   string
-	Content   *briefing.Snapshot
+	Content   *snapshot.Snapshot
 	LastError string
 }
 
@@ -232,24 +233,24 @@ func TestBriefingShowRendersSnapshot(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	at := func(h, m int) time.Time { return time.Date(2026, 3, 3, h, m, 0, 0, time.FixedZone("EST", -5*3600)) }
-	job := func(customer, window, status, tech string) briefing.JobLine {
-		return briefing.JobLine{Customer: customer, Address: customer + " HQ", Window: window, Status: status,
+	job := func(customer, window, status, tech string) snapshot.JobLine {
+		return snapshot.JobLine{Customer: customer, Address: customer + " HQ", Window: window, Status: status,
 			Technician: tech, ArrivalStart: at(8, 0), ArrivalEnd: at(10, 0)}
 	}
-	snap := &briefing.Snapshot{
+	snap := &snapshot.Snapshot{
 		Date: "2026-03-03", Timezone: "America/New_York",
-		Technicians: []briefing.TechnicianDay{
-			{ID: 1, Name: "Ada Lovelace", Phone: "555-0100", Jobs: []briefing.JobLine{
+		Technicians: []snapshot.TechnicianDay{
+			{ID: 1, Name: "Ada Lovelace", Phone: "555-0100", Jobs: []snapshot.JobLine{
 				job("Initech", "08:00–10:00", "scheduled", "Ada Lovelace"),
 				job("Umbrella", "10:30–12:00", "in_progress", "Ada Lovelace"),
 			}},
 			{ID: 2, Name: "Bob Noyce"},
 		},
-		Unassigned: []briefing.JobLine{job("Stark Industries", "13:00–15:00", "scheduled", "")},
-		Overdue:    []briefing.JobLine{job("Wayne Enterprises", "2026-03-01 09:00–11:00", "scheduled", "Bob Noyce")},
-		OnHold:     []briefing.JobLine{job("Oscorp", "2026-03-02 14:00–16:00", "on_hold", "Ada Lovelace")},
-		Yesterday:  briefing.DayCounts{Date: "2026-03-02", Scheduled: 5, Completed: 3},
-		Totals:     briefing.Totals{Technicians: 2, Jobs: 3, Unassigned: 1, Overdue: 1, OnHold: 1},
+		Unassigned: []snapshot.JobLine{job("Stark Industries", "13:00–15:00", "scheduled", "")},
+		Overdue:    []snapshot.JobLine{job("Wayne Enterprises", "2026-03-01 09:00–11:00", "scheduled", "Bob Noyce")},
+		OnHold:     []snapshot.JobLine{job("Oscorp", "2026-03-02 14:00–16:00", "on_hold", "Ada Lovelace")},
+		Yesterday:  snapshot.DayCounts{Date: "2026-03-02", Scheduled: 5, Completed: 3},
+		Totals:     snapshot.Totals{Technicians: 2, Jobs: 3, Unassigned: 1, Overdue: 1, OnHold: 1},
 	}
 	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: snap, Trigger: briefing.TriggerManual})
 	insertRun(t, f, f.orgA.ID, id, "failed", 5, "connection reset")
@@ -375,7 +376,7 @@ func TestBriefingGenerate(t *testing.T) {
 func TestBriefingShowZoneRules(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	snap := &briefing.Snapshot{Date: "2026-03-03", Timezone: "America/New_York"}
+	snap := &snapshot.Snapshot{Date: "2026-03-03", Timezone: "America/New_York"}
 	id := insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: snap})
 	page := func() htmlDoc {
 		t.Helper()

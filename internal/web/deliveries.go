@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -23,7 +23,7 @@ func (s *Server) deliveryResend(c echo.Context) error {
 	if err != nil || idErr != nil {
 		return apperr.Errorf(apperr.NotFound, "There is no such delivery.")
 	}
-	if err := s.briefings.Resend(c.Request().Context(), m.Org.ID, id, actor(c), s.now()); err != nil {
+	if err := s.deliver.Resend(c.Request().Context(), m.Org.ID, id, actor(c), s.now()); err != nil {
 		return err
 	}
 	return redirect(c, briefingsURL(m.Org.Slug)+"/"+date.String()+"?notice=resending")
@@ -35,13 +35,13 @@ func (s *Server) deliveryResend(c echo.Context) error {
 // hold a token). resendBase,
 // when set, is where the briefing page's "Send again" posts, offered to
 // admins on a failed scheduled delivery.
-func deliveryRow(d briefing.Delivery, loc *time.Location, admin bool, resendBase string) views.DeliveryRow {
+func deliveryRow(d dispatch.Delivery, loc *time.Location, admin bool, resendBase string) views.DeliveryRow {
 	r := views.DeliveryRow{
 		ID: d.ID, At: clock(d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
 	}
 	if !admin {
-		if d.Channel == briefing.ChannelWebhook {
+		if d.Channel == dispatch.ChannelWebhook {
 			r.Recipient = webhookHost(d.Recipient)
 		}
 		return r
@@ -51,7 +51,7 @@ func deliveryRow(d briefing.Delivery, loc *time.Location, admin bool, resendBase
 		r.History = append(r.History, views.DeliveryAttemptRow{At: clock(a.At, loc), Outcome: a.Outcome, Duration: took(a.Duration),
 			Code: a.Code, Detail: a.Detail, Worker: a.Worker})
 	}
-	if resendBase != "" && d.State == briefing.DeliveryFailed && d.Audience != briefing.AudienceTest {
+	if resendBase != "" && d.State == dispatch.DeliveryFailed && d.Audience != dispatch.AudienceTest {
 		r.ResendURL = resendBase + strconv.FormatInt(d.ID, 10) + "/resend"
 	}
 	return r

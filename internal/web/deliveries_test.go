@@ -12,15 +12,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
-	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/snapshot"
 )
 
 // readyBriefing stores acme's ready briefing of 2026-03-03 with revision 1,
 // something a test send can send.
 func readyBriefing(t *testing.T, f *fixture, orgID int64) int64 {
 	t.Helper()
-	return insertBriefing(t, f, orgID, briefingRow{Date: "2026-03-03", Content: &briefing.Snapshot{Date: "2026-03-03", Timezone: "America/New_York"}})
+	return insertBriefing(t, f, orgID, briefingRow{Date: "2026-03-03", Content: &snapshot.Snapshot{Date: "2026-03-03", Timezone: "America/New_York"}})
 }
 
 // insertFailedDelivery stores a scheduled email that failed for good after

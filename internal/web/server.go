@@ -17,6 +17,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/orgs"
@@ -30,9 +31,10 @@ type Server struct {
 	db        *pgxpool.Pool
 	orgs      *orgs.Store
 	briefings *briefing.Store
+	deliver   *dispatch.Store
 	field     *field.Store
 	imports   *fieldimport.Store
-	sender    *briefing.Sender // the settings page's test sends
+	sender    *dispatch.Sender // the settings page's test sends
 	sessions  *auth.Sessions
 	throttle  *auth.Throttle
 	hashes    *auth.HashGate // bounds the sign-ins hashing at once
@@ -68,9 +70,13 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	deliver, err := dispatch.NewStore(db)
+	if err != nil {
+		return nil, err
+	}
 	// A hand-built config.Web (tests) leaves From and BaseURL empty: it gets
 	// the worker's defaults, so a test send looks like the real one.
-	sender, err := briefing.NewSender(db, cfg.Settings, log)
+	sender, err := dispatch.NewSender(db, cfg.Settings, log)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +86,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		db:        db,
 		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		briefings: briefings,
+		deliver:   deliver,
 		field:     &field.Store{DB: db},
 		imports:   &fieldimport.Store{DB: db},
 		sender:    sender,

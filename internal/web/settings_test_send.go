@@ -8,19 +8,19 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/orgs"
 	"fieldbrief/views"
 )
 
 // settingsTestEmail sends the newest briefing to the signed-in admin.
 func (s *Server) settingsTestEmail(c echo.Context) error {
-	return s.testSend(c, briefing.ChannelEmail)
+	return s.testSend(c, dispatch.ChannelEmail)
 }
 
 // settingsTestWebhook calls the saved webhook with the newest briefing.
 func (s *Server) settingsTestWebhook(c echo.Context) error {
-	return s.testSend(c, briefing.ChannelWebhook)
+	return s.testSend(c, dispatch.ChannelWebhook)
 }
 
 // testSend sends the newest briefing once, now, on channel, and shows the
@@ -35,11 +35,11 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 	if err != nil {
 		return err
 	}
-	var d briefing.Delivery
+	var d dispatch.Delivery
 	if to := testRecipient(c, stored, channel); to == "" {
 		err = apperr.Errorf(apperr.Invalid, "No webhook URL is saved: add one under Delivery, save, then send a test.")
 	} else {
-		d, err = s.briefings.SendTest(ctx, s.sender, m.Org.ID, channel, to)
+		d, err = s.deliver.SendTest(ctx, s.sender, m.Org.ID, channel, to)
 	}
 	if apperr.Code(err) == apperr.Internal {
 		return err
@@ -61,7 +61,7 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 // testRecipient is who a test goes to: the admin's own address, or the
 // saved webhook ("" when there is none).
 func testRecipient(c echo.Context, stored orgs.FieldforceConfig, channel string) string {
-	if channel == briefing.ChannelWebhook {
+	if channel == dispatch.ChannelWebhook {
 		return savedWebhook(stored)
 	}
 	u, _ := currentUser(c)
@@ -78,15 +78,15 @@ func savedWebhook(stored orgs.FieldforceConfig) string {
 
 // testResult words a test send's outcome; a refusal (err) keeps its status.
 // The page is for admins, so a failure shows the SMTP reply or HTTP status.
-func (s *Server) testResult(channel string, d briefing.Delivery, err error) (views.TestSendResult, int) {
+func (s *Server) testResult(channel string, d dispatch.Delivery, err error) (views.TestSendResult, int) {
 	r := views.TestSendResult{Channel: channel}
 	switch {
 	case err != nil:
 		r.Message = apperr.Message(err)
 		return r, statusOf(err)
-	case d.State == briefing.DeliverySent && channel == briefing.ChannelEmail && s.cfg.SMTPURL == "":
+	case d.State == dispatch.DeliverySent && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "":
 		r.OK, r.Message = true, "Kept in the outbox for "+d.Recipient+": no mail server is configured here, so no mail leaves it."
-	case d.State == briefing.DeliverySent:
+	case d.State == dispatch.DeliverySent:
 		r.OK, r.Message = true, "Sent to "+d.Recipient+"."
 	default:
 		r.Message = strings.TrimSuffix("Failed: "+views.Reply(d.LastCode, d.LastDetail), ": ")
@@ -113,7 +113,7 @@ const deliveryLogSize = 20
 // deliveryLog is the org's latest deliveries, in its zone, codes and
 // details included: the settings page is for admins.
 func (s *Server) deliveryLog(ctx context.Context, orgID int64, stored orgs.FieldforceConfig) (views.DeliveryLog, error) {
-	ds, err := s.briefings.RecentDeliveries(ctx, orgID, deliveryLogSize)
+	ds, err := s.deliver.RecentDeliveries(ctx, orgID, deliveryLogSize)
 	if err != nil {
 		return views.DeliveryLog{}, err
 	}

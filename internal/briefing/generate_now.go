@@ -1,0 +1,89 @@
+package briefing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+)
+
+// generateNowSQL creates today's briefing as a look (no scheduled firing,
+// so the scheduled run still happens) or asks an existing one, whatever its
+// status, for a new revision: pressing twice refreshes. A new row records the
+// zone rules that decided its date ($5, $6); a refresh keeps the date, and
+// so the rules that decided it.
+const generateNowSQL = `
+INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, requested_revision, created_at, updated_at,
+                          tzdata_version, tzdata_source)
+VALUES ($1, $2, $3, $4, 'manual', 'pending', 1, $4, $4, $5, $6)
+ON CONFLICT (org_id, briefing_date) DO UPDATE
+   SET requested_revision = ff_briefings.requested_revision + 1, status = 'pending', last_error = '', updated_at = $4
+RETURNING id, requested_revision`
+
+// GenerateNow is the admin's "generate now": an early look at today's
+// briefing (today in the org's configured zone at now), which sends nothing
+// and never consumes the day's scheduled run. It creates the briefing when
+// there is none, or asks for a new revision of it, and inserts its task in
+// the same transaction; an existing briefing keeps its date and zone. It
+// writes an audit entry.
+func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, actor orgs.Actor) (Briefing, error) {
+	sch, err := s.schedule(ctx, orgID)
+	if err != nil {
+		return Briefing{}, err
+	}
+	date := schedule.DateOf(now.In(sch.Zone.Loc))
+	rules := schedule.CurrentZoneRules() // what loaded sch.Zone
+	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		entry := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: "briefing.generate", Target: "briefing " + date.String()}
+		var oldStatus string
+		var oldRevision int
+		err := tx.QueryRow(ctx, `SELECT status, revision FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`,
+			orgID, date.Time()).Scan(&oldStatus, &oldRevision)
+		switch {
+		case err == nil:
+			entry.Old = map[string]any{"status": oldStatus, "revision": oldRevision}
+		case !errors.Is(err, pgx.ErrNoRows):
+			return err
+		}
+		var id int64
+		var revision int
+		if err := tx.QueryRow(ctx, generateNowSQL, orgID, date.Time(), sch.Zone.Name, now, rules.Version, rules.Source).Scan(&id, &revision); err != nil {
+			return err
+		}
+		_, err = s.tasks.InsertTx(ctx, tx, GenerateBriefingArgs{OrgID: orgID, BriefingID: id, Revision: revision,
+			Trigger: TriggerManual}, nil)
+		if err != nil {
+			return fmt.Errorf("insert generation task: %w", err)
+		}
+		entry.New = map[string]any{"status": StatusPending, "requested_revision": revision, "timezone": sch.Zone.Name}
+		return orgs.Audit(ctx, tx, entry)
+	})
+	if err != nil {
+		return Briefing{}, fmt.Errorf("generate briefing %s for org %d now: %w", date, orgID, err)
+	}
+	return s.Get(ctx, orgID, date)
+}
+
+// schedule loads the org's briefing schedule for GenerateNow, which needs
+// what the tick needs: orgs.BriefingEligibility, the one rule.
+func (s *Store) schedule(ctx context.Context, orgID int64) (schedule.Schedule, error) {
+	st, err := (&orgs.Store{DB: s.DB}).BriefingState(ctx, orgID)
+	if err != nil {
+		return schedule.Schedule{}, fmt.Errorf("generate briefing now for org %d: %w", orgID, err)
+	}
+	switch st.Eligibility() {
+	case orgs.NotConfigured:
+		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "Set the briefing time zone and schedule before generating a briefing.")
+	case orgs.InvalidConfig:
+		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", st.Err)
+	case orgs.FlagOff:
+		return schedule.Schedule{}, apperr.Errorf(apperr.Conflict, "Daily briefings are switched off for this organisation.")
+	}
+	return st.Schedule, nil
+}

@@ -1,0 +1,36 @@
+package briefing
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/testutil"
+)
+
+func TestGenerateNowRefused(t *testing.T) {
+	f := setup(t)
+	store := f.store
+	now := testutil.UTC("2026-03-10T16:00:00Z")
+	actor := orgs.Actor{Email: "admin@example.com"}
+
+	switchedOff := f.Org("off", testutil.Config("Etc/UTC", "09:00"))
+	f.OrgFlag(switchedOff, false)
+	_, err := store.GenerateNow(f.Ctx, switchedOff, now, actor)
+	require.Equal(t, apperr.Conflict, apperr.Code(err))
+	require.Contains(t, apperr.Message(err), "switched off")
+
+	invalid := f.Org("invalid", testutil.Config("Mars/Olympus_Mons", "09:00"))
+	_, err = store.GenerateNow(f.Ctx, invalid, now, actor)
+	require.Equal(t, apperr.Invalid, apperr.Code(err))
+	require.Contains(t, apperr.Message(err), "Mars/Olympus_Mons")
+
+	unconfigured := f.Org("unconfigured", "")
+	_, err = store.GenerateNow(f.Ctx, unconfigured, now, actor)
+	require.Equal(t, apperr.Invalid, apperr.Code(err))
+
+	require.Zero(t, f.Count(`SELECT count(*) FROM ff_briefings`))
+	require.Zero(t, f.Count(`SELECT count(*) FROM audit_log WHERE action LIKE 'briefing.%'`))
+}

@@ -1,0 +1,389 @@
+package dispatch
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/rivertype"
+
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
+	"fieldbrief/views/mail"
+)
+
+// Sender sends deliveries. The two delivery tasks and the settings page's
+// test sends all go through it, so a test shows exactly what the
+// morning's run would send.
+type Sender struct {
+	DB       *pgxpool.Pool
+	Mailer   delivery.Mailer         // SMTP, or the outbox when SMTP_URL is unset
+	From     string                  // MAIL_FROM
+	BaseURL  string                  // links back to the app: the briefing page, unsubscribe
+	Webhooks *delivery.WebhookClient // its AllowPrivate is WEBHOOK_ALLOW_PRIVATE_NETWORKS
+	Log      *slog.Logger
+	Metrics  *Metrics
+	Now      func() time.Time // default time.Now
+}
+
+// NewSender is the Sender both processes build from their delivery
+// settings: mail to SMTP_URL (the outbox when unset), links to BASE_URL,
+// webhooks under the private-network switch. Empty MailFrom and BaseURL
+// get the defaults.
+func NewSender(db *pgxpool.Pool, set delivery.Settings, log *slog.Logger) (*Sender, error) {
+	mailer, err := delivery.NewMailer(set.SMTPURL, db)
+	if err != nil {
+		return nil, fmt.Errorf("mailer: %w", err)
+	}
+	return &Sender{
+		DB: db, Mailer: mailer, Log: log,
+		From:     cmp.Or(set.MailFrom, delivery.DefaultMailFrom),
+		BaseURL:  cmp.Or(set.BaseURL, delivery.DefaultBaseURL),
+		Webhooks: &delivery.WebhookClient{AllowPrivate: set.AllowPrivateWebhooks},
+	}, nil
+}
+
+func (s *Sender) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+func (s *Sender) orgs() *orgs.Store { return &orgs.Store{DB: s.DB} }
+
+// attempt makes one attempt at delivery id of org and records it, holding
+// the delivery's row lock throughout (see lockDelivery). A delivery that is
+// no longer pending (sent by a duplicate run, or failed) is left alone:
+// outcome is "" then. final says this is the task's last attempt. err is
+// the send's error; a database error is returned as such too, and River
+// retries it like any other.
+func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(deliveryRow) bool, worker string) (d deliveryRow, outcome string, err error) {
+	// What the send needs from other tables is read first, on the pool: the
+	// locking transaction holds one connection for the whole send, and a
+	// second one taken inside it could wait on a pool its peers exhaust.
+	var ex extras
+	if d, err = readDelivery(ctx, s.DB, orgID, id); err != nil {
+		return d, "", err
+	}
+	if d.State != DeliveryPending {
+		return d, "", nil
+	}
+	if ex, err = s.extras(ctx, d); err != nil {
+		return d, "", err
+	}
+	var sendErr error
+	var sent bool
+	var start time.Time
+	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if d, err = lockDelivery(ctx, tx, orgID, id); err != nil {
+			return err
+		}
+		if d.State != DeliveryPending {
+			return nil
+		}
+		start = s.now()
+		sendErr = s.send(ctx, tx, d, ex)
+		sent = sendErr == nil
+		outcome, err = s.record(ctx, tx, d, start, sendErr, final(d), worker)
+		return err
+	})
+	if txErr != nil && sent && database.Transient(txErr) {
+		// The receiver took it, but the connection holding the record went
+		// away (pg_terminate_backend, a restart): record it sent on a new
+		// one, or the retry would deliver it twice. The row lock went with
+		// the old connection; lockDelivery takes it again, and a delivery
+		// no longer pending (the commit did land) is left alone.
+		txErr = database.RetryTransient(ctx, s.Log, "record sent delivery", func(ctx context.Context) error {
+			return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+				cur, err := lockDelivery(ctx, tx, orgID, id)
+				if err != nil || cur.State != DeliveryPending {
+					outcome = ""
+					return err
+				}
+				d = cur
+				outcome, err = s.record(ctx, tx, d, start, nil, final(d), worker)
+				return err
+			})
+		})
+	}
+	if txErr != nil {
+		return d, "", errors.Join(sendErr, txErr)
+	}
+	return d, outcome, sendErr
+}
+
+// attemptOnce is attempt for a test send from the web: one attempt that
+// nothing else runs, so it needs no row lock, and it holds no connection
+// while the receiver answers (up to 30 s): a slow receiver must not take the
+// web's connections from every other tenant's pages.
+func (s *Sender) attemptOnce(ctx context.Context, orgID, id int64) (outcome string, err error) {
+	d, err := readDelivery(ctx, s.DB, orgID, id)
+	if err != nil {
+		return "", err
+	}
+	ex, err := s.extras(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	start := s.now()
+	sendErr := s.send(ctx, s.DB, d, ex)
+	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		outcome, err = s.record(ctx, tx, d, start, sendErr, true, "web")
+		return err
+	})
+	return outcome, errors.Join(sendErr, txErr)
+}
+
+// record classifies the send that began at start and records the attempt
+// in tx, even when ctx ran out during the send.
+func (s *Sender) record(ctx context.Context, tx pgx.Tx, d deliveryRow, start time.Time, sendErr error, final bool, worker string) (outcome string, err error) {
+	r := attemptResult{at: start, duration: s.now().Sub(start)}
+	r.outcome, r.code, r.detail = classify(sendErr, final)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := recordAttempt(rctx, tx, d, r, worker); err != nil {
+		return "", err
+	}
+	s.Metrics.delivery(d.Channel, r.outcome, s.now().Sub(d.DueAt))
+	return r.outcome, nil
+}
+
+// extras is what a send needs beyond the delivery and its briefing: the
+// recipient's unsubscribe link, or the org's webhook signing secret; or why
+// it must not be sent at all.
+type extras struct {
+	unsubscribeURL, secret string
+	void                   *delivery.Error // not to be sent any more (see voided)
+}
+
+func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
+	var ex extras
+	var err error
+	if d.Audience != AudienceTest {
+		if ex.void, err = s.voided(ctx, d); err != nil || ex.void != nil {
+			return ex, err
+		}
+	}
+	switch {
+	case d.Channel == ChannelWebhook:
+		ex.secret, err = s.orgs().WebhookSecret(ctx, d.OrgID)
+	case d.Audience != AudienceTest:
+		ex.unsubscribeURL, err = s.orgs().UnsubscribeURL(ctx, s.BaseURL, d.OrgID, d.Recipient)
+	}
+	return ex, err
+}
+
+// voided says why a delivery must not be sent any more although it is
+// pending (a retry, or a re-send): its address unsubscribed since, or the
+// org replaced or removed the webhook URL it was for — a retry must not post
+// the day's names and addresses to an endpoint the org has dropped.
+func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, error) {
+	if d.Channel == ChannelEmail {
+		var gone bool
+		err := s.DB.QueryRow(ctx, `SELECT EXISTS (SELECT FROM email_suppressions WHERE org_id = $1 AND lower(email) = lower($2))`,
+			d.OrgID, d.Recipient).Scan(&gone)
+		if err != nil || !gone {
+			return nil, err
+		}
+		return &delivery.Error{Permanent: true, Detail: "the recipient unsubscribed"}, nil
+	}
+	cfg, err := s.orgs().Fieldforce(ctx, d.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Err == nil && cfg.Config.Delivery != nil && cfg.Config.Delivery.Webhook != nil && cfg.Config.Delivery.Webhook.URL == d.Recipient {
+		return nil, nil
+	}
+	return &delivery.Error{Permanent: true, Detail: "the webhook URL has changed since; not sent to the old one"}, nil
+}
+
+// send builds and sends d's message.
+func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex extras) error {
+	if ex.void != nil {
+		return ex.void
+	}
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	c, err := loadContent(ctx, q, d)
+	if err != nil {
+		return err
+	}
+	if d.Channel == ChannelWebhook {
+		return s.sendWebhook(ctx, d, c, ex.secret)
+	}
+	return s.sendEmail(ctx, d, c, ex.unsubscribeURL)
+}
+
+// content is what a delivery sends: a revision of a briefing and the org it
+// belongs to.
+type content struct {
+	OrgName, Slug string
+	Date          schedule.Date
+	Zone          schedule.Zone
+	Revision      int
+	Snapshot      snapshot.Snapshot
+}
+
+func loadContent(ctx context.Context, q database.Querier, d deliveryRow) (content, error) {
+	var c content
+	if err := q.QueryRow(ctx, `SELECT name, slug FROM orgs WHERE id = $1`, d.OrgID).Scan(&c.OrgName, &c.Slug); err != nil {
+		return c, fmt.Errorf("org %d: %w", d.OrgID, err)
+	}
+	var raw []byte
+	var date time.Time
+	var zoneName string
+	err := q.QueryRow(ctx, `
+		SELECT r.content, b.briefing_date, b.timezone
+		  FROM ff_briefing_revisions r
+		  JOIN ff_briefings b ON b.id = r.briefing_id AND b.org_id = r.org_id
+		 WHERE r.org_id = $1 AND r.briefing_id = $2 AND r.revision = $3`,
+		d.OrgID, d.BriefingID, d.Revision).Scan(&raw, &date, &zoneName)
+	if err != nil {
+		return c, fmt.Errorf("revision %d of briefing %d: %w", d.Revision, d.BriefingID, err)
+	}
+	if err := json.Unmarshal(raw, &c.Snapshot); err != nil {
+		return c, fmt.Errorf("decode revision %d of briefing %d: %w", d.Revision, d.BriefingID, err)
+	}
+	if c.Zone, err = schedule.LoadZone(zoneName); err != nil {
+		return c, err
+	}
+	c.Date, c.Revision = schedule.DateOf(date), d.Revision
+	return c, nil
+}
+
+func (s *Sender) briefingURL(c content) string {
+	return strings.TrimRight(s.BaseURL, "/") + "/orgs/" + url.PathEscape(c.Slug) + "/briefings/" + c.Date.String()
+}
+
+func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, unsubscribeURL string) error {
+	m := emailModel(c, d, s.briefingURL(c))
+	m.UnsubscribeURL = unsubscribeURL
+	var html bytes.Buffer
+	if err := mail.HTML(m).Render(ctx, &html); err != nil {
+		return fmt.Errorf("render email: %w", err)
+	}
+	id, err := delivery.MessageIDFor(d.Key, s.From)
+	if err != nil {
+		return err
+	}
+	subject := mail.Subject(c.OrgName, dateLabel(c.Date))
+	if d.Audience == AudienceTest {
+		subject = "[Test] " + subject
+	}
+	return s.Mailer.Send(ctx, delivery.Message{
+		From: s.From, To: d.Recipient, Subject: subject, Text: mail.Text(m), HTML: html.String(),
+		MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
+	})
+}
+
+// WebhookEvent is the JSON body of a webhook call (docs/delivery.md).
+type WebhookEvent struct {
+	Type      string      `json:"type"` // "briefing.ready"
+	Timestamp time.Time   `json:"timestamp"`
+	Data      WebhookData `json:"data"`
+}
+
+// WebhookData is the briefing a webhook announces.
+type WebhookData struct {
+	Org      WebhookOrg        `json:"org"`
+	Date     string            `json:"date"`
+	Timezone string            `json:"timezone"`
+	Revision int               `json:"revision"`
+	Test     bool              `json:"test,omitempty"`
+	URL      string            `json:"url"`
+	Content  snapshot.Snapshot `json:"content"`
+}
+
+// WebhookOrg names the org in a webhook.
+type WebhookOrg struct {
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+}
+
+func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content, secret string) error {
+	now := s.now()
+	payload, err := json.Marshal(WebhookEvent{Type: "briefing.ready", Timestamp: now.UTC(), Data: WebhookData{
+		Org: WebhookOrg{Slug: c.Slug, Name: c.OrgName}, Date: c.Date.String(), Timezone: c.Zone.Name,
+		Revision: c.Revision, Test: d.Audience == AudienceTest, URL: s.briefingURL(c), Content: c.Snapshot,
+	}})
+	if err != nil {
+		return fmt.Errorf("encode webhook: %w", err)
+	}
+	// The signature's timestamp is the real clock's (a zero Timestamp):
+	// receivers refuse one more than a few minutes off theirs.
+	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
+	return err
+}
+
+// dateLabel is a date as the email's subject says it: "Mon 9 Mar".
+func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
+
+// emailModel is the email for d's recipient: a dispatcher (or a test) gets
+// the whole day, a technician only their own route. The content is
+// snapshot.View's,
+// the same as the briefing page's; every time is in the briefing's zone
+// with its abbreviation, which may differ within a day (a DST change).
+func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
+	v := snapshot.View(c.Snapshot, c.Zone.Loc)
+	m := mail.BriefingEmail{
+		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
+		Recipient: mail.Dispatcher,
+	}
+	if d.Audience == AudienceTechnician {
+		m.Recipient = mail.Technician
+		for i, t := range c.Snapshot.Technicians {
+			if t.ID == d.TechnicianID {
+				m.Routes = v.Routes[i : i+1]
+				m.Summary.Jobs = len(m.Routes[0].Jobs)
+			}
+		}
+		return m
+	}
+	m.Summary, m.ActionItems, m.Routes, m.Cancelled = v.Summary, v.ActionItems, v.Routes, v.Cancelled
+	return m
+}
+
+// work is the part both delivery tasks share: one attempt, recorded,
+// and River's answer.
+func (s *Sender) work(ctx context.Context, orgID, deliveryID int64, job *rivertype.JobRow, maxAttempts int) error {
+	final := func(d deliveryRow) bool {
+		// Our own count as well as River's: a Retry-After snooze does not use
+		// up one of River's attempts, and must not go on for ever.
+		return job.Attempt >= job.MaxAttempts || d.Attempts+1 >= maxAttempts
+	}
+	var worker string
+	if n := len(job.AttemptedBy); n > 0 {
+		worker = job.AttemptedBy[n-1]
+	}
+	d, outcome, err := s.attempt(ctx, orgID, deliveryID, final, worker)
+	attrs := []any{"job_id", job.ID, "kind", job.Kind, "org_id", orgID, "delivery_id", deliveryID,
+		"briefing_id", d.BriefingID, "attempt", job.Attempt, "outcome", outcome}
+	switch {
+	case outcome == "" && err == nil:
+		s.Log.Info("delivery skipped: no longer pending", append(attrs, "state", d.State)...)
+	case outcome == AttemptSent:
+		s.Log.Info("delivery sent", attrs...)
+	case outcome == AttemptFailed:
+		s.Log.Warn("delivery failed for good", append(attrs, "error", err)...)
+	default:
+		s.Log.Warn("delivery attempt failed; River retries it", append(attrs, "error", err)...)
+	}
+	if outcome == "" {
+		return err // a database error: River retries the task
+	}
+	return riverResult(err, outcome)
+}

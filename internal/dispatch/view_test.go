@@ -1,0 +1,103 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
+	"fieldbrief/views"
+	"fieldbrief/views/mail"
+)
+
+// TestPageAndEmailShowTheSameContent: the briefing page and the dispatcher's
+// email list the same jobs in the same order (action items, routes,
+// cancelled), since both render View's model.
+func TestPageAndEmailShowTheSameContent(t *testing.T) {
+	t.Parallel()
+	zone, err := schedule.LoadZone("America/New_York")
+	require.NoError(t, err)
+	at := func(d, h int) time.Time { return time.Date(2026, 3, d, h, 0, 0, 0, zone.Loc) }
+	job := func(id int64, d, h int, status, tech string) snapshot.JobLine {
+		window := fmt.Sprintf("%02d:00–%02d:00", h, h+1)
+		if d != 8 { // the briefing's day; others carry their date
+			window = fmt.Sprintf("2026-03-%02d %s", d, window)
+		}
+		return snapshot.JobLine{ID: id, Customer: "Customer " + string(rune('A'+id)), Address: "1 Elm St & 2nd", Status: status, Technician: tech,
+			ArrivalStart: at(d, h), ArrivalEnd: at(d, h+1), Window: window}
+	}
+	// 2026-03-08 is the spring-forward day in New York: EST then EDT.
+	emerg := job(1, 8, 7, "scheduled", "Al")
+	emerg.Emergency, emerg.CustomerPhone = true, "+1 212 555 0100"
+	s := snapshot.Snapshot{Date: "2026-03-08", Timezone: zone.Name, DayStart: at(8, 0), DayEnd: at(9, 0),
+		Technicians: []snapshot.TechnicianDay{
+			{ID: 1, Name: "Al", Jobs: []snapshot.JobLine{emerg, job(2, 8, 9, "scheduled", "Al"), job(3, 8, 10, "cancelled", "Al")}},
+			{ID: 2, Name: "Bea", Jobs: []snapshot.JobLine{job(4, 8, 12, "in_progress", "Bea")}},
+		},
+		Unassigned: []snapshot.JobLine{job(5, 8, 13, "scheduled", "")},
+		Overdue:    []snapshot.JobLine{job(6, 6, 9, "on_hold", "Bea")},
+		OnHold:     []snapshot.JobLine{job(6, 6, 9, "on_hold", "Bea"), job(7, 12, 9, "on_hold", "Al")},
+	}
+	v := snapshot.View(s, zone.Loc)
+	require.Equal(t, "EST/EDT", v.Zone)
+	require.Equal(t, "EDT", v.Routes[0].Jobs[0].Zone, "after the change")
+	require.Equal(t, "EST", v.ActionItems.Overdue[0].Zone, "two days before")
+
+	var page bytes.Buffer
+	require.NoError(t, views.Briefing(views.BriefingPage{Date: s.Date, Content: &v}).Render(context.Background(), &page))
+	c := content{OrgName: "Acme", Slug: "acme", Date: schedule.Date{Year: 2026, Month: 3, Day: 8}, Zone: zone, Snapshot: s}
+	var email bytes.Buffer
+	require.NoError(t, mail.HTML(emailModel(c, deliveryRow{Audience: AudienceDispatcher}, "https://x.test/b")).Render(context.Background(), &email))
+
+	want := []string{"1", "6", "5", "7", "1", "2", "4", "3"} // emergency, overdue, unassigned, on hold; Al's route, Bea's; cancelled
+	require.Equal(t, want, dataJobs(t, page.String()))
+	require.Equal(t, want, dataJobs(t, email.String()))
+	require.Contains(t, email.String(), "07:00–08:00 EDT")
+	require.Contains(t, email.String(), `href="https://www.google.com/maps/search/?api=1&amp;query=1+Elm+St+%26+2nd"`)
+	require.Contains(t, page.String(), `href="https://www.google.com/maps/search/?api=1&amp;query=1+Elm+St+%26+2nd"`)
+	require.Contains(t, email.String(), `href="tel:+12125550100"`)
+	require.Contains(t, page.String(), `href="tel:+12125550100"`)
+
+	// A technician's email is their own route only.
+	var own bytes.Buffer
+	m := emailModel(c, deliveryRow{Audience: AudienceTechnician, TechnicianID: 2}, "https://x.test/b")
+	require.NoError(t, mail.HTML(m).Render(context.Background(), &own))
+	require.Equal(t, []string{"4"}, dataJobs(t, own.String()))
+}
+
+// dataJobs lists the data-job attributes of a document, in order.
+func dataJobs(t *testing.T, doc string) []string {
+	t.Helper()
+	root, err := html.Parse(strings.NewReader(doc))
+	require.NoError(t, err)
+	var out []string
+	for n := range root.Descendants() {
+		for _, a := range n.Attr {
+			if a.Key == "data-job" {
+				out = append(out, a.Val)
+			}
+		}
+	}
+	return out
+}
+
+// TestDeliveryKey: a delivery's key names its briefing, revision, channel
+// and recipient, whatever the address's case, so every retry and re-send of
+// it carries the same Message-ID or webhook-id.
+func TestDeliveryKey(t *testing.T) {
+	t.Parallel()
+	key := deliveryKey(7, 1, ChannelEmail, "Greylisted@ACME.test")
+	require.Equal(t, key, deliveryKey(7, 1, ChannelEmail, "greylisted@acme.test"))
+	require.True(t, strings.HasPrefix(key, "msg_"))
+	for _, other := range []string{deliveryKey(8, 1, ChannelEmail, "greylisted@acme.test"), deliveryKey(7, 2, ChannelEmail, "greylisted@acme.test"),
+		deliveryKey(7, 1, ChannelWebhook, "greylisted@acme.test"), deliveryKey(7, 1, ChannelEmail, "other@acme.test")} {
+		require.NotEqual(t, key, other)
+	}
+}

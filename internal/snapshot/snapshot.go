@@ -1,0 +1,194 @@
+// Package snapshot builds a briefing's content for an org-local date: the
+// field data of the day, read through internal/field in one batched round
+// trip (Day), the summary and action items (Summarize), and the view model
+// the briefing page and the email both render (View).
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/schedule"
+)
+
+// Snapshot is a briefing's content: the org's field work for one local day,
+// as it stood when generated. Times are in the briefing's zone.
+type Snapshot struct {
+	Date        string          `json:"date"`     // the org-local date, YYYY-MM-DD
+	Timezone    string          `json:"timezone"` // the zone recorded on the briefing
+	DayStart    time.Time       `json:"day_start"`
+	DayEnd      time.Time       `json:"day_end"`
+	GeneratedAt time.Time       `json:"generated_at"`
+	Technicians []TechnicianDay `json:"technicians"` // active technicians, by name
+	Unassigned  []JobLine       `json:"unassigned"`  // the day's jobs with no active technician
+	Overdue     []JobLine       `json:"overdue"`     // window ended before the day, not done or cancelled
+	OnHold      []JobLine       `json:"on_hold"`
+	Yesterday   DayCounts       `json:"yesterday"`
+	Totals      Totals          `json:"totals"`
+
+	// Added with the summary and action items (docs/briefing-content.md). Snapshots generated
+	// before have neither: Summarize derives both from the fields above.
+	Summary     *Summary     `json:"summary,omitempty"`
+	ActionItems *ActionItems `json:"action_items,omitempty"`
+	Cancelled   []JobLine    `json:"cancelled,omitempty"` // the day's cancelled jobs, shown apart
+}
+
+// Summary is the strip at the top of a briefing: the day in counts. The
+// action item counts are those of the sections below, so each job is
+// counted once (docs/briefing-content.md).
+type Summary struct {
+	Jobs           int `json:"jobs"`            // the day's jobs, cancelled ones not counted
+	Cancelled      int `json:"cancelled"`       // the day's cancelled jobs
+	TechniciansOut int `json:"technicians_out"` // active technicians with at least one job that is not cancelled
+	Emergencies    int `json:"emergencies"`
+	Overdue        int `json:"overdue"`
+	Unassigned     int `json:"unassigned"`
+	OnHold         int `json:"on_hold"`
+}
+
+// ActionItems are the jobs someone must act on, each in exactly one
+// section: emergency, then overdue, then unassigned, then on hold.
+type ActionItems struct {
+	Emergencies []JobLine `json:"emergencies"`
+	Overdue     []JobLine `json:"overdue"`
+	Unassigned  []JobLine `json:"unassigned"`
+	OnHold      []JobLine `json:"on_hold"`
+}
+
+// TechnicianDay is one active technician's jobs of the day, in arrival order.
+type TechnicianDay struct {
+	ID    int64     `json:"id"`
+	Name  string    `json:"name"`
+	Phone string    `json:"phone,omitempty"`
+	Jobs  []JobLine `json:"jobs"`
+}
+
+// JobLine is one job as the briefing shows it.
+type JobLine struct {
+	ID           int64     `json:"id"`
+	Customer     string    `json:"customer"`
+	Address      string    `json:"address,omitempty"`
+	TechnicianID int64     `json:"technician_id,omitempty"`
+	Technician   string    `json:"technician,omitempty"`
+	ArrivalStart time.Time `json:"arrival_start"` // with the zone's offset
+	ArrivalEnd   time.Time `json:"arrival_end"`
+	Window       string    `json:"window"` // "09:00–11:00" local; the date is added when not the briefing's day
+	Status       string    `json:"status"`
+
+	// Added with the summary and action items; empty in older snapshots.
+	JobType       string `json:"job_type,omitempty"`
+	Emergency     bool   `json:"emergency,omitempty"`
+	CustomerPhone string `json:"customer_phone,omitempty"`
+	Notes         string `json:"notes,omitempty"`
+	ExternalRef   string `json:"external_ref,omitempty"`
+}
+
+// DayCounts compares the previous local day's plan with what got done.
+type DayCounts struct {
+	Date      string `json:"date"`
+	Scheduled int    `json:"scheduled"` // jobs whose window started that day, cancelled ones excepted
+	Completed int    `json:"completed"` // of those, the ones done
+}
+
+// Totals summarise the snapshot for lists and headlines.
+type Totals struct {
+	Technicians int `json:"technicians"`
+	Jobs        int `json:"jobs"` // the day's jobs, assigned or not
+	Unassigned  int `json:"unassigned"`
+	Overdue     int `json:"overdue"`
+	OnHold      int `json:"on_hold"`
+}
+
+// Day is the field data of one org-local date, read for a snapshot: the
+// date's bounds are computed here, in Go, from the zone the briefing
+// recorded, and passed to SQL as instants; the reads themselves are
+// internal/field's.
+type Day struct {
+	Zone       schedule.Zone
+	Date       schedule.Date
+	Start, End time.Time
+	reads      *field.DayReads
+}
+
+// QueueDay queues the reads of org's local date d in zone on b: with the
+// rest of the batch, one round trip (docs/architecture.md, "Burst"). The
+// batch's transaction should be repeatable read, for one consistent view of
+// the org's data.
+func QueueDay(b *pgx.Batch, orgID int64, zone schedule.Zone, d schedule.Date) *Day {
+	day := &Day{Zone: zone, Date: d}
+	day.Start, day.End = schedule.DayBounds(zone.Loc, d)
+	prevStart, _ := schedule.DayBounds(zone.Loc, d.AddDays(-1))
+	day.reads = field.QueueDay(b, orgID, prevStart, day.Start, day.End)
+	return day
+}
+
+// ReadDay reads org's local date d in zone on tx: one round trip.
+func ReadDay(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zone, d schedule.Date) (*Day, error) {
+	b := &pgx.Batch{}
+	day := QueueDay(b, orgID, zone, d)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("read %s of org %d: %w", d, orgID, err)
+	}
+	return day, nil
+}
+
+// Technicians are the day's active technicians, by name.
+func (d *Day) Technicians() []field.Technician { return d.reads.Technicians }
+
+// Snapshot builds the briefing's content from the reads.
+func (d *Day) Snapshot() Snapshot {
+	r := d.reads
+	lines := func(jobs []field.Job) []JobLine {
+		out := make([]JobLine, 0, len(jobs))
+		for _, j := range jobs {
+			out = append(out, d.jobLine(j))
+		}
+		return out
+	}
+	snap := Snapshot{Date: d.Date.String(), Timezone: d.Zone.Name, DayStart: d.Start, DayEnd: d.End,
+		Technicians: make([]TechnicianDay, 0, len(r.Technicians)), Unassigned: []JobLine{},
+		Overdue: lines(r.Overdue), OnHold: lines(r.OnHold),
+		Yesterday: DayCounts{Date: d.Date.AddDays(-1).String(), Scheduled: r.PrevScheduled, Completed: r.PrevCompleted}}
+	byTech := make(map[int64]int, len(r.Technicians))
+	for _, t := range r.Technicians {
+		byTech[t.ID] = len(snap.Technicians)
+		snap.Technicians = append(snap.Technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, Jobs: []JobLine{}})
+	}
+	for _, j := range r.Jobs {
+		// Jobs of inactive technicians need someone else: list them as unassigned.
+		if i, ok := byTech[j.TechnicianID]; ok {
+			snap.Technicians[i].Jobs = append(snap.Technicians[i].Jobs, d.jobLine(j))
+		} else {
+			snap.Unassigned = append(snap.Unassigned, d.jobLine(j))
+		}
+	}
+	snap.Totals = Totals{Technicians: len(snap.Technicians), Jobs: len(r.Jobs), Unassigned: len(snap.Unassigned),
+		Overdue: len(snap.Overdue), OnHold: len(snap.OnHold)}
+	sum, items, cancelled := snap.Summarize()
+	snap.Summary, snap.ActionItems, snap.Cancelled = &sum, &items, cancelled
+	return snap
+}
+
+// jobLine is a job as the briefing shows it, with times in the day's zone.
+func (d *Day) jobLine(j field.Job) JobLine {
+	start, end := j.ArrivalStart.In(d.Zone.Loc), j.ArrivalEnd.In(d.Zone.Loc)
+	return JobLine{ID: j.ID, Customer: j.Customer, Address: j.Address, TechnicianID: j.TechnicianID, Technician: j.TechnicianName,
+		ArrivalStart: start, ArrivalEnd: end, Window: window(start, end, d.Date), Status: j.Status,
+		JobType: j.JobType, Emergency: j.Emergency, CustomerPhone: j.CustomerPhone, Notes: j.Notes, ExternalRef: j.ExternalRef}
+}
+
+// window formats an arrival window in local time, with dates only where they
+// are not the briefing's day (overdue jobs, windows across midnight).
+func window(start, end time.Time, d schedule.Date) string {
+	format := func(t time.Time, ref schedule.Date) string {
+		if schedule.DateOf(t) != ref {
+			return t.Format("2006-01-02 15:04")
+		}
+		return t.Format("15:04")
+	}
+	return format(start, d) + "–" + format(end, schedule.DateOf(start))
+}

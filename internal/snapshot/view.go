@@ -1,0 +1,80 @@
+package snapshot
+
+import (
+	"strings"
+	"time"
+
+	"fieldbrief/views/briefview"
+)
+
+// View is a snapshot as people read it, on the briefing page and in the
+// email alike: the summary, the action items (one section per job), each
+// technician's route without its cancelled jobs, and the cancelled jobs
+// apart. Times are in loc, the briefing's zone.
+func View(s Snapshot, loc *time.Location) briefview.Content {
+	sum, items, cancelled := s.Summarize()
+	jobs := func(lines []JobLine) []briefview.Job {
+		out := make([]briefview.Job, 0, len(lines))
+		for _, j := range lines {
+			out = append(out, viewJob(j, loc))
+		}
+		return out
+	}
+	v := briefview.Content{
+		Timezone: s.Timezone,
+		Zone:     zoneAbbrevs(s.DayStart, s.DayEnd, loc),
+		Summary: briefview.Summary{Jobs: sum.Jobs, Cancelled: sum.Cancelled, TechniciansOut: sum.TechniciansOut,
+			Unassigned: sum.Unassigned, Overdue: sum.Overdue, Emergencies: sum.Emergencies, OnHold: sum.OnHold,
+			Technicians: len(s.Technicians)},
+		ActionItems: briefview.ActionItems{Emergencies: jobs(items.Emergencies), Overdue: jobs(items.Overdue),
+			Unassigned: jobs(items.Unassigned), OnHold: jobs(items.OnHold)},
+		Routes:    make([]briefview.Route, 0, len(s.Technicians)),
+		Cancelled: jobs(cancelled),
+		Yesterday: briefview.Yesterday{Date: s.Yesterday.Date, Scheduled: s.Yesterday.Scheduled, Completed: s.Yesterday.Completed},
+	}
+	for _, t := range s.Technicians {
+		r := briefview.Route{Technician: t.Name, Phone: t.Phone, Jobs: []briefview.Job{}}
+		for _, j := range t.Jobs {
+			if j.Status != "cancelled" {
+				vj := viewJob(j, loc)
+				vj.Technician = "" // the route's heading says who
+				r.Jobs = append(r.Jobs, vj)
+			}
+		}
+		v.Routes = append(v.Routes, r)
+	}
+	return v
+}
+
+// viewJob is one job line ready to show: the window as generated, with the
+// abbreviation in force at its start (and at its end when it differs, a
+// window across a DST change).
+func viewJob(j JobLine, loc *time.Location) briefview.Job {
+	v := briefview.Job{
+		ID: j.ID, Window: j.Window, Customer: j.Customer, Address: j.Address, MapURL: briefview.MapURL(j.Address),
+		Phone: j.CustomerPhone, Type: j.JobType, Technician: j.Technician,
+		Status: strings.ReplaceAll(j.Status, "_", " "), StatusCode: j.Status, Notes: j.Notes, Emergency: j.Emergency,
+	}
+	if !j.ArrivalStart.IsZero() {
+		start, end := j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
+		v.Zone = start.Format("MST")
+		if !j.ArrivalEnd.IsZero() && end.Format("MST") != v.Zone {
+			v.Zone += "/" + end.Format("MST")
+		}
+	}
+	return v
+}
+
+// zoneAbbrevs names the abbreviations in force during the day: "EST", or
+// "EST/EDT" on the day the clocks change. "" when the snapshot has no
+// bounds (made by hand).
+func zoneAbbrevs(start, end time.Time, loc *time.Location) string {
+	if start.IsZero() || end.IsZero() {
+		return ""
+	}
+	first, last := start.In(loc).Format("MST"), end.Add(-time.Second).In(loc).Format("MST")
+	if first == last {
+		return first
+	}
+	return first + "/" + last
+}

@@ -1,0 +1,55 @@
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// workerBinary builds cmd/worker the first time a test of this process asks
+// for it: the packages that run the real binary (cmd/worker, chaos, the
+// tick's cold-start benchmark) build it once each, not once per test or
+// benchmark, and not at all when the tests run select none that needs it.
+var workerBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "fieldbrief-worker-")
+	if err != nil {
+		return "", err
+	}
+	builtDir.Store(&dir)
+	bin := filepath.Join(dir, "worker")
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	if out, err := exec.Command(goCmd, "build", "-o", bin, "fieldbrief/cmd/worker").CombinedOutput(); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", fmt.Errorf("go build cmd/worker: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// WorkerBinary returns the path of cmd/worker built for this test process.
+// A package that uses it calls RemoveWorkerBinary from its TestMain.
+func WorkerBinary(tb testing.TB) string {
+	tb.Helper()
+	bin, err := workerBinary()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return bin
+}
+
+// builtDir is the directory workerBinary made, once it made one.
+var builtDir atomic.Pointer[string]
+
+// RemoveWorkerBinary deletes the binary WorkerBinary built, if any.
+func RemoveWorkerBinary() {
+	if dir := builtDir.Load(); dir != nil {
+		_ = os.RemoveAll(*dir)
+	}
+}

@@ -1,0 +1,122 @@
+package tick
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/schedule"
+)
+
+// due is one briefing to create: the org-local date at the tick, in the zone
+// that decided it.
+type due struct {
+	OrgID    int64
+	Date     schedule.Date
+	Timezone string
+}
+
+// enqueueChunk bounds one transaction: large enough that 100k due orgs take
+// 200 transactions, small enough that a transaction stays short.
+const enqueueChunk = 500
+
+// enqueueSQL records the scheduled firing of each date. A new date gets its
+// row; a date that so far only had "generate now" looks (scheduled_at NULL)
+// gets its scheduled firing now, as a new requested revision; a date whose
+// scheduled firing happened already is left alone (the WHERE of DO UPDATE):
+// the permanent unique key and scheduled_at make a second scheduled firing
+// impossible, whatever the number of replicas. Only rows returned get a
+// generation task.
+// The date and zone of an existing row are never remapped. The zone rules
+// that decided ($5, $6) are recorded with the scheduled firing.
+const enqueueSQL = `
+INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status,
+                          requested_revision, created_at, updated_at, tzdata_version, tzdata_source)
+SELECT org_id, briefing_date, timezone, $4, $4, 'schedule', 'pending', 1, $4, $4, $5, $6
+  FROM unnest($1::bigint[], $2::date[], $3::text[]) AS t(org_id, briefing_date, timezone)
+ON CONFLICT (org_id, briefing_date) DO UPDATE
+   SET scheduled_at = EXCLUDED.scheduled_at,
+       tzdata_version = EXCLUDED.tzdata_version, tzdata_source = EXCLUDED.tzdata_source,
+       requested_revision = ff_briefings.requested_revision + 1,
+       status = 'pending', last_error = '', updated_at = EXCLUDED.updated_at
+ WHERE ff_briefings.scheduled_at IS NULL
+RETURNING id, org_id, requested_revision, briefing_date, timezone`
+
+// enqueue records the scheduled firing of items and inserts their generation
+// tasks, one transaction per chunk, and returns the briefings it fired. Items
+// must be sorted by org id so that concurrent replicas take the unique key's
+// locks in the same order and never deadlock.
+func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []due) ([]int64, error) {
+	tasks, err := database.InsertClient()
+	if err != nil {
+		return nil, err
+	}
+	var briefingIDs []int64
+	rules := schedule.CurrentZoneRules() // the rules the tick decided with
+	for start := 0; start < len(items); start += enqueueChunk {
+		chunk := items[start:min(start+enqueueChunk, len(items))]
+		ids, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, chunk)
+		if err != nil {
+			return briefingIDs, fmt.Errorf("enqueue briefings for orgs %d..%d: %w", chunk[0].OrgID, chunk[len(chunk)-1].OrgID, err)
+		}
+		briefingIDs = append(briefingIDs, ids...)
+	}
+	return briefingIDs, nil
+}
+
+// enqueueChunkTx inserts the briefings and their generation tasks in one
+// transaction: a scheduled firing never exists without its task.
+func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[pgx.Tx], firedAt time.Time, rules *schedule.ZoneRules, items []due) ([]int64, error) {
+	orgIDs := make([]int64, len(items))
+	dates := make([]time.Time, len(items))
+	zones := make([]string, len(items))
+	for i, it := range items {
+		orgIDs[i], dates[i], zones[i] = it.OrgID, it.Date.Time(), it.Timezone
+	}
+	var briefingIDs []int64
+	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		// The firings this transaction records need not invalidate their
+		// orgs' hints: the tick stores them itself, computed with these
+		// dates (migration 00013; docs/architecture.md, "The next-fire hint").
+		if _, err := tx.Exec(ctx, `SELECT set_config('fieldbrief.hint_writer', 'tick', true)`); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt, rules.Version, rules.Source)
+		if err != nil {
+			return err
+		}
+		var args []river.InsertManyParams
+		var id, orgID int64
+		var revision int
+		var date time.Time
+		var zone string
+		_, err = pgx.ForEachRow(rows, []any{&id, &orgID, &revision, &date, &zone}, func() error {
+			briefingIDs = append(briefingIDs, id)
+			// No ScheduledAt: tasks run on the real clock, whatever instant
+			// decided the tick (worker -once -now). The row's own date and
+			// zone (a "generate now" row keeps its zone) let the generation
+			// read it and the day in one round trip.
+			args = append(args, river.InsertManyParams{Args: briefing.GenerateBriefingArgs{
+				OrgID: orgID, BriefingID: id, Revision: revision, Trigger: briefing.TriggerSchedule, Deliver: true,
+				Date: schedule.DateOf(date).String(), Timezone: zone}})
+			return nil
+		})
+		if err != nil || len(args) == 0 {
+			return err
+		}
+		if _, err := tasks.InsertManyTx(ctx, tx, args); err != nil {
+			return fmt.Errorf("insert generation tasks: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return briefingIDs, nil
+}

@@ -1,0 +1,184 @@
+package tick
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/schedule"
+)
+
+// hintBatch holds the next-fire hints a tick computed (docs/architecture.md,
+// "The next-fire hint"), each to store where its org's hint version is
+// still the one the scan read: 24 bytes a hint, in fixed blocks. A fresh
+// deployment's first full scan computes one for every org, and a slice
+// grown by doubling would hold up to three times that while it copies
+// (at a million orgs, ~35 MB of a worker's ~140 MiB peak).
+type hintBatch struct {
+	blocks [][]hintRow
+	n      int
+}
+
+type hintRow struct {
+	orgID, version int64
+	at             int64 // microseconds since the Unix epoch; hintNever: infinity
+}
+
+const hintBlock = 8192
+
+// hintNever stands for 'infinity': no firing until something changes.
+const hintNever = math.MaxInt64
+
+func (b *hintBatch) len() int { return b.n }
+
+func (b *hintBatch) row(i int) *hintRow { return &b.blocks[i/hintBlock][i%hintBlock] }
+
+// sort puts the batch in org id order. The full scan adds in table order
+// (nearly sorted); the hinted one in index order.
+func (b *hintBatch) sort() {
+	if !sort.IsSorted((*byOrg)(b)) {
+		sort.Sort((*byOrg)(b))
+	}
+}
+
+type byOrg hintBatch
+
+func (b *byOrg) Len() int { return b.n }
+func (b *byOrg) Less(i, j int) bool {
+	return (*hintBatch)(b).row(i).orgID < (*hintBatch)(b).row(j).orgID
+}
+func (b *byOrg) Swap(i, j int) {
+	x, y := (*hintBatch)(b).row(i), (*hintBatch)(b).row(j)
+	*x, *y = *y, *x
+}
+
+// add keeps the hint computed at now unless the stored one already says
+// the same from an instant no later than now. at is truncated to
+// PostgreSQL's microseconds, downwards: a hint may be early, never late.
+func (b *hintBatch) add(c *Candidate, now, at time.Time, fires bool) {
+	micros := int64(hintNever)
+	if fires {
+		micros = at.UnixMicro() // floors
+	}
+	stored := c.Hint
+	if stored.NextFireAt.Valid && stored.From.Valid && !stored.From.Time.After(now) {
+		if stored.NextFireAt.InfinityModifier == pgtype.Infinity && !fires ||
+			stored.NextFireAt.InfinityModifier == pgtype.Finite && fires && stored.NextFireAt.Time.UnixMicro() == micros {
+			return
+		}
+	}
+	b.push(hintRow{orgID: c.OrgID, version: c.Hint.Version, at: micros})
+}
+
+func (b *hintBatch) push(h hintRow) {
+	if b.n%hintBlock == 0 {
+		b.blocks = append(b.blocks, make([]hintRow, hintBlock))
+	}
+	*b.row(b.n) = h
+	b.n++
+}
+
+// writeHintsSQL stores the hints in one statement. A row whose version
+// changed since the scan (a config edit, a flag or briefing change: the
+// triggers of migration 00013) keeps its NULL. The rows are not locked
+// first (FOR UPDATE SKIP LOCKED): locking cost each row a WAL record and,
+// after a checkpoint, a full page image of its own, 4× the update's time
+// at a million orgs (60–89 ms vs 16 ms for 562 rows). Without it, a row
+// an admin's transaction holds is waited for, then checked again: its new
+// version fails the version test and keeps its NULL — unless that
+// transaction holds it for longer than hintLockTimeout (a stuck session, a
+// forgotten psql BEGIN): then the chunk is written again skipping the
+// locked rows (writeHintsSkipLockedSQL, the old form), so one held row can
+// neither stall the tick nor cost the other orgs their hints. The same
+// fallback answers a deadlock, which the batch's org id order
+// (hintBatch.sort) makes unlikely but a multi-row invalidation taking its
+// rows in another order could cause.
+const writeHintsSQL = `
+UPDATE org_module_configs om
+   SET next_fire_at = h.next_fire_at, hint_from = $2
+  FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[]) AS h(org_id, version, next_fire_at)
+ WHERE om.module = $1
+   AND om.org_id = ANY ($3) -- the primary key's index, however many rows unnest is guessed to give
+   AND om.org_id = h.org_id
+   AND om.hint_version = h.version`
+
+// writeHintsSkipLockedSQL is the fallback: rows locked elsewhere keep the
+// hint they have, which makes them candidates again if it has come.
+const writeHintsSkipLockedSQL = `
+WITH h AS (SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[]) AS h(org_id, version, next_fire_at)),
+     locked AS (SELECT om.org_id, h.next_fire_at
+                  FROM org_module_configs om
+                  JOIN h ON h.org_id = om.org_id AND h.version = om.hint_version
+                 WHERE om.module = $1 AND om.org_id = ANY ($3)
+                 ORDER BY om.org_id
+                   FOR UPDATE OF om SKIP LOCKED)
+UPDATE org_module_configs om
+   SET next_fire_at = locked.next_fire_at, hint_from = $2
+  FROM locked
+ WHERE om.module = $1 AND om.org_id = locked.org_id`
+
+// hintLockTimeout is how long a hint write waits for a row another
+// transaction holds before it falls back to skipping locked rows.
+const hintLockTimeout = "1s"
+
+// defaultHintChunk bounds one hint write: a fresh deployment's first full
+// scan stores a hint for every org, in statements of this many rows.
+const defaultHintChunk = 10_000
+
+// writeHints stores the hints computed at now, chunk to a statement, and
+// returns how many it wrote. A hint is advisory, so its transaction commits without waiting
+// for its WAL flush (synchronous_commit off): should the server crash
+// first, the row keeps the hint it had, which was right when written or
+// is NULL, and either only makes the org a candidate again.
+func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hintBatch, chunk int) (int, error) {
+	hints.sort()
+	written := 0
+	for start := 0; start < hints.len(); start += chunk {
+		end := min(start+chunk, hints.len())
+		orgIDs := make([]int64, 0, end-start)
+		versions := make([]int64, 0, end-start)
+		ats := make([]pgtype.Timestamptz, 0, end-start)
+		for i := start; i < end; i++ {
+			h := hints.row(i)
+			at := pgtype.Timestamptz{Valid: true, InfinityModifier: pgtype.Infinity}
+			if h.at != hintNever {
+				at = pgtype.Timestamptz{Valid: true, Time: time.UnixMicro(h.at)}
+			}
+			orgIDs, versions, ats = append(orgIDs, h.orgID), append(versions, h.version), append(ats, at)
+		}
+		args := []any{schedule.Module, now, orgIDs, versions, ats}
+		n, err := writeHintChunk(ctx, db, writeHintsSQL, args)
+		var pgErr *pgconn.PgError
+		// lock_not_available (hintLockTimeout passed), deadlock_detected
+		if errors.As(err, &pgErr) && (pgErr.Code == "55P03" || pgErr.Code == "40P01") {
+			n, err = writeHintChunk(ctx, db, writeHintsSkipLockedSQL, args)
+		}
+		if err != nil {
+			return written, fmt.Errorf("store next-fire hints: %w", err)
+		}
+		written += n
+	}
+	return written, nil
+}
+
+// writeHintChunk runs one hint statement in its own transaction.
+func writeHintChunk(ctx context.Context, db *pgxpool.Pool, sql string, args []any) (int, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true), set_config('lock_timeout', $1, true)`, hintLockTimeout); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, sql, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return int(n), err
+}

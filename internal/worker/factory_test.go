@@ -1,0 +1,87 @@
+package worker
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/tick"
+)
+
+// fixture is a test's own database, its factories, and the briefing store.
+type fixture struct {
+	*testutil.Fixture
+	store      *briefing.Store
+	deliveries *dispatch.Store
+}
+
+func setup(t *testing.T) *fixture {
+	f := testutil.Setup(t)
+	store, err := briefing.NewStore(f.DB)
+	require.NoError(t, err)
+	deliveries, err := dispatch.NewStore(f.DB)
+	require.NoError(t, err)
+	return &fixture{Fixture: f, store: store, deliveries: deliveries}
+}
+
+// insertTask inserts a task as its producer would, in a transaction.
+func (f *fixture) insertTask(args river.JobArgs) *rivertype.JobInsertResult {
+	f.T.Helper()
+	tasks, err := database.InsertClient()
+	require.NoError(f.T, err)
+	var res *rivertype.JobInsertResult
+	require.NoError(f.T, pgx.BeginFunc(f.Ctx, f.DB, func(tx pgx.Tx) error {
+		res, err = tasks.InsertTx(f.Ctx, tx, args, nil)
+		return err
+	}))
+	return res
+}
+
+var (
+	config   = testutil.Config
+	utc      = testutil.UTC
+	date     = testutil.Date
+	mustZone = testutil.MustZone
+)
+
+// quickRetries retries a failed task at once: the tests check what a retry
+// does, not River's backoff (attempt⁴ seconds), which would make them wait.
+type quickRetries struct{}
+
+func (quickRetries) NextRetry(*rivertype.JobRow) time.Time { return time.Now() }
+
+var _ river.ClientRetryPolicy = quickRetries{}
+
+func (f *fixture) ticker() *tick.Ticker {
+	return &tick.Ticker{DB: f.DB, Log: slog.New(slog.DiscardHandler)}
+}
+
+func (f *fixture) tick(now time.Time) tick.Result {
+	f.T.Helper()
+	res, err := f.ticker().Tick(f.Ctx, now)
+	require.NoError(f.T, err)
+	return res
+}
+
+// worker is a real Worker on the test database; now is its clock (the
+// generation timestamps), nil for the real one.
+func (f *fixture) worker(now func() time.Time) *Worker {
+	return &Worker{DB: f.DB, Log: slog.New(slog.DiscardHandler), Now: now}
+}
+
+// runOnce is worker -once at now: one tick, then every task worked.
+func (f *fixture) runOnce(now time.Time) OnceResult {
+	f.T.Helper()
+	res, err := f.worker(func() time.Time { return now }).RunOnce(f.Ctx, now, time.Minute)
+	require.NoError(f.T, err)
+	return res
+}

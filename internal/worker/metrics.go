@@ -1,0 +1,69 @@
+package worker
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/tick"
+)
+
+// Metrics are the worker's Prometheus collectors: the tick's, the
+// deliveries', and the outcomes of the tasks this process runs. A nil
+// *Metrics records nothing, so tests and tools need not wire them.
+type Metrics struct {
+	Tick       *tick.Metrics
+	Deliveries *dispatch.Metrics
+	Tasks      *prometheus.CounterVec // River task outcomes in this process, by kind and outcome
+}
+
+// NewMetrics creates the collectors; register them with Collectors.
+func NewMetrics() *Metrics {
+	return &Metrics{
+		Tick:       tick.NewMetrics(),
+		Deliveries: dispatch.NewMetrics(),
+		Tasks: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldbrief_jobs_total",
+			Help: "Task attempts run by this worker, by kind and outcome (completed, retry, discarded, cancelled).",
+		}, []string{"kind", "outcome"}),
+	}
+}
+
+// Collectors lists every collector, for prometheus.Registerer.MustRegister.
+func (m *Metrics) Collectors() []prometheus.Collector {
+	return append(append(m.Tick.Collectors(), m.Deliveries.Collectors()...), m.Tasks)
+}
+
+func (m *Metrics) tick() *tick.Metrics {
+	if m == nil {
+		return nil
+	}
+	return m.Tick
+}
+
+func (m *Metrics) dispatch() *dispatch.Metrics {
+	if m == nil {
+		return nil
+	}
+	return m.Deliveries
+}
+
+// taskOutcome counts one attempt's end. Both labels are bounded: kinds are
+// the ones this worker registers, outcomes the four below.
+func (m *Metrics) taskOutcome(ev *river.Event) {
+	if m == nil || ev.Job == nil {
+		return
+	}
+	outcome := "completed"
+	switch ev.Kind {
+	case river.EventKindJobCancelled:
+		outcome = "cancelled"
+	case river.EventKindJobFailed:
+		outcome = "retry"
+		if ev.Job.State == rivertype.JobStateDiscarded {
+			outcome = "discarded"
+		}
+	}
+	m.Tasks.WithLabelValues(ev.Job.Kind, outcome).Inc()
+}

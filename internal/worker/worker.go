@@ -1,0 +1,285 @@
+// Package worker is the worker process's host: the River client and its
+// configuration, every task handler registered (generation, deliveries,
+// account emails, the auth prune), the tick every minute, and RunOnce for
+// `worker -once`. cmd/worker is its wiring; tests start it for real.
+package worker
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/robfig/cron/v3"
+
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/tick"
+)
+
+// DefaultTaskRetention is how long River keeps finished tasks (completed,
+// discarded, cancelled). Our own history (ff_briefing_runs) is kept
+// regardless.
+const DefaultTaskRetention = 30 * 24 * time.Hour
+
+// DefaultConcurrency is how many tasks a worker runs at once. A generation
+// is a handful of round trips and a delivery mostly waits on the network,
+// so several tasks a core keep both the worker and PostgreSQL busy
+// (docs/architecture.md, "Burst"): 10k orgs due at once took 21.2 s at 8 on
+// 2 cores, 19.3 s at 16.
+const DefaultConcurrency = 16
+
+// taskTimeout bounds an attempt of a task without a timeout of its own.
+const taskTimeout = time.Minute
+
+// rescueStuckJobsAfter is when River's rescuer takes back a task still
+// "running" whose worker was killed (no graceful stop): it is retried, or
+// discarded when out of attempts. It exceeds every kind's timeout (the
+// longest is a minute, plus the 5 s a failing task takes to record its
+// failure), so a live task is never rescued (River's rescuer also leaves
+// alone a task younger than its own timeout); short beyond that, so a killed
+// worker's briefing is late by a minute or two, not River's default hour.
+const rescueStuckJobsAfter = 75 * time.Second
+
+// rescueWithin is how long after its attempt began a task left running by a
+// dead worker is available again at the latest: rescueStuckJobsAfter, plus
+// the rescuer's interval (River's default, 30 s), plus a dead leader's term
+// running out before another replica's rescuer starts (River's elect
+// interval and TTL padding, 15 s). -once waits for such a task when this
+// falls within -wait (docs/architecture.md, "Crashes and shutdown").
+const rescueWithin = rescueStuckJobsAfter + 30*time.Second + 15*time.Second
+
+// stopAndCancelTimeout bounds the wait, after Stop's grace period, for the
+// cancelled tasks to return.
+const stopAndCancelTimeout = 10 * time.Second
+
+// fetchCooldown is the shortest time between River's fetches of new tasks.
+const fetchCooldown = 10 * time.Millisecond
+
+// oncePoll is how often RunOnce looks whether its tasks are done.
+const oncePoll = 100 * time.Millisecond
+
+// Worker runs the whole background pipeline of one process: River (its
+// queue, the task handlers, retention, the hourly auth prune as a periodic
+// task) and the tick every minute. cmd/worker is its wiring; tests start it
+// for real.
+type Worker struct {
+	DB      *pgxpool.Pool
+	Log     *slog.Logger // required
+	Metrics *Metrics     // optional
+
+	Now           func() time.Time // the tick's and the tasks' clock; default time.Now
+	Concurrency   int              // tasks run at once; default DefaultConcurrency
+	TaskRetention time.Duration    // how long River keeps finished tasks; default DefaultTaskRetention
+	// RetryPolicy schedules a failed task's next attempt; nil is River's
+	// default (attempt⁴ seconds), which the tasks' attempt budgets are
+	// made for.
+	RetryPolicy river.ClientRetryPolicy
+	// FullScanEvery is how often the tick reads every org and checks the
+	// next-fire hints (the safety net); default DefaultFullScanEvery. The
+	// first tick of a process always does.
+	FullScanEvery time.Duration
+	// Sender delivers briefings; nil delivers email to the outbox and
+	// webhooks to public addresses only, with links to delivery.DefaultBaseURL.
+	Sender *dispatch.Sender
+
+	client *river.Client[pgx.Tx]
+	kinds  []string // the task kinds this worker runs, for RunOnce's wait
+	// working holds the tasks this process works until River records their
+	// outcome: RunOnce waits for them whatever -wait says.
+	working inFlight
+	ticker  *tick.Ticker
+	cron    *cron.Cron
+	// stopTicks cuts off a tick still running when Stop's grace ends.
+	stopTicks   context.CancelFunc
+	stopWatch   context.CancelFunc // ends watchRiver
+	watchDone   chan struct{}
+	metricsDone chan struct{}
+	stopMetrics func()
+}
+
+func (w *Worker) sender() *dispatch.Sender {
+	s := w.Sender
+	if s == nil {
+		// The zero settings cannot fail: no SMTP_URL means the outbox.
+		s, _ = dispatch.NewSender(w.DB, delivery.Settings{}, w.Log)
+	}
+	if s.DB == nil {
+		s.DB = w.DB
+	}
+	if s.Log == nil {
+		s.Log = w.Log
+	}
+	if s.Metrics == nil {
+		s.Metrics = w.Metrics.dispatch()
+	}
+	if s.Now == nil {
+		s.Now = w.Now
+	}
+	return s
+}
+
+func (w *Worker) now() time.Time {
+	if w.Now == nil {
+		return time.Now()
+	}
+	return w.Now()
+}
+
+// build creates the River client with every task handler registered, and
+// with the periodic tasks unless it is for RunOnce (one tick, nothing else
+// scheduled).
+func (w *Worker) build(periodic bool) error {
+	w.kinds = nil
+	handlers := river.NewWorkers()
+	register(handlers, &w.kinds, &briefing.GenerateHandler{DB: w.DB, Log: w.Log, Now: w.now})
+	register(handlers, &w.kinds, &pruneHandler{db: w.DB, log: w.Log, now: w.now})
+	sender := w.sender()
+	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
+	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
+	register(handlers, &w.kinds, &accounts.EmailWorker{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
+	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)
+	cfg := &river.Config{
+		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(w.Concurrency, DefaultConcurrency)}},
+		Workers:                     handlers,
+		Logger:                      w.Log,
+		CompletedJobRetentionPeriod: retention,
+		DiscardedJobRetentionPeriod: retention,
+		CancelledJobRetentionPeriod: retention,
+		RescueStuckJobsAfter:        rescueStuckJobsAfter,
+		JobTimeout:                  taskTimeout, // kinds without their own Timeout
+		Middleware:                  []rivertype.Middleware{&w.working},
+		RetryPolicy:                 w.RetryPolicy, // nil: River's default
+		// River's default 100 ms between fetches caps throughput at
+		// Concurrency tasks per 100 ms (80/s at 8), well under what a burst
+		// of short delivery tasks needs; fetches happen this often only while
+		// tasks keep finishing (BenchmarkDeliveryBurst).
+		FetchCooldown: fetchCooldown,
+	}
+	if periodic {
+		sched, err := cron.ParseStandard(pruneSchedule)
+		if err != nil {
+			return fmt.Errorf("auth prune schedule: %w", err)
+		}
+		cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(sched,
+			func() (river.JobArgs, *river.InsertOpts) { return PruneAuthArgs{}, nil }, &river.PeriodicJobOpts{ID: "prune_auth"})}
+	}
+	client, err := river.NewClient(riverpgxv5.New(w.DB), cfg)
+	if err != nil {
+		return fmt.Errorf("river client: %w", err)
+	}
+	w.client = client
+	if w.ticker == nil { // a restarted client (watchRiver) keeps the first one's ticker and its memo
+		w.ticker = &tick.Ticker{DB: w.DB, Log: w.Log, Metrics: w.Metrics.tick(), FullScanEvery: w.FullScanEvery}
+	}
+	return nil
+}
+
+// register adds a task's handler and notes its kind.
+func register[T river.JobArgs](handlers *river.Workers, kinds *[]string, handler river.Worker[T]) {
+	river.AddWorker(handlers, handler)
+	var args T
+	*kinds = append(*kinds, args.Kind())
+}
+
+// Start starts River and the tick at second 0 of every minute, on the real
+// clock (the tick reads Now). It returns once both run.
+func (w *Worker) Start(ctx context.Context) error {
+	if err := w.startRiver(ctx, true); err != nil {
+		return err
+	}
+	tickCtx, stopTicks := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopTicks = stopTicks
+	clog := cronLogger{w.Log}
+	w.cron = cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.SkipIfStillRunning(clog)))
+	if _, err := w.cron.AddFunc("* * * * *", func() {
+		ctx, cancel := context.WithTimeout(tickCtx, 55*time.Second)
+		defer cancel()
+		_, _ = w.ticker.Tick(ctx, w.now()) // Tick logs its outcome; the next minute retries
+	}); err != nil {
+		return errors.Join(fmt.Errorf("schedule tick: %w", err), w.stopRiver(ctx))
+	}
+	w.cron.Start()
+	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopWatch, w.watchDone = stopWatch, make(chan struct{})
+	go w.watchRiver(watchCtx, ctx)
+	w.Log.Info("worker started", "concurrency", cmp.Or(w.Concurrency, DefaultConcurrency), "task_retention", cmp.Or(w.TaskRetention, DefaultTaskRetention).String())
+	return nil
+}
+
+func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
+	if err := w.build(periodic); err != nil {
+		return err
+	}
+	// Subscribed before Start, so no outcome goes uncounted.
+	events, cancel := w.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled, river.EventKindJobSnoozed)
+	w.stopMetrics = cancel
+	w.metricsDone = make(chan struct{})
+	go func() {
+		defer close(w.metricsDone)
+		for ev := range events {
+			if ev.Job != nil {
+				w.working.done(ev.Job.ID)
+			}
+			if ev.Kind != river.EventKindJobSnoozed {
+				w.Metrics.taskOutcome(ev)
+			}
+		}
+	}()
+	// Start checks the schema first: a lost connection fails it before
+	// anything runs. Start keeps the context it is given for the client's
+	// life, so every attempt gets ctx itself, not RetryTransient's.
+	err := database.RetryTransient(ctx, w.Log, "start river", func(context.Context) error { return w.client.Start(ctx) })
+	if err != nil {
+		cancel()
+		return fmt.Errorf("start river: %w", err)
+	}
+	return nil
+}
+
+// Stop stops the tick and River. Tasks running get until ctx ends to finish
+// (River's Stop); then they are cancelled (StopAndCancel): a generation
+// records a "retry" run in our history, and River makes the task available
+// again at once without counting the attempt, for another replica or the
+// next start. A task whose process dies without either is taken back by
+// River's rescuer after rescueStuckJobsAfter.
+func (w *Worker) Stop(ctx context.Context) error {
+	if w.stopWatch != nil {
+		w.stopWatch()
+		<-w.watchDone
+	}
+	if w.cron != nil {
+		select {
+		case <-w.cron.Stop().Done():
+		case <-ctx.Done():
+			w.stopTicks() // the tick enqueues nothing twice; the next one catches up
+		}
+	}
+	return w.stopRiver(ctx)
+}
+
+func (w *Worker) stopRiver(ctx context.Context) error {
+	err := w.client.Stop(ctx)
+	if err != nil && ctx.Err() != nil {
+		w.Log.Warn("shutdown grace period over; cancelling the running tasks, which River makes available again")
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopAndCancelTimeout)
+		defer cancel()
+		err = w.client.StopAndCancel(cctx)
+	}
+	w.stopMetrics()
+	<-w.metricsDone
+	if err != nil {
+		return fmt.Errorf("stop river: %w", err)
+	}
+	return nil
+}
