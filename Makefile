@@ -13,7 +13,7 @@ IMAGE        ?= fieldbrief:dev
 TEST_TIMEOUT ?= 9m
 BENCH        ?= .
 BENCHTIME    ?= 1x
-BENCH_PKGS   ?= ./internal/briefing/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
+BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
 FUZZTIME     ?= 60s
 # bench-tick: the tick at 10k/100k/1M orgs and the cold start (BENCH_1M=0 skips 1M)
 TICK_BENCHTIME ?= 20x
@@ -71,7 +71,7 @@ bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	mkdir -p bin
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS) | tee bin/bench.txt
-	# The tick's table (README "Benchmarks"); bench-tick measures it with more iterations.
+	# The tick's table (docs/benchmarks.md, "The tick"); bench-tick measures it with more iterations.
 	awk -f scripts/tick-table.awk bin/bench.txt
 
 BENCH_BURST_ORGS  ?= 10000
@@ -79,18 +79,18 @@ BENCH_MEMORY_ORGS ?= 1000000
 bench-burst: ## Burst (10k orgs due at once, 1 and 3 worker processes) and worker memory at 1M orgs (BENCH_MEMORY_ORGS=0 skips it)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
-	# Real cmd/worker processes, GOMAXPROCS=2 each; README "Benchmarks".
+	# Real cmd/worker processes, GOMAXPROCS=2 each; docs/benchmarks.md, "Burst" and "Worker memory at 1M orgs".
 	# BENCH_BURST_SMTP=1 adds runs that mail every org's dispatcher.
 	BENCH_BURST_ORGS=$(BENCH_BURST_ORGS) BENCH_MEMORY_ORGS=$(BENCH_MEMORY_ORGS) \
 	  $(GO) test -run='^$$' -bench='BenchmarkBurst|BenchmarkWorkerMemory' -benchtime=1x -timeout=60m ./cmd/worker/
 
-bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs ADR-0024 and AT TIME ZONE, worker -once cold start (BENCH_1M=0 skips 1M)
+bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs the plain candidate query (docs/decisions/0001-local-time-scheduling.md) and AT TIME ZONE, worker -once cold start (BENCH_1M=0 skips 1M)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	mkdir -p bin
-	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/briefing/ | tee bin/bench-tick.txt
+	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/tick/ | tee bin/bench-tick.txt
 	awk -f scripts/tick-table.awk bin/bench-tick.txt
-	$(GO) test -run='^$$' -bench='BenchmarkWorkerOnceColdStart' -benchtime=3x -timeout=30m ./internal/briefing/
+	$(GO) test -run='^$$' -bench='BenchmarkWorkerOnceColdStart' -benchtime=3x -timeout=30m ./internal/tick/
 
 bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of cmd/web (WEBLOAD_RATES=200,1000 WEBLOAD_DURATION=10s WEBLOAD_PAGES=...)
 	@scripts/need-postgres.sh
@@ -100,7 +100,7 @@ bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of c
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule
 
-chaos: ## Fault injection, full counts: kill -9, pg_terminate_backend, PostgreSQL restart, DST replicas (long; README "Guarantees and figures")
+chaos: ## Fault injection, full counts: kill -9, pg_terminate_backend, PostgreSQL restart, DST replicas (long; docs/guarantees.md)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	# CHAOS=full: 100 kill -9 and 100 pg_terminate_backend rounds over 1,000

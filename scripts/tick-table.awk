@@ -1,6 +1,6 @@
 # Prints BenchmarkTick's metrics (go test -bench output on stdin) as the
-# table of the README's "Benchmarks": per org count, the steady tick, the
-# worst case, the full scan and ADR-0024's and the AT TIME ZONE query on
+# table of docs/benchmarks.md, "The tick": per org count, the steady tick, the
+# worst case, the full scan and the plain candidate query (docs/decisions/0001-local-time-scheduling.md) and the AT TIME ZONE query on
 # the same data, with the ratios measured in the same run.
 /^BenchmarkTick\/orgs=/ {
 	split($1, name, "[=-]")
