@@ -15,7 +15,7 @@ END {
 	if (n == 0) exit
 	print ""
 	print "Tick (ms; ratios from the same run, on the same data):"
-	print "|      orgs | steady   | read/tick | ADR      | AT TZ    | ADR/steady | ATTZ/steady | full     | full cold | ADR/full | worst   |"
+	print "|      orgs | steady   | read/tick | plain    | AT TZ    | plain/steady | ATTZ/steady | full     | full cold | plain/full | worst   |"
 	print "|-----------|----------|----------|----------|----------|---------|---------|----------|----------|--------|----------|"
 	for (i = 1; i <= n; i++) print rows[i]
 }
