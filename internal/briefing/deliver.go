@@ -14,8 +14,8 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/unsubscribe"
 )
 
 // Delivery channels, audiences and states, as stored in ff_deliveries.
@@ -117,7 +117,7 @@ func queueDeliveryReads(b *pgx.Batch, orgID int64) *deliveryReads {
 			}
 			return nil
 		})
-	dr.suppressed = orgs.QueueSuppressed(b, orgID)
+	dr.suppressed = unsubscribe.QueueSuppressed(b, orgID)
 	return dr
 }
 

@@ -23,7 +23,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 )
 
 // deliveryConfig is a fieldforce config that delivers to the dispatchers in
@@ -268,7 +268,7 @@ func TestWebhookDeliveryRetriesWithOneID(t *testing.T) {
 	t.Cleanup(hook.Close)
 	org := f.org("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL+"/fieldbrief"))
 	var err error
-	secret, err = (&orgs.Store{DB: f.db}).WebhookSecret(f.ctx, org)
+	secret, err = (&tenants.Store{DB: f.db}).WebhookSecret(f.ctx, org)
 	require.NoError(t, err)
 
 	// Its clock stays at the tick, so its own minute ticks fire nothing more.

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/schedule"
 )
 
@@ -74,7 +74,7 @@ func TestGenerateNowRefused(t *testing.T) {
 	f := setup(t)
 	store := f.store
 	now := utc("2026-03-10T16:00:00Z")
-	actor := orgs.Actor{Email: "admin@example.com"}
+	actor := audit.Actor{Email: "admin@example.com"}
 
 	switchedOff := f.org("off", config("Etc/UTC", "09:00"))
 	f.orgFlag(switchedOff, false)

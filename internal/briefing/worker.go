@@ -126,7 +126,7 @@ func (w *Worker) build(periodic bool) error {
 	sender := w.sender()
 	addWorker(workers, &w.kinds, &emailWorker{sender: sender})
 	addWorker(workers, &w.kinds, &webhookWorker{sender: sender})
-	addWorker(workers, &w.kinds, &accounts.EmailWorker{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
+	addWorker(workers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
 	retention := cmp.Or(w.JobRetention, DefaultJobRetention)
 	cfg := &river.Config{
 		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(w.Concurrency, 4)}},

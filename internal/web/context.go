@@ -3,7 +3,9 @@ package web
 import (
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
@@ -17,22 +19,22 @@ const (
 )
 
 // currentUser is the signed-in user; ok is false for anonymous requests.
-func currentUser(c echo.Context) (orgs.User, bool) {
-	u, ok := c.Get(ctxUser).(orgs.User)
+func currentUser(c echo.Context) (accounts.User, bool) {
+	u, ok := c.Get(ctxUser).(accounts.User)
 	return u, ok
 }
 
 // currentMembership is the user's access to the org in the URL, set by
 // requireMember.
-func currentMembership(c echo.Context) orgs.Membership {
-	m, _ := c.Get(ctxMembership).(orgs.Membership)
+func currentMembership(c echo.Context) tenants.Membership {
+	m, _ := c.Get(ctxMembership).(tenants.Membership)
 	return m
 }
 
 // actor is who the audit log records for this request.
-func actor(c echo.Context) orgs.Actor {
+func actor(c echo.Context) audit.Actor {
 	u, _ := currentUser(c)
-	return orgs.Actor{UserID: u.ID, Email: u.Email}
+	return audit.Actor{UserID: u.ID, Email: u.Email}
 }
 
 // page builds the layout model shared by every full page: user, org
@@ -43,7 +45,7 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 	if u, ok := currentUser(c); ok {
 		p.User = &views.User{Email: u.Email, IsStaff: u.IsStaff}
 	}
-	ms, _ := c.Get(ctxMemberships).([]orgs.Membership)
+	ms, _ := c.Get(ctxMemberships).([]tenants.Membership)
 	for _, m := range ms {
 		p.Orgs = append(p.Orgs, views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()})
 	}

@@ -24,7 +24,7 @@ func orgBase(slug string) string { return "/orgs/" + slug }
 // briefing's zone, so the board and the briefing agree on what a day is;
 // UTC while the org has no valid saved zone.
 func (s *Server) orgZone(ctx context.Context, orgID int64) (schedule.Zone, error) {
-	cfg, err := s.orgs.Fieldforce(ctx, orgID)
+	cfg, err := s.tenants.Fieldforce(ctx, orgID)
 	if err != nil {
 		return schedule.Zone{}, err
 	}

@@ -72,7 +72,7 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u, err := s.orgs.Authenticate(ctx, f.Email, password)
+	u, err := s.accounts.Authenticate(ctx, f.Email, password)
 	if apperr.Code(err) == apperr.Unauthorized {
 		f.Error = "The email or password is incorrect."
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)

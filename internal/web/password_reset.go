@@ -8,8 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/auth"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/views"
 )
 
@@ -21,7 +21,7 @@ import (
 // sign-in throttle's counting (auth.Throttle); its entries are keyed
 // "reset:<email>", apart from sign-in failures of the same address. The
 // store also caps mails per account an hour, whoever asks
-// (orgs.MaxResetsPerHour).
+// (accounts.MaxResetsPerHour).
 func (s *Server) resetThrottle() *auth.Throttle {
 	return &auth.Throttle{DB: s.db, PerAccount: 3, PerClient: 20}
 }
@@ -52,7 +52,7 @@ func (s *Server) forgot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.orgs.RequestPasswordReset(ctx, p.Email, ip, now); err != nil {
+	if err := s.accounts.RequestPasswordReset(ctx, p.Email, ip, now); err != nil {
 		return err
 	}
 	p.Sent = true
@@ -61,9 +61,9 @@ func (s *Server) forgot(c echo.Context) error {
 
 func (s *Server) resetForm(c echo.Context) error {
 	token := c.Param("token")
-	u, err := s.orgs.CheckResetToken(c.Request().Context(), token, s.now())
+	u, err := s.accounts.CheckResetToken(c.Request().Context(), token, s.now())
 	if le, ok := linkError(err); ok {
-		return s.linkProblem(c, orgs.EmailReset, le.Reason)
+		return s.linkProblem(c, accounts.EmailReset, le.Reason)
 	}
 	if err != nil {
 		return err
@@ -71,7 +71,7 @@ func (s *Server) resetForm(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.Reset(s.resetPage(c, token, u)))
 }
 
-func (s *Server) resetPage(c echo.Context, token string, u orgs.User) views.ResetPage {
+func (s *Server) resetPage(c echo.Context, token string, u accounts.User) views.ResetPage {
 	return views.ResetPage{Page: s.page(c, "Choose a new password"), Action: "/password/reset/" + token, Email: u.Email}
 }
 
@@ -81,9 +81,9 @@ func (s *Server) reset(c echo.Context) error {
 	ctx, now, token := c.Request().Context(), s.now(), c.Param("token")
 	password := c.FormValue("password")
 	if password == "" || len(password) > 1024 {
-		u, err := s.orgs.CheckResetToken(ctx, token, now)
+		u, err := s.accounts.CheckResetToken(ctx, token, now)
 		if le, ok := linkError(err); ok {
-			return s.linkProblem(c, orgs.EmailReset, le.Reason)
+			return s.linkProblem(c, accounts.EmailReset, le.Reason)
 		}
 		if err != nil {
 			return err
@@ -97,9 +97,9 @@ func (s *Server) reset(c echo.Context) error {
 		return err
 	}
 	defer release()
-	_, err = s.orgs.ResetPassword(ctx, token, password, now)
+	_, err = s.accounts.ResetPassword(ctx, token, password, now)
 	if le, ok := linkError(err); ok {
-		return s.linkProblem(c, orgs.EmailReset, le.Reason)
+		return s.linkProblem(c, accounts.EmailReset, le.Reason)
 	}
 	if err != nil {
 		return err

@@ -14,12 +14,17 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
+	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/tokens"
+	"fieldbrief/internal/unsubscribe"
 )
 
 // Config is the web server's configuration (see README "Configuration").
@@ -69,21 +74,26 @@ type Config struct {
 
 // Server holds the dependencies handlers use.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	db        *pgxpool.Pool
-	orgs      *orgs.Store
-	briefings *briefing.Store
-	field     *field.Store
-	imports   *fieldimport.Store
-	sender    *briefing.Sender // the settings page's test sends
-	sessions  *auth.Sessions
-	throttle  *auth.Throttle
-	hashes    *auth.HashGate // bounds the sign-ins hashing at once
-	apiLimits *limiters      // per API token
-	admission *admission     // requests served at once (overload.go)
-	now       func() time.Time
-	echo      *echo.Echo
+	cfg          Config
+	log          *slog.Logger
+	db           *pgxpool.Pool
+	tenants      *tenants.Store
+	accounts     *accounts.Store
+	tokens       *tokens.Store
+	audit        *audit.Store
+	flags        *flags.Store
+	unsubscribes *unsubscribe.Store
+	briefings    *briefing.Store
+	field        *field.Store
+	imports      *fieldimport.Store
+	sender       *briefing.Sender // the settings page's test sends
+	sessions     *auth.Sessions
+	throttle     *auth.Throttle
+	hashes       *auth.HashGate // bounds the sign-ins hashing at once
+	apiLimits    *limiters      // per API token
+	admission    *admission     // requests served at once (overload.go)
+	now          func() time.Time
+	echo         *echo.Echo
 }
 
 // New builds the server and registers every route.
@@ -117,14 +127,19 @@ func New(cfg Config, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:       cfg,
-		log:       log,
-		db:        db,
-		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
-		briefings: briefings,
-		field:     &field.Store{DB: db},
-		imports:   &fieldimport.Store{DB: db},
-		sender:    sender,
+		cfg:          cfg,
+		log:          log,
+		db:           db,
+		tenants:      &tenants.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
+		accounts:     &accounts.Store{DB: db},
+		tokens:       &tokens.Store{DB: db},
+		audit:        &audit.Store{DB: db},
+		flags:        &flags.Store{DB: db},
+		unsubscribes: &unsubscribe.Store{DB: db},
+		briefings:    briefings,
+		field:        &field.Store{DB: db},
+		imports:      &fieldimport.Store{DB: db},
+		sender:       sender,
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,
 			Secure:          cfg.SecureCookies,
