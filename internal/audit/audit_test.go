@@ -25,7 +25,7 @@ func TestAuditLogIsAppendOnly(t *testing.T) {
 	require.ErrorContains(t, err, "append-only")
 }
 
-// OrgAudit is what an org's admins see: their org's settings and briefing
+// ForOrg is what an org's admins see: their org's settings and briefing
 // changes, never another org's, never staff flag changes (staff emails,
 // internal reasons) nor platform-wide ones.
 func TestOrgAuditIsTheOrgsOwnSettingsAndBriefings(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/apperr"
@@ -278,8 +277,7 @@ func auditTechnician(ctx context.Context, q database.Querier, actor audit.Actor,
 // refTaken turns a unique violation of an external_ref index into a field
 // error; other errors pass through.
 func refTaken(err error, index string) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == index {
+	if database.IsUniqueViolation(err, index) {
 		return fieldError("external_ref", "is already used by another record of this org")
 	}
 	return err

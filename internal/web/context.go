@@ -5,7 +5,10 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/fieldimport"
+	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/text"
 	"fieldbrief/views"
 )
 
@@ -40,7 +43,7 @@ func actor(c echo.Context) audit.Actor {
 // page builds the layout model shared by every full page: user, org
 // switcher, current org and the CSRF token for forms and htmx.
 func (s *Server) page(c echo.Context, title string) views.Page {
-	p := views.Page{Title: title}
+	p := views.Page{Title: title, Limits: pageLimits}
 	p.CSRF, _ = c.Get(ctxCSRF).(string)
 	if u, ok := currentUser(c); ok {
 		p.User = &views.User{Email: u.Email, IsStaff: u.IsStaff}
@@ -53,4 +56,14 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 		p.Org = &views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()}
 	}
 	return p
+}
+
+// pageLimits are the limits pages state, from the packages that enforce them.
+var pageLimits = views.Limits{
+	AddressLen:      text.MaxAddressLen,
+	NameLen:         text.MaxNameLen,
+	Recipients:      schedule.MaxRecipients,
+	ImportMB:        fieldimport.MaxBytes >> 20,
+	ImportRows:      fieldimport.MaxRows,
+	AuditExportRows: maxAuditExport,
 }

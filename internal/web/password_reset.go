@@ -33,13 +33,7 @@ func (s *Server) forgotForm(c echo.Context) error {
 // forgot queues a reset link for the address, when it has an account.
 func (s *Server) forgot(c echo.Context) error {
 	p := views.ForgotPage{Page: s.page(c, "Reset your password"), Email: strings.TrimSpace(c.FormValue("email"))}
-	switch {
-	case p.Email == "":
-		p.EmailError = "Enter your email address."
-	case len(p.Email) > maxEmailLen || !strings.Contains(p.Email, "@"):
-		p.EmailError = "Enter a valid email address (at most 254 characters)."
-	}
-	if p.EmailError != "" {
+	if p.EmailError = accountEmailProblem(p.Email); p.EmailError != "" {
 		return s.render(c, http.StatusUnprocessableEntity, views.Forgot(p))
 	}
 	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP()

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/text"
 	"fieldbrief/views"
 )
 
@@ -20,7 +21,7 @@ import (
 // "to" day included; text filters are bounded so a search stays cheap.
 const (
 	maxAuditSearch = 100 // characters of the free-text search
-	maxAuditActor  = 254 // an email address
+	maxAuditActor  = text.MaxAddressLen
 	maxAuditAction = 100
 )
 
