@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 )
 
@@ -78,9 +78,9 @@ func TestStaffOrgOverrideOffShowsOnBriefings(t *testing.T) {
 	}
 	st.screenshot("staff-flags")
 
-	_, o, err := e.store.OrgFlag(e.ctx, e.orgA.ID, schedule.FlagKey)
+	_, o, err := e.store.Flags.ForOrg(e.ctx, e.orgA.ID, schedule.FlagKey)
 	e.must("read acme's override", err)
-	if o != orgs.Off {
+	if o != flags.Off {
 		t.Fatalf("stored override of acme = %s, want off", o)
 	}
 

@@ -163,10 +163,10 @@ func TestStaffCreatesAnOrg(t *testing.T) {
 func TestOrgSwitcherEscape(t *testing.T) {
 	e := newEnv(t)
 	e.seed()
-	u, err := e.store.UpsertUser(e.ctx, "two@orgs.test", password, false)
+	u, err := e.store.Accounts.UpsertUser(e.ctx, "two@orgs.test", password, false)
 	e.must("user", err)
-	e.must("member of A", e.store.AddMember(e.ctx, e.orgA.ID, u.ID, "member"))
-	e.must("member of B", e.store.AddMember(e.ctx, e.orgB.ID, u.ID, "member"))
+	e.must("member of A", e.store.Tenants.AddMember(e.ctx, e.orgA.ID, u.ID, "member"))
+	e.must("member of B", e.store.Tenants.AddMember(e.ctx, e.orgB.ID, u.ID, "member"))
 	s := e.newSession("two orgs")
 	s.login(account{"two@orgs.test", password})
 	s.open("/orgs/globex/briefings")

@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 )
 
 // axeSource is axe-core, vendored for this test only (testdata/axe/README.md).
@@ -92,7 +92,7 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 	e.deadline = time.Now().Add(testTimeout * time.Duration(2+len(axePages)/6))
 	admin, _, staffAcc, _ := demoAccounts(t, sum)
 	member := account{"member-axe@demo.test", password}
-	e.addUser(member, false, org, orgs.RoleMember)
+	e.addUser(member, false, org, tenants.RoleMember)
 
 	fx := axeFixture{"org": org.Slug, "today": today.Date.String(), "failed": today.Date.AddDays(-1).String()}
 	for key, q := range map[string]string{

@@ -65,7 +65,7 @@ func TestScheduleFormAndJSONStayInSync(t *testing.T) {
 			t.Errorf("%s the JSON editor should show the saved document; it says:\n%s", when, saved)
 		}
 	}
-	cfg, err := e.store.Fieldforce(e.ctx, e.orgA.ID)
+	cfg, err := e.store.Tenants.Fieldforce(e.ctx, e.orgA.ID)
 	e.must("read the saved config", err)
 	if b := cfg.Config.Briefing; b.ScheduleLocalTime != "09:15" || !slices.Equal(b.Days, []string{"sat", "sun"}) {
 		t.Errorf("stored %s %v, want 09:15 [sat sun]", b.ScheduleLocalTime, b.Days)

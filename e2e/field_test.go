@@ -10,8 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/worker"
@@ -83,7 +83,7 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 
 	// The day's scheduled briefing, by a tick of the worker: every day at
 	// 00:00, so it is due whenever the test runs.
-	_, err := e.store.SaveFieldforce(e.ctx, orgs.System, e.orgA.ID,
+	_, err := e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID,
 		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"00:00","enabled":true}}`))
 	e.must("schedule the briefing for every day", err)
 	w := &worker.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}

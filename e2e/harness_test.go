@@ -19,10 +19,12 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/web"
 	"fieldbrief/internal/worker"
 )
@@ -160,10 +162,10 @@ type env struct {
 	deadline time.Time
 	url      string // http://127.0.0.1:port
 	db       *pgxpool.Pool
-	store    *orgs.Store
+	store    *testutil.Stores
 	logs     *serverLog
 
-	orgA, orgB orgs.Org // set by seed
+	orgA, orgB tenants.Org // set by seed
 	start      time.Time
 }
 
@@ -195,7 +197,7 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(cancel)
 	e := &env{t: t, ctx: ctx, deadline: time.Now().Add(testTimeout), start: time.Now()}
 	e.db = testdb.New(t)
-	e.store = &orgs.Store{DB: e.db}
+	e.store = testutil.NewStores(e.db)
 
 	e.logs = &serverLog{t: t}
 	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -227,27 +229,27 @@ func newEnv(t *testing.T) *env {
 func (e *env) seed() {
 	e.t.Helper()
 	var err error
-	e.orgA, err = e.store.CreateOrg(e.ctx, "acme", "Acme Field Services")
+	e.orgA, err = e.store.Tenants.CreateOrg(e.ctx, "acme", "Acme Field Services")
 	e.must("create org A", err)
-	e.orgB, err = e.store.CreateOrg(e.ctx, "globex", "Globex Plumbing")
+	e.orgB, err = e.store.Tenants.CreateOrg(e.ctx, "globex", "Globex Plumbing")
 	e.must("create org B", err)
-	e.addUser(adminA, false, e.orgA, orgs.RoleAdmin)
-	e.addUser(memberA, false, e.orgA, orgs.RoleMember)
-	e.addUser(adminB, false, e.orgB, orgs.RoleAdmin)
-	e.addUser(staff, true, orgs.Org{}, "")
-	_, err = e.store.SaveFieldforce(e.ctx, orgs.System, e.orgA.ID, []byte(configA))
+	e.addUser(adminA, false, e.orgA, tenants.RoleAdmin)
+	e.addUser(memberA, false, e.orgA, tenants.RoleMember)
+	e.addUser(adminB, false, e.orgB, tenants.RoleAdmin)
+	e.addUser(staff, true, tenants.Org{}, "")
+	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID, []byte(configA))
 	e.must("save config of org A", err)
-	_, err = e.store.SaveFieldforce(e.ctx, orgs.System, e.orgB.ID, []byte(configB))
+	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgB.ID, []byte(configB))
 	e.must("save config of org B", err)
 	e.trace("seeded")
 }
 
-func (e *env) addUser(a account, isStaff bool, org orgs.Org, role orgs.Role) {
+func (e *env) addUser(a account, isStaff bool, org tenants.Org, role tenants.Role) {
 	e.t.Helper()
-	u, err := e.store.UpsertUser(e.ctx, a.Email, a.Password, isStaff)
+	u, err := e.store.Accounts.UpsertUser(e.ctx, a.Email, a.Password, isStaff)
 	e.must("create user "+a.Email, err)
 	if org.ID != 0 {
-		e.must("add "+a.Email+" to "+org.Slug, e.store.AddMember(e.ctx, org.ID, u.ID, role))
+		e.must("add "+a.Email+" to "+org.Slug, e.store.Tenants.AddMember(e.ctx, org.ID, u.ID, role))
 	}
 }
 
@@ -260,11 +262,11 @@ func (e *env) must(what string, err error) {
 
 // generateBriefing makes today's briefing of an org the way an admin's
 // "generate now" does, and runs a real worker until it is generated.
-func (e *env) generateBriefing(org orgs.Org) briefing.Briefing {
+func (e *env) generateBriefing(org tenants.Org) briefing.Briefing {
 	e.t.Helper()
 	store, err := briefing.NewStore(e.db)
 	e.must("briefing store", err)
-	b, err := store.GenerateNow(e.ctx, org.ID, time.Now(), orgs.System)
+	b, err := store.GenerateNow(e.ctx, org.ID, time.Now(), audit.System)
 	e.must("generate briefing for "+org.Slug, err)
 	w := &worker.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
 	e.must("start the worker", w.Start(e.ctx))

@@ -181,7 +181,7 @@ func (s *session) expectSubmits(want int, after string) {
 
 func (s *session) expectStoredZone(want string) {
 	s.t.Helper()
-	cfg, err := s.e.store.Fieldforce(s.e.ctx, s.e.orgA.ID)
+	cfg, err := s.e.store.Tenants.Fieldforce(s.e.ctx, s.e.orgA.ID)
 	s.e.must("read the saved config", err)
 	if got := cfg.Config.Briefing.Timezone; got != want {
 		s.t.Errorf("stored zone = %s, want %s", got, want)

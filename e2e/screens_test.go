@@ -10,7 +10,7 @@ import (
 
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/demo"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 )
 
 // The screenshot tours visit the main pages on the demo data and save a
@@ -106,14 +106,14 @@ func TestScreenshotsOfStaffAndHome(t *testing.T) {
 
 // demoEnv is a test environment with the demo data, today's briefing of the
 // first demo admin's org generated and yesterday's failed.
-func demoEnv(t *testing.T) (*env, demo.Summary, orgs.Org, briefing.Briefing) {
+func demoEnv(t *testing.T) (*env, demo.Summary, tenants.Org, briefing.Briefing) {
 	t.Helper()
 	e := newEnv(t)
 	sum, err := demo.Seed(e.ctx, e.db, time.Now())
 	e.must("seed the demo data", err)
 	e.trace("demo seeded")
 	_, _, _, slug := demoAccounts(t, sum)
-	org, err := e.store.OrgBySlug(e.ctx, slug)
+	org, err := e.store.Tenants.OrgBySlug(e.ctx, slug)
 	e.must("find demo org "+slug, err)
 	today := e.generateBriefing(org)
 	e.failedBriefing(org, today.Date.Time().AddDate(0, 0, -1), today.Timezone)
@@ -149,7 +149,7 @@ func demoAccounts(t *testing.T, sum demo.Summary) (admin, multi, staffAcc accoun
 // worker leaves them after the last retry. It replaces the briefing the
 // demo seed requested for that date, if any (the seed backfills yesterday on
 // the org's scheduled days).
-func (e *env) failedBriefing(org orgs.Org, date time.Time, zone string) {
+func (e *env) failedBriefing(org tenants.Org, date time.Time, zone string) {
 	e.t.Helper()
 	_, err := e.db.Exec(e.ctx, `DELETE FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`, org.ID, date)
 	e.must("clear the date for a failed briefing", err)

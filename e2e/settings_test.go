@@ -107,7 +107,7 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 	admin.waitText(previewBox, "Asia/Kolkata", "09:45")
 	admin.screenshot("settings-saved")
 
-	cfg, err := e.store.Fieldforce(e.ctx, e.orgA.ID)
+	cfg, err := e.store.Tenants.Fieldforce(e.ctx, e.orgA.ID)
 	e.must("read the saved config", err)
 	if b := cfg.Config.Briefing; b.Timezone != "Asia/Kolkata" || b.ScheduleLocalTime != "09:45" {
 		t.Errorf("stored config = %s %s, want Asia/Kolkata 09:45", b.Timezone, b.ScheduleLocalTime)
@@ -284,7 +284,7 @@ func TestPreviewWarnsAboutSpringForwardGap(t *testing.T) {
 	admin.screenshot("settings-dst-warning")
 
 	// Nothing was saved by previewing.
-	cfg, err := e.store.Fieldforce(e.ctx, e.orgA.ID)
+	cfg, err := e.store.Tenants.Fieldforce(e.ctx, e.orgA.ID)
 	e.must("read the config", err)
 	if cfg.Config.Briefing.Timezone != "Europe/Berlin" {
 		t.Errorf("previewing changed the stored zone to %s", cfg.Config.Briefing.Timezone)

@@ -9,7 +9,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/flags"
 )
 
 const killSwitch = "fieldforce.briefing"
@@ -57,7 +58,7 @@ func TestStaffKillSwitchWithImpact(t *testing.T) {
 	s.waitText("#flag-notice", "Turned off fieldforce.briefing for every org.")
 	s.waitText(form, "off", "Turns on fieldforce.briefing for 2 orgs.")
 	s.waitText("#org-acme", "inherit → global off")
-	if on, err := e.store.EffectiveFlag(e.ctx, e.orgB.ID, killSwitch); err != nil || on {
+	if on, err := e.store.Flags.Enabled(e.ctx, e.orgB.ID, killSwitch); err != nil || on {
 		t.Errorf("the kill switch beats globex's override on: effective %v (%v)", on, err)
 	}
 }
@@ -68,9 +69,9 @@ func TestStaffAuditFilterAndExport(t *testing.T) {
 	e := newEnv(t)
 	e.seed()
 	ctx := e.ctx
-	by := orgs.Actor{Email: staff.Email}
-	e.must("an override", e.store.SetOrgFlag(ctx, by, e.orgA.ID, killSwitch, orgs.Off, "customer asked =1+1"))
-	e.must("another", e.store.SetOrgFlag(ctx, by, e.orgB.ID, killSwitch, orgs.On, "pilot"))
+	by := audit.Actor{Email: staff.Email}
+	e.must("an override", e.store.Flags.SetOrg(ctx, by, e.orgA.ID, killSwitch, flags.Off, "customer asked =1+1"))
+	e.must("another", e.store.Flags.SetOrg(ctx, by, e.orgB.ID, killSwitch, flags.On, "pilot"))
 
 	s := e.newSession("staff")
 	s.login(staff)

@@ -11,6 +11,20 @@ type Page struct {
 	Orgs    []OrgLink // the user's orgs, for the switcher
 	Org     *OrgLink  // the org in the URL, if any
 	Section string    // highlights the nav entry: "briefings", "settings", "staff"
+	Limits  Limits
+}
+
+// Limits are the limits pages state, in maxlength attributes and hints.
+// Views import no internal package, so the web fills them from the
+// packages that enforce each one: a page never states a number the server
+// does not apply.
+type Limits struct {
+	AddressLen      int // an email address, in characters
+	NameLen         int // a person's, an org's or a technician's name
+	Recipients      int // addresses in delivery.email.to
+	ImportMB        int // one CSV import file
+	ImportRows      int
+	AuditExportRows int // one CSV export of the audit log
 }
 
 // User is the signed-in person as the layout shows them.

@@ -6,7 +6,7 @@ import (
 )
 
 // FlagImpact is the view of what flipping a global switch does (counted by
-// orgs.Store.FlagImpact).
+// flags.Store.Impacts).
 type FlagImpact struct {
 	Orgs        int
 	OverrideOn  int

@@ -211,7 +211,7 @@ func Technicians(p TechniciansPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = technicianForm(p.Form, p.CSRF, "Add technician").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = technicianForm(p.Form, p.Limits, p.CSRF, "Add technician").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -369,7 +369,7 @@ func Technician(p TechnicianPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = technicianForm(p.Form, p.CSRF, "Save technician").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = technicianForm(p.Form, p.Limits, p.CSRF, "Save technician").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -491,7 +491,7 @@ func technicianActiveForm(base string, t TechnicianRow, csrf string) templ.Compo
 	})
 }
 
-func technicianForm(f TechnicianForm, csrf, submit string) templ.Component {
+func technicianForm(f TechnicianForm, limits Limits, csrf, submit string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -529,11 +529,11 @@ func technicianForm(f TechnicianForm, csrf, submit string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("name", "Name", f.Name, "text", "", f.Errors.Error("name"), "200").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("name", "Name", f.Name, "text", "", f.Errors.Error("name"), strconv.Itoa(limits.NameLen)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("email", "Email", f.Email, "email", "For their own day sheet, when delivery sends technicians theirs.", f.Errors.Error("email"), "254").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("email", "Email", f.Email, "email", "For their own day sheet, when delivery sends technicians theirs.", f.Errors.Error("email"), strconv.Itoa(limits.AddressLen)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

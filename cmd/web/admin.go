@@ -10,9 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/tokens"
 )
 
 func migrateCommand(*flag.FlagSet, func(string) string) action {
@@ -34,7 +37,7 @@ func createOrgCommand(fs *flag.FlagSet, _ func(string) string) action {
 		if *slug == "" || *name == "" {
 			return usageErrorf("-slug and -name are required")
 		}
-		if err := orgs.ValidateOrg(*slug, *name); err != nil {
+		if err := tenants.ValidateOrg(*slug, *name); err != nil {
 			return usageErrorf("%v", err)
 		}
 		pool, err := a.open(ctx)
@@ -42,7 +45,7 @@ func createOrgCommand(fs *flag.FlagSet, _ func(string) string) action {
 			return err
 		}
 		defer pool.Close()
-		org, err := (&orgs.Store{DB: pool}).ProvisionOrg(ctx, orgs.System, *slug, *name)
+		org, err := (&tenants.Store{DB: pool}).ProvisionOrg(ctx, audit.System, *slug, *name)
 		if err != nil {
 			return err
 		}
@@ -72,10 +75,10 @@ func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {
 			return usageErrorf("-role needs -org")
 		}
 		if *orgSlug != "" && *role == "" {
-			*role = string(orgs.RoleMember)
+			*role = string(tenants.RoleMember)
 		}
 		if *orgSlug != "" {
-			if _, err := orgs.ParseRole(*role); err != nil {
+			if _, err := tenants.ParseRole(*role); err != nil {
 				return usageErrorf("-role must be admin or member, not %q", *role)
 			}
 		}
@@ -84,17 +87,17 @@ func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {
 			return err
 		}
 		defer pool.Close()
-		store := &orgs.Store{DB: pool}
+		store := &tenants.Store{DB: pool}
 
 		// Find the org first for a clear error; the user, the membership and
 		// the audit entries are then written in one transaction.
-		var org orgs.Org
+		var org tenants.Org
 		if *orgSlug != "" {
 			if org, err = store.OrgBySlug(ctx, *orgSlug); err != nil {
 				return err
 			}
 		}
-		p, err := store.ProvisionUser(ctx, orgs.System, *email, pw, *staff, org.ID, orgs.Role(*role))
+		p, err := (&accounts.Store{DB: pool}).ProvisionUser(ctx, audit.System, *email, pw, *staff, org.ID, tenants.Role(*role))
 		if err != nil {
 			return err
 		}
@@ -168,14 +171,14 @@ func webhookSecretCommand(fs *flag.FlagSet, _ func(string) string) action {
 			return err
 		}
 		defer pool.Close()
-		store := &orgs.Store{DB: pool}
+		store := &tenants.Store{DB: pool}
 		org, err := store.OrgBySlug(ctx, *slug)
 		if err != nil {
 			return err
 		}
 		var secret string
 		if *rotate {
-			secret, err = store.RotateWebhookSecret(ctx, orgs.System, org.ID)
+			secret, err = store.RotateWebhookSecret(ctx, audit.System, org.ID)
 		} else {
 			secret, err = store.WebhookSecret(ctx, org.ID)
 		}
@@ -195,7 +198,7 @@ func createTokenCommand(fs *flag.FlagSet, _ func(string) string) action {
 		if *slug == "" || *name == "" {
 			return usageErrorf("-org and -name are required")
 		}
-		if err := orgs.ValidateAPITokenName(*name); err != nil {
+		if err := tokens.ValidateName(*name); err != nil {
 			return usageErrorf("-name: %s", apperr.Message(err))
 		}
 		pool, err := a.open(ctx)
@@ -203,12 +206,12 @@ func createTokenCommand(fs *flag.FlagSet, _ func(string) string) action {
 			return err
 		}
 		defer pool.Close()
-		store := &orgs.Store{DB: pool}
+		store := &tenants.Store{DB: pool}
 		org, err := store.OrgBySlug(ctx, *slug)
 		if err != nil {
 			return err
 		}
-		_, token, err := store.CreateAPIToken(ctx, orgs.System, org.ID, *name, time.Now())
+		_, token, err := (&tokens.Store{DB: pool}).Create(ctx, audit.System, org.ID, *name, time.Now())
 		if err != nil {
 			return err
 		}

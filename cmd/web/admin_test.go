@@ -10,8 +10,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/tokens"
 )
 
 // auditLog reads the audit entries after id `after` as "action target
@@ -32,7 +34,7 @@ func auditLog(t *testing.T, pool *pgxpool.Pool, after int64) ([]string, int64) {
 		var actor, action, target, oldV, newV string
 		require.NoError(t, rows.Scan(&id, &noActorID, &actor, &action, &target, &org, &oldV, &newV))
 		require.True(t, noActorID, "CLI changes are made by the system actor")
-		require.Equal(t, orgs.System.Email, actor)
+		require.Equal(t, audit.System.Email, actor)
 		out = append(out, fmt.Sprintf("%s %s org=%d %s %s", action, target, org, oldV, newV))
 		last = id
 	}
@@ -119,10 +121,10 @@ func TestCreateUserPasswordSources(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := newCLI(t, testdb.URL(t))
-	store := &orgs.Store{DB: connect(t, c.env["DATABASE_URL"])}
+	store := testutil.NewStores(connect(t, c.env["DATABASE_URL"]))
 	signsIn := func(email, password string) {
 		t.Helper()
-		_, err := store.Authenticate(ctx, email, password)
+		_, err := store.Accounts.Authenticate(ctx, email, password)
 		require.NoError(t, err, "%s with %q", email, password)
 	}
 
@@ -213,7 +215,7 @@ func TestCreateTokenCommand(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Regexp(t, fmt.Sprintf(`^api_token\.create api token \d+ org=%d - \{"hint": "%s", "name": "Dispatch sync"\}$`, acme, token[:11]), got[0])
 	require.NotContains(t, got[0], token[11:])
-	rec, err := (&orgs.Store{DB: pool}).AuthenticateAPIToken(ctx, token, time.Now())
+	rec, err := (&tokens.Store{DB: pool}).Authenticate(ctx, token, time.Now())
 	require.NoError(t, err)
 	require.Equal(t, acme, rec.OrgID)
 	require.Equal(t, "Dispatch sync", rec.Name)

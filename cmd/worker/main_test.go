@@ -21,10 +21,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
 )
@@ -109,7 +109,7 @@ func TestOnceRunsJobsLeftBehind(t *testing.T) {
 	requested := time.Date(2026, 3, 9, 2, 0, 0, 0, time.UTC)
 	store, err := briefing.NewStore(db)
 	require.NoError(t, err)
-	_, err = store.GenerateNow(t.Context(), orgID, requested, orgs.Actor{Email: "admin@example.com"})
+	_, err = store.GenerateNow(t.Context(), orgID, requested, audit.Actor{Email: "admin@example.com"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"org-0 2026-03-09 pending 02:00"}, briefingRows(t, db))
 

@@ -24,8 +24,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 )
 
 // Cookie names. __Host- makes browsers refuse the cookie unless it is
@@ -129,7 +130,7 @@ func (s *Sessions) Start(ctx context.Context, w http.ResponseWriter, r *http.Req
 // Load returns the signed-in user, or ok=false when the request has no
 // valid session: no cookie, a bad signature, or a row that is revoked, idle
 // for longer than the idle timeout or older than the absolute timeout.
-func (s *Sessions) Load(ctx context.Context, r *http.Request, now time.Time) (u orgs.User, ok bool, err error) {
+func (s *Sessions) Load(ctx context.Context, r *http.Request, now time.Time) (u accounts.User, ok bool, err error) {
 	v, ok, err := s.Visit(ctx, r, now, "")
 	return v.User, ok, err
 }
@@ -139,25 +140,25 @@ func (s *Sessions) Load(ctx context.Context, r *http.Request, now time.Time) (u 
 // and, for platform staff, the org named slug (staff see every org; ""
 // skips it).
 type Visit struct {
-	User        orgs.User
-	Memberships []orgs.Membership
+	User        accounts.User
+	Memberships []tenants.Membership
 	// StaffOrg is the org named slug when the user is staff and it exists.
-	StaffOrg *orgs.Org
+	StaffOrg *tenants.Org
 }
 
 // Membership is the user's access to the org named slug, ok=false when
 // they are not a member. Staff who are not members get read-only member
 // access to any org that exists (role member, so admin routes refuse them).
-func (v Visit) Membership(slug string) (orgs.Membership, bool) {
+func (v Visit) Membership(slug string) (tenants.Membership, bool) {
 	for _, m := range v.Memberships {
 		if m.Org.Slug == slug {
 			return m, true
 		}
 	}
 	if v.User.IsStaff && v.StaffOrg != nil && v.StaffOrg.Slug == slug {
-		return orgs.Membership{Org: *v.StaffOrg, Role: orgs.RoleMember}, true
+		return tenants.Membership{Org: *v.StaffOrg, Role: tenants.RoleMember}, true
 	}
-	return orgs.Membership{}, false
+	return tenants.Membership{}, false
 }
 
 // visitSQL loads a session's user, their memberships and, for staff, the
@@ -222,15 +223,15 @@ func (s *Sessions) Visit(ctx context.Context, r *http.Request, now time.Time, sl
 	if revoked || now.Sub(created) >= s.absolute || now.Sub(lastSeen) >= s.idle {
 		return Visit{}, false, nil
 	}
-	v.Memberships = make([]orgs.Membership, len(ids))
+	v.Memberships = make([]tenants.Membership, len(ids))
 	for i := range ids {
-		v.Memberships[i] = orgs.Membership{
-			Org:  orgs.Org{ID: ids[i], Slug: slugs[i], Name: names[i], CreatedAt: orgsCreated[i]},
-			Role: orgs.Role(roles[i]),
+		v.Memberships[i] = tenants.Membership{
+			Org:  tenants.Org{ID: ids[i], Slug: slugs[i], Name: names[i], CreatedAt: orgsCreated[i]},
+			Role: tenants.Role(roles[i]),
 		}
 	}
 	if staffID != nil {
-		v.StaffOrg = &orgs.Org{ID: *staffID, Slug: *staffSlug, Name: *staffName, CreatedAt: *staffCreated}
+		v.StaffOrg = &tenants.Org{ID: *staffID, Slug: *staffSlug, Name: *staffName, CreatedAt: *staffCreated}
 	}
 	return v, true, nil
 }

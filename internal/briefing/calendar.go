@@ -3,7 +3,7 @@ package briefing
 import (
 	"time"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 )
 
@@ -57,7 +57,7 @@ type Day struct {
 // by the config and flag in force at its run time (hist), today's at now;
 // created is when the org was set up, loc the zone the calendar's dates are
 // in (for a date whose config had no usable zone).
-func Explain(d, today schedule.Date, now, created time.Time, loc *time.Location, hist orgs.BriefingHistory) Day {
+func Explain(d, today schedule.Date, now, created time.Time, loc *time.Location, hist flags.BriefingHistory) Day {
 	day := Day{Date: d, Zone: loc}
 	if today.Before(d) {
 		day.Reason = DayNotYet
@@ -101,7 +101,7 @@ func Explain(d, today schedule.Date, now, created time.Time, loc *time.Location,
 // config in force then. That config is found from the one in force at the
 // date's noon, then at that config's run time (a change earlier that day
 // applies); a date with no usable config is judged at noon.
-func runTime(d schedule.Date, loc *time.Location, hist orgs.BriefingHistory) time.Time {
+func runTime(d schedule.Date, loc *time.Location, hist flags.BriefingHistory) time.Time {
 	at := time.Date(d.Year, d.Month, d.Day, 12, 0, 0, 0, loc)
 	for range 2 {
 		st := hist.At(at)

@@ -9,7 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 )
 
@@ -32,7 +33,7 @@ RETURNING id, requested_revision`
 // there is none, or asks for a new revision of it, and inserts its task in
 // the same transaction; an existing briefing keeps its date and zone. It
 // writes an audit entry.
-func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, actor orgs.Actor) (Briefing, error) {
+func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, actor audit.Actor) (Briefing, error) {
 	sch, err := s.schedule(ctx, orgID)
 	if err != nil {
 		return Briefing{}, err
@@ -40,7 +41,7 @@ func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, act
 	date := schedule.DateOf(now.In(sch.Zone.Loc))
 	rules := schedule.CurrentZoneRules() // what loaded sch.Zone
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		entry := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: "briefing.generate", Target: "briefing " + date.String()}
+		entry := audit.Entry{Actor: actor, OrgID: orgID, Action: "briefing.generate", Target: "briefing " + date.String()}
 		var oldStatus string
 		var oldRevision int
 		err := tx.QueryRow(ctx, `SELECT status, revision FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`,
@@ -62,7 +63,7 @@ func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, act
 			return fmt.Errorf("insert generation task: %w", err)
 		}
 		entry.New = map[string]any{"status": StatusPending, "requested_revision": revision, "timezone": sch.Zone.Name}
-		return orgs.Audit(ctx, tx, entry)
+		return audit.Record(ctx, tx, entry)
 	})
 	if err != nil {
 		return Briefing{}, fmt.Errorf("generate briefing %s for org %d now: %w", date, orgID, err)
@@ -71,18 +72,18 @@ func (s *Store) GenerateNow(ctx context.Context, orgID int64, now time.Time, act
 }
 
 // schedule loads the org's briefing schedule for GenerateNow, which needs
-// what the tick needs: orgs.BriefingEligibility, the one rule.
+// what the tick needs: flags.BriefingEligibility, the one rule.
 func (s *Store) schedule(ctx context.Context, orgID int64) (schedule.Schedule, error) {
-	st, err := (&orgs.Store{DB: s.DB}).BriefingState(ctx, orgID)
+	st, err := (&flags.Store{DB: s.DB}).BriefingState(ctx, orgID)
 	if err != nil {
 		return schedule.Schedule{}, fmt.Errorf("generate briefing now for org %d: %w", orgID, err)
 	}
 	switch st.Eligibility() {
-	case orgs.NotConfigured:
+	case flags.NotConfigured:
 		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "Set the briefing time zone and schedule before generating a briefing.")
-	case orgs.InvalidConfig:
+	case flags.InvalidConfig:
 		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", st.Err)
-	case orgs.FlagOff:
+	case flags.FlagOff:
 		return schedule.Schedule{}, apperr.Errorf(apperr.Conflict, "Daily briefings are switched off for this organisation.")
 	}
 	return st.Schedule, nil

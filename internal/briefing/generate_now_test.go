@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/testutil"
 )
 
@@ -14,7 +14,7 @@ func TestGenerateNowRefused(t *testing.T) {
 	f := setup(t)
 	store := f.store
 	now := testutil.UTC("2026-03-10T16:00:00Z")
-	actor := orgs.Actor{Email: "admin@example.com"}
+	actor := audit.Actor{Email: "admin@example.com"}
 
 	switchedOff := f.Org("off", testutil.Config("Etc/UTC", "09:00"))
 	f.OrgFlag(switchedOff, false)

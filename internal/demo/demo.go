@@ -18,9 +18,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 )
 
 // Summary says what the demo database holds after seeding.
@@ -52,7 +54,7 @@ type UserSummary struct {
 // Seed creates whatever part of the demo data is missing. now anchors the
 // jobs: yesterday, today and tomorrow are each org's local days around now.
 func Seed(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Summary, error) {
-	store := &orgs.Store{DB: pool}
+	store := &tenants.Store{DB: pool}
 	sum := Summary{Password: Password}
 	// The global switch is left alone: the migration ships it on, and a
 	// re-seed (every `make run`) must not undo staff switching it off.
@@ -80,7 +82,7 @@ type seededOrg struct {
 	id int64
 }
 
-func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time) (seededOrg, error) {
+func seedOrg(ctx context.Context, store *tenants.Store, spec orgSpec, now time.Time) (seededOrg, error) {
 	zone, err := schedule.LoadZone(spec.zone) // the rules the worker decides with
 	if err != nil {
 		return seededOrg{}, fmt.Errorf("zone: %w", err)
@@ -107,7 +109,7 @@ func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time
 		}
 	}
 	if !cfg.Found || addDelivery {
-		if _, err := store.SaveFieldforce(ctx, orgs.System, org.ID, configJSON(spec)); err != nil {
+		if _, err := store.SaveFieldforce(ctx, audit.System, org.ID, configJSON(spec)); err != nil {
 			return s, err
 		}
 		if cfg, err = store.Fieldforce(ctx, org.ID); err != nil {
@@ -165,7 +167,7 @@ func seedOrg(ctx context.Context, store *orgs.Store, spec orgSpec, now time.Time
 
 // ensureOrg finds the org by slug or creates it; a concurrent creator wins
 // the race harmlessly.
-func ensureOrg(ctx context.Context, store *orgs.Store, slug, name string) (orgs.Org, bool, error) {
+func ensureOrg(ctx context.Context, store *tenants.Store, slug, name string) (tenants.Org, bool, error) {
 	org, err := store.OrgBySlug(ctx, slug)
 	if apperr.Code(err) != apperr.NotFound {
 		return org, false, err
@@ -194,12 +196,12 @@ func configJSON(spec orgSpec) []byte {
 
 // onlySeeded reports whether every write of the org's config was the
 // seeder's (the system actor), so no admin's choice would be overwritten.
-func onlySeeded(ctx context.Context, store *orgs.Store, orgID int64) (bool, error) {
+func onlySeeded(ctx context.Context, store *tenants.Store, orgID int64) (bool, error) {
 	var byOthers bool
 	err := store.DB.QueryRow(ctx, `
 		SELECT EXISTS (SELECT 1 FROM audit_log
 		               WHERE org_id = $1 AND action = 'fieldforce.config.update'
-		                 AND (actor_id IS NOT NULL OR actor_email <> $2))`, orgID, orgs.System.Email).Scan(&byOthers)
+		                 AND (actor_id IS NOT NULL OR actor_email <> $2))`, orgID, audit.System.Email).Scan(&byOthers)
 	if err != nil {
 		return false, fmt.Errorf("who wrote the config: %w", err)
 	}
@@ -208,7 +210,7 @@ func onlySeeded(ctx context.Context, store *orgs.Store, orgID int64) (bool, erro
 
 // fillTechnicianEmails gives the demo technicians their addresses, also
 // those seeded before technicians had one; an address someone set is kept.
-func fillTechnicianEmails(ctx context.Context, store *orgs.Store, orgID int64, crew []technician) error {
+func fillTechnicianEmails(ctx context.Context, store *tenants.Store, orgID int64, crew []technician) error {
 	for _, t := range crew {
 		if _, err := store.DB.Exec(ctx, `UPDATE technicians SET email = $3 WHERE org_id = $1 AND name = $2 AND email = ''`,
 			orgID, t.name, t.email); err != nil {
@@ -267,12 +269,12 @@ func insertJobs(ctx context.Context, tx pgx.Tx, orgID int64, techs []int64, jobs
 
 // seedPerson creates the user when missing (an existing user keeps their
 // password) and adds the memberships they lack (existing roles are kept).
-func seedPerson(ctx context.Context, store *orgs.Store, p person, orgIDs map[string]int64) (UserSummary, error) {
+func seedPerson(ctx context.Context, store *tenants.Store, p person, orgIDs map[string]int64) (UserSummary, error) {
 	us := UserSummary{Email: p.email, Staff: p.staff}
 	var id int64
 	err := store.DB.QueryRow(ctx, `SELECT id, is_staff FROM users WHERE lower(email) = lower($1)`, p.email).Scan(&id, &us.Staff)
 	if errors.Is(err, pgx.ErrNoRows) {
-		u, err := store.UpsertUser(ctx, p.email, Password, p.staff)
+		u, err := (&accounts.Store{DB: store.DB}).UpsertUser(ctx, p.email, Password, p.staff)
 		if err != nil {
 			return us, err
 		}
@@ -284,16 +286,16 @@ func seedPerson(ctx context.Context, store *orgs.Store, p person, orgIDs map[str
 	if err != nil {
 		return us, err
 	}
-	roles := map[string]orgs.Role{}
+	roles := map[string]tenants.Role{}
 	for _, m := range have {
 		roles[m.Org.Slug] = m.Role
 	}
 	for _, m := range p.roles {
 		if _, ok := roles[m.slug]; !ok {
-			if err := store.AddMember(ctx, orgIDs[m.slug], id, orgs.Role(m.role)); err != nil {
+			if err := store.AddMember(ctx, orgIDs[m.slug], id, tenants.Role(m.role)); err != nil {
 				return us, err
 			}
-			roles[m.slug] = orgs.Role(m.role)
+			roles[m.slug] = tenants.Role(m.role)
 		}
 		us.Roles = append(us.Roles, fmt.Sprintf("%s of %s", roles[m.slug], m.slug))
 	}

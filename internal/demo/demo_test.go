@@ -8,10 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/demo"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 // counts are the rows seeding touches, for comparing two runs.
@@ -19,7 +21,7 @@ type counts struct {
 	Orgs, Users, Memberships, Technicians, Jobs, Configs, Audit int
 }
 
-func countRows(t *testing.T, ctx context.Context, store *orgs.Store) counts {
+func countRows(t *testing.T, ctx context.Context, store *testutil.Stores) counts {
 	t.Helper()
 	var c counts
 	err := store.DB.QueryRow(ctx, `SELECT
@@ -34,7 +36,7 @@ func countRows(t *testing.T, ctx context.Context, store *orgs.Store) counts {
 func TestSeedIsIdempotent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 
 	first, err := demo.Seed(ctx, store.DB, now)
@@ -68,33 +70,33 @@ func TestSeedIsIdempotent(t *testing.T) {
 func TestSeedPeopleAndFlag(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	_, err := demo.Seed(ctx, store.DB, time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC))
 	require.NoError(t, err)
 
-	staff, err := store.Authenticate(ctx, demo.StaffEmail, demo.Password)
+	staff, err := store.Accounts.Authenticate(ctx, demo.StaffEmail, demo.Password)
 	require.NoError(t, err)
 	require.True(t, staff.IsStaff)
 
-	roles := func(email string) map[string]orgs.Role {
-		u, err := store.Authenticate(ctx, email, demo.Password)
+	roles := func(email string) map[string]tenants.Role {
+		u, err := store.Accounts.Authenticate(ctx, email, demo.Password)
 		require.NoError(t, err, email)
 		require.False(t, u.IsStaff, email)
-		ms, err := store.Memberships(ctx, u.ID)
+		ms, err := store.Tenants.Memberships(ctx, u.ID)
 		require.NoError(t, err)
-		out := map[string]orgs.Role{}
+		out := map[string]tenants.Role{}
 		for _, m := range ms {
 			out[m.Org.Slug] = m.Role
 		}
 		return out
 	}
 	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
-		require.Equal(t, map[string]orgs.Role{slug: orgs.RoleAdmin}, roles("admin@"+slug+".test"))
+		require.Equal(t, map[string]tenants.Role{slug: tenants.RoleAdmin}, roles("admin@"+slug+".test"))
 	}
-	require.Equal(t, map[string]orgs.Role{"northwind": orgs.RoleMember}, roles("member@northwind.test"))
+	require.Equal(t, map[string]tenants.Role{"northwind": tenants.RoleMember}, roles("member@northwind.test"))
 	require.Len(t, roles("consultant@fieldbrief.test"), 2)
 
-	flags, err := store.ListFlags(ctx)
+	flags, err := store.Flags.List(ctx)
 	require.NoError(t, err)
 	for _, f := range flags {
 		if f.Key == schedule.FlagKey {
@@ -102,9 +104,9 @@ func TestSeedPeopleAndFlag(t *testing.T) {
 		}
 	}
 
-	org, err := store.OrgBySlug(ctx, "bergmann")
+	org, err := store.Tenants.OrgBySlug(ctx, "bergmann")
 	require.NoError(t, err)
-	cfg, err := store.Fieldforce(ctx, org.ID)
+	cfg, err := store.Tenants.Fieldforce(ctx, org.ID)
 	require.NoError(t, err)
 	require.True(t, cfg.Found)
 	require.NoError(t, cfg.Err)
@@ -119,7 +121,7 @@ func TestSeedPeopleAndFlag(t *testing.T) {
 func TestSeedJobsFollowLocalDays(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 8, 20, 0, 0, 0, time.UTC)
 	_, err := demo.Seed(ctx, store.DB, now)
 	require.NoError(t, err)
@@ -128,7 +130,7 @@ func TestSeedJobsFollowLocalDays(t *testing.T) {
 		z, err := schedule.LoadZone(zone)
 		require.NoError(t, err)
 		loc := z.Loc
-		org, err := store.OrgBySlug(ctx, slug)
+		org, err := store.Tenants.OrgBySlug(ctx, slug)
 		require.NoError(t, err)
 		rows, err := store.DB.Query(ctx, `SELECT arrival_start, arrival_end, status, technician_id IS NULL FROM jobs WHERE org_id = $1`, org.ID)
 		require.NoError(t, err)
@@ -169,7 +171,7 @@ func TestSeedJobsFollowLocalDays(t *testing.T) {
 func TestSeedGivesNewOrgsYesterdaysBriefing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	// Monday 15:00 UTC: Sunday was yesterday in New York and Berlin (their
 	// schedules skip Sundays) and Monday in Auckland (every day).
 	now := time.Date(2026, 3, 9, 15, 0, 0, 0, time.UTC)
@@ -210,9 +212,9 @@ func TestSeedGivesNewOrgsYesterdaysBriefing(t *testing.T) {
 func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
-	enabled := func(store *orgs.Store) bool {
+	enabled := func(store *testutil.Stores) bool {
 		t.Helper()
 		var on bool
 		require.NoError(t, store.DB.QueryRow(ctx,
@@ -225,7 +227,7 @@ func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, enabled(store))
 
-	require.NoError(t, store.SetGlobalFlag(ctx, orgs.Actor{Email: "staff@example.test"}, schedule.FlagKey, false, "incident"))
+	require.NoError(t, store.Flags.SetGlobal(ctx, audit.Actor{Email: "staff@example.test"}, schedule.FlagKey, false, "incident"))
 	before := countRows(t, ctx, store)
 	_, err = demo.Seed(ctx, store.DB, now.Add(time.Hour))
 	require.NoError(t, err)
@@ -233,8 +235,8 @@ func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
 	require.Equal(t, before, countRows(t, ctx, store), "nor write an audit entry")
 
 	// Off before the very first seed: stays off too.
-	fresh := &orgs.Store{DB: testdb.New(t)}
-	require.NoError(t, fresh.SetGlobalFlag(ctx, orgs.System, schedule.FlagKey, false, "not yet"))
+	fresh := testutil.NewStores(testdb.New(t))
+	require.NoError(t, fresh.Flags.SetGlobal(ctx, audit.System, schedule.FlagKey, false, "not yet"))
 	sum, err := demo.Seed(ctx, fresh.DB, now)
 	require.NoError(t, err, "new orgs are seeded without a briefing history")
 	require.Len(t, sum.Orgs, 3)
@@ -249,13 +251,13 @@ func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
 func TestSeedDelivery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	_, err := demo.Seed(ctx, store.DB, time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	require.NoError(t, err)
 
-	org, err := store.OrgBySlug(ctx, "northwind")
+	org, err := store.Tenants.OrgBySlug(ctx, "northwind")
 	require.NoError(t, err)
-	cfg, err := store.Fieldforce(ctx, org.ID)
+	cfg, err := store.Tenants.Fieldforce(ctx, org.ID)
 	require.NoError(t, err)
 	require.NoError(t, cfg.Err)
 	require.Equal(t, &schedule.DeliveryConfig{Email: &schedule.EmailDelivery{To: []string{"dispatch@northwind.test"}, Technicians: true}},
@@ -273,13 +275,13 @@ func TestSeedDelivery(t *testing.T) {
 func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	_, err := demo.Seed(ctx, store.DB, now)
 	require.NoError(t, err)
 	ids := map[string]int64{}
 	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
-		o, err := store.OrgBySlug(ctx, slug)
+		o, err := store.Tenants.OrgBySlug(ctx, slug)
 		require.NoError(t, err)
 		ids[slug] = o.ID
 	}
@@ -290,23 +292,23 @@ func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
 	_, err = store.DB.Exec(ctx, `UPDATE technicians SET email = 'maria@home.test' WHERE org_id = $1 AND name = 'Maria Lopez'`, ids["northwind"])
 	require.NoError(t, err)
 	for slug, id := range ids {
-		cfg, err := store.Fieldforce(ctx, id)
+		cfg, err := store.Tenants.Fieldforce(ctx, id)
 		require.NoError(t, err)
 		cfg.Config.Delivery = nil
-		_, err = store.SaveFieldforce(ctx, orgs.System, id, cfg.Config.JSON())
+		_, err = store.Tenants.SaveFieldforce(ctx, audit.System, id, cfg.Config.JSON())
 		require.NoError(t, err, slug)
 	}
 	// An admin has since edited bergmann's config (still without delivery).
-	admin, err := store.Authenticate(ctx, "admin@bergmann.test", demo.Password)
+	admin, err := store.Accounts.Authenticate(ctx, "admin@bergmann.test", demo.Password)
 	require.NoError(t, err)
-	_, err = store.SaveFieldforce(ctx, orgs.Actor{UserID: admin.ID, Email: admin.Email}, ids["bergmann"],
+	_, err = store.Tenants.SaveFieldforce(ctx, audit.Actor{UserID: admin.ID, Email: admin.Email}, ids["bergmann"],
 		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:15"}}`))
 	require.NoError(t, err)
 
 	_, err = demo.Seed(ctx, store.DB, now)
 	require.NoError(t, err)
 	delivery := func(slug string) *schedule.DeliveryConfig {
-		cfg, err := store.Fieldforce(ctx, ids[slug])
+		cfg, err := store.Tenants.Fieldforce(ctx, ids[slug])
 		require.NoError(t, err)
 		return cfg.Config.Delivery
 	}
@@ -324,7 +326,7 @@ func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
 	require.Equal(t, before, countRows(t, ctx, store))
 }
 
-func technicianEmails(t *testing.T, ctx context.Context, store *orgs.Store, orgID int64) []string {
+func technicianEmails(t *testing.T, ctx context.Context, store *testutil.Stores, orgID int64) []string {
 	t.Helper()
 	rows, err := store.DB.Query(ctx, `SELECT email FROM technicians WHERE org_id = $1 ORDER BY email`, orgID)
 	require.NoError(t, err)
@@ -339,12 +341,12 @@ func technicianEmails(t *testing.T, ctx context.Context, store *orgs.Store, orgI
 func TestSeedHasJobTypesPhonesAndEmergencies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &orgs.Store{DB: testdb.New(t)}
+	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	_, err := demo.Seed(ctx, store.DB, now)
 	require.NoError(t, err)
 	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
-		org, err := store.OrgBySlug(ctx, slug)
+		org, err := store.Tenants.OrgBySlug(ctx, slug)
 		require.NoError(t, err)
 		var untyped, noPhone, assigned, unassigned int
 		require.NoError(t, store.DB.QueryRow(ctx, `

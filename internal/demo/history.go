@@ -7,13 +7,14 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 )
 
 // seedActor is who the audit log shows for the demo's history.
-var seedActor = orgs.Actor{Email: "demo seed"}
+var seedActor = audit.Actor{Email: "demo seed"}
 
 // seedHistory gives a demo org created by this run a short past, so the
 // briefings page opens on a briefing rather than an empty calendar: the org
@@ -33,7 +34,7 @@ func seedHistory(ctx context.Context, pool *pgxpool.Pool, orgID int64, s schedul
 	}
 	// With briefings switched off (staff's kill switch) there is no
 	// briefing to request: the org just starts without history.
-	on, err := (&orgs.Store{DB: pool}).EffectiveFlag(ctx, orgID, schedule.FlagKey)
+	on, err := (&flags.Store{DB: pool}).Enabled(ctx, orgID, schedule.FlagKey)
 	if err != nil {
 		return fmt.Errorf("demo history: %w", err)
 	}

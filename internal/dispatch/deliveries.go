@@ -14,9 +14,9 @@ import (
 	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/unsubscribe"
 )
 
 // Delivery channels, audiences and states, as stored in ff_deliveries.
@@ -85,7 +85,7 @@ func QueueReads(b *pgx.Batch, orgID int64) *Reads {
 			}
 			return nil
 		})
-	dr.suppressed = orgs.QueueSuppressed(b, orgID)
+	dr.suppressed = unsubscribe.QueueSuppressed(b, orgID)
 	return dr
 }
 

@@ -18,9 +18,10 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/views/mail"
 )
 
@@ -62,7 +63,9 @@ func (s *Sender) now() time.Time {
 	return s.Now()
 }
 
-func (s *Sender) orgs() *orgs.Store { return &orgs.Store{DB: s.DB} }
+func (s *Sender) tenants() *tenants.Store { return &tenants.Store{DB: s.DB} }
+
+func (s *Sender) unsubscribes() *unsubscribe.Store { return &unsubscribe.Store{DB: s.DB} }
 
 // attempt makes one attempt at delivery id of org and records it, holding
 // the delivery's row lock throughout (see lockDelivery). A delivery that is
@@ -180,9 +183,9 @@ func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 	}
 	switch {
 	case d.Channel == ChannelWebhook:
-		ex.secret, err = s.orgs().WebhookSecret(ctx, d.OrgID)
+		ex.secret, err = s.tenants().WebhookSecret(ctx, d.OrgID)
 	case d.Audience != AudienceTest:
-		ex.unsubscribeURL, err = s.orgs().UnsubscribeURL(ctx, s.BaseURL, d.OrgID, d.Recipient)
+		ex.unsubscribeURL, err = s.unsubscribes().URL(ctx, s.BaseURL, d.OrgID, d.Recipient)
 	}
 	return ex, err
 }
@@ -201,7 +204,7 @@ func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, er
 		}
 		return &delivery.Error{Permanent: true, Detail: "the recipient unsubscribed"}, nil
 	}
-	cfg, err := s.orgs().Fieldforce(ctx, d.OrgID)
+	cfg, err := s.tenants().Fieldforce(ctx, d.OrgID)
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
 
@@ -192,7 +192,7 @@ func (s *Store) RecentDeliveries(ctx context.Context, orgID int64, limit int) ([
 // Message-ID or webhook-id (receivers drop a duplicate), through a new task.
 // Only failed scheduled deliveries can be re-sent (a test is simply sent
 // again); anything else is apperr Conflict, another org's id NotFound.
-func (s *Store) Resend(ctx context.Context, orgID, deliveryID int64, actor orgs.Actor, now time.Time) error {
+func (s *Store) Resend(ctx context.Context, orgID, deliveryID int64, actor audit.Actor, now time.Time) error {
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var briefingID int64
 		var channel, state, audience, recipient string
@@ -214,7 +214,7 @@ func (s *Store) Resend(ctx context.Context, orgID, deliveryID int64, actor orgs.
 		if _, err := s.tasks.InsertTx(ctx, tx, deliveryArgs(channel, orgID, briefingID, deliveryID), nil); err != nil {
 			return fmt.Errorf("insert re-send task: %w", err)
 		}
-		return orgs.Audit(ctx, tx, orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: "delivery.resend",
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "delivery.resend",
 			Target: channel + " " + recipient, Old: map[string]string{"state": state}, New: map[string]string{"state": DeliveryPending}})
 	})
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/orgs"
 )
 
 // Batches upsert many records by external_ref in one statement each (arrays
@@ -155,7 +155,7 @@ func checkRefs(refs []string, be *batchErrors) {
 // (required, unique within the batch) inside the caller's transaction q,
 // all or nothing: any invalid record is a *BatchError and nothing is
 // written. The batch is one entry in the audit log, with its counts.
-func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, ins []TechnicianInput) (BatchResult, error) {
+func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, ins []TechnicianInput) (BatchResult, error) {
 	if len(ins) > MaxBatch {
 		return BatchResult{}, apperr.Errorf(apperr.Invalid, "At most %d technicians at once.", MaxBatch)
 	}
@@ -212,7 +212,7 @@ func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor orgs.
 // nothing: any invalid record (an unknown technician_ref included) is a
 // *BatchError and nothing is written. The batch is one entry in the audit
 // log, with its counts.
-func UpsertJobsByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, ins []JobInput) (BatchResult, error) {
+func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, ins []JobInput) (BatchResult, error) {
 	if len(ins) > MaxBatch {
 		return BatchResult{}, apperr.Errorf(apperr.Invalid, "At most %d jobs at once.", MaxBatch)
 	}
@@ -324,10 +324,10 @@ func outcomes(rows pgx.Rows, refs []string, existing map[string]int64) (BatchRes
 	return res, nil
 }
 
-func auditBatch(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, action string, res BatchResult) error {
+func auditBatch(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, action string, res BatchResult) error {
 	if res.Created+res.Updated == 0 {
 		return nil
 	}
-	return orgs.Audit(ctx, q, orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: action,
+	return audit.Record(ctx, q, audit.Entry{Actor: actor, OrgID: orgID, Action: action,
 		New: map[string]int{"created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}})
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
 )
 
@@ -20,9 +21,9 @@ import (
 func BenchmarkUpsertJobsByRef10k(b *testing.B) {
 	ctx := context.Background()
 	db := testdb.New(b)
-	o, err := (&orgs.Store{DB: db}).CreateOrg(ctx, "acme", "Acme")
+	o, err := (&tenants.Store{DB: db}).CreateOrg(ctx, "acme", "Acme")
 	require.NoError(b, err)
-	actor := orgs.Actor{Email: "bench"}
+	actor := audit.Actor{Email: "bench"}
 	techs := make([]field.TechnicianInput, 50)
 	for i := range techs {
 		techs[i] = field.TechnicianInput{Name: fmt.Sprintf("Tech %d", i), ExternalRef: fmt.Sprintf("T%d", i), Active: true}

@@ -8,15 +8,14 @@ package field
 import (
 	"fmt"
 	"maps"
-	"net/mail"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/text"
 )
 
 // Job statuses.
@@ -59,12 +58,12 @@ func ValidStatus(s string) bool {
 // Field limits, in characters (runes). The database checks the newer
 // columns too, as a last line; these give the message naming the field.
 const (
-	MaxName        = 200
+	MaxName        = text.MaxNameLen
 	MaxCustomer    = 200
 	MaxAddress     = 500
 	MaxNotes       = 4000
 	MaxPhone       = 40
-	MaxEmail       = 254
+	MaxEmail       = text.MaxAddressLen
 	MaxExternalRef = 100
 	MaxJobType     = 80
 )
@@ -202,15 +201,13 @@ func (c checker) text(field, v string, max int, required, multiline bool) {
 	}
 }
 
-// controlChar is a character that changes how text around it is shown
-// rather than showing itself: C0/C1 controls (NUL and terminal escapes
-// included) and bidirectional overrides. Line breaks and tabs are allowed
-// in multiline fields only.
+// controlChar is text.IsControl, except that line breaks and tabs are
+// allowed in multiline fields.
 func controlChar(r rune, multiline bool) bool {
 	if multiline && (r == '\n' || r == '\r' || r == '\t') {
 		return false
 	}
-	return unicode.IsControl(r) || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+	return text.IsControl(r)
 }
 
 func (c checker) email(field, v string) {
@@ -218,8 +215,7 @@ func (c checker) email(field, v string) {
 	if v == "" || c[field] != "" {
 		return
 	}
-	a, err := mail.ParseAddress(v)
-	if err != nil || a.Address != v || a.Name != "" {
+	if a, err := text.NormalizeAddress(v); err != nil || a != v {
 		c.add(field, "is not an email address like name@example.com")
 	}
 }

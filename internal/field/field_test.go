@@ -12,18 +12,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 type bundle struct {
 	ctx   context.Context
 	store *field.Store
-	orgs  *orgs.Store
-	acme  orgs.Org
-	other orgs.Org
-	actor orgs.Actor
+	orgs  *testutil.Stores
+	acme  tenants.Org
+	other tenants.Org
+	actor audit.Actor
 }
 
 func setup(t *testing.T) bundle {
@@ -31,13 +33,13 @@ func setup(t *testing.T) bundle {
 	t.Parallel()
 	ctx := context.Background()
 	db := testdb.New(t)
-	os := &orgs.Store{DB: db}
-	acme, err := os.CreateOrg(ctx, "acme", "Acme Plumbing")
+	os := testutil.NewStores(db)
+	acme, err := os.Tenants.CreateOrg(ctx, "acme", "Acme Plumbing")
 	require.NoError(t, err)
-	other, err := os.CreateOrg(ctx, "globex", "Globex")
+	other, err := os.Tenants.CreateOrg(ctx, "globex", "Globex")
 	require.NoError(t, err)
 	return bundle{ctx: ctx, store: &field.Store{DB: db}, orgs: os, acme: acme, other: other,
-		actor: orgs.Actor{Email: "admin@acme.example"}}
+		actor: audit.Actor{Email: "admin@acme.example"}}
 }
 
 func (b bundle) tech(t *testing.T, orgID int64, name, ref string) field.Technician {

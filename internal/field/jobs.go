@@ -9,8 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/orgs"
 )
 
 // Page sizes for job lists: the default, and the most one request may ask
@@ -168,7 +168,7 @@ func resolveAssignee(ctx context.Context, q database.Querier, orgID int64, in Jo
 }
 
 // CreateJob validates and adds a job.
-func (s *Store) CreateJob(ctx context.Context, actor orgs.Actor, orgID int64, in JobInput) (Job, error) {
+func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, in JobInput) (Job, error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return Job{}, err
@@ -208,7 +208,7 @@ func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput
 }
 
 // UpdateJob validates and replaces a job's fields.
-func (s *Store) UpdateJob(ctx context.Context, actor orgs.Actor, orgID, id int64, in JobInput) (Job, error) {
+func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int64, in JobInput) (Job, error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return Job{}, err
@@ -258,19 +258,19 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 
 // Assign gives a job to a technician of the org (active or not), or takes
 // it away with technicianID 0.
-func (s *Store) Assign(ctx context.Context, actor orgs.Actor, orgID, jobID, technicianID int64) (Job, error) {
+func (s *Store) Assign(ctx context.Context, actor audit.Actor, orgID, jobID, technicianID int64) (Job, error) {
 	return s.change(ctx, actor, orgID, jobID, "field.job.assign", func(in *JobInput) {
 		in.TechnicianID, in.TechnicianRef = technicianID, ""
 	})
 }
 
 // SetStatus changes a job's status; done records when it was completed.
-func (s *Store) SetStatus(ctx context.Context, actor orgs.Actor, orgID, jobID int64, status string) (Job, error) {
+func (s *Store) SetStatus(ctx context.Context, actor audit.Actor, orgID, jobID int64, status string) (Job, error) {
 	return s.change(ctx, actor, orgID, jobID, "field.job.status", func(in *JobInput) { in.Status = status })
 }
 
 // change applies edit to a job's current fields, validates and saves them.
-func (s *Store) change(ctx context.Context, actor orgs.Actor, orgID, jobID int64, action string, edit func(*JobInput)) (Job, error) {
+func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID int64, action string, edit func(*JobInput)) (Job, error) {
 	var j Job
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getJob(ctx, tx, orgID, jobID, true)
@@ -314,7 +314,7 @@ func (t Technician) Input() TechnicianInput {
 // audit log as actor's. The assignee is in.TechnicianRef, a technician of
 // the same org. created is false for an update; a job whose fields all
 // match is left untouched.
-func UpsertJobByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, in JobInput) (j Job, created bool, err error) {
+func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, in JobInput) (j Job, created bool, err error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return j, false, err
@@ -360,13 +360,13 @@ func sameJob(a, b JobInput) bool {
 		a.Status == b.Status && a.TechnicianID == b.TechnicianID
 }
 
-func auditJob(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, action string, old, new *Job) error {
-	e := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: action}
+func auditJob(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, action string, old, new *Job) error {
+	e := audit.Entry{Actor: actor, OrgID: orgID, Action: action}
 	if old != nil {
 		e.Old, e.Target = old, fmt.Sprintf("job:%d", old.ID)
 	}
 	if new != nil {
 		e.New, e.Target = new, fmt.Sprintf("job:%d", new.ID)
 	}
-	return orgs.Audit(ctx, q, e)
+	return audit.Record(ctx, q, e)
 }

@@ -6,12 +6,11 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/orgs"
 )
 
 // Store reads and writes field data over one pool. Its methods run one
@@ -111,7 +110,7 @@ func getTechnician(ctx context.Context, q database.Querier, orgID, id int64, loc
 }
 
 // CreateTechnician validates and adds a technician.
-func (s *Store) CreateTechnician(ctx context.Context, actor orgs.Actor, orgID int64, in TechnicianInput) (Technician, error) {
+func (s *Store) CreateTechnician(ctx context.Context, actor audit.Actor, orgID int64, in TechnicianInput) (Technician, error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return Technician{}, err
@@ -137,7 +136,7 @@ func (s *Store) CreateTechnician(ctx context.Context, actor orgs.Actor, orgID in
 }
 
 // UpdateTechnician validates and replaces a technician's fields.
-func (s *Store) UpdateTechnician(ctx context.Context, actor orgs.Actor, orgID, id int64, in TechnicianInput) (Technician, error) {
+func (s *Store) UpdateTechnician(ctx context.Context, actor audit.Actor, orgID, id int64, in TechnicianInput) (Technician, error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return Technician{}, err
@@ -179,7 +178,7 @@ func updateTechnician(ctx context.Context, q database.Querier, orgID, id int64, 
 // SetTechnicianActive deactivates (or reactivates) a technician. A
 // deactivated one keeps their jobs and history but drops out of new
 // briefings and the day board's columns.
-func (s *Store) SetTechnicianActive(ctx context.Context, actor orgs.Actor, orgID, id int64, active bool) (Technician, error) {
+func (s *Store) SetTechnicianActive(ctx context.Context, actor audit.Actor, orgID, id int64, active bool) (Technician, error) {
 	var t Technician
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getTechnician(ctx, tx, orgID, id, true)
@@ -204,7 +203,7 @@ func (s *Store) SetTechnicianActive(ctx context.Context, actor orgs.Actor, orgID
 
 // DeleteTechnician removes a technician who never had a job; one with jobs
 // is a conflict (deactivate them instead, so their history stays readable).
-func (s *Store) DeleteTechnician(ctx context.Context, actor orgs.Actor, orgID, id int64) error {
+func (s *Store) DeleteTechnician(ctx context.Context, actor audit.Actor, orgID, id int64) error {
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getTechnician(ctx, tx, orgID, id, true)
 		if err != nil {
@@ -228,7 +227,7 @@ func (s *Store) DeleteTechnician(ctx context.Context, actor orgs.Actor, orgID, i
 // in.ExternalRef (required) inside the caller's transaction q, and records
 // it in the audit log as actor's. created is false for an update; a
 // technician whose fields all match is left untouched (updated_at kept).
-func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, in TechnicianInput) (t Technician, created bool, err error) {
+func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, in TechnicianInput) (t Technician, created bool, err error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return t, false, err
@@ -264,22 +263,21 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor orgs.A
 	return t, false, auditTechnician(ctx, q, actor, orgID, "field.technician.update", &old, &t)
 }
 
-func auditTechnician(ctx context.Context, q database.Querier, actor orgs.Actor, orgID int64, action string, old, new *Technician) error {
-	e := orgs.AuditEntry{Actor: actor, OrgID: orgID, Action: action}
+func auditTechnician(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, action string, old, new *Technician) error {
+	e := audit.Entry{Actor: actor, OrgID: orgID, Action: action}
 	if old != nil {
 		e.Old, e.Target = old, fmt.Sprintf("technician:%d", old.ID)
 	}
 	if new != nil {
 		e.New, e.Target = new, fmt.Sprintf("technician:%d", new.ID)
 	}
-	return orgs.Audit(ctx, q, e)
+	return audit.Record(ctx, q, e)
 }
 
 // refTaken turns a unique violation of an external_ref index into a field
 // error; other errors pass through.
 func refTaken(err error, index string) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == index {
+	if database.IsUniqueViolation(err, index) {
 		return fieldError("external_ref", "is already used by another record of this org")
 	}
 	return err

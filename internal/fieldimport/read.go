@@ -32,9 +32,11 @@ const (
 // the person who uploaded it.
 var (
 	ErrTooLarge = apperr.Errorf(apperr.Invalid,
-		"The file is larger than 5 MB, so it was not read. Split it into smaller files and import them one by one.")
+		"The file is larger than %d MB, so it was not read. Split it into smaller files and import them one by one.", MaxBytes>>20)
+	// "50,000": MaxRows is written with its thousands separator (it is
+	// between a thousand and a million).
 	ErrTooManyRows = apperr.Errorf(apperr.Invalid,
-		"The file has more than 50,000 rows, so it was not read. Split it into smaller files and import them one by one.")
+		"The file has more than %d,%03d rows, so it was not read. Split it into smaller files and import them one by one.", MaxRows/1000, MaxRows%1000)
 )
 
 // Kind is what a file holds: technicians or jobs.

@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
 
@@ -35,14 +35,14 @@ func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone) (Pla
 		return Plan{}, fmt.Errorf("preview import: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a rollback is the point
-	return plan(ctx, tx, orgs.Actor{}, up, zone)
+	return plan(ctx, tx, audit.Actor{}, up, zone)
 }
 
 // Save imports the user's upload id in one transaction, all or nothing, if
 // it still does what the preview with that digest showed; the upload is
 // used up. The plan returned is what was saved, or, with ErrChanged or
 // ErrNotSaveable, the new preview.
-func (s *Store) Save(ctx context.Context, actor orgs.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time) (Plan, error) {
+func (s *Store) Save(ctx context.Context, actor audit.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time) (Plan, error) {
 	var p Plan
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		up, err := takeUpload(ctx, tx, orgID, userID, kind, id, now)
@@ -85,7 +85,7 @@ func takeUpload(ctx context.Context, tx pgx.Tx, orgID, userID int64, kind Kind, 
 
 // plan reads the upload, checks every row and runs the batch upsert in tx,
 // which the caller commits (save) or rolls back (preview).
-func plan(ctx context.Context, tx pgx.Tx, actor orgs.Actor, up Upload, zone schedule.Zone) (Plan, error) {
+func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone schedule.Zone) (Plan, error) {
 	tab, err := Read(bytes.NewReader(up.Content), Columns(up.Kind))
 	if err != nil {
 		return Plan{}, err
@@ -159,7 +159,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor orgs.Actor, up Upload, zone sche
 }
 
 // upsert runs internal/field's batch upsert on the rows at batch.
-func upsert(ctx context.Context, tx pgx.Tx, actor orgs.Actor, k Kind, orgID int64, rows []parsedRow, batch []int) (field.BatchResult, error) {
+func upsert(ctx context.Context, tx pgx.Tx, actor audit.Actor, k Kind, orgID int64, rows []parsedRow, batch []int) (field.BatchResult, error) {
 	if len(batch) == 0 {
 		return field.BatchResult{}, nil
 	}

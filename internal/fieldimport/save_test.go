@@ -9,22 +9,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 type bundle struct {
 	ctx    context.Context
 	store  *fieldimport.Store
 	field  *field.Store
-	acme   orgs.Org
-	globex orgs.Org
-	user   orgs.User
-	actor  orgs.Actor
+	acme   tenants.Org
+	globex tenants.Org
+	user   accounts.User
+	actor  audit.Actor
 	zone   schedule.Zone
 	now    time.Time
 }
@@ -33,10 +36,10 @@ func setup(t testing.TB) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	db := testdb.New(t)
-	os := &orgs.Store{DB: db}
-	acme, err := os.CreateOrg(ctx, "acme", "Acme")
+	os := testutil.NewStores(db)
+	acme, err := os.Tenants.CreateOrg(ctx, "acme", "Acme")
 	require.NoError(t, err)
-	globex, err := os.CreateOrg(ctx, "globex", "Globex")
+	globex, err := os.Tenants.CreateOrg(ctx, "globex", "Globex")
 	require.NoError(t, err)
 	// Users are referenced by uploads only: no password check runs here.
 	var uid int64
@@ -44,12 +47,12 @@ func setup(t testing.TB) *bundle {
 	zone, err := schedule.LoadZone("America/New_York")
 	require.NoError(t, err)
 	return &bundle{ctx: ctx, store: &fieldimport.Store{DB: db}, field: &field.Store{DB: db}, acme: acme, globex: globex,
-		user: orgs.User{ID: uid, Email: "admin@acme.test"}, actor: orgs.Actor{UserID: uid, Email: "admin@acme.test"},
+		user: accounts.User{ID: uid, Email: "admin@acme.test"}, actor: audit.Actor{UserID: uid, Email: "admin@acme.test"},
 		zone: zone, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 }
 
 // preview uploads content and returns the upload and its preview.
-func (b *bundle) preview(t testing.TB, org orgs.Org, k fieldimport.Kind, content string) (fieldimport.Upload, fieldimport.Plan) {
+func (b *bundle) preview(t testing.TB, org tenants.Org, k fieldimport.Kind, content string) (fieldimport.Upload, fieldimport.Plan) {
 	t.Helper()
 	up, err := b.store.SaveUpload(b.ctx, org.ID, b.user.ID, k, "file.csv", []byte(content), b.now)
 	require.NoError(t, err)
@@ -64,7 +67,7 @@ func (b *bundle) save(up fieldimport.Upload, p fieldimport.Plan) (fieldimport.Pl
 }
 
 // importOK previews and saves a file that must have no problems.
-func (b *bundle) importOK(t testing.TB, org orgs.Org, k fieldimport.Kind, content string) fieldimport.Plan {
+func (b *bundle) importOK(t testing.TB, org tenants.Org, k fieldimport.Kind, content string) fieldimport.Plan {
 	t.Helper()
 	up, p := b.preview(t, org, k, content)
 	require.Empty(t, p.Problems)
@@ -74,7 +77,7 @@ func (b *bundle) importOK(t testing.TB, org orgs.Org, k fieldimport.Kind, conten
 	return saved
 }
 
-func (b *bundle) count(t testing.TB, table string, org orgs.Org) int {
+func (b *bundle) count(t testing.TB, table string, org tenants.Org) int {
 	t.Helper()
 	var n int
 	require.NoError(t, b.store.DB.QueryRow(b.ctx, `SELECT count(*) FROM `+table+` WHERE org_id = $1`, org.ID).Scan(&n))

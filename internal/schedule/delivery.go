@@ -2,17 +2,17 @@ package schedule
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/mail"
 	"net/url"
 	"strings"
+
+	"fieldbrief/internal/text"
 )
 
-// Delivery limits. 254 characters is the longest address SMTP can carry
-// (RFC 5321's 256-octet path less its angle brackets).
+// Delivery limits; an address's is text.MaxAddressLen.
 const (
 	MaxRecipients     = 20
-	MaxAddressLength  = 254
 	MaxWebhookURLSize = 2048
 )
 
@@ -149,30 +149,19 @@ func (v *validator) recipients(to []string) []string {
 	return out
 }
 
-// parseRecipient returns the bare address of s, or why it is not one.
+// parseRecipient returns the bare address of s (text.ParseAddress: a
+// display name is dropped), or why it is not one.
 func parseRecipient(s string) (addr, problem string) {
-	if strings.TrimSpace(s) == "" {
-		return "", "address is empty"
-	}
-	// Bounded before parsing: net/mail is linear, but there is no reason to
-	// parse a megabyte to learn it is too long.
-	if len(s) > 4*MaxAddressLength {
-		return "", fmt.Sprintf("address is too long (at most %d characters)", MaxAddressLength)
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil {
+	addr, err := text.ParseAddress(s)
+	switch {
+	case err == nil:
+		return addr, ""
+	case errors.Is(err, text.ErrNotAnAddress):
 		return "", fmt.Sprintf("%q is not an email address such as dispatch@example.com", s)
+	case errors.Is(err, text.ErrAddressQuoted):
+		return "", fmt.Sprintf("%q: %s", s, err)
 	}
-	if len(a.Address) > MaxAddressLength {
-		return "", fmt.Sprintf("address is too long (at most %d characters)", MaxAddressLength)
-	}
-	// net/mail unquotes a quoted local part ("a b"@x becomes a b@x), which
-	// is no longer an address: such rare forms are refused rather than stored
-	// in a spelling that does not parse again.
-	if bare, err := mail.ParseAddress(a.Address); err != nil || bare.Address != a.Address {
-		return "", fmt.Sprintf("%q: quoted names before the @ are not supported", s)
-	}
-	return a.Address, ""
+	return "", err.Error() // empty, or too long
 }
 
 // webhookURLProblem says what is wrong with a non-empty webhook URL's

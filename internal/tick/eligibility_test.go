@@ -7,18 +7,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
+	"fieldbrief/internal/testutil"
 )
 
 // The candidate SQL keeps the cheap part of the eligibility rule (config
 // saved, flag on) and the tick checks the rest (the config validates): over
 // every combination of global flag, org override, config and pause, an org
-// is a candidate with a valid config exactly when orgs.BriefingEligibility,
+// is a candidate with a valid config exactly when flags.BriefingEligibility,
 // which the web and "generate now" ask, says it is eligible. Paused orgs
 // are eligible: pausing is the schedule's decision, at each instant.
 func TestCandidateSQLAgreesWithEligibility(t *testing.T) {
 	f := setup(t)
-	store := &orgs.Store{DB: f.DB}
+	store := testutil.NewStores(f.DB)
 	now := utc("2026-03-10T16:00:00Z")
 	configs := map[string]string{
 		"missing": "",
@@ -46,20 +47,20 @@ func TestCandidateSQLAgreesWithEligibility(t *testing.T) {
 		require.NoError(t, err)
 		for i, id := range ids {
 			name := fmt.Sprintf("global=%v override=%s config=%s", global, combos[i].override, combos[i].cfg)
-			st, err := store.BriefingState(f.Ctx, id)
+			st, err := store.Flags.BriefingState(f.Ctx, id)
 			require.NoError(t, err)
 			k := slices.IndexFunc(cands, func(c Candidate) bool { return c.OrgID == id })
 			bySQL := k >= 0 && parseConfig(cands[k].Config).err == nil
-			require.Equal(t, st.Eligibility() == orgs.Eligible, bySQL, name)
+			require.Equal(t, st.Eligibility() == flags.Eligible, bySQL, name)
 
-			want := orgs.Eligible
+			want := flags.Eligible
 			switch {
 			case combos[i].cfg == "missing":
-				want = orgs.NotConfigured
+				want = flags.NotConfigured
 			case combos[i].cfg == "invalid" || combos[i].cfg == "garbage":
-				want = orgs.InvalidConfig
+				want = flags.InvalidConfig
 			case !global || combos[i].override == "off":
-				want = orgs.FlagOff
+				want = flags.FlagOff
 			}
 			require.Equal(t, want, st.Eligibility(), name)
 		}

@@ -11,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/tenants"
 )
 
 // mailLink does what the account email job does for the newest job of
@@ -20,18 +21,18 @@ import (
 func mailLink(t *testing.T, f *fixture, what string) string {
 	t.Helper()
 	ctx := context.Background()
-	var a orgs.SendAccountEmailArgs
+	var a accounts.SendAccountEmailArgs
 	require.NoError(t, f.db.QueryRow(ctx, `
 		SELECT args->>'what', (args->>'id')::bigint, coalesce((args->>'org_id')::bigint, 0), coalesce((args->>'send')::int, 0)
 		  FROM river_job WHERE kind = 'send_account_email' AND args->>'what' = $1 ORDER BY id DESC LIMIT 1`, what).
 		Scan(&a.What, &a.ID, &a.OrgID, &a.Send))
-	var m orgs.AccountEmail
+	var m accounts.AccountEmail
 	require.NoError(t, pgx.BeginFunc(ctx, f.db, func(tx pgx.Tx) error {
 		var err error
-		m, err = orgs.PrepareAccountEmail(ctx, tx, a, f.clock.Now())
+		m, err = accounts.PrepareAccountEmail(ctx, tx, a, f.clock.Now())
 		return err
 	}))
-	if what == orgs.EmailInvite {
+	if what == accounts.EmailInvite {
 		return "/invites/" + m.Token
 	}
 	return "/password/reset/" + m.Token
@@ -74,7 +75,7 @@ func TestInviteAcceptSignIn(t *testing.T) {
 	res = admin.post("/orgs/acme/members/invite", url.Values{"email": {"new@acme.test"}, "role": {"admin"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 	require.Contains(t, admin.get("/orgs/acme/members?notice=invited").Body, "new@acme.test")
-	link := mailLink(t, f, orgs.EmailInvite)
+	link := mailLink(t, f, accounts.EmailInvite)
 
 	invitee := f.anon()
 	res = invitee.get(link)
@@ -101,7 +102,7 @@ func TestInviteForAnExistingAccount(t *testing.T) {
 	f := setup(t)
 	admin := f.as(&f.adminA)
 	require.Equal(t, http.StatusSeeOther, admin.post("/orgs/acme/members/invite", url.Values{"email": {f.adminB.Email}, "role": {"member"}}).Code)
-	link := mailLink(t, f, orgs.EmailInvite)
+	link := mailLink(t, f, accounts.EmailInvite)
 
 	// Someone else signed in: told so, nothing accepted.
 	res := f.as(&f.memberA).post(link, url.Values{})
@@ -124,11 +125,11 @@ func TestInviteLinkPages(t *testing.T) {
 	f := setup(t)
 	admin := f.as(&f.adminA)
 	require.Equal(t, http.StatusSeeOther, admin.post("/orgs/acme/members/invite", url.Values{"email": {"late@acme.test"}, "role": {"member"}}).Code)
-	link := mailLink(t, f, orgs.EmailInvite)
+	link := mailLink(t, f, accounts.EmailInvite)
 	res := f.anon().get("/invites/NOTATOKEN")
 	require.Equal(t, http.StatusGone, res.Code)
 	require.Contains(t, res.Body, "not valid")
-	f.advance(orgs.InviteLifetime)
+	f.advance(accounts.InviteLifetime)
 	res = f.anon().post(link, url.Values{"name": {"Late"}, "password": {"pw"}})
 	require.Equal(t, http.StatusGone, res.Code)
 	require.Contains(t, res.Body, "expired")
@@ -142,7 +143,7 @@ func TestInviteLinkPages(t *testing.T) {
 	res = admin.post("/orgs/acme/invites/"+strconv.FormatInt(id, 10)+"/resend", nil)
 	require.Equal(t, http.StatusTooManyRequests, res.Code)
 	require.Contains(t, res.Body, "less than a minute ago")
-	link = mailLink(t, f, orgs.EmailInvite)
+	link = mailLink(t, f, accounts.EmailInvite)
 	require.Equal(t, http.StatusSeeOther, admin.post("/orgs/acme/invites/"+strconv.FormatInt(id, 10)+"/revoke", nil).Code)
 	res = f.anon().get(link)
 	require.Equal(t, http.StatusGone, res.Code)
@@ -223,7 +224,7 @@ func TestPasswordResetByEmail(t *testing.T) {
 		"the same answer whether or not the address has an account")
 	require.Equal(t, http.StatusUnprocessableEntity, ask("").Code)
 
-	link := mailLink(t, f, orgs.EmailReset)
+	link := mailLink(t, f, accounts.EmailReset)
 	res := c.get(link)
 	require.Equal(t, http.StatusOK, res.Code)
 	require.Contains(t, res.Body, f.memberA.Email)
@@ -242,8 +243,8 @@ func TestPasswordResetByEmail(t *testing.T) {
 
 	// A link is good for 30 minutes.
 	require.Equal(t, http.StatusOK, ask(f.adminA.Email).Code)
-	link = mailLink(t, f, orgs.EmailReset)
-	f.advance(orgs.ResetLifetime)
+	link = mailLink(t, f, accounts.EmailReset)
+	f.advance(accounts.ResetLifetime)
 	res = c.get(link)
 	require.Equal(t, http.StatusGone, res.Code)
 	require.Contains(t, res.Body, "expired")
@@ -324,7 +325,7 @@ func TestHomeWithoutAnOrg(t *testing.T) {
 func TestSwitcherMarksTheCurrentOrg(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	require.NoError(t, f.store.AddMember(context.Background(), f.orgB.ID, f.memberA.ID, orgs.RoleMember))
+	require.NoError(t, f.store.Tenants.AddMember(context.Background(), f.orgB.ID, f.memberA.ID, tenants.RoleMember))
 	body := f.as(&f.memberA).get("/orgs/globex/briefings").Body
 	i := strings.Index(body, `class="switcher"`)
 	require.Greater(t, i, 0)

@@ -20,7 +20,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/tokens"
 )
 
 // The JSON API for integrations (docs/api.md). Its requests carry an org's
@@ -51,15 +52,15 @@ func isAPI(c echo.Context) bool {
 }
 
 // apiToken is the request's token, set by apiAuth.
-func apiToken(c echo.Context) orgs.APIToken {
-	t, _ := c.Get(ctxAPIToken).(orgs.APIToken)
+func apiToken(c echo.Context) tokens.Token {
+	t, _ := c.Get(ctxAPIToken).(tokens.Token)
 	return t
 }
 
 // apiActor is who the audit log records for an API write: the token, by
 // its name.
-func apiActor(c echo.Context) orgs.Actor {
-	return orgs.Actor{Email: apiToken(c).Name}
+func apiActor(c echo.Context) audit.Actor {
+	return audit.Actor{Email: apiToken(c).Name}
 }
 
 // apiAuth accepts "Authorization: Bearer fb_…" and nothing else; a
@@ -70,7 +71,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		if !strings.EqualFold(scheme, "Bearer") {
 			token = ""
 		}
-		t, err := s.orgs.AuthenticateAPIToken(c.Request().Context(), strings.TrimSpace(token), s.now())
+		t, err := s.tokens.Authenticate(c.Request().Context(), strings.TrimSpace(token), s.now())
 		if err != nil {
 			return err
 		}

@@ -15,8 +15,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 )
 
 // apiResponse is an API answer, its body decoded.
@@ -36,9 +37,9 @@ type apiClient struct {
 }
 
 // newToken creates a token of o (as its first admin would) and returns it.
-func (f *fixture) newToken(o orgs.Org, name string) string {
+func (f *fixture) newToken(o tenants.Org, name string) string {
 	f.t.Helper()
-	_, token, err := f.store.CreateAPIToken(context.Background(), orgs.Actor{Email: "admin@" + o.Slug + ".test"}, o.ID, name, f.clock.Now())
+	_, token, err := f.store.Tokens.Create(context.Background(), audit.Actor{Email: "admin@" + o.Slug + ".test"}, o.ID, name, f.clock.Now())
 	require.NoError(f.t, err)
 	return token
 }
@@ -126,9 +127,9 @@ func (f *fixture) count(sql string, args ...any) int {
 }
 
 // setZone saves an org's briefing settings in zone.
-func (f *fixture) setZone(o orgs.Org, zone string) {
+func (f *fixture) setZone(o tenants.Org, zone string) {
 	f.t.Helper()
-	_, err := f.store.SaveFieldforce(context.Background(), orgs.System, o.ID,
+	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, o.ID,
 		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`))
 	require.NoError(f.t, err)
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/web/mw"
 )
 
@@ -158,11 +158,11 @@ func TestPasswordResetRevokesSessions(t *testing.T) {
 	laptopCookie, phoneCookie := *laptop.cookie(auth.CookieName), *phone.cookie(auth.CookieName)
 
 	// Same password, staff granted: not a reset, nobody is signed out.
-	_, err := f.store.ProvisionUser(ctx, orgs.System, f.memberA.Email, testPassword, true, 0, "")
+	_, err := f.store.Accounts.ProvisionUser(ctx, audit.System, f.memberA.Email, testPassword, true, 0, "")
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, replay(laptopCookie).Code)
 
-	p, err := f.store.ProvisionUser(ctx, orgs.System, strings.ToUpper(f.memberA.Email), "a new passphrase", false, 0, "")
+	p, err := f.store.Accounts.ProvisionUser(ctx, audit.System, strings.ToUpper(f.memberA.Email), "a new passphrase", false, 0, "")
 	require.NoError(t, err)
 	require.True(t, p.PasswordChanged)
 	for _, ck := range []http.Cookie{laptopCookie, phoneCookie} {
@@ -178,7 +178,7 @@ func TestPasswordResetRevokesSessions(t *testing.T) {
 	fresh.login(f.memberA.Email, "a new passphrase")
 	freshCookie := *fresh.cookie(auth.CookieName)
 	require.Equal(t, http.StatusOK, replay(freshCookie).Code)
-	_, err = f.store.UpsertUser(ctx, f.memberA.Email, testPassword, false)
+	_, err = f.store.Accounts.UpsertUser(ctx, f.memberA.Email, testPassword, false)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusSeeOther, replay(freshCookie).Code)
 	require.Equal(t, http.StatusOK, admin.get("/orgs/acme/briefings").Code)

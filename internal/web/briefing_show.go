@@ -10,9 +10,9 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
@@ -117,7 +117,7 @@ func clock(t time.Time, loc *time.Location) string {
 // neighbours are the dates before and after d: each links to its
 // briefing or says why it has none, as the calendar does, and then links
 // to the nearest briefing that way, if there is one.
-func (s *Server) neighbours(ctx context.Context, m orgs.Membership, d schedule.Date) (prev, next views.DayLink, err error) {
+func (s *Server) neighbours(ctx context.Context, m tenants.Membership, d schedule.Date) (prev, next views.DayLink, err error) {
 	st, err := s.orgState(ctx, m.Org.ID)
 	if err != nil {
 		return prev, next, err

@@ -12,7 +12,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -117,25 +117,25 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 // history is what decided the org's briefings over the dates first..last,
 // read with a day's margin each side for the zones' offsets: the audit
 // log's lookback is the page's span.
-func (s *Server) history(ctx context.Context, orgID int64, st orgState, first, last schedule.Date, now time.Time) (orgs.BriefingHistory, error) {
-	return s.orgs.BriefingHistory(ctx, orgID, st.FieldforceConfig, first.AddDays(-1).Time(), last.AddDays(2).Time(), now)
+func (s *Server) history(ctx context.Context, orgID int64, st orgState, first, last schedule.Date, now time.Time) (flags.BriefingHistory, error) {
+	return s.flags.BriefingHistory(ctx, orgID, st.FieldforceConfig, first.AddDays(-1).Time(), last.AddDays(2).Time(), now)
 }
 
 // orgState is what decides whether an org's briefings run: its saved
-// schedule and its feature flag (orgs.BriefingEligibility, the rule the
+// schedule and its feature flag (flags.BriefingEligibility, the rule the
 // worker and "generate now" follow too).
 type orgState struct {
-	orgs.BriefingState
+	flags.BriefingState
 }
 
 func (s *Server) orgState(ctx context.Context, orgID int64) (orgState, error) {
-	st, err := s.orgs.BriefingState(ctx, orgID)
+	st, err := s.flags.BriefingState(ctx, orgID)
 	return orgState{st}, err
 }
 
 // usable reports whether the org has a valid saved schedule and the flag
 // on: what the worker and "generate now" need, paused or not.
-func (st orgState) usable() bool { return st.Eligibility() == orgs.Eligible }
+func (st orgState) usable() bool { return st.Eligibility() == flags.Eligible }
 
 // running reports whether the worker generates this org's briefings.
 func (st orgState) running() bool { return st.usable() && st.Schedule.Enabled }
@@ -172,12 +172,12 @@ func (st orgState) zoneName() string {
 // describe is the org's state in one line, most fundamental cause first.
 func (st orgState) describe() (kind, text string) {
 	switch st.Eligibility() {
-	case orgs.NotConfigured:
-		return string(orgs.NotConfigured), "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
-	case orgs.InvalidConfig:
-		return string(orgs.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.problem() + " An admin fixes them in Settings."
-	case orgs.FlagOff:
-		return string(orgs.FlagOff), "Daily briefings are switched off for this org by the platform team: none are generated, " +
+	case flags.NotConfigured:
+		return string(flags.NotConfigured), "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
+	case flags.InvalidConfig:
+		return string(flags.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.problem() + " An admin fixes them in Settings."
+	case flags.FlagOff:
+		return string(flags.FlagOff), "Daily briefings are switched off for this org by the platform team: none are generated, " +
 			"on schedule or on request, until they switch them back on. Your settings are kept."
 	}
 	if !st.Schedule.Enabled {
@@ -209,7 +209,7 @@ func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
 // flag in force then tell (briefing.Explain). Errors are for admins;
 // members see the failed status.
 func (st orgState) days(slug string, now time.Time, today, last schedule.Date, created time.Time, list []briefing.Briefing,
-	hist orgs.BriefingHistory, admin bool) []views.BriefingDay {
+	hist flags.BriefingHistory, admin bool) []views.BriefingDay {
 	days := make([]views.BriefingDay, 0, listDays+1)
 	for d := last; !d.Before(last.AddDays(-listDays)); d = d.AddDays(-1) {
 		day := views.BriefingDay{Date: d.String(), Weekday: d.Weekday().String()[:3], Today: d == today}

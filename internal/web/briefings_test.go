@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 )
@@ -163,7 +164,7 @@ func TestBriefingListWhyNothingRuns(t *testing.T) {
 		}, "paused", "Paused"},
 		{"flag off", func(t *testing.T, f *fixture) {
 			saveConfig(t, f, f.orgA.ID, nyWeekdays)
-			require.NoError(t, f.store.SetOrgFlag(context.Background(), orgs.System, f.orgA.ID, schedule.FlagKey, orgs.Off, "test"))
+			require.NoError(t, f.store.Flags.SetOrg(context.Background(), audit.System, f.orgA.ID, schedule.FlagKey, flags.Off, "test"))
 		}, "flag_off", "switched off"},
 		{"invalid config", func(t *testing.T, f *fixture) {
 			forceConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"8h"}}`)
@@ -189,7 +190,7 @@ func TestBriefingListFlagOffOffersNothing(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	saveConfig(t, f, f.orgA.ID, nyWeekdays)
-	require.NoError(t, f.store.SetOrgFlag(context.Background(), orgs.System, f.orgA.ID, schedule.FlagKey, orgs.Off, "test"))
+	require.NoError(t, f.store.Flags.SetOrg(context.Background(), audit.System, f.orgA.ID, schedule.FlagKey, flags.Off, "test"))
 	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC))
 	_, doc := listRows(t, f.as(&f.adminA), briefingsPath)
 	state := doc.find(attrIs("data-state", "flag_off"))

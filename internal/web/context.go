@@ -3,7 +3,12 @@ package web
 import (
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/fieldimport"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/text"
 	"fieldbrief/views"
 )
 
@@ -17,8 +22,8 @@ const (
 )
 
 // currentUser is the signed-in user; ok is false for anonymous requests.
-func currentUser(c echo.Context) (orgs.User, bool) {
-	u, ok := c.Get(ctxUser).(orgs.User)
+func currentUser(c echo.Context) (accounts.User, bool) {
+	u, ok := c.Get(ctxUser).(accounts.User)
 	return u, ok
 }
 
@@ -26,7 +31,7 @@ func currentUser(c echo.Context) (orgs.User, bool) {
 // up once: the membership (requireMember, from the session's statement)
 // and, on first use, the org's zone and today (orgZone).
 type orgScope struct {
-	m    orgs.Membership
+	m    tenants.Membership
 	zone *orgZone
 }
 
@@ -40,23 +45,23 @@ func scope(c echo.Context) *orgScope {
 
 // currentMembership is the user's access to the org in the URL, set by
 // requireMember.
-func currentMembership(c echo.Context) orgs.Membership { return scope(c).m }
+func currentMembership(c echo.Context) tenants.Membership { return scope(c).m }
 
 // actor is who the audit log records for this request.
-func actor(c echo.Context) orgs.Actor {
+func actor(c echo.Context) audit.Actor {
 	u, _ := currentUser(c)
-	return orgs.Actor{UserID: u.ID, Email: u.Email}
+	return audit.Actor{UserID: u.ID, Email: u.Email}
 }
 
 // page builds the layout model shared by every full page: user, org
 // switcher, current org and the CSRF token for forms and htmx.
 func (s *Server) page(c echo.Context, title string) views.Page {
-	p := views.Page{Title: title}
+	p := views.Page{Title: title, Limits: pageLimits}
 	p.CSRF, _ = c.Get(ctxCSRF).(string)
 	if u, ok := currentUser(c); ok {
 		p.User = &views.User{Email: u.Email, IsStaff: u.IsStaff}
 	}
-	ms, _ := c.Get(ctxMemberships).([]orgs.Membership)
+	ms, _ := c.Get(ctxMemberships).([]tenants.Membership)
 	for _, m := range ms {
 		p.Orgs = append(p.Orgs, views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()})
 	}
@@ -64,4 +69,14 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 		p.Org = &views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()}
 	}
 	return p
+}
+
+// pageLimits are the limits pages state, from the packages that enforce them.
+var pageLimits = views.Limits{
+	AddressLen:      text.MaxAddressLen,
+	NameLen:         text.MaxNameLen,
+	Recipients:      schedule.MaxRecipients,
+	ImportMB:        fieldimport.MaxBytes >> 20,
+	ImportRows:      fieldimport.MaxRows,
+	AuditExportRows: maxAuditExport,
 }

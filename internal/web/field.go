@@ -11,8 +11,8 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
@@ -22,7 +22,7 @@ import (
 func orgBase(slug string) string { return "/orgs/" + slug }
 
 // orgZone is the zone the org's field data is entered and shown in
-// (orgs.FieldforceConfig.Zone) and the org's today in it.
+// (tenants.FieldforceConfig.Zone) and the org's today in it.
 type orgZone struct {
 	schedule.Zone
 	Today schedule.Date
@@ -48,7 +48,7 @@ func (s *Server) orgZone(c echo.Context) (orgZone, error) {
 
 // zoneOf reads an org's zone and works out its today.
 func (s *Server) zoneOf(ctx context.Context, orgID int64) (orgZone, error) {
-	cfg, err := s.orgs.Fieldforce(ctx, orgID)
+	cfg, err := s.tenants.Fieldforce(ctx, orgID)
 	if err != nil {
 		return orgZone{}, err
 	}
@@ -60,9 +60,9 @@ func (s *Server) zoneOf(ctx context.Context, orgID int64) (orgZone, error) {
 // zoneNote is, in words, why an org has no zone of its own (cfg.Zone's error).
 func zoneNote(err error) string {
 	switch {
-	case errors.Is(err, orgs.ErrZoneNotSaved):
+	case errors.Is(err, tenants.ErrZoneNotSaved):
 		return "no time zone is saved yet: an admin sets it in Settings"
-	case errors.Is(err, orgs.ErrZoneInvalid):
+	case errors.Is(err, tenants.ErrZoneInvalid):
 		return "the saved time zone is not usable: an admin fixes it in Settings"
 	}
 	return ""

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
 )
 
 // BenchmarkBoard measures the day board and the job list of a busy org (50
@@ -29,7 +29,7 @@ func BenchmarkBoard(b *testing.B) {
 	for i := range techs {
 		techs[i] = field.TechnicianInput{Name: fmt.Sprintf("Technician %02d", i), ExternalRef: fmt.Sprintf("T%d", i), Active: true}
 	}
-	_, err := field.UpsertTechniciansByRef(ctx, f.db, orgs.System, f.orgA.ID, techs)
+	_, err := field.UpsertTechniciansByRef(ctx, f.db, audit.System, f.orgA.ID, techs)
 	require.NoError(b, err)
 	day := time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC) // 07:00 EST on the test clock's day
 	var jobs []field.JobInput
@@ -45,7 +45,7 @@ func BenchmarkBoard(b *testing.B) {
 		}
 		jobs = append(jobs, in)
 	}
-	_, err = field.UpsertJobsByRef(ctx, f.db, orgs.System, f.orgA.ID, jobs)
+	_, err = field.UpsertJobsByRef(ctx, f.db, audit.System, f.orgA.ID, jobs)
 	require.NoError(b, err)
 
 	admin := f.as(&f.adminA)

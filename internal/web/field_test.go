@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
 )
 
 // fieldFixture is the web fixture with acme in New York and globex in
@@ -33,9 +33,9 @@ func setupField(t *testing.T) *fieldFixture {
 	ff := &fieldFixture{fixture: f, st: &field.Store{DB: f.db}}
 	ctx := context.Background()
 	var err error
-	ff.ana, err = ff.st.CreateTechnician(ctx, orgs.System, f.orgA.ID, field.TechnicianInput{Name: "Ana Lima", Active: true, ExternalRef: "T-ana"})
+	ff.ana, err = ff.st.CreateTechnician(ctx, audit.System, f.orgA.ID, field.TechnicianInput{Name: "Ana Lima", Active: true, ExternalRef: "T-ana"})
 	require.NoError(t, err)
-	ff.theirs, err = ff.st.CreateTechnician(ctx, orgs.System, f.orgB.ID, field.TechnicianInput{Name: "Globex Gus", Active: true})
+	ff.theirs, err = ff.st.CreateTechnician(ctx, audit.System, f.orgB.ID, field.TechnicianInput{Name: "Globex Gus", Active: true})
 	require.NoError(t, err)
 	ff.admin, ff.membr = f.as(&f.adminA), f.as(&f.memberA)
 	return ff
@@ -43,7 +43,7 @@ func setupField(t *testing.T) *fieldFixture {
 
 func (ff *fieldFixture) job(orgID int64, customer string, start time.Time, techID int64) field.Job {
 	ff.t.Helper()
-	j, err := ff.st.CreateJob(context.Background(), orgs.System, orgID, field.JobInput{
+	j, err := ff.st.CreateJob(context.Background(), audit.System, orgID, field.JobInput{
 		Customer: customer, ArrivalStart: start, ArrivalEnd: start.Add(2 * time.Hour), TechnicianID: techID})
 	require.NoError(ff.t, err)
 	return j
@@ -222,7 +222,7 @@ func TestJobScreens(t *testing.T) {
 	mine := ff.job(ff.orgA.ID, "Smith", day, ff.ana.ID)
 	other := ff.job(ff.orgA.ID, "Jones", day.Add(3*time.Hour), 0)
 	theirs := ff.job(ff.orgB.ID, "Globex customer", day, ff.theirs.ID)
-	_, err := ff.st.SetStatus(ctx, orgs.System, ff.orgA.ID, other.ID, field.StatusOnHold)
+	_, err := ff.st.SetStatus(ctx, audit.System, ff.orgA.ID, other.ID, field.StatusOnHold)
 	require.NoError(t, err)
 
 	// The list: today by default (org-local), filters by status and technician.
@@ -296,9 +296,9 @@ func TestJobScreens(t *testing.T) {
 func TestDayBoard(t *testing.T) {
 	ff := setupField(t)
 	ctx := context.Background()
-	bo, err := ff.st.CreateTechnician(ctx, orgs.System, ff.orgA.ID, field.TechnicianInput{Name: "Bo Berg", Active: true})
+	bo, err := ff.st.CreateTechnician(ctx, audit.System, ff.orgA.ID, field.TechnicianInput{Name: "Bo Berg", Active: true})
 	require.NoError(t, err)
-	gone, err := ff.st.CreateTechnician(ctx, orgs.System, ff.orgA.ID, field.TechnicianInput{Name: "Gone Gary", Active: false})
+	gone, err := ff.st.CreateTechnician(ctx, audit.System, ff.orgA.ID, field.TechnicianInput{Name: "Gone Gary", Active: false})
 	require.NoError(t, err)
 	today := time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC) // the test clock's org-local day, 09:00 EST
 	assigned := ff.job(ff.orgA.ID, "Assigned Co", today, ff.ana.ID)
@@ -306,7 +306,7 @@ func TestDayBoard(t *testing.T) {
 	orphan := ff.job(ff.orgA.ID, "Orphan Co", today.Add(2*time.Hour), gone.ID)
 	late := ff.job(ff.orgA.ID, "Late Co", today.Add(-48*time.Hour), ff.ana.ID)
 	doneEarlier := ff.job(ff.orgA.ID, "Done Co", today.Add(-48*time.Hour), ff.ana.ID)
-	_, err = ff.st.SetStatus(ctx, orgs.System, ff.orgA.ID, doneEarlier.ID, field.StatusDone)
+	_, err = ff.st.SetStatus(ctx, audit.System, ff.orgA.ID, doneEarlier.ID, field.StatusDone)
 	require.NoError(t, err)
 	theirs := ff.job(ff.orgB.ID, "Globex customer", today, 0)
 

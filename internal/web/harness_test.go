@@ -17,9 +17,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/web/mw"
 )
 
@@ -33,12 +35,12 @@ type fixture struct {
 	t     testing.TB
 	srv   *Server
 	db    *pgxpool.Pool
-	store *orgs.Store
+	store *testutil.Stores
 	ts    *httptest.Server
 	clock *testClock
 
-	orgA, orgB                              orgs.Org
-	staff, adminA, memberA, adminB, memberB orgs.User
+	orgA, orgB                              tenants.Org
+	staff, adminA, memberA, adminB, memberB accounts.User
 }
 
 // testPassword is every fixture user's password.
@@ -92,20 +94,20 @@ func setupFixture(t testing.TB, adjust func(*config.Web), created time.Time) *fi
 		adjust(&cfg)
 	}
 	db := testdb.New(t)
-	f := &fixture{t: t, db: db, store: &orgs.Store{DB: db}, clock: &testClock{now: testStart}}
+	f := &fixture{t: t, db: db, store: testutil.NewStores(db), clock: &testClock{now: testStart}}
 	f.srv, f.ts = f.serve(cfg)
 
 	ctx := context.Background()
 	var err error
-	f.orgA, err = f.store.CreateOrgAt(ctx, "acme", "Acme Field Services", created)
+	f.orgA, err = f.store.Tenants.CreateOrgAt(ctx, "acme", "Acme Field Services", created)
 	require.NoError(t, err)
-	f.orgB, err = f.store.CreateOrgAt(ctx, "globex", "Globex Repairs", created)
+	f.orgB, err = f.store.Tenants.CreateOrgAt(ctx, "globex", "Globex Repairs", created)
 	require.NoError(t, err)
 	f.staff = f.user("staff@fieldbrief.test", true)
-	f.adminA = f.member(f.orgA, "admin@acme.test", orgs.RoleAdmin)
-	f.memberA = f.member(f.orgA, "member@acme.test", orgs.RoleMember)
-	f.adminB = f.member(f.orgB, "admin@globex.test", orgs.RoleAdmin)
-	f.memberB = f.member(f.orgB, "member@globex.test", orgs.RoleMember)
+	f.adminA = f.member(f.orgA, "admin@acme.test", tenants.RoleAdmin)
+	f.memberA = f.member(f.orgA, "member@acme.test", tenants.RoleMember)
+	f.adminB = f.member(f.orgB, "admin@globex.test", tenants.RoleAdmin)
+	f.memberB = f.member(f.orgB, "member@globex.test", tenants.RoleMember)
 	return f
 }
 
@@ -127,17 +129,17 @@ func (f *fixture) serve(cfg config.Web) (*Server, *httptest.Server) {
 	return srv, ts
 }
 
-func (f *fixture) user(email string, staff bool) orgs.User {
+func (f *fixture) user(email string, staff bool) accounts.User {
 	f.t.Helper()
-	u, err := f.store.UpsertUser(context.Background(), email, testPassword, staff)
+	u, err := f.store.Accounts.UpsertUser(context.Background(), email, testPassword, staff)
 	require.NoError(f.t, err)
 	return u
 }
 
-func (f *fixture) member(o orgs.Org, email string, role orgs.Role) orgs.User {
+func (f *fixture) member(o tenants.Org, email string, role tenants.Role) accounts.User {
 	f.t.Helper()
 	u := f.user(email, false)
-	require.NoError(f.t, f.store.AddMember(context.Background(), o.ID, u.ID, role))
+	require.NoError(f.t, f.store.Tenants.AddMember(context.Background(), o.ID, u.ID, role))
 	return u
 }
 
@@ -169,7 +171,7 @@ func (f *fixture) clientFor(ts *httptest.Server) *client {
 }
 
 // as returns a client signed in as u through POST /login; nil is anonymous.
-func (f *fixture) as(u *orgs.User) *client {
+func (f *fixture) as(u *accounts.User) *client {
 	f.t.Helper()
 	c := f.anon()
 	if u == nil {

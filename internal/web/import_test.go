@@ -14,9 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 )
 
 const importPath = "/orgs/acme/import"
@@ -81,7 +82,7 @@ func saveImport(t *testing.T, c *client, loc string, doc htmlDoc) response {
 	return c.post(loc, url.Values{"digest": {digest}})
 }
 
-func (f *fixture) technicianRefs(o orgs.Org) []string {
+func (f *fixture) technicianRefs(o tenants.Org) []string {
 	f.t.Helper()
 	rows, err := f.db.Query(context.Background(), `SELECT external_ref FROM technicians WHERE org_id = $1 ORDER BY external_ref`, o.ID)
 	require.NoError(f.t, err)
@@ -168,7 +169,7 @@ func TestImportJobsErrorsAndZone(t *testing.T) {
 }
 
 // importFile imports a file for o directly, as its first admin would.
-func (f *fixture) importFile(o orgs.Org, kind, content string) {
+func (f *fixture) importFile(o tenants.Org, kind, content string) {
 	f.t.Helper()
 	k, _ := fieldimport.ParseKind(kind)
 	s := &fieldimport.Store{DB: f.db}
@@ -181,7 +182,7 @@ func (f *fixture) importFile(o orgs.Org, kind, content string) {
 	require.NoError(f.t, err)
 	p, err := s.Preview(ctx, up, zone)
 	require.NoError(f.t, err)
-	_, err = s.Save(ctx, orgs.System, o.ID, uid, k, up.ID, p.Digest, zone, f.clock.Now())
+	_, err = s.Save(ctx, audit.System, o.ID, uid, k, up.ID, p.Digest, zone, f.clock.Now())
 	require.NoError(f.t, err)
 }
 
@@ -191,7 +192,7 @@ func TestImportAccess(t *testing.T) {
 	f := setup(t)
 	admin := f.as(&f.adminA)
 	loc, _ := previewOf(t, admin, "technicians", techCSV)
-	admin2 := f.member(f.orgA, "admin2@acme.test", orgs.RoleAdmin)
+	admin2 := f.member(f.orgA, "admin2@acme.test", tenants.RoleAdmin)
 
 	for _, tc := range []struct {
 		who  string

@@ -7,9 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/views"
 )
 
@@ -21,9 +21,9 @@ import (
 // account's password, or (signed in as the invited address) one button.
 func (s *Server) inviteShow(c echo.Context) error {
 	token := c.Param("token")
-	l, err := s.orgs.InviteByToken(c.Request().Context(), token, s.now())
+	l, err := s.accounts.InviteByToken(c.Request().Context(), token, s.now())
 	if le, ok := linkError(err); ok {
-		return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+		return s.linkProblem(c, accounts.EmailInvite, le.Reason)
 	}
 	if err != nil {
 		return err
@@ -31,7 +31,7 @@ func (s *Server) inviteShow(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.InviteAccept(s.invitePage(c, l, token)))
 }
 
-func (s *Server) invitePage(c echo.Context, l orgs.InviteLink, token string) views.InvitePage {
+func (s *Server) invitePage(c echo.Context, l accounts.InviteLink, token string) views.InvitePage {
 	p := views.InvitePage{Page: s.page(c, "Join "+l.OrgName), Action: "/invites/" + token, OrgName: l.OrgName,
 		Email: l.Email, Role: string(l.Role), HasAccount: l.HasAccount}
 	if u, ok := currentUser(c); ok {
@@ -47,16 +47,16 @@ func (s *Server) invitePage(c echo.Context, l orgs.InviteLink, token string) vie
 // them to the org.
 func (s *Server) inviteAccept(c echo.Context) error {
 	ctx, now, token := c.Request().Context(), s.now(), c.Param("token")
-	l, err := s.orgs.InviteByToken(ctx, token, now)
+	l, err := s.accounts.InviteByToken(ctx, token, now)
 	if le, ok := linkError(err); ok {
-		return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+		return s.linkProblem(c, accounts.EmailInvite, le.Reason)
 	}
 	if err != nil {
 		return err
 	}
 	p := s.invitePage(c, l, token)
 	render := func(status int) error { return s.render(c, status, views.InviteAccept(p)) }
-	done := func(u orgs.User, signIn bool) error {
+	done := func(u accounts.User, signIn bool) error {
 		if signIn {
 			if err := s.signIn(c, u); err != nil {
 				return err
@@ -66,12 +66,12 @@ func (s *Server) inviteAccept(c echo.Context) error {
 	}
 
 	if u, ok := currentUser(c); ok {
-		err := s.orgs.AcceptInvite(ctx, token, u, now)
+		err := s.accounts.AcceptInvite(ctx, token, u, now)
 		if apperr.Code(err) == apperr.Forbidden {
 			return render(http.StatusForbidden)
 		}
 		if le, ok := linkError(err); ok {
-			return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+			return s.linkProblem(c, accounts.EmailInvite, le.Reason)
 		}
 		if err != nil {
 			return err
@@ -101,7 +101,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		u, err := s.orgs.Authenticate(ctx, l.Email, password)
+		u, err := s.accounts.Authenticate(ctx, l.Email, password)
 		if apperr.Code(err) == apperr.Unauthorized {
 			p.PassError = "That is not the password of " + l.Email + "."
 			return render(http.StatusUnprocessableEntity)
@@ -112,9 +112,9 @@ func (s *Server) inviteAccept(c echo.Context) error {
 		if err := s.throttle.Succeeded(ctx, attempt); err != nil {
 			return err
 		}
-		if err := s.orgs.AcceptInvite(ctx, token, u, now); err != nil {
+		if err := s.accounts.AcceptInvite(ctx, token, u, now); err != nil {
 			if le, ok := linkError(err); ok {
-				return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+				return s.linkProblem(c, accounts.EmailInvite, le.Reason)
 			}
 			return err
 		}
@@ -122,7 +122,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 	}
 
 	p.Name = c.FormValue("name")
-	u, err := s.orgs.AcceptInviteNewAccount(ctx, token, p.Name, password, now)
+	u, err := s.accounts.AcceptInviteNewAccount(ctx, token, p.Name, password, now)
 	switch field := fieldOf(err); {
 	case field == "name":
 		p.NameError = apperr.Message(err)
@@ -135,7 +135,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 		return render(http.StatusConflict)
 	}
 	if le, ok := linkError(err); ok {
-		return s.linkProblem(c, orgs.EmailInvite, le.Reason)
+		return s.linkProblem(c, accounts.EmailInvite, le.Reason)
 	}
 	if err != nil {
 		return err
@@ -147,15 +147,15 @@ func (s *Server) inviteAccept(c echo.Context) error {
 // 410, with what happened in words and the way on.
 func (s *Server) linkProblem(c echo.Context, what, reason string) error {
 	p := views.LinkProblemPage{Heading: "This link does not work", Next: "/", NextText: "Go to the start page"}
-	if what == orgs.EmailInvite {
+	if what == accounts.EmailInvite {
 		p.Heading = "This invite link does not work"
 		switch reason {
-		case orgs.LinkExpired:
+		case accounts.LinkExpired:
 			p.Message = "This invite has expired: invite links work for 7 days. Ask an admin of the org to send it again."
-		case orgs.LinkUsed:
+		case accounts.LinkUsed:
 			p.Message = "This invite has been accepted already. Sign in to continue."
 			p.Next, p.NextText = "/login", "Sign in"
-		case orgs.LinkRevoked:
+		case accounts.LinkRevoked:
 			p.Message = "This invite was withdrawn by an admin of the org. Ask them if you think it should not have been."
 		default:
 			p.Message = "This invite link is not valid. It may be incomplete, or an admin sent a newer invite since, which replaced it: use the link in the most recent email."
@@ -164,9 +164,9 @@ func (s *Server) linkProblem(c echo.Context, what, reason string) error {
 		p.Heading = "This password reset link does not work"
 		p.Next, p.NextText = "/password/forgot", "Ask for a new link"
 		switch reason {
-		case orgs.LinkExpired:
+		case accounts.LinkExpired:
 			p.Message = "This link has expired: reset links work for 30 minutes."
-		case orgs.LinkUsed:
+		case accounts.LinkUsed:
 			p.Message = "This link has been used already: each link sets a password once."
 		default:
 			p.Message = "This link is not valid. It may be incomplete: copy the whole link from the email."

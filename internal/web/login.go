@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -11,11 +12,24 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
+	"fieldbrief/internal/text"
 	"fieldbrief/views"
 )
 
-// maxEmailLen is the longest email address an account can have (RFC 5321).
-const maxEmailLen = 254
+// accountEmailProblem checks an address typed to find an account
+// (sign-in, password reset) before it costs a query or a throttle entry:
+// present, at most text.MaxAddressLen and with an @, as every account's
+// has. Not the whole text.ParseAddress rule: accounts made before that rule
+// must still be able to sign in.
+func accountEmailProblem(email string) string {
+	switch {
+	case email == "":
+		return "Enter your email address."
+	case len(email) > text.MaxAddressLen || !strings.Contains(email, "@"):
+		return fmt.Sprintf("Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+	}
+	return ""
+}
 
 // loginForm shows the sign-in form; someone already signed in goes on.
 func (s *Server) loginForm(c echo.Context) error {
@@ -37,12 +51,7 @@ func (s *Server) loginForm(c echo.Context) error {
 func (s *Server) login(c echo.Context) error {
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
 	password := c.FormValue("password")
-	switch {
-	case f.Email == "":
-		f.EmailError = "Enter your email address."
-	case len(f.Email) > maxEmailLen: // no account has one: not worth a query or a throttle entry
-		f.EmailError = "Enter a valid email address (at most 254 characters)."
-	}
+	f.EmailError = accountEmailProblem(f.Email)
 	if password == "" {
 		f.PasswordError = "Enter your password."
 	}
@@ -72,7 +81,7 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	u, err := s.orgs.Authenticate(ctx, f.Email, password)
+	u, err := s.accounts.Authenticate(ctx, f.Email, password)
 	if apperr.Code(err) == apperr.Unauthorized {
 		f.Error = "The email or password is incorrect."
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/auth"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/views"
 )
 
@@ -21,7 +21,7 @@ import (
 // sign-in throttle's counting (auth.Throttle); its entries are keyed
 // "reset:<email>", apart from sign-in failures of the same address. The
 // store also caps mails per account an hour, whoever asks
-// (orgs.MaxResetsPerHour).
+// (accounts.MaxResetsPerHour).
 func (s *Server) resetThrottle() *auth.Throttle {
 	return &auth.Throttle{DB: s.db, PerAccount: 3, PerClient: 20}
 }
@@ -33,13 +33,7 @@ func (s *Server) forgotForm(c echo.Context) error {
 // forgot queues a reset link for the address, when it has an account.
 func (s *Server) forgot(c echo.Context) error {
 	p := views.ForgotPage{Page: s.page(c, "Reset your password"), Email: strings.TrimSpace(c.FormValue("email"))}
-	switch {
-	case p.Email == "":
-		p.EmailError = "Enter your email address."
-	case len(p.Email) > maxEmailLen || !strings.Contains(p.Email, "@"):
-		p.EmailError = "Enter a valid email address (at most 254 characters)."
-	}
-	if p.EmailError != "" {
+	if p.EmailError = accountEmailProblem(p.Email); p.EmailError != "" {
 		return s.render(c, http.StatusUnprocessableEntity, views.Forgot(p))
 	}
 	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP()
@@ -52,7 +46,7 @@ func (s *Server) forgot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.orgs.RequestPasswordReset(ctx, p.Email, ip, now); err != nil {
+	if err := s.accounts.RequestPasswordReset(ctx, p.Email, ip, now); err != nil {
 		return err
 	}
 	p.Sent = true
@@ -61,9 +55,9 @@ func (s *Server) forgot(c echo.Context) error {
 
 func (s *Server) resetForm(c echo.Context) error {
 	token := c.Param("token")
-	u, err := s.orgs.CheckResetToken(c.Request().Context(), token, s.now())
+	u, err := s.accounts.CheckResetToken(c.Request().Context(), token, s.now())
 	if le, ok := linkError(err); ok {
-		return s.linkProblem(c, orgs.EmailReset, le.Reason)
+		return s.linkProblem(c, accounts.EmailReset, le.Reason)
 	}
 	if err != nil {
 		return err
@@ -71,7 +65,7 @@ func (s *Server) resetForm(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.Reset(s.resetPage(c, token, u)))
 }
 
-func (s *Server) resetPage(c echo.Context, token string, u orgs.User) views.ResetPage {
+func (s *Server) resetPage(c echo.Context, token string, u accounts.User) views.ResetPage {
 	return views.ResetPage{Page: s.page(c, "Choose a new password"), Action: "/password/reset/" + token, Email: u.Email}
 }
 
@@ -81,9 +75,9 @@ func (s *Server) reset(c echo.Context) error {
 	ctx, now, token := c.Request().Context(), s.now(), c.Param("token")
 	password := c.FormValue("password")
 	if password == "" || len(password) > 1024 {
-		u, err := s.orgs.CheckResetToken(ctx, token, now)
+		u, err := s.accounts.CheckResetToken(ctx, token, now)
 		if le, ok := linkError(err); ok {
-			return s.linkProblem(c, orgs.EmailReset, le.Reason)
+			return s.linkProblem(c, accounts.EmailReset, le.Reason)
 		}
 		if err != nil {
 			return err
@@ -97,9 +91,9 @@ func (s *Server) reset(c echo.Context) error {
 		return err
 	}
 	defer release()
-	_, err = s.orgs.ResetPassword(ctx, token, password, now)
+	_, err = s.accounts.ResetPassword(ctx, token, password, now)
 	if le, ok := linkError(err); ok {
-		return s.linkProblem(c, orgs.EmailReset, le.Reason)
+		return s.linkProblem(c, accounts.EmailReset, le.Reason)
 	}
 	if err != nil {
 		return err

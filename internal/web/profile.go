@@ -21,7 +21,7 @@ func (s *Server) profile(c echo.Context) error {
 // save) instead of the stored one.
 func (s *Server) showProfile(c echo.Context, status int, p views.ProfilePage, typed bool) error {
 	u, _ := currentUser(c)
-	pr, err := s.orgs.ProfileOf(c.Request().Context(), u.ID)
+	pr, err := s.accounts.ProfileOf(c.Request().Context(), u.ID)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (s *Server) showProfile(c echo.Context, status int, p views.ProfilePage, ty
 
 func (s *Server) profileSave(c echo.Context) error {
 	name := c.FormValue("name")
-	_, err := s.orgs.SetName(c.Request().Context(), actor(c), name)
+	_, err := s.accounts.SetName(c.Request().Context(), actor(c), name)
 	if fieldOf(err) != "" {
 		return s.showProfile(c, http.StatusUnprocessableEntity, views.ProfilePage{Name: name, NameError: apperr.Message(err)}, true)
 	}
@@ -77,7 +77,7 @@ func (s *Server) profilePassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.orgs.ChangePassword(ctx, actor(c), current, next)
+	err = s.accounts.ChangePassword(ctx, actor(c), current, next)
 	switch fieldOf(err) {
 	case "current_password":
 		p.CurrentError = apperr.Message(err)

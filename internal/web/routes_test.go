@@ -14,9 +14,11 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/field"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 )
 
 // access is who may use a route: its access checks in routes.go.
@@ -201,10 +203,10 @@ func seedField(t *testing.T, f *fixture) {
 	t.Helper()
 	ctx := context.Background()
 	st := &field.Store{DB: f.db}
-	tech, err := st.CreateTechnician(ctx, orgs.System, f.orgA.ID, field.TechnicianInput{Name: "Matrix Tech", Active: true})
+	tech, err := st.CreateTechnician(ctx, audit.System, f.orgA.ID, field.TechnicianInput{Name: "Matrix Tech", Active: true})
 	require.NoError(t, err)
 	start := time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
-	job, err := st.CreateJob(ctx, orgs.System, f.orgA.ID, field.JobInput{Customer: "Matrix", ArrivalStart: start,
+	job, err := st.CreateJob(ctx, audit.System, f.orgA.ID, field.JobInput{Customer: "Matrix", ArrivalStart: start,
 		ArrivalEnd: start.Add(time.Hour), TechnicianID: tech.ID})
 	require.NoError(t, err)
 	require.Equal(t, []int64{1, 1}, []int64{tech.ID, job.ID})
@@ -221,11 +223,11 @@ func seedPeople(t *testing.T, f *fixture) {
 	ctx := context.Background()
 	_, err := f.db.Exec(ctx, `INSERT INTO users (id, email, password_hash) VALUES ($1, 'matrix@acme.test', 'x')`, matrixMember)
 	require.NoError(t, err)
-	require.NoError(t, f.store.AddMember(ctx, f.orgA.ID, matrixMember, orgs.RoleMember))
+	require.NoError(t, f.store.Tenants.AddMember(ctx, f.orgA.ID, matrixMember, tenants.RoleMember))
 	sent := testStart.Add(-time.Hour)
 	_, err = f.db.Exec(ctx, `
 		INSERT INTO invites (id, org_id, email, role, created_at, expires_at, last_sent_at)
-		VALUES (1, $1, 'invited@acme.test', 'member', $2, $3, $2)`, f.orgA.ID, sent, sent.Add(orgs.InviteLifetime))
+		VALUES (1, $1, 'invited@acme.test', 'member', $2, $3, $2)`, f.orgA.ID, sent, sent.Add(accounts.InviteLifetime))
 	require.NoError(t, err)
 }
 
@@ -462,7 +464,7 @@ func TestHome(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, res.Code, "one org: straight to it")
 	require.Equal(t, "/orgs/acme/briefings", res.Header.Get("Location"))
 
-	require.NoError(t, f.store.AddMember(t.Context(), f.orgB.ID, f.memberA.ID, "admin"))
+	require.NoError(t, f.store.Tenants.AddMember(t.Context(), f.orgB.ID, f.memberA.ID, "admin"))
 	res = f.as(&f.memberA).get("/")
 	require.Equal(t, http.StatusOK, res.Code)
 	require.Contains(t, res.Body, `href="/orgs/acme/briefings"`)

@@ -14,36 +14,46 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
+	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/tokens"
+	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/internal/web/mw"
 )
 
 // Server holds the dependencies handlers use.
 type Server struct {
-	cfg       config.Web
-	log       *slog.Logger
-	db        *pgxpool.Pool
-	orgs      *orgs.Store
-	briefings *briefing.Store
-	deliver   *dispatch.Store
-	field     *field.Store
-	imports   *fieldimport.Store
-	sender    *dispatch.Sender // the settings page's test sends
-	sessions  *auth.Sessions
-	throttle  *auth.Throttle
-	hashes    *auth.HashGate // bounds the sign-ins hashing at once
-	apiLimits *limiters      // per API token
-	admission *mw.Admission  // requests served at once
-	csrf      mw.CSRF
-	now       func() time.Time
-	echo      *echo.Echo
-	bodyCaps  map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
+	cfg          config.Web
+	log          *slog.Logger
+	db           *pgxpool.Pool
+	tenants      *tenants.Store
+	accounts     *accounts.Store
+	tokens       *tokens.Store
+	audit        *audit.Store
+	flags        *flags.Store
+	unsubscribes *unsubscribe.Store
+	briefings    *briefing.Store
+	deliver      *dispatch.Store
+	field        *field.Store
+	imports      *fieldimport.Store
+	sender       *dispatch.Sender // the settings page's test sends
+	sessions     *auth.Sessions
+	throttle     *auth.Throttle
+	hashes       *auth.HashGate // bounds the sign-ins hashing at once
+	apiLimits    *limiters      // per API token
+	admission    *mw.Admission  // requests served at once
+	csrf         mw.CSRF
+	now          func() time.Time
+	echo         *echo.Echo
+	bodyCaps     map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
 }
 
 // New builds the server and registers every route.
@@ -81,15 +91,20 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:       cfg,
-		log:       log,
-		db:        db,
-		orgs:      &orgs.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
-		briefings: briefings,
-		deliver:   deliver,
-		field:     &field.Store{DB: db},
-		imports:   &fieldimport.Store{DB: db},
-		sender:    sender,
+		cfg:          cfg,
+		log:          log,
+		db:           db,
+		tenants:      &tenants.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
+		accounts:     &accounts.Store{DB: db},
+		tokens:       &tokens.Store{DB: db},
+		audit:        &audit.Store{DB: db},
+		flags:        &flags.Store{DB: db},
+		unsubscribes: &unsubscribe.Store{DB: db},
+		briefings:    briefings,
+		deliver:      deliver,
+		field:        &field.Store{DB: db},
+		imports:      &fieldimport.Store{DB: db},
+		sender:       sender,
 		sessions: auth.NewSessions(db, auth.Options{
 			Keys:            cfg.SessionKeys,
 			Secure:          cfg.SecureCookies,

@@ -9,14 +9,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
 // settingsForm shows the fieldforce settings page for the stored document.
 func (s *Server) settingsForm(c echo.Context) error {
-	stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+	stored, err := s.tenants.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (s *Server) settingsSave(c echo.Context) error {
 	}
 	var kept *schedule.DeliveryConfig
 	if in.delivery == nil || in.enabled == nil {
-		stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+		stored, err := s.tenants.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
 		if err != nil {
 			return err
 		}
@@ -54,9 +54,9 @@ func (s *Server) settingsSave(c echo.Context) error {
 func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, next string) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
-	_, err := s.orgs.SaveFieldforce(ctx, actor(c), m.Org.ID, raw)
+	_, err := s.tenants.SaveFieldforce(ctx, actor(c), m.Org.ID, raw)
 	if errors.As(err, &r.err) {
-		stored, err := s.orgs.Fieldforce(ctx, m.Org.ID)
+		stored, err := s.tenants.Fieldforce(ctx, m.Org.ID)
 		if err != nil {
 			return err
 		}
@@ -93,9 +93,9 @@ type settingsAnswer struct {
 // JSON editor both show that model (docs/architecture.md, "The schedule
 // editor"): a rejected form shows its document in the JSON editor too, and
 // rejected JSON that parses fills the form with its values.
-func (s *Server) renderSettings(c echo.Context, status int, stored orgs.FieldforceConfig, r rejected, answer settingsAnswer) error {
+func (s *Server) renderSettings(c echo.Context, status int, stored tenants.FieldforceConfig, r rejected, answer settingsAnswer) error {
 	m := currentMembership(c)
-	flagOn, err := s.orgs.EffectiveFlag(c.Request().Context(), m.Org.ID, schedule.FlagKey)
+	flagOn, err := s.flags.Enabled(c.Request().Context(), m.Org.ID, schedule.FlagKey)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored orgs.Fieldfor
 		}
 		p.JSON = views.JSONForm{Text: *r.json, Errors: plainMessages(r.err, in.timezone)}
 	}
-	history, err := s.orgs.OrgAudit(c.Request().Context(), m.Org.ID, settingsHistory)
+	history, err := s.audit.ForOrg(c.Request().Context(), m.Org.ID, settingsHistory)
 	if err != nil {
 		return err
 	}

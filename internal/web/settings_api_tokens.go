@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tokens"
 	"fieldbrief/views"
 )
 
@@ -22,7 +22,7 @@ func (s *Server) apiTokensPage(c echo.Context) error {
 // after the POST: the token must not be in a URL or a page reloaded later.
 func (s *Server) apiTokenCreate(c echo.Context) error {
 	name := c.FormValue("name")
-	_, token, err := s.orgs.CreateAPIToken(c.Request().Context(), actor(c), currentMembership(c).Org.ID, name, s.now())
+	_, token, err := s.tokens.Create(c.Request().Context(), actor(c), currentMembership(c).Org.ID, name, s.now())
 	if apperr.Code(err) == apperr.Invalid {
 		return s.showAPITokens(c, http.StatusUnprocessableEntity, views.APITokensBlock{Name: name, Error: apperr.Message(err)})
 	}
@@ -39,7 +39,7 @@ func (s *Server) apiTokenRevoke(c echo.Context) error {
 	if err != nil {
 		return apperr.Errorf(apperr.NotFound, "There is no such API token.")
 	}
-	t, err := s.orgs.RevokeAPIToken(c.Request().Context(), actor(c), currentMembership(c).Org.ID, id, s.now())
+	t, err := s.tokens.Revoke(c.Request().Context(), actor(c), currentMembership(c).Org.ID, id, s.now())
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (s *Server) apiTokenRevoke(c echo.Context) error {
 // page around it.
 func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBlock) error {
 	m := currentMembership(c)
-	tokens, err := s.orgs.APITokens(c.Request().Context(), m.Org.ID)
+	tokens, err := s.tokens.List(c.Request().Context(), m.Org.ID)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBloc
 	return s.render(c, status, views.APITokens(views.APITokensPage{Page: p, Block: b}))
 }
 
-func apiTokenRow(t orgs.APIToken) views.APITokenRow {
+func apiTokenRow(t tokens.Token) views.APITokenRow {
 	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
 		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
 }

@@ -162,7 +162,7 @@ func TestSettingsDeliverySaves(t *testing.T) {
 	require.Contains(t, storedConfig(t, f, f.orgA.ID).Raw, `"webhook": {"url": "https://hooks.acme.example/x"}`)
 
 	// Every save is audited old → new, as for the schedule.
-	entries, err := f.store.OrgAudit(context.Background(), f.orgA.ID, 20)
+	entries, err := f.store.Audit.ForOrg(context.Background(), f.orgA.ID, 20)
 	require.NoError(t, err)
 	require.Len(t, entries, 6)
 	for _, e := range entries {

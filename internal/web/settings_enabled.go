@@ -12,7 +12,7 @@ import (
 // A stored document that does not validate cannot be saved, so the page then
 // shows what to fix first.
 func (s *Server) settingsSetEnabled(c echo.Context) error {
-	stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+	stored, err := s.tenants.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 )
 
 // scheduleInput is the schedule form as submitted. enabled holds what the
@@ -176,7 +176,7 @@ func marshalDocument(doc formDocument) []byte {
 
 // storedInput fills the form from the stored document. An invalid document
 // is read leniently so the admin sees the values to fix.
-func storedInput(stored orgs.FieldforceConfig) scheduleInput {
+func storedInput(stored tenants.FieldforceConfig) scheduleInput {
 	cfg := stored.Config
 	if stored.Err != nil {
 		_ = json.Unmarshal(stored.Raw, &cfg)

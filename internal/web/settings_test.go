@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
 )
 
 const settingsPath = "/orgs/acme/settings/fieldforce"
@@ -43,7 +43,7 @@ func storedConfig(t *testing.T, f *fixture, orgID int64) configRow {
 // saveConfig stores a valid document through the store, as an earlier save would.
 func saveConfig(t testing.TB, f *fixture, orgID int64, raw string) {
 	t.Helper()
-	_, err := f.store.SaveFieldforce(context.Background(), orgs.System, orgID, []byte(raw))
+	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, orgID, []byte(raw))
 	require.NoError(t, err)
 }
 
@@ -122,7 +122,7 @@ func TestSettingsSaveAuditsOldAndNew(t *testing.T) {
 	r := f.as(&f.adminA).post(settingsPath, scheduleForm("Europe/Paris", "09:15", "mon", "tue", "wed", "thu", "fri"))
 	require.Equal(t, http.StatusSeeOther, r.Code)
 
-	entries, err := f.store.ListAudit(context.Background(), orgs.AuditFilter{OrgSlug: "acme"})
+	entries, err := f.store.Audit.List(context.Background(), audit.Filter{OrgSlug: "acme"})
 	require.NoError(t, err)
 	require.Len(t, entries, before.Audits+1)
 	e := entries[0]

@@ -9,7 +9,8 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/dispatch"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
@@ -31,7 +32,7 @@ func (s *Server) settingsTestWebhook(c echo.Context) error {
 func (s *Server) testSend(c echo.Context, channel string) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
-	stored, err := s.orgs.Fieldforce(ctx, m.Org.ID)
+	stored, err := s.tenants.Fieldforce(ctx, m.Org.ID)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 
 // testRecipient is who a test goes to: the admin's own address, or the
 // saved webhook ("" when there is none).
-func testRecipient(c echo.Context, stored orgs.FieldforceConfig, channel string) string {
+func testRecipient(c echo.Context, stored tenants.FieldforceConfig, channel string) string {
 	if channel == dispatch.ChannelWebhook {
 		return savedWebhook(stored)
 	}
@@ -69,7 +70,7 @@ func testRecipient(c echo.Context, stored orgs.FieldforceConfig, channel string)
 }
 
 // savedWebhook is the stored config's webhook URL, "" when none is usable.
-func savedWebhook(stored orgs.FieldforceConfig) string {
+func savedWebhook(stored tenants.FieldforceConfig) string {
 	if stored.Err != nil || stored.Config.Delivery == nil || stored.Config.Delivery.Webhook == nil {
 		return ""
 	}
@@ -95,7 +96,7 @@ func (s *Server) testResult(channel string, d dispatch.Delivery, err error) (vie
 }
 
 // testSends is the view of the test block.
-func testSends(c echo.Context, stored orgs.FieldforceConfig, result views.TestSendResult) views.TestSends {
+func testSends(c echo.Context, stored tenants.FieldforceConfig, result views.TestSendResult) views.TestSends {
 	u, _ := currentUser(c)
 	t := views.TestSends{
 		Base:       settingsURL(currentMembership(c).Org.Slug),
@@ -112,12 +113,12 @@ const deliveryLogSize = 20
 
 // deliveryLog is the org's latest deliveries, in its zone, codes and
 // details included: the settings page is for admins.
-func (s *Server) deliveryLog(ctx context.Context, orgID int64, stored orgs.FieldforceConfig) (views.DeliveryLog, error) {
+func (s *Server) deliveryLog(ctx context.Context, orgID int64, stored tenants.FieldforceConfig) (views.DeliveryLog, error) {
 	ds, err := s.deliver.RecentDeliveries(ctx, orgID, deliveryLogSize)
 	if err != nil {
 		return views.DeliveryLog{}, err
 	}
-	st := orgState{orgs.BriefingState{FieldforceConfig: stored}}
+	st := orgState{flags.BriefingState{FieldforceConfig: stored}}
 	log := views.DeliveryLog{Zone: st.zoneName()}
 	for _, d := range ds {
 		log.Rows = append(log.Rows, deliveryRow(d, st.loc(), true, ""))

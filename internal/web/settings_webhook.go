@@ -12,7 +12,7 @@ import (
 // on first use. It is a POST so that only the page's own forms (CSRF) can
 // ask, and the answer is never cached.
 func (s *Server) webhookSecretReveal(c echo.Context) error {
-	secret, err := s.orgs.WebhookSecret(c.Request().Context(), currentMembership(c).Org.ID)
+	secret, err := s.tenants.WebhookSecret(c.Request().Context(), currentMembership(c).Org.ID)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (s *Server) webhookSecretRotate(c echo.Context) error {
 		return s.showSecret(c, http.StatusUnprocessableEntity,
 			views.SecretBlock{Error: "Tick “Replace the secret now” to confirm: receivers using the old secret will reject our calls."})
 	}
-	secret, err := s.orgs.RotateWebhookSecret(c.Request().Context(), actor(c), currentMembership(c).Org.ID)
+	secret, err := s.tenants.RotateWebhookSecret(c.Request().Context(), actor(c), currentMembership(c).Org.ID)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (s *Server) showSecret(c echo.Context, status int, b views.SecretBlock) err
 	if isHTMX(c) {
 		return s.render(c, status, views.WebhookSecret(s.secretBlock(c, b)))
 	}
-	stored, err := s.orgs.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+	stored, err := s.tenants.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func TestWebhookSecretRevealAndRotate(t *testing.T) {
 	require.Equal(t, "no-store", r.Header.Get("Cache-Control"))
 	secret := parseDoc(t, r.Body).byID("webhook-secret-value").text()
 	require.True(t, strings.HasPrefix(secret, "whsec_"), secret)
-	stored, err := f.store.WebhookSecret(context.Background(), f.orgA.ID)
+	stored, err := f.store.Tenants.WebhookSecret(context.Background(), f.orgA.ID)
 	require.NoError(t, err)
 	require.Equal(t, stored, secret)
 	require.NotNil(t, parseDoc(t, r.Body).byID("schedule-form"), "the whole page")
@@ -65,7 +65,7 @@ func TestWebhookSecretRevealAndRotate(t *testing.T) {
 		require.Equal(t, "true", doc.byID("confirm").attr("aria-invalid"))
 		require.NotContains(t, r.Body, secret)
 	}
-	again, err := f.store.WebhookSecret(context.Background(), f.orgA.ID)
+	again, err := f.store.Tenants.WebhookSecret(context.Background(), f.orgA.ID)
 	require.NoError(t, err)
 	require.Equal(t, secret, again, "not rotated")
 	rotations, _ := secretAudits(t, f, f.orgA.ID)
@@ -79,7 +79,7 @@ func TestWebhookSecretRevealAndRotate(t *testing.T) {
 	require.True(t, strings.HasPrefix(rotated, "whsec_"))
 	require.NotEqual(t, secret, rotated)
 	require.Contains(t, doc.byID("webhook-secret").text(), "new secret")
-	now, err := f.store.WebhookSecret(context.Background(), f.orgA.ID)
+	now, err := f.store.Tenants.WebhookSecret(context.Background(), f.orgA.ID)
 	require.NoError(t, err)
 	require.Equal(t, rotated, now)
 
@@ -90,10 +90,10 @@ func TestWebhookSecretRevealAndRotate(t *testing.T) {
 	rotations, leaks := secretAudits(t, f, f.orgA.ID)
 	require.Equal(t, 2, rotations)
 	require.Zero(t, leaks, "the audit log never holds a secret")
-	entries, err := f.store.OrgAudit(context.Background(), f.orgA.ID, 5)
+	entries, err := f.store.Audit.ForOrg(context.Background(), f.orgA.ID, 5)
 	require.NoError(t, err)
 	require.Equal(t, f.adminA.Email, entries[0].Actor.Email)
-	latest, err := f.store.WebhookSecret(context.Background(), f.orgA.ID)
+	latest, err := f.store.Tenants.WebhookSecret(context.Background(), f.orgA.ID)
 	require.NoError(t, err)
 	page := admin.get(settingsPath).Body
 	require.Contains(t, parseDoc(t, page).find(hasClass("history")).text(), "webhook.secret.rotate", "admins see who rotated it")
@@ -105,7 +105,7 @@ func TestWebhookSecretRevealAndRotate(t *testing.T) {
 func TestWebhookSecretAccess(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	secretA, err := f.store.WebhookSecret(context.Background(), f.orgA.ID)
+	secretA, err := f.store.Tenants.WebhookSecret(context.Background(), f.orgA.ID)
 	require.NoError(t, err)
 	confirm := url.Values{"confirm": {"rotate"}}
 
@@ -146,7 +146,7 @@ func TestWebhookSecretAccess(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	require.NotContains(t, r.Body, secretA)
 
-	now, err := f.store.WebhookSecret(context.Background(), f.orgA.ID)
+	now, err := f.store.Tenants.WebhookSecret(context.Background(), f.orgA.ID)
 	require.NoError(t, err)
 	require.Equal(t, secretA, now, "nobody but acme's admins rotated it")
 	rotations, _ := secretAudits(t, f, f.orgA.ID)

@@ -5,23 +5,23 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
-	"fieldbrief/internal/orgs"
 )
 
 // signIn starts a new session for u in this browser (the one it held is
 // revoked), gives it a new CSRF token and records the sign-in for the
 // members page. Sign-in, accepting an invite and changing one's password
 // all end here.
-func (s *Server) signIn(c echo.Context, u orgs.User) error {
+func (s *Server) signIn(c echo.Context, u accounts.User) error {
 	ctx, now := c.Request().Context(), s.now()
 	client := auth.Client{UserAgent: c.Request().UserAgent(), IP: c.RealIP()}
 	if err := s.sessions.Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
 		return err
 	}
 	s.csrf.Rotate(c)
-	return s.orgs.RecordSignIn(ctx, u.ID, now)
+	return s.accounts.RecordSignIn(ctx, u.ID, now)
 }
 
 // errHashBusy answers a request that needs a password hash while every
@@ -43,8 +43,8 @@ func (s *Server) hashSlot(c echo.Context) (release func(), err error) {
 
 // linkError is why an invite or reset link does not work, if that is
 // what err says.
-func linkError(err error) (*orgs.LinkError, bool) {
-	var le *orgs.LinkError
+func linkError(err error) (*accounts.LinkError, bool) {
+	var le *accounts.LinkError
 	ok := errors.As(err, &le)
 	return le, ok
 }

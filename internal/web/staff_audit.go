@@ -13,7 +13,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/text"
 	"fieldbrief/views"
 )
 
@@ -21,7 +22,7 @@ import (
 // "to" day included; text filters are bounded so a search stays cheap.
 const (
 	maxAuditSearch = 100 // characters of the free-text search
-	maxAuditActor  = 254 // an email address
+	maxAuditActor  = text.MaxAddressLen
 	maxAuditAction = 100
 )
 
@@ -29,7 +30,7 @@ var auditSlug = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
 // auditForm reads the filters from the query string. Each bad value is
 // reported beside its field; the others still apply.
-func auditForm(c echo.Context) (views.AuditFilterForm, orgs.AuditFilter, map[string]string) {
+func auditForm(c echo.Context) (views.AuditFilterForm, audit.Filter, map[string]string) {
 	form := views.AuditFilterForm{
 		From:   strings.TrimSpace(c.QueryParam("from")),
 		To:     strings.TrimSpace(c.QueryParam("to")),
@@ -39,7 +40,7 @@ func auditForm(c echo.Context) (views.AuditFilterForm, orgs.AuditFilter, map[str
 		Query:  strings.TrimSpace(c.QueryParam("q")),
 	}
 	errs := map[string]string{}
-	var f orgs.AuditFilter
+	var f audit.Filter
 	day := func(field, v string) time.Time {
 		if v == "" {
 			return time.Time{}
@@ -107,18 +108,18 @@ func (s *Server) staffAudit(c echo.Context) error {
 	if len(errs) > 0 {
 		status = http.StatusUnprocessableEntity
 	}
-	actions, err := s.orgs.AuditActions(ctx)
+	actions, err := s.audit.Actions(ctx)
 	if err != nil {
 		return err
 	}
 	m.Actions = actions
-	f.Limit = orgs.AuditPageSize + 1 // one more tells whether there is an older page
-	entries, err := s.orgs.ListAudit(ctx, f)
+	f.Limit = audit.PageSize + 1 // one more tells whether there is an older page
+	entries, err := s.audit.List(ctx, f)
 	if err != nil {
 		return err
 	}
-	if len(entries) > orgs.AuditPageSize {
-		entries = entries[:orgs.AuditPageSize]
+	if len(entries) > audit.PageSize {
+		entries = entries[:audit.PageSize]
 		m.Next = entries[len(entries)-1].ID
 	}
 	m.Entries = auditRows(entries)
@@ -128,7 +129,7 @@ func (s *Server) staffAudit(c echo.Context) error {
 
 // auditRows is the view of audit entries: each change field by field, and
 // the whole old and new documents.
-func auditRows(entries []orgs.AuditEntry) []views.AuditRow {
+func auditRows(entries []audit.Entry) []views.AuditRow {
 	rows := make([]views.AuditRow, 0, len(entries))
 	for _, e := range entries {
 		old, neu := rawJSON(e.Old), rawJSON(e.New)

@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
 )
 
 // maxAuditExport bounds one CSV export; a bigger set ends with a note row
@@ -43,7 +43,7 @@ func (s *Server) staffAuditExport(c echo.Context) error {
 		return nil
 	}
 	n := 0
-	err := s.orgs.EachAudit(c.Request().Context(), f, maxAuditExport+1, func(e orgs.AuditEntry) error {
+	err := s.audit.Each(c.Request().Context(), f, maxAuditExport+1, func(e audit.Entry) error {
 		if err := start(); err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func (s *Server) staffAuditExport(c echo.Context) error {
 }
 
 // auditCSVRecord is one entry as a CSV row.
-func auditCSVRecord(e orgs.AuditEntry) []string {
+func auditCSVRecord(e audit.Entry) []string {
 	rec := []string{
 		strconv.FormatInt(e.ID, 10), e.At.UTC().Format(time.RFC3339), e.Actor.Email, e.OrgSlug,
 		e.Action, e.Target, e.Reason, string(rawJSON(e.Old)), string(rawJSON(e.New)),

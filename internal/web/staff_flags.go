@@ -11,7 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -53,7 +53,7 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 		err = apperr.FieldError("confirm", "Type %s to confirm turning it off for every org.", key)
 	}
 	if err == nil {
-		err = s.orgs.SetGlobalFlag(ctx, actor(c), key, enabled, form.Reason)
+		err = s.flags.SetGlobal(ctx, actor(c), key, enabled, form.Reason)
 	}
 	if fe, ok := fieldError(err); ok {
 		status := statusOf(err)
@@ -82,7 +82,7 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 // off; reason is optional. With htmx the answer is the org's table row.
 func (s *Server) staffSetOrgFlag(c echo.Context) error {
 	ctx, key := c.Request().Context(), c.Param("key")
-	org, err := s.orgs.OrgBySlug(ctx, c.Param("slug"))
+	org, err := s.tenants.OrgBySlug(ctx, c.Param("slug"))
 	if err != nil {
 		return err
 	}
@@ -91,9 +91,9 @@ func (s *Server) staffSetOrgFlag(c echo.Context) error {
 	}
 	q := c.FormValue("q")
 	row := views.OrgFlagRow{Slug: org.Slug, Name: org.Name}
-	state, err := orgs.ParseOverride(c.FormValue("state"))
+	state, err := flags.ParseOverride(c.FormValue("state"))
 	if err == nil {
-		err = s.orgs.SetOrgFlag(ctx, actor(c), org.ID, key, state, c.FormValue("reason"))
+		err = s.flags.SetOrg(ctx, actor(c), org.ID, key, state, c.FormValue("reason"))
 	}
 	status := http.StatusOK
 	if fe, ok := fieldError(err); ok {
@@ -105,11 +105,11 @@ func (s *Server) staffSetOrgFlag(c echo.Context) error {
 	} else {
 		row.Saved = true
 	}
-	global, override, err := s.orgs.OrgFlag(ctx, org.ID, key)
+	global, override, err := s.flags.ForOrg(ctx, org.ID, key)
 	if err != nil {
 		return err
 	}
-	row.Override, row.Global, row.Effective = string(override), global, orgs.Effective(global, override)
+	row.Override, row.Global, row.Effective = string(override), global, flags.Effective(global, override)
 	if isHTMX(c) {
 		csrf, _ := c.Get(ctxCSRF).(string)
 		return s.render(c, status, views.OrgFlagRowView(csrf, key, q, row))
@@ -132,11 +132,11 @@ func (s *Server) staffFlagsModel(c echo.Context, key, q string) (views.StaffFlag
 	ctx := c.Request().Context()
 	m := views.StaffFlags{Page: s.page(c, "Feature flags"), Query: strings.TrimSpace(q)}
 	m.Section = "staff"
-	flags, err := s.orgs.ListFlags(ctx)
+	flags, err := s.flags.List(ctx)
 	if err != nil {
 		return m, err
 	}
-	impacts, err := s.orgs.FlagImpacts(ctx)
+	impacts, err := s.flags.Impacts(ctx)
 	if err != nil {
 		return m, err
 	}
@@ -154,7 +154,7 @@ func (s *Server) staffFlagsModel(c echo.Context, key, q string) (views.StaffFlag
 	if m.Key == "" {
 		return m, nil
 	}
-	rows, err := s.orgs.OrgFlags(ctx, m.Key, m.Query)
+	rows, err := s.flags.Orgs(ctx, m.Key, m.Query)
 	if err != nil {
 		return m, err
 	}
@@ -168,11 +168,11 @@ func (s *Server) staffFlagsModel(c echo.Context, key, q string) (views.StaffFlag
 // requireFlag is NotFound for a flag key that does not exist, checked
 // before the input so an unknown flag is 404 whatever was posted.
 func (s *Server) requireFlag(ctx context.Context, key string) error {
-	flags, err := s.orgs.ListFlags(ctx)
+	all, err := s.flags.List(ctx)
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(flags, func(f orgs.Flag) bool { return f.Key == key }) {
+	if !slices.ContainsFunc(all, func(f flags.Flag) bool { return f.Key == key }) {
 		return apperr.Detailf(apperr.NotFound, "no flag %q", key)
 	}
 	return nil

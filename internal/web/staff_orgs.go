@@ -18,7 +18,7 @@ func (s *Server) staffNewOrg(c echo.Context) error {
 	var p views.NewOrgPage
 	if slug := c.QueryParam("created"); slug != "" {
 		// The notice names the org from the database, never from the URL.
-		if o, err := s.orgs.OrgBySlug(c.Request().Context(), slug); err == nil {
+		if o, err := s.tenants.OrgBySlug(c.Request().Context(), slug); err == nil {
 			p.Notice = "Created " + o.Name + " (" + o.Slug + "). The invite to its first admin is on its way."
 		}
 	}
@@ -36,7 +36,7 @@ func (s *Server) renderNewOrg(c echo.Context, status int, p views.NewOrgPage) er
 func (s *Server) staffCreateOrg(c echo.Context) error {
 	p := views.NewOrgPage{Slug: strings.TrimSpace(c.FormValue("slug")), Name: c.FormValue("name"),
 		AdminEmail: strings.TrimSpace(c.FormValue("admin_email"))}
-	org, _, err := s.orgs.ProvisionOrgWithInvite(c.Request().Context(), actor(c), p.Slug, p.Name, p.AdminEmail, s.now())
+	org, _, err := s.accounts.ProvisionOrgWithInvite(c.Request().Context(), actor(c), p.Slug, p.Name, p.AdminEmail, s.now())
 	switch fieldOf(err) {
 	case "":
 	case "slug":

@@ -11,14 +11,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/flags"
+	"fieldbrief/internal/tenants"
 )
 
 const flagKey = "fieldforce.briefing"
 
 func (f *fixture) globalFlag() bool {
 	f.t.Helper()
-	flags, err := f.store.ListFlags(context.Background())
+	flags, err := f.store.Flags.List(context.Background())
 	require.NoError(f.t, err)
 	for _, fl := range flags {
 		if fl.Key == flagKey {
@@ -29,11 +32,11 @@ func (f *fixture) globalFlag() bool {
 	return false
 }
 
-func (f *fixture) override(o orgs.Org) (orgs.Override, bool) {
+func (f *fixture) override(o tenants.Org) (flags.Override, bool) {
 	f.t.Helper()
-	global, ov, err := f.store.OrgFlag(context.Background(), o.ID, flagKey)
+	global, ov, err := f.store.Flags.ForOrg(context.Background(), o.ID, flagKey)
 	require.NoError(f.t, err)
-	return ov, orgs.Effective(global, ov)
+	return ov, flags.Effective(global, ov)
 }
 
 func (f *fixture) auditCount() int {
@@ -95,12 +98,12 @@ func TestOrgFlagOverride(t *testing.T) {
 	}
 
 	ov, eff := f.override(f.orgA)
-	require.Equal(t, orgs.Inherit, ov)
+	require.Equal(t, flags.Inherit, ov)
 	require.True(t, eff)
 
 	require.Equal(t, http.StatusSeeOther, set("off").Code)
 	ov, eff = f.override(f.orgA)
-	require.Equal(t, orgs.Off, ov)
+	require.Equal(t, flags.Off, ov)
 	require.False(t, eff)
 	require.Equal(t, 1, f.auditCount())
 	row := orgRow(t, c.get("/staff/flags").Body, "acme")
@@ -109,12 +112,12 @@ func TestOrgFlagOverride(t *testing.T) {
 
 	require.Equal(t, http.StatusSeeOther, set("on").Code)
 	ov, eff = f.override(f.orgA)
-	require.Equal(t, orgs.On, ov)
+	require.Equal(t, flags.On, ov)
 	require.True(t, eff)
 
 	require.Equal(t, http.StatusSeeOther, set("inherit").Code)
 	ov, eff = f.override(f.orgA)
-	require.Equal(t, orgs.Inherit, ov)
+	require.Equal(t, flags.Inherit, ov)
 	require.True(t, eff)
 	require.Zero(t, countRows(t, f, `SELECT count(*) FROM org_feature_flags`), "inherit is no row")
 	require.Equal(t, 3, f.auditCount(), "one entry per change")
@@ -156,7 +159,7 @@ func TestOrgFlagBadInput(t *testing.T) {
 func TestStaffConsoleIsStaffOnly(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	for _, u := range []*orgs.User{&f.adminA, &f.memberB} {
+	for _, u := range []*accounts.User{&f.adminA, &f.memberB} {
 		c := f.as(u)
 		for _, path := range []string{"/staff", "/staff/flags", "/staff/audit"} {
 			require.Equal(t, http.StatusForbidden, c.get(path).Code, path)
@@ -265,20 +268,20 @@ func TestGlobalFlagShowsItsImpact(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
 	for i := range 3 {
-		_, err := f.store.CreateOrg(ctx, "extra-"+strconv.Itoa(i), "Extra "+strconv.Itoa(i))
+		_, err := f.store.Tenants.CreateOrg(ctx, "extra-"+strconv.Itoa(i), "Extra "+strconv.Itoa(i))
 		require.NoError(t, err)
 	}
 	c := f.as(&f.staff)
 	// 5 orgs: acme and extra-2 on, globex off, two inherit.
-	require.NoError(t, f.store.SetOrgFlag(ctx, orgs.System, f.orgA.ID, flagKey, orgs.On, ""))
-	extra2, err := f.store.OrgBySlug(ctx, "extra-2")
+	require.NoError(t, f.store.Flags.SetOrg(ctx, audit.System, f.orgA.ID, flagKey, flags.On, ""))
+	extra2, err := f.store.Tenants.OrgBySlug(ctx, "extra-2")
 	require.NoError(t, err)
-	require.NoError(t, f.store.SetOrgFlag(ctx, orgs.System, extra2.ID, flagKey, orgs.On, ""))
-	require.NoError(t, f.store.SetOrgFlag(ctx, orgs.System, f.orgB.ID, flagKey, orgs.Off, ""))
+	require.NoError(t, f.store.Flags.SetOrg(ctx, audit.System, extra2.ID, flagKey, flags.On, ""))
+	require.NoError(t, f.store.Flags.SetOrg(ctx, audit.System, f.orgB.ID, flagKey, flags.Off, ""))
 
-	impact, err := f.store.FlagImpacts(ctx)
+	impact, err := f.store.Flags.Impacts(ctx)
 	require.NoError(t, err)
-	require.Equal(t, orgs.FlagImpact{Orgs: 5, OverrideOn: 2, OverrideOff: 1}, impact[flagKey])
+	require.Equal(t, flags.Impact{Orgs: 5, OverrideOn: 2, OverrideOff: 1}, impact[flagKey])
 	require.Equal(t, 4, impact[flagKey].Affected())
 
 	page := c.get("/staff/flags")

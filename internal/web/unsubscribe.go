@@ -9,14 +9,14 @@ import (
 )
 
 // One-click unsubscribe (RFC 8058). Both routes need no session: the signed
-// token in the link is the authority, and orgs.Store checks it (length,
+// token in the link is the authority, and unsubscribe.Store checks it (length,
 // encoding, MAC) before anything else, so a bad one is a 422 page.
 
 // unsubscribeConfirm shows who the link is for and a button. It changes
 // nothing, as mail scanners open links in messages before anyone reads them.
 func (s *Server) unsubscribeConfirm(c echo.Context) error {
 	token := c.QueryParam("t")
-	target, err := s.orgs.UnsubscribeTarget(c.Request().Context(), token)
+	target, err := s.unsubscribes.Target(c.Request().Context(), token)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func (s *Server) unsubscribeConfirm(c echo.Context) error {
 // button) or in the query (a mail provider's one-click POST, whose body is
 // List-Unsubscribe=One-Click). Repeating it is harmless and answers the same.
 func (s *Server) unsubscribe(c echo.Context) error {
-	res, err := s.orgs.Unsubscribe(c.Request().Context(), c.FormValue("t"))
+	res, err := s.unsubscribes.Unsubscribe(c.Request().Context(), c.FormValue("t"))
 	if err != nil {
 		return err
 	}

@@ -12,14 +12,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/unsubscribe"
 )
 
 // unsubscribePath signs a link for email in org and returns its path and
 // query, as the email would carry it.
 func (f *fixture) unsubscribePath(orgID int64, email string) string {
 	f.t.Helper()
-	link, err := f.store.UnsubscribeURL(context.Background(), "https://app.fieldbrief.test", orgID, email)
+	link, err := f.store.Unsubscribe.URL(context.Background(), "https://app.fieldbrief.test", orgID, email)
 	require.NoError(f.t, err)
 	u, err := url.Parse(link)
 	require.NoError(f.t, err)
@@ -29,7 +30,7 @@ func (f *fixture) unsubscribePath(orgID int64, email string) string {
 
 func (f *fixture) recipients(orgID int64) []string {
 	f.t.Helper()
-	c, err := f.store.Fieldforce(context.Background(), orgID)
+	c, err := f.store.Tenants.Fieldforce(context.Background(), orgID)
 	require.NoError(f.t, err)
 	require.NoError(f.t, c.Err)
 	if c.Config.Delivery == nil || c.Config.Delivery.Email == nil {
@@ -40,7 +41,7 @@ func (f *fixture) recipients(orgID int64) []string {
 
 func (f *fixture) saveRecipients(orgID int64, delivery string) {
 	f.t.Helper()
-	_, err := f.store.SaveFieldforce(context.Background(), orgs.System, orgID,
+	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, orgID,
 		[]byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"08:00"},"delivery":`+delivery+`}`))
 	require.NoError(f.t, err)
 }
@@ -112,10 +113,10 @@ func TestUnsubscribeButtonSuppressesATechnician(t *testing.T) {
 	require.Contains(t, res.Body, "tech@acme.test")
 
 	require.Equal(t, []string{"ops@acme.test"}, f.recipients(f.orgA.ID))
-	suppressed, err := f.store.Suppressed(context.Background(), f.db, f.orgA.ID)
+	suppressed, err := unsubscribe.Suppressed(context.Background(), f.db, f.orgA.ID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]bool{"tech@acme.test": true}, suppressed)
-	suppressed, err = f.store.Suppressed(context.Background(), f.db, f.orgB.ID)
+	suppressed, err = unsubscribe.Suppressed(context.Background(), f.db, f.orgB.ID)
 	require.NoError(t, err)
 	require.Empty(t, suppressed)
 }

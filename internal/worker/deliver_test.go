@@ -25,7 +25,7 @@ import (
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/dispatch"
-	"fieldbrief/internal/orgs"
+	"fieldbrief/internal/tenants"
 )
 
 // deliveryConfig is a fieldforce config that delivers to the dispatchers in
@@ -268,7 +268,7 @@ func TestWebhookDeliveryRetriesWithOneID(t *testing.T) {
 	t.Cleanup(hook.Close)
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL+"/fieldbrief"))
 	var err error
-	secret, err = (&orgs.Store{DB: f.DB}).WebhookSecret(f.Ctx, org)
+	secret, err = (&tenants.Store{DB: f.DB}).WebhookSecret(f.Ctx, org)
 	require.NoError(t, err)
 
 	// Its clock stays at the tick, so its own minute ticks fire nothing more.

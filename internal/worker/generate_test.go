@@ -16,12 +16,12 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/orgs"
 	"fieldbrief/internal/schedule"
 )
 
-var admin = orgs.Actor{Email: "admin@example.com"}
+var admin = audit.Actor{Email: "admin@example.com"}
 
 // runOutcomes lists a briefing's runs as "revision/attempt/outcome", oldest first.
 func (f *fixture) runOutcomes(orgID, briefingID int64) []string {

@@ -147,7 +147,7 @@ func (w *Worker) build(periodic bool) error {
 	sender := w.sender()
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
-	register(handlers, &w.kinds, &accounts.EmailWorker{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
+	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
 	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)
 	cfg := &river.Config{
 		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(w.Concurrency, DefaultConcurrency)}},

@@ -1,0 +1,154 @@
+package accounts
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/tenants"
+)
+
+// Account emails: invite and password-reset links (docs/accounts.md).
+//
+// The web inserts a SendAccountEmailArgs task in the transaction that
+// records the invite or the reset request; the worker's task handler
+// (EmailHandler) mints the link's token, stores its SHA-256 and mails the
+// link, in one transaction (PrepareAccountEmail), so the token exists in
+// that email only: not in the database, not in the task's arguments.
+
+// What an account email is about.
+const (
+	EmailInvite = "invite"
+	EmailReset  = "reset"
+)
+
+// SendAccountEmailArgs asks the worker to mail the link of one invite or
+// password reset. Send is the invite's send counter when the task was
+// inserted: a resend bumps it, so an older task finds itself superseded
+// and mails nothing.
+type SendAccountEmailArgs struct {
+	What  string `json:"what"` // EmailInvite or EmailReset
+	ID    int64  `json:"id"`   // invites.id or password_resets.id
+	OrgID int64  `json:"org_id,omitempty"`
+	Send  int    `json:"send,omitempty"`
+}
+
+// Kind names the task kind in River.
+func (SendAccountEmailArgs) Kind() string { return "send_account_email" }
+
+// InsertOpts: a few attempts; a link that cannot be mailed within minutes
+// is better asked for again than sent late.
+func (SendAccountEmailArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 5}
+}
+
+func insertAccountEmail(ctx context.Context, tx pgx.Tx, a SendAccountEmailArgs) error {
+	c, err := database.InsertClient()
+	if err != nil {
+		return err
+	}
+	if _, err := c.InsertTx(ctx, tx, a, nil); err != nil {
+		return fmt.Errorf("enqueue %s email %d: %w", a.What, a.ID, err)
+	}
+	return nil
+}
+
+// newLinkToken is a link's secret: 130 bits of base32 from crypto/rand,
+// safe in a URL path.
+func newLinkToken() string { return rand.Text() }
+
+// hashLinkToken is what the database keeps. SHA-256 rather than a password
+// hash, as for API tokens: the token is random, not chosen by a person.
+func hashLinkToken(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+// AccountEmail is what the mail of one invite or reset says.
+type AccountEmail struct {
+	What      string
+	To        string
+	OrgID     int64        // the invite's org; 0 for a reset
+	OrgName   string       // invites only
+	Inviter   string       // invites only: who invited
+	Role      tenants.Role // invites only
+	Token     string       // the link's secret, minted now
+	ExpiresAt time.Time
+	Key       string // names this send, for the Message-ID
+}
+
+// ErrEmailNotWanted means the task has nothing to send: the invite was
+// accepted, revoked, resent since (a newer task sends) or expired, or the
+// reset was used or expired.
+var ErrEmailNotWanted = errors.New("account email no longer wanted")
+
+// PrepareAccountEmail locks the invite or reset of a in tx and, when its
+// email is still wanted at now, mints a new token, stores its hash and
+// returns the email's content. The caller sends the email and commits tx:
+// if the commit fails after an SMTP send, that link is dead, and the
+// retried task mints and sends a new one.
+func PrepareAccountEmail(ctx context.Context, tx pgx.Tx, a SendAccountEmailArgs, now time.Time) (AccountEmail, error) {
+	m := AccountEmail{What: a.What, Token: newLinkToken()}
+	var err error
+	switch a.What {
+	case EmailInvite:
+		var sends int
+		var accepted, revoked *time.Time
+		err = tx.QueryRow(ctx, `
+			SELECT i.email, i.role, i.expires_at, i.sends, i.accepted_at, i.revoked_at, o.id, o.name, i.invited_by_email
+			  FROM invites i JOIN orgs o ON o.id = i.org_id
+			 WHERE i.id = $1 AND i.org_id = $2 FOR UPDATE OF i`, a.ID, a.OrgID).
+			Scan(&m.To, &m.Role, &m.ExpiresAt, &sends, &accepted, &revoked, &m.OrgID, &m.OrgName, &m.Inviter)
+		if err != nil {
+			break
+		}
+		if accepted != nil || revoked != nil || sends != a.Send || !now.Before(m.ExpiresAt) {
+			return AccountEmail{}, ErrEmailNotWanted
+		}
+		m.Key = fmt.Sprintf("invite:%d:%d", a.ID, sends)
+		_, err = tx.Exec(ctx, `UPDATE invites SET token_hash = $3 WHERE id = $1 AND org_id = $2`, a.ID, a.OrgID, hashLinkToken(m.Token))
+	case EmailReset:
+		var used *time.Time
+		err = tx.QueryRow(ctx, `
+			SELECT u.email, r.expires_at, r.used_at FROM password_resets r JOIN users u ON u.id = r.user_id
+			 WHERE r.id = $1 FOR UPDATE OF r`, a.ID).Scan(&m.To, &m.ExpiresAt, &used)
+		if err != nil {
+			break
+		}
+		if used != nil || !now.Before(m.ExpiresAt) {
+			return AccountEmail{}, ErrEmailNotWanted
+		}
+		m.Key = fmt.Sprintf("reset:%d", a.ID)
+		_, err = tx.Exec(ctx, `UPDATE password_resets SET token_hash = $2 WHERE id = $1`, a.ID, hashLinkToken(m.Token))
+	default:
+		return AccountEmail{}, fmt.Errorf("account email: unknown kind %q", a.What)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return AccountEmail{}, ErrEmailNotWanted // its org or user was deleted since
+	}
+	if err != nil {
+		return AccountEmail{}, fmt.Errorf("prepare %s email %d: %w", a.What, a.ID, err)
+	}
+	return m, nil
+}
+
+// LinkError is why an invite or reset link does not work; its Reason is
+// what the page says.
+type LinkError struct{ Reason string }
+
+// Reasons a link does not work.
+const (
+	LinkInvalid = "invalid"
+	LinkExpired = "expired"
+	LinkUsed    = "used"
+	LinkRevoked = "revoked"
+)
+
+func (e *LinkError) Error() string { return "link " + e.Reason }

@@ -1,0 +1,100 @@
+package accounts
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/crypto/argon2"
+
+	"fieldbrief/internal/apperr"
+)
+
+// MaxPasswordLen is the longest password, in bytes.
+const MaxPasswordLen = 1024
+
+// Argon2 is the cost of hashing a new password with argon2id. The zero
+// value is the production cost; tests pass a cheap one in Store.Hashing.
+// Verifying reads the cost recorded in the stored hash, so hashes made at
+// any cost keep verifying and the cost can be raised later.
+type Argon2 struct {
+	Time      uint32 // passes
+	MemoryKiB uint32
+	Threads   uint8
+}
+
+// productionArgon2 is OWASP's 19 MiB / 2 passes / 1 lane.
+var productionArgon2 = Argon2{Time: 2, MemoryKiB: 19 * 1024, Threads: 1}
+
+const argonKeyLen = 32
+
+func (p Argon2) orDefault() Argon2 {
+	if p == (Argon2{}) {
+		return productionArgon2
+	}
+	return p
+}
+
+func checkPassword(password string) error {
+	if password == "" || len(password) > MaxPasswordLen {
+		return apperr.FieldError("password", "password is required (at most %d bytes)", MaxPasswordLen)
+	}
+	return nil
+}
+
+// hash returns the encoded argon2id hash of password at cost p.
+func (p Argon2) hash(password string) (string, error) {
+	p = p.orDefault()
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("password salt: %w", err)
+	}
+	key := argon2.IDKey([]byte(password), salt, p.Time, p.MemoryKiB, p.Threads, argonKeyLen)
+	enc := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s",
+		argon2.Version, p.MemoryKiB, p.Time, p.Threads, enc.EncodeToString(salt), enc.EncodeToString(key)), nil
+}
+
+// dummyHashes holds, per cost, what Authenticate verifies an unknown
+// email's password against: hashed on first use, not at every process
+// start, and at the store's own cost so both answers take as long.
+var dummyHashes sync.Map // Argon2 → string
+
+func (p Argon2) dummyHash() string {
+	p = p.orDefault()
+	if h, ok := dummyHashes.Load(p); ok {
+		return h.(string)
+	}
+	h, _ := p.hash("not a real password")
+	stored, _ := dummyHashes.LoadOrStore(p, h)
+	return stored.(string)
+}
+
+// verifyPassword checks a password against an encoded argon2id hash, using
+// the parameters recorded in the hash so they can be raised later.
+func verifyPassword(encoded, password string) bool {
+	parts := strings.Split(encoded, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var version int
+	var memory, time uint32
+	var threads uint8
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil || version != argon2.Version {
+		return false
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &time, &threads); err != nil {
+		return false
+	}
+	enc := base64.RawStdEncoding
+	salt, err1 := enc.DecodeString(parts[4])
+	want, err2 := enc.DecodeString(parts[5])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, time, memory, threads, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1
+}

@@ -1,0 +1,127 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/tenants"
+)
+
+// Provisioning people: the operator's create-user, made together with its
+// audit entries in one transaction. A run that changes nothing writes no
+// entry.
+//
+// Actions written (never with a password or its hash):
+//
+//	user.create          a user was created (new: email, staff)
+//	user.password.reset  an existing user's password was replaced by a different one
+//	                     (and every session of theirs revoked)
+//	user.staff.grant     a user became platform staff (also right after user.create)
+//	membership.set       a user got a role in an org, or a different one (old/new: role)
+
+// Provisioned says what ProvisionUser found and changed.
+type Provisioned struct {
+	User            User         // as it stands afterwards
+	Created         bool         // the user did not exist
+	PasswordChanged bool         // an existing user's password was replaced by a different one
+	StaffGranted    bool         // the user became platform staff
+	OldRole         tenants.Role // role in the org before; "" when not a member (or no org)
+	Role            tenants.Role // role in the org afterwards; "" without an org
+}
+
+// ProvisionUser creates a user, or updates an existing one (same email,
+// case-insensitive): sets the password when it differs from the current one
+// and then revokes every session of theirs, grants staff when asked (never
+// takes it away), and with orgID != 0 gives the user role in that org. Everything, with one audit entry per change,
+// happens in one transaction: an unknown org leaves no user behind, and
+// running it again with the same arguments changes and records nothing.
+func (s *Store) ProvisionUser(ctx context.Context, actor audit.Actor, email, password string, staff bool, orgID int64, role tenants.Role) (Provisioned, error) {
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return Provisioned{}, err
+	}
+	if err := checkPassword(password); err != nil {
+		return Provisioned{}, err
+	}
+	if orgID != 0 {
+		if _, err := tenants.ParseRole(string(role)); err != nil {
+			return Provisioned{}, err
+		}
+	}
+	var p Provisioned
+	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		p = Provisioned{}
+		// Two provisioners of the same new email must not both record user.create.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('fieldbrief.user:' || lower($1), 0))`, email); err != nil {
+			return fmt.Errorf("lock user %q: %w", email, err)
+		}
+		var hash string
+		err := tx.QueryRow(ctx, `
+			SELECT id, email, is_staff, created_at, password_hash FROM users
+			WHERE lower(email) = lower($1) FOR UPDATE`, email).
+			Scan(&p.User.ID, &p.User.Email, &p.User.IsStaff, &p.User.CreatedAt, &hash)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			p.Created = true
+		case err != nil:
+			return fmt.Errorf("find user %q: %w", email, err)
+		}
+		p.PasswordChanged = !p.Created && !verifyPassword(hash, password)
+		p.StaffGranted = staff && !p.User.IsStaff
+		if p.Created || p.PasswordChanged || p.StaffGranted {
+			if p.User, err = s.upsertUser(ctx, tx, email, password, staff); err != nil {
+				return err
+			}
+		}
+		if p.PasswordChanged {
+			if err := revokeSessions(ctx, tx, p.User.ID); err != nil {
+				return err
+			}
+		}
+		var entries []audit.Entry
+		if p.Created {
+			entries = append(entries, audit.Entry{Action: "user.create",
+				New: map[string]any{"email": p.User.Email, "staff": p.User.IsStaff}})
+		}
+		if p.PasswordChanged {
+			entries = append(entries, audit.Entry{Action: "user.password.reset"})
+		}
+		if p.StaffGranted {
+			entries = append(entries, audit.Entry{Action: "user.staff.grant",
+				Old: map[string]bool{"staff": false}, New: map[string]bool{"staff": true}})
+		}
+		if orgID != 0 {
+			err := tx.QueryRow(ctx, `SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2 FOR UPDATE`,
+				orgID, p.User.ID).Scan(&p.OldRole)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("membership of user %d in org %d: %w", p.User.ID, orgID, err)
+			}
+			p.Role = role
+			if p.OldRole != role {
+				if err := tenants.AddMember(ctx, tx, orgID, p.User.ID, role); err != nil {
+					return err
+				}
+				e := audit.Entry{Action: "membership.set", OrgID: orgID, New: map[string]tenants.Role{"role": role}}
+				if p.OldRole != "" {
+					e.Old = map[string]tenants.Role{"role": p.OldRole}
+				}
+				entries = append(entries, e)
+			}
+		}
+		for _, e := range entries {
+			e.Actor, e.Target = actor, p.User.Email
+			if err := audit.Record(ctx, tx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Provisioned{}, err
+	}
+	return p, nil
+}

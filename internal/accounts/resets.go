@@ -1,0 +1,260 @@
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/tenants"
+)
+
+// Password resets by email and the profile page (docs/accounts.md).
+//
+// Actions written (never a password, its hash or a token):
+//
+//	user.password.reset_request  a reset link was asked for (reason: the client's IP)
+//	user.password.reset          the password was set through a reset link, or by create-user
+//	user.password.change         the user changed it on the profile page
+//	user.name.set                old/new: {"name"}
+//
+// Setting a password either way revokes the user's sessions (the profile
+// page then signs the browser that changed it in again).
+
+// Limits on resets.
+const (
+	ResetLifetime    = 30 * time.Minute
+	MaxResetsPerHour = 3 // mails per account in an hour, whoever asks
+)
+
+// RequestPasswordReset records a reset of the account with that email and
+// queues the mail of its link, in one transaction. An unknown email, or an
+// account that asked MaxResetsPerHour times in the last hour, changes
+// nothing and is not an error: the caller answers the same either way, so
+// the answer does not tell who has an account.
+func (s *Store) RequestPasswordReset(ctx context.Context, email, clientIP string, now time.Time) error {
+	email = strings.TrimSpace(email)
+	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var userID int64
+		var addr string
+		err := tx.QueryRow(ctx, `SELECT id, email FROM users WHERE lower(email) = lower($1) FOR UPDATE`, email).Scan(&userID, &addr)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("find user for reset: %w", err)
+		}
+		var recent int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM password_resets WHERE user_id = $1 AND created_at > $2`,
+			userID, now.Add(-time.Hour)).Scan(&recent); err != nil {
+			return fmt.Errorf("count resets of user %d: %w", userID, err)
+		}
+		if recent >= MaxResetsPerHour {
+			return nil
+		}
+		var id int64
+		if err := tx.QueryRow(ctx, `
+			INSERT INTO password_resets (user_id, created_at, expires_at, client_ip) VALUES ($1, $2, $3, $4) RETURNING id`,
+			userID, now, now.Add(ResetLifetime), clientIP).Scan(&id); err != nil {
+			return fmt.Errorf("insert reset of user %d: %w", userID, err)
+		}
+		if err := insertAccountEmail(ctx, tx, SendAccountEmailArgs{What: EmailReset, ID: id}); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: audit.Actor{UserID: userID, Email: addr}, Action: "user.password.reset_request",
+			Target: addr, Reason: "from " + clientIP})
+	})
+}
+
+// resetByToken finds the reset a link names and its user, locked, or says
+// why the link does not work.
+func resetByToken(ctx context.Context, tx pgx.Tx, token string, now time.Time) (int64, User, error) {
+	var u User
+	if token == "" || len(token) > 64 {
+		return 0, u, &LinkError{Reason: LinkInvalid}
+	}
+	var id int64
+	var expires time.Time
+	var used *time.Time
+	err := tx.QueryRow(ctx, `
+		SELECT r.id, r.expires_at, r.used_at, u.id, u.email, u.is_staff, u.created_at, u.name
+		  FROM password_resets r JOIN users u ON u.id = r.user_id
+		 WHERE r.token_hash = $1 FOR UPDATE OF r, u`, hashLinkToken(token)).
+		Scan(&id, &expires, &used, &u.ID, &u.Email, &u.IsStaff, &u.CreatedAt, &u.Name)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, u, &LinkError{Reason: LinkInvalid}
+	case err != nil:
+		return 0, u, fmt.Errorf("find reset by token: %w", err)
+	case used != nil:
+		return 0, u, &LinkError{Reason: LinkUsed}
+	case !now.Before(expires):
+		return 0, u, &LinkError{Reason: LinkExpired}
+	}
+	return id, u, nil
+}
+
+// CheckResetToken says whether a reset link works at now (a *LinkError
+// when not), without using it.
+func (s *Store) CheckResetToken(ctx context.Context, token string, now time.Time) (User, error) {
+	var u User
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		_, u, err = resetByToken(ctx, tx, token, now)
+		return err
+	})
+	return u, err
+}
+
+// ResetPassword sets the password of the reset link's account, uses up
+// that link and every other open one of the account, and revokes all its
+// sessions, in one transaction. The caller holds a hashing slot.
+func (s *Store) ResetPassword(ctx context.Context, token, password string, now time.Time) (User, error) {
+	if err := checkPassword(password); err != nil {
+		return User{}, err
+	}
+	hash, err := s.Hashing.hash(password)
+	if err != nil {
+		return User{}, err
+	}
+	var u User
+	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if _, u, err = resetByToken(ctx, tx, token, now); err != nil {
+			return err
+		}
+		if err := setPassword(ctx, tx, u.ID, hash); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE password_resets SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL`,
+			u.ID, now); err != nil {
+			return fmt.Errorf("use up resets of user %d: %w", u.ID, err)
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: audit.Actor{UserID: u.ID, Email: u.Email}, Action: "user.password.reset", Target: u.Email,
+			Reason: "reset link"})
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return u, nil
+}
+
+// setPassword stores a new hash and revokes every session of the user.
+func setPassword(ctx context.Context, tx pgx.Tx, userID int64, hash string) error {
+	if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1`, userID, hash); err != nil {
+		return fmt.Errorf("set password of user %d: %w", userID, err)
+	}
+	return revokeSessions(ctx, tx, userID)
+}
+
+// Profile is what the profile page shows of the signed-in user.
+type Profile struct {
+	User
+	LastSignInAt *time.Time
+}
+
+// ProfileOf reads a user's profile.
+func (s *Store) ProfileOf(ctx context.Context, userID int64) (Profile, error) {
+	var p Profile
+	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at, name, last_sign_in_at FROM users WHERE id = $1`, userID).
+		Scan(&p.ID, &p.Email, &p.IsStaff, &p.CreatedAt, &p.Name, &p.LastSignInAt)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile of user %d: %w", userID, err)
+	}
+	return p, nil
+}
+
+// SetName changes a user's display name.
+func (s *Store) SetName(ctx context.Context, actor audit.Actor, name string) (string, error) {
+	name, err := ValidateName(name)
+	if err != nil {
+		return "", err
+	}
+	return name, pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var old string
+		if err := tx.QueryRow(ctx, `SELECT name FROM users WHERE id = $1 FOR UPDATE`, actor.UserID).Scan(&old); err != nil {
+			return fmt.Errorf("lock user %d: %w", actor.UserID, err)
+		}
+		if old == name {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET name = $2 WHERE id = $1`, actor.UserID, name); err != nil {
+			return fmt.Errorf("set name of user %d: %w", actor.UserID, err)
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, Action: "user.name.set", Target: actor.Email,
+			Old: map[string]string{"name": old}, New: map[string]string{"name": name}})
+	})
+}
+
+// ChangePassword sets a new password after checking the current one, and
+// revokes every session of the user (the caller signs the current browser
+// in again). A wrong current password is a field error and changes
+// nothing. The caller holds a hashing slot: this hashes twice.
+func (s *Store) ChangePassword(ctx context.Context, actor audit.Actor, current, next string) error {
+	if current == "" {
+		return apperr.FieldError("current_password", "Enter your current password.")
+	}
+	if err := checkPassword(next); err != nil {
+		return apperr.FieldError("new_password", "Enter a new password (at most %d bytes).", MaxPasswordLen)
+	}
+	var hash string
+	if err := s.DB.QueryRow(ctx, `SELECT password_hash FROM users WHERE id = $1`, actor.UserID).Scan(&hash); err != nil {
+		return fmt.Errorf("read password of user %d: %w", actor.UserID, err)
+	}
+	if !verifyPassword(hash, current) {
+		return apperr.FieldError("current_password", "That is not your current password.")
+	}
+	newHash, err := s.Hashing.hash(next)
+	if err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		if err := setPassword(ctx, tx, actor.UserID, newHash); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, Action: "user.password.change", Target: actor.Email})
+	})
+}
+
+// RecordSignIn notes when a user last signed in (the members page shows it).
+func (s *Store) RecordSignIn(ctx context.Context, userID int64, at time.Time) error {
+	if _, err := s.DB.Exec(ctx, `UPDATE users SET last_sign_in_at = $2 WHERE id = $1`, userID, at); err != nil {
+		return fmt.Errorf("record sign-in of user %d: %w", userID, err)
+	}
+	return nil
+}
+
+// ProvisionOrgWithInvite creates an org and invites its first admin, in
+// one transaction (the staff console's "New org"): a taken slug or a bad
+// address creates nothing.
+func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, slug, name, adminEmail string, now time.Time) (tenants.Org, Invite, error) {
+	if err := tenants.ValidateOrg(slug, name); err != nil {
+		return tenants.Org{}, Invite{}, err
+	}
+	if _, err := normalizeEmail(adminEmail); err != nil {
+		return tenants.Org{}, Invite{}, apperr.FieldError("admin_email", "Enter the first admin's email address.")
+	}
+	var org tenants.Org
+	var inv Invite
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		org, err = tenants.ProvisionOrgTx(ctx, tx, actor, slug, name, now)
+		if apperr.Code(err) == apperr.Conflict {
+			return apperr.FieldError("slug", "The slug %q is taken: choose another.", slug)
+		}
+		if err != nil {
+			return err
+		}
+		inv, err = createInvite(ctx, tx, actor, org.ID, adminEmail, tenants.RoleAdmin, now)
+		return err
+	})
+	if err != nil {
+		return tenants.Org{}, Invite{}, err
+	}
+	return org, inv, nil
+}

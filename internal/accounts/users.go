@@ -1,0 +1,143 @@
+// Package accounts holds the people who sign in: users and their
+// passwords, sign-in, invites to an org, password resets, the profile, and
+// the account emails (invite and reset links) with their task handler
+// (docs/accounts.md).
+package accounts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/text"
+)
+
+// Store is the accounts repository over one pool.
+type Store struct {
+	DB *pgxpool.Pool
+	// Hashing is the cost of hashing new passwords; zero is the production
+	// cost.
+	Hashing Argon2
+}
+
+// User is a person who can sign in.
+type User struct {
+	ID        int64
+	Email     string
+	IsStaff   bool
+	CreatedAt time.Time
+	Name      string // may be empty (accounts made by create-user)
+}
+
+// normalizeEmail is the address an account or invite is stored under.
+func normalizeEmail(email string) (string, error) {
+	addr, err := text.NormalizeAddress(email)
+	if err != nil {
+		return "", apperr.FieldError("email", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+	}
+	return addr, nil
+}
+
+// UpsertUser creates a user, or sets the password of an existing one with
+// the same email (case-insensitive) and signs them out everywhere; staff is
+// only ever granted here, never taken away, so re-running a provisioning
+// script is safe.
+func (s *Store) UpsertUser(ctx context.Context, email, password string, staff bool) (User, error) {
+	var u User
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if u, err = s.upsertUser(ctx, tx, email, password, staff); err != nil {
+			return err
+		}
+		return revokeSessions(ctx, tx, u.ID) // a new user has none
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return u, nil
+}
+
+// upsertUser is UpsertUser on any Querier, so it can run inside a transaction.
+func (s *Store) upsertUser(ctx context.Context, q database.Querier, email, password string, staff bool) (User, error) {
+	email, err := normalizeEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	if err := checkPassword(password); err != nil {
+		return User{}, err
+	}
+	hash, err := s.Hashing.hash(password)
+	if err != nil {
+		return User{}, err
+	}
+	var u User
+	err = q.QueryRow(ctx, `
+		INSERT INTO users (email, password_hash, is_staff) VALUES ($1, $2, $3)
+		ON CONFLICT (lower(email)) DO UPDATE
+		   SET password_hash = EXCLUDED.password_hash, is_staff = users.is_staff OR EXCLUDED.is_staff
+		RETURNING id, email, is_staff, created_at`, email, hash, staff).
+		Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
+	if err != nil {
+		return User{}, fmt.Errorf("upsert user %q: %w", email, err)
+	}
+	return u, nil
+}
+
+// revokeSessions signs a user out everywhere. Every way of setting a
+// password calls it in the same transaction, so no session outlives the
+// password it was started with (whoever knew the old one is out).
+func revokeSessions(ctx context.Context, q database.Querier, userID int64) error {
+	if _, err := q.Exec(ctx, `UPDATE sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, userID); err != nil {
+		return fmt.Errorf("revoke sessions of user %d: %w", userID, err)
+	}
+	return nil
+}
+
+// RemoveMember takes a person out of the org and revokes every session of
+// theirs, in one transaction: sessions are not per org, and signing them
+// out is what makes the removal felt at once in every open tab (their next
+// request to the org would be refused anyway, as membership is checked per
+// request).
+func (s *Store) RemoveMember(ctx context.Context, actor audit.Actor, orgID, userID int64) (tenants.Member, error) {
+	var m tenants.Member
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if m, err = tenants.RemoveMemberTx(ctx, tx, actor, orgID, userID); err != nil {
+			return err
+		}
+		return revokeSessions(ctx, tx, userID)
+	})
+	return m, err
+}
+
+var errBadCredentials = apperr.Errorf(apperr.Unauthorized, "email or password is incorrect")
+
+// Authenticate checks an email and password. Unknown emails cost the same
+// hashing work as known ones, so timing does not reveal who has an account.
+func (s *Store) Authenticate(ctx context.Context, email, password string) (User, error) {
+	var u User
+	var hash string
+	err := s.DB.QueryRow(ctx,
+		`SELECT id, email, is_staff, created_at, password_hash FROM users WHERE lower(email) = lower($1)`,
+		strings.TrimSpace(email)).Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt, &hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		verifyPassword(s.Hashing.dummyHash(), password)
+		return User{}, errBadCredentials
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("authenticate %q: %w", email, err)
+	}
+	if !verifyPassword(hash, password) {
+		return User{}, errBadCredentials
+	}
+	return u, nil
+}

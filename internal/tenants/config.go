@@ -1,0 +1,145 @@
+package tenants
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/schedule"
+)
+
+// FieldforceConfig is the org's briefing configuration as stored, parsed.
+type FieldforceConfig struct {
+	Raw       []byte            // the stored document, as is
+	Config    schedule.Config   // canonical; valid only when Err is nil
+	Schedule  schedule.Schedule // what Config describes; valid only when Err is nil
+	Err       error             // why the stored document is invalid (the worker skips the org)
+	Found     bool              // false: never saved; Schedule is schedule.DefaultSchedule()
+	UpdatedAt time.Time
+}
+
+// Fieldforce loads and parses the org's fieldforce config.
+func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, error) {
+	return ReadFieldforce(ctx, database.Reader(ctx, s.DB), orgID)
+}
+
+// ReadFieldforce is Fieldforce on any Querier, for a caller that reads it
+// with other things (flags.Store.BriefingState).
+func ReadFieldforce(ctx context.Context, q database.Querier, orgID int64) (FieldforceConfig, error) {
+	var c FieldforceConfig
+	err := q.QueryRow(ctx, `SELECT config_json, updated_at FROM org_module_configs WHERE org_id = $1 AND module = $2`,
+		orgID, schedule.Module).Scan(&c.Raw, &c.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		c.Schedule = schedule.DefaultSchedule()
+		c.Config = c.Schedule.Config()
+		c.Raw = c.Config.JSON()
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("fieldforce config of org %d: %w", orgID, err)
+	}
+	c.Found = true
+	c.Config, c.Schedule, c.Err = schedule.ParseConfig(c.Raw)
+	return c, nil
+}
+
+// Errors of FieldforceConfig.Zone: why an org has no time zone of its own.
+var (
+	ErrZoneNotSaved = errors.New("no briefing settings are saved yet")
+	ErrZoneInvalid  = errors.New("the saved briefing settings are invalid")
+)
+
+// Zone is the org's time zone, the one function every screen, import and
+// API answer asks: the briefing's zone, so they and the briefing agree on
+// what a day is. Without a usable saved zone it returns UTC, to show times
+// in meanwhile, and ErrZoneNotSaved or ErrZoneInvalid, which callers show.
+func (c FieldforceConfig) Zone() (schedule.Zone, error) {
+	utc := schedule.Zone{Name: "UTC", Loc: time.UTC}
+	switch {
+	case !c.Found:
+		return utc, ErrZoneNotSaved
+	case c.Err != nil:
+		return utc, ErrZoneInvalid
+	}
+	return c.Schedule.Zone, nil
+}
+
+// SaveFieldforce validates a config document strictly, webhook network
+// policy included, and stores its canonical form (aliases resolved, days
+// ordered, bare addresses) with one audit entry. Invalid input returns the
+// *schedule.ValidationError and changes nothing.
+func (s *Store) SaveFieldforce(ctx context.Context, actor audit.Actor, orgID int64, raw []byte) (schedule.Config, error) {
+	cfg, _, err := schedule.ParseConfig(raw)
+	if err != nil {
+		return schedule.Config{}, err
+	}
+	if err := s.checkDeliveryPolicy(cfg); err != nil {
+		return schedule.Config{}, err
+	}
+	canonical := cfg.JSON()
+	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		old, err := LockFieldforce(ctx, tx, orgID)
+		if err != nil {
+			return err
+		}
+		if old != nil && jsonEqual(old, canonical) {
+			return nil
+		}
+		if err := WriteFieldforce(ctx, tx, orgID, actor.UserID, canonical); err != nil {
+			return err
+		}
+		var oldValue any
+		if old != nil {
+			oldValue = json.RawMessage(old)
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "fieldforce.config.update",
+			Target: schedule.Module, Old: oldValue, New: json.RawMessage(canonical)})
+	})
+	if err != nil {
+		return schedule.Config{}, err
+	}
+	return cfg, nil
+}
+
+// LockFieldforce reads the org's stored config document and locks it until
+// the transaction ends, so that concurrent changes apply one after the
+// other; nil when the org never saved one.
+func LockFieldforce(ctx context.Context, tx pgx.Tx, orgID int64) ([]byte, error) {
+	var doc []byte
+	err := tx.QueryRow(ctx, `SELECT config_json FROM org_module_configs WHERE org_id = $1 AND module = $2 FOR UPDATE`,
+		orgID, schedule.Module).Scan(&doc)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("read config of org %d: %w", orgID, err)
+	}
+	return doc, nil
+}
+
+// WriteFieldforce stores a canonical config document. userID 0 is a change
+// no signed-in user made (the system, or a recipient unsubscribing).
+func WriteFieldforce(ctx context.Context, q database.Querier, orgID, userID int64, canonical []byte) error {
+	_, err := q.Exec(ctx, `
+		INSERT INTO org_module_configs (org_id, module, config_json, updated_by) VALUES ($1, $2, $3, nullif($4, 0))
+		ON CONFLICT (org_id, module) DO UPDATE
+		   SET config_json = EXCLUDED.config_json, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+		orgID, schedule.Module, canonical, userID)
+	if err != nil {
+		return fmt.Errorf("save config of org %d: %w", orgID, err)
+	}
+	return nil
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}

@@ -1,0 +1,136 @@
+package tenants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
+)
+
+// Members: an org's people and their roles, managed by its admins
+// (docs/accounts.md). An org never loses its last admin: every change of
+// role and every removal locks the org row first and counts the admins in
+// the same transaction, so two admins demoting each other at once cannot
+// both succeed.
+//
+// Actions written:
+//
+//	membership.set     old/new: {"role"}
+//	membership.remove  old: {"role"}; the person's sessions are revoked
+
+// maxMembersListed bounds the members page.
+const maxMembersListed = 1000
+
+// Member is a person in an org, as its members page shows them.
+type Member struct {
+	UserID       int64
+	Email        string
+	Name         string
+	Role         Role
+	JoinedAt     time.Time
+	LastSignInAt *time.Time
+}
+
+// Members lists an org's people, admins first, then by email.
+func (s *Store) Members(ctx context.Context, orgID int64) ([]Member, error) {
+	return database.List(ctx, s.DB, fmt.Sprintf("members of org %d", orgID), func(r pgx.CollectableRow) (Member, error) {
+		var m Member
+		return m, r.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.JoinedAt, &m.LastSignInAt)
+	}, `
+		SELECT u.id, u.email, u.name, m.role, m.created_at, u.last_sign_in_at
+		  FROM memberships m JOIN users u ON u.id = m.user_id
+		 WHERE m.org_id = $1
+		 ORDER BY m.role = 'admin' DESC, lower(u.email)
+		 LIMIT $2`, orgID, maxMembersListed)
+}
+
+var errNoMember = apperr.Errorf(apperr.NotFound, "This person is not a member of this org.")
+
+// lockMember locks the org (see LockOrg) and then the membership; a user
+// of another org is NotFound.
+func lockMember(ctx context.Context, tx pgx.Tx, orgID, userID int64) (Member, error) {
+	if err := LockOrg(ctx, tx, orgID); err != nil {
+		return Member{}, err
+	}
+	var m Member
+	err := tx.QueryRow(ctx, `
+		SELECT u.id, u.email, u.name, m.role, m.created_at
+		  FROM memberships m JOIN users u ON u.id = m.user_id
+		 WHERE m.org_id = $1 AND m.user_id = $2 FOR UPDATE OF m`, orgID, userID).
+		Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.JoinedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Member{}, errNoMember
+	}
+	if err != nil {
+		return Member{}, fmt.Errorf("lock membership of user %d in org %d: %w", userID, orgID, err)
+	}
+	return m, nil
+}
+
+// keepAnAdmin refuses a change that would leave the org without an admin:
+// m is an admin about to stop being one. The org row is locked already.
+func keepAnAdmin(ctx context.Context, tx pgx.Tx, orgID int64, m Member) error {
+	if m.Role != RoleAdmin {
+		return nil
+	}
+	var admins int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM memberships WHERE org_id = $1 AND role = 'admin'`, orgID).Scan(&admins); err != nil {
+		return fmt.Errorf("count admins of org %d: %w", orgID, err)
+	}
+	if admins <= 1 {
+		return apperr.Errorf(apperr.Conflict, "%s is this org's only admin. Make someone else an admin first.", m.Email)
+	}
+	return nil
+}
+
+// SetMemberRole changes a member's role; the same role changes nothing.
+func (s *Store) SetMemberRole(ctx context.Context, actor audit.Actor, orgID, userID int64, role Role) (Member, error) {
+	if _, err := ParseRole(string(role)); err != nil {
+		return Member{}, err
+	}
+	var m Member
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if m, err = lockMember(ctx, tx, orgID, userID); err != nil || m.Role == role {
+			return err
+		}
+		if role != RoleAdmin {
+			if err := keepAnAdmin(ctx, tx, orgID, m); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role); err != nil {
+			return fmt.Errorf("set role of user %d in org %d: %w", userID, orgID, err)
+		}
+		old := m.Role
+		m.Role = role
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "membership.set", Target: m.Email,
+			Old: map[string]Role{"role": old}, New: map[string]Role{"role": role}})
+	})
+	return m, err
+}
+
+// RemoveMemberTx takes a person out of the org in tx. The caller
+// (accounts.Store.RemoveMember) revokes their sessions in the same
+// transaction: sessions are not per org, and signing them out is what
+// makes the removal felt at once in every open tab.
+func RemoveMemberTx(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID, userID int64) (Member, error) {
+	m, err := lockMember(ctx, tx, orgID, userID)
+	if err != nil {
+		return Member{}, err
+	}
+	if err := keepAnAdmin(ctx, tx, orgID, m); err != nil {
+		return Member{}, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
+		return Member{}, fmt.Errorf("remove user %d from org %d: %w", userID, orgID, err)
+	}
+	return m, audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "membership.remove", Target: m.Email,
+		Old: map[string]Role{"role": m.Role}})
+}

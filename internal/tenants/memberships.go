@@ -1,0 +1,68 @@
+package tenants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
+)
+
+// Role is a user's role inside one org.
+type Role string
+
+const (
+	RoleAdmin  Role = "admin"
+	RoleMember Role = "member"
+)
+
+// ParseRole accepts "admin" or "member".
+func ParseRole(s string) (Role, error) {
+	switch r := Role(s); r {
+	case RoleAdmin, RoleMember:
+		return r, nil
+	}
+	return "", apperr.FieldError("role", "role must be admin or member")
+}
+
+// Membership is a user's access to one org.
+type Membership struct {
+	Org  Org
+	Role Role
+}
+
+// IsAdmin reports whether the membership may change the org's settings.
+func (m Membership) IsAdmin() bool { return m.Role == RoleAdmin }
+
+// Memberships lists the orgs a user belongs to, by org name.
+func (s *Store) Memberships(ctx context.Context, userID int64) ([]Membership, error) {
+	return database.List(ctx, s.DB, fmt.Sprintf("memberships of user %d", userID), func(r pgx.CollectableRow) (Membership, error) {
+		var m Membership
+		return m, r.Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
+	}, `
+		SELECT o.id, o.slug, o.name, o.created_at, m.role
+		FROM memberships m JOIN orgs o ON o.id = m.org_id
+		WHERE m.user_id = $1 ORDER BY o.name, o.id`, userID)
+}
+
+// MembershipBySlug is the access check for every /orgs/{slug} route: an org
+// the user does not belong to is NotFound, exactly like one that does not
+// exist, so its existence is not revealed.
+func (s *Store) MembershipBySlug(ctx context.Context, userID int64, slug string) (Membership, error) {
+	var m Membership
+	err := s.DB.QueryRow(ctx, `
+		SELECT o.id, o.slug, o.name, o.created_at, m.role
+		FROM orgs o JOIN memberships m ON m.org_id = o.id AND m.user_id = $1
+		WHERE o.slug = $2`, userID, slug).
+		Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Membership{}, apperr.Detailf(apperr.NotFound, "no org %q", slug)
+	}
+	if err != nil {
+		return Membership{}, fmt.Errorf("membership of user %d in %q: %w", userID, slug, err)
+	}
+	return m, nil
+}
