@@ -1,5 +1,5 @@
 // Package static holds the files served under /static: vendored htmx
-// (pinned, see README), the stylesheet and a little JavaScript.
+// (pinned: static/VERSIONS, docs/dependencies.md "htmx"), the stylesheet and a little JavaScript.
 package static
 
 import "embed"

@@ -1,5 +1,5 @@
 // Package chaos holds the fault-injection tests of the briefing pipeline
-// (README, "Guarantees and figures"): kill -9 of a worker during a tick,
+// (docs/guarantees.md, "When things break"): kill -9 of a worker during a tick,
 // pg_terminate_backend of every worker connection, a PostgreSQL restart,
 // and a minute-by-minute simulation of several replicas across DST changes.
 //

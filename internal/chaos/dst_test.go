@@ -52,7 +52,7 @@ type simFiring struct {
 }
 
 // expectFirings computes, without the code under test, what the time
-// semantics (DESIGN §5, docs/architecture.md) say the ticks of w fire for an
+// semantics (docs/decisions/0002-dst-resolution.md, docs/guarantees.md) say the ticks of w fire for an
 // org in zone at local time hhmm: walking the tick instants in order, an
 // org fires at the first tick whose local date has no firing yet and whose
 // local wall clock reads hhmm or later. That is the first valid minute

@@ -100,7 +100,7 @@ func (o outcome) done() bool {
 // server's acceptance and the commit that records it.
 const maxInFlight = 16
 
-// exact is the guarantee (README, "Guarantees and figures"): every briefing
+// exact is the guarantee (docs/guarantees.md, "The promises"): every briefing
 // generated exactly once, one delivery per recipient recorded sent, and
 // every recipient shown exactly one email — copies, if any, carry one
 // Message-ID, and there can be one only for a send a fault caught between

@@ -16,7 +16,7 @@ import (
 	"fieldbrief/internal/delivery"
 )
 
-// Web is cmd/web's configuration (see README "Configuration").
+// Web is cmd/web's configuration (docs/configuration.md).
 type Web struct {
 	// Production refuses to start without SessionKeys.
 	Production bool

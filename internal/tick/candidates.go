@@ -98,7 +98,7 @@ func (h StoredHint) validAt(now time.Time) bool {
 // override each minute cost more than the hinted scan's own rows). (As
 // "LEFT JOIN … WHERE is_enabled IS NULL OR is_enabled" the planner guessed
 // one row from the override table's statistics and chose a nested loop and
-// an on-disk sort: 290 ms of the full scan at 100k orgs, BenchmarkTick.)
+// an on-disk sort; docs/benchmarks.md, "Figures that explained a choice in the code".)
 //
 // The first %s is the rows: the table for the full scan, hintedRows for
 // the hinted one; then the dates column (none for the full scan: they come
@@ -145,8 +145,7 @@ SELECT b.org_id, bit_or(1 << (b.briefing_date - $1::date))
 // next_fire_at index until a vacuum, and an index scan marks such an entry
 // dead the first time it meets it, so later ticks step over it, where a
 // bitmap scan (what "a OR b OR c" gets) visits its heap page every minute
-// again: at a million orgs, ~22,000 old entries for ~600 live ones, 88 ms
-// against 1 ms.
+// again (docs/architecture.md, "The next-fire hint", has the figures).
 const hintedRows = `(
         SELECT * FROM org_module_configs WHERE module = $1 AND next_fire_at <= $5
         UNION ALL
@@ -231,9 +230,8 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 	// unnamed statement): from the sixth run of a cached prepared
 	// statement, PostgreSQL may switch to a generic plan made without the
 	// values, and the selectivity of "hint <= $now" or of the window's
-	// dates is exactly what the plan depends on (at 10k orgs the full
-	// scan's generic plan took 30× as long: 2.5 s vs 85 ms,
-	// BenchmarkTick). One extra round trip a minute is nothing.
+	// dates is exactly what the plan depends on (a generic plan was many
+	// times slower: docs/benchmarks.md, "Figures that explained a choice in the code"). One extra round trip a minute is nothing.
 	sql, args := fullScanSQL, []any{pgx.QueryExecModeDescribeExec, schedule.Module, schedule.FlagKey}
 	if hinted {
 		sql, args = hintedScanSQL, append(args, from.Time(), to.Time(), now)
@@ -294,8 +292,8 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 // windowFirings is which of the window's dates had their scheduled firing,
 // per org that has any. Org ids are an identity column, so they are dense:
 // a byte per id up to the largest (1 MB at a million orgs) instead of a
-// map entry per org that has any (~20 MB at 700k, which was most of the
-// worker's memory at 1M orgs); ids far beyond the row count go to a map.
+// map entry per org that has any (most of the worker's memory at a million
+// orgs: docs/benchmarks.md, "Figures that explained a choice in the code"); ids far beyond the row count go to a map.
 func windowFirings(ctx context.Context, q database.Querier, from, to schedule.Date) (*firings, error) {
 	rows, err := q.Query(ctx, fullDatesSQL, pgx.QueryExecModeDescribeExec, from.Time(), to.Time())
 	if err != nil {

@@ -63,7 +63,7 @@ type decider struct {
 	// The hints to store: those of the orgs not due are right whatever the
 	// enqueue does, so a full scan stores them as they fill a chunk
 	// (flush), while it streams: a fresh deployment's first full scan
-	// computes a million, 24 MB more of a worker's peak if kept to the end.
+	// computes a million, too many to keep to the end (docs/benchmarks.md, "Figures that explained a choice in the code").
 	// Those of the due orgs count this tick's firing: they wait for the
 	// enqueue (storeHints), or a failed enqueue would leave a hint saying
 	// the org already fired.

@@ -21,7 +21,7 @@ import (
 // still the one the scan read: 24 bytes a hint, in fixed blocks. A fresh
 // deployment's first full scan computes one for every org, and a slice
 // grown by doubling would hold up to three times that while it copies
-// (at a million orgs, ~35 MB of a worker's ~140 MiB peak).
+// (docs/benchmarks.md, "Figures that explained a choice in the code").
 type hintBatch struct {
 	blocks [][]hintRow
 	n      int
@@ -91,7 +91,7 @@ func (b *hintBatch) push(h hintRow) {
 // triggers of migration 00013) keeps its NULL. The rows are not locked
 // first (FOR UPDATE SKIP LOCKED): locking cost each row a WAL record and,
 // after a checkpoint, a full page image of its own, 4× the update's time
-// at a million orgs (60–89 ms vs 16 ms for 562 rows). Without it, a row
+// at a million orgs (docs/architecture.md, "The next-fire hint"). Without it, a row
 // an admin's transaction holds is waited for, then checked again: its new
 // version fails the version test and keeps its NULL — unless that
 // transaction holds it for longer than hintLockTimeout (a stuck session, a

@@ -31,7 +31,7 @@ import (
 
 const ctxAPIToken = "fieldbrief.api_token"
 
-// maxAPIBody is the largest request body the API reads (DESIGN §9: 1 MiB).
+// maxAPIBody is the largest request body the API reads (docs/api.md, "Conventions": 1 MiB).
 const maxAPIBody = 1 << 20
 
 // Default per-token rate limit when the Config leaves it unset.
@@ -139,7 +139,7 @@ func (l *limiters) get(tokenID int64, now time.Time) *rate.Limiter {
 	return lim
 }
 
-// apiErrorBody is every API error (DESIGN §9). Fields is always present,
+// apiErrorBody is every API error (docs/api.md, "Errors"). Fields is always present,
 // empty unless input was invalid.
 type apiErrorBody struct {
 	Error apiErrorDetail `json:"error"`

@@ -91,7 +91,7 @@ func (a *apiClient) get(path string) apiResponse { return a.call(http.MethodGet,
 
 func (a *apiClient) put(path string, body any) apiResponse { return a.call(http.MethodPut, path, body) }
 
-// requireAPIError checks the error envelope of DESIGN §9 and returns its fields.
+// requireAPIError checks the error envelope of docs/api.md, "Errors" and returns its fields.
 func requireAPIError(t testing.TB, r apiResponse, status int, code string) map[string]any {
 	t.Helper()
 	require.Equal(t, status, r.Code, r.Body)

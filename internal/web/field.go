@@ -178,7 +178,7 @@ type jobForm struct {
 	ambig bool             // a time happened twice: the first was taken
 }
 
-// readJobForm reads a job form, its window in zone z by DESIGN's rule: a
+// readJobForm reads a job form, its window in zone z by the rule for typed times (docs/decisions/0002-dst-resolution.md): a
 // time the clocks skip is an error naming the zone and the gap, a time that
 // happens twice is the first.
 func readJobForm(c echo.Context, z orgZone) jobForm {

@@ -12,7 +12,7 @@ import (
 // zoneResultsLimit keeps the picker's list short enough to scan by eye.
 const zoneResultsLimit = 12
 
-// zoneSearch answers the time zone picker's search (DESIGN section 6): the
+// zoneSearch answers the time zone picker's search (a stable interface: docs/decisions/0003-stable-interfaces.md): the
 // zones matching q, best first, each with its offset and wall clock now.
 // Without JavaScript nobody calls it; a client that sends the field's own
 // name (timezone) instead of q is answered the same.

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/net/html"
 )
 
-// The zones endpoint (DESIGN section 6) answers the picker's listbox: its
+// The zones endpoint (docs/decisions/0003-stable-interfaces.md) answers the picker's listbox: its
 // options in rank order, each with a stable id and its canonical zone in
 // data-zone, labelled with the place, the zone, its offset and time now.
 func TestZoneSearch(t *testing.T) {

@@ -3,7 +3,7 @@
 // vegeta's library at a fixed rate whatever the server's answers take (an
 // open model: a slow server is not given a break, so queueing shows up as
 // latency or as 503s, not as a lower rate). See docs/architecture.md, "Web
-// under load", and README "Guarantees and figures".
+// under load", and docs/benchmarks.md, "Web under load".
 //
 //	make bench-web
 //	go test -run '^$' -bench BenchmarkWebLoad -benchtime 1x -timeout 30m ./internal/webload/

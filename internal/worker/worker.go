@@ -35,8 +35,8 @@ const DefaultTaskRetention = 30 * 24 * time.Hour
 // DefaultConcurrency is how many tasks a worker runs at once. A generation
 // is a handful of round trips and a delivery mostly waits on the network,
 // so several tasks a core keep both the worker and PostgreSQL busy
-// (docs/architecture.md, "Burst"): 10k orgs due at once took 21.2 s at 8 on
-// 2 cores, 19.3 s at 16.
+// (docs/architecture.md, "Burst"; the figures at 8 and 16 are in
+// docs/benchmarks.md, "Burst").
 const DefaultConcurrency = 16
 
 // taskTimeout bounds an attempt of a task without a timeout of its own.
@@ -161,7 +161,7 @@ func (w *Worker) build(periodic bool) error {
 		Middleware:                  []rivertype.Middleware{&w.working},
 		RetryPolicy:                 w.RetryPolicy, // nil: River's default
 		// River's default 100 ms between fetches caps throughput at
-		// Concurrency tasks per 100 ms (80/s at 8), well under what a burst
+		// Concurrency tasks per 100 ms, well under what a burst
 		// of short delivery tasks needs; fetches happen this often only while
 		// tasks keep finishing (BenchmarkDeliveryBurst).
 		FetchCooldown: fetchCooldown,

@@ -1,6 +1,6 @@
 // Command signinload sends N sign-ins at once to a running `web serve` and
 // prints the statuses, latencies and the server's peak memory (VmHWM from
-// /proc/PID/status, so Linux only). README "Benchmarks" has the figures:
+// /proc/PID/status, so Linux only). docs/benchmarks.md, "Sign-in under load", has the figures:
 //
 //	bin/web create-user -email load@acme.test -password 'load password'
 //	bin/web serve -addr 127.0.0.1:18080 & PID=$!

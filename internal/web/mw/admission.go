@@ -54,8 +54,8 @@ var ErrOverloaded = apperr.Errorf(apperr.Unavailable,
 // queue more wait at most wait for a slot, and everyone else gets a 503 at
 // once. So a burst beyond what the cores and the pool can serve costs a
 // few microseconds per excess request, not memory and latency for all
-// (without it, at 1000 req/s the settings page queued for seconds and the
-// process grew past 500 MB). The semaphore is golang.org/x/sync's (FIFO,
+// (without it, the settings page queued for seconds and memory grew without
+// bound: docs/benchmarks.md, "Web under load"). The semaphore is golang.org/x/sync's (FIFO,
 // context-aware); the queue's length is counted here, since the semaphore
 // has no bound of its own on waiters.
 type Admission struct {
