@@ -148,8 +148,9 @@ var errFormTooLarge = apperr.Errorf(apperr.TooLarge,
 // multipart framing.
 const maxUploadBytes = fieldimport.MaxBytes + maxFormBytes
 
-var errUploadTooLarge = apperr.Errorf(apperr.TooLarge,
-	"The file is larger than 5 MB, so it was not read. Split it into smaller files and import them one by one.")
+// errUploadTooLarge says what fieldimport says of a file too large to read,
+// as a 413: here the body is refused before the file is parsed.
+var errUploadTooLarge = apperr.Errorf(apperr.TooLarge, "%s", fieldimport.ErrTooLarge.Message)
 
 // bodyCap is a route's own body cap, given where the route is registered
 // (routes.go, capBody). Such a route reads its body itself, in a route
@@ -197,9 +198,9 @@ func (s *Server) bodyLimit() echo.MiddlewareFunc {
 // a body too large is a 413 that says so and a malformed one a 400, rather
 // than fields silently read as empty further on (c.FormValue drops parse
 // errors). The cap holds while reading (http.MaxBytesReader), whatever
-// Content-Length claims. The import upload is the exception: its 5 MB
+// Content-Length claims. The import upload is the exception: its fieldimport.MaxBytes
 // body is read by readUpload, after the route has checked that an admin
-// of the org is asking, so nobody else makes the server buffer 5 MB.
+// of the org is asking, so nobody else makes the server buffer that much.
 func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if _, own := s.ownCap(c); own {

@@ -25,7 +25,7 @@ func (s *Server) routes() {
 		s.requestLog,
 		s.admission.Admit(admissionExempt), // at most MaxInFlight at once, a short queue, 503 for the rest
 		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (api.go)
-		s.readForm,                         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, 5 MB: readUpload, after its access checks)
+		s.readForm,                         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, fieldimport.MaxBytes: readUpload, after its access checks)
 		checkText,                          // no NUL or invalid UTF-8 in the path, query or form
 		mw.RetryLostReads(s.db, s.log),     // a GET or HEAD runs again once when the database connection was lost
 		s.loadSession,                      // sets the user when a valid session cookie is present
@@ -114,7 +114,7 @@ func (s *Server) routes() {
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
 	org.GET("/import", s.importPage, s.requireAdmin)
 	org.GET("/import/:kind/template.csv", s.importTemplate, s.requireAdmin)
-	// The CSV upload has its own 5 MB cap, read by readUpload for admins only.
+	// The CSV upload has its own cap (fieldimport.MaxBytes), read by readUpload for admins only.
 	s.capBody(org.POST("/import/:kind", s.importUpload, s.requireAdmin, s.readUpload, checkCSRF), uploadCap)
 	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
 	org.GET("/import/:kind/:id", s.importPreview, s.requireAdmin, middleware.Gzip())
