@@ -15,7 +15,7 @@ import (
 var scheduleTimes = []string{"00:00", "00:30", "01:00", "01:30", "02:00", "02:30", "03:00", "12:00", "23:00", "23:30", "23:59"}
 
 // TestEveryZoneAgreesWithBruteForce checks the one rule (FireTime, through
-// Decide and NextRuns) against a reference that knows nothing but t.In(loc):
+// Decide and NextFirings) against a reference that knows nothing but t.In(loc):
 // walking a local day's instants minute by minute, the run is the first
 // minute, in instant order, whose wall clock reads at or after the schedule.
 // That covers gaps (the first minute after), overlaps (the first occurrence)
@@ -177,14 +177,14 @@ func checkDay(c checker, s schedule.Schedule, d schedule.Date, day []minute, tar
 	run, note, ok := reference(day, target)
 	name, at := s.Zone.Name, s.At
 
-	next := schedule.NextRuns(day[0].at, s, 1)
+	next := schedule.NextFirings(day[0].at, s, 1)
 	if ok {
 		if !c.ok(len(next) == 1 && next[0].Date == d && next[0].UTC.Equal(run) && next[0].Note == note) {
-			c.report("%s %s %s: NextRuns = %v, want %s %v %q", name, d, at, next, d, run, note)
+			c.report("%s %s %s: NextFirings = %v, want %s %v %q", name, d, at, next, d, run, note)
 		}
 	} else {
 		if !c.ok(len(next) == 1 && next[0].Date.After(d)) {
-			c.report("%s %s %s: NextRuns = %v, want no run that day", name, d, at, next)
+			c.report("%s %s %s: NextFirings = %v, want no run that day", name, d, at, next)
 		}
 	}
 

@@ -192,7 +192,7 @@ func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
 	if !st.running() {
 		return ""
 	}
-	for _, r := range schedule.NextRuns(now, st.Schedule, 2) {
+	for _, r := range schedule.NextFirings(now, st.Schedule, 2) {
 		if !hasDate(list, r.Date) {
 			next := r.Local.Format(previewDateForm+" 15:04") + " (" + r.Offset + "), " + r.UTC.Format("15:04") + " UTC"
 			if note := runNote(r); note != "" {

@@ -104,7 +104,7 @@ func triggerEvent(c echo.Context, name string, detail any) error {
 	return nil
 }
 
-// preview lists the next runs of a config document with schedule.NextRuns,
+// preview lists the next runs of a config document with schedule.NextFirings,
 // the rule the worker's decision uses, and the DST problems of the next
 // year; zone is the time zone as typed, for the messages.
 func (s *Server) preview(raw []byte, zone string) views.Preview {
@@ -118,7 +118,7 @@ func (s *Server) preview(raw []byte, zone string) views.Preview {
 	}
 	now := s.now()
 	p := views.Preview{Zone: sched.Zone.Name, Paused: !sched.Enabled}
-	for _, r := range schedule.NextRuns(now, sched, previewRuns) {
+	for _, r := range schedule.NextFirings(now, sched, previewRuns) {
 		if p.Next == "" {
 			p.Next = r.Local.Format(previewShortForm)
 		}
@@ -138,7 +138,7 @@ func (s *Server) preview(raw []byte, zone string) views.Preview {
 }
 
 // runNote flags a run a DST transition bends, in the preview table.
-func runNote(r schedule.Run) string {
+func runNote(r schedule.Firing) string {
 	switch r.Note {
 	case schedule.DSTGap:
 		return fmt.Sprintf("shifted: %s doesn't exist, runs at %s", r.Scheduled, r.Local.Format("15:04"))
@@ -149,7 +149,7 @@ func runNote(r schedule.Run) string {
 }
 
 // dstWarning explains a run a DST transition bends within the next year.
-func dstWarning(r schedule.Run, zone string) string {
+func dstWarning(r schedule.Firing, zone string) string {
 	switch r.Note {
 	case schedule.DSTGap:
 		return fmt.Sprintf("%s does not exist on %s in %s; the briefing will run at %s that day.",

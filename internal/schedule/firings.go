@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// Run is one previewed briefing run.
-type Run struct {
+// Firing is one previewed firing of a schedule: when the tick will find the
+// org due (docs/glossary.md; the settings page calls these "next runs").
+type Firing struct {
 	Date      Date
 	Local     time.Time // fire instant in the org's zone
 	UTC       time.Time
@@ -15,17 +16,17 @@ type Run struct {
 	Scheduled LocalTime // what the admin asked for; differs from Local's wall clock in a gap
 }
 
-// NextRuns returns the next n runs firing at or after from, ignoring Enabled
+// NextFirings returns the next n firings at or after from, ignoring Enabled
 // so a paused schedule still previews what it would do. It uses FireTime, the
 // rule Decide uses, so the editor shows exactly what the worker will do.
-func NextRuns(from time.Time, s Schedule, n int) []Run {
+func NextFirings(from time.Time, s Schedule, n int) []Firing {
 	if n <= 0 {
 		return nil
 	}
 	// Any nonempty day set runs at least once a week; a week more covers
 	// local dates that do not exist.
-	var runs []Run
-	for r := range runsFrom(from, s, 7*(n+1)) {
+	var runs []Firing
+	for r := range firingsFrom(from, s, 7*(n+1)) {
 		runs = append(runs, r)
 		if len(runs) == n {
 			break
@@ -37,9 +38,9 @@ func NextRuns(from time.Time, s Schedule, n int) []Run {
 // DSTWarnings returns the runs on the `days` local dates starting at from's
 // whose time a DST transition moves or makes ambiguous, for the editor to
 // explain ("02:30 does not exist on 2027-03-14; it will run at 03:00").
-func DSTWarnings(from time.Time, s Schedule, days int) []Run {
-	var warnings []Run
-	for r := range runsFrom(from, s, days) {
+func DSTWarnings(from time.Time, s Schedule, days int) []Firing {
+	var warnings []Firing
+	for r := range firingsFrom(from, s, days) {
 		if r.Note != DSTNone {
 			warnings = append(warnings, r)
 		}
@@ -47,12 +48,12 @@ func DSTWarnings(from time.Time, s Schedule, days int) []Run {
 	return warnings
 }
 
-// runsFrom yields the runs firing at or after from on the `days` local dates
+// firingsFrom yields the runs firing at or after from on the `days` local dates
 // starting at from's. A date that does not exist in the zone (Pacific/Apia
 // skipped 2011-12-30), or whose run a gap pushes past midnight, has no run:
 // Decide never finds that date due either.
-func runsFrom(from time.Time, s Schedule, days int) iter.Seq[Run] {
-	return func(yield func(Run) bool) {
+func firingsFrom(from time.Time, s Schedule, days int) iter.Seq[Firing] {
+	return func(yield func(Firing) bool) {
 		if s.Zone.Loc == nil {
 			return
 		}
@@ -66,7 +67,7 @@ func runsFrom(from time.Time, s Schedule, days int) iter.Seq[Run] {
 			if DateOf(local) != d || fire.Before(from) {
 				continue
 			}
-			run := Run{Date: d, Local: local, UTC: fire.UTC(), Offset: offsetLabel(local), Note: note, Scheduled: s.At}
+			run := Firing{Date: d, Local: local, UTC: fire.UTC(), Offset: offsetLabel(local), Note: note, Scheduled: s.At}
 			if !yield(run) {
 				return
 			}

@@ -9,8 +9,8 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// runLine is a Run in one readable line: date, local wall clock, UTC, offset, note.
-func runLine(r schedule.Run) string {
+// runLine is a Firing in one readable line: date, local wall clock, UTC, offset, note.
+func runLine(r schedule.Firing) string {
 	line := r.Date.String() + " " + r.Local.Format("15:04") + " " + r.UTC.Format("2006-01-02T15:04Z") + " " + r.Offset
 	if r.Note != schedule.DSTNone {
 		line += " " + string(r.Note)
@@ -18,7 +18,7 @@ func runLine(r schedule.Run) string {
 	return line
 }
 
-func runLines(runs []schedule.Run) []string {
+func runLines(runs []schedule.Firing) []string {
 	lines := make([]string, len(runs))
 	for i, r := range runs {
 		lines[i] = runLine(r)
@@ -26,7 +26,7 @@ func runLines(runs []schedule.Run) []string {
 	return lines
 }
 
-func TestNextRuns(t *testing.T) {
+func TestNextFirings(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -88,7 +88,7 @@ func TestNextRuns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			runs := schedule.NextRuns(instant(t, tt.from), tt.s, tt.n)
+			runs := schedule.NextFirings(instant(t, tt.from), tt.s, tt.n)
 			require.Equal(t, tt.want, runLines(runs))
 			for _, r := range runs {
 				require.Equal(t, tt.s.At, r.Scheduled)
@@ -100,10 +100,10 @@ func TestNextRuns(t *testing.T) {
 	}
 }
 
-func TestNextRunsAgreesWithDecide(t *testing.T) {
+func TestNextFiringsAgreesWithDecide(t *testing.T) {
 	t.Parallel()
 	s := weekdays(t, "America/New_York", "02:30")
-	for _, r := range schedule.NextRuns(instant(t, "2026-03-01T00:00:00Z"), s, 20) {
+	for _, r := range schedule.NextFirings(instant(t, "2026-03-01T00:00:00Z"), s, 20) {
 		before := schedule.Decide(r.UTC.Add(-time.Second), s, never)
 		at := schedule.Decide(r.UTC, s, never)
 		require.Equal(t, schedule.ReasonNotYet, before.Reason, runLine(r))
@@ -113,21 +113,21 @@ func TestNextRunsAgreesWithDecide(t *testing.T) {
 	}
 }
 
-func TestNextRunsIgnoresEnabled(t *testing.T) {
+func TestNextFiringsIgnoresEnabled(t *testing.T) {
 	t.Parallel()
 	s := daily(t, "Europe/Berlin", "08:00")
 	s.Enabled = false
-	require.Len(t, schedule.NextRuns(instant(t, "2026-01-01T00:00:00Z"), s, 5), 5)
+	require.Len(t, schedule.NextFirings(instant(t, "2026-01-01T00:00:00Z"), s, 5), 5)
 }
 
-func TestNextRunsWithNothingToRun(t *testing.T) {
+func TestNextFiringsWithNothingToRun(t *testing.T) {
 	t.Parallel()
 	from := instant(t, "2026-01-01T00:00:00Z")
 	s := daily(t, "Europe/Berlin", "08:00")
-	require.Nil(t, schedule.NextRuns(from, s, 0))
+	require.Nil(t, schedule.NextFirings(from, s, 0))
 	s.Days = 0
-	require.Nil(t, schedule.NextRuns(from, s, 3))
-	require.Nil(t, schedule.NextRuns(from, schedule.Schedule{At: s.At, Days: schedule.AllDays()}, 3))
+	require.Nil(t, schedule.NextFirings(from, s, 3))
+	require.Nil(t, schedule.NextFirings(from, schedule.Schedule{At: s.At, Days: schedule.AllDays()}, 3))
 }
 
 func TestDSTWarnings(t *testing.T) {
