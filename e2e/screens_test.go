@@ -109,7 +109,7 @@ func TestScreenshotsOfStaffAndHome(t *testing.T) {
 func demoEnv(t *testing.T) (*env, demo.Summary, tenants.Org, briefing.Briefing) {
 	t.Helper()
 	e := newEnv(t)
-	sum, err := demo.Seed(e.ctx, e.db, time.Now())
+	sum, err := demo.Seed(e.ctx, e.store.Accounts, time.Now())
 	e.must("seed the demo data", err)
 	e.trace("demo seeded")
 	_, _, _, slug := demoAccounts(t, sum)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/demo"
 )
@@ -29,7 +30,7 @@ func seedDemoCommand(*flag.FlagSet, func(string) string) action {
 			return err
 		}
 		defer pool.Close()
-		sum, err := demo.Seed(ctx, pool, time.Now())
+		sum, err := demo.Seed(ctx, &accounts.Store{DB: pool}, time.Now())
 		if err != nil {
 			return err
 		}

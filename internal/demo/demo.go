@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
@@ -51,10 +50,11 @@ type UserSummary struct {
 	Created bool
 }
 
-// Seed creates whatever part of the demo data is missing. now anchors the
-// jobs: yesterday, today and tomorrow are each org's local days around now.
-func Seed(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Summary, error) {
-	store := &tenants.Store{DB: pool}
+// Seed creates whatever part of the demo data is missing, in users.DB; new
+// people's passwords are hashed at users' cost. now anchors the jobs:
+// yesterday, today and tomorrow are each org's local days around now.
+func Seed(ctx context.Context, users *accounts.Store, now time.Time) (Summary, error) {
+	store := &tenants.Store{DB: users.DB}
 	sum := Summary{Password: Password}
 	// The global switch is left alone: the migration ships it on, and a
 	// re-seed (every `make run`) must not undo staff switching it off.
@@ -68,7 +68,7 @@ func Seed(ctx context.Context, pool *pgxpool.Pool, now time.Time) (Summary, erro
 		ids[spec.slug] = so.id
 	}
 	for _, p := range people() {
-		us, err := seedPerson(ctx, store, p, ids)
+		us, err := seedPerson(ctx, store, users, p, ids)
 		if err != nil {
 			return sum, fmt.Errorf("seed user %s: %w", p.email, err)
 		}
@@ -269,12 +269,12 @@ func insertJobs(ctx context.Context, tx pgx.Tx, orgID int64, techs []int64, jobs
 
 // seedPerson creates the user when missing (an existing user keeps their
 // password) and adds the memberships they lack (existing roles are kept).
-func seedPerson(ctx context.Context, store *tenants.Store, p person, orgIDs map[string]int64) (UserSummary, error) {
+func seedPerson(ctx context.Context, store *tenants.Store, users *accounts.Store, p person, orgIDs map[string]int64) (UserSummary, error) {
 	us := UserSummary{Email: p.email, Staff: p.staff}
 	var id int64
 	err := store.DB.QueryRow(ctx, `SELECT id, is_staff FROM users WHERE lower(email) = lower($1)`, p.email).Scan(&id, &us.Staff)
 	if errors.Is(err, pgx.ErrNoRows) {
-		u, err := (&accounts.Store{DB: store.DB}).UpsertUser(ctx, p.email, Password, p.staff)
+		u, err := users.UpsertUser(ctx, p.email, Password, p.staff)
 		if err != nil {
 			return us, err
 		}

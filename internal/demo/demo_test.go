@@ -39,7 +39,7 @@ func TestSeedIsIdempotent(t *testing.T) {
 	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 
-	first, err := demo.Seed(ctx, store.DB, now)
+	first, err := demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 	require.Len(t, first.Orgs, 3)
 	for _, o := range first.Orgs {
@@ -53,7 +53,7 @@ func TestSeedIsIdempotent(t *testing.T) {
 	require.Equal(t, 3, before.Configs)
 
 	// A day later: nothing is added, nothing fails.
-	second, err := demo.Seed(ctx, store.DB, now.Add(24*time.Hour))
+	second, err := demo.Seed(ctx, store.Accounts, now.Add(24*time.Hour))
 	require.NoError(t, err)
 	require.Equal(t, before, countRows(t, ctx, store))
 	for i, o := range second.Orgs {
@@ -71,7 +71,7 @@ func TestSeedPeopleAndFlag(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := testutil.NewStores(testdb.New(t))
-	_, err := demo.Seed(ctx, store.DB, time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC))
+	_, err := demo.Seed(ctx, store.Accounts, time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC))
 	require.NoError(t, err)
 
 	staff, err := store.Accounts.Authenticate(ctx, demo.StaffEmail, demo.Password)
@@ -123,7 +123,7 @@ func TestSeedJobsFollowLocalDays(t *testing.T) {
 	ctx := context.Background()
 	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 8, 20, 0, 0, 0, time.UTC)
-	_, err := demo.Seed(ctx, store.DB, now)
+	_, err := demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 
 	for slug, zone := range map[string]string{"northwind": "America/New_York", "bergmann": "Europe/Berlin", "kiwi-pipes": "Pacific/Auckland"} {
@@ -175,7 +175,7 @@ func TestSeedGivesNewOrgsYesterdaysBriefing(t *testing.T) {
 	// Monday 15:00 UTC: Sunday was yesterday in New York and Berlin (their
 	// schedules skip Sundays) and Monday in Auckland (every day).
 	now := time.Date(2026, 3, 9, 15, 0, 0, 0, time.UTC)
-	_, err := demo.Seed(ctx, store.DB, now)
+	_, err := demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 
 	got := map[string]string{}
@@ -200,7 +200,7 @@ func TestSeedGivesNewOrgsYesterdaysBriefing(t *testing.T) {
 	require.Equal(t, time.Date(2026, 3, 8, 5, 0, 0, 0, time.UTC), created.UTC(), "midnight of 2026-03-08 in New York (EST)")
 
 	// Seeding again a day later adds no history to existing orgs.
-	_, err = demo.Seed(ctx, store.DB, now.Add(24*time.Hour))
+	_, err = demo.Seed(ctx, store.Accounts, now.Add(24*time.Hour))
 	require.NoError(t, err)
 	var n int
 	require.NoError(t, store.DB.QueryRow(ctx, `SELECT count(*) FROM ff_briefings`).Scan(&n))
@@ -223,13 +223,13 @@ func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
 	}
 	require.True(t, enabled(store), "the migration ships the switch on")
 
-	_, err := demo.Seed(ctx, store.DB, now)
+	_, err := demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 	require.True(t, enabled(store))
 
 	require.NoError(t, store.Flags.SetGlobal(ctx, audit.Actor{Email: "staff@example.test"}, schedule.FlagKey, false, "incident"))
 	before := countRows(t, ctx, store)
-	_, err = demo.Seed(ctx, store.DB, now.Add(time.Hour))
+	_, err = demo.Seed(ctx, store.Accounts, now.Add(time.Hour))
 	require.NoError(t, err)
 	require.False(t, enabled(store), "a re-seed must not switch briefings back on")
 	require.Equal(t, before, countRows(t, ctx, store), "nor write an audit entry")
@@ -237,7 +237,7 @@ func TestSeedLeavesTheKillSwitchAlone(t *testing.T) {
 	// Off before the very first seed: stays off too.
 	fresh := testutil.NewStores(testdb.New(t))
 	require.NoError(t, fresh.Flags.SetGlobal(ctx, audit.System, schedule.FlagKey, false, "not yet"))
-	sum, err := demo.Seed(ctx, fresh.DB, now)
+	sum, err := demo.Seed(ctx, fresh.Accounts, now)
 	require.NoError(t, err, "new orgs are seeded without a briefing history")
 	require.Len(t, sum.Orgs, 3)
 	require.False(t, enabled(fresh))
@@ -252,7 +252,7 @@ func TestSeedDelivery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := testutil.NewStores(testdb.New(t))
-	_, err := demo.Seed(ctx, store.DB, time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
+	_, err := demo.Seed(ctx, store.Accounts, time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC))
 	require.NoError(t, err)
 
 	org, err := store.Tenants.OrgBySlug(ctx, "northwind")
@@ -277,7 +277,7 @@ func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
 	ctx := context.Background()
 	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
-	_, err := demo.Seed(ctx, store.DB, now)
+	_, err := demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 	ids := map[string]int64{}
 	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
@@ -305,7 +305,7 @@ func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
 		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:15"}}`))
 	require.NoError(t, err)
 
-	_, err = demo.Seed(ctx, store.DB, now)
+	_, err = demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 	delivery := func(slug string) *schedule.DeliveryConfig {
 		cfg, err := store.Tenants.Fieldforce(ctx, ids[slug])
@@ -321,7 +321,7 @@ func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
 
 	// And seeding again changes nothing more.
 	before := countRows(t, ctx, store)
-	_, err = demo.Seed(ctx, store.DB, now)
+	_, err = demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 	require.Equal(t, before, countRows(t, ctx, store))
 }
@@ -343,7 +343,7 @@ func TestSeedHasJobTypesPhonesAndEmergencies(t *testing.T) {
 	ctx := context.Background()
 	store := testutil.NewStores(testdb.New(t))
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
-	_, err := demo.Seed(ctx, store.DB, now)
+	_, err := demo.Seed(ctx, store.Accounts, now)
 	require.NoError(t, err)
 	for _, slug := range []string{"northwind", "bergmann", "kiwi-pipes"} {
 		org, err := store.Tenants.OrgBySlug(ctx, slug)

@@ -37,6 +37,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/demo"
 	"fieldbrief/internal/testdb"
 )
@@ -196,7 +197,7 @@ func seed(b *testing.B, dbURL string) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
-	if _, err := demo.Seed(ctx, pool, time.Now()); err != nil {
+	if _, err := demo.Seed(ctx, &accounts.Store{DB: pool}, time.Now()); err != nil {
 		b.Fatalf("seed demo: %v", err)
 	}
 	if _, err := pool.Exec(ctx, `
