@@ -1,19 +1,19 @@
 // Command worker runs the background pipeline (docs/architecture.md): a
-// tick every minute that enqueues the briefings due, the River jobs that
+// tick every minute that enqueues the briefings due, the River tasks that
 // generate them, and the hourly auth prune. Any number of replicas may run
 // against one database. It is wiring only: the pipeline is worker.Worker.
 //
-//	worker                      # tick every minute + River jobs, until SIGTERM
-//	worker -once -now 2026-03-08T07:00:00Z   # one tick at that instant, run the jobs, exit
+//	worker                      # tick every minute + River tasks, until SIGTERM
+//	worker -once -now 2026-03-08T07:00:00Z   # one tick at that instant, run the tasks, exit
 //
 // -once runs exactly one tick at -now (which decides only which briefings
-// are due; jobs run on the real clock), works every available job, its own
-// and any left behind, and exits 0 once every job it enqueued is finished
-// or waits for a retry later than -wait (a job a killed worker left running
+// are due; tasks run on the real clock), works every available task, its own
+// and any left behind, and exits 0 once every task it enqueued is finished
+// or waits for a retry later than -wait (a task a killed worker left running
 // counts as waiting for River's rescue); its last log line says what is
-// still pending, as a warning naming each job when anything is.
+// still pending, as a warning naming each task when anything is.
 //
-// On SIGTERM running jobs get -shutdown-timeout to finish; then they are
+// On SIGTERM running tasks get -shutdown-timeout to finish; then they are
 // cancelled, and River retries them (here after a restart, or on another
 // replica).
 //
@@ -72,14 +72,14 @@ func (e *usageError) Unwrap() error { return e.err }
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
-	once := fs.Bool("once", false, "run one tick, work every available job (its own included) and wait until the jobs it enqueued finish or wait longer than -wait for a retry, then exit")
+	once := fs.Bool("once", false, "run one tick, work every available task (its own included) and wait until the tasks it enqueued finish or wait longer than -wait for a retry, then exit")
 	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
 	workers := worker.DefaultConcurrency
 	fs.IntVar(&workers, "workers", workers, fmt.Sprintf("tasks run at once in this replica, 1..%d (default from WORKERS when set); the database pool gets at least this + %d connections", maxWorkers, poolExtra))
 	fs.IntVar(&workers, "concurrency", workers, "the same as -workers (its older name)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus /metrics on this address, e.g. :9090 (off when empty)")
-	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and jobs may take to finish; then jobs are cancelled and River retries them")
-	wait := fs.Duration("wait", 2*time.Minute, "with -once: do not wait for a job whose next retry is further away than this")
+	grace := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGTERM, how long the running tick and tasks may take to finish; then tasks are cancelled and River retries them")
+	wait := fs.Duration("wait", 2*time.Minute, "with -once: do not wait for a task whose next retry is further away than this")
 	retention := fs.Duration("job-retention", worker.DefaultTaskRetention, "how long River keeps finished tasks (the briefing page's attempt history is kept regardless)")
 	fullScanEvery := fs.Duration("full-scan-every", tick.DefaultFullScanEvery, "how often a tick reads every org instead of only those whose next-fire hint has come, and checks the hints (the first tick, and -once, always do)")
 	usageErr := func(err error) error {
@@ -115,7 +115,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *fullScanEvery < time.Minute {
 		return usageErr(errors.New("-full-scan-every must be at least 1m"))
 	}
-	tickAt := time.Now() // the tick's instant only: River schedules jobs on the real clock
+	tickAt := time.Now() // the tick's instant only: River schedules tasks on the real clock
 	if *nowFlag != "" {
 		if !*once {
 			return usageErr(errors.New("-now needs -once"))
@@ -145,7 +145,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer pool.Close()
 	log.Info("river workers", "workers", workers, "pool_max_conns", pool.Config().MaxConns)
 	if max := int(pool.Config().MaxConns); max < workers+poolExtra {
-		log.Warn("pool_max_conns in DATABASE_URL is below -workers + the tick's and River's own connections: jobs will wait for connections",
+		log.Warn("pool_max_conns in DATABASE_URL is below -workers + the tick's and River's own connections: tasks will wait for connections",
 			"pool_max_conns", max, "workers", workers, "wanted", workers+poolExtra)
 	}
 
@@ -171,17 +171,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 }
 
 const (
-	// maxWorkers bounds -workers: each running job holds a connection, and
+	// maxWorkers bounds -workers: each running task holds a connection, and
 	// PostgreSQL's default max_connections is 100 for every replica and web.
 	maxWorkers = 64
-	// poolExtra is the connections a worker needs beside its jobs' (poolSize).
+	// poolExtra is the connections a worker needs beside its tasks' (poolSize).
 	poolExtra = 5
 )
 
 // poolSize makes room for every connection a worker uses at once: one per
-// job, and poolExtra more for the tick's lock connection and its queries
+// task, and poolExtra more for the tick's lock connection and its queries
 // and River's own (its LISTEN connection, its fetches, completions and
-// maintenance). Short of that, jobs and the tick queue for connections
+// maintenance). Short of that, tasks and the tick queue for connections
 // (pgxpool's default is max(4, CPUs)). A pool_max_conns in DATABASE_URL
 // still wins (run warns when it is smaller).
 func poolSize(workers int) database.Option {
@@ -199,14 +199,14 @@ func usage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, `Usage: worker [-once [-now INSTANT]] [flags]
 
 Runs the daily briefing pipeline: a tick every minute that enqueues the
-briefings due, and the jobs that generate them. Any number of replicas may
+briefings due, and the tasks that generate them. Any number of replicas may
 run against one database (DATABASE_URL, default %s).
 Zones are decided with the rules TZ_SOURCE names: embedded (built in, the
 same on every host; the default) or host (the host's zoneinfo).
 
--once runs one tick, works every available job, its own and any left behind
-(generate-now requests, retries, jobs of a stopped worker), and exits when
-every job of the briefings it fired has finished or waits for a retry later
+-once runs one tick, works every available task, its own and any left behind
+(generate-now requests, retries, tasks of a stopped worker), and exits when
+every task of the briefings it fired has finished or waits for a retry later
 than -wait.
 
 Flags:
@@ -218,9 +218,9 @@ Flags:
 
 // runOnce fails only when the infrastructure does: a briefing whose
 // generation failed is a result, not an error. Its last log line says what
-// is still pending; with work unfinished (a retry later than -wait, a job
+// is still pending; with work unfinished (a retry later than -wait, a task
 // left running by a killed worker whose rescue is later than -wait) it is
-// a warning naming each job and what it waits for, never a clean "done".
+// a warning naming each task and what it waits for, never a clean "done".
 func runOnce(ctx context.Context, log *slog.Logger, w *worker.Worker, now time.Time, wait time.Duration) error {
 	start := time.Now()
 	res, err := w.RunOnce(ctx, now, wait)

@@ -66,7 +66,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 		return res, err
 	}
 	defer func() {
-		// Jobs still running here are left-behind ones: they get to finish.
+		// Tasks still running here are left-behind ones: they get to finish.
 		if err == nil {
 			// Our own tasks' outcomes are in: RunOnce waited for them.
 			err = database.RetryTransient(ctx, w.Log, "list pending tasks", func(ctx context.Context) (err error) {
@@ -107,7 +107,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 			return res, nil
 		}
 		if st.overdue > 0 && w.working.empty() && time.Since(lastChange) > riverStallAfter && time.Since(lastRestart) > riverStallAfter {
-			// Jobs wait that River should have fetched or scheduled long
+			// Tasks wait that River should have fetched or scheduled long
 			// ago, and this process works none: a connection lost while
 			// River started can leave its client running without its
 			// producer or its elector (they take a "conn closed" error from

@@ -1,7 +1,7 @@
 // Package briefview is a briefing's content as people read it: the view
 // model the briefing page (views) and the briefing email (views/mail) both
 // render, so the two show the same jobs in the same sections and order.
-// Every field is a string ready to show; internal/briefing fills it from a
+// Every field is a string ready to show; snapshot.View (internal/snapshot) fills it from a
 // snapshot (docs/briefing-content.md).
 package briefview
 
