@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/tenants"
 )
@@ -124,4 +126,34 @@ func (s *Store) ProvisionUser(ctx context.Context, actor audit.Actor, email, pas
 		return Provisioned{}, err
 	}
 	return p, nil
+}
+
+// ProvisionOrgWithInvite creates an org and invites its first admin, in
+// one transaction (the staff console's "New org"): a taken slug or a bad
+// address creates nothing.
+func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, slug, name, adminEmail string, now time.Time) (tenants.Org, Invite, error) {
+	if err := tenants.ValidateOrg(slug, name); err != nil {
+		return tenants.Org{}, Invite{}, err
+	}
+	if _, err := normalizeEmail(adminEmail); err != nil {
+		return tenants.Org{}, Invite{}, apperr.FieldError("admin_email", "Enter the first admin's email address.")
+	}
+	var org tenants.Org
+	var inv Invite
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		org, err = tenants.ProvisionOrgTx(ctx, tx, actor, slug, name, now)
+		if apperr.Code(err) == apperr.Conflict {
+			return apperr.FieldError("slug", "The slug %q is taken: choose another.", slug)
+		}
+		if err != nil {
+			return err
+		}
+		inv, err = createInvite(ctx, tx, actor, org.ID, adminEmail, tenants.RoleAdmin, now)
+		return err
+	})
+	if err != nil {
+		return tenants.Org{}, Invite{}, err
+	}
+	return org, inv, nil
 }

@@ -9,12 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
-	"fieldbrief/internal/tenants"
 )
 
-// Password resets by email and the profile page (docs/accounts.md).
+// Password resets by email (docs/accounts.md); the profile page is in profile.go.
 //
 // Actions written (never a password, its hash or a token):
 //
@@ -150,111 +148,4 @@ func setPassword(ctx context.Context, tx pgx.Tx, userID int64, hash string) erro
 		return fmt.Errorf("set password of user %d: %w", userID, err)
 	}
 	return revokeSessions(ctx, tx, userID)
-}
-
-// Profile is what the profile page shows of the signed-in user.
-type Profile struct {
-	User
-	LastSignInAt *time.Time
-}
-
-// ProfileOf reads a user's profile.
-func (s *Store) ProfileOf(ctx context.Context, userID int64) (Profile, error) {
-	var p Profile
-	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at, name, last_sign_in_at FROM users WHERE id = $1`, userID).
-		Scan(&p.ID, &p.Email, &p.IsStaff, &p.CreatedAt, &p.Name, &p.LastSignInAt)
-	if err != nil {
-		return Profile{}, fmt.Errorf("profile of user %d: %w", userID, err)
-	}
-	return p, nil
-}
-
-// SetName changes a user's display name.
-func (s *Store) SetName(ctx context.Context, actor audit.Actor, name string) (string, error) {
-	name, err := ValidateName(name)
-	if err != nil {
-		return "", err
-	}
-	return name, pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		var old string
-		if err := tx.QueryRow(ctx, `SELECT name FROM users WHERE id = $1 FOR UPDATE`, actor.UserID).Scan(&old); err != nil {
-			return fmt.Errorf("lock user %d: %w", actor.UserID, err)
-		}
-		if old == name {
-			return nil
-		}
-		if _, err := tx.Exec(ctx, `UPDATE users SET name = $2 WHERE id = $1`, actor.UserID, name); err != nil {
-			return fmt.Errorf("set name of user %d: %w", actor.UserID, err)
-		}
-		return audit.Record(ctx, tx, audit.Entry{Actor: actor, Action: "user.name.set", Target: actor.Email,
-			Old: map[string]string{"name": old}, New: map[string]string{"name": name}})
-	})
-}
-
-// ChangePassword sets a new password after checking the current one, and
-// revokes every session of the user (the caller signs the current browser
-// in again). A wrong current password is a field error and changes
-// nothing. The caller holds a hashing slot: this hashes twice.
-func (s *Store) ChangePassword(ctx context.Context, actor audit.Actor, current, next string) error {
-	if current == "" {
-		return apperr.FieldError("current_password", "Enter your current password.")
-	}
-	if err := checkPassword(next); err != nil {
-		return apperr.FieldError("new_password", "Enter a new password (at most %d bytes).", MaxPasswordLen)
-	}
-	var hash string
-	if err := s.DB.QueryRow(ctx, `SELECT password_hash FROM users WHERE id = $1`, actor.UserID).Scan(&hash); err != nil {
-		return fmt.Errorf("read password of user %d: %w", actor.UserID, err)
-	}
-	if !verifyPassword(hash, current) {
-		return apperr.FieldError("current_password", "That is not your current password.")
-	}
-	newHash, err := s.Hashing.hash(next)
-	if err != nil {
-		return err
-	}
-	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		if err := setPassword(ctx, tx, actor.UserID, newHash); err != nil {
-			return err
-		}
-		return audit.Record(ctx, tx, audit.Entry{Actor: actor, Action: "user.password.change", Target: actor.Email})
-	})
-}
-
-// RecordSignIn notes when a user last signed in (the members page shows it).
-func (s *Store) RecordSignIn(ctx context.Context, userID int64, at time.Time) error {
-	if _, err := s.DB.Exec(ctx, `UPDATE users SET last_sign_in_at = $2 WHERE id = $1`, userID, at); err != nil {
-		return fmt.Errorf("record sign-in of user %d: %w", userID, err)
-	}
-	return nil
-}
-
-// ProvisionOrgWithInvite creates an org and invites its first admin, in
-// one transaction (the staff console's "New org"): a taken slug or a bad
-// address creates nothing.
-func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, slug, name, adminEmail string, now time.Time) (tenants.Org, Invite, error) {
-	if err := tenants.ValidateOrg(slug, name); err != nil {
-		return tenants.Org{}, Invite{}, err
-	}
-	if _, err := normalizeEmail(adminEmail); err != nil {
-		return tenants.Org{}, Invite{}, apperr.FieldError("admin_email", "Enter the first admin's email address.")
-	}
-	var org tenants.Org
-	var inv Invite
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		var err error
-		org, err = tenants.ProvisionOrgTx(ctx, tx, actor, slug, name, now)
-		if apperr.Code(err) == apperr.Conflict {
-			return apperr.FieldError("slug", "The slug %q is taken: choose another.", slug)
-		}
-		if err != nil {
-			return err
-		}
-		inv, err = createInvite(ctx, tx, actor, org.ID, adminEmail, tenants.RoleAdmin, now)
-		return err
-	})
-	if err != nil {
-		return tenants.Org{}, Invite{}, err
-	}
-	return org, inv, nil
 }

@@ -1,10 +1,10 @@
-// Package testutil holds test helpers shared by several packages' tests.
 package testutil
 
 import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -77,4 +77,15 @@ func (o Orgs) AuditCount(t *testing.T) int {
 	var n int
 	require.NoError(t, o.Store.DB.QueryRow(o.Ctx, `SELECT count(*) FROM audit_log`).Scan(&n))
 	return n
+}
+
+// Suppressed reads the org's unsubscribed addresses the way the generation
+// does (unsubscribe.QueueSuppressed), in a batch of its own.
+func Suppressed(ctx context.Context, db *pgxpool.Pool, orgID int64) (map[string]bool, error) {
+	b := &pgx.Batch{}
+	out := unsubscribe.QueueSuppressed(b, orgID)
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

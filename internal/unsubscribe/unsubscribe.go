@@ -151,25 +151,12 @@ type unsubscribeState struct {
 	Suppressed bool     `json:"suppressed"`
 }
 
-// Suppressed returns the org's unsubscribed addresses, lowercased, for the
-// delivery code that picks recipients (dispatchers and technicians alike).
-func Suppressed(ctx context.Context, q database.Querier, orgID int64) (map[string]bool, error) {
-	emails, err := database.List(ctx, q, fmt.Sprintf("suppressed addresses of org %d", orgID), pgx.RowTo[string], suppressedSQL, orgID)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(emails))
-	for _, e := range emails {
-		out[e] = true
-	}
-	return out, nil
-}
-
 const suppressedSQL = `SELECT lower(email) FROM email_suppressions WHERE org_id = $1`
 
-// QueueSuppressed queues Suppressed's read on b, for a caller that reads
-// several things in one round trip (the briefing's generation); the map
-// is filled when the batch is closed.
+// QueueSuppressed queues the read of the org's unsubscribed addresses,
+// lowercased, on b, for the delivery code that picks recipients
+// (dispatchers and technicians alike) in the generation's one round trip;
+// the map is filled when the batch is closed.
 func QueueSuppressed(b *pgx.Batch, orgID int64) map[string]bool {
 	out := map[string]bool{}
 	b.Queue(suppressedSQL, orgID).Query(func(rows pgx.Rows) error {

@@ -14,6 +14,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/unsubscribe"
 )
 
@@ -50,7 +51,7 @@ func (b bundle) delivery(t *testing.T, orgID int64) *schedule.DeliveryConfig {
 
 func (b bundle) suppressed(t *testing.T, orgID int64) map[string]bool {
 	t.Helper()
-	s, err := unsubscribe.Suppressed(b.Ctx, b.Store.DB, orgID)
+	s, err := testutil.Suppressed(b.Ctx, b.Store.DB, orgID)
 	require.NoError(t, err)
 	return s
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/audit"
-	"fieldbrief/internal/unsubscribe"
+	"fieldbrief/internal/testutil"
 )
 
 // unsubscribePath signs a link for email in org and returns its path and
@@ -113,10 +113,10 @@ func TestUnsubscribeButtonSuppressesATechnician(t *testing.T) {
 	require.Contains(t, res.Body, "tech@acme.test")
 
 	require.Equal(t, []string{"ops@acme.test"}, f.recipients(f.orgA.ID))
-	suppressed, err := unsubscribe.Suppressed(context.Background(), f.db, f.orgA.ID)
+	suppressed, err := testutil.Suppressed(context.Background(), f.db, f.orgA.ID)
 	require.NoError(t, err)
 	require.Equal(t, map[string]bool{"tech@acme.test": true}, suppressed)
-	suppressed, err = unsubscribe.Suppressed(context.Background(), f.db, f.orgB.ID)
+	suppressed, err = testutil.Suppressed(context.Background(), f.db, f.orgB.ID)
 	require.NoError(t, err)
 	require.Empty(t, suppressed)
 }
