@@ -13,7 +13,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/audit"
@@ -297,25 +296,6 @@ func TestGenerationOfDeletedBriefing(t *testing.T) {
 	require.NoError(t, err)
 	f.runOnce(now)
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM river_job WHERE state = 'cancelled'`))
-}
-
-func TestPruneAuth(t *testing.T) {
-	f := setup(t)
-	now := utc("2026-03-09T12:00:00Z")
-	_, err := f.DB.Exec(f.Ctx, `INSERT INTO login_failures (email, failed_at) VALUES ('a@acme.test', $1), ('b@acme.test', $2)`,
-		now.Add(-48*time.Hour), now.Add(-time.Minute))
-	require.NoError(t, err)
-	var out bytes.Buffer
-	w := &pruneHandler{db: f.DB, log: slog.New(slog.NewJSONHandler(&out, nil)), now: func() time.Time { return now }}
-	require.NoError(t, w.Work(f.Ctx, &river.Job[PruneAuthArgs]{}))
-	var line struct {
-		Msg                  string
-		LoginFailuresDeleted int64 `json:"login_failures_deleted"`
-	}
-	require.NoError(t, json.Unmarshal(out.Bytes(), &line), out.String())
-	require.Equal(t, "auth prune", line.Msg)
-	require.Equal(t, int64(1), line.LoginFailuresDeleted)
-	require.Equal(t, 1, f.Count(`SELECT count(*) FROM login_failures`))
 }
 
 // syncBuffer is a log sink River's goroutines may write to concurrently.

@@ -20,6 +20,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
@@ -143,7 +144,7 @@ func (w *Worker) build(periodic bool) error {
 	w.kinds = nil
 	handlers := river.NewWorkers()
 	register(handlers, &w.kinds, &briefing.GenerateHandler{DB: w.DB, Log: w.Log, Now: w.now})
-	register(handlers, &w.kinds, &pruneHandler{db: w.DB, log: w.Log, now: w.now})
+	register(handlers, &w.kinds, &auth.PruneHandler{DB: w.DB, Log: w.Log, Now: w.now})
 	sender := w.sender()
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
@@ -167,12 +168,12 @@ func (w *Worker) build(periodic bool) error {
 		FetchCooldown: fetchCooldown,
 	}
 	if periodic {
-		sched, err := cron.ParseStandard(pruneSchedule)
+		sched, err := cron.ParseStandard(auth.PruneSchedule)
 		if err != nil {
 			return fmt.Errorf("auth prune schedule: %w", err)
 		}
 		cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(sched,
-			func() (river.JobArgs, *river.InsertOpts) { return PruneAuthArgs{}, nil }, &river.PeriodicJobOpts{ID: "prune_auth"})}
+			func() (river.JobArgs, *river.InsertOpts) { return auth.PruneArgs{}, nil }, &river.PeriodicJobOpts{ID: "prune_auth"})}
 	}
 	client, err := river.NewClient(riverpgxv5.New(w.DB), cfg)
 	if err != nil {
