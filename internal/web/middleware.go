@@ -87,6 +87,14 @@ var (
 	}, []string{"method", "route"})
 )
 
+// logPanic logs a recovered panic with its stack through our logger (echo's
+// would print it unstructured); the error then goes to handleError, which
+// answers 500 and logs it like any internal error.
+func (s *Server) logPanic(c echo.Context, err error, stack []byte) error {
+	s.log.Error("panic", "err", err, "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "stack", string(stack))
+	return err
+}
+
 // requestLog writes one log line and the metrics per request. It hands a
 // handler's error to the error handler itself, so the status it records
 // is the one the client got.

@@ -21,7 +21,7 @@ func (s *Server) routes() {
 		safeRequestID, // a client's X-Request-Id only if it is a short safe token
 		middleware.RequestID(),
 		s.securityHeaders, // first, so error pages and fragments carry them too
-		middleware.Recover(),
+		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}),
 		s.requestLog,
 		s.admission.Admit(admissionExempt), // at most MaxInFlight at once, a short queue, 503 for the rest
 		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (api.go)
