@@ -18,6 +18,7 @@ type APITokensBlock struct {
 	Error   string // beside the name
 	Created string // the token just created: shown this once, never again
 	Notice  string
+	NameLen int // the longest name
 }
 
 // APITokenRow is one token in the list.

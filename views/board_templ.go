@@ -199,7 +199,7 @@ func DayBoard(p BoardPage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = JobFormFields(p.Form, p.CSRF, "Add job").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = JobFormFields(p.Form, p.Limits, p.CSRF, "Add job").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -25,6 +25,16 @@ type Limits struct {
 	ImportMB        int // one CSV import file
 	ImportRows      int
 	AuditExportRows int // one CSV export of the audit log
+	SlugLen         int // an org's slug
+	TokenNameLen    int // an API token's name
+	WebhookURLLen   int // delivery.webhook.url, in bytes
+	Customer        int // a job's fields, in characters
+	Address         int
+	Phone           int // a job's customer phone and a technician's phone
+	Notes           int
+	JobType         int
+	ExternalRef     int // a job's or a technician's external reference
+	ZoneQuery       int // the time zone picker's search
 }
 
 // User is the signed-in person as the layout shows them.

@@ -537,11 +537,11 @@ func technicianForm(f TechnicianForm, limits Limits, csrf, submit string) templ.
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("phone", "Phone", f.Phone, "text", "", f.Errors.Error("phone"), "40").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("phone", "Phone", f.Phone, "text", "", f.Errors.Error("phone"), strconv.Itoa(limits.Phone)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField("external_ref", "External reference", f.Ref, "text", "Your own system's id for them (CSV import and the API match on it). Optional.", f.Errors.Error("external_ref"), "100").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField("external_ref", "External reference", f.Ref, "text", "Your own system's id for them (CSV import and the API match on it). Optional.", f.Errors.Error("external_ref"), strconv.Itoa(limits.ExternalRef)).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

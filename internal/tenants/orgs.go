@@ -37,12 +37,15 @@ type Org struct {
 	CreatedAt time.Time
 }
 
-var slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+// MaxSlugLen is the longest org slug (a DNS label's length).
+const MaxSlugLen = 63
+
+var slugRE = regexp.MustCompile(fmt.Sprintf(`^[a-z0-9][a-z0-9_-]{0,%d}$`, MaxSlugLen-1))
 
 // ValidateOrg checks a slug and name before they reach the database.
 func ValidateOrg(slug, name string) error {
 	if !slugRE.MatchString(slug) {
-		return apperr.FieldError("slug", "use 1–63 lowercase letters, digits, '-' or '_', starting with a letter or digit")
+		return apperr.FieldError("slug", "use 1–%d lowercase letters, digits, '-' or '_', starting with a letter or digit", MaxSlugLen)
 	}
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > text.MaxNameLen {

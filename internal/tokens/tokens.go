@@ -75,12 +75,15 @@ func hashToken(token string) []byte {
 	return sum[:]
 }
 
+// MaxNameLen is the longest token name, in characters.
+const MaxNameLen = 100
+
 // ValidateName checks a token's name, which the audit log shows as
 // the actor of the token's writes.
 func ValidateName(name string) error {
 	name = strings.TrimSpace(name)
-	if n := utf8.RuneCountInString(name); n == 0 || n > 100 {
-		return apperr.FieldError("name", "a name is required (at most 100 characters), e.g. “Dispatch sync”")
+	if n := utf8.RuneCountInString(name); n == 0 || n > MaxNameLen {
+		return apperr.FieldError("name", "a name is required (at most %d characters), e.g. “Dispatch sync”", MaxNameLen)
 	}
 	if text.HasControl(name) {
 		return apperr.FieldError("name", "use letters, digits, spaces and punctuation only: no control characters")

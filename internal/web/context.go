@@ -5,10 +5,13 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
+	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/text"
+	"fieldbrief/internal/tokens"
 	"fieldbrief/views"
 )
 
@@ -79,4 +82,14 @@ var pageLimits = views.Limits{
 	ImportMB:        fieldimport.MaxBytes >> 20,
 	ImportRows:      fieldimport.MaxRows,
 	AuditExportRows: maxAuditExport,
+	SlugLen:         tenants.MaxSlugLen,
+	TokenNameLen:    tokens.MaxNameLen,
+	WebhookURLLen:   schedule.MaxWebhookURLSize,
+	Customer:        field.MaxCustomer,
+	Address:         field.MaxAddress,
+	Phone:           field.MaxPhone,
+	Notes:           field.MaxNotes,
+	JobType:         field.MaxJobType,
+	ExternalRef:     field.MaxExternalRef,
+	ZoneQuery:       places.MaxQuery,
 }

@@ -56,6 +56,7 @@ func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBloc
 	}
 	b.Base = apiTokensURL(m.Org.Slug)
 	b.CSRF, _ = c.Get(ctxCSRF).(string)
+	b.NameLen = pageLimits.TokenNameLen
 	for _, t := range tokens {
 		b.Tokens = append(b.Tokens, apiTokenRow(t))
 	}
