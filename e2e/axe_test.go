@@ -85,14 +85,15 @@ func (f axeFixture) fill(path string) string {
 
 // Every page as admin, member, staff and signed out: axe-core finds no
 // serious or critical violation, and at 1280, 860, 641 and 390 px the page
-// itself never scrolls sideways.
+// itself never scrolls sideways. The pages are checked in parts, in
+// parallel, on one demo database.
 func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
-	e, sum, org, today := demoEnv(t)
-	// ~30 pages × (axe + 4 widths) and four sign-ins: several flows' time.
-	e.deadline = time.Now().Add(testTimeout * time.Duration(2+len(axePages)/6))
+	e := startEnv(t) // not parallel: its parts go first
+	sum, org, today := e.seedDemo()
 	admin, _, staffAcc, _ := demoAccounts(t, sum)
 	member := account{"member-axe@demo.test", password}
 	e.addUser(member, false, org, tenants.RoleMember)
+	accounts := map[string]account{"admin": admin, "member": member, "staff": staffAcc}
 
 	fx := axeFixture{"org": org.Slug, "today": today.Date.String(), "failed": today.Date.AddDays(-1).String()}
 	for key, q := range map[string]string{
@@ -110,43 +111,57 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 		RETURNING id`, org.ID).Scan(&outbox))
 	fx["outbox"] = strconv.FormatInt(outbox, 10)
 
-	sessions := map[string]*session{}
-	as := func(role string) *session { // signed in on first use
-		if s, ok := sessions[role]; ok {
-			return s
-		}
-		s := e.newSession(role)
-		switch role {
-		case "admin":
-			s.login(admin)
-		case "member":
-			s.login(member)
-		case "staff":
-			s.login(staffAcc)
-		}
-		sessions[role] = s
-		return s
-	}
 	only := os.Getenv("AXE_ONLY") // a substring of the paths to check, while fixing a page
+	var pages []axePage
 	for _, p := range axePages {
-		path := fx.fill(p.path)
-		if !strings.Contains(path, only) {
-			continue
+		if strings.Contains(fx.fill(p.path), only) {
+			pages = append(pages, p)
 		}
-		s := as(p.role)
-		s.do("desktop viewport", chromedp.EmulateViewport(1280, 900))
-		if status := s.open(path); status != p.status {
-			t.Errorf("%s %s: status %d, want %d", p.role, path, status, p.status)
-			continue
-		}
-		s.settle()
-		if v := s.axe(); len(v) > 0 {
-			t.Errorf("%s %s: axe-core found %d serious or critical violation(s):\n%s", p.role, path, len(v), strings.Join(v, "\n"))
-		}
-		for _, w := range axeWidths {
-			if over := s.overflow(w); over != "" {
-				t.Errorf("%s %s at %d px: the page scrolls sideways: %s", p.role, path, w, over)
+	}
+	if len(pages) == 0 {
+		t.Fatalf("AXE_ONLY=%q matches no page", only)
+	}
+	// One part per browser slot, of consecutive pages (so most parts sign in
+	// once): parts 1..n of the list, as even as they come.
+	n := min(maxParallel, len(pages))
+	names := make([]string, n)
+	for i := range n {
+		names[i] = fmt.Sprintf("pages-%d-%d", i*len(pages)/n+1, (i+1)*len(pages)/n)
+	}
+	// A part's pages, each with axe and 4 widths, and its sign-ins.
+	budget := testTimeout * time.Duration(2+len(pages)/n/6)
+	e.inParallel(names, budget, func(e *env, i int) {
+		sessions := map[string]*session{}
+		for _, p := range pages[i*len(pages)/n : (i+1)*len(pages)/n] {
+			s, ok := sessions[p.role]
+			if !ok { // signed in on first use
+				s = e.newSession(p.role)
+				if a, ok := accounts[p.role]; ok {
+					s.login(a)
+				}
+				sessions[p.role] = s
 			}
+			s.checkPage(p, fx.fill(p.path))
+		}
+	})
+}
+
+// checkPage opens a page of the sweep and checks it: its status, axe-core
+// at desktop width, then no sideways scrolling at each of axeWidths.
+func (s *session) checkPage(p axePage, path string) {
+	s.t.Helper()
+	s.do("desktop viewport", chromedp.EmulateViewport(1280, 900))
+	if status := s.open(path); status != p.status {
+		s.t.Errorf("%s %s: status %d, want %d", p.role, path, status, p.status)
+		return
+	}
+	s.settle()
+	if v := s.axe(); len(v) > 0 {
+		s.t.Errorf("%s %s: axe-core found %d serious or critical violation(s):\n%s", p.role, path, len(v), strings.Join(v, "\n"))
+	}
+	for _, w := range axeWidths {
+		if over := s.overflow(w); over != "" {
+			s.t.Errorf("%s %s at %d px: the page scrolls sideways: %s", p.role, path, w, over)
 		}
 	}
 }
@@ -171,6 +186,7 @@ func (s *session) axe() []string {
 		if _, err := eval[any](s, axeSource+"\n;true"); err != nil {
 			s.t.Fatalf("%s: inject axe-core: %v", s.name, err)
 		}
+		s.e.trace("%s: axe injected", s.name)
 	}
 	raw, err := chromedp.Run(s.ctx, chromedp.Evaluate[string](`axe.run(document, {
 		runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]},

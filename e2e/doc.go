@@ -13,8 +13,8 @@
 //
 // E2E_TIMEOUT (a Go duration, default 45s) bounds each test's browser work;
 // E2E_TRACE=1 logs every step with its time, to see where a slow test waits.
-// Tests run two at a time whatever -parallel says (each has its own
-// database, server and browser contexts).
+// Tests run three at a time whatever -parallel says (each has its own
+// database, server and browser contexts); E2E_PARALLEL=n runs n at a time.
 //
 // Every test saves full-page screenshots of the pages it visits to
 // e2e/testdata/screenshots/ (not committed), and one of each session's page

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,8 +31,6 @@ import (
 )
 
 const (
-	// maxParallel tests drive the browser at once (CI machines have 2 cores).
-	maxParallel = 2
 	// pollEvery is how often waits look at the page again.
 	pollEvery = 50 * time.Millisecond
 	// screenshotDir receives the full-page PNGs (gitignored).
@@ -45,6 +44,16 @@ var browser struct {
 	err  error           // why there is no browser
 	skip bool            // FIELDBRIEF_SKIP_BROWSER=1
 }
+
+// maxParallel tests drive the browser at once, whatever -parallel says. A
+// test mostly waits on the server and the browser, so a 2-core machine runs
+// 3 at once faster than 2; E2E_PARALLEL overrides it.
+var maxParallel = func() int {
+	if n, err := strconv.Atoi(os.Getenv("E2E_PARALLEL")); err == nil && n > 0 {
+		return n
+	}
+	return 3
+}()
 
 var slots = make(chan struct{}, maxParallel)
 
@@ -167,6 +176,38 @@ type env struct {
 
 	orgA, orgB tenants.Org // set by seed
 	start      time.Time
+	release    func() // gives the test's browser slot back, at the latest when it ends
+}
+
+// takeSlot waits until t may drive the browser, and returns the function
+// that gives the slot back (it runs at t's end too; once is enough).
+func takeSlot(t *testing.T) func() {
+	slots <- struct{}{}
+	release := sync.OnceFunc(func() { <-slots })
+	t.Cleanup(release)
+	return release
+}
+
+// inParallel runs part once per name (with its index), each as a parallel subtest with an
+// env of its own on e's database and server: its own browser slot, sessions
+// and deadline (budget from when it gets its slot). e's test gives its slot
+// up first, since it drives the browser no more: the subtests start when
+// it returns, and its database and server live until they end.
+func (e *env) inParallel(names []string, budget time.Duration, part func(p *env, i int)) {
+	e.t.Helper()
+	e.release()
+	for i, name := range names {
+		e.t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := *e
+			p.t, p.release = t, takeSlot(t)
+			ctx, cancel := context.WithTimeout(context.Background(), budget+15*time.Second)
+			t.Cleanup(cancel)
+			p.ctx, p.start = ctx, time.Now()
+			p.deadline = p.start.Add(budget)
+			part(&p, i)
+		})
+	}
 }
 
 // trace logs a step with the time since the test started, when E2E_TRACE is
@@ -183,19 +224,33 @@ func (e *env) trace(format string, args ...any) {
 // FIELDBRIEF_SKIP_BROWSER=1).
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	needBrowser(t)
+	t.Parallel()
+	return startEnv(t)
+}
+
+func needBrowser(t *testing.T) {
+	t.Helper()
 	if browser.skip {
 		t.Skip("FIELDBRIEF_SKIP_BROWSER=1: browser tests skipped")
 	}
 	if browser.err != nil {
 		t.Fatal(browser.err)
 	}
-	t.Parallel()
-	slots <- struct{}{}
-	t.Cleanup(func() { <-slots })
+}
+
+// startEnv is newEnv without t.Parallel: for a test that splits its work
+// over parallel subtests (inParallel). Such a test runs before the parallel
+// tests start, so its subtests are the first to get browser slots and the
+// biggest piece of work does not come last.
+func startEnv(t *testing.T) *env {
+	t.Helper()
+	needBrowser(t)
+	release := takeSlot(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout+15*time.Second)
 	t.Cleanup(cancel)
-	e := &env{t: t, ctx: ctx, deadline: time.Now().Add(testTimeout), start: time.Now()}
+	e := &env{t: t, ctx: ctx, deadline: time.Now().Add(testTimeout), start: time.Now(), release: release}
 	e.db = testdb.New(t)
 	e.store = testutil.NewStores(e.db)
 

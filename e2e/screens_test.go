@@ -109,16 +109,24 @@ func TestScreenshotsOfStaffAndHome(t *testing.T) {
 func demoEnv(t *testing.T) (*env, demo.Summary, tenants.Org, briefing.Briefing) {
 	t.Helper()
 	e := newEnv(t)
+	sum, org, today := e.seedDemo()
+	return e, sum, org, today
+}
+
+// seedDemo seeds the demo data, generates today's briefing of the first
+// demo admin's org and records yesterday's as failed.
+func (e *env) seedDemo() (demo.Summary, tenants.Org, briefing.Briefing) {
+	e.t.Helper()
 	sum, err := demo.Seed(e.ctx, e.store.Accounts, time.Now())
 	e.must("seed the demo data", err)
 	e.trace("demo seeded")
-	_, _, _, slug := demoAccounts(t, sum)
+	_, _, _, slug := demoAccounts(e.t, sum)
 	org, err := e.store.Tenants.OrgBySlug(e.ctx, slug)
 	e.must("find demo org "+slug, err)
 	today := e.generateBriefing(org)
 	e.failedBriefing(org, today.Date.Time().AddDate(0, 0, -1), today.Timezone)
 	e.trace("briefings made")
-	return e, sum, org, today
+	return sum, org, today
 }
 
 // demoAccounts picks from the demo: an admin of one org (and that org), a
