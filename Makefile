@@ -11,6 +11,11 @@ GO           ?= go
 PORT         ?= 8080
 IMAGE        ?= fieldbrief:dev
 TEST_TIMEOUT ?= 9m
+# make test: packages tested at once, parallel tests in each; the slowest
+# packages, started first (measured: docs/benchmarks.md, "The test suite").
+TEST_P        ?= 3
+TEST_PARALLEL ?= 4
+SLOW_PKGS     := e2e internal/web internal/chaos internal/tick internal/worker internal/schedule
 BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
@@ -63,8 +68,12 @@ test: hygiene ## hygiene, go vet and every test, browser tests included (finds, 
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
 	echo "==> go vet ./..."
 	$(GO) vet ./...
-	echo "==> go test -count=1 ./..."
-	$(GO) test -count=1 -timeout=$(TEST_TIMEOUT) ./...
+	# The slowest packages first, so they start first (go test starts them in
+	# the order given); most tests wait on PostgreSQL or the browser more than
+	# on the CPU, hence more than GOMAXPROCS at once (docs/testing.md).
+	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++')
+	echo "==> go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) ./... (slowest first)"
+	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $$pkgs
 
 bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	@scripts/need-postgres.sh

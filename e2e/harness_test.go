@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -513,14 +514,26 @@ func (s *session) clickThrough(what, sel string) int {
 func (s *session) login(a account) {
 	s.t.Helper()
 	s.open("/login")
-	s.do("fill in the login form",
-		chromedp.SendKeys(chromedp.CSS(`input[name="email"]`), a.Email),
-		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), a.Password),
-	)
+	s.do("fill in the login form", enterText(`input[name="email"]`, a.Email), enterText(`input[name="password"]`, a.Password))
 	s.submit(`form:has(input[name="password"]) [type="submit"]`)
 	if p := s.path(); p == "/login" {
 		s.t.Fatalf("%s: still on /login after signing in as %s: %q", s.name, a.Email, s.text("main"))
 	}
+}
+
+// enterText focuses the field and enters text the way an input method or a
+// password manager does (Input.insertText: real input events, one round
+// trip). Sign-ins use it: chromedp.SendKeys costs three round trips a
+// character, seconds per sign-in on a busy machine; typeInto keeps
+// key-by-key typing where the keys themselves are under test.
+func enterText(sel, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(sel))); err != nil {
+			return err
+		}
+		_, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: text})
+		return err
+	})
 }
 
 // eval evaluates a JavaScript expression in the page.

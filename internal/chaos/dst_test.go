@@ -146,6 +146,7 @@ func TestDSTSimulation(t *testing.T) {
 	const replicas = 5
 	for _, w := range windows {
 		t.Run(w.name, func(t *testing.T) {
+			t.Parallel() // each window has a database of its own
 			ctx := context.Background()
 			db, err := pgxpool.New(ctx, testdb.URLOn(t, serverURL(t)))
 			require.NoError(t, err)
