@@ -15,7 +15,8 @@ TEST_TIMEOUT ?= 9m
 # packages, started first (measured: docs/benchmarks.md, "The test suite").
 TEST_P        ?= 3
 TEST_PARALLEL ?= 4
-SLOW_PKGS     := e2e internal/web internal/chaos internal/tick internal/worker internal/schedule
+TEST_NICE     ?= 10
+SLOW_PKGS     := internal/web internal/chaos internal/tick internal/worker internal/schedule
 BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
@@ -68,12 +69,18 @@ test: hygiene ## hygiene, go vet and every test, browser tests included (finds, 
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
 	echo "==> go vet ./..."
 	$(GO) vet ./...
-	# The slowest packages first, so they start first (go test starts them in
-	# the order given); most tests wait on PostgreSQL or the browser more than
-	# on the CPU, hence more than GOMAXPROCS at once (docs/testing.md).
-	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++')
-	echo "==> go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) ./... (slowest first)"
-	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $$pkgs
+	# The browser tests, the longest and the ones that wait on a browser,
+	# beside the rest, whose test binaries run niced so the browser's steps
+	# are not starved of CPU; the slowest of the rest first (go test starts
+	# packages in the order given). docs/testing.md, "How make test schedules them".
+	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e')
+	echo "==> go test -count=1 ./e2e/ beside go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) (niced) of every other package"
+	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) ./e2e/ &
+	e2e=$$!
+	rc=0
+	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec 'nice -n $(TEST_NICE)' $$pkgs || rc=$$?
+	wait $$e2e || rc=$$?
+	exit $$rc
 
 bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	@scripts/need-postgres.sh
