@@ -145,7 +145,7 @@ func (st orgState) today(now time.Time) schedule.Date {
 	return schedule.DateOf(now.In(st.loc()))
 }
 
-// loc is the zone the list's dates are in (orgs.FieldforceConfig.Zone).
+// loc is the zone the list's dates are in (tenants.FieldforceConfig.Zone).
 func (st orgState) loc() *time.Location {
 	z, _ := st.Zone()
 	return z.Loc
