@@ -78,6 +78,7 @@ const (
 	CodeAddressRepeated   = "address_repeated"   // an address listed twice
 	CodeWebhookURL        = "webhook_url"        // the webhook URL's syntax; Message completes "The webhook URL …"
 	CodeWebhookRefused    = "webhook_refused"    // the network policy refuses the webhook URL; Message is a sentence
+	CodeSendWithin        = "send_within"        // delivery.send_within is not whole minutes from MinSendWithin to MaxSendWithin
 )
 
 // ValidationError lists every problem found in a config, so a form can show

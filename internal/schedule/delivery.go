@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"fieldbrief/internal/text"
 )
@@ -16,11 +17,60 @@ const (
 	MaxWebhookURLSize = 2048
 )
 
+// How late a scheduled briefing may still be sent (delivery.send_within).
+const (
+	DefaultSendWithin = 3 * time.Hour
+	MinSendWithin     = 5 * time.Minute
+	MaxSendWithin     = 24 * time.Hour
+)
+
 // DeliveryConfig is who receives an org's briefing once it is generated.
 // Absent (nil) means nothing is sent; the briefing is still readable in the app.
 type DeliveryConfig struct {
 	Email   *EmailDelivery   `json:"email,omitempty"`
 	Webhook *WebhookDelivery `json:"webhook,omitempty"`
+	// SendWithin is how long after its scheduled minute a scheduled briefing
+	// may still be sent, in its canonical spelling ("3h", "1h30m", "45m");
+	// "" means DefaultSendWithin. A briefing fired later (a schedule first
+	// saved after today's time, a worker that was down) is made and kept,
+	// its deliveries recorded as skipped (docs/guarantees.md, "Late
+	// briefings").
+	SendWithin string `json:"send_within,omitempty"`
+	// Updates, when false, stops the technicians' "changes to your day"
+	// messages and the briefing.updated webhook; absent means true.
+	Updates *bool `json:"updates,omitempty"`
+}
+
+// Within is how late a scheduled briefing may still be sent: SendWithin,
+// or DefaultSendWithin for a nil config or an empty SendWithin.
+func (d *DeliveryConfig) Within() time.Duration {
+	if d == nil || d.SendWithin == "" {
+		return DefaultSendWithin
+	}
+	w, err := time.ParseDuration(d.SendWithin)
+	if err != nil {
+		return DefaultSendWithin // unreachable for a validated config
+	}
+	return w
+}
+
+// UpdatesOn reports whether changes after dispatch are sent (delivery.updates,
+// default true); false for a nil config, which sends nothing at all.
+func (d *DeliveryConfig) UpdatesOn() bool {
+	return d != nil && (d.Updates == nil || *d.Updates)
+}
+
+// FormatWithin spells a send_within duration canonically: whole hours and
+// minutes, "3h", "1h30m", "45m".
+func FormatWithin(w time.Duration) string {
+	h, m := int(w/time.Hour), int(w%time.Hour/time.Minute)
+	switch {
+	case h == 0:
+		return fmt.Sprintf("%dm", m)
+	case m == 0:
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dh%dm", h, m)
 }
 
 // EmailDelivery mails the briefing to fixed addresses and, with Technicians,
@@ -44,11 +94,16 @@ func (v *validator) decodeDelivery(raw json.RawMessage) *DeliveryConfig {
 	if raw == nil {
 		return nil
 	}
-	m, ok := v.object("delivery", raw, "email", "webhook")
+	m, ok := v.object("delivery", raw, "email", "webhook", "send_within", "updates")
 	if !ok {
 		return nil
 	}
 	d := &DeliveryConfig{}
+	v.value("delivery.send_within", m["send_within"], &d.SendWithin, `must be a duration such as "3h" or "90m"`)
+	if m["updates"] != nil {
+		d.Updates = new(bool)
+		v.value("delivery.updates", m["updates"], d.Updates, "must be true or false")
+	}
 	if m["email"] != nil {
 		d.Email = v.decodeEmail(m["email"])
 	}
@@ -100,7 +155,10 @@ func (v *validator) delivery(d *DeliveryConfig) *DeliveryConfig {
 	if d == nil {
 		return nil
 	}
-	out := &DeliveryConfig{}
+	out := &DeliveryConfig{Updates: d.Updates}
+	if d.SendWithin != "" && !v.has("delivery.send_within") {
+		out.SendWithin = v.sendWithin(d.SendWithin)
+	}
 	if e := d.Email; e != nil {
 		out.Email = &EmailDelivery{Technicians: e.Technicians, To: v.recipients(e.To)}
 		if len(e.To) == 0 && !e.Technicians && !v.has("delivery.email.to") && !v.has("delivery.email.technicians") {
@@ -115,10 +173,26 @@ func (v *validator) delivery(d *DeliveryConfig) *DeliveryConfig {
 		}
 		out.Webhook = &WebhookDelivery{URL: w.URL}
 	}
-	if out.Email == nil && out.Webhook == nil {
+	if out.Email == nil && out.Webhook == nil && out.SendWithin == "" && out.Updates == nil {
 		return nil
 	}
 	return out
+}
+
+// sendWithin checks a delivery.send_within value and returns its canonical
+// spelling.
+func (v *validator) sendWithin(s string) string {
+	w, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		v.add("delivery.send_within", CodeSendWithin, "%q is not a duration such as \"3h\" or \"90m\"", s)
+	case w%time.Minute != 0 || w < MinSendWithin || w > MaxSendWithin:
+		v.add("delivery.send_within", CodeSendWithin, "must be whole minutes between %s and %s, such as \"3h\"",
+			FormatWithin(MinSendWithin), FormatWithin(MaxSendWithin))
+	default:
+		return FormatWithin(w)
+	}
+	return ""
 }
 
 // recipients checks each address and returns them bare; nil when none.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -43,6 +44,15 @@ func TestParseConfigDeliveryCanonical(t *testing.T) {
 		{"empty delivery sends nothing, like an absent one",
 			withDelivery(`{}`),
 			`{` + briefingDoc + `}`},
+		{"send_within in its canonical spelling",
+			withDelivery(`{"email": {"to": ["a@b.example"]}, "send_within": "90m"}`),
+			withDelivery(`{"email":{"to":["a@b.example"]},"send_within":"1h30m"}`)},
+		{"send_within whole hours, updates off",
+			withDelivery(`{"webhook": {"url": "https://h.example/x"}, "send_within": "2h0m0s", "updates": false}`),
+			withDelivery(`{"webhook":{"url":"https://h.example/x"},"send_within":"2h","updates":false}`)},
+		{"send_within kept without a recipient",
+			withDelivery(`{"send_within": "45m"}`),
+			withDelivery(`{"send_within":"45m"}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,6 +79,18 @@ func TestParseConfigDeliveryErrors(t *testing.T) {
 		want     []problem
 	}{
 		{"not an object", withDelivery(`[]`), []problem{{"delivery", "must be a JSON object"}}},
+		{"send_within not a duration", withDelivery(`{"send_within": "soon"}`),
+			[]problem{{"delivery.send_within", `"soon" is not a duration such as "3h" or "90m"`}}},
+		{"send_within too short", withDelivery(`{"send_within": "1m"}`),
+			[]problem{{"delivery.send_within", `must be whole minutes between 5m and 24h, such as "3h"`}}},
+		{"send_within too long", withDelivery(`{"send_within": "25h"}`),
+			[]problem{{"delivery.send_within", `must be whole minutes between 5m and 24h, such as "3h"`}}},
+		{"send_within seconds", withDelivery(`{"send_within": "90s"}`),
+			[]problem{{"delivery.send_within", `must be whole minutes between 5m and 24h, such as "3h"`}}},
+		{"send_within a number", withDelivery(`{"send_within": 3}`),
+			[]problem{{"delivery.send_within", `must be a duration such as "3h" or "90m"`}}},
+		{"updates not a bool", withDelivery(`{"updates": "no"}`),
+			[]problem{{"delivery.updates", "must be true or false"}}},
 		{"unknown field", withDelivery(`{"sms": {}}`), []problem{{"delivery.sms", "unknown field"}}},
 		{"unknown email field", withDelivery(`{"email": {"to": ["a@b.example"], "cc": []}}`),
 			[]problem{{"delivery.email.cc", "unknown field"}}},
@@ -150,4 +172,19 @@ func TestParseConfigWebhookURL(t *testing.T) {
 		require.ErrorAs(t, err, &verr, url)
 		require.Equal(t, want, verr.For("delivery.webhook.url"), url)
 	}
+}
+
+func TestDeliveryWithinAndUpdates(t *testing.T) {
+	t.Parallel()
+	var none *schedule.DeliveryConfig
+	require.Equal(t, schedule.DefaultSendWithin, none.Within())
+	require.False(t, none.UpdatesOn(), "no delivery sends nothing, updates included")
+	c, _, err := schedule.ParseConfig([]byte(withDelivery(`{"email": {"to": ["a@b.example"]}}`)))
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Hour, c.Delivery.Within())
+	require.True(t, c.Delivery.UpdatesOn())
+	c, _, err = schedule.ParseConfig([]byte(withDelivery(`{"email": {"to": ["a@b.example"]}, "send_within": "20m", "updates": false}`)))
+	require.NoError(t, err)
+	require.Equal(t, 20*time.Minute, c.Delivery.Within())
+	require.False(t, c.Delivery.UpdatesOn())
 }

@@ -81,6 +81,9 @@ func plainMessage(fe schedule.FieldError, zone string) string {
 		return fmt.Sprintf("Send to at most %d addresses; found %d.", schedule.MaxRecipients, fe.Count)
 	case schedule.CodeWebhookURL:
 		return sentence("The webhook URL " + fe.Message)
+	case schedule.CodeSendWithin:
+		return fmt.Sprintf("Choose how late a briefing may still be sent as whole minutes between %s and %s, such as 3h or 90m.",
+			schedule.FormatWithin(schedule.MinSendWithin), schedule.FormatWithin(schedule.MaxSendWithin))
 	}
 	// The other codes' messages (an address that is not one, the network
 	// policy's refusal) are already said for people.
@@ -102,6 +105,10 @@ func wrongType(fe schedule.FieldError) string {
 		return "Sending each technician their own day must be true or false."
 	case path == "delivery.webhook.url":
 		return sentence("The webhook URL " + fe.Message)
+	case path == "delivery.send_within":
+		return `How late a briefing may still be sent must be a duration in quotes, such as "3h".`
+	case path == "delivery.updates":
+		return "Sending technicians the changes to their day must be true or false."
 	case path == "delivery.email.to":
 		return `The email list must be addresses in quotes, such as ["dispatch@example.com"].`
 	case strings.HasPrefix(path, "delivery.email.to["):
