@@ -46,14 +46,17 @@ func BenchmarkOverdueBriefing(b *testing.B) {
 			rss := once.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
 
 			var revision, email, emails int64
+			var generation float64
 			require.NoError(b, db.QueryRow(ctx, `SELECT coalesce(max(octet_length(content::text)), 0) FROM ff_briefing_revisions`).Scan(&revision))
+			require.NoError(b, db.QueryRow(ctx, `SELECT coalesce(max(extract(epoch FROM finished_at - started_at)), 0) FROM ff_briefing_runs`).Scan(&generation))
 			require.NoError(b, db.QueryRow(ctx, `SELECT coalesce(max(octet_length(text_body) + octet_length(html_body)), 0), count(*) FROM mail_outbox`).Scan(&email, &emails))
 			db.Close()
-			b.Logf("worker -once: %v wall, peak RSS %.0f MiB; revision %d bytes; %d emails, the largest %d bytes",
-				time.Since(start).Round(time.Millisecond), mib(rss), revision, emails, email)
+			b.Logf("worker -once: %v wall, peak RSS %.0f MiB; generation %.0f ms; revision %d bytes; %d emails, the largest %d bytes",
+				time.Since(start).Round(time.Millisecond), mib(rss), generation*1000, revision, emails, email)
 			b.ReportMetric(mib(rss), "peak-MiB")
 			b.ReportMetric(float64(revision), "revision-B")
 			b.ReportMetric(float64(email), "email-B")
+			b.ReportMetric(generation*1000, "generation-ms")
 		}
 	})
 }
