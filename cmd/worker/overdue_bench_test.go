@@ -19,7 +19,8 @@ import (
 // tick, the generation, the dispatcher's and ten technicians' emails kept
 // in the outbox, exit) with GOMAXPROCS=2. It reports the worker's peak RSS,
 // the stored revision's size (its JSON as PostgreSQL prints it) and the
-// largest email's (text and HTML parts).
+// largest email's (text and HTML parts). BENCH_OVERDUE_TECHNICIANS=0 mails
+// the dispatcher only.
 //
 //	go test -run '^$' -bench BenchmarkOverdueBriefing -benchtime 1x ./cmd/worker/
 func BenchmarkOverdueBriefing(b *testing.B) {
@@ -35,7 +36,7 @@ func BenchmarkOverdueBriefing(b *testing.B) {
 			at := time.Date(2026, 3, 10, 11, 31, 0, 0, time.UTC)
 			dayStart := time.Date(2026, 3, 10, 5, 0, 0, 0, time.UTC)
 			seeded := time.Now()
-			seedOverdue(b, db, n, dayStart)
+			seedOverdue(b, db, n, dayStart, envInt(b, "BENCH_OVERDUE_TECHNICIANS", 1) != 0)
 			b.Logf("seeded %d overdue jobs in %v", n, time.Since(seeded).Round(time.Millisecond))
 
 			b.StartTimer()
@@ -62,15 +63,15 @@ func BenchmarkOverdueBriefing(b *testing.B) {
 }
 
 // seedOverdue creates the org "big" (Chicago, 06:30, mailing its dispatcher
-// and technicians), ten technicians with eight jobs each on the day, and n
-// overdue jobs.
-func seedOverdue(b *testing.B, db *pgxpool.Pool, n int, dayStart time.Time) {
+// and, when techMail, its technicians), ten technicians with eight jobs each
+// on the day, and n overdue jobs.
+func seedOverdue(b *testing.B, db *pgxpool.Pool, n int, dayStart time.Time, techMail bool) {
 	ctx := b.Context()
 	var org int64
 	require.NoError(b, db.QueryRow(ctx, `INSERT INTO orgs (slug, name) VALUES ('big', 'Big Plumbing') RETURNING id`).Scan(&org))
 	_, err := db.Exec(ctx, `INSERT INTO org_module_configs (org_id, module, config_json) VALUES ($1, 'fieldforce', $2)`, org,
-		`{"briefing": {"timezone": "America/Chicago", "schedule_local_time": "06:30"},
-		  "delivery": {"email": {"to": ["dispatch@big.test"], "technicians": true}}}`)
+		fmt.Sprintf(`{"briefing": {"timezone": "America/Chicago", "schedule_local_time": "06:30"},
+		  "delivery": {"email": {"to": ["dispatch@big.test"], "technicians": %t}}}`, techMail))
 	require.NoError(b, err)
 	rows, err := db.Query(ctx, `
 		INSERT INTO technicians (org_id, name, phone, email, active)
