@@ -10,6 +10,8 @@ CREATE TABLE technician_day_links (
     org_id        bigint      NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
     technician_id bigint      NOT NULL,
     briefing_date date        NOT NULL,
+    -- the zone the date is read in (the briefing's): the page's day and times
+    timezone      text        NOT NULL CONSTRAINT technician_day_links_timezone_length CHECK (length(timezone) BETWEEN 1 AND 64),
     token_hash    bytea       NOT NULL CONSTRAINT technician_day_links_hash_length CHECK (length(token_hash) = 32),
     created_at    timestamptz NOT NULL,
     expires_at    timestamptz NOT NULL,

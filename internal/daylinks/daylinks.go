@@ -70,7 +70,8 @@ func Expiry(d schedule.Date, loc *time.Location) time.Time {
 // stored: put it in the email, nowhere else). Every call makes a new link;
 // earlier links of the same technician and date stay valid (see the
 // package comment). It runs on q, so a caller may issue inside its own
-// transaction. A date whose links would have expired at now is ErrExpired.
+// transaction. loc is a schedule.Zone's (the briefing's), recorded by name for
+// the page. A date whose links would have expired at now is ErrExpired.
 // The technician must be the org's (a foreign key refuses another org's).
 func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, date schedule.Date, loc *time.Location, now time.Time) (token string, err error) {
 	if orgID <= 0 || technicianID <= 0 || date.IsZero() || loc == nil {
@@ -87,8 +88,8 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 	token = base64.RawURLEncoding.EncodeToString(raw)
 	if _, err := q.Exec(ctx, `
 		WITH ins AS (
-			INSERT INTO technician_day_links (org_id, technician_id, briefing_date, token_hash, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6)
+			INSERT INTO technician_day_links (org_id, technician_id, briefing_date, timezone, token_hash, created_at, expires_at)
+			VALUES ($1, $2, $3, $9, $4, $5, $6)
 			RETURNING id
 		), over AS (
 			DELETE FROM technician_day_links
@@ -99,7 +100,7 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 			DELETE FROM technician_day_links WHERE org_id = $1 AND expires_at < $8
 		)
 		SELECT id FROM ins`,
-		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention)); err != nil {
+		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String()); err != nil {
 		return "", fmt.Errorf("issue day link for technician %d of org %d on %s: %w", technicianID, orgID, date, err)
 	}
 	return token, nil
@@ -137,6 +138,7 @@ type Link struct {
 	TechnicianID   int64
 	TechnicianName string
 	Date           schedule.Date
+	Zone           string // the zone the date is read in, as Issue was given it: "America/Chicago"
 	ExpiresAt      time.Time
 }
 
@@ -151,11 +153,11 @@ func (s *Store) Open(ctx context.Context, token string, now time.Time) (Link, er
 	var l Link
 	var d time.Time
 	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
-		SELECT l.id, l.org_id, l.technician_id, t.name, l.briefing_date, l.expires_at
+		SELECT l.id, l.org_id, l.technician_id, t.name, l.briefing_date, l.timezone, l.expires_at
 		  FROM technician_day_links l
 		  JOIN technicians t ON t.org_id = l.org_id AND t.id = l.technician_id
 		 WHERE l.token_hash = $1 AND l.expires_at > $2 AND l.revoked_at IS NULL AND t.active`,
-		hash(token), now).Scan(&l.ID, &l.OrgID, &l.TechnicianID, &l.TechnicianName, &d, &l.ExpiresAt)
+		hash(token), now).Scan(&l.ID, &l.OrgID, &l.TechnicianID, &l.TechnicianName, &d, &l.Zone, &l.ExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Link{}, errNotFound
 	}

@@ -54,6 +54,7 @@ func TestIssueAndOpen(t *testing.T) {
 	assert.Equal(t, tech, l.TechnicianID)
 	assert.Equal(t, "Ana", l.TechnicianName)
 	assert.Equal(t, testutil.Date("2026-11-26"), l.Date)
+	assert.Equal(t, "America/Chicago", l.Zone)
 	// The end of Fri 27 Nov in Chicago (CST, UTC−6).
 	assert.Equal(t, testutil.UTC("2026-11-28T06:00:00Z"), l.ExpiresAt.UTC())
 
