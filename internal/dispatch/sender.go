@@ -221,6 +221,9 @@ func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex
 	}
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
+	if d.UpdateID != 0 {
+		return s.sendUpdate(ctx, q, d, ex)
+	}
 	c, err := loadContent(ctx, q, d)
 	if err != nil {
 		return err
