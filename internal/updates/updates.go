@@ -278,9 +278,9 @@ func (w *Watch) Record(ctx context.Context, q database.Querier, edits []Edit) er
 	}
 	if _, err := q.Exec(ctx, `
 		INSERT INTO ff_job_changes (org_id, technician_id, briefing_date, job_id, was_on, is_on, before, after, created_at)
-		SELECT $1, t.tech, t.date, t.job, t.was, t.is, t.before, t.after, $9
+		SELECT $1, t.tech, t.day, t.job, t.was_on, t.is_on, t.old, t.new, $9
 		  FROM unnest($2::bigint[], $3::date[], $4::bigint[], $5::bool[], $6::bool[], $7::jsonb[], $8::jsonb[])
-		       AS t(tech, date, job, was, is, before, after)`,
+		       AS t(tech, day, job, was_on, is_on, old, new)`,
 		w.orgID, techs, dates, jobs, was, is, befores, afters, w.now); err != nil {
 		return fmt.Errorf("record %d job changes of org %d: %w", n, w.orgID, err)
 	}
