@@ -40,6 +40,9 @@ func deliveryRow(d dispatch.Delivery, loc *time.Location, admin bool, resendBase
 		ID: d.ID, At: clock(d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
 	}
+	if d.UpdateID != 0 {
+		r.Update = updateLabel(d.UpdateJobs)
+	}
 	if !admin {
 		if d.Channel == dispatch.ChannelWebhook {
 			r.Recipient = webhookHost(d.Recipient)
@@ -72,4 +75,13 @@ func took(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Millisecond).String()
+}
+
+// updateLabel names a technician's update on the briefing page: "Update:
+// 2 jobs changed".
+func updateLabel(jobs int) string {
+	if jobs == 1 {
+		return "Update: 1 job changed"
+	}
+	return "Update: " + strconv.Itoa(jobs) + " jobs changed"
 }
