@@ -16,3 +16,13 @@ type TechnicianDay struct {
 	Cancelled  []briefview.Job
 	More       bool // jobs were left off (snapshot.MaxTechnicianJobs)
 }
+
+// TechnicianLinkRow is a day link as admins and staff see it on the
+// briefing page: that it was sent, to whom and until when; never its
+// token, which only the technician's email holds.
+type TechnicianLinkRow struct {
+	Technician string
+	Sent       string // "2026-11-26 06:30 CST"
+	ValidUntil string
+	State      string // "valid", "expired", "revoked"
+}

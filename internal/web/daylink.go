@@ -4,13 +4,16 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
@@ -89,4 +92,31 @@ func (s *Server) technicianDay(c echo.Context) error {
 		ValidUntil: "the end of " + l.Date.AddDays(1).Time().Format("Mon 2 Jan"),
 		Jobs:       jobs, Cancelled: cancelled, More: more,
 	}))
+}
+
+// technicianLinks are the date's day links as the briefing page lists
+// them, for the org's admins and staff (members see none): that each was
+// sent and until when, never a token.
+func (s *Server) technicianLinks(c echo.Context, m tenants.Membership, date schedule.Date, loc *time.Location) ([]views.TechnicianLinkRow, error) {
+	u, _ := currentUser(c)
+	if !m.IsAdmin() && !u.IsStaff {
+		return nil, nil
+	}
+	links, err := s.dayLinks.List(c.Request().Context(), m.Org.ID, daylinks.Filter{Date: date})
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	rows := make([]views.TechnicianLinkRow, 0, len(links))
+	for _, l := range links {
+		r := views.TechnicianLinkRow{Technician: l.TechnicianName, Sent: clock(l.CreatedAt, loc), ValidUntil: clock(l.ExpiresAt, loc), State: "valid"}
+		switch {
+		case l.Revoked:
+			r.State = "revoked"
+		case !l.Live(now):
+			r.State = "expired"
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
 }

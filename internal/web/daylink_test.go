@@ -223,3 +223,37 @@ func TestDayLinkTokenIsNotLogged(t *testing.T) {
 	require.NotContains(t, logs.String(), tok)
 	require.NotContains(t, logs.String(), bad)
 }
+
+// TestBriefingPageListsDayLinks: admins and staff see that a technician's
+// day link was sent and until when; members see no such list; nobody
+// sees a token; another org's links are not listed.
+func TestBriefingPageListsDayLinks(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO ff_briefings (org_id, briefing_date, timezone, status) VALUES ($1, '2026-03-04', 'America/Chicago', 'pending')`, f.orgA.ID)
+	require.NoError(t, err)
+	ana := f.dayTech(f.orgA.ID, "Ana Ruiz", "")
+	zed := f.dayTech(f.orgB.ID, "Zed Globex", "")
+	tok := f.dayToken(f.orgA.ID, ana, "2026-03-04")
+	zedTok := f.dayToken(f.orgB.ID, zed, "2026-03-04")
+	f.dayToken(f.orgA.ID, ana, "2026-03-05") // another date's
+
+	page := "/orgs/acme/briefings/2026-03-04"
+	for _, u := range []*struct {
+		name string
+		c    *client
+	}{{"admin", f.as(&f.adminA)}, {"staff", f.as(&f.staff)}} {
+		r := u.c.get(page)
+		require.Equal(t, http.StatusOK, r.Code, u.name)
+		require.Contains(t, r.Body, "Technicians' day links", u.name)
+		require.Contains(t, r.Body, "Ana Ruiz: day link sent 2026-03-04 09:00 CST, valid until 2026-03-06 00:00 CST", u.name)
+		require.Equal(t, 1, strings.Count(r.Body, "day link sent"), "%s: this date's only", u.name)
+		require.NotContains(t, r.Body, "Zed Globex", u.name)
+		require.NotContains(t, r.Body, tok, u.name)
+		require.NotContains(t, r.Body, zedTok, u.name)
+	}
+	r := f.as(&f.memberA).get(page)
+	require.Equal(t, http.StatusOK, r.Code)
+	require.NotContains(t, r.Body, "day link sent")
+}
