@@ -135,6 +135,7 @@ type Store struct {
 type Link struct {
 	ID             int64
 	OrgID          int64
+	OrgName        string
 	TechnicianID   int64
 	TechnicianName string
 	Date           schedule.Date
@@ -153,11 +154,12 @@ func (s *Store) Open(ctx context.Context, token string, now time.Time) (Link, er
 	var l Link
 	var d time.Time
 	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
-		SELECT l.id, l.org_id, l.technician_id, t.name, l.briefing_date, l.timezone, l.expires_at
+		SELECT l.id, l.org_id, o.name, l.technician_id, t.name, l.briefing_date, l.timezone, l.expires_at
 		  FROM technician_day_links l
 		  JOIN technicians t ON t.org_id = l.org_id AND t.id = l.technician_id
+		  JOIN orgs o ON o.id = l.org_id
 		 WHERE l.token_hash = $1 AND l.expires_at > $2 AND l.revoked_at IS NULL AND t.active`,
-		hash(token), now).Scan(&l.ID, &l.OrgID, &l.TechnicianID, &l.TechnicianName, &d, &l.Zone, &l.ExpiresAt)
+		hash(token), now).Scan(&l.ID, &l.OrgID, &l.OrgName, &l.TechnicianID, &l.TechnicianName, &d, &l.Zone, &l.ExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Link{}, errNotFound
 	}

@@ -51,6 +51,7 @@ func TestIssueAndOpen(t *testing.T) {
 	l, err := f.store.Open(f.Ctx, tok, now)
 	require.NoError(t, err)
 	assert.Equal(t, org, l.OrgID)
+	assert.Equal(t, "acme", l.OrgName)
 	assert.Equal(t, tech, l.TechnicianID)
 	assert.Equal(t, "Ana", l.TechnicianName)
 	assert.Equal(t, testutil.Date("2026-11-26"), l.Date)

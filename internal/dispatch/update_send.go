@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
@@ -62,8 +60,8 @@ func loadUpdate(ctx context.Context, q database.Querier, d deliveryRow) (updateC
 }
 
 // sendUpdate builds and sends an update delivery's message. The email's
-// day link is minted here, in q (the attempt's transaction), like the
-// briefing email's: each send carries a link of its own.
+// day link is the one extras minted for this send, as for the briefing
+// email (the update's deliveries are the technician's audience).
 func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryRow, ex extras) error {
 	u, err := loadUpdate(ctx, q, d)
 	if err != nil {
@@ -73,14 +71,7 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 		return s.sendUpdateWebhook(ctx, d, u, ex.secret)
 	}
 	m := updateEmail(u, updates.ForTechnician(u.Rows))
-	m.UnsubscribeURL = ex.unsubscribeURL
-	token, err := daylinks.Issue(ctx, q, d.OrgID, u.TechnicianID, u.Date, u.Zone.Loc, s.now())
-	switch {
-	case err == nil:
-		m.DayURL = daylinks.URL(s.BaseURL, token)
-	case !errors.Is(err, daylinks.ErrExpired):
-		return fmt.Errorf("day link for update %d: %w", d.UpdateID, err)
-	}
+	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
 	var html bytes.Buffer
 	if err := mail.UpdateHTML(m).Render(ctx, &html); err != nil {
 		return fmt.Errorf("render update email: %w", err)
