@@ -39,9 +39,7 @@ func deliveryRow(d dispatch.Delivery, loc *time.Location, admin bool, resendBase
 	r := views.DeliveryRow{
 		ID: d.ID, At: clock(d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
-	}
-	if d.UpdateID != 0 {
-		r.Update = updateLabel(d.UpdateJobs)
+		Update: updateLabel(d),
 	}
 	if !admin {
 		if d.Channel == dispatch.ChannelWebhook {
@@ -78,10 +76,13 @@ func took(d time.Duration) string {
 }
 
 // updateLabel names a technician's update on the briefing page: "Update:
-// 2 jobs changed".
-func updateLabel(jobs int) string {
-	if jobs == 1 {
+// 2 jobs changed"; "" for a delivery of the briefing itself.
+func updateLabel(d dispatch.Delivery) string {
+	switch {
+	case d.UpdateID == 0:
+		return ""
+	case d.UpdateJobs == 1:
 		return "Update: 1 job changed"
 	}
-	return "Update: " + strconv.Itoa(jobs) + " jobs changed"
+	return "Update: " + strconv.Itoa(d.UpdateJobs) + " jobs changed"
 }
