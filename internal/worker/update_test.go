@@ -165,7 +165,8 @@ func (d *sentDay) run() OnceResult {
 	return res
 }
 
-// mail is the messages to addr after the first skip of them, as text.
+// mail is the messages the sink accepted for addr, oldest first: their
+// subjects and text parts.
 func (d *sentDay) mail(addr string) (subjects, texts []string) {
 	d.f.T.Helper()
 	for _, m := range d.sink.Messages() {
