@@ -39,6 +39,7 @@ type DeliveryRow struct {
 	Revision  int
 	Channel   string // email | webhook
 	Audience  string // dispatcher | technician | webhook | test
+	Update    string // "" for the briefing itself; for a technician's update: "Update: 2 jobs changed"
 	Recipient string
 	State     string // pending | sent | failed
 	Attempts  int

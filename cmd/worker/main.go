@@ -131,6 +131,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return fmt.Errorf("delivery settings: %w", err)
 	}
+	updateDelay, err := config.UpdateDelay(getenv)
+	if err != nil {
+		return err
+	}
 	rules, err := config.ZoneRules(getenv)
 	if err != nil {
 		return fmt.Errorf("zone rules: %w", err)
@@ -161,9 +165,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	w := &worker.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, TaskRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender}
+	w := &worker.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, TaskRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender,
+		UpdateDelay: updateDelay}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
-		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks)
+		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks, "update_delay", updateDelay.String())
 	if *once {
 		return runOnce(ctx, log, w, tickAt, *wait)
 	}

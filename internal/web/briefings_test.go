@@ -227,7 +227,7 @@ func TestBriefingListAccess(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, f.as(&f.memberB).get(briefingsPath+"/2026-03-03").Code)
 	r := f.anon().get(briefingsPath)
 	require.Equal(t, http.StatusSeeOther, r.Code)
-	require.Equal(t, "/login", r.Header.Get("Location"))
+	require.Equal(t, signInTo(briefingsPath), r.Header.Get("Location"))
 }
 
 func TestBriefingShowRendersSnapshot(t *testing.T) {

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -56,7 +57,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	status := statusOf(err)
 	if status == http.StatusUnauthorized && !isHTMX(c) && !isAPI(c) {
-		_ = c.Redirect(http.StatusSeeOther, "/login")
+		_ = c.Redirect(http.StatusSeeOther, loginFor(c.Request()))
 		return
 	}
 	requestID := ""
@@ -82,6 +83,25 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if err := s.render(c, status, views.ErrorPage(s.page(c, errorTitle(status)), status, msg, requestID)); err != nil {
 		s.log.Error("render error page", "error", err)
 	}
+}
+
+// maxNextLen bounds the page a sign-in returns to: a longer address
+// (nothing of ours makes one) signs in to the start page instead.
+const maxNextLen = 2048
+
+// loginFor is where a signed-out visitor of r goes: the sign-in form,
+// which returns them to the page they asked for (a GET's own local path
+// and query: a link in an email, a bookmark) once signed in. Other methods
+// go to the form alone; their request cannot be made again by a redirect.
+func loginFor(r *http.Request) string {
+	if r.Method != http.MethodGet {
+		return "/login"
+	}
+	next := r.URL.RequestURI()
+	if len(next) > maxNextLen || localPath(next) != next || next == "/" {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(next)
 }
 
 // messageOf is what a person is told of err: an application error's own

@@ -1,7 +1,8 @@
 // Package worker is the worker process's host: the River client and its
 // configuration, every task handler registered (generation, deliveries,
-// account emails, the auth prune), the tick every minute, and RunOnce for
-// `worker -once`. cmd/worker is its wiring; tests start it for real.
+// technicians' updates, account emails, the auth prune), the tick every
+// minute, and RunOnce for `worker -once`. cmd/worker is its wiring; tests
+// start it for real.
 package worker
 
 import (
@@ -93,6 +94,9 @@ type Worker struct {
 	// Sender delivers briefings; nil delivers email to the outbox and
 	// webhooks to public addresses only, with links to delivery.DefaultBaseURL.
 	Sender *dispatch.Sender
+	// UpdateDelay is the quiet time before a technician's update is sent
+	// (BRIEFING_UPDATE_DELAY); 0 is updates.DefaultDelay.
+	UpdateDelay time.Duration
 
 	client *river.Client[pgx.Tx]
 	kinds  []string // the task kinds this worker runs, for RunOnce's wait
@@ -148,6 +152,7 @@ func (w *Worker) build(periodic bool) error {
 	sender := w.sender()
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
+	register(handlers, &w.kinds, &dispatch.UpdateHandler{DB: w.DB, Log: w.Log, Now: w.now, Delay: w.UpdateDelay})
 	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
 	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)
 	cfg := &river.Config{
