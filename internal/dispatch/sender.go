@@ -199,8 +199,8 @@ func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 // to the attempt's transaction. Every attempt mints its own (the token is
 // kept nowhere, so a retry cannot send the last one again); the
 // Message-ID stays the delivery's. A date whose links are over (a re-send
-// days later) gets none, and the email its briefing link instead
-// (docs/delivery.md, "Day links").
+// days later), or a technician deleted since, gets none, and the email its
+// briefing link instead (docs/delivery.md, "Day links").
 func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 	var date time.Time
 	var zoneName string
@@ -213,7 +213,7 @@ func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 		return "", err
 	}
 	token, err := daylinks.Issue(ctx, s.DB, d.OrgID, d.TechnicianID, schedule.DateOf(date), zone.Loc, s.now())
-	if errors.Is(err, daylinks.ErrExpired) {
+	if errors.Is(err, daylinks.ErrExpired) || errors.Is(err, daylinks.ErrNoTechnician) {
 		return "", nil
 	}
 	if err != nil {
