@@ -373,7 +373,6 @@ func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
 // the same as the briefing page's; every time is in the briefing's zone
 // with its abbreviation, which may differ within a day (a DST change).
 func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
-	v := snapshot.View(c.Snapshot, c.Zone.Loc)
 	m := mail.BriefingEmail{
 		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
 		Recipient: mail.Dispatcher,
@@ -382,6 +381,7 @@ func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail
 		m.Recipient, m.Own = mail.Technician, technicianDay(c, d.TechnicianID)
 		return m
 	}
+	v := snapshot.View(c.Snapshot, c.Zone.Loc)
 	m.Summary, m.ActionItems, m.Routes, m.Cancelled = v.Summary, v.ActionItems, v.Routes, v.Cancelled
 	return m
 }
