@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/apperr"
@@ -51,6 +52,10 @@ const Retention = 30 * 24 * time.Hour
 // email goes without one.
 var ErrExpired = errors.New("daylinks: the date's links have expired")
 
+// ErrNoTechnician is Issue's answer for a technician the org no longer
+// has (deleted since the email was planned): no link is made.
+var ErrNoTechnician = errors.New("daylinks: no such technician in the org")
+
 // errNotFound is every way a token can fail (unknown, tampered, expired,
 // revoked, its technician deactivated or deleted), told apart nowhere: the
 // person holding it can do nothing different in either case.
@@ -71,8 +76,9 @@ func Expiry(d schedule.Date, loc *time.Location) time.Time {
 // earlier links of the same technician and date stay valid (see the
 // package comment). It runs on q, so a caller may issue inside its own
 // transaction. loc is a schedule.Zone's (the briefing's), recorded by name for
-// the page. A date whose links would have expired at now is ErrExpired.
-// The technician must be the org's (a foreign key refuses another org's).
+// the page. A date whose links would have expired at now is ErrExpired; a
+// technician who is not the org's (another org's, or deleted) is
+// ErrNoTechnician, which a foreign key decides.
 func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, date schedule.Date, loc *time.Location, now time.Time) (token string, err error) {
 	if orgID <= 0 || technicianID <= 0 || date.IsZero() || loc == nil {
 		return "", fmt.Errorf("issue day link: org %d, technician %d, date %s: missing argument", orgID, technicianID, date)
@@ -101,6 +107,9 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 		)
 		SELECT id FROM ins`,
 		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String()); err != nil {
+		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "23503" { // foreign_key_violation
+			return "", ErrNoTechnician
+		}
 		return "", fmt.Errorf("issue day link for technician %d of org %d on %s: %w", technicianID, orgID, date, err)
 	}
 	return token, nil

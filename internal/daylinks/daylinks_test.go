@@ -168,9 +168,11 @@ func TestOrgsApart(t *testing.T) {
 	zed := f.Tech(other, "Zed", true)
 	now := testutil.UTC("2026-11-26T12:30:00Z")
 
-	// No link for another org's technician.
+	// No link for another org's technician, nor for one that is gone.
 	_, err := daylinks.Issue(f.Ctx, f.DB, acme, zed, testutil.Date("2026-11-26"), time.UTC, now)
-	require.Error(t, err)
+	require.ErrorIs(t, err, daylinks.ErrNoTechnician)
+	_, err = daylinks.Issue(f.Ctx, f.DB, acme, zed+1000, testutil.Date("2026-11-26"), time.UTC, now)
+	require.ErrorIs(t, err, daylinks.ErrNoTechnician)
 	assert.Zero(t, f.Count(`SELECT count(*) FROM technician_day_links`))
 
 	f.issue(acme, ana, "2026-11-26", "UTC", now)

@@ -199,8 +199,8 @@ func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 // to the attempt's transaction. Every attempt mints its own (the token is
 // kept nowhere, so a retry cannot send the last one again); the
 // Message-ID stays the delivery's. A date whose links are over (a re-send
-// days later) gets none, and the email its briefing link instead
-// (docs/delivery.md, "Day links").
+// days later), or a technician deleted since, gets none, and the email its
+// briefing link instead (docs/delivery.md, "Day links").
 func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 	var date time.Time
 	var zoneName string
@@ -213,7 +213,7 @@ func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 		return "", err
 	}
 	token, err := daylinks.Issue(ctx, s.DB, d.OrgID, d.TechnicianID, schedule.DateOf(date), zone.Loc, s.now())
-	if errors.Is(err, daylinks.ErrExpired) {
+	if errors.Is(err, daylinks.ErrExpired) || errors.Is(err, daylinks.ErrNoTechnician) {
 		return "", nil
 	}
 	if err != nil {
@@ -376,7 +376,6 @@ func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
 // the same as the briefing page's; every time is in the briefing's zone
 // with its abbreviation, which may differ within a day (a DST change).
 func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
-	v := snapshot.View(c.Snapshot, c.Zone.Loc)
 	m := mail.BriefingEmail{
 		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
 		Recipient: mail.Dispatcher,
@@ -385,6 +384,7 @@ func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail
 		m.Recipient, m.Own = mail.Technician, technicianDay(c, d.TechnicianID)
 		return m
 	}
+	v := snapshot.View(c.Snapshot, c.Zone.Loc)
 	m.Summary, m.ActionItems, m.Routes, m.Cancelled = v.Summary, v.ActionItems, v.Routes, v.Cancelled
 	return m
 }

@@ -27,12 +27,13 @@ import (
 // carries it.
 
 // Day link requests per client address: a technician opens their day a
-// few times an hour; past the burst, one every two seconds. Guessing a
-// token is hopeless anyway (256 bits); the limit bounds what a client can
-// make the database do.
+// few times an hour, but a crew behind one office or carrier NAT shares an
+// address; past the burst, one a second. Guessing a token is hopeless
+// anyway (256 bits); the limit bounds what a client can make the database
+// do (two queries a page).
 const (
-	dayLinkRate        = 0.5
-	dayLinkBurst       = 30
+	dayLinkRate        = 1
+	dayLinkBurst       = 60
 	maxDayLinkLimiters = 10_000
 )
 

@@ -173,11 +173,11 @@ func TestDayLinkRateLimit(t *testing.T) {
 	}
 	r := c.get(path)
 	require.Equal(t, http.StatusTooManyRequests, r.Code)
-	require.Equal(t, "2", r.Header.Get("Retry-After"))
+	require.Equal(t, "1", r.Header.Get("Retry-After"))
 	requireDayLinkHeaders(t, r)
 	// Other pages are not this limit's business.
 	require.Equal(t, http.StatusOK, c.get("/login").Code)
-	f.advance(2 * time.Second)
+	f.advance(time.Second)
 	require.Equal(t, http.StatusNotFound, c.get(path).Code)
 	require.Equal(t, http.StatusTooManyRequests, c.get(path).Code)
 }
