@@ -247,3 +247,26 @@ func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revis
 	}
 	return revs, nil
 }
+
+// ScheduledDates returns the dates from..to whose scheduled firing
+// happened (scheduled_at set): the dates the tick counts as generated when
+// it decides the next run. "Generate now" looks do not count
+// (docs/architecture.md, "The next run"). At most a few rows: one per date.
+func (s *Store) ScheduledDates(ctx context.Context, orgID int64, from, to schedule.Date) ([]schedule.Date, error) {
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `
+		SELECT briefing_date FROM ff_briefings
+		 WHERE org_id = $1 AND scheduled_at IS NOT NULL AND briefing_date BETWEEN $2 AND $3
+		 ORDER BY briefing_date`, orgID, from.Time(), to.Time())
+	if err != nil {
+		return nil, fmt.Errorf("scheduled dates of org %d: %w", orgID, err)
+	}
+	dates, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (schedule.Date, error) {
+		var d time.Time
+		err := row.Scan(&d)
+		return schedule.DateOf(d), err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scheduled dates of org %d: %w", orgID, err)
+	}
+	return dates, nil
+}
