@@ -80,10 +80,10 @@ type FieldMessage struct {
 // Preview is the htmx fragment listing the next runs of the schedule being
 // edited, or why it cannot be computed.
 type Preview struct {
-	Errors   []FieldMessage
-	Zone     string
-	Paused   bool
-	Next     string // the first run, "Mon 8 Dec 08:00 CET"
+	Errors []FieldMessage
+	Zone   string
+	Paused bool
+	Next   string // the first run, "Mon 8 Dec 08:00 CET"
 	// CatchUp says what today's run does when today's minute has passed
 	// and the first run is made now, late: "today's 06:30 has passed:
 	// today's briefing will be kept, not sent; first sent: Thu 26 Nov
