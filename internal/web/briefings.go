@@ -200,7 +200,7 @@ func (st orgState) days(slug string, now time.Time, today, last schedule.Date, c
 		var cal briefing.Day
 		if i := slices.IndexFunc(list, func(b briefing.Briefing) bool { return b.Date == d }); i >= 0 {
 			b := list[i]
-			cal = briefing.Day{Date: d, Reason: briefing.ReasonOf(b)}
+			cal = briefing.DayOf(b)
 			day.Status, day.Link = b.Status, briefingsURL(slug)+"/"+d.String()
 			day.Manual = b.ScheduledAt.IsZero() // only "generate now" looks so far
 			if admin {
@@ -230,6 +230,7 @@ var dayReasonWords = map[briefing.DayReason]string{
 	briefing.DayNotYet:        "not yet",
 	briefing.DayDueNow:        "due now: the worker is about to generate it",
 	briefing.DayMissed:        "missed",
+	briefing.DayLate:          "ready, not sent",
 }
 
 // dayWords is a calendar day in words; a day not reached yet says when it runs.
@@ -240,6 +241,9 @@ func dayWords(d briefing.Day) string {
 	}
 	if d.Reason == briefing.DayNotYet && !d.RunAt.IsZero() {
 		w += ": runs at " + d.RunAt.In(d.Zone).Format("15:04")
+	}
+	if d.Reason == briefing.DayLate && d.Note != "" {
+		w = "ready; " + d.Note // "made 21:35, 15 h after 06:30 — not sent"
 	}
 	return w
 }

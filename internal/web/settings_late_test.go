@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/briefing"
 )
 
@@ -180,4 +181,45 @@ func TestSettingsFormKeepsSendWithinAndUpdates(t *testing.T) {
 	require.Equal(t, "2 days", doc.byID("delivery_send_within").attr("value"), "the input is kept")
 	require.Equal(t, "true", doc.byID("delivery_send_within").attr("aria-invalid"))
 	requirePlainWords(t, strings.ReplaceAll(doc.byID("delivery_send_within-error").text(), `"2 days"`, ""))
+}
+
+// A briefing fired too late is shown as made but not sent, with why: on
+// its page beside each delivery (members too), in the calendar, and in the
+// settings page's delivery log.
+func TestLateBriefingShowsWhyNothingWasSent(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, nyWeekdays)
+	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC))
+	id := readyBriefing(t, f, f.orgA.ID)
+	const why = "made 21:35, 15 h after 06:30 — not sent"
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, state, last_code, last_detail, due_at)
+		VALUES ($1, $2, 1, 'email', 'dispatcher', 'dispatch@acme.test', 'msg_late1', 'skipped', 'late', $3, '2026-03-03 13:00Z'),
+		       ($1, $2, 1, 'webhook', 'webhook', 'https://hooks.acme.test/x?token=secret', 'msg_late2', 'skipped', 'late', $3, '2026-03-03 13:00Z')`,
+		f.orgA.ID, id, why)
+	require.NoError(t, err)
+
+	for _, u := range []*accounts.User{&f.memberA, &f.adminA} {
+		doc := parseDoc(t, f.as(u).get(briefingsPath+"/2026-03-03").Body)
+		items := doc.findAll(attrIs("data-delivery-state", "skipped"))
+		require.Len(t, items, 2)
+		for _, it := range items {
+			require.Contains(t, it.text(), "Not sent")
+			require.Equal(t, why, it.find(attrIs("data-skipped", "late")).text())
+			require.Nil(t, it.find(attrIs("action", "")), "nothing to send again")
+		}
+		if u == &f.memberA {
+			require.NotContains(t, doc.text(), "token=secret", "members see a webhook's host only")
+		}
+
+		rows, _ := listRows(t, f.as(u), briefingsPath)
+		require.Equal(t, "late", rows["2026-03-03"].attr("data-reason"))
+		require.Contains(t, rows["2026-03-03"].text(), "ready; "+why)
+	}
+	log := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body).byID("delivery-log")
+	require.Contains(t, log.find(attrIs("data-delivery-state", "skipped")).text(), why)
+
+	// Another org sees none of it.
+	require.Equal(t, http.StatusNotFound, f.as(&f.memberB).get(briefingsPath+"/2026-03-03").Code)
 }
