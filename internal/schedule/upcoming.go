@@ -2,45 +2,37 @@ package schedule
 
 import "time"
 
-// Run is one run the worker will make (docs/glossary.md): the date's
-// firing as scheduled, and the instant the tick makes it. That instant is
-// the firing's own, except for a catch-up run: a date whose scheduled
-// minute has passed with no scheduled briefing is due at once (Decide's
-// catch-up rule), so its run is made at the instant asked about, late.
-type Run struct {
-	Firing           // the date's scheduled minute (FireTime), in Local and UTC
-	At     time.Time // when the tick makes the run: Firing.UTC, or later for a catch-up
-}
+// Late is how long after its scheduled minute the firing is made: zero
+// but for a catch-up firing.
+func (f Firing) Late() time.Duration { return f.At.Sub(f.UTC) }
 
-// Late is how long after its scheduled minute the run is made: zero but
-// for a catch-up run.
-func (r Run) Late() time.Duration { return r.At.Sub(r.UTC) }
+// CatchUp reports whether the firing is made after its scheduled minute.
+func (f Firing) CatchUp() bool { return f.At.After(f.UTC) }
 
-// CatchUp reports whether the run is made after its scheduled minute.
-func (r Run) CatchUp() bool { return r.At.After(r.UTC) }
-
-// SentLate reports whether a run made this late is kept but not sent,
+// SentLate reports whether a firing made this late is kept but not sent,
 // given how late a briefing may still be sent (delivery.send_within,
 // DeliveryConfig.Within): docs/guarantees.md, "Late briefings".
 func SentLate(late, within time.Duration) bool { return late > within }
 
-// Upcoming returns the next n runs the worker will make from now on, in
-// order: the runs Decide finds due, one a date, as the tick meets them.
-// generated reports the dates whose scheduled briefing exists (nil: none);
-// "generate now" looks are not scheduled and do not count
-// (docs/architecture.md, "The tick"), nor does a test send. The first run
-// is at NextFire(now): now itself when today's scheduled minute has passed
-// and today has no scheduled briefing (a catch-up run, late by Run.Late),
-// and every later one at NextFire after the one before, with its date
-// counted as generated. A paused schedule, one without a zone or without
-// days has none. It is the one answer to "when is the next run" for the
-// settings preview, the briefings page and the tick's next-fire hint
+// Upcoming returns the next n firings the tick will make from now on, in
+// order (the UI's "next runs"): the instants Decide finds due, one a date,
+// as the tick meets them. generated reports the dates whose scheduled
+// briefing exists (nil: none); "generate now" looks are not scheduled and
+// do not count (docs/architecture.md, "The tick"), nor does a test send.
+// The first firing is at NextFire(now): now itself when today's scheduled
+// minute has passed and today has no scheduled briefing (a catch-up
+// firing, late by Firing.Late), and every later one at NextFire after the
+// one before, with its date counted as generated. Each has At, when it is
+// made, beside its date's scheduled minute (Local, UTC). A paused
+// schedule, one without a zone or without days has none. It is the one
+// answer to "when is the next run" for the settings preview, the
+// briefings page and the tick's next-fire hint
 // (TestUpcomingAgreesWithTheTick).
-func Upcoming(now time.Time, s Schedule, generated func(Date) bool, n int) []Run {
+func Upcoming(now time.Time, s Schedule, generated func(Date) bool, n int) []Firing {
 	if generated == nil {
 		generated = func(Date) bool { return false }
 	}
-	var runs []Run
+	var runs []Firing
 	seen := func(d Date) bool {
 		for _, r := range runs {
 			if r.Date == d {
@@ -60,10 +52,8 @@ func Upcoming(now time.Time, s Schedule, generated func(Date) bool, n int) []Run
 		}
 		_, note := FireTime(s.Zone.Loc, d.Date, s.At)
 		local := d.FireAt.In(s.Zone.Loc)
-		runs = append(runs, Run{
-			Firing: Firing{Date: d.Date, Local: local, UTC: d.FireAt.UTC(), Offset: offsetLabel(local), Note: note, Scheduled: s.At},
-			At:     at,
-		})
+		runs = append(runs, Firing{Date: d.Date, Local: local, UTC: d.FireAt.UTC(), Offset: offsetLabel(local), Note: note,
+			Scheduled: s.At, At: at})
 		from = at
 	}
 	return runs

@@ -123,10 +123,11 @@ func triggerEvent(c echo.Context, name string, detail any) error {
 	return nil
 }
 
-// preview lists the runs the worker will make with a config document
-// (schedule.Upcoming, counting the org's scheduled dates as the tick does:
-// docs/architecture.md, "The next run"), today's catch-up run first when
-// today's minute has passed, and the DST problems of the next year; zone is
+// preview lists the firings the tick will make with a config document (the
+// page's "next runs": schedule.Upcoming, counting the org's scheduled dates
+// as the tick does; docs/architecture.md, "The next run"), today's catch-up
+// firing first when today's minute has passed, and the DST problems of the
+// next year; zone is
 // the time zone as typed, for the messages, and sends whether the settings
 // deliver anything (the document may hold the schedule alone). A paused
 // schedule shows the runs it makes once resumed.
@@ -155,7 +156,7 @@ func (s *Server) preview(ctx context.Context, orgID int64, raw []byte, zone stri
 			UTC:    r.At.UTC().Format("2006-01-02 15:04") + " UTC",
 			Offset: schedule.OffsetLabel(at),
 			Flag:   string(r.Note),
-			Note:   runNote(r.Firing),
+			Note:   runNote(r),
 		}
 		if i == 0 {
 			p.Next = at.Format(previewShortForm)
