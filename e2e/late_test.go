@@ -86,3 +86,40 @@ func TestLateSavePreviewSaysKeptNotSent(t *testing.T) {
 	admin.waitText(`li[data-delivery-state="skipped"]`, "Not sent", "dispatch@acme.test", "after 06:30 — not sent")
 	admin.screenshot("briefing-late-not-sent")
 }
+
+// What the JSON editor sets of delivery timing shows in the form, and a
+// save of the form keeps it: send_within and updates are form fields too.
+func TestFormKeepsDeliveryTimingFromJSON(t *testing.T) {
+	e := newEnv(t)
+	e.seed()
+	admin := e.newSession("admin")
+	admin.login(adminA)
+	admin.open(settingsPath)
+	admin.waitText(previewBox, "Europe/Berlin", "07:00")
+
+	admin.setValue(jsonEditor, `{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00","days":["mon","tue","wed","thu","fri"]},
+  "delivery":{"email":{"to":["dispatch@acme.test"]},"send_within":"90m","updates":false}}`)
+	admin.waitJS("the form to show the JSON's delivery timing", `document.querySelector(`+jsString(sendWithinInput)+`).value === "90m"
+		&& !document.querySelector("#delivery_updates").checked`)
+	if status := admin.submit(saveSchedule); status != 200 {
+		t.Fatalf("saving answered %d, want 200 after the redirect:\n%s", status, admin.text("main"))
+	}
+	cfg, err := e.store.Tenants.Fieldforce(e.ctx, e.orgA.ID)
+	e.must("read the saved config", err)
+	if d := cfg.Config.Delivery; d == nil || d.SendWithin != "1h30m" || d.UpdatesOn() {
+		t.Fatalf("the form's save dropped the JSON's delivery timing: %+v", d)
+	}
+
+	// Ticking the box in the form shows in the JSON editor, and saves.
+	admin.click("#delivery_updates")
+	admin.waitJS("the JSON editor to leave updates out (on, the default)",
+		`!document.querySelector(`+jsString(jsonEditor)+`).value.includes('"updates"')`)
+	if status := admin.submit(saveSchedule); status != 200 {
+		t.Fatalf("saving answered %d, want 200 after the redirect:\n%s", status, admin.text("main"))
+	}
+	cfg, err = e.store.Tenants.Fieldforce(e.ctx, e.orgA.ID)
+	e.must("read the saved config", err)
+	if d := cfg.Config.Delivery; d == nil || d.SendWithin != "1h30m" || !d.UpdatesOn() {
+		t.Fatalf("after ticking updates the saved delivery is %+v", d)
+	}
+}
