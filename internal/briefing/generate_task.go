@@ -179,7 +179,7 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 			fired := dispatch.Firing{At: deref(row.scheduledAt), For: deref(row.scheduledFor), Loc: day.Zone.Loc}
 			if dr.QueueDeliveries(b, rev, snap, day.Technicians(), fired, cmp.Or(fired.At, now), &tasks) {
 				// docs/guarantees.md, "Late briefings": made and kept, not sent.
-				h.Log.Info("briefing fired late: its deliveries are recorded as skipped", "org_id", a.OrgID, "briefing_id", a.BriefingID,
+				h.Log.Info("briefing fired late: kept, its deliveries recorded as skipped, nothing sent", "org_id", a.OrgID, "briefing_id", a.BriefingID,
 					"scheduled_for", fired.For, "fired_at", fired.At, "late", fired.At.Sub(fired.For).String())
 			}
 		}
