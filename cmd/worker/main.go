@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
 	once := fs.Bool("once", false, "run one tick, work every available task (its own included) and wait until the tasks it enqueued finish or wait longer than -wait for a retry, then exit")
-	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
+	nowFlag := fs.String("now", "", "with -once: the instant the tick decides at, RFC 3339 (default: the database's clock)")
 	workers := worker.DefaultConcurrency
 	fs.IntVar(&workers, "workers", workers, fmt.Sprintf("tasks run at once in this replica, 1..%d (default from WORKERS when set); the database pool gets at least this + %d connections", maxWorkers, poolExtra))
 	fs.IntVar(&workers, "concurrency", workers, "the same as -workers (its older name)")
@@ -115,7 +115,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *fullScanEvery < time.Minute {
 		return usageErr(errors.New("-full-scan-every must be at least 1m"))
 	}
-	tickAt := time.Now() // the tick's instant only: River schedules tasks on the real clock
+	// The tick's instant only (River schedules tasks on the real clock);
+	// zero: the database's clock, as every tick of a long-running worker
+	// (docs/architecture.md, "One clock").
+	var tickAt time.Time
 	if *nowFlag != "" {
 		if !*once {
 			return usageErr(errors.New("-now needs -once"))
@@ -230,11 +233,11 @@ func runOnce(ctx context.Context, log *slog.Logger, w *worker.Worker, now time.T
 	start := time.Now()
 	res, err := w.RunOnce(ctx, now, wait)
 	if err != nil {
-		log.Error("worker -once failed", "now", now, "enqueued", res.Tick.Enqueued, "error", err,
+		log.Error("worker -once failed", "now", res.Tick.Now, "enqueued", res.Tick.Enqueued, "error", err,
 			"duration_ms", time.Since(start).Milliseconds())
 		return fmt.Errorf("worker -once: %w", err)
 	}
-	attrs := []any{"now", now, "enqueued", res.Tick.Enqueued, "pending", res.Pending, "all_done", res.Done(),
+	attrs := []any{"now", res.Tick.Now, "enqueued", res.Tick.Enqueued, "pending", res.Pending, "all_done", res.Done(),
 		"duration_ms", time.Since(start).Milliseconds()}
 	if res.Done() {
 		log.Info("worker -once done", attrs...)

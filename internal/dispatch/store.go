@@ -43,7 +43,7 @@ type Delivery struct {
 	Channel    string // ChannelEmail or ChannelWebhook
 	Audience   string // AudienceDispatcher, AudienceTechnician, AudienceWebhook or AudienceTest
 	Recipient  string // an email address or the webhook URL
-	State      string // DeliveryPending, DeliverySent or DeliveryFailed
+	State      string // DeliveryPending, DeliverySent, DeliveryFailed or DeliverySkipped
 	Attempts   int
 	LastCode   string // SMTP reply or HTTP status of the last attempt
 	LastDetail string // what went wrong, for admins

@@ -41,6 +41,11 @@ func deliveryRow(d dispatch.Delivery, loc *time.Location, admin bool, resendBase
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
 		Update: updateLabel(d),
 	}
+	if d.State == dispatch.DeliverySkipped {
+		// Why it was not sent is for everyone who sees the delivery
+		// (docs/guarantees.md, "Late briefings").
+		r.Note, r.Code = d.LastDetail, d.LastCode
+	}
 	if !admin {
 		if d.Channel == dispatch.ChannelWebhook {
 			r.Recipient = webhookHost(d.Recipient)
