@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/textproto"
@@ -285,4 +286,18 @@ func smtpReply(err error) (int, string) {
 		return te.Code, fmt.Sprintf("%d %s", te.Code, te.Msg)
 	}
 	return 0, err.Error()
+}
+
+// Size is m's size as the SMTP server receives it: headers and every part,
+// encoded (quoted-printable text and HTML), as go-mail writes it.
+func Size(m Message) (int64, error) {
+	msg, err := buildMsg(m)
+	if err != nil {
+		return 0, err
+	}
+	n, err := msg.WriteTo(io.Discard)
+	if err != nil {
+		return 0, fmt.Errorf("size of message %s: %w", m.MessageID, err)
+	}
+	return n, nil
 }

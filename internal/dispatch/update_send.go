@@ -70,20 +70,53 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 	if d.Channel == ChannelWebhook {
 		return s.sendUpdateWebhook(ctx, d, u, ex.secret)
 	}
-	m := updateEmail(u, updates.ForTechnician(u.Rows))
-	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
-	var html bytes.Buffer
-	if err := mail.UpdateHTML(m).Render(ctx, &html); err != nil {
-		return fmt.Errorf("render update email: %w", err)
-	}
-	id, err := delivery.MessageIDFor(d.Key, s.From)
+	m, err := s.updateMessage(ctx, d, u, ex)
 	if err != nil {
 		return err
 	}
-	return s.Mailer.Send(ctx, delivery.Message{
-		From: s.From, To: d.Recipient, Subject: mail.UpdateSubject(dateLabel(u.Date)), Text: mail.UpdateText(m),
-		HTML: html.String(), MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
-	})
+	return s.Mailer.Send(ctx, m)
+}
+
+// maxUpdateEmailBytes bounds an update email as the SMTP server receives
+// it, headers and encoded parts included: 1 MiB, as every email
+// (docs/delivery.md, "Updates"). Fifty jobs whose fields are as long as
+// field validation allows would be several megabytes once encoded.
+const maxUpdateEmailBytes = 1 << 20
+
+// updateMessage is the update email as sent to d's recipient. Over
+// maxUpdateEmailBytes it lists half as many jobs, and so on until it
+// fits, counting the rest ("And 30 more: open your day").
+func (s *Sender) updateMessage(ctx context.Context, d deliveryRow, u updateContent, ex extras) (delivery.Message, error) {
+	m := updateEmail(u, updates.ForTechnician(u.Rows))
+	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
+	id, err := delivery.MessageIDFor(d.Key, s.From)
+	if err != nil {
+		return delivery.Message{}, err
+	}
+	for {
+		var html bytes.Buffer
+		if err := mail.UpdateHTML(m).Render(ctx, &html); err != nil {
+			return delivery.Message{}, fmt.Errorf("render update email: %w", err)
+		}
+		msg := delivery.Message{
+			From: s.From, To: d.Recipient, Subject: mail.UpdateSubject(dateLabel(u.Date)), Text: mail.UpdateText(m),
+			HTML: html.String(), MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
+		}
+		size, err := delivery.Size(msg)
+		if err != nil {
+			return delivery.Message{}, err
+		}
+		if size <= maxUpdateEmailBytes {
+			return msg, nil
+		}
+		if len(m.Items) == 0 {
+			return delivery.Message{}, &delivery.Error{Permanent: true,
+				Detail: fmt.Sprintf("the update email is %d bytes listing no job, over the %d-byte bound", size, maxUpdateEmailBytes)}
+		}
+		keep := len(m.Items) / 2
+		m.More += len(m.Items) - keep
+		m.Items = m.Items[:keep:keep]
+	}
 }
 
 // updateEmail is the technician's email model: each item's window as
@@ -255,6 +288,23 @@ type UpdateChange struct {
 }
 
 func (s *Sender) sendUpdateWebhook(ctx context.Context, d deliveryRow, u updateContent, secret string) error {
+	payload, err := s.updatePayload(u)
+	if err != nil {
+		return err
+	}
+	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
+	return err
+}
+
+// maxUpdatePayloadBytes bounds a briefing.updated body: 1 MiB
+// (docs/delivery.md, "briefing.updated"). Fifty changes whose jobs' fields
+// are as long as field validation allows, before and after, would be 3 MB.
+const maxUpdatePayloadBytes = 1 << 20
+
+// updatePayload is the briefing.updated body of u: at most maxUpdateJobs
+// changes, and over maxUpdatePayloadBytes half as many, and so on until it
+// fits; more counts the rest.
+func (s *Sender) updatePayload(u updateContent) ([]byte, error) {
 	changes := updates.ForWebhook(u.Rows)
 	data := UpdateData{
 		Org: WebhookOrg{Slug: u.Slug, Name: u.OrgName}, Date: u.Date.String(), Timezone: u.Zone.Name,
@@ -273,10 +323,17 @@ func (s *Sender) sendUpdateWebhook(ctx context.Context, d deliveryRow, u updateC
 		}
 		data.Changes = append(data.Changes, uc)
 	}
-	payload, err := json.Marshal(UpdateEvent{Type: "briefing.updated", Timestamp: s.now().UTC(), Data: data})
-	if err != nil {
-		return fmt.Errorf("encode update webhook: %w", err)
+	at := s.now().UTC()
+	for {
+		payload, err := json.Marshal(UpdateEvent{Type: "briefing.updated", Timestamp: at, Data: data})
+		if err != nil {
+			return nil, fmt.Errorf("encode update webhook: %w", err)
+		}
+		if len(payload) <= maxUpdatePayloadBytes || len(data.Changes) == 0 {
+			return payload, nil
+		}
+		keep := len(data.Changes) / 2
+		data.More += len(data.Changes) - keep
+		data.Changes = data.Changes[:keep:keep]
 	}
-	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
-	return err
 }

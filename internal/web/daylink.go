@@ -3,6 +3,7 @@ package web
 import (
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -50,12 +51,12 @@ func dayLinkHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// dayLinkRateLimit holds each client address to dayLinkRate (a token
-// bucket, as the API's per token). Over it: 429 with Retry-After.
+// dayLinkRateLimit holds each client address (an IPv6 one by its /64:
+// clientNetwork) to dayLinkRate (a token bucket, as the API's per token). Over it: 429 with Retry-After.
 func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		now := s.now()
-		r := s.dayLimits.get(c.RealIP(), now).ReserveN(now, 1)
+		r := s.dayLimits.get(clientNetwork(c.RealIP()), now).ReserveN(now, 1)
 		if d := r.DelayFrom(now); !r.OK() || d > 0 {
 			r.CancelAt(now)
 			secs := max(1, int(math.Ceil(d.Seconds())))
@@ -64,6 +65,17 @@ func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// clientNetwork is the key a client is limited by: an IPv4 address, or an
+// IPv6 address's /64, which one home, office or phone is given whole (a
+// client choosing a new address in it gets no new burst).
+func clientNetwork(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return ip
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }
 
 // technicianDay shows a day link's page; a link that does not open (any

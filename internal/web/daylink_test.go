@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -180,6 +181,30 @@ func TestDayLinkRateLimit(t *testing.T) {
 	f.advance(time.Second)
 	require.Equal(t, http.StatusNotFound, c.get(path).Code)
 	require.Equal(t, http.StatusTooManyRequests, c.get(path).Code)
+}
+
+// TestDayLinkRateLimitPerIPv6Network: an IPv6 client is limited by its
+// /64 (what one home or phone is given), so changing the address's last
+// 64 bits does not buy a new burst; another /64 and IPv4 addresses are
+// limited on their own.
+func TestDayLinkRateLimitPerIPv6Network(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	path := "/t/" + strings.Repeat("A", daylinks.TokenLen)
+	get := func(remote string) int {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.RemoteAddr = remote
+		w := httptest.NewRecorder()
+		f.srv.ServeHTTP(w, r)
+		return w.Code
+	}
+	for i := range dayLinkBurst {
+		require.Equal(t, http.StatusNotFound, get(fmt.Sprintf("[2001:db8:1:2::%x]:4000", i+1)), "request %d", i+1)
+	}
+	require.Equal(t, http.StatusTooManyRequests, get("[2001:db8:1:2:ffff:ffff:ffff:ffff]:4000"), "same /64")
+	require.Equal(t, http.StatusNotFound, get("[2001:db8:1:3::1]:4000"), "another /64")
+	require.Equal(t, http.StatusNotFound, get("192.0.2.1:4000"))
+	require.Equal(t, http.StatusNotFound, get("192.0.2.2:4000"), "IPv4 addresses are apart")
 }
 
 // lockedBuffer is a log sink safe for the server's goroutines.
