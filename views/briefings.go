@@ -60,6 +60,8 @@ type BriefingPage struct {
 	Deliveries       []DeliveryRow // newest revision first
 	Notice           string        // after a successful action
 	Admin            bool          // sees errors, codes and worker ids; re-sends
+	// Admins and staff: the date's technicians' day links, newest first.
+	TechnicianLinks []TechnicianLinkRow
 }
 
 // DayLink is a neighbouring date on a briefing's page: a link to its

@@ -40,11 +40,13 @@ type DeliveryRow struct {
 	Revision  int
 	Channel   string // email | webhook
 	Audience  string // dispatcher | technician | webhook | test
+	Update    string // "" for the briefing itself; for a technician's update: "Update: 2 jobs changed"
 	Recipient string
-	State     string // pending | sent | failed
+	State     string // pending | sent | failed | skipped
 	Attempts  int
 	Code      string
 	Detail    string
+	Note      string // a skipped delivery's reason, for everyone: "made 21:35, 15 h after 06:30 — not sent"
 	History   []DeliveryAttemptRow
 	ResendURL string // admins, on a failed delivery that can be sent again
 }
@@ -67,6 +69,8 @@ func deliveryState(state string, attempts int) string {
 		return "Sent"
 	case state == "failed":
 		return "Failed"
+	case state == "skipped":
+		return "Not sent"
 	case attempts > 0:
 		return "Retrying"
 	}

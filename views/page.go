@@ -35,6 +35,8 @@ type Limits struct {
 	JobType         int
 	ExternalRef     int // a job's or a technician's external reference
 	ZoneQuery       int // the time zone picker's search
+	// delivery.send_within: its default and bounds, spelled as typed ("3h")
+	SendWithin, MinSendWithin, MaxSendWithin string
 }
 
 // User is the signed-in person as the layout shows them.

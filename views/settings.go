@@ -3,6 +3,7 @@ package views
 import (
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // SettingsPage is the fieldforce settings page: the schedule form, the raw
@@ -26,8 +27,8 @@ type SettingsPage struct {
 
 // ScheduleForm is the friendly form's values, as typed, and its errors by
 // form field (timezone, schedule_local_time, days, enabled,
-// delivery_email_to, delivery_email_technicians, delivery_webhook_url; ""
-// for the form).
+// delivery_email_to, delivery_email_technicians, delivery_webhook_url,
+// delivery_send_within, delivery_updates; "" for the form).
 type ScheduleForm struct {
 	Timezone  string
 	LocalTime string
@@ -43,6 +44,8 @@ type DeliveryForm struct {
 	To          string // addresses, one per line or comma-separated
 	Technicians bool
 	WebhookURL  string
+	SendWithin  string // delivery.send_within as stored or typed; "" is the default
+	Updates     bool   // delivery.updates (absent: true)
 }
 
 // SecretBlock is the webhook signing secret's block: masked unless an
@@ -77,10 +80,16 @@ type FieldMessage struct {
 // Preview is the htmx fragment listing the next runs of the schedule being
 // edited, or why it cannot be computed.
 type Preview struct {
-	Errors   []FieldMessage
-	Zone     string
-	Paused   bool
-	Next     string // the first run, "Mon 8 Dec 08:00 CET"
+	Errors []FieldMessage
+	Zone   string
+	Paused bool
+	Next   string // the first run, "Mon 8 Dec 08:00 CET"
+	// CatchUp says what today's run does when today's minute has passed
+	// and the first run is made now, late: "today's 06:30 has passed:
+	// today's briefing will be kept, not sent; first sent: Thu 26 Nov
+	// 06:30 CST" (docs/guarantees.md, "Late briefings"). "" otherwise.
+	CatchUp  string
+	Kept     bool // the catch-up run is kept but not sent (later than send_within)
 	Runs     []PreviewRun
 	Warnings []string // DST problems within the next year
 }
@@ -98,8 +107,12 @@ func (p Preview) Summary() string {
 		return "No preview: " + p.Errors[0].Message
 	case p.Next == "":
 		return "No run in the coming weeks."
+	case p.Paused && p.CatchUp != "":
+		return "Paused. Once resumed, next run: now — " + p.CatchUp
 	case p.Paused:
 		return "Paused. Once resumed, next run: " + p.Next
+	case p.CatchUp != "":
+		return "Next run: now — " + p.CatchUp
 	}
 	return "Next run: " + p.Next
 }
@@ -112,6 +125,7 @@ type PreviewRun struct {
 	Offset string // "UTC−05:00"
 	Flag   string // "" | "gap" | "overlap"
 	Note   string // "shifted: 02:30 doesn't exist, runs at 03:00"
+	Late   string // a catch-up run: "now, 15 h after 06:30: kept, not sent"
 }
 
 // DayOption is a weekday checkbox.
@@ -154,3 +168,20 @@ func firstMessage(ms []FieldMessage) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// capitalize starts a sentence: "today's 06:30 …" → "Today's 06:30 …".
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// catchUpClass is the catch-up line's look: a warning when the run is
+// kept but not sent.
+func catchUpClass(kept bool) string {
+	if kept {
+		return "warning"
+	}
+	return "notice"
+}

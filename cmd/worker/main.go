@@ -73,7 +73,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // we print errors and usage ourselves, once
 	once := fs.Bool("once", false, "run one tick, work every available task (its own included) and wait until the tasks it enqueued finish or wait longer than -wait for a retry, then exit")
-	nowFlag := fs.String("now", "", "with -once: the instant the tick runs at, RFC 3339 (default: the current time)")
+	nowFlag := fs.String("now", "", "with -once: the instant the tick decides at, RFC 3339 (default: the database's clock)")
 	workers := worker.DefaultConcurrency
 	fs.IntVar(&workers, "workers", workers, fmt.Sprintf("tasks run at once in this replica, 1..%d (default from WORKERS when set); the database pool gets at least this + %d connections", maxWorkers, poolExtra))
 	fs.IntVar(&workers, "concurrency", workers, "the same as -workers (its older name)")
@@ -115,7 +115,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *fullScanEvery < time.Minute {
 		return usageErr(errors.New("-full-scan-every must be at least 1m"))
 	}
-	tickAt := time.Now() // the tick's instant only: River schedules tasks on the real clock
+	// The tick's instant only (River schedules tasks on the real clock);
+	// zero: the database's clock, as every tick of a long-running worker
+	// (docs/architecture.md, "One clock").
+	var tickAt time.Time
 	if *nowFlag != "" {
 		if !*once {
 			return usageErr(errors.New("-now needs -once"))
@@ -130,6 +133,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	settings, err := config.Delivery(getenv)
 	if err != nil {
 		return fmt.Errorf("delivery settings: %w", err)
+	}
+	updateDelay, err := config.UpdateDelay(getenv)
+	if err != nil {
+		return err
 	}
 	rules, err := config.ZoneRules(getenv)
 	if err != nil {
@@ -161,9 +168,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	w := &worker.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, TaskRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender}
+	w := &worker.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, TaskRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender,
+		UpdateDelay: updateDelay}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
-		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks)
+		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks, "update_delay", updateDelay.String())
 	if *once {
 		return runOnce(ctx, log, w, tickAt, *wait)
 	}
@@ -225,11 +233,11 @@ func runOnce(ctx context.Context, log *slog.Logger, w *worker.Worker, now time.T
 	start := time.Now()
 	res, err := w.RunOnce(ctx, now, wait)
 	if err != nil {
-		log.Error("worker -once failed", "now", now, "enqueued", res.Tick.Enqueued, "error", err,
+		log.Error("worker -once failed", "now", res.Tick.Now, "enqueued", res.Tick.Enqueued, "error", err,
 			"duration_ms", time.Since(start).Milliseconds())
 		return fmt.Errorf("worker -once: %w", err)
 	}
-	attrs := []any{"now", now, "enqueued", res.Tick.Enqueued, "pending", res.Pending, "all_done", res.Done(),
+	attrs := []any{"now", res.Tick.Now, "enqueued", res.Tick.Enqueued, "pending", res.Pending, "all_done", res.Done(),
 		"duration_ms", time.Since(start).Milliseconds()}
 	if res.Done() {
 		log.Info("worker -once done", attrs...)

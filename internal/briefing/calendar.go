@@ -28,13 +28,14 @@ const (
 	DayNotYet                             // today (or later), before the run time
 	DayDueNow                             // today, past the run time: the worker is about to run it
 	DayMissed                             // scheduled, everything on, and no briefing
+	DayLate                               // ready, fired too late to send: its deliveries were skipped
 )
 
 var dayCodes = [...]string{
 	DayGenerated: "ready", DayDelivered: "delivered", DayPending: "pending", DayFailed: "failed",
 	DayBeforeSetup: "before_setup", DayNotConfigured: "not_configured", DayInvalidConfig: "invalid_config",
 	DayFlagOff: "flag_off", DayPaused: "paused", DayNotScheduled: "day_off", DayNotYet: "not_yet",
-	DayDueNow: "due", DayMissed: "missed",
+	DayDueNow: "due", DayMissed: "missed", DayLate: "late",
 }
 
 // String is the reason's stable code, for markup and logs.
@@ -51,6 +52,7 @@ type Day struct {
 	Reason DayReason
 	RunAt  time.Time // the date's run time under the config then in force; zero when there was none
 	Zone   *time.Location
+	Note   string // DayLate: "made 21:35, 15 h after 06:30 — not sent"
 }
 
 // Explain tells what a date without a briefing shows. A past date is judged
@@ -126,6 +128,17 @@ func ReasonOf(b Briefing) DayReason {
 		return DayPending
 	case b.Delivered:
 		return DayDelivered
+	case b.Late != "":
+		return DayLate
 	}
 	return DayGenerated
+}
+
+// DayOf is the calendar day of a date with a briefing (List's row).
+func DayOf(b Briefing) Day {
+	d := Day{Date: b.Date, Reason: ReasonOf(b)}
+	if d.Reason == DayLate {
+		d.Note = b.Late
+	}
+	return d
 }

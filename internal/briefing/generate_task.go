@@ -180,7 +180,12 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 		var tasks []river.InsertManyParams
 		if a.Deliver && row.delivered == nil && revision > 0 {
 			rev := dispatch.Revision{OrgID: a.OrgID, BriefingID: a.BriefingID, Revision: revision}
-			dr.QueueDeliveries(b, rev, snap, day.Technicians(), cmp.Or(deref(row.scheduledAt), now), &tasks)
+			fired := dispatch.Firing{At: deref(row.scheduledAt), For: deref(row.scheduledFor), Loc: day.Zone.Loc}
+			if dr.QueueDeliveries(b, rev, snap, day.Technicians(), fired, cmp.Or(fired.At, now), &tasks) {
+				// docs/guarantees.md, "Late briefings": made and kept, not sent.
+				h.Log.Info("briefing fired late: kept, its deliveries recorded as skipped, nothing sent", "org_id", a.OrgID, "briefing_id", a.BriefingID,
+					"scheduled_for", fired.For, "fired_at", fired.At, "late", fired.At.Sub(fired.For).String())
+			}
 		}
 		queueRun(b, job, started, now, outcome, "")
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
@@ -208,12 +213,13 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 
 // lockedBriefing is the briefing row as the generation locked it.
 type lockedBriefing struct {
-	revision    int
-	date        time.Time
-	zone        string
-	scheduledAt *time.Time
-	delivered   *int
-	content     []byte // only when the task's revision exists already
+	revision     int
+	date         time.Time
+	zone         string
+	scheduledAt  *time.Time
+	scheduledFor *time.Time // the scheduled minute of the scheduled firing
+	delivered    *int
+	content      []byte // only when the task's revision exists already
 }
 
 // inTx runs fn in the generation's repeatable-read transaction, whose first
@@ -235,12 +241,12 @@ func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn f
 	b.Queue(`SET LOCAL synchronous_commit = off`)
 	row := &lockedBriefing{}
 	b.Queue(`
-		SELECT revision, briefing_date, timezone, scheduled_at, delivered_revision,
+		SELECT revision, briefing_date, timezone, scheduled_at, scheduled_for, delivered_revision,
 		       CASE WHEN revision >= $3 THEN content END
 		  FROM ff_briefings WHERE id = $1 AND org_id = $2 FOR UPDATE`,
 		a.BriefingID, a.OrgID, a.Revision).
 		QueryRow(func(r pgx.Row) error {
-			err := r.Scan(&row.revision, &row.date, &row.zone, &row.scheduledAt, &row.delivered, &row.content)
+			err := r.Scan(&row.revision, &row.date, &row.zone, &row.scheduledAt, &row.scheduledFor, &row.delivered, &row.content)
 			if err != nil {
 				return fmt.Errorf("lock briefing %d: %w", a.BriefingID, err)
 			}

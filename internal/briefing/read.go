@@ -49,6 +49,10 @@ type Briefing struct {
 	UpdatedAt   time.Time
 	ZoneRules   ZoneRules // the rules that decided Date (and the scheduled firing's instant)
 	Delivered   bool      // read by List only: a delivery of it was sent (test sends aside)
+	// Late is, read by List only, why its scheduled deliveries were
+	// skipped: fired too long after its minute, "made 21:35, 15 h after
+	// 06:30 — not sent" (docs/guarantees.md, "Late briefings"); "" otherwise.
+	Late string
 }
 
 // ZoneRules names the tz database a decision or a revision was made with;
@@ -140,10 +144,16 @@ func scanBriefing(row pgx.Row, extra ...any) (Briefing, error) {
 const deliveredColumn = `EXISTS (SELECT 1 FROM ff_deliveries d
 	 WHERE d.org_id = b.org_id AND d.briefing_id = b.id AND d.state = 'sent' AND d.audience <> 'test')`
 
+// lateColumn is why a briefing of ff_briefings b was not sent: the detail
+// of its deliveries skipped for being late (dispatch.SkippedLate), or empty.
+const lateColumn = `coalesce((SELECT d.last_detail FROM ff_deliveries d
+	 WHERE d.org_id = b.org_id AND d.briefing_id = b.id AND d.state = 'skipped' AND d.last_code = 'late'
+	 LIMIT 1), '')`
+
 // List returns the org's briefings dated from..to inclusive, newest first,
 // without their Content (Get reads that); a zero date leaves that end open.
 func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) ([]Briefing, error) {
-	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+listColumns+`, `+deliveredColumn+` FROM ff_briefings b
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+listColumns+`, `+deliveredColumn+`, `+lateColumn+` FROM ff_briefings b
 		 WHERE b.org_id = $1 AND ($2::date IS NULL OR b.briefing_date >= $2) AND ($3::date IS NULL OR b.briefing_date <= $3)
 		 ORDER BY b.briefing_date DESC`, orgID, dateArg(from), dateArg(to))
 	if err != nil {
@@ -151,8 +161,9 @@ func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) (
 	}
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Briefing, error) {
 		var delivered bool
-		b, err := scanBriefing(row, &delivered)
-		b.Delivered = delivered
+		var late string
+		b, err := scanBriefing(row, &delivered, &late)
+		b.Delivered, b.Late = delivered, late
 		return b, err
 	})
 	if err != nil {
@@ -246,4 +257,27 @@ func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revis
 		return nil, fmt.Errorf("revisions of briefing %d of org %d: %w", briefingID, orgID, err)
 	}
 	return revs, nil
+}
+
+// ScheduledDates returns the dates from..to whose scheduled firing
+// happened (scheduled_at set): the dates the tick counts as generated when
+// it decides the next run. "Generate now" looks do not count
+// (docs/architecture.md, "The next run"). At most a few rows: one per date.
+func (s *Store) ScheduledDates(ctx context.Context, orgID int64, from, to schedule.Date) ([]schedule.Date, error) {
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `
+		SELECT briefing_date FROM ff_briefings
+		 WHERE org_id = $1 AND scheduled_at IS NOT NULL AND briefing_date BETWEEN $2 AND $3
+		 ORDER BY briefing_date`, orgID, from.Time(), to.Time())
+	if err != nil {
+		return nil, fmt.Errorf("scheduled dates of org %d: %w", orgID, err)
+	}
+	dates, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (schedule.Date, error) {
+		var d time.Time
+		err := row.Scan(&d)
+		return schedule.DateOf(d), err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scheduled dates of org %d: %w", orgID, err)
+	}
+	return dates, nil
 }

@@ -45,6 +45,8 @@ var tickAt = func() time.Time {
 
 // seedOrgs creates n orgs due at tickAt, each with its own dispatcher
 // address (dispatch-<org id>@chaos.test), and returns those addresses.
+// Their 08:00 fires at tickAt's noon, 4 h late: send_within 24h still
+// sends it (docs/guarantees.md, "Late briefings").
 func seedOrgs(t testing.TB, db *pgxpool.Pool, n int) []string {
 	t.Helper()
 	ctx := context.Background()
@@ -55,7 +57,8 @@ func seedOrgs(t testing.TB, db *pgxpool.Pool, n int) []string {
 		SELECT id, 'fieldforce', jsonb_build_object(
 		         'briefing', jsonb_build_object('timezone', 'Etc/UTC', 'schedule_local_time', '08:00',
 		                                        'days', jsonb_build_array($1::text)),
-		         'delivery', jsonb_build_object('email', jsonb_build_object('to', jsonb_build_array('dispatch-' || id || '@chaos.test'))))
+		         'delivery', jsonb_build_object('email', jsonb_build_object('to', jsonb_build_array('dispatch-' || id || '@chaos.test')),
+		                                        'send_within', '24h'))
 		  FROM orgs`, strings.ToLower(tickAt.Weekday().String()[:3]))
 	require.NoError(t, err)
 	rows, err := db.Query(ctx, `SELECT 'dispatch-' || id || '@chaos.test' FROM orgs ORDER BY id`)

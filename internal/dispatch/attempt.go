@@ -16,6 +16,7 @@ import (
 // deliveryRow is a delivery as its task reads it, locked.
 type deliveryRow struct {
 	ID, OrgID, BriefingID, TechnicianID int64
+	UpdateID                            int64 // 0: the briefing itself; else the update it tells (update_send.go)
 	Revision                            int
 	Channel, Audience, Recipient, Key   string
 	State                               string
@@ -36,7 +37,8 @@ func readDelivery(ctx context.Context, q database.Querier, orgID, id int64) (del
 }
 
 const deliveryRowSQL = `
-	SELECT id, org_id, briefing_id, technician_id, revision, channel, audience, recipient, key, state, attempts, due_at
+	SELECT id, org_id, briefing_id, technician_id, revision, channel, audience, recipient, key, state, attempts, due_at,
+	       coalesce(update_id, 0)
 	  FROM ff_deliveries WHERE id = $1 AND org_id = $2`
 
 func scanDeliveryRow(row pgx.Row, id int64) (deliveryRow, error) {
@@ -44,7 +46,7 @@ func scanDeliveryRow(row pgx.Row, id int64) (deliveryRow, error) {
 	var techID *int64
 	err := row.
 		Scan(&d.ID, &d.OrgID, &d.BriefingID, &techID, &d.Revision, &d.Channel, &d.Audience, &d.Recipient, &d.Key,
-			&d.State, &d.Attempts, &d.DueAt)
+			&d.State, &d.Attempts, &d.DueAt, &d.UpdateID)
 	if err != nil {
 		return d, fmt.Errorf("read delivery %d: %w", id, err)
 	}

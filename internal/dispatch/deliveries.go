@@ -32,6 +32,7 @@ const (
 	DeliveryPending = "pending"
 	DeliverySent    = "sent"
 	DeliveryFailed  = "failed"
+	DeliverySkipped = "skipped" // never attempted: last_code says why (SkippedLate)
 )
 
 // Outcomes of a delivery attempt, as stored in ff_delivery_attempts.outcome.
@@ -89,17 +90,17 @@ func QueueReads(b *pgx.Batch, orgID int64) *Reads {
 	return dr
 }
 
-// recipients lists who gets snap; technicians are the day's active ones.
-func (dr *Reads) recipients(snap snapshot.Snapshot, technicians []field.Technician) []recipient {
+// delivery is the org's delivery settings; nil when there are none or the
+// config is invalid (already the tick's business: nothing to send).
+func (dr *Reads) delivery() *schedule.DeliveryConfig {
 	if dr.config == nil {
 		return nil
 	}
 	cfg, _, err := schedule.ParseConfig(dr.config)
-	if err != nil || cfg.Delivery == nil {
-		// An invalid config was already the tick's business; nothing to send.
+	if err != nil {
 		return nil
 	}
-	return recipientsOf(cfg.Delivery, snap, technicians, dr.suppressed)
+	return cfg.Delivery
 }
 
 // Revision names the revision of a briefing deliveries are for.
@@ -116,8 +117,19 @@ type Revision struct {
 // has delivered. technicians are the day's active ones. Once the batch is
 // closed, tasks holds the River task of each delivery created, for the
 // caller to insert in the same transaction.
-func (dr *Reads) QueueDeliveries(b *pgx.Batch, a Revision, snap snapshot.Snapshot, technicians []field.Technician, dueAt time.Time, tasks *[]river.InsertManyParams) {
-	if recipients := dr.recipients(snap, technicians); len(recipients) > 0 {
+//
+// A firing more than delivery.send_within after its scheduled minute is
+// late (docs/guarantees.md, "Late briefings"): its deliveries are recorded
+// as skipped, with the reason, and get no task; QueueDeliveries reports it.
+func (dr *Reads) QueueDeliveries(b *pgx.Batch, a Revision, snap snapshot.Snapshot, technicians []field.Technician, fired Firing,
+	dueAt time.Time, tasks *[]river.InsertManyParams) (late bool) {
+	d := dr.delivery()
+	late = fired.Late(d.Within())
+	var recipients []recipient
+	if d != nil {
+		recipients = recipientsOf(d, snap, technicians, dr.suppressed)
+	}
+	if len(recipients) > 0 {
 		channels, audiences, addresses, keys := make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients))
 		techIDs := make([]*int64, len(recipients))
 		for i, r := range recipients {
@@ -127,19 +139,26 @@ func (dr *Reads) QueueDeliveries(b *pgx.Batch, a Revision, snap snapshot.Snapsho
 				techIDs[i] = &recipients[i].technicianID
 			}
 		}
+		state, code, detail := DeliveryPending, "", ""
+		if late {
+			state, code, detail = DeliverySkipped, SkippedLate, fired.LateDetail()
+		}
 		b.Queue(`
-			INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, technician_id, key, due_at)
-			SELECT $1, $2, $3, t.channel, t.audience, t.recipient, t.technician_id, t.key, $9
+			INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, technician_id, key, due_at,
+			                           state, last_code, last_detail)
+			SELECT $1, $2, $3, t.channel, t.audience, t.recipient, t.technician_id, t.key, $9, $10, $11, $12
 			  FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
 			       AS t(channel, audience, recipient, technician_id, key)
 			ON CONFLICT DO NOTHING
 			RETURNING id, channel`,
-			a.OrgID, a.BriefingID, a.Revision, channels, audiences, addresses, techIDs, keys, dueAt).
+			a.OrgID, a.BriefingID, a.Revision, channels, audiences, addresses, techIDs, keys, dueAt, state, code, detail).
 			Query(func(rows pgx.Rows) error {
 				var id int64
 				var channel string
 				_, err := pgx.ForEachRow(rows, []any{&id, &channel}, func() error {
-					*tasks = append(*tasks, river.InsertManyParams{Args: deliveryArgs(channel, a.OrgID, a.BriefingID, id)})
+					if !late { // a skipped delivery is never attempted
+						*tasks = append(*tasks, river.InsertManyParams{Args: deliveryArgs(channel, a.OrgID, a.BriefingID, id)})
+					}
 					return nil
 				})
 				if err != nil {
@@ -150,6 +169,7 @@ func (dr *Reads) QueueDeliveries(b *pgx.Batch, a Revision, snap snapshot.Snapsho
 	}
 	b.Queue(`UPDATE ff_briefings SET delivered_revision = $3 WHERE id = $1 AND org_id = $2`,
 		a.BriefingID, a.OrgID, a.Revision)
+	return late
 }
 
 // deliveryArgs is the task that works a delivery row of channel.

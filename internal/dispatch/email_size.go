@@ -53,7 +53,9 @@ func fitEmail(ctx context.Context, m mail.BriefingEmail, frame func(text, html s
 
 // shortenEmail cuts every action item section and the cancelled jobs to at
 // most list jobs and every route to at most route; each list counts what
-// it leaves out. m's slices are not changed.
+// it leaves out. A technician's own lists are cut the same way (their
+// email says it was shortened, above their day link). m's slices are not
+// changed.
 func shortenEmail(m mail.BriefingEmail, list, route int) mail.BriefingEmail {
 	cut := func(jobs []mail.Job, n int, more *int) []mail.Job {
 		if len(jobs) <= n {
@@ -74,5 +76,10 @@ func shortenEmail(m mail.BriefingEmail, list, route int) mail.BriefingEmail {
 		routes[i] = r
 	}
 	m.Routes = routes
+	// A technician's own day: their day link (at the top) has the rest.
+	var dropped int
+	m.Own.Jobs = cut(m.Own.Jobs, route, &dropped)
+	m.Own.Overdue = cut(m.Own.Overdue, list, &dropped)
+	m.Own.Cancelled = cut(m.Own.Cancelled, list, &dropped)
 	return m
 }

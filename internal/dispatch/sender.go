@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
@@ -165,11 +166,11 @@ func (s *Sender) record(ctx context.Context, tx pgx.Tx, d deliveryRow, start tim
 }
 
 // extras is what a send needs beyond the delivery and its briefing: the
-// recipient's unsubscribe link, or the org's webhook signing secret; or why
-// it must not be sent at all.
+// recipient's unsubscribe link and a technician's day link, or the org's
+// webhook signing secret; or why it must not be sent at all.
 type extras struct {
-	unsubscribeURL, secret string
-	void                   *delivery.Error // not to be sent any more (see voided)
+	unsubscribeURL, dayURL, secret string
+	void                           *delivery.Error // not to be sent any more (see voided)
 }
 
 func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
@@ -186,7 +187,38 @@ func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 	case d.Audience != AudienceTest:
 		ex.unsubscribeURL, err = s.unsubscribes().URL(ctx, s.BaseURL, d.OrgID, d.Recipient)
 	}
+	if err == nil && d.Audience == AudienceTechnician && d.TechnicianID != 0 {
+		ex.dayURL, err = s.dayLink(ctx, d)
+	}
 	return ex, err
+}
+
+// dayLink mints the technician's day link for this send, on the pool and
+// before the send, so the link exists once the email does whatever happens
+// to the attempt's transaction. Every attempt mints its own (the token is
+// kept nowhere, so a retry cannot send the last one again); the
+// Message-ID stays the delivery's. A date whose links are over (a re-send
+// days later), or a technician deleted since, gets none, and the email its
+// briefing link instead (docs/delivery.md, "Day links").
+func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
+	var date time.Time
+	var zoneName string
+	if err := s.DB.QueryRow(ctx, `SELECT briefing_date, timezone FROM ff_briefings WHERE org_id = $1 AND id = $2`,
+		d.OrgID, d.BriefingID).Scan(&date, &zoneName); err != nil {
+		return "", fmt.Errorf("briefing %d of delivery %d: %w", d.BriefingID, d.ID, err)
+	}
+	zone, err := schedule.LoadZone(zoneName)
+	if err != nil {
+		return "", err
+	}
+	token, err := daylinks.Issue(ctx, s.DB, d.OrgID, d.TechnicianID, schedule.DateOf(date), zone.Loc, s.now())
+	if errors.Is(err, daylinks.ErrExpired) || errors.Is(err, daylinks.ErrNoTechnician) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return daylinks.URL(s.BaseURL, token), nil
 }
 
 // voided says why a delivery must not be sent any more although it is
@@ -220,6 +252,9 @@ func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex
 	}
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
+	if d.UpdateID != 0 {
+		return s.sendUpdate(ctx, q, d, ex)
+	}
 	c, err := loadContent(ctx, q, d)
 	if err != nil {
 		return err
@@ -227,7 +262,7 @@ func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex
 	if d.Channel == ChannelWebhook {
 		return s.sendWebhook(ctx, d, c, ex.secret)
 	}
-	return s.sendEmail(ctx, d, c, ex.unsubscribeURL)
+	return s.sendEmail(ctx, d, c, ex)
 }
 
 // content is what a delivery sends: a revision of a briefing and the org it
@@ -283,15 +318,15 @@ func (s *Sender) briefingURL(c content) string {
 	return s.orgURL(c) + "/briefings/" + c.Date.String()
 }
 
-func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, unsubscribeURL string) error {
+func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, ex extras) error {
 	c.OrgURL = s.orgURL(c)
 	m := emailModel(c, d, s.briefingURL(c))
-	m.UnsubscribeURL = unsubscribeURL
+	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
 	id, err := delivery.MessageIDFor(d.Key, s.From)
 	if err != nil {
 		return err
 	}
-	subject := mail.Subject(c.OrgName, dateLabel(c.Date))
+	subject := m.Subject()
 	if d.Audience == AudienceTest {
 		subject = "[Test] " + subject
 	}
@@ -356,25 +391,71 @@ func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
 // the same as the briefing page's; every time is in the briefing's zone
 // with its abbreviation, which may differ within a day (a DST change).
 func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
-	v := snapshot.View(c.Snapshot, c.Zone.Loc)
-	v.Link(c.OrgURL)
 	m := mail.BriefingEmail{
 		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
-		Recipient: mail.Dispatcher, Shortened: v.Shortened,
+		Recipient: mail.Dispatcher, Shortened: c.Snapshot.Shortened,
 	}
 	if d.Audience == AudienceTechnician {
-		m.Recipient = mail.Technician
-		for i, t := range c.Snapshot.Technicians {
-			if t.ID == d.TechnicianID {
-				m.Routes = v.Routes[i : i+1]
-				m.Summary.Jobs = len(m.Routes[0].Jobs) + m.Routes[0].More
-			}
-		}
+		m.Recipient, m.Own = mail.Technician, technicianDay(c, d.TechnicianID)
 		return m
 	}
+	v := snapshot.View(c.Snapshot, c.Zone.Loc)
+	v.Link(c.OrgURL)
 	m.Summary, m.ActionItems, m.Routes, m.Cancelled = v.Summary, v.ActionItems, v.Routes, v.Cancelled
 	m.MoreCancelled, m.CancelledURL = v.MoreCancelled, v.CancelledURL
 	return m
+}
+
+// technicianDay is what a technician's email shows of their own work:
+// their jobs of the day (cancelled ones apart) and their jobs overdue on
+// it, which the snapshot lists with everyone's.
+func technicianDay(c content, techID int64) mail.TechnicianDay {
+	var jobs, cancelled, overdue []snapshot.JobLine
+	for _, t := range c.Snapshot.Technicians {
+		if t.ID != techID {
+			continue
+		}
+		for _, j := range t.Jobs {
+			if j.Status == "cancelled" {
+				cancelled = append(cancelled, j)
+			} else {
+				jobs = append(jobs, j)
+			}
+		}
+	}
+	for _, j := range c.Snapshot.Overdue {
+		if j.TechnicianID == techID && j.Status != "done" && j.Status != "cancelled" {
+			overdue = append(overdue, j)
+		}
+	}
+	own := func(lines []snapshot.JobLine) []mail.Job {
+		out := snapshot.ViewJobs(lines, c.Zone.Loc)
+		for i := range out {
+			out[i].Technician = "" // the reader
+		}
+		return out
+	}
+	d := mail.TechnicianDay{Jobs: own(jobs), Overdue: own(overdue), Cancelled: own(cancelled)}
+	if len(jobs) > 0 {
+		d.First = firstVisit(jobs[0], c.Zone.Loc)
+	}
+	return d
+}
+
+// firstVisit is a visit as a subject line names it: "08:00 at 500 W 2nd
+// St", the street part of the address (its customer without one), at
+// most 60 characters of it.
+func firstVisit(j snapshot.JobLine, loc *time.Location) string {
+	at, _, _ := strings.Cut(j.Window, "–")
+	if !j.ArrivalStart.IsZero() {
+		at = j.ArrivalStart.In(loc).Format("15:04")
+	}
+	place, _, _ := strings.Cut(j.Address, ",")
+	place = strings.Join(strings.Fields(cmp.Or(strings.TrimSpace(place), j.Customer)), " ")
+	if r := []rune(place); len(r) > 60 {
+		place = string(r[:59]) + "…"
+	}
+	return at + " at " + place
 }
 
 // work is the part both delivery tasks share: one attempt, recorded,

@@ -44,11 +44,13 @@ type Delivery struct {
 	Channel    string // ChannelEmail or ChannelWebhook
 	Audience   string // AudienceDispatcher, AudienceTechnician, AudienceWebhook or AudienceTest
 	Recipient  string // an email address or the webhook URL
-	State      string // DeliveryPending, DeliverySent or DeliveryFailed
+	State      string // DeliveryPending, DeliverySent, DeliveryFailed or DeliverySkipped
 	Attempts   int
 	LastCode   string // SMTP reply or HTTP status of the last attempt
 	LastDetail string // what went wrong, for admins
 	Date       schedule.Date
+	UpdateID   int64 // 0: the briefing itself; else the technician's update it sends (docs/delivery.md, "Updates")
+	UpdateJobs int   // the jobs that update lists
 	DueAt      time.Time
 	SentAt     time.Time // zero until sent
 	UpdatedAt  time.Time
@@ -66,14 +68,15 @@ type DeliveryAttempt struct {
 }
 
 const deliveryColumns = `d.id, d.briefing_id, d.revision, d.channel, d.audience, d.recipient, d.state, d.attempts,
-	d.last_code, d.last_detail, b.briefing_date, d.due_at, d.sent_at, d.updated_at`
+	d.last_code, d.last_detail, b.briefing_date, d.due_at, d.sent_at, d.updated_at, coalesce(d.update_id, 0),
+	coalesce((SELECT u.jobs FROM ff_briefing_updates u WHERE u.org_id = d.org_id AND u.id = d.update_id), 0)`
 
 func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
 	var d Delivery
 	var date time.Time
 	var sentAt *time.Time
 	err := row.Scan(&d.ID, &d.BriefingID, &d.Revision, &d.Channel, &d.Audience, &d.Recipient, &d.State, &d.Attempts,
-		&d.LastCode, &d.LastDetail, &date, &d.DueAt, &sentAt, &d.UpdatedAt)
+		&d.LastCode, &d.LastDetail, &date, &d.DueAt, &sentAt, &d.UpdatedAt, &d.UpdateID, &d.UpdateJobs)
 	d.Date = schedule.DateOf(date)
 	if sentAt != nil {
 		d.SentAt = *sentAt
@@ -82,12 +85,13 @@ func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
 }
 
 // Deliveries returns a briefing's deliveries, each with its attempts:
-// the scheduled run's recipients and the test sends of its revisions.
+// the scheduled run's recipients, the technicians' updates after it (after
+// their revision's, oldest first) and the test sends of its revisions.
 func (s *Store) Deliveries(ctx context.Context, orgID, briefingID int64) ([]Delivery, error) {
 	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+deliveryColumns+`
 		  FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
 		 WHERE d.org_id = $1 AND d.briefing_id = $2
-		 ORDER BY d.revision DESC, d.channel, d.audience, d.recipient, d.id`, orgID, briefingID)
+		 ORDER BY d.revision DESC, d.update_id NULLS FIRST, d.channel, d.audience, d.recipient, d.id`, orgID, briefingID)
 	if err != nil {
 		return nil, fmt.Errorf("deliveries of briefing %d of org %d: %w", briefingID, orgID, err)
 	}

@@ -42,7 +42,7 @@ func TestPageAndEmailShowTheSameContent(t *testing.T) {
 			{ID: 2, Name: "Bea", Jobs: []snapshot.JobLine{job(4, 8, 12, "in_progress", "Bea")}},
 		},
 		Unassigned: []snapshot.JobLine{job(5, 8, 13, "scheduled", "")},
-		Overdue:    []snapshot.JobLine{job(6, 6, 9, "on_hold", "Bea")},
+		Overdue:    []snapshot.JobLine{of(2, job(6, 6, 9, "on_hold", "Bea")), of(1, job(8, 7, 9, "scheduled", "Al"))},
 		OnHold:     []snapshot.JobLine{job(6, 6, 9, "on_hold", "Bea"), job(7, 12, 9, "on_hold", "Al")},
 	}
 	v := snapshot.View(s, zone.Loc)
@@ -56,7 +56,7 @@ func TestPageAndEmailShowTheSameContent(t *testing.T) {
 	var email bytes.Buffer
 	require.NoError(t, mail.HTML(emailModel(c, deliveryRow{Audience: AudienceDispatcher}, "https://x.test/b")).Render(context.Background(), &email))
 
-	want := []string{"1", "6", "5", "7", "1", "2", "4", "3"} // emergency, overdue, unassigned, on hold; Al's route, Bea's; cancelled
+	want := []string{"1", "6", "8", "5", "7", "1", "2", "4", "3"} // emergency, overdue, unassigned, on hold; Al's route, Bea's; cancelled
 	require.Equal(t, want, dataJobs(t, page.String()))
 	require.Equal(t, want, dataJobs(t, email.String()))
 	require.Contains(t, email.String(), "07:00–08:00 EDT")
@@ -65,11 +65,42 @@ func TestPageAndEmailShowTheSameContent(t *testing.T) {
 	require.Contains(t, email.String(), `href="tel:+12125550100"`)
 	require.Contains(t, page.String(), `href="tel:+12125550100"`)
 
-	// A technician's email is their own route only.
+	// A technician's email is their own day only: their route, then their
+	// overdue jobs (the dispatcher's list holds everyone's).
 	var own bytes.Buffer
 	m := emailModel(c, deliveryRow{Audience: AudienceTechnician, TechnicianID: 2}, "https://x.test/b")
 	require.NoError(t, mail.HTML(m).Render(context.Background(), &own))
-	require.Equal(t, []string{"4"}, dataJobs(t, own.String()))
+	require.Equal(t, []string{"4", "6"}, dataJobs(t, own.String()))
+	require.Equal(t, "Your day, Sun 8 Mar: 1 job, 12:00 at 1 Elm St & 2nd · 1 overdue", m.Subject())
+	require.NotContains(t, mail.Text(m), "Customer A", "another technician's job")
+
+	// Al's: two visits (the cancelled one apart), one overdue.
+	m = emailModel(c, deliveryRow{Audience: AudienceTechnician, TechnicianID: 1}, "https://x.test/b")
+	require.Equal(t, "Your day, Sun 8 Mar: 2 jobs, first 07:00 at 1 Elm St & 2nd · 1 overdue · 1 cancelled", m.Subject())
+}
+
+// of marks a job as technician id's.
+func of(id int64, j snapshot.JobLine) snapshot.JobLine {
+	j.TechnicianID = id
+	return j
+}
+
+func TestFirstVisit(t *testing.T) {
+	t.Parallel()
+	loc, err := schedule.LoadZone("America/Chicago")
+	require.NoError(t, err)
+	at := time.Date(2026, 11, 26, 8, 0, 0, 0, loc.Loc)
+	for _, c := range []struct {
+		j    snapshot.JobLine
+		want string
+	}{
+		{snapshot.JobLine{ArrivalStart: at.UTC(), Address: "500 W 2nd St, Austin, TX 78701", Customer: "Ana"}, "08:00 at 500 W 2nd St"},
+		{snapshot.JobLine{ArrivalStart: at, Address: "  ", Customer: "Dogwood  Bakery\n"}, "08:00 at Dogwood Bakery"},
+		{snapshot.JobLine{Window: "09:30–10:00", Address: "1 Elm St"}, "09:30 at 1 Elm St"},
+		{snapshot.JobLine{ArrivalStart: at, Address: strings.Repeat("ü", 70)}, "08:00 at " + strings.Repeat("ü", 59) + "…"},
+	} {
+		require.Equal(t, c.want, firstVisit(c.j, loc.Loc))
+	}
 }
 
 // dataJobs lists the data-job attributes of a document, in order.

@@ -262,6 +262,10 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 	if err != nil {
 		return BatchResult{}, err
 	}
+	watch, err := watchBatch(ctx, q, orgID, ins, c.tech)
+	if err != nil {
+		return BatchResult{}, err
+	}
 	rows, err := q.Query(ctx, `
 		INSERT INTO jobs AS j (org_id, external_ref, customer, customer_phone, address, job_type, notes, status,
 		                       arrival_start, arrival_end, emergency, technician_id, completed_at)
@@ -290,6 +294,9 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 	}
 	res, err := outcomes(rows, refs, existing)
 	if err != nil {
+		return res, fmt.Errorf("upsert %d jobs: %w", n, err)
+	}
+	if err := watch.record(ctx, q, orgID, refs, res); err != nil {
 		return res, fmt.Errorf("upsert %d jobs: %w", n, err)
 	}
 	return res, auditBatch(ctx, q, actor, orgID, "field.job.import", res)

@@ -182,6 +182,9 @@ func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, i
 		if j, err = insertJob(ctx, tx, orgID, in); err != nil {
 			return err
 		}
+		if err := noteJob(ctx, tx, orgID, nil, j); err != nil {
+			return err
+		}
 		return auditJob(ctx, tx, actor, orgID, "field.job.create", nil, &j)
 	})
 	if err != nil {
@@ -223,6 +226,9 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 			return err
 		}
 		if j, err = updateJob(ctx, tx, orgID, id, in); err != nil {
+			return err
+		}
+		if err := noteJob(ctx, tx, orgID, &old, j); err != nil {
 			return err
 		}
 		return auditJob(ctx, tx, actor, orgID, "field.job.update", &old, &j)
@@ -292,6 +298,9 @@ func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID int6
 		if j, err = updateJob(ctx, tx, orgID, jobID, in); err != nil {
 			return err
 		}
+		if err := noteJob(ctx, tx, orgID, &old, j); err != nil {
+			return err
+		}
 		return auditJob(ctx, tx, actor, orgID, action, &old, &j)
 	})
 	if err != nil {
@@ -331,6 +340,9 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 		if j, err = insertJob(ctx, q, orgID, in); err != nil {
 			return j, false, fmt.Errorf("insert job %q: %w", in.ExternalRef, err)
 		}
+		if err := noteJob(ctx, q, orgID, nil, j); err != nil {
+			return j, false, err
+		}
 		return j, true, auditJob(ctx, q, actor, orgID, "field.job.create", nil, &j)
 	}
 	if err != nil {
@@ -351,6 +363,9 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 	}
 	if j, err = updateJob(ctx, q, orgID, oldID, want); err != nil {
 		return j, false, fmt.Errorf("update job %q: %w", in.ExternalRef, err)
+	}
+	if err := noteJob(ctx, q, orgID, &old, j); err != nil {
+		return j, false, err
 	}
 	return j, false, auditJob(ctx, q, actor, orgID, "field.job.update", &old, &j)
 }

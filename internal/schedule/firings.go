@@ -9,11 +9,14 @@ import (
 // org due (docs/glossary.md; the settings page calls these "next runs").
 type Firing struct {
 	Date      Date
-	Local     time.Time // fire instant in the org's zone
+	Local     time.Time // the date's fire instant (FireTime, its scheduled minute) in the org's zone
 	UTC       time.Time
 	Offset    string // e.g. "UTC−04:00"
 	Note      DSTNote
 	Scheduled LocalTime // what the admin asked for; differs from Local's wall clock in a gap
+	// At is when the tick makes the firing: UTC, or later for a catch-up
+	// firing (Upcoming), whose date's minute had passed unfired.
+	At time.Time
 }
 
 // NextFirings returns the next n firings at or after from, ignoring Enabled
@@ -67,7 +70,7 @@ func firingsFrom(from time.Time, s Schedule, days int) iter.Seq[Firing] {
 			if DateOf(local) != d || fire.Before(from) {
 				continue
 			}
-			run := Firing{Date: d, Local: local, UTC: fire.UTC(), Offset: offsetLabel(local), Note: note, Scheduled: s.At}
+			run := Firing{Date: d, Local: local, UTC: fire.UTC(), Offset: offsetLabel(local), Note: note, Scheduled: s.At, At: fire.UTC()}
 			if !yield(run) {
 				return
 			}

@@ -75,8 +75,10 @@ func ZoneLabel(z Zone, now time.Time) (offset string, local string) {
 	return offsetLabel(t), t.Format("15:04")
 }
 
-// offsetLabel formats t's UTC offset with a true minus sign, as typeset
+// OffsetLabel formats t's UTC offset with a true minus sign, as typeset
 // offsets are ("UTC−05:00", "UTC+05:45").
+func OffsetLabel(t time.Time) string { return offsetLabel(t) }
+
 func offsetLabel(t time.Time) string {
 	_, secs := t.Zone()
 	sign := "+"

@@ -90,3 +90,13 @@ func zoneAbbrevs(start, end time.Time, loc *time.Location) string {
 	}
 	return first + "/" + last
 }
+
+// ViewJobs is lines as View shows each job (an email's own selection of
+// them: a technician's overdue jobs, say).
+func ViewJobs(lines []JobLine, loc *time.Location) []briefview.Job {
+	out := make([]briefview.Job, 0, len(lines))
+	for _, j := range lines {
+		out = append(out, viewJob(j, loc))
+	}
+	return out
+}

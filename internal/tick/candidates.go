@@ -164,10 +164,10 @@ var (
 )
 
 // scanWindow is the ±1 day around now's UTC date: every UTC offset (-12h to
-// +14h) puts an org's local date at now inside it.
+// +14h) puts an org's local date at now inside it. The pages that show the
+// next run read the same dates (schedule.GeneratedWindow).
 func scanWindow(now time.Time) (from, to schedule.Date) {
-	d := schedule.DateOf(now.UTC())
-	return d.AddDays(-1), d.AddDays(1)
+	return schedule.GeneratedWindow(now)
 }
 
 // windowDays is how many dates scanWindow spans: the bits of Candidate.fired.

@@ -124,7 +124,7 @@ func (d *decider) add(c *Candidate) error {
 	}
 	o := d.outcome(m, c.fired)
 	if o.decision.Due() {
-		d.items = append(d.items, due{OrgID: c.OrgID, Date: o.decision.Date, Timezone: m.parsed.schedule.Zone.Name})
+		d.items = append(d.items, due{OrgID: c.OrgID, Date: o.decision.Date, Timezone: m.parsed.schedule.Zone.Name, FireAt: o.decision.FireAt})
 		if !d.t.NoHintWrites {
 			d.dueHints.add(c, d.now, o.next, o.fires)
 		}

@@ -15,11 +15,12 @@ import (
 )
 
 // due is one briefing to create: the org-local date at the tick, in the zone
-// that decided it.
+// that decided it, and the date's scheduled minute (Decision.FireAt).
 type due struct {
 	OrgID    int64
 	Date     schedule.Date
 	Timezone string
+	FireAt   time.Time
 }
 
 // enqueueChunk bounds one transaction: large enough that 100k due orgs take
@@ -34,14 +35,16 @@ const enqueueChunk = 500
 // impossible, whatever the number of replicas. Only rows returned get a
 // generation task.
 // The date and zone of an existing row are never remapped. The zone rules
-// that decided ($5, $6) are recorded with the scheduled firing.
+// that decided ($5, $6) and the scheduled minute the firing is for ($7:
+// whether its deliveries are sent, docs/guarantees.md "Late briefings")
+// are recorded with the scheduled firing.
 const enqueueSQL = `
-INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, trigger, status,
+INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, scheduled_at, scheduled_for, trigger, status,
                           requested_revision, created_at, updated_at, tzdata_version, tzdata_source)
-SELECT org_id, briefing_date, timezone, $4, $4, 'schedule', 'pending', 1, $4, $4, $5, $6
-  FROM unnest($1::bigint[], $2::date[], $3::text[]) AS t(org_id, briefing_date, timezone)
+SELECT org_id, briefing_date, timezone, $4, $4, scheduled_for, 'schedule', 'pending', 1, $4, $4, $5, $6
+  FROM unnest($1::bigint[], $2::date[], $3::text[], $7::timestamptz[]) AS t(org_id, briefing_date, timezone, scheduled_for)
 ON CONFLICT (org_id, briefing_date) DO UPDATE
-   SET scheduled_at = EXCLUDED.scheduled_at,
+   SET scheduled_at = EXCLUDED.scheduled_at, scheduled_for = EXCLUDED.scheduled_for,
        tzdata_version = EXCLUDED.tzdata_version, tzdata_source = EXCLUDED.tzdata_source,
        requested_revision = ff_briefings.requested_revision + 1,
        status = 'pending', last_error = '', updated_at = EXCLUDED.updated_at
@@ -76,8 +79,9 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[p
 	orgIDs := make([]int64, len(items))
 	dates := make([]time.Time, len(items))
 	zones := make([]string, len(items))
+	fireAts := make([]time.Time, len(items))
 	for i, it := range items {
-		orgIDs[i], dates[i], zones[i] = it.OrgID, it.Date.Time(), it.Timezone
+		orgIDs[i], dates[i], zones[i], fireAts[i] = it.OrgID, it.Date.Time(), it.Timezone, it.FireAt
 	}
 	var briefingIDs []int64
 	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
@@ -87,7 +91,7 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[p
 		if _, err := tx.Exec(ctx, `SELECT set_config('fieldbrief.hint_writer', 'tick', true)`); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt, rules.Version, rules.Source)
+		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt, rules.Version, rules.Source, fireAts)
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,10 @@ type Metrics struct {
 	// return it), late_hint (a stored hint later than the next firing). Any
 	// is a bug, or new zone rules; the full scan fired what was due.
 	HintDisagreements *prometheus.CounterVec
+	// ClockSkew is the host's clock minus the database's, in seconds, as
+	// the last tick measured it (DatabaseNow): the tick decides at the
+	// database's clock, so this says how far the host's is off.
+	ClockSkew prometheus.Gauge
 }
 
 // NewMetrics creates the collectors; register them with Collectors.
@@ -50,13 +54,17 @@ func NewMetrics() *Metrics {
 			Name: "fieldbrief_tick_hint_disagreements_total",
 			Help: "Orgs on which a full scan disagreed with the next-fire hints, by kind (missed_due, late_hint); should stay 0.",
 		}, []string{"kind"}),
+		ClockSkew: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "fieldbrief_clock_skew_seconds",
+			Help: "The worker host's clock minus the database's, in seconds, measured at each tick; the tick decides at the database's clock.",
+		}),
 	}
 }
 
 // Collectors lists every collector, for prometheus.Registerer.MustRegister.
 func (m *Metrics) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.Ticks, m.Candidates, m.Skipped, m.Enqueued,
-		m.TickDuration, m.Scans, m.HintsWritten, m.HintDisagreements}
+		m.TickDuration, m.Scans, m.HintsWritten, m.HintDisagreements, m.ClockSkew}
 }
 
 func (m *Metrics) observeTick(r Result, err error) {

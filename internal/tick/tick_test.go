@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/schedule"
@@ -97,6 +98,7 @@ func TestTickDST(t *testing.T) {
 			require.Equal(t, 1, f.tickEvery(utc(tt.from), utc(tt.to), time.Minute))
 			require.Equal(t, []string{row(utc(tt.want).In(mustZone("America/New_York")).Format("2006-01-02"),
 				"America/New_York", tt.want)}, f.Briefings(org))
+			require.Equal(t, []string{strings.Replace(tt.want, "T", " ", 1)}, f.scheduledFor(org), "the minute FireTime chose")
 		})
 	}
 }
@@ -117,6 +119,21 @@ func TestTickCatchUp(t *testing.T) {
 		row("2026-03-10", "America/New_York", "2026-03-10T20:17:00Z"),
 		row("2026-03-12", "America/New_York", "2026-03-12T12:30:00Z"),
 	}, f.Briefings(org))
+	// Each firing records the scheduled minute it was for: the catch-up
+	// run was 8 h 17 late, which decides whether it is sent
+	// (docs/guarantees.md, "Late briefings").
+	require.Equal(t, []string{"2026-03-10 12:00:00Z", "2026-03-12 12:00:00Z"}, f.scheduledFor(org))
+}
+
+// scheduledFor lists the scheduled minutes an org's firings were for, by date.
+func (f *fixture) scheduledFor(orgID int64) []string {
+	f.T.Helper()
+	rows, err := f.DB.Query(f.Ctx, `SELECT to_char(scheduled_for AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"Z"')
+		FROM ff_briefings WHERE org_id = $1 ORDER BY briefing_date`, orgID)
+	require.NoError(f.T, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(f.T, err)
+	return out
 }
 
 // TestConcurrentTicks runs four replicas' ticks at the same instant: exactly

@@ -203,7 +203,7 @@ func TestLastAdminAndRemoval(t *testing.T) {
 	// Their session is gone: the next request is a sign-in.
 	res = member.get("/orgs/acme/briefings")
 	require.Equal(t, http.StatusSeeOther, res.Code)
-	require.Equal(t, "/login", res.Header.Get("Location"))
+	require.Equal(t, signInTo("/orgs/acme/briefings"), res.Header.Get("Location"))
 	require.Equal(t, 1, countRows(t, f, `SELECT count(*) FROM audit_log WHERE action = 'membership.remove' AND org_id = $1`, f.orgA.ID))
 }
 

@@ -96,27 +96,28 @@ func (s *Server) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// limiters is a bounded map of per-token limiters. Written here rather
+// limiters is a bounded map of limiters, per API token (by id) or per
+// client address (the day link page's). Written here rather
 // than taken from a cache library because the eviction rule is specific:
 // a limiter whose bucket is full again is indistinguishable from a fresh
 // one, so dropping it loses nothing, and those go first.
-type limiters struct {
+type limiters[K comparable] struct {
 	rate  rate.Limit
 	burst int
 	max   int
 
 	mu sync.Mutex
-	m  map[int64]*rate.Limiter
+	m  map[K]*rate.Limiter
 }
 
-func newLimiters(perSecond float64, burst, maxEntries int) *limiters {
-	return &limiters{rate: rate.Limit(perSecond), burst: burst, max: maxEntries, m: make(map[int64]*rate.Limiter)}
+func newLimiters[K comparable](perSecond float64, burst, maxEntries int) *limiters[K] {
+	return &limiters[K]{rate: rate.Limit(perSecond), burst: burst, max: maxEntries, m: make(map[K]*rate.Limiter)}
 }
 
-func (l *limiters) get(tokenID int64, now time.Time) *rate.Limiter {
+func (l *limiters[K]) get(key K, now time.Time) *rate.Limiter {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if lim, ok := l.m[tokenID]; ok {
+	if lim, ok := l.m[key]; ok {
 		return lim
 	}
 	if len(l.m) >= l.max {
@@ -135,7 +136,7 @@ func (l *limiters) get(tokenID int64, now time.Time) *rate.Limiter {
 		}
 	}
 	lim := rate.NewLimiter(l.rate, l.burst)
-	l.m[tokenID] = lim
+	l.m[key] = lim
 	return lim
 }
 

@@ -121,7 +121,7 @@ func TestLogoutRevokesTheSession(t *testing.T) {
 	replay.hc.Jar.SetCookies(mustURL(t, f.ts.URL), []*http.Cookie{&old})
 	res = replay.get("/orgs/acme/briefings")
 	require.Equal(t, http.StatusSeeOther, res.Code)
-	require.Equal(t, "/login", res.Header.Get("Location"))
+	require.Equal(t, signInTo("/orgs/acme/briefings"), res.Header.Get("Location"))
 	require.Equal(t, 1, countRows(t, f, `SELECT count(*) FROM sessions WHERE revoked_at IS NOT NULL`))
 }
 
@@ -168,7 +168,7 @@ func TestPasswordResetRevokesSessions(t *testing.T) {
 	for _, ck := range []http.Cookie{laptopCookie, phoneCookie} {
 		res := replay(ck)
 		require.Equal(t, http.StatusSeeOther, res.Code, "a session from before the reset")
-		require.Equal(t, "/login", res.Header.Get("Location"))
+		require.Equal(t, signInTo("/orgs/acme/briefings"), res.Header.Get("Location"))
 	}
 	require.Equal(t, http.StatusOK, admin.get("/orgs/acme/briefings").Code, "another user stays signed in")
 
@@ -195,7 +195,7 @@ func TestIdleTimeout(t *testing.T) {
 	f.advance(12 * time.Hour)
 	res := c.get("/orgs/acme/briefings")
 	require.Equal(t, http.StatusSeeOther, res.Code)
-	require.Equal(t, "/login", res.Header.Get("Location"))
+	require.Equal(t, signInTo("/orgs/acme/briefings"), res.Header.Get("Location"))
 }
 
 func TestLastSeenIsWrittenAtMostOncePerMinute(t *testing.T) {

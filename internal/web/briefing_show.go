@@ -56,6 +56,9 @@ func (s *Server) briefingShow(c echo.Context) error {
 	for _, d := range deliveries {
 		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.IsAdmin(), resendBase))
 	}
+	if p.TechnicianLinks, err = s.technicianLinks(c, m, b.Date, briefingLoc(b)); err != nil {
+		return err
+	}
 	return s.render(c, http.StatusOK, views.Briefing(p))
 }
 

@@ -116,7 +116,9 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 		}
 	}
 	p.StateKind, p.State = st.describe()
-	p.NextRun = st.nextRun(now, list)
+	if p.NextRun, err = s.nextRun(ctx, m.Org.ID, st, now); err != nil {
+		return err
+	}
 	return s.render(c, status, views.Briefings(p))
 }
 
@@ -192,24 +194,6 @@ func (st orgState) describe() (kind, text string) {
 	return "running", "Every " + daysText(st.Schedule.Days) + " at " + st.Schedule.At.String() + " in " + st.Schedule.Zone.Name + "."
 }
 
-// nextRun is the next run that will make a briefing: a run on a date that
-// already has one (made on request, say) does not count.
-func (st orgState) nextRun(now time.Time, list []briefing.Briefing) string {
-	if !st.running() {
-		return ""
-	}
-	for _, r := range schedule.NextFirings(now, st.Schedule, 2) {
-		if !hasDate(list, r.Date) {
-			next := r.Local.Format(previewDateForm+" 15:04") + " (" + r.Offset + "), " + r.UTC.Format("15:04") + " UTC"
-			if note := runNote(r); note != "" {
-				next += "; " + note
-			}
-			return next
-		}
-	}
-	return ""
-}
-
 // days lists the page's dates, last and the listDays before it, newest
 // first: the briefing of each date, or why it has none as the config and
 // flag in force then tell (briefing.Explain). Errors are for admins;
@@ -222,7 +206,7 @@ func (st orgState) days(slug string, now time.Time, today, last schedule.Date, c
 		var cal briefing.Day
 		if i := slices.IndexFunc(list, func(b briefing.Briefing) bool { return b.Date == d }); i >= 0 {
 			b := list[i]
-			cal = briefing.Day{Date: d, Reason: briefing.ReasonOf(b)}
+			cal = briefing.DayOf(b)
 			day.Status, day.Link = b.Status, briefingsURL(slug)+"/"+d.String()
 			day.Manual = b.ScheduledAt.IsZero() // only "generate now" looks so far
 			if admin {
@@ -252,6 +236,7 @@ var dayReasonWords = map[briefing.DayReason]string{
 	briefing.DayNotYet:        "not yet",
 	briefing.DayDueNow:        "due now: the worker is about to generate it",
 	briefing.DayMissed:        "missed",
+	briefing.DayLate:          "ready, not sent",
 }
 
 // dayWords is a calendar day in words; a day not reached yet says when it runs.
@@ -263,11 +248,10 @@ func dayWords(d briefing.Day) string {
 	if d.Reason == briefing.DayNotYet && !d.RunAt.IsZero() {
 		w += ": runs at " + d.RunAt.In(d.Zone).Format("15:04")
 	}
+	if d.Reason == briefing.DayLate && d.Note != "" {
+		w = "ready; " + d.Note // "made 21:35, 15 h after 06:30 — not sent"
+	}
 	return w
-}
-
-func hasDate(list []briefing.Briefing, d schedule.Date) bool {
-	return slices.ContainsFunc(list, func(b briefing.Briefing) bool { return b.Date == d })
 }
 
 // daysText names a day set the way people say it.

@@ -190,7 +190,7 @@ func TestBriefingPagePrevNextNearest(t *testing.T) {
 func TestBriefingDayReasonsAreAllWorded(t *testing.T) {
 	t.Parallel()
 	seen := map[string]bool{}
-	for r := briefing.DayGenerated; r <= briefing.DayMissed; r++ {
+	for r := briefing.DayGenerated; r <= briefing.DayLate; r++ {
 		code := r.String()
 		require.NotEqual(t, "unknown", code, "reason %d has no code", r)
 		require.False(t, seen[code], "code %s is used twice", code)

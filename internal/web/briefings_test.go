@@ -130,10 +130,42 @@ func TestBriefingListStatusesAndReasons(t *testing.T) {
 	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC))
 	rows, doc = listRows(t, f.as(&f.adminA), briefingsPath)
 	require.Equal(t, "due", rows["2026-03-04"].attr("data-reason"))
-	require.Contains(t, doc.find(hasClass("next-run")).text(), "Thu 2026-03-05 08:00")
+	require.Contains(t, doc.find(hasClass("next-run")).text(), "now — today's 08:00 has passed: today's briefing will be made now",
+		"the worker's catch-up run, not tomorrow's")
 	require.NotNil(t, doc.find(attrIs("action", briefingsPath+"/generate")))
 	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Pause")
 	require.Contains(t, rows["2026-03-02"].text(), "database timeout")
+}
+
+// "Generate now" and a test send never change the next run: only a
+// scheduled briefing takes its date (docs/architecture.md, "The next run").
+func TestBriefingListNextRunCountsScheduledBriefingsOnly(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"08:00","days":["mon","tue","wed","thu","fri"]},`+
+		`"delivery":{"email":{"to":["dispatch@acme.test"]}}}`)
+	next := func() string {
+		t.Helper()
+		_, doc := listRows(t, f.as(&f.memberA), briefingsPath)
+		return doc.find(hasClass("next-run")).text()
+	}
+	// Wed 06:00 in New York: today's 08:00 is the next run.
+	setClock(f, time.Date(2026, 3, 4, 11, 0, 0, 0, time.UTC))
+	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-04", Trigger: briefing.TriggerManual})
+	insertBriefing(t, f, f.orgB.ID, briefingRow{Date: "2026-03-04"}) // globex's scheduled one is not acme's
+	require.Contains(t, next(), "Wed 2026-03-04 08:00 (UTC−05:00), 13:00 UTC", "a look made by hand takes no date")
+
+	// 12:00: 4 h after 08:00, past send_within (3h): made now, kept, not sent.
+	setClock(f, time.Date(2026, 3, 4, 17, 0, 0, 0, time.UTC))
+	require.Contains(t, next(), "now — today's 08:00 has passed: today's briefing will be kept, not sent; first sent: Thu 5 Mar 08:00 EST")
+	// 10:00, within send_within: made and sent now.
+	setClock(f, time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC))
+	require.Contains(t, next(), "now — today's 08:00 has passed: today's briefing will be made and sent now")
+
+	// Once the tick fired today, tomorrow's 08:00.
+	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET scheduled_at = fired_at WHERE org_id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	require.Contains(t, next(), "Thu 2026-03-05 08:00 (UTC−05:00), 13:00 UTC")
 }
 
 func TestBriefingListUsesTheOrgsLocalDate(t *testing.T) {
@@ -227,7 +259,7 @@ func TestBriefingListAccess(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, f.as(&f.memberB).get(briefingsPath+"/2026-03-03").Code)
 	r := f.anon().get(briefingsPath)
 	require.Equal(t, http.StatusSeeOther, r.Code)
-	require.Equal(t, "/login", r.Header.Get("Location"))
+	require.Equal(t, signInTo(briefingsPath), r.Header.Get("Location"))
 }
 
 func TestBriefingShowRendersSnapshot(t *testing.T) {

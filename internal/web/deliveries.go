@@ -39,6 +39,12 @@ func deliveryRow(d dispatch.Delivery, loc *time.Location, admin bool, resendBase
 	r := views.DeliveryRow{
 		ID: d.ID, At: clock(d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
+		Update: updateLabel(d),
+	}
+	if d.State == dispatch.DeliverySkipped {
+		// Why it was not sent is for everyone who sees the delivery
+		// (docs/guarantees.md, "Late briefings").
+		r.Note, r.Code = d.LastDetail, d.LastCode
 	}
 	if !admin {
 		if d.Channel == dispatch.ChannelWebhook {
@@ -72,4 +78,16 @@ func took(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Millisecond).String()
+}
+
+// updateLabel names a technician's update on the briefing page: "Update:
+// 2 jobs changed"; "" for a delivery of the briefing itself.
+func updateLabel(d dispatch.Delivery) string {
+	switch {
+	case d.UpdateID == 0:
+		return ""
+	case d.UpdateJobs == 1:
+		return "Update: 1 job changed"
+	}
+	return "Update: " + strconv.Itoa(d.UpdateJobs) + " jobs changed"
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -59,7 +60,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	status := statusOf(err)
 	setRetryAfter(c, err)
 	if status == http.StatusUnauthorized && !isHTMX(c) && !isAPI(c) {
-		_ = c.Redirect(http.StatusSeeOther, "/login")
+		_ = c.Redirect(http.StatusSeeOther, loginFor(c.Request()))
 		return
 	}
 	requestID := ""
@@ -93,6 +94,25 @@ func setRetryAfter(c echo.Context, err error) {
 	if d := apperr.RetryAfter(err); d > 0 {
 		c.Response().Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
 	}
+}
+
+// maxNextLen bounds the page a sign-in returns to: a longer address
+// (nothing of ours makes one) signs in to the start page instead.
+const maxNextLen = 2048
+
+// loginFor is where a signed-out visitor of r goes: the sign-in form,
+// which returns them to the page they asked for (a GET's own local path
+// and query: a link in an email, a bookmark) once signed in. Other methods
+// go to the form alone; their request cannot be made again by a redirect.
+func loginFor(r *http.Request) string {
+	if r.Method != http.MethodGet {
+		return "/login"
+	}
+	next := r.URL.RequestURI()
+	if len(next) > maxNextLen || localPath(next) != next || next == "/" {
+		return "/login"
+	}
+	return "/login?next=" + url.QueryEscape(next)
 }
 
 // messageOf is what a person is told of err: an application error's own

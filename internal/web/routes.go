@@ -65,6 +65,10 @@ func (s *Server) routes() {
 	e.GET("/unsubscribe", s.unsubscribeConfirm)
 	e.POST("/unsubscribe", s.unsubscribe)
 
+	// A technician's day link (docs/delivery.md, "Day links"): no sign-in,
+	// the token is the authority; read-only, rate-limited per client.
+	e.GET("/t/:token", s.technicianDay, dayLinkHeaders, s.dayLinkRateLimit)
+
 	// Signed in: a route middleware, not an e.Group("", …), because a group
 	// with middleware also catches every unmatched path, which would send
 	// anonymous visitors of a missing page to /login instead of a 404.

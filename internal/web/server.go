@@ -19,6 +19,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
@@ -47,9 +48,11 @@ type Server struct {
 	sender       *dispatch.Sender // the settings page's test sends
 	sessions     *auth.Sessions
 	throttle     *auth.Throttle
-	hashes       *auth.HashGate // bounds the sign-ins hashing at once
-	apiLimits    *limiters      // per API token
-	admission    *mw.Admission  // requests served at once
+	hashes       *auth.HashGate    // bounds the sign-ins hashing at once
+	apiLimits    *limiters[int64]  // per API token
+	dayLimits    *limiters[string] // the day link page's, per client address
+	dayLinks     *daylinks.Store
+	admission    *mw.Admission // requests served at once
 	csrf         mw.CSRF
 	now          func() time.Time
 	echo         *echo.Echo
@@ -115,7 +118,9 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// Two hashes per core keeps the cores busy and memory at about
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
 		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
-		apiLimits: newLimiters(cfg.APIRate, cfg.APIBurst, maxAPILimiters),
+		apiLimits: newLimiters[int64](cfg.APIRate, cfg.APIBurst, maxAPILimiters),
+		dayLimits: newLimiters[string](dayLinkRate, dayLinkBurst, maxDayLinkLimiters),
+		dayLinks:  &daylinks.Store{DB: db},
 		admission: mw.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
 		csrf:      mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
 		now:       time.Now,

@@ -144,7 +144,9 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 	if p.Log, err = s.deliveryLog(c.Request().Context(), m.Org.ID, stored); err != nil {
 		return err
 	}
-	p.Preview = s.preview(in.document(), in.timezone)
+	if p.Preview, err = s.preview(c.Request().Context(), m.Org.ID, in.document(), in.timezone, in.delivery.sends()); err != nil {
+		return err
+	}
 	return s.render(c, status, views.Settings(p))
 }
 
@@ -168,7 +170,8 @@ func (s *Server) formModel(in scheduleInput, errs map[string]string) views.Sched
 		Errors:    errs,
 	}
 	if d := in.delivery; d != nil {
-		f.Delivery = views.DeliveryForm{To: d.to, Technicians: d.technicians == true, WebhookURL: d.webhookURL}
+		f.Delivery = views.DeliveryForm{To: d.to, Technicians: d.technicians == true, WebhookURL: d.webhookURL,
+			SendWithin: d.sendWithin, Updates: d.updates}
 	}
 	if errs["timezone"] == "" {
 		f.ZoneHint = s.zoneHint(in.timezone)
@@ -198,6 +201,8 @@ var formFields = []struct{ path, field string }{
 	{"delivery.email.technicians", "delivery_email_technicians"},
 	{"delivery.email", "delivery_email_to"},
 	{"delivery.webhook", "delivery_webhook_url"},
+	{"delivery.send_within", "delivery_send_within"},
+	{"delivery.updates", "delivery_updates"},
 }
 
 // formField is the form field a document path is shown beside; "" (the

@@ -29,6 +29,8 @@ type deliveryInput struct {
 	to          string // the textarea as typed
 	technicians any    // a bool, or unrecognised text for the validator to reject by name
 	webhookURL  string
+	sendWithin  string // delivery.send_within as typed; "" leaves it out (the default, 3h)
+	updates     bool   // delivery.updates; true is left out of the document (its default)
 }
 
 // scheduleInputFrom reads the form fields (the query string for the preview).
@@ -62,9 +64,18 @@ func deliveryInputFrom(form url.Values) *deliveryInput {
 		to:          form.Get("delivery_email_to"),
 		webhookURL:  strings.TrimSpace(form.Get("delivery_webhook_url")),
 		technicians: false, // an unticked checkbox is not sent
+		sendWithin:  strings.TrimSpace(form.Get("delivery_send_within")),
+		updates:     true,
 	}
 	if vs := form["delivery_email_technicians"]; len(vs) > 0 {
 		d.technicians = parseEnabled(vs[len(vs)-1])
+	}
+	// The form says whether it carries the updates checkbox (an unticked
+	// one is not sent): a client posting without it keeps them on, the
+	// document's default.
+	if _, has := form["delivery_updates_shown"]; has {
+		vs := form["delivery_updates"]
+		d.updates = len(vs) > 0 && parseEnabled(vs[len(vs)-1]) == true
 	}
 	return d
 }
@@ -84,7 +95,9 @@ func (d deliveryInput) recipients() []string {
 }
 
 // member is the document's delivery object for the section, nil when it is
-// left empty: nothing to send is no delivery key at all.
+// left empty: nothing to send is no delivery key at all. send_within and
+// updates are written only when they differ from their defaults, so a form
+// save keeps what the JSON editor set and adds nothing it did not.
 func (d deliveryInput) member() map[string]any {
 	delivery := map[string]any{}
 	if to := d.recipients(); len(to) > 0 || d.technicians != false {
@@ -93,10 +106,21 @@ func (d deliveryInput) member() map[string]any {
 	if d.webhookURL != "" {
 		delivery["webhook"] = map[string]any{"url": d.webhookURL}
 	}
+	if d.sendWithin != "" {
+		delivery["send_within"] = d.sendWithin
+	}
+	if !d.updates {
+		delivery["updates"] = false
+	}
 	if len(delivery) == 0 {
 		return nil
 	}
 	return delivery
+}
+
+// sends reports whether the section sends the briefing to anyone.
+func (d *deliveryInput) sends() bool {
+	return d != nil && (len(d.recipients()) > 0 || d.technicians != false || d.webhookURL != "")
 }
 
 // on reports whether the form runs the briefings: enabled, or left to the
@@ -139,11 +163,16 @@ type formBriefing struct {
 	Enabled           any      `json:"enabled,omitempty"`
 }
 
-// document is the config document of the form's schedule alone, for the
-// preview. Days are always present: a form with no day ticked means no day,
-// not every day.
+// document is the config document of the form's schedule, for the
+// preview, with the one delivery member the preview needs (send_within:
+// whether today's late run is sent). Days are always present: a form with
+// no day ticked means no day, not every day.
 func (in scheduleInput) document() []byte {
-	return marshalDocument(formDocument{Briefing: in.briefing()})
+	doc := formDocument{Briefing: in.briefing()}
+	if in.delivery != nil && in.delivery.sendWithin != "" {
+		doc.Delivery = map[string]any{"send_within": in.delivery.sendWithin}
+	}
+	return marshalDocument(doc)
 }
 
 // settingsDocument is the whole document the form saves: its schedule and
@@ -222,10 +251,11 @@ func (in scheduleInput) enabledText() string {
 }
 
 func storedDelivery(d *schedule.DeliveryConfig) *deliveryInput {
-	in := &deliveryInput{technicians: false}
+	in := &deliveryInput{technicians: false, updates: d.UpdatesOn() || d == nil}
 	if d == nil {
 		return in
 	}
+	in.sendWithin = d.SendWithin
 	if d.Email != nil {
 		in.to = strings.Join(d.Email.To, "\n")
 		in.technicians = d.Email.Technicians

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -39,7 +41,19 @@ func (s *Server) settingsPreview(c echo.Context) error {
 			return err
 		}
 	}
-	return s.render(c, http.StatusOK, views.PreviewAnswer(s.preview(in.document(), in.timezone), s.zoneHint(in.timezone)))
+	ctx, orgID := c.Request().Context(), currentMembership(c).Org.ID
+	if in.delivery == nil { // what is sent, and how late, is the stored delivery's
+		stored, err := s.tenants.Fieldforce(ctx, orgID)
+		if err != nil {
+			return err
+		}
+		in.delivery = storedDelivery(stored.Config.Delivery)
+	}
+	pv, err := s.preview(ctx, orgID, in.document(), in.timezone, in.delivery.sends())
+	if err != nil {
+		return err
+	}
+	return s.render(c, http.StatusOK, views.PreviewAnswer(pv, s.zoneHint(in.timezone)))
 }
 
 // settingsPreviewJSON answers the JSON editor's htmx request: the preview
@@ -49,7 +63,7 @@ func (s *Server) settingsPreview(c echo.Context) error {
 func (s *Server) settingsPreviewJSON(c echo.Context) error {
 	raw := []byte(c.FormValue("config_json"))
 	in, _ := jsonInput(raw)
-	_, _, err := schedule.ParseConfig(raw)
+	cfg, _, err := schedule.ParseConfig(raw)
 	var ve *schedule.ValidationError
 	if err != nil && !errors.As(err, &ve) {
 		return err
@@ -58,7 +72,10 @@ func (s *Server) settingsPreviewJSON(c echo.Context) error {
 	pv := views.Preview{Errors: msgs}
 	hint := ""
 	if ve == nil {
-		pv, hint = s.preview(raw, in.timezone), s.zoneHint(in.timezone)
+		if pv, err = s.preview(c.Request().Context(), currentMembership(c).Org.ID, raw, in.timezone, sends(cfg.Delivery)); err != nil {
+			return err
+		}
+		hint = s.zoneHint(in.timezone)
 		if err := triggerEvent(c, "config-form", formValues(in)); err != nil {
 			return err
 		}
@@ -78,6 +95,8 @@ func formValues(in scheduleInput) map[string]any {
 		v["delivery_email_to"] = d.to
 		v["delivery_email_technicians"] = d.technicians == true
 		v["delivery_webhook_url"] = d.webhookURL
+		v["delivery_send_within"] = d.sendWithin
+		v["delivery_updates"] = d.updates
 	}
 	return v
 }
@@ -104,37 +123,58 @@ func triggerEvent(c echo.Context, name string, detail any) error {
 	return nil
 }
 
-// preview lists the next runs of a config document with schedule.NextFirings,
-// the rule the worker's decision uses, and the DST problems of the next
-// year; zone is the time zone as typed, for the messages.
-func (s *Server) preview(raw []byte, zone string) views.Preview {
-	_, sched, err := schedule.ParseConfig(raw)
+// preview lists the firings the tick will make with a config document (the
+// page's "next runs": schedule.Upcoming, counting the org's scheduled dates
+// as the tick does; docs/architecture.md, "The next run"), today's catch-up
+// firing first when today's minute has passed, and the DST problems of the
+// next year; zone is
+// the time zone as typed, for the messages, and sends whether the settings
+// deliver anything (the document may hold the schedule alone). A paused
+// schedule shows the runs it makes once resumed.
+func (s *Server) preview(ctx context.Context, orgID int64, raw []byte, zone string, sends bool) (views.Preview, error) {
+	cfg, sched, err := schedule.ParseConfig(raw)
 	var ve *schedule.ValidationError
 	if errors.As(err, &ve) {
-		return views.Preview{Errors: plainMessages(ve, zone)}
+		return views.Preview{Errors: plainMessages(ve, zone)}, nil
 	}
 	if err != nil {
-		return views.Preview{Errors: []views.FieldMessage{{Message: "This schedule cannot be read."}}}
+		return views.Preview{Errors: []views.FieldMessage{{Message: "This schedule cannot be read."}}}, nil
 	}
 	now := s.now()
 	p := views.Preview{Zone: sched.Zone.Name, Paused: !sched.Enabled}
-	for _, r := range schedule.NextFirings(now, sched, previewRuns) {
-		if p.Next == "" {
-			p.Next = r.Local.Format(previewShortForm)
-		}
-		p.Runs = append(p.Runs, views.PreviewRun{
+	sched.Enabled = true
+	runs, err := s.upcoming(ctx, orgID, now, sched, previewRuns)
+	if err != nil {
+		return p, err
+	}
+	within := cfg.Delivery.Within()
+	for i, r := range runs {
+		at := r.At.In(sched.Zone.Loc)
+		row := views.PreviewRun{
 			Date:   r.Local.Format(previewDateForm),
-			Local:  r.Local.Format("15:04"),
-			UTC:    r.UTC.Format("2006-01-02 15:04") + " UTC",
-			Offset: r.Offset,
+			Local:  at.Format("15:04"),
+			UTC:    r.At.UTC().Format("2006-01-02 15:04") + " UTC",
+			Offset: schedule.OffsetLabel(at),
 			Flag:   string(r.Note),
 			Note:   runNote(r),
-		})
+		}
+		if i == 0 {
+			p.Next = at.Format(previewShortForm)
+			if r.CatchUp() {
+				p.CatchUp = catchUpWords(r, runs[1:], within, sends)
+				p.Kept = sends && schedule.SentLate(r.Late(), within)
+				row.Late = "now, " + dispatch.Lateness(r.Late()) + " after " + r.Local.Format("15:04")
+				if p.Kept {
+					row.Late += ": kept, not sent"
+				}
+			}
+		}
+		p.Runs = append(p.Runs, row)
 	}
 	for _, r := range schedule.DSTWarnings(now, sched, previewDSTDays) {
 		p.Warnings = append(p.Warnings, dstWarning(r, sched.Zone.Name))
 	}
-	return p
+	return p, nil
 }
 
 // runNote flags a run a DST transition bends, in the preview table.

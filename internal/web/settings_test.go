@@ -293,7 +293,7 @@ func TestSettingsAccess(t *testing.T) {
 	}
 	r := f.anon().get(settingsPath)
 	require.Equal(t, http.StatusSeeOther, r.Code)
-	require.Equal(t, "/login", r.Header.Get("Location"))
+	require.Equal(t, signInTo(settingsPath), r.Header.Get("Location"))
 	require.Equal(t, http.StatusNotFound, f.as(&f.adminA).get("/orgs/nope/settings/fieldforce").Code)
 }
 

@@ -47,7 +47,7 @@ func TestStaffOutboxAccess(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, admin.get(p).Code, p)
 		res := anon.get(p)
 		require.Equal(t, http.StatusSeeOther, res.Code, p)
-		require.Equal(t, "/login", res.Header.Get("Location"), p)
+		require.Equal(t, signInTo(p), res.Header.Get("Location"), p)
 	}
 
 	// A message that is not there, or a number that is not one, is 404.

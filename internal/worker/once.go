@@ -51,7 +51,8 @@ type WaitingTask struct {
 const maxWaitingShown = 20
 
 // RunOnce is `worker -once`: exactly one tick at now (which decides only
-// which briefings are due: the tasks run on the real clock), then it works
+// which briefings are due: the tasks run on the real clock; a zero now is
+// the database's clock, as a long-running worker's ticks), then it works
 // every available task, its own and any left behind, until every task of our
 // kinds — those of the briefings its tick fired, their deliveries, and any
 // left behind — is completed, discarded or cancelled, or waits for a retry
@@ -80,6 +81,11 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 	}()
 	w.ticker.WaitLock = true // -once must run its tick, after another replica's
 	w.ticker.NoHintWrites = true
+	if now.IsZero() {
+		if now, err = w.tickNow(ctx); err != nil {
+			return res, err
+		}
+	}
 	res.Tick, err = w.ticker.Tick(ctx, now)
 	if err != nil {
 		return res, err

@@ -1,7 +1,8 @@
 // Package worker is the worker process's host: the River client and its
 // configuration, every task handler registered (generation, deliveries,
-// account emails, the auth prune), the tick every minute, and RunOnce for
-// `worker -once`. cmd/worker is its wiring; tests start it for real.
+// technicians' updates, account emails, the auth prune), the tick every
+// minute, and RunOnce for `worker -once`. cmd/worker is its wiring; tests
+// start it for real.
 package worker
 
 import (
@@ -79,9 +80,18 @@ type Worker struct {
 	Log     *slog.Logger // required
 	Metrics *Metrics     // optional
 
-	Now           func() time.Time // the tick's and the tasks' clock; default time.Now
-	Concurrency   int              // tasks run at once; default DefaultConcurrency
-	TaskRetention time.Duration    // how long River keeps finished tasks; default DefaultTaskRetention
+	// Now, when set, overrides the tick's clock and is the tasks' clock
+	// (tests' fake clocks; worker -once -now passes its instant to
+	// RunOnce). Nil: the tick decides at the database's clock
+	// (tick.Ticker.DatabaseNow; docs/architecture.md, "One clock") and
+	// the tasks use Host.
+	Now func() time.Time
+	// Host is the host's clock: the tasks' when Now is nil, and what the
+	// database's clock is measured against (fieldbrief_clock_skew_seconds).
+	// Default time.Now.
+	Host          func() time.Time
+	Concurrency   int           // tasks run at once; default DefaultConcurrency
+	TaskRetention time.Duration // how long River keeps finished tasks; default DefaultTaskRetention
 	// RetryPolicy schedules a failed task's next attempt; nil is River's
 	// default (attempt⁴ seconds), which the tasks' attempt budgets are
 	// made for.
@@ -93,6 +103,9 @@ type Worker struct {
 	// Sender delivers briefings; nil delivers email to the outbox and
 	// webhooks to public addresses only, with links to delivery.DefaultBaseURL.
 	Sender *dispatch.Sender
+	// UpdateDelay is the quiet time before a technician's update is sent
+	// (BRIEFING_UPDATE_DELAY); 0 is updates.DefaultDelay.
+	UpdateDelay time.Duration
 
 	client *river.Client[pgx.Tx]
 	kinds  []string // the task kinds this worker runs, for RunOnce's wait
@@ -130,11 +143,29 @@ func (w *Worker) sender() *dispatch.Sender {
 	return s
 }
 
+// now is the tasks' clock: Now, else the host's.
 func (w *Worker) now() time.Time {
 	if w.Now == nil {
-		return time.Now()
+		return w.host()
 	}
 	return w.Now()
+}
+
+func (w *Worker) host() time.Time {
+	if w.Host == nil {
+		return time.Now()
+	}
+	return w.Host()
+}
+
+// tickNow is the instant a tick decides at: Now when set, else the
+// database's clock, the same for every replica whatever its host's says
+// (docs/architecture.md, "One clock").
+func (w *Worker) tickNow(ctx context.Context) (time.Time, error) {
+	if w.Now != nil {
+		return w.Now(), nil
+	}
+	return w.ticker.DatabaseNow(ctx, w.host)
 }
 
 // build creates the River client with every task handler registered, and
@@ -148,6 +179,7 @@ func (w *Worker) build(periodic bool) error {
 	sender := w.sender()
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
+	register(handlers, &w.kinds, &dispatch.UpdateHandler{DB: w.DB, Log: w.Log, Now: w.now, Delay: w.UpdateDelay})
 	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
 	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)
 	cfg := &river.Config{
@@ -193,8 +225,9 @@ func register[T river.JobArgs](handlers *river.Workers, kinds *[]string, handler
 	*kinds = append(*kinds, args.Kind())
 }
 
-// Start starts River and the tick at second 0 of every minute, on the real
-// clock (the tick reads Now). It returns once both run.
+// Start starts River and the tick at second 0 of every minute of the
+// host's clock; each tick decides at the database's clock (or Now). It
+// returns once both run.
 func (w *Worker) Start(ctx context.Context) error {
 	if err := w.startRiver(ctx, true); err != nil {
 		return err
@@ -206,7 +239,11 @@ func (w *Worker) Start(ctx context.Context) error {
 	if _, err := w.cron.AddFunc("* * * * *", func() {
 		ctx, cancel := context.WithTimeout(tickCtx, 55*time.Second)
 		defer cancel()
-		_, _ = w.ticker.Tick(ctx, w.now()) // Tick logs its outcome; the next minute retries
+		now, err := w.tickNow(ctx)
+		if err != nil {
+			return // DatabaseNow logged and counted it; the next minute retries
+		}
+		_, _ = w.ticker.Tick(ctx, now) // Tick logs its outcome; the next minute retries
 	}); err != nil {
 		return errors.Join(fmt.Errorf("schedule tick: %w", err), w.stopRiver(ctx))
 	}

@@ -25,7 +25,7 @@ func sample() mail.BriefingEmail {
 			Overdue:    []mail.Job{{Window: "Sun 8 Mar 14:00–16:00 EDT", Customer: "Birch Dental", Status: "in progress"}},
 			Emergencies: []mail.Job{{
 				Window: "07:00–08:00 EDT", Customer: "Cedar School", Address: "9 Oak Ave",
-				MapURL: "https://maps.example/?q=9+Oak+Ave", Phone: "+1 (555) 010-2030", Emergency: true, Notes: "No heat in gym",
+				MapURL: "https://maps.example/?q=9+Oak+Ave", Phone: "+1 (555) 010-2030", Emergency: true, Notes: "No heat in gym\nKeys at the office",
 			}},
 		},
 		Routes: []mail.Route{
@@ -74,15 +74,94 @@ func TestHTML(t *testing.T) {
 	require.NotContains(t, html, "<style")
 }
 
+// technician is Ana's own email: her jobs, her overdue job and her
+// cancelled one, with her day link.
+func technician() mail.BriefingEmail {
+	e := sample()
+	e.Recipient, e.Summary, e.ActionItems, e.Routes, e.Cancelled = mail.Technician, mail.Summary{}, mail.ActionItems{}, nil, nil
+	e.DayURL = "https://app.fieldbrief.test/t/tok"
+	e.Own = mail.TechnicianDay{
+		First: "08:00 at 500 W 2nd St",
+		Jobs: []mail.Job{
+			{ID: 1, Window: "08:00–10:00 EDT", Customer: "Dogwood Bakery", Address: "500 W 2nd St", Phone: "+1 512 555 0100",
+				Status: "scheduled", Notes: "Gate code 4411\nDog in the yard\r\nAsk for Sam"},
+			{ID: 2, Window: "11:00–12:00 EDT", Customer: "Elm Clinic", Status: "scheduled"},
+			{ID: 3, Window: "14:00–15:00 EDT", Customer: "Fir Farm", Status: "scheduled"},
+		},
+		Overdue:   []mail.Job{{ID: 4, Window: "Fri 6 Mar 14:00–16:00 EST", Customer: "Birch Dental", Status: "in progress"}},
+		Cancelled: []mail.Job{{ID: 5, Window: "16:00–17:00 EDT", Customer: "Gum Grocer", Status: "cancelled"}},
+	}
+	return e
+}
+
+func TestTechnicianSubjectAndPreheader(t *testing.T) {
+	t.Parallel()
+	e := technician()
+	want := "Your day, Mon 9 Mar: 3 jobs, first 08:00 at 500 W 2nd St · 1 overdue · 1 cancelled"
+	require.Equal(t, want, e.Subject())
+	html := render(t, e)
+	require.Contains(t, html, `<div style="display:none;max-height:0;overflow:hidden;">`+want+`</div>`, "the same line as preview text")
+
+	e.Own.Jobs, e.Own.Overdue, e.Own.Cancelled = e.Own.Jobs[:1], nil, nil
+	require.Equal(t, "Your day, Mon 9 Mar: 1 job, 08:00 at 500 W 2nd St", e.Subject())
+	e.Own.Jobs, e.Own.First, e.Own.Overdue = nil, "", technician().Own.Overdue
+	require.Equal(t, "Your day, Mon 9 Mar: no jobs · 1 overdue", e.Subject())
+
+	// A dispatcher's stays the org's briefing, its preview the summary.
+	require.Equal(t, "Northwind Heating & Air · briefing for Mon 9 Mar", sample().Subject())
+	require.Contains(t, render(t, sample()), `overflow:hidden;">12 jobs · 1 emergency`)
+}
+
 func TestHTMLTechnician(t *testing.T) {
 	t.Parallel()
-	e := sample()
-	e.Recipient, e.ActionItems, e.Routes = mail.Technician, mail.ActionItems{}, e.Routes[:1]
-	html := render(t, e)
+	html := render(t, technician())
 	require.Contains(t, html, "Your day, Mon 9 Mar")
 	require.NotContains(t, html, `data-section="action-items"`)
+	require.NotContains(t, html, `data-section="routes"`, "no route heading for one person")
+	require.NotContains(t, html, ">Routes<")
 	require.NotContains(t, html, "unassigned", "org-wide counts are not a technician's business")
 	require.NotContains(t, html, "Ben Ode")
+	require.NotContains(t, html, "555-0100", "not their own phone number")
+	require.NotContains(t, html, "Technician:", "they are the technician")
+	require.Contains(t, html, `href="https://app.fieldbrief.test/t/tok"`)
+	require.NotContains(t, html, "Open the briefing", "the day link opens without an account; the briefing page does not")
+	require.Contains(t, html, `href="tel:+15125550100"`)
+
+	// Their jobs, then their overdue job, then their cancelled one.
+	jobs, overdue, cancelled := strings.Index(html, `data-section="jobs"`), strings.Index(html, `data-section="overdue"`), strings.Index(html, `data-section="cancelled"`)
+	require.Positive(t, jobs)
+	require.Greater(t, overdue, jobs)
+	require.Greater(t, cancelled, overdue)
+	require.Greater(t, strings.Index(html, "Birch Dental"), overdue)
+	require.Less(t, strings.Index(html, "Birch Dental"), cancelled)
+
+	// A note's line breaks are kept.
+	require.Contains(t, html, "white-space:pre-line;\">Gate code 4411\nDog in the yard\r\nAsk for Sam</p>")
+
+	// Without a day link (a re-send after it would have expired), the
+	// briefing link as before.
+	e := technician()
+	e.DayURL = ""
+	require.Contains(t, render(t, e), "Open the briefing")
+}
+
+func TestTextTechnician(t *testing.T) {
+	t.Parallel()
+	text := mail.Text(technician())
+	require.True(t, strings.HasPrefix(text, "Northwind Heating & Air\nYour day, Mon 9 Mar\nTimes in America/New_York\n\n"+
+		"3 jobs, first 08:00 at 500 W 2nd St · 1 overdue · 1 cancelled\n\n"+
+		"Open your day on your phone: https://app.fieldbrief.test/t/tok\n\nYOUR JOBS (3)\n\n"), text)
+	// Every line of a note is indented under its job.
+	require.Contains(t, text, "- 08:00–10:00 EDT  Dogwood Bakery\n  500 W 2nd St\n  +1 512 555 0100\n  scheduled\n"+
+		"  Gate code 4411\n  Dog in the yard\n  Ask for Sam\n- 11:00–12:00 EDT  Elm Clinic\n")
+	require.Contains(t, text, "OVERDUE (1)\n\n- Fri 6 Mar 14:00–16:00 EST  Birch Dental\n")
+	require.Contains(t, text, "CANCELLED (1)\n\n- 16:00–17:00 EDT  Gum Grocer\n")
+	require.Less(t, strings.Index(text, "OVERDUE"), strings.Index(text, "CANCELLED"))
+	require.NotContains(t, text, "ROUTES")
+	require.NotContains(t, text, "NEEDS ACTION")
+	require.NotContains(t, text, "Open the briefing")
+	require.NotContains(t, text, "\r")
+	require.Contains(t, text, "Unsubscribe: https://app.fieldbrief.test/unsubscribe?t=abc\n")
 }
 
 func TestHTMLRefusesScriptURLs(t *testing.T) {
@@ -98,7 +177,7 @@ func TestText(t *testing.T) {
 	require.True(t, strings.HasPrefix(text, "Northwind Heating & Air\nBriefing for Mon 9 Mar\nTimes in America/New_York\n"), text)
 	require.Contains(t, text, "12 jobs · 1 emergency · 1 unassigned · 1 overdue · 1 cancelled · 1 technician out")
 	require.Contains(t, text, `<script>alert("x")</script> Ltd`, "plain text is not escaped")
-	require.Contains(t, text, "- 07:00–08:00 EDT  Cedar School  [EMERGENCY]\n  9 Oak Ave\n  +1 (555) 010-2030\n  No heat in gym\n")
+	require.Contains(t, text, "- 07:00–08:00 EDT  Cedar School  [EMERGENCY]\n  9 Oak Ave\n  +1 (555) 010-2030\n  No heat in gym\n  Keys at the office\n")
 	require.Contains(t, text, "Ana Ruiz · 555-0100\n- 09:00–11:00 EDT  Dogwood Bakery\n")
 	require.Contains(t, text, "Ben Ode\n  No jobs.\n")
 	require.Contains(t, text, "Open the briefing: https://app.fieldbrief.test/orgs/northwind/briefings/2026-03-09\n")

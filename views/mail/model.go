@@ -28,6 +28,7 @@ type BriefingEmail struct {
 	DateLabel      string // "Mon 9 Mar"
 	Timezone       string // "America/New_York", named once under the title
 	BriefingURL    string // the briefing page
+	DayURL         string // a technician's day link (BASE_URL/t/…), "" for dispatchers or when none
 	UnsubscribeURL string // one-click unsubscribe for this recipient
 	Recipient      Recipient
 	Summary        Summary
@@ -35,6 +36,7 @@ type BriefingEmail struct {
 	Routes         []Route
 	Cancelled      []Job               // the day's cancelled jobs, shown apart after the routes
 	Yesterday      briefview.Yesterday // Date "" for none (technicians' emails)
+	Own            TechnicianDay       // a technician's email: their day (the fields above stay empty)
 
 	// The lists are bounded (docs/briefing-content.md, "Bounds"): the
 	// cancelled jobs not listed, and where they are; Shortened says the
@@ -42,6 +44,16 @@ type BriefingEmail struct {
 	MoreCancelled int
 	CancelledURL  string
 	Shortened     bool
+}
+
+// TechnicianDay is what a technician's email shows of their own work.
+type TechnicianDay struct {
+	// First is the day's first visit, "08:00 at 500 W 2nd St" (its
+	// customer when it has no address); "" without one.
+	First     string
+	Jobs      []Job // the day's visits, in arrival order, cancelled ones apart
+	Overdue   []Job // their jobs overdue on the day (docs/briefing-content.md)
+	Cancelled []Job // the day's jobs of theirs that were cancelled
 }
 
 // The content types are the briefing page's (views/briefview): the email
@@ -69,9 +81,51 @@ func sections(a ActionItems) []briefview.Section {
 	return out
 }
 
-// Subject is the email's subject: the org and the local date.
+// Subject is a dispatcher's subject: the org and the local date.
 func Subject(orgName, dateLabel string) string {
 	return orgName + " · briefing for " + dateLabel
+}
+
+// Subject is the email's subject. A technician's is about their day:
+// "Your day, Thu 26 Nov: 3 jobs, first 08:00 at 500 W 2nd St", and is
+// their inbox preview too.
+func (e BriefingEmail) Subject() string {
+	if e.Recipient == Technician {
+		return e.title() + ": " + e.headline()
+	}
+	return Subject(e.OrgName, e.DateLabel)
+}
+
+// preheader is the hidden preview text inbox lists show after the subject.
+func (e BriefingEmail) preheader() string {
+	if e.Recipient == Technician {
+		return e.Subject()
+	}
+	return e.summaryLine()
+}
+
+// headline is a technician's day in one line: their jobs, the first
+// visit, and their overdue and cancelled jobs when there are any.
+func (e BriefingEmail) headline() string {
+	d := e.Own
+	out := "no jobs"
+	if n := len(d.Jobs); n > 0 {
+		out = plural(n, "job", "jobs")
+	}
+	if d.First != "" {
+		if len(d.Jobs) > 1 {
+			out += ", first " + d.First
+		} else {
+			out += ", " + d.First
+		}
+	}
+	if n := len(d.Overdue); n > 0 {
+		out += fmt.Sprintf(" · %d overdue", n)
+	}
+	if n := len(d.Cancelled); n > 0 {
+		out += fmt.Sprintf(" · %d cancelled", n)
+	}
+	return out
 }
 
 // title is the heading inside the email.
@@ -82,8 +136,12 @@ func (e BriefingEmail) title() string {
 	return "Briefing for " + e.DateLabel
 }
 
-// summaryLine is the day in one sentence, also the inbox preview.
+// summaryLine is the day in one sentence, also a dispatcher's inbox
+// preview.
 func (e BriefingEmail) summaryLine() string {
+	if e.Recipient == Technician {
+		return e.headline()
+	}
 	s := e.Summary
 	parts := []string{plural(s.Jobs, "job", "jobs")}
 	if e.Recipient == Dispatcher {
@@ -130,6 +188,10 @@ func Text(e BriefingEmail) string {
 		line("%s", shortenedNote)
 		line("")
 	}
+	if e.Recipient == Technician {
+		textTechnician(&b, e)
+		return b.String()
+	}
 	if secs := sections(e.ActionItems); len(secs) > 0 {
 		line("NEEDS ACTION")
 		line("")
@@ -174,11 +236,44 @@ func Text(e BriefingEmail) string {
 		line("Yesterday (%s): %d of %d scheduled jobs completed.", y.Date, y.Completed, y.Scheduled)
 		line("")
 	}
-	line("Open the briefing: %s", e.BriefingURL)
-	line("")
+	textFooter(&b, e)
+	return b.String()
+}
+
+// textTechnician is the rest of a technician's text part: their day link,
+// their jobs, their overdue and cancelled jobs; no route heading, no
+// phone number of their own.
+func textTechnician(b *strings.Builder, e BriefingEmail) {
+	line := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+	if e.DayURL != "" {
+		line("Open your day on your phone: %s", e.DayURL)
+		line("")
+	}
+	for _, sec := range []struct {
+		title string
+		jobs  []Job
+	}{{"YOUR JOBS", e.Own.Jobs}, {"OVERDUE", e.Own.Overdue}, {"CANCELLED", e.Own.Cancelled}} {
+		if len(sec.jobs) == 0 {
+			continue
+		}
+		line("%s (%d)", sec.title, len(sec.jobs))
+		line("")
+		for _, j := range sec.jobs {
+			textJob(b, j)
+		}
+		line("")
+	}
+	textFooter(b, e)
+}
+
+func textFooter(b *strings.Builder, e BriefingEmail) {
+	line := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+	if e.DayURL == "" {
+		line("Open the briefing: %s", e.BriefingURL)
+		line("")
+	}
 	line("You receive this because %s sends you its daily briefing.", e.OrgName)
 	line("Unsubscribe: %s", e.UnsubscribeURL)
-	return b.String()
 }
 
 // shortenedNote says an email's lists were cut below their usual bounds.
@@ -209,8 +304,11 @@ func textJob(b *strings.Builder, j Job) {
 		tech = "Technician: " + j.Technician
 	}
 	for _, s := range []string{j.Type, j.Address, j.Phone, tech, j.Status, j.Notes} {
-		if s != "" {
-			fmt.Fprintln(b, "  "+s)
+		// Every line indented under its job, a note's own lines too.
+		for l := range strings.Lines(strings.ReplaceAll(s, "\r\n", "\n")) {
+			if l = strings.TrimRight(l, "\r\n"); l != "" {
+				fmt.Fprintln(b, "  "+l)
+			}
 		}
 	}
 }

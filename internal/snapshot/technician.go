@@ -1,0 +1,42 @@
+package snapshot
+
+import (
+	"context"
+	"fmt"
+
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/views/briefview"
+)
+
+// MaxTechnicianJobs bounds one technician's day as the day link page reads
+// it: far more visits than a person makes in a day.
+const MaxTechnicianJobs = 200
+
+// TechnicianJobs is one technician's day as it is now, not as a briefing
+// recorded it: their jobs whose window starts on the org-local date d in
+// zone, in arrival order, each as a briefing shows it (times in zone with
+// their abbreviation), the cancelled ones apart. At most MaxTechnicianJobs;
+// more says some were left off. The technician's day link page reads it
+// (docs/delivery.md, "Day links").
+func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID int64, zone schedule.Zone, d schedule.Date) (jobs, cancelled []briefview.Job, more bool, err error) {
+	day := &Day{Zone: zone, Date: d}
+	day.Start, day.End = schedule.DayBounds(zone.Loc, d)
+	page, err := field.ListJobs(ctx, q, orgID, field.JobFilter{
+		From: day.Start, To: day.End, TechnicianID: technicianID, Limit: MaxTechnicianJobs})
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("day of technician %d on %s: %w", technicianID, d, err)
+	}
+	jobs, cancelled = []briefview.Job{}, []briefview.Job{}
+	for _, j := range page.Jobs {
+		v := viewJob(day.jobLine(j), zone.Loc)
+		v.Technician = "" // the reader
+		if j.Status == "cancelled" {
+			cancelled = append(cancelled, v)
+		} else {
+			jobs = append(jobs, v)
+		}
+	}
+	return jobs, cancelled, page.More, nil
+}

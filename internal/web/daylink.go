@@ -1,0 +1,135 @@
+package web
+
+import (
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/daylinks"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/tenants"
+	"fieldbrief/views"
+)
+
+// The day link page, GET /t/{token} (docs/delivery.md, "Day links"): the
+// token in the technician's email is the authority, so it needs no
+// account. It is read-only and shows the technician's jobs of the link's
+// date as they are now.
+//
+// The token never reaches a log: the request log and the error log name
+// the route pattern ("/t/:token"), not the path, and no error here
+// carries it.
+
+// Day link requests per client address: a technician opens their day a
+// few times an hour, but a crew behind one office or carrier NAT shares an
+// address; past the burst, one a second. Guessing a token is hopeless
+// anyway (256 bits); the limit bounds what a client can make the database
+// do (two queries a page).
+const (
+	dayLinkRate        = 1
+	dayLinkBurst       = 60
+	maxDayLinkLimiters = 10_000
+)
+
+// dayLinkHeaders go on every answer under /t/, the 404s and 429s too:
+// nothing cached, no Referer sent to the maps site or anywhere else from
+// a URL that is a credential, and no search engine keeps it.
+func dayLinkHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Robots-Tag", "noindex, nofollow")
+		return next(c)
+	}
+}
+
+// dayLinkRateLimit holds each client address (an IPv6 one by its /64:
+// clientNetwork) to dayLinkRate (a token bucket, as the API's per token). Over it: 429 with Retry-After.
+func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		now := s.now()
+		r := s.dayLimits.get(clientNetwork(c.RealIP()), now).ReserveN(now, 1)
+		if d := r.DelayFrom(now); !r.OK() || d > 0 {
+			r.CancelAt(now)
+			secs := max(1, int(math.Ceil(d.Seconds())))
+			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+			return apperr.Errorf(apperr.TooMany, "Too many requests from your network. Wait %d seconds, then reload the page.", secs)
+		}
+		return next(c)
+	}
+}
+
+// clientNetwork is the key a client is limited by: an IPv4 address, or an
+// IPv6 address's /64, which one home, office or phone is given whole (a
+// client choosing a new address in it gets no new burst).
+func clientNetwork(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || !a.Is6() || a.Is4In6() {
+		return ip
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
+}
+
+// technicianDay shows a day link's page; a link that does not open (any
+// reason) is the one 404.
+func (s *Server) technicianDay(c echo.Context) error {
+	ctx, now := c.Request().Context(), s.now()
+	l, err := s.dayLinks.Open(ctx, c.Param("token"), now)
+	if err != nil {
+		return err
+	}
+	zone, err := schedule.LoadZone(l.Zone)
+	if err != nil {
+		return err
+	}
+	jobs, cancelled, more, err := snapshot.TechnicianJobs(ctx, database.Reader(ctx, s.db), l.OrgID, l.TechnicianID, zone, l.Date)
+	if err != nil {
+		return err
+	}
+	start, end := schedule.DayBounds(zone.Loc, l.Date)
+	zoneAbbrev := start.In(zone.Loc).Format("MST")
+	if last := end.Add(-1).In(zone.Loc).Format("MST"); last != zoneAbbrev {
+		zoneAbbrev += "/" + last
+	}
+	return s.render(c, http.StatusOK, views.TechnicianDayPage(views.TechnicianDay{
+		OrgName: l.OrgName, Technician: l.TechnicianName,
+		DateLabel: l.Date.Time().Format("Mon 2 Jan 2006"), Timezone: zone.Name, Zone: zoneAbbrev,
+		ValidUntil: "the end of " + l.Date.AddDays(1).Time().Format("Mon 2 Jan"),
+		Jobs:       jobs, Cancelled: cancelled, More: more,
+	}))
+}
+
+// technicianLinks are the date's day links as the briefing page lists
+// them, for the org's admins and staff (members see none): that each was
+// sent and until when, never a token.
+func (s *Server) technicianLinks(c echo.Context, m tenants.Membership, date schedule.Date, loc *time.Location) ([]views.TechnicianLinkRow, error) {
+	u, _ := currentUser(c)
+	if !m.IsAdmin() && !u.IsStaff {
+		return nil, nil
+	}
+	links, err := s.dayLinks.List(c.Request().Context(), m.Org.ID, daylinks.Filter{Date: date})
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	rows := make([]views.TechnicianLinkRow, 0, len(links))
+	for _, l := range links {
+		r := views.TechnicianLinkRow{Technician: l.TechnicianName, Sent: clock(l.CreatedAt, loc), ValidUntil: clock(l.ExpiresAt, loc), State: "valid"}
+		switch {
+		case l.Revoked:
+			r.State = "revoked"
+		case !l.Live(now):
+			r.State = "expired"
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"fieldbrief/internal/schedule"
+)
+
+// upcoming is schedule.Upcoming for an org: the next n firings the tick
+// will make from now, counting as generated the dates the tick counts (the
+// org's scheduled briefings in schedule.GeneratedWindow; "generate now"
+// looks and test sends do not). The settings preview, its summary line and
+// the briefings page's "Next run" all ask it (docs/architecture.md, "The
+// next run").
+func (s *Server) upcoming(ctx context.Context, orgID int64, now time.Time, sched schedule.Schedule, n int) ([]schedule.Firing, error) {
+	from, to := schedule.GeneratedWindow(now)
+	dates, err := s.briefings.ScheduledDates(ctx, orgID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	return schedule.Upcoming(now, sched, func(d schedule.Date) bool { return slices.Contains(dates, d) }, n), nil
+}
+
+// catchUpWords says what a firing made after its scheduled minute does
+// (docs/guarantees.md, "Late briefings"): "today's 06:30 has passed:
+// today's briefing will be kept, not sent; first sent: Thu 26 Nov 06:30
+// CST", or "… will be made and sent now" within send_within. next are the
+// firings after it; sends whether the settings deliver anything.
+func catchUpWords(r schedule.Firing, next []schedule.Firing, within time.Duration, sends bool) string {
+	w := "today's " + r.Local.Format("15:04") + " has passed: today's briefing will be "
+	switch {
+	case !sends:
+		return w + "made now"
+	case !schedule.SentLate(r.Late(), within):
+		return w + "made and sent now"
+	}
+	w += "kept, not sent"
+	if len(next) > 0 {
+		w += "; first sent: " + next[0].Local.Format(previewShortForm)
+	}
+	return w
+}
+
+// sends reports whether a delivery config sends anything.
+func sends(d *schedule.DeliveryConfig) bool {
+	return d != nil && (d.Email != nil || d.Webhook != nil)
+}
+
+// nextRun is the briefings page's "Next run": the first firing the tick
+// will make (upcoming), with its UTC time and DST note, or what today's
+// catch-up firing does; "" when nothing runs.
+func (s *Server) nextRun(ctx context.Context, orgID int64, st orgState, now time.Time) (string, error) {
+	if !st.running() {
+		return "", nil
+	}
+	runs, err := s.upcoming(ctx, orgID, now, st.Schedule, 2)
+	if err != nil || len(runs) == 0 {
+		return "", err
+	}
+	r := runs[0]
+	if r.CatchUp() {
+		d := st.Config.Delivery
+		return "now — " + catchUpWords(r, runs[1:], d.Within(), sends(d)), nil
+	}
+	next := r.Local.Format(previewDateForm+" 15:04") + " (" + r.Offset + "), " + r.UTC.Format("15:04") + " UTC"
+	if note := runNote(r); note != "" {
+		next += "; " + note
+	}
+	return next, nil
+}

@@ -1,0 +1,28 @@
+package views
+
+import "fieldbrief/views/briefview"
+
+// TechnicianDay is the day link page (GET /t/{token}): one technician's
+// jobs of one date, as they are now, for a phone and no account
+// (docs/delivery.md, "Day links").
+type TechnicianDay struct {
+	OrgName    string
+	Technician string
+	DateLabel  string // "Thu 26 Nov 2026"
+	Timezone   string // "America/Chicago"
+	Zone       string // the abbreviations in force that day: "CST", "CST/CDT"
+	ValidUntil string // "the end of Fri 27 Nov"
+	Jobs       []briefview.Job
+	Cancelled  []briefview.Job
+	More       bool // jobs were left off (snapshot.MaxTechnicianJobs)
+}
+
+// TechnicianLinkRow is a day link as admins and staff see it on the
+// briefing page: that it was sent, to whom and until when; never its
+// token, which only the technician's email holds.
+type TechnicianLinkRow struct {
+	Technician string
+	Sent       string // "2026-11-26 06:30 CST"
+	ValidUntil string
+	State      string // "valid", "expired", "revoked"
+}
