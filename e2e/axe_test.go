@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/tenants"
 )
 
@@ -44,6 +45,7 @@ var axePages = []axePage{
 	{"admin", "/orgs/{org}/briefings/{failed}", 200},
 	{"admin", "/orgs/{org}/settings/fieldforce", 200},
 	{"admin", "/orgs/{org}/settings/api-tokens", 200},
+	{"admin", "/orgs/{org}/settings/fieldforce/tests/{test}", 200}, // a test email kept in the outbox
 	{"admin", "/orgs/{org}/technicians", 200},
 	{"admin", "/orgs/{org}/technicians/{technician}", 200},
 	{"admin", "/orgs/{org}/jobs", 200},
@@ -110,6 +112,20 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 		VALUES ($1, 'axe-1@fieldbrief.test', 'brief@fieldbrief.test', 'ops@example.test', 'Your briefing', 'Hello', '<p>Hello</p>')
 		RETURNING id`, org.ID).Scan(&outbox))
 	fx["outbox"] = strconv.FormatInt(outbox, 10)
+	var test int64
+	e.must("record a test email", e.db.QueryRow(e.ctx, `
+		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, state, due_at)
+		SELECT org_id, id, revision, 'email', 'test', 'admin@example.test', 'msg_test_axe', 'sent', now()
+		  FROM ff_briefings WHERE org_id = $1 ORDER BY briefing_date DESC LIMIT 1
+		RETURNING id`, org.ID).Scan(&test))
+	testMessageID, err := delivery.MessageIDFor("msg_test_axe", delivery.DefaultMailFrom)
+	e.must("the test email's Message-ID", err)
+	_, err = e.db.Exec(e.ctx, `
+		INSERT INTO mail_outbox (org_id, message_id, mail_from, rcpt, subject, text_body, html_body)
+		VALUES ($1, $2, 'brief@fieldbrief.test', 'admin@example.test', '[Test] Your briefing', 'Hello', '<p>Hello</p>')`,
+		org.ID, testMessageID)
+	e.must("keep the test email in the outbox", err)
+	fx["test"] = strconv.FormatInt(test, 10)
 
 	only := os.Getenv("AXE_ONLY") // a substring of the paths to check, while fixing a page
 	var pages []axePage

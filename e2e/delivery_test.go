@@ -58,4 +58,19 @@ func TestAdminSendsATestToThemself(t *testing.T) {
 	if rcpt != adminA.Email {
 		t.Errorf("the test went to %q, want the admin's own %q", rcpt, adminA.Email)
 	}
+
+	// No mail server here: the admin reads what was kept, without staff rights.
+	if status := admin.follow(testEmailResult + "-read"); status != 200 {
+		t.Fatalf("reading the test email answered %d:\n%s", status, admin.text("main"))
+	}
+	if got := admin.text("main h2#message-title"); !strings.Contains(got, "[Test]") {
+		t.Errorf("the kept test email's subject is %q, want it marked [Test]", got)
+	}
+	if got := admin.text("main pre.mail-text"); !strings.Contains(got, "Open the briefing") {
+		t.Errorf("the kept test email's text part reads:\n%s", got)
+	}
+	if !admin.exists(`main iframe.mail-html[sandbox]`) {
+		t.Errorf("the HTML part should be framed, sandboxed")
+	}
+	admin.screenshot("settings-test-read")
 }

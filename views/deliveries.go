@@ -17,6 +17,7 @@ type TestSendResult struct {
 	Channel string // "email" or "webhook": which button it belongs to; "" before any send
 	OK      bool
 	Message string // "Sent to …", "Failed: 550 …", or why nothing was sent
+	ReadURL string // where the admin reads the message kept in the outbox; "" when it was sent
 }
 
 // For reports whether the result belongs to the channel's button.

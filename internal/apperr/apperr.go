@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Codes, independent of any transport.
@@ -36,6 +37,10 @@ type Error struct {
 	Message string
 	Detail  string
 	Fields  []Field // per-field problems of an Invalid error, in input order
+	// RetryAfter is how long a TooMany or Unavailable refusal lasts, when
+	// known: the web sends it as Retry-After (internal/web/errors.go), and
+	// Message says it in words.
+	RetryAfter time.Duration
 }
 
 // Field is one problem with one input: the form field or JSON path it is
@@ -89,6 +94,20 @@ func Errorf(code, format string, args ...any) *Error {
 // formatted detail for operators and logs.
 func Detailf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Throttled is a TooMany error that lasts wait, whose message for people
+// says when to try again.
+func Throttled(wait time.Duration, format string, args ...any) *Error {
+	return &Error{Code: TooMany, Message: fmt.Sprintf(format, args...), RetryAfter: wait}
+}
+
+// RetryAfter is how long err's refusal lasts, 0 when it does not say.
+func RetryAfter(err error) time.Duration {
+	if e, ok := As(err); ok {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 // FieldError is an Invalid error about one field, whose message is for people.

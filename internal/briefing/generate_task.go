@@ -165,9 +165,13 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 			outcome = RunCompleted
 			snap = day.Snapshot()
 			snap.GeneratedAt = now
-			if err := queueRevision(b, a, snap, now, rules); err != nil {
+			// At most snapshot.MaxBytes, stored and delivered alike.
+			content, bounded, err := snapshot.Encode(snap)
+			if err != nil {
 				return err
 			}
+			snap = bounded
+			queueRevision(b, a, content, now, rules)
 			revision = a.Revision
 		}
 		// The scheduled firing delivers once, in this same transaction: a
@@ -277,12 +281,9 @@ func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn f
 	return tx.Commit(ctx)
 }
 
-// queueRevision queues storing snap as the briefing's new revision.
-func queueRevision(b *pgx.Batch, a GenerateBriefingArgs, snap snapshot.Snapshot, now time.Time, rules *schedule.ZoneRules) error {
-	content, err := json.Marshal(snap)
-	if err != nil {
-		return fmt.Errorf("encode snapshot: %w", err)
-	}
+// queueRevision queues storing content, a snapshot as snapshot.Encode
+// bounds it, as the briefing's new revision.
+func queueRevision(b *pgx.Batch, a GenerateBriefingArgs, content []byte, now time.Time, rules *schedule.ZoneRules) {
 	b.Queue(`
 		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at,
 		                                   tzdata_version, tzdata_source)
@@ -293,7 +294,6 @@ func queueRevision(b *pgx.Batch, a GenerateBriefingArgs, snap snapshot.Snapshot,
 		   SET revision = $3, content = $4, generated_at = $5, updated_at = $5, last_error = '',
 		       status = CASE WHEN requested_revision > $3 THEN 'pending' ELSE 'ready' END
 		 WHERE id = $1 AND org_id = $2`, a.BriefingID, a.OrgID, a.Revision, content, now)
-	return nil
 }
 
 // recordFailure records a failed attempt and shows its error on the

@@ -118,6 +118,28 @@ func GetOutbox(ctx context.Context, q database.Querier, id int64) (OutboxEntry, 
 	return e, nil
 }
 
+// GetOrgOutbox returns the org's message whose Message-ID is messageID,
+// with its bodies; another org's message, or none, is NotFound. An org's
+// admins read their own test emails this way (docs/delivery.md, "The
+// outbox").
+func GetOrgOutbox(ctx context.Context, q database.Querier, orgID int64, messageID string) (OutboxEntry, error) {
+	rows, err := q.Query(ctx, `
+		SELECT m.id, coalesce(m.org_id, 0), coalesce(o.slug, ''), m.message_id, m.mail_from, m.rcpt, m.subject, m.text_body, m.html_body, m.headers, m.created_at
+		FROM mail_outbox m JOIN orgs o ON o.id = m.org_id
+		WHERE m.message_id = $1 AND m.org_id = $2`, messageID, orgID)
+	if err != nil {
+		return OutboxEntry{}, fmt.Errorf("get outbox message %s of org %d: %w", messageID, orgID, err)
+	}
+	e, err := pgx.CollectExactlyOneRow(rows, scanOutbox)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return OutboxEntry{}, apperr.Errorf(apperr.NotFound, "No such message in the outbox.")
+	}
+	if err != nil {
+		return OutboxEntry{}, fmt.Errorf("get outbox message %s of org %d: %w", messageID, orgID, err)
+	}
+	return e, nil
+}
+
 func scanOutbox(row pgx.CollectableRow) (OutboxEntry, error) {
 	var e OutboxEntry
 	err := row.Scan(&e.ID, &e.OrgID, &e.OrgSlug, &e.MessageID, &e.From, &e.To, &e.Subject, &e.Text, &e.HTML, &e.Headers, &e.CreatedAt)

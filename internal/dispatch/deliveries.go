@@ -201,7 +201,7 @@ func recipientsOf(d *schedule.DeliveryConfig, snap snapshot.Snapshot, technician
 		if d.Email.Technicians {
 			working := map[int64]bool{}
 			for _, t := range snap.Technicians {
-				if len(t.Jobs) > 0 {
+				if t.HasWork() {
 					working[t.ID] = true
 				}
 			}

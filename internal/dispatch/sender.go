@@ -1,7 +1,6 @@
 package dispatch
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -274,6 +273,7 @@ type content struct {
 	Zone          schedule.Zone
 	Revision      int
 	Snapshot      snapshot.Snapshot
+	OrgURL        string // the org's pages, with the host: BASE_URL/orgs/<slug>
 }
 
 func loadContent(ctx context.Context, q database.Querier, d deliveryRow) (content, error) {
@@ -296,6 +296,13 @@ func loadContent(ctx context.Context, q database.Querier, d deliveryRow) (conten
 	if err := json.Unmarshal(raw, &c.Snapshot); err != nil {
 		return c, fmt.Errorf("decode revision %d of briefing %d: %w", d.Revision, d.BriefingID, err)
 	}
+	if len(raw) > snapshot.MaxBytes {
+		// Stored before the bounds (docs/briefing-content.md, "Bounds"):
+		// the webhook gets it bounded as a new one would be.
+		if _, c.Snapshot, err = snapshot.Encode(c.Snapshot); err != nil {
+			return c, err
+		}
+	}
 	if c.Zone, err = schedule.LoadZone(zoneName); err != nil {
 		return c, err
 	}
@@ -303,17 +310,18 @@ func loadContent(ctx context.Context, q database.Querier, d deliveryRow) (conten
 	return c, nil
 }
 
+func (s *Sender) orgURL(c content) string {
+	return strings.TrimRight(s.BaseURL, "/") + "/orgs/" + url.PathEscape(c.Slug)
+}
+
 func (s *Sender) briefingURL(c content) string {
-	return strings.TrimRight(s.BaseURL, "/") + "/orgs/" + url.PathEscape(c.Slug) + "/briefings/" + c.Date.String()
+	return s.orgURL(c) + "/briefings/" + c.Date.String()
 }
 
 func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, ex extras) error {
+	c.OrgURL = s.orgURL(c)
 	m := emailModel(c, d, s.briefingURL(c))
 	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
-	var html bytes.Buffer
-	if err := mail.HTML(m).Render(ctx, &html); err != nil {
-		return fmt.Errorf("render email: %w", err)
-	}
 	id, err := delivery.MessageIDFor(d.Key, s.From)
 	if err != nil {
 		return err
@@ -322,10 +330,17 @@ func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, ex ext
 	if d.Audience == AudienceTest {
 		subject = "[Test] " + subject
 	}
-	return s.Mailer.Send(ctx, delivery.Message{
-		From: s.From, To: d.Recipient, Subject: subject, Text: mail.Text(m), HTML: html.String(),
-		MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
+	// At most MaxEmailBytes: a long day is shortened, and says so.
+	msg, err := fitEmail(ctx, m, func(text, html string) delivery.Message {
+		return delivery.Message{
+			From: s.From, To: d.Recipient, Subject: subject, Text: text, HTML: html,
+			MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
+		}
 	})
+	if err != nil {
+		return err
+	}
+	return s.Mailer.Send(ctx, msg)
 }
 
 // WebhookEvent is the JSON body of a webhook call (docs/delivery.md).
@@ -378,14 +393,16 @@ func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
 func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
 	m := mail.BriefingEmail{
 		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
-		Recipient: mail.Dispatcher,
+		Recipient: mail.Dispatcher, Shortened: c.Snapshot.Shortened,
 	}
 	if d.Audience == AudienceTechnician {
 		m.Recipient, m.Own = mail.Technician, technicianDay(c, d.TechnicianID)
 		return m
 	}
 	v := snapshot.View(c.Snapshot, c.Zone.Loc)
+	v.Link(c.OrgURL)
 	m.Summary, m.ActionItems, m.Routes, m.Cancelled = v.Summary, v.ActionItems, v.Routes, v.Cancelled
+	m.MoreCancelled, m.CancelledURL = v.MoreCancelled, v.CancelledURL
 	return m
 }
 

@@ -15,6 +15,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
 )
 
@@ -126,48 +127,52 @@ func (s *Store) Deliveries(ctx context.Context, orgID, briefingID int64) ([]Deli
 	return out, nil
 }
 
-// Test sends are an admin's check, not a way to mail or call anyone at
-// will: one at a time per org, and at most MaxTestSendsPerHour an hour.
-const MaxTestSendsPerHour = 10
-
-// recordTest inserts a test delivery, unless the org has one in flight or
-// has used its hourly allowance (apperr TooMany). The org's row lock makes
-// the check and the insert one step for concurrent requests.
-func (s *Store) recordTest(ctx context.Context, orgID, briefingID int64, revision int, channel, to string, now time.Time) (int64, error) {
+// InsertTest records, in tx, a test delivery of revision of the org's
+// briefing to one address or webhook: a test send (briefing.Store.SendTest
+// generates the revision in the same transaction, and counts it in the
+// org's allowance of briefings on request). An org sends one test at a
+// time: while one is in flight another is apperr TooMany.
+func InsertTest(ctx context.Context, tx pgx.Tx, orgID, briefingID int64, revision int, channel, to string, now time.Time) (int64, error) {
+	var since *time.Time
+	err := tx.QueryRow(ctx, `
+		SELECT min(created_at) FROM ff_deliveries
+		 WHERE org_id = $1 AND audience = 'test' AND state = 'pending' AND created_at > $2`,
+		orgID, now.Add(-2*sendTimeout)).Scan(&since)
+	if err != nil {
+		return 0, fmt.Errorf("test deliveries of org %d: %w", orgID, err)
+	}
+	if since != nil {
+		return 0, apperr.Throttled(since.Add(2*sendTimeout).Sub(now), "A test is being sent already: wait for its answer.")
+	}
 	nonce := make([]byte, 12)
 	_, _ = rand.Read(nonce)
 	var id int64
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT FROM orgs WHERE id = $1 FOR UPDATE`, orgID); err != nil {
-			return err
-		}
-		var lastHour int
-		var inFlight bool
-		err := tx.QueryRow(ctx, `
-			SELECT count(*), coalesce(bool_or(state = 'pending' AND created_at > $3), false)
-			  FROM ff_deliveries
-			 WHERE org_id = $1 AND audience = 'test' AND created_at > $2`,
-			orgID, now.Add(-time.Hour), now.Add(-2*sendTimeout)).Scan(&lastHour, &inFlight)
-		switch {
-		case err != nil:
-			return err
-		case inFlight:
-			return apperr.Errorf(apperr.TooMany, "A test is being sent already: wait for its answer.")
-		case lastHour >= MaxTestSendsPerHour:
-			return apperr.Errorf(apperr.TooMany, "That is %d tests in the last hour, the most we send: try again later.", lastHour)
-		}
-		return tx.QueryRow(ctx, `
-			INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, due_at, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, 'test', $5, $6, $7, $7, $7) RETURNING id`,
-			orgID, briefingID, revision, channel, to, "msg_test_"+hex.EncodeToString(nonce), now).Scan(&id)
-	})
+	err = tx.QueryRow(ctx, `
+		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, due_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, 'test', $5, $6, $7, $7, $7) RETURNING id`,
+		orgID, briefingID, revision, channel, to, "msg_test_"+hex.EncodeToString(nonce), now).Scan(&id)
 	if err != nil {
-		if apperr.Code(err) != apperr.Internal {
-			return 0, err
-		}
 		return 0, fmt.Errorf("record test delivery for org %d: %w", orgID, err)
 	}
 	return id, nil
+}
+
+// TestEmailMessageID is the Message-ID the org's test email id was sent
+// with from the address from (delivery.MessageIDFor): how its admins find
+// it in the outbox. Anything but one of the org's test emails is
+// NotFound.
+func (s *Store) TestEmailMessageID(ctx context.Context, orgID, id int64, from string) (string, error) {
+	var key string
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
+		SELECT key FROM ff_deliveries WHERE id = $1 AND org_id = $2 AND audience = 'test' AND channel = 'email'`,
+		id, orgID).Scan(&key)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", apperr.Errorf(apperr.NotFound, "There is no such test email.")
+	}
+	if err != nil {
+		return "", fmt.Errorf("test email %d of org %d: %w", id, orgID, err)
+	}
+	return delivery.MessageIDFor(key, from)
 }
 
 // maxRecentDeliveries bounds the settings page's delivery log.
@@ -230,26 +235,11 @@ func (s *Store) Resend(ctx context.Context, orgID, deliveryID int64, actor audit
 	return nil
 }
 
-// SendTest sends the org's newest generated briefing now, once, to one
-// email address (the admin's own) or to the configured webhook, and
-// returns the delivery with its outcome. It waits for the answer (the
-// settings page shows it inline), bounded by the sender's timeouts and ctx.
-// It is recorded like any delivery, so the delivery log shows it.
-func (s *Store) SendTest(ctx context.Context, sender *Sender, orgID int64, channel, to string) (Delivery, error) {
-	var briefingID int64
-	var revision int
-	err := s.DB.QueryRow(ctx, `SELECT id, revision FROM ff_briefings WHERE org_id = $1 AND revision > 0
-		 ORDER BY briefing_date DESC LIMIT 1`, orgID).Scan(&briefingID, &revision)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Delivery{}, apperr.Errorf(apperr.Conflict, "There is no briefing to send yet: generate one first (Briefings → Generate now).")
-	}
-	if err != nil {
-		return Delivery{}, fmt.Errorf("newest briefing of org %d: %w", orgID, err)
-	}
-	id, err := s.recordTest(ctx, orgID, briefingID, revision, channel, to, sender.now())
-	if err != nil {
-		return Delivery{}, err
-	}
+// SendTest sends the test delivery id (InsertTest) once, now, and returns
+// it with its outcome. It waits for the answer (the settings page shows it
+// inline), bounded by the sender's timeouts and ctx. It is recorded like
+// any delivery, so the delivery log shows it.
+func (s *Store) SendTest(ctx context.Context, sender *Sender, orgID, id int64) (Delivery, error) {
 	// One attempt, no retry: the admin is looking at the answer. A failed
 	// send is recorded as such; only a failure to record it is an error.
 	if outcome, err := sender.attemptOnce(ctx, orgID, id); outcome == "" {

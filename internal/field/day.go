@@ -1,31 +1,101 @@
 package field
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
+// DayLimits bound what a day's reads load, whatever the org's data
+// (docs/briefing-content.md, "Bounds"): the counts are read in full, the
+// rows only up to these.
+type DayLimits struct {
+	List  int // jobs of each list: the action item sections, the cancelled, the overdue and on-hold lists
+	Route int // jobs of one technician's day, and of the day's jobs with no active technician
+	Day   int // jobs of the day in all (the routes together)
+}
+
+// JobList is the first jobs of a list, in arrival order, and how many the
+// list has in all.
+type JobList struct {
+	Jobs  []Job
+	Total int
+}
+
+// More is how many of the list's jobs are not in Jobs.
+func (l JobList) More() int { return max(l.Total-len(l.Jobs), 0) }
+
+// DayGroup counts one route's jobs of the day: an active technician's, or
+// (Technician 0) the jobs with no active technician.
+type DayGroup struct {
+	Jobs         int // every job of the day
+	NotCancelled int
+}
+
 // DayReads is an org's field data for one local day, as a briefing's
 // snapshot shows it. QueueDay queues its reads on a batch, so the whole day
 // costs one round trip inside the caller's transaction (docs/architecture.md,
-// "Burst"); the fields are filled when the batch is closed.
+// "Burst"); the fields are filled when the batch is closed. Every list is
+// read up to its limit and counted in full: a day with 50,000 overdue jobs
+// loads 50 of them and the number.
 type DayReads struct {
 	Technicians []Technician // the active ones, by name
-	Jobs        []Job        // arrival_start within the day, in arrival order
-	Overdue     []Job        // overdue on the day (overdueSQL), in arrival order
-	OnHold      []Job        // on hold, whenever their window, in arrival order
+	// The day's jobs (arrival_start within the day), in arrival order: at
+	// most Limits.Route per active technician and as many with no active
+	// technician, the cancelled ones last to be listed; at most Limits.Day
+	// in all, each route's first jobs before any route's later ones.
+	Jobs   []Job
+	Groups map[int64]DayGroup // by active technician id; 0: no active technician
+
+	Overdue JobList // overdue on the day (overdueSQL)
+	OnHold  JobList // on hold, whenever their window
+
+	// The action item sections (docs/briefing-content.md, "One section per
+	// job"), each job in the first that fits it, and the day's cancelled
+	// jobs.
+	Emergencies, OverdueItems, UnassignedItems, OnHoldItems, Cancelled JobList
+
 	// The previous day's jobs, cancelled ones not counted, and how many of
 	// them are done.
 	PrevScheduled, PrevCompleted int
 }
 
+// The sections' rules in SQL, over jobs j LEFT JOIN technicians t (jobFrom),
+// with {start} and {end} the day's bounds (at puts in the query's
+// parameters). They are the rule of Snapshot.derive
+// (internal/snapshot/summary.go), written for the database so that the
+// counts need no rows; TestSectionsSQLAgreesWithDerive pins the two.
+const (
+	dayJob       = `(j.arrival_start >= {start} AND j.arrival_start < {end})`
+	openJob      = `j.status NOT IN ('done', 'cancelled')`
+	noTechnician = `(t.id IS NULL OR NOT t.active)`
+	onHoldJob    = `j.status = 'on_hold'`
+)
+
+var (
+	overdueJob = `(` + overdueSQL("{start}") + `)`
+	// The sections, in their precedence: emergency > overdue > unassigned > on hold.
+	emergencyItem  = `j.emergency AND ((` + dayJob + ` AND ` + openJob + `) OR ` + overdueJob + ` OR ` + onHoldJob + `)`
+	overdueItem    = overdueJob + ` AND NOT j.emergency`
+	unassignedItem = dayJob + ` AND ` + openJob + ` AND ` + noTechnician + ` AND NOT j.emergency`
+	onHoldItem     = onHoldJob + ` AND NOT j.emergency AND NOT ` + overdueJob + ` AND NOT (` + dayJob + ` AND ` + noTechnician + `)`
+	cancelledJob   = dayJob + ` AND j.status = 'cancelled'`
+)
+
+// at writes a condition with the day's bounds as the parameters start and end.
+func at(cond, start, end string) string {
+	return strings.NewReplacer("{start}", start, "{end}", end).Replace(cond)
+}
+
 // QueueDay queues on b the reads of the org's day [start, end); prevStart
 // is the start of the day before. The bounds are instants computed by the
 // caller from the org-local date (schedule.DayBounds): no zone reaches SQL.
-func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time) *DayReads {
-	r := &DayReads{Technicians: []Technician{}}
+func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim DayLimits) *DayReads {
+	r := &DayReads{Technicians: []Technician{}, Jobs: []Job{}, Groups: map[int64]DayGroup{}}
 	b.Queue(`SELECT `+technicianColumns+` FROM technicians t WHERE t.org_id = $1 AND t.active ORDER BY t.name, t.id`, orgID).
 		Query(func(rows pgx.Rows) error {
 			var err error
@@ -36,9 +106,68 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time) *DayRe
 			})
 			return readError(err, "technicians")
 		})
-	queueJobs(b, &r.Jobs, "jobs of the day", `j.arrival_start >= $2 AND j.arrival_start < $3`, orgID, start, end)
-	queueJobs(b, &r.Overdue, "overdue jobs", overdueSQL("$2"), orgID, start)
-	queueJobs(b, &r.OnHold, "jobs on hold", `j.status = 'on_hold'`, orgID)
+	// Each route's first Route jobs (its cancelled ones last), the routes'
+	// first jobs before their later ones, Day in all.
+	group := `CASE WHEN t.active THEN j.technician_id ELSE 0 END`
+	b.Queue(`
+		SELECT `+jobColumns+` FROM (
+		  SELECT j.*, row_number() OVER (PARTITION BY `+group+` ORDER BY j.status = 'cancelled', j.arrival_start, j.id) AS n
+		  `+jobFrom+` WHERE j.org_id = $1 AND `+at(dayJob, "$2", "$3")+`) j
+		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
+		 WHERE j.n <= $4
+		 ORDER BY j.n, j.arrival_start, j.id
+		 LIMIT $5`, orgID, start, end, lim.Route, lim.Day).
+		Query(func(rows pgx.Rows) error {
+			var err error
+			if r.Jobs, err = collectJobs(rows); err == nil {
+				slices.SortFunc(r.Jobs, func(a, b Job) int {
+					return cmp.Or(a.ArrivalStart.Compare(b.ArrivalStart), cmp.Compare(a.ID, b.ID))
+				})
+			}
+			return readError(err, "jobs of the day")
+		})
+	b.Queue(`
+		SELECT `+group+`, count(*), count(*) FILTER (WHERE j.status <> 'cancelled')
+		  `+jobFrom+` WHERE j.org_id = $1 AND `+at(dayJob, "$2", "$3")+` GROUP BY 1`, orgID, start, end).
+		Query(func(rows pgx.Rows) error {
+			var id int64
+			var g DayGroup
+			_, err := pgx.ForEachRow(rows, []any{&id, &g.Jobs, &g.NotCancelled}, func() error {
+				r.Groups[id] = g
+				return nil
+			})
+			return readError(err, "the day's counts")
+		})
+	lists := []struct {
+		out  *JobList
+		what string
+		cond string
+	}{
+		{&r.Overdue, "overdue jobs", overdueJob},
+		{&r.OnHold, "jobs on hold", onHoldJob},
+		{&r.Emergencies, "emergencies", emergencyItem},
+		{&r.OverdueItems, "overdue action items", overdueItem},
+		{&r.UnassignedItems, "unassigned action items", unassignedItem},
+		{&r.OnHoldItems, "on-hold action items", onHoldItem},
+		{&r.Cancelled, "cancelled jobs", cancelledJob},
+	}
+	// Every count in one pass over the jobs any list can hold.
+	counts := make([]string, len(lists))
+	dest := make([]any, len(lists))
+	for i, l := range lists {
+		counts[i] = `count(*) FILTER (WHERE ` + at(l.cond, "$2", "$3") + `)`
+		dest[i] = &l.out.Total
+		// The parameters the list uses: a statement may not leave one out.
+		where := at(l.cond, "$3", "$4") + ` ORDER BY j.arrival_start, j.id LIMIT $2`
+		args := []any{orgID, lim.List, start, end}
+		for !strings.Contains(where, fmt.Sprintf("$%d", len(args))) {
+			args = args[:len(args)-1]
+		}
+		queueJobs(b, &l.out.Jobs, l.what, where, args...)
+	}
+	b.Queue(`SELECT `+strings.Join(counts, ", ")+jobFrom+
+		` WHERE j.org_id = $1 AND (`+at(dayJob+` OR `+overdueJob+` OR `+onHoldJob, "$2", "$3")+`)`, orgID, start, end).
+		QueryRow(func(row pgx.Row) error { return readError(row.Scan(dest...), "the lists' counts") })
 	b.Queue(`
 		SELECT count(*) FILTER (WHERE status <> 'cancelled'), count(*) FILTER (WHERE status = 'done')
 		  FROM jobs
@@ -51,10 +180,10 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time) *DayRe
 }
 
 // queueJobs queues the listing of the org's jobs matching where (which may
-// use $2, $3…) in arrival order into *out.
+// use $2, $3…, and ends with its ORDER BY and LIMIT) into *out.
 func queueJobs(b *pgx.Batch, out *[]Job, what, where string, args ...any) {
 	*out = []Job{}
-	b.Queue(`SELECT `+jobColumns+jobFrom+` WHERE j.org_id = $1 AND `+where+` ORDER BY j.arrival_start, j.id`, args...).
+	b.Queue(`SELECT `+jobColumns+jobFrom+` WHERE j.org_id = $1 AND `+where, args...).
 		Query(func(rows pgx.Rows) error {
 			var err error
 			*out, err = collectJobs(rows)

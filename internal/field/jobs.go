@@ -48,9 +48,12 @@ const jobFrom = ` FROM jobs j LEFT JOIN technicians t ON t.org_id = j.org_id AND
 // overdueSQL is the overdue rule, the one place it is written: a job of j
 // whose arrival window ended before its day began (dayStart, a parameter
 // such as "$2": the first instant of the org-local day), neither done nor
-// cancelled. The day board and the briefing's snapshot list these.
+// cancelled. The day board and the briefing's snapshot list these. The
+// window's start is before the day too (jobs_window: it is not after the
+// end), which says so to the planner: the (org_id, arrival_start) index
+// then bounds the scan.
 func overdueSQL(dayStart string) string {
-	return `j.arrival_end < ` + dayStart + ` AND j.status NOT IN ('done', 'cancelled')`
+	return `j.arrival_start < ` + dayStart + ` AND j.arrival_end < ` + dayStart + ` AND j.status NOT IN ('done', 'cancelled')`
 }
 
 func scanJob(row pgx.Row, j *Job) error {

@@ -35,6 +35,10 @@ type Snapshot struct {
 	Summary     *Summary     `json:"summary,omitempty"`
 	ActionItems *ActionItems `json:"action_items,omitempty"`
 	Cancelled   []JobLine    `json:"cancelled,omitempty"` // the day's cancelled jobs, shown apart
+
+	// Set when the lists had to be cut below their usual bounds to keep the
+	// snapshot under MaxBytes (docs/briefing-content.md, "Bounds").
+	Shortened bool `json:"shortened,omitempty"`
 }
 
 // Summary is the strip at the top of a briefing: the day in counts. The
@@ -59,13 +63,20 @@ type ActionItems struct {
 	OnHold      []JobLine `json:"on_hold"`
 }
 
-// TechnicianDay is one active technician's jobs of the day, in arrival order.
+// TechnicianDay is one active technician's jobs of the day, in arrival
+// order: at most MaxRouteJobs of them (docs/briefing-content.md, "Bounds").
 type TechnicianDay struct {
 	ID    int64     `json:"id"`
 	Name  string    `json:"name"`
 	Phone string    `json:"phone,omitempty"`
 	Jobs  []JobLine `json:"jobs"`
+	// MoreJobs is how many of the technician's jobs of the day Jobs leaves
+	// out, cancelled ones not counted.
+	MoreJobs int `json:"more_jobs,omitempty"`
 }
+
+// HasWork says whether the technician has jobs that day, listed or not.
+func (t TechnicianDay) HasWork() bool { return len(t.Jobs) > 0 || t.MoreJobs > 0 }
 
 // JobLine is one job as the briefing shows it.
 type JobLine struct {
@@ -122,7 +133,7 @@ func QueueDay(b *pgx.Batch, orgID int64, zone schedule.Zone, d schedule.Date) *D
 	day := &Day{Zone: zone, Date: d}
 	day.Start, day.End = schedule.DayBounds(zone.Loc, d)
 	prevStart, _ := schedule.DayBounds(zone.Loc, d.AddDays(-1))
-	day.reads = field.QueueDay(b, orgID, prevStart, day.Start, day.End)
+	day.reads = field.QueueDay(b, orgID, prevStart, day.Start, day.End, Limits)
 	return day
 }
 
@@ -139,12 +150,15 @@ func ReadDay(ctx context.Context, tx pgx.Tx, orgID int64, zone schedule.Zone, d 
 // Technicians are the day's active technicians, by name.
 func (d *Day) Technicians() []field.Technician { return d.reads.Technicians }
 
-// Snapshot builds the briefing's content from the reads.
+// Snapshot builds the briefing's content from the reads: every list at
+// most MaxListJobs long, every route at most MaxRouteJobs, and the counts
+// of the summary, the totals and each route's MoreJobs over all the org's
+// jobs, read in SQL (docs/briefing-content.md, "Bounds").
 func (d *Day) Snapshot() Snapshot {
 	r := d.reads
-	lines := func(jobs []field.Job) []JobLine {
-		out := make([]JobLine, 0, len(jobs))
-		for _, j := range jobs {
+	lines := func(l field.JobList) []JobLine {
+		out := make([]JobLine, 0, len(l.Jobs))
+		for _, j := range l.Jobs {
 			out = append(out, d.jobLine(j))
 		}
 		return out
@@ -166,11 +180,39 @@ func (d *Day) Snapshot() Snapshot {
 			snap.Unassigned = append(snap.Unassigned, d.jobLine(j))
 		}
 	}
-	snap.Totals = Totals{Technicians: len(snap.Technicians), Jobs: len(r.Jobs), Unassigned: len(snap.Unassigned),
-		Overdue: len(snap.Overdue), OnHold: len(snap.OnHold)}
-	sum, items, cancelled := snap.Summarize()
-	snap.Summary, snap.ActionItems, snap.Cancelled = &sum, &items, cancelled
+	var sum Summary
+	var jobs int
+	for id, g := range r.Groups {
+		jobs += g.Jobs
+		sum.Jobs += g.NotCancelled
+		if _, ok := byTech[id]; ok && id != 0 && g.NotCancelled > 0 {
+			sum.TechniciansOut++
+		}
+	}
+	for i := range snap.Technicians {
+		t := &snap.Technicians[i]
+		t.MoreJobs = max(r.Groups[t.ID].NotCancelled-notCancelled(t.Jobs), 0)
+	}
+	snap.Totals = Totals{Technicians: len(snap.Technicians), Jobs: jobs, Unassigned: r.Groups[0].Jobs,
+		Overdue: r.Overdue.Total, OnHold: r.OnHold.Total}
+	sum.Cancelled = r.Cancelled.Total
+	sum.Emergencies, sum.Overdue = r.Emergencies.Total, r.OverdueItems.Total
+	sum.Unassigned, sum.OnHold = r.UnassignedItems.Total, r.OnHoldItems.Total
+	items := ActionItems{Emergencies: lines(r.Emergencies), Overdue: lines(r.OverdueItems),
+		Unassigned: lines(r.UnassignedItems), OnHold: lines(r.OnHoldItems)}
+	snap.Summary, snap.ActionItems, snap.Cancelled = &sum, &items, lines(r.Cancelled)
 	return snap
+}
+
+// notCancelled counts the lines that are not cancelled.
+func notCancelled(lines []JobLine) int {
+	n := 0
+	for _, j := range lines {
+		if j.Status != "cancelled" {
+			n++
+		}
+	}
+	return n
 }
 
 // jobLine is a job as the briefing shows it, with times in the day's zone.

@@ -10,8 +10,12 @@ import (
 // View is a snapshot as people read it, on the briefing page and in the
 // email alike: the summary, the action items (one section per job), each
 // technician's route without its cancelled jobs, and the cancelled jobs
-// apart. Times are in loc, the briefing's zone.
+// apart. Times are in loc, the briefing's zone. Every list is bounded
+// (MaxListJobs, MaxRouteJobs; a snapshot stored before the bounds is cut
+// here) and says how many jobs it leaves out; the caller links them
+// (briefview.Content.Link).
 func View(s Snapshot, loc *time.Location) briefview.Content {
+	s = s.Capped(MaxListJobs, MaxRouteJobs)
 	sum, items, cancelled := s.Summarize()
 	jobs := func(lines []JobLine) []briefview.Job {
 		out := make([]briefview.Job, 0, len(lines))
@@ -21,19 +25,24 @@ func View(s Snapshot, loc *time.Location) briefview.Content {
 		return out
 	}
 	v := briefview.Content{
+		Date:     s.Date,
 		Timezone: s.Timezone,
 		Zone:     zoneAbbrevs(s.DayStart, s.DayEnd, loc),
 		Summary: briefview.Summary{Jobs: sum.Jobs, Cancelled: sum.Cancelled, TechniciansOut: sum.TechniciansOut,
 			Unassigned: sum.Unassigned, Overdue: sum.Overdue, Emergencies: sum.Emergencies, OnHold: sum.OnHold,
 			Technicians: len(s.Technicians)},
 		ActionItems: briefview.ActionItems{Emergencies: jobs(items.Emergencies), Overdue: jobs(items.Overdue),
-			Unassigned: jobs(items.Unassigned), OnHold: jobs(items.OnHold)},
-		Routes:    make([]briefview.Route, 0, len(s.Technicians)),
-		Cancelled: jobs(cancelled),
-		Yesterday: briefview.Yesterday{Date: s.Yesterday.Date, Scheduled: s.Yesterday.Scheduled, Completed: s.Yesterday.Completed},
+			Unassigned: jobs(items.Unassigned), OnHold: jobs(items.OnHold),
+			MoreEmergencies: more(sum.Emergencies, items.Emergencies), MoreOverdue: more(sum.Overdue, items.Overdue),
+			MoreUnassigned: more(sum.Unassigned, items.Unassigned), MoreOnHold: more(sum.OnHold, items.OnHold)},
+		Routes:        make([]briefview.Route, 0, len(s.Technicians)),
+		Cancelled:     jobs(cancelled),
+		MoreCancelled: more(sum.Cancelled, cancelled),
+		Shortened:     s.Shortened,
+		Yesterday:     briefview.Yesterday{Date: s.Yesterday.Date, Scheduled: s.Yesterday.Scheduled, Completed: s.Yesterday.Completed},
 	}
 	for _, t := range s.Technicians {
-		r := briefview.Route{Technician: t.Name, Phone: t.Phone, Jobs: []briefview.Job{}}
+		r := briefview.Route{TechnicianID: t.ID, Technician: t.Name, Phone: t.Phone, Jobs: []briefview.Job{}, More: t.MoreJobs}
 		for _, j := range t.Jobs {
 			if j.Status != "cancelled" {
 				vj := viewJob(j, loc)
@@ -45,6 +54,9 @@ func View(s Snapshot, loc *time.Location) briefview.Content {
 	}
 	return v
 }
+
+// more is how many of a list's count it leaves out.
+func more(count int, listed []JobLine) int { return max(count-len(listed), 0) }
 
 // viewJob is one job line ready to show: the window as generated, with the
 // abbreviation in force at its start (and at its end when it differs, a

@@ -32,7 +32,16 @@ func (s *Server) apiBriefing(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := apiBriefingJSON{Date: b.Date.String(), Status: b.Status, Timezone: b.Timezone, Revision: b.Revision, Content: b.Content}
+	out := apiBriefingJSON{Date: b.Date.String(), Status: b.Status, Timezone: b.Timezone, Revision: b.Revision}
+	if b.Content != nil {
+		// At most snapshot.MaxBytes in all, whenever it was stored
+		// (docs/briefing-content.md, "Bounds").
+		_, content, err := snapshot.Encode(*b.Content)
+		if err != nil {
+			return err
+		}
+		out.Content = &content
+	}
 	if !b.GeneratedAt.IsZero() {
 		out.GeneratedAt = &b.GeneratedAt
 	}

@@ -48,6 +48,9 @@ func (s *Server) briefingShow(c echo.Context) error {
 	p.Page = s.page(c, "Briefing "+b.Date.String())
 	p.Section = "briefings"
 	p.Slug = m.Org.Slug
+	if p.Content != nil {
+		p.Content.Link(orgBase(m.Org.Slug))
+	}
 	p.Notice = notice(c)
 	resendBase := briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
 	for _, d := range deliveries {

@@ -29,16 +29,22 @@ func (s *Server) briefingList(c echo.Context) error {
 }
 
 // briefingGenerate is the admin's "generate now" for today's local date:
-// it creates the briefing or asks for a new revision of it (pressing twice
-// refreshes). A refusal (the schedule is off or invalid) is shown on the
-// list with its status, not as an error page.
+// it creates the briefing or asks for a new revision of it. While one is
+// on its way, a press shows it (the briefing's page) instead of queueing
+// another; past the hourly allowance it is a 429 with Retry-After, said in
+// words. A refusal (the schedule is off or invalid, too many) is shown on
+// the list with its status, not as an error page.
 func (s *Server) briefingGenerate(c echo.Context) error {
 	m := currentMembership(c)
-	_, err := s.briefings.GenerateNow(c.Request().Context(), m.Org.ID, s.now(), actor(c))
+	g, err := s.briefings.Generate(c.Request().Context(), m.Org.ID, s.now(), actor(c))
 	switch apperr.Code(err) {
 	case "":
+		if !g.Queued {
+			return redirect(c, briefingsURL(m.Org.Slug)+"/"+g.Date.String()+"?notice=already-generating")
+		}
 		return redirect(c, briefingsURL(m.Org.Slug)+"?notice=generating")
-	case apperr.Conflict, apperr.Invalid:
+	case apperr.Conflict, apperr.Invalid, apperr.TooMany, apperr.Unavailable:
+		setRetryAfter(c, err)
 		return s.renderBriefingList(c, statusOf(err), apperr.Message(err))
 	}
 	return err

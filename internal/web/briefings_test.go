@@ -381,14 +381,27 @@ func TestBriefingGenerate(t *testing.T) {
 	require.Equal(t, "pending", rows["2026-03-03"].attr("data-status"))
 	require.Contains(t, doc.find(hasClass("notice")).text(), "Generating")
 
-	// Pressing again refreshes: the same date's briefing, one more job.
+	// Pressing again while it is on its way shows it: no more jobs.
 	r = generate()
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, briefingsPath+"/2026-03-03?notice=already-generating", r.Header.Get("Location"))
+	_, runs = briefingState("2026-03-03")
+	require.Equal(t, 1, runs)
+	page := admin.get(r.Header.Get("Location"))
+	require.Equal(t, http.StatusOK, page.Code)
+	require.Contains(t, parseDoc(t, page.Body).find(hasClass("notice")).text(), notices["already-generating"])
+
+	// Once made, pressing again refreshes: the same date's briefing, one more job.
+	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET status = 'ready', revision = requested_revision WHERE org_id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	r = generate()
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, briefingsPath+"?notice=generating", r.Header.Get("Location"))
 	_, runs = briefingState("2026-03-03")
 	require.Equal(t, 2, runs)
 
 	// A failed briefing is retried the same way.
-	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET status = 'failed', last_error = 'boom' WHERE org_id = $1`, f.orgA.ID)
+	_, err = f.db.Exec(context.Background(), `UPDATE ff_briefings SET status = 'failed', last_error = 'boom' WHERE org_id = $1`, f.orgA.ID)
 	require.NoError(t, err)
 	r = generate()
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
@@ -401,6 +414,70 @@ func TestBriefingGenerate(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).post(briefingsPath+"/generate", url.Values{}).Code)
 	_, runs = briefingState("2026-03-03")
 	require.Equal(t, 3, runs)
+}
+
+// TestGenerateNowIsBounded: "generate now" is a look, and a bounded one.
+// Ten quick presses queue one generation; past six generations in an hour
+// a press is a 429 with Retry-After and the wait in words, on the list;
+// another org is not affected.
+func TestGenerateNowIsBounded(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, nyWeekdays)
+	saveConfig(t, f, f.orgB.ID, nyWeekdays)
+	admin := f.as(&f.adminA)
+	generate := func(c *client, slug string) response {
+		t.Helper()
+		return c.post("/orgs/"+slug+"/briefings/generate", url.Values{})
+	}
+	tasks := func(org int64) int {
+		t.Helper()
+		var n int
+		require.NoError(t, f.db.QueryRow(context.Background(), `SELECT count(*) FROM river_job
+			 WHERE kind = 'generate_briefing' AND (args->>'org_id')::bigint = $1`, org).Scan(&n))
+		return n
+	}
+	// What the worker does with a queued generation, as far as the web sees it.
+	made := func() {
+		t.Helper()
+		_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET status = 'ready', revision = requested_revision WHERE org_id = $1`, f.orgA.ID)
+		require.NoError(t, err)
+	}
+
+	for range 10 {
+		require.Equal(t, http.StatusSeeOther, generate(admin, "acme").Code)
+	}
+	require.Equal(t, 1, tasks(f.orgA.ID), "ten presses, one generation")
+	made()
+
+	// Five more generations, twelve minutes apart from the first: six in all.
+	for i := range 5 {
+		f.advance(time.Minute)
+		r := generate(admin, "acme")
+		require.Equal(t, briefingsPath+"?notice=generating", r.Header.Get("Location"), "generation %d", i+2)
+		made()
+	}
+	f.advance(47 * time.Minute) // the first was 52 minutes ago
+	r := generate(admin, "acme")
+	require.Equal(t, http.StatusTooManyRequests, r.Code, r.Body)
+	require.Equal(t, "480", r.Header.Get("Retry-After"))
+	problem := parseDoc(t, r.Body).byID("problem")
+	require.NotNil(t, problem, r.Body)
+	require.Contains(t, problem.text(), "You can generate again in 8 minutes.")
+	r = admin.htmx().post(briefingsPath+"/generate", url.Values{})
+	require.Equal(t, http.StatusTooManyRequests, r.Code)
+	require.Equal(t, "480", r.Header.Get("Retry-After"))
+	require.Equal(t, 6, tasks(f.orgA.ID))
+
+	// Another org has its own allowance.
+	r = generate(f.as(&f.adminB), "globex")
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, 1, tasks(f.orgB.ID))
+
+	// An hour after the first, acme may again.
+	f.advance(8 * time.Minute)
+	require.Equal(t, http.StatusSeeOther, generate(admin, "acme").Code)
+	require.Equal(t, 7, tasks(f.orgA.ID))
 }
 
 // TestBriefingShowZoneRules: the page says which tz database decided the

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/snapshot"
 )
@@ -47,11 +49,21 @@ const (
 	testWebhookPath = settingsPath + "/test-webhook"
 )
 
+// TestTestEmailGoesToTheOutboxAndTheLog: "send a test to me" sends a fresh
+// look at today (a new revision of today's briefing, not the newest
+// stored one, and no scheduled firing), kept in the outbox when no mail
+// server is configured, where the org's admin reads it without staff
+// rights; another org's admin gets a 404 for it, a member a 403.
 func TestTestEmailGoesToTheOutboxAndTheLog(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	saveConfig(t, f, f.orgA.ID, nyWeekdays)
 	readyBriefing(t, f, f.orgA.ID)
+	// Today (Wed 4 Mar, 10:00 in New York) has a job the stored briefing of the 3rd does not.
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO jobs (org_id, customer, address, arrival_start, arrival_end)
+		VALUES ($1, 'Fresh Customer', '500 W 2nd St', '2026-03-04T16:00:00Z', '2026-03-04T17:00:00Z')`, f.orgA.ID)
+	require.NoError(t, err)
 	admin := f.as(&f.adminA)
 
 	// Without JavaScript: the settings page, with the outcome beside the button.
@@ -64,11 +76,39 @@ func TestTestEmailGoesToTheOutboxAndTheLog(t *testing.T) {
 	require.Contains(t, res.text(), f.adminA.Email)
 	require.Contains(t, res.text(), "outbox")
 
-	var rcpt, subject string
+	var rcpt, subject, text string
 	require.NoError(t, f.db.QueryRow(context.Background(),
-		`SELECT rcpt, subject FROM mail_outbox WHERE org_id = $1`, f.orgA.ID).Scan(&rcpt, &subject))
+		`SELECT rcpt, subject, text_body FROM mail_outbox WHERE org_id = $1`, f.orgA.ID).Scan(&rcpt, &subject, &text))
 	require.Equal(t, f.adminA.Email, rcpt)
 	require.Contains(t, subject, "[Test]")
+	require.Contains(t, subject, "Wed 4 Mar", "today's briefing")
+	require.Contains(t, text, "Fresh Customer", "as the data is now")
+	var revision int
+	var scheduled bool
+	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT revision, scheduled_at IS NOT NULL FROM ff_briefings
+		 WHERE org_id = $1 AND briefing_date = '2026-03-04'`, f.orgA.ID).Scan(&revision, &scheduled))
+	require.Equal(t, 1, revision)
+	require.False(t, scheduled, "a look: the day's scheduled run still fires")
+
+	// The admin reads what was sent, without the staff console.
+	read := doc.byID("test-email-result-read")
+	require.NotNil(t, read, r.Body)
+	link := read.attr("href")
+	msg := admin.get(link)
+	require.Equal(t, http.StatusOK, msg.Code, msg.Body)
+	require.Contains(t, msg.Body, "Fresh Customer")
+	require.Contains(t, msg.Body, link+"/html")
+	frame := admin.get(link + "/html")
+	require.Equal(t, http.StatusOK, frame.Code)
+	require.Contains(t, frame.Header.Get("Content-Security-Policy"), "sandbox")
+	require.Contains(t, frame.Body, "Fresh Customer")
+	// Another org's admin, even through their own org's address, and a member: no.
+	other := strings.Replace(link, "/orgs/acme/", "/orgs/globex/", 1)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).get(other).Code)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).get(other+"/html").Code)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).get(link).Code)
+	require.Equal(t, http.StatusForbidden, f.as(&f.memberA).get(link).Code)
+	require.Equal(t, http.StatusNotFound, admin.get(settingsPath+"/tests/999999").Code)
 
 	log := doc.byID("delivery-log")
 	require.NotNil(t, log)
@@ -76,7 +116,7 @@ func TestTestEmailGoesToTheOutboxAndTheLog(t *testing.T) {
 	require.Len(t, rows, 1)
 	require.Contains(t, rows[0].text(), f.adminA.Email)
 	require.Contains(t, rows[0].text(), "Sent")
-	require.Contains(t, rows[0].text(), "2026-03-03")
+	require.Contains(t, rows[0].text(), "2026-03-04")
 
 	// With htmx: the block alone, and the log out of band with both sends.
 	r = admin.htmx().post(testEmailPath, nil)
@@ -96,17 +136,16 @@ func TestTestSendRefusals(t *testing.T) {
 	saveConfig(t, f, f.orgA.ID, nyWeekdays)
 	admin := f.as(&f.adminA)
 
-	// No briefing yet: 409 and the reason beside the button, both ways.
-	for _, c := range []*client{admin, admin.htmx()} {
-		r := c.post(testEmailPath, nil)
-		require.Equal(t, http.StatusConflict, r.Code, r.Body)
+	// No schedule yet: nothing to make a look of; 422 and the reason beside the button.
+	for _, c := range []*client{f.as(&f.adminB), f.as(&f.adminB).htmx()} {
+		r := c.post("/orgs/globex/settings/fieldforce/test-email", nil)
+		require.Equal(t, http.StatusUnprocessableEntity, r.Code, r.Body)
 		res := parseDoc(t, r.Body).byID("test-email-result")
 		require.NotNil(t, res, r.Body)
-		require.Contains(t, res.text(), "generate one first")
+		require.Contains(t, res.text(), "Set the briefing time zone")
 	}
 
 	// No webhook saved: 422 and the reason beside its button, nothing recorded.
-	readyBriefing(t, f, f.orgA.ID)
 	for _, c := range []*client{admin, admin.htmx()} {
 		r := c.post(testWebhookPath, nil)
 		require.Equal(t, http.StatusUnprocessableEntity, r.Code, r.Body)
@@ -118,19 +157,24 @@ func TestTestSendRefusals(t *testing.T) {
 	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT count(*) FROM ff_deliveries`).Scan(&n))
 	require.Zero(t, n)
 
-	// Tests are a check, not a mailer: past the hourly allowance, 429 with
-	// Retry-After and the reason beside the button; nothing more is sent.
-	for range 10 {
-		require.Equal(t, http.StatusOK, admin.post(testEmailPath, nil).Code)
+	// Tests are a check, not a mailer: each is a briefing generated on
+	// request, and past the hourly allowance it is a 429 with Retry-After
+	// and the wait in words beside the button; nothing more is sent.
+	for i := range briefing.MaxRequestsPerHour {
+		require.Equal(t, http.StatusOK, admin.post(testEmailPath, nil).Code, "test %d", i+1)
+		f.advance(time.Minute)
 	}
+	f.advance(53 * time.Minute) // the first was 59 minutes ago
 	r := admin.htmx().post(testEmailPath, nil)
 	require.Equal(t, http.StatusTooManyRequests, r.Code, r.Body)
 	require.Equal(t, "60", r.Header.Get("Retry-After"))
 	res := parseDoc(t, r.Body).byID("test-email-result")
 	require.NotNil(t, res, r.Body)
-	require.Contains(t, res.text(), "tests in the last hour")
+	require.Contains(t, res.text(), "You can send a test again in a minute.")
 	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT count(*) FROM mail_outbox`).Scan(&n))
-	require.Equal(t, 10, n)
+	require.Equal(t, briefing.MaxRequestsPerHour, n)
+	f.advance(time.Minute)
+	require.Equal(t, http.StatusOK, admin.post(testEmailPath, nil).Code, "an hour after the first")
 }
 
 func TestTestSendAccess(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -56,6 +58,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	status := statusOf(err)
+	setRetryAfter(c, err)
 	if status == http.StatusUnauthorized && !isHTMX(c) && !isAPI(c) {
 		_ = c.Redirect(http.StatusSeeOther, loginFor(c.Request()))
 		return
@@ -82,6 +85,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if err := s.render(c, status, views.ErrorPage(s.page(c, errorTitle(status)), status, msg, requestID)); err != nil {
 		s.log.Error("render error page", "error", err)
+	}
+}
+
+// setRetryAfter sends Retry-After, in whole seconds rounded up, for a
+// refusal that says how long it lasts (apperr.Error.RetryAfter).
+func setRetryAfter(c echo.Context, err error) {
+	if d := apperr.RetryAfter(err); d > 0 {
+		c.Response().Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
@@ -119,5 +120,23 @@ func TestMessageOf(t *testing.T) {
 		{fmt.Errorf("wrapped: %w", apperr.Errorf(apperr.Internal, "no detail for people")), apperr.InternalMessage},
 	} {
 		require.Equal(t, tc.want, messageOf(tc.err, "fallback"), tc.err.Error())
+	}
+}
+
+// A refusal that says how long it lasts (apperr.Throttled) is a 429 with
+// Retry-After in whole seconds, rounded up, and its wait in words; on a
+// page, for htmx and in the API alike.
+func TestThrottledSaysWhenInWordsAndRetryAfter(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	refuse := func(echo.Context) error {
+		return apperr.Throttled(12*time.Minute+300*time.Millisecond, "You can generate again in 13 minutes.")
+	}
+	f.srv.echo.GET("/test-throttled", refuse)
+	f.srv.echo.GET("/api/v1/test-throttled", refuse)
+	for _, r := range []response{f.anon().get("/test-throttled"), f.anon().htmx().get("/test-throttled"), f.anon().get("/api/v1/test-throttled")} {
+		require.Equal(t, http.StatusTooManyRequests, r.Code)
+		require.Equal(t, "721", r.Header.Get("Retry-After"))
+		require.Contains(t, r.Body, "You can generate again in 13 minutes.")
 	}
 }

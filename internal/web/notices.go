@@ -24,7 +24,9 @@ var notices = map[string]string{
 	"paused":     "Briefings paused. No briefing runs until you resume.",
 	"resumed":    "Briefings resumed.",
 	"generating": "Generating today's briefing. Reload in a moment to see it ready.",
-	"resending":  "Sending it again. Reload in a moment to see the outcome.",
+	// A press of "generate now" while one is on its way shows it.
+	"already-generating": "Today's briefing is being generated already: it shows here when it is ready. Reload in a moment.",
+	"resending":          "Sending it again. Reload in a moment to see the outcome.",
 	// Field data
 	"technician-added":       "Technician added.",
 	"technician-deactivated": "Technician deactivated: off the day board and out of new briefings. Their jobs are kept.",

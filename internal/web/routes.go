@@ -113,6 +113,9 @@ func (s *Server) routes() {
 	org.POST("/settings/fieldforce/webhook-secret/rotate", s.webhookSecretRotate, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/test-email", s.settingsTestEmail, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/test-webhook", s.settingsTestWebhook, s.requireAdmin, checkCSRF)
+	// A test email kept in the outbox, for the org's admins (the outbox itself is staff's).
+	org.GET("/settings/fieldforce/tests/:id", s.testMessage, s.requireAdmin)
+	org.GET("/settings/fieldforce/tests/:id/html", s.testMessageHTML, s.requireAdmin)
 	org.GET("/settings/fieldforce/preview", s.settingsPreview, s.requireAdmin)
 	org.GET("/settings/fieldforce/json/preview", s.settingsPreviewJSON, s.requireAdmin)
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)

@@ -17,6 +17,7 @@ import (
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/tenants"
 )
@@ -144,7 +145,7 @@ const testDate = "2026-03-04"
 
 // concrete fills a route pattern with plausible values.
 func concrete(path string) string {
-	return strings.NewReplacer(":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":kind", "jobs", ":ref", "T-1",
+	return strings.NewReplacer("/tests/:id", "/tests/2", ":slug", "acme", ":date", testDate, ":key", "fieldforce.briefing", ":id", "1", ":kind", "jobs", ":ref", "T-1",
 		":user", strconv.FormatInt(matrixMember, 10), ":invite", "1").Replace(path)
 }
 
@@ -205,6 +206,19 @@ func seedOutbox(t *testing.T, f *fixture) {
 		INSERT INTO mail_outbox (id, org_id, message_id, mail_from, rcpt, subject, text_body, html_body)
 		VALUES (1, $1, 'fb.1@fieldbrief.test', 'briefings@fieldbrief.test', 'ops@acme.test', 'Acme · briefing', 'text', '<p>html</p>')`,
 		f.orgA.ID)
+	require.NoError(t, err)
+	// Test email number 2 of acme's, kept in the outbox as message 2.
+	_, err = f.db.Exec(context.Background(), `
+		INSERT INTO ff_deliveries (id, org_id, briefing_id, channel, audience, recipient, key, state, due_at)
+		SELECT 2, org_id, id, 'email', 'test', 'admin@acme.test', 'msg_test_matrix', 'sent', now()
+		  FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`, f.orgA.ID, testDate)
+	require.NoError(t, err)
+	messageID, err := delivery.MessageIDFor("msg_test_matrix", f.srv.sender.From)
+	require.NoError(t, err)
+	_, err = f.db.Exec(context.Background(), `
+		INSERT INTO mail_outbox (id, org_id, message_id, mail_from, rcpt, subject, text_body, html_body)
+		VALUES (2, $1, $2, 'briefings@fieldbrief.test', 'admin@acme.test', '[Test] Acme · briefing', 'text', '<p>html</p>')`,
+		f.orgA.ID, messageID)
 	require.NoError(t, err)
 }
 

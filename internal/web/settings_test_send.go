@@ -14,17 +14,20 @@ import (
 	"fieldbrief/views"
 )
 
-// settingsTestEmail sends the newest briefing to the signed-in admin.
+// settingsTestEmail sends a fresh look at today's briefing to the
+// signed-in admin.
 func (s *Server) settingsTestEmail(c echo.Context) error {
 	return s.testSend(c, dispatch.ChannelEmail)
 }
 
-// settingsTestWebhook calls the saved webhook with the newest briefing.
+// settingsTestWebhook calls the saved webhook with a fresh look at today's
+// briefing.
 func (s *Server) settingsTestWebhook(c echo.Context) error {
 	return s.testSend(c, dispatch.ChannelWebhook)
 }
 
-// testSend sends the newest briefing once, now, on channel, and shows the
+// testSend makes a fresh look at today's briefing (briefing.Store.SendTest)
+// and sends it once, now, on channel, and shows the
 // outcome beside the button: the block alone (and the delivery log out of
 // band) for htmx, the settings page around it for a plain form post. A
 // refusal (no briefing yet, no webhook saved) is shown there too, with its
@@ -40,15 +43,16 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 	if to := testRecipient(c, stored, channel); to == "" {
 		err = apperr.Errorf(apperr.Invalid, "No webhook URL is saved: add one under Delivery, save, then send a test.")
 	} else {
-		d, err = s.deliver.SendTest(ctx, s.sender, m.Org.ID, channel, to)
+		d, err = s.briefings.SendTest(ctx, s.deliver, s.sender, m.Org.ID, channel, to, s.now())
 	}
 	if apperr.Code(err) == apperr.Internal {
 		return err
 	}
-	if apperr.Code(err) == apperr.TooMany {
-		c.Response().Header().Set("Retry-After", "60")
-	}
+	setRetryAfter(c, err)
 	result, status := s.testResult(channel, d, err)
+	if result.OK && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "" {
+		result.ReadURL = testMessageURL(m.Org.Slug, d.ID)
+	}
 	if !isHTMX(c) {
 		return s.renderSettings(c, status, stored, rejected{}, settingsAnswer{test: result})
 	}

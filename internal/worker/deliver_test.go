@@ -406,46 +406,46 @@ func TestReplicasDeliverOnce(t *testing.T) {
 	require.Equal(t, orgsDue, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 }
 
-// generatedOrg is an org with one generated briefing (by "generate now") to
-// send tests of.
-func (f *fixture) generatedOrg(slug, cfg string) int64 {
-	f.T.Helper()
-	org := f.Org(slug, cfg)
-	now := utc("2026-03-10T06:00:00Z")
-	_, err := f.store.GenerateNow(f.Ctx, org, now, admin)
-	require.NoError(f.T, err)
-	f.runOnce(now)
-	return org
-}
-
 func (f *fixture) outboxSender() *dispatch.Sender {
 	return &dispatch.Sender{DB: f.DB, Mailer: delivery.NewOutboxMailer(f.DB), From: "fieldbrief <briefings@fieldbrief.test>",
 		BaseURL: "https://app.fieldbrief.test", Webhooks: &delivery.WebhookClient{AllowPrivate: true}}
 }
 
+// sendTest is the settings page's "send a test to me" at now.
+func (f *fixture) sendTest(sender *dispatch.Sender, org int64, channel, to string, now time.Time) (dispatch.Delivery, error) {
+	return f.store.SendTest(f.Ctx, f.deliveries, sender, org, channel, to, now)
+}
+
 // TestSendTestIsBounded: an admin's test sends are a check, not a mailer:
-// one at a time per org, ten an hour.
+// one at a time per org, and each a briefing generated on request, so
+// MaxRequestsPerHour an hour, "generate now" included.
 func TestSendTestIsBounded(t *testing.T) {
 	f := setup(t)
-	org := f.generatedOrg("acme", config("Etc/UTC", "07:00"))
-	other := f.generatedOrg("globex", config("Etc/UTC", "07:00"))
+	org := f.Org("acme", config("Etc/UTC", "07:00"))
+	other := f.Org("globex", config("Etc/UTC", "07:00"))
 	sender := f.outboxSender()
-	for i := range dispatch.MaxTestSendsPerHour {
-		d, err := f.deliveries.SendTest(f.Ctx, sender, org, dispatch.ChannelEmail, "admin@acme.test")
+	now := utc("2026-03-10T06:00:00Z")
+	_, err := f.store.GenerateNow(f.Ctx, org, now, admin)
+	require.NoError(t, err)
+	for i := range briefing.MaxRequestsPerHour - 1 {
+		d, err := f.sendTest(sender, org, dispatch.ChannelEmail, "admin@acme.test", now.Add(time.Duration(i)*time.Minute))
 		require.NoError(t, err, "test %d", i+1)
 		require.Equal(t, dispatch.DeliverySent, d.State)
 	}
-	_, err := f.deliveries.SendTest(f.Ctx, sender, org, dispatch.ChannelEmail, "admin@acme.test")
+	_, err = f.sendTest(sender, org, dispatch.ChannelEmail, "admin@acme.test", now.Add(10*time.Minute))
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
-	require.Equal(t, dispatch.MaxTestSendsPerHour, f.Count(`SELECT count(*) FROM mail_outbox WHERE org_id = $1`, org))
+	require.Equal(t, 50*time.Minute, apperr.RetryAfter(err))
+	require.Contains(t, apperr.Message(err), "You can send a test again in 50 minutes.")
+	require.Equal(t, briefing.MaxRequestsPerHour-1, f.Count(`SELECT count(*) FROM mail_outbox WHERE org_id = $1`, org))
+	require.Equal(t, briefing.MaxRequestsPerHour, f.Count(`SELECT max(requested_revision) FROM ff_briefings WHERE org_id = $1`, org),
+		"the refused test made no revision")
 
 	// Another org has its own allowance; a test in flight holds the next one back.
-	_, err = f.DB.Exec(f.Ctx, `
-		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, due_at)
-		SELECT org_id, id, revision, 'email', 'test', 'admin@globex.test', 'msg_test_inflight', now()
-		  FROM ff_briefings WHERE org_id = $1`, other)
+	d, err := f.sendTest(sender, other, dispatch.ChannelEmail, "admin@globex.test", now)
 	require.NoError(t, err)
-	_, err = f.deliveries.SendTest(f.Ctx, sender, other, dispatch.ChannelEmail, "admin@globex.test")
+	_, err = f.DB.Exec(f.Ctx, `UPDATE ff_deliveries SET state = 'pending' WHERE id = $1`, d.ID)
+	require.NoError(t, err)
+	_, err = f.sendTest(sender, other, dispatch.ChannelEmail, "admin@globex.test", now.Add(time.Second))
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
 	require.Contains(t, err.Error(), "being sent already")
 }
@@ -461,10 +461,10 @@ func TestSendTestHoldsNoConnectionWhileWaiting(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(hook.Close)
-	org := f.generatedOrg("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL))
+	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL))
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.deliveries.SendTest(f.Ctx, f.outboxSender(), org, dispatch.ChannelWebhook, hook.URL)
+		_, err := f.sendTest(f.outboxSender(), org, dispatch.ChannelWebhook, hook.URL, utc("2026-03-10T06:00:00Z"))
 		done <- err
 	}()
 	<-arrived

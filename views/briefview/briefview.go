@@ -7,11 +7,15 @@ package briefview
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 )
 
-// Content is one briefing's day.
+// Content is one briefing's day. Its lists are bounded
+// (docs/briefing-content.md, "Bounds"): each says how many jobs it leaves
+// out, and links where to see them (Link fills the links).
 type Content struct {
+	Date        string // the briefing's date, YYYY-MM-DD
 	Timezone    string // "America/New_York"
 	Zone        string // the abbreviations in force that day: "EST", "EST/EDT" on a DST day
 	Summary     Summary
@@ -19,6 +23,30 @@ type Content struct {
 	Routes      []Route
 	Cancelled   []Job // the day's cancelled jobs, in arrival order
 	Yesterday   Yesterday
+
+	MoreCancelled int    // cancelled jobs not in Cancelled
+	CancelledURL  string // where they all are
+	Shortened     bool   // lists were cut below their usual bounds to keep the briefing under 1 MB
+}
+
+// Link fills the links to the jobs the lists leave out, under org, the
+// org's pages ("/orgs/acme", or with the host for an email): the day board
+// for the action items, the job list of the day for a route or the
+// cancelled jobs.
+func (c *Content) Link(org string) {
+	board := org + "/board?date=" + url.QueryEscape(c.Date)
+	jobs := org + "/jobs?date=" + url.QueryEscape(c.Date)
+	a := &c.ActionItems
+	a.EmergenciesURL, a.OverdueURL, a.OnHoldURL = board, board+"#overdue", board
+	a.UnassignedURL = jobs + "&technician=none"
+	for i := range c.Routes {
+		if r := &c.Routes[i]; r.TechnicianID != 0 {
+			r.MoreURL = jobs + "&technician=" + strconv.FormatInt(r.TechnicianID, 10)
+		} else {
+			r.MoreURL = jobs
+		}
+	}
+	c.CancelledURL = jobs + "&status=cancelled"
 }
 
 // Summary is the strip at the top: the day in counts. The action item
@@ -29,41 +57,54 @@ type Summary struct {
 }
 
 // ActionItems are the jobs someone must act on, shown before the routes;
-// a job is in one section only.
+// a job is in one section only. Each section lists its first jobs; More…
+// counts the rest, and …URL is where they all are.
 type ActionItems struct {
 	Unassigned, Overdue, Emergencies, OnHold []Job
+
+	MoreUnassigned, MoreOverdue, MoreEmergencies, MoreOnHold int
+	UnassignedURL, OverdueURL, EmergenciesURL, OnHoldURL     string
 }
 
 // Section is one group of action items.
 type Section struct {
-	ID    string // the page anchor: "emergencies", "overdue", "unassigned", "on-hold"
-	Title string
-	Empty string // what the page says when there is none
-	Jobs  []Job
+	ID      string // the page anchor: "emergencies", "overdue", "unassigned", "on-hold"
+	Title   string
+	Empty   string // what the page says when there is none
+	Jobs    []Job
+	More    int    // the section's jobs not in Jobs
+	MoreURL string // where they all are
 }
+
+// Count is how many jobs the section has, listed or not.
+func (s Section) Count() int { return len(s.Jobs) + s.More }
 
 // Sections lists the action item groups, most urgent first: the order of
 // the precedence that decides a job's one section.
 func (a ActionItems) Sections() []Section {
 	return []Section{
-		{"emergencies", "Emergencies", "No emergency.", a.Emergencies},
-		{"overdue", "Overdue", "Nothing else overdue.", a.Overdue},
-		{"unassigned", "Unassigned", "Nothing else unassigned.", a.Unassigned},
-		{"on-hold", "On hold", "Nothing else on hold.", a.OnHold},
+		{"emergencies", "Emergencies", "No emergency.", a.Emergencies, a.MoreEmergencies, a.EmergenciesURL},
+		{"overdue", "Overdue", "Nothing else overdue.", a.Overdue, a.MoreOverdue, a.OverdueURL},
+		{"unassigned", "Unassigned", "Nothing else unassigned.", a.Unassigned, a.MoreUnassigned, a.UnassignedURL},
+		{"on-hold", "On hold", "Nothing else on hold.", a.OnHold, a.MoreOnHold, a.OnHoldURL},
 	}
 }
 
-// Count is how many jobs need action.
+// Count is how many jobs need action, listed or not.
 func (a ActionItems) Count() int {
-	return len(a.Unassigned) + len(a.Overdue) + len(a.Emergencies) + len(a.OnHold)
+	return len(a.Unassigned) + len(a.Overdue) + len(a.Emergencies) + len(a.OnHold) +
+		a.MoreUnassigned + a.MoreOverdue + a.MoreEmergencies + a.MoreOnHold
 }
 
 // Route is one technician's day in arrival order; cancelled jobs are not
 // visits and are listed apart.
 type Route struct {
-	Technician string
-	Phone      string
-	Jobs       []Job
+	TechnicianID int64 // 0 in snapshots made before technicians carried one
+	Technician   string
+	Phone        string
+	Jobs         []Job
+	More         int    // the technician's jobs of the day not in Jobs, cancelled ones not counted
+	MoreURL      string // where they all are
 }
 
 // Job is one customer visit, every field ready to show.

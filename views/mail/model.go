@@ -37,6 +37,13 @@ type BriefingEmail struct {
 	Cancelled      []Job               // the day's cancelled jobs, shown apart after the routes
 	Yesterday      briefview.Yesterday // Date "" for none (technicians' emails)
 	Own            TechnicianDay       // a technician's email: their day (the fields above stay empty)
+
+	// The lists are bounded (docs/briefing-content.md, "Bounds"): the
+	// cancelled jobs not listed, and where they are; Shortened says the
+	// lists were cut further to keep the email under 1 MB.
+	MoreCancelled int
+	CancelledURL  string
+	Shortened     bool
 }
 
 // TechnicianDay is what a technician's email shows of their own work.
@@ -67,7 +74,7 @@ type (
 func sections(a ActionItems) []briefview.Section {
 	var out []briefview.Section
 	for _, s := range a.Sections() {
-		if len(s.Jobs) > 0 {
+		if s.Count() > 0 {
 			out = append(out, s)
 		}
 	}
@@ -177,6 +184,10 @@ func Text(e BriefingEmail) string {
 	line("")
 	line("%s", e.summaryLine())
 	line("")
+	if e.Shortened {
+		line("%s", shortenedNote)
+		line("")
+	}
 	if e.Recipient == Technician {
 		textTechnician(&b, e)
 		return b.String()
@@ -185,10 +196,11 @@ func Text(e BriefingEmail) string {
 		line("NEEDS ACTION")
 		line("")
 		for _, s := range secs {
-			line("%s (%d)", s.Title, len(s.Jobs))
+			line("%s (%d)", s.Title, s.Count())
 			for _, j := range s.Jobs {
 				textJob(&b, j)
 			}
+			textMore(&b, s.More, s.MoreURL)
 			line("")
 		}
 	}
@@ -202,20 +214,22 @@ func Text(e BriefingEmail) string {
 		} else {
 			line("%s", r.Technician)
 		}
-		if len(r.Jobs) == 0 {
+		if len(r.Jobs) == 0 && r.More == 0 {
 			line("  No jobs.")
 		}
 		for _, j := range r.Jobs {
 			textJob(&b, j)
 		}
+		textMore(&b, r.More, r.MoreURL)
 		line("")
 	}
-	if len(e.Cancelled) > 0 {
-		line("CANCELLED (%d)", len(e.Cancelled))
+	if len(e.Cancelled) > 0 || e.MoreCancelled > 0 {
+		line("CANCELLED (%d)", len(e.Cancelled)+e.MoreCancelled)
 		line("")
 		for _, j := range e.Cancelled {
 			textJob(&b, j)
 		}
+		textMore(&b, e.MoreCancelled, e.CancelledURL)
 		line("")
 	}
 	if y := e.Yesterday; y.Date != "" {
@@ -260,6 +274,23 @@ func textFooter(b *strings.Builder, e BriefingEmail) {
 	}
 	line("You receive this because %s sends you its daily briefing.", e.OrgName)
 	line("Unsubscribe: %s", e.UnsubscribeURL)
+}
+
+// shortenedNote says an email's lists were cut below their usual bounds.
+const shortenedNote = "This email was shortened to stay under 1 MB: its lists show fewer jobs than usual. Open the briefing for the rest."
+
+// moreLine is what a bounded list says of the jobs it leaves out.
+func moreLine(n int) string { return fmt.Sprintf("and %d more", n) }
+
+func textMore(b *strings.Builder, n int, href string) {
+	if n <= 0 {
+		return
+	}
+	if href == "" {
+		fmt.Fprintf(b, "%s\n", moreLine(n))
+		return
+	}
+	fmt.Fprintf(b, "%s: %s\n", moreLine(n), href)
 }
 
 func textJob(b *strings.Builder, j Job) {

@@ -1,0 +1,85 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/snapshot"
+	"fieldbrief/views/mail"
+)
+
+// MaxEmailBytes bounds every briefing email as the SMTP server receives
+// it, headers and encoded parts included (docs/guarantees.md, "Bounds").
+const MaxEmailBytes = snapshot.MaxBytes
+
+// emailShortening are the smaller bounds fitEmail tries, in turn, on an
+// email over MaxEmailBytes: {jobs of a section, jobs of a route}. Past the
+// last, the routes go and the email is the summary, the action items'
+// counts and the link to the briefing.
+var emailShortening = [][2]int{{25, 25}, {10, 10}, {5, 5}, {2, 2}, {0, 0}}
+
+// fitEmail renders m and frames it as the message to send; when the message
+// is over MaxEmailBytes it renders m again with shorter lists, saying so
+// at the top ("shortened to stay under 1 MB"), until it fits. It never
+// returns a message over MaxEmailBytes.
+func fitEmail(ctx context.Context, m mail.BriefingEmail, frame func(text, html string) delivery.Message) (delivery.Message, error) {
+	for level := 0; ; level++ {
+		var html bytes.Buffer
+		if err := mail.HTML(m).Render(ctx, &html); err != nil {
+			return delivery.Message{}, fmt.Errorf("render email: %w", err)
+		}
+		msg := frame(mail.Text(m), html.String())
+		size, err := delivery.Size(msg)
+		if err != nil {
+			return delivery.Message{}, err
+		}
+		if size <= MaxEmailBytes {
+			return msg, nil
+		}
+		m.Shortened = true
+		switch {
+		case level < len(emailShortening):
+			m = shortenEmail(m, emailShortening[level][0], emailShortening[level][1])
+		case len(m.Routes) > 0:
+			m.Routes = nil
+		default:
+			return delivery.Message{}, &delivery.Error{Permanent: true,
+				Detail: fmt.Sprintf("the email is %d bytes with every list empty, over the %d-byte bound", size, MaxEmailBytes)}
+		}
+	}
+}
+
+// shortenEmail cuts every action item section and the cancelled jobs to at
+// most list jobs and every route to at most route; each list counts what
+// it leaves out. A technician's own lists are cut the same way (their
+// email says it was shortened, above their day link). m's slices are not
+// changed.
+func shortenEmail(m mail.BriefingEmail, list, route int) mail.BriefingEmail {
+	cut := func(jobs []mail.Job, n int, more *int) []mail.Job {
+		if len(jobs) <= n {
+			return jobs
+		}
+		*more += len(jobs) - n
+		return jobs[:n:n]
+	}
+	a := &m.ActionItems
+	a.Emergencies = cut(a.Emergencies, list, &a.MoreEmergencies)
+	a.Overdue = cut(a.Overdue, list, &a.MoreOverdue)
+	a.Unassigned = cut(a.Unassigned, list, &a.MoreUnassigned)
+	a.OnHold = cut(a.OnHold, list, &a.MoreOnHold)
+	m.Cancelled = cut(m.Cancelled, list, &m.MoreCancelled)
+	routes := make([]mail.Route, len(m.Routes))
+	for i, r := range m.Routes {
+		r.Jobs = cut(r.Jobs, route, &r.More)
+		routes[i] = r
+	}
+	m.Routes = routes
+	// A technician's own day: their day link (at the top) has the rest.
+	var dropped int
+	m.Own.Jobs = cut(m.Own.Jobs, route, &dropped)
+	m.Own.Overdue = cut(m.Own.Overdue, list, &dropped)
+	m.Own.Cancelled = cut(m.Own.Cancelled, list, &dropped)
+	return m
+}
