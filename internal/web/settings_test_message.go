@@ -44,13 +44,7 @@ func (s *Server) testMessageHTML(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if e.HTML == "" {
-		return apperr.Errorf(apperr.NotFound, "This message has no HTML part.")
-	}
-	h := c.Response().Header()
-	h.Set("Content-Security-Policy", outboxHTMLPolicy)
-	h.Set("X-Frame-Options", "SAMEORIGIN")
-	return c.HTMLBlob(http.StatusOK, []byte(e.HTML))
+	return outboxHTML(c, e)
 }
 
 // testOutboxEntry loads the org's test email :id (a delivery id) from the

@@ -75,6 +75,13 @@ func (s *Server) staffOutboxHTML(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return outboxHTML(c, e)
+}
+
+// outboxHTML answers with a kept message's HTML part, as is, under
+// outboxHTMLPolicy, framed by our own pages only: the staff outbox and an
+// admin's test messages both show it so.
+func outboxHTML(c echo.Context, e delivery.OutboxEntry) error {
 	if e.HTML == "" {
 		return apperr.Errorf(apperr.NotFound, "This message has no HTML part.")
 	}
