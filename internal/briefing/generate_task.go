@@ -282,12 +282,17 @@ func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn f
 }
 
 // queueRevision queues storing content, a snapshot as snapshot.Encode
-// bounds it, as the briefing's new revision.
+// bounds it, as the briefing's new revision, with the snapshot its day was
+// read with: in the generation's repeatable-read transaction every
+// statement sees the snapshot its first one took, so pg_current_snapshot()
+// here is the one the lock and the day's reads used, at no extra round
+// trip. An update after dispatch leaves out the job changes it saw, which
+// the email has (docs/architecture.md, "Updates after dispatch").
 func queueRevision(b *pgx.Batch, a GenerateBriefingArgs, content []byte, now time.Time, rules *schedule.ZoneRules) {
 	b.Queue(`
 		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at,
-		                                   tzdata_version, tzdata_source)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		                                   tzdata_version, tzdata_source, read_snapshot)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, pg_current_snapshot())`,
 		a.OrgID, a.BriefingID, a.Revision, a.Trigger, content, now, rules.Version, rules.Source)
 	b.Queue(`
 		UPDATE ff_briefings

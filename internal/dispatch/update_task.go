@@ -54,8 +54,8 @@ func (h *UpdateHandler) delay() time.Duration {
 	return h.Delay
 }
 
-// Work folds or snoozes. Whatever it decides is decided under the org's
-// update lock (updates.LockOrg), and a task that folds, or finds nothing
+// Work prunes, then folds or snoozes. Whatever it decides is decided under
+// the org's update lock (updates.LockOrg), and a task that folds, or finds nothing
 // left, completes in that same transaction (JobCompleteTx): a change
 // committed after it inserts a new task, one committed before is folded
 // or waited for (a snooze keeps the task), so no change is left without
@@ -69,8 +69,15 @@ func (h *UpdateHandler) Work(ctx context.Context, job *river.Job[updates.Briefin
 	now := h.now()
 	var wait time.Duration
 	var res foldResult
+	var pruned int64
 	err = pgx.BeginFunc(ctx, h.DB, func(tx pgx.Tx) error {
 		if err := updates.LockOrg(ctx, tx, a.OrgID); err != nil {
+			return err
+		}
+		// What the technician's email has, or what concerns a technician
+		// who got none, is nobody's news: gone before anything is read.
+		var err error
+		if pruned, err = updates.Prune(ctx, tx, a.OrgID, date); err != nil {
 			return err
 		}
 		p, err := updates.ReadPending(ctx, tx, a.OrgID, a.TechnicianID, date)
@@ -79,7 +86,9 @@ func (h *UpdateHandler) Work(ctx context.Context, job *river.Job[updates.Briefin
 		}
 		if p.Count > 0 {
 			wait = updates.Wait(now, p.Oldest, p.Newest, p.LastSent, h.delay())
-			if wait == 0 && p.EmailPending {
+			// A day that is over waits for nothing: the fold records it past
+			// (a generation that never finished leaves no email to wait for).
+			if wait == 0 && p.EmailPending && !dayOver(p.Zone, date, now) {
 				wait = emailFirstWait
 			}
 			if wait > 0 {
@@ -95,6 +104,10 @@ func (h *UpdateHandler) Work(ctx context.Context, job *river.Job[updates.Briefin
 		return nil
 	})
 	attrs := []any{"job_id", job.ID, "org_id", a.OrgID, "technician_id", a.TechnicianID, "date", a.Date}
+	if err == nil && pruned > 0 {
+		h.Log.Info("changes dropped: in the technicians' emails already, or of technicians who got none",
+			append(attrs, "changes", pruned)...)
+	}
 	if err != nil {
 		h.Log.Warn("briefing update failed; River retries it", append(attrs, "error", err)...)
 		return err
@@ -108,6 +121,13 @@ func (h *UpdateHandler) Work(ctx context.Context, job *river.Job[updates.Briefin
 			"jobs", res.jobs, "deliveries", res.deliveries)...)
 	}
 	return nil
+}
+
+// dayOver reports whether date has ended at now in the zone named zone;
+// false when the zone does not load.
+func dayOver(zone string, date schedule.Date, now time.Time) bool {
+	z, err := schedule.LoadZone(zone)
+	return err == nil && date.Before(schedule.DateOf(now.In(z.Loc)))
 }
 
 // foldResult is what a fold made.
@@ -153,10 +173,9 @@ func fold(ctx context.Context, tx pgx.Tx, a updates.BriefingUpdateArgs, date sch
 	hooks := updates.ForWebhook(announced)
 
 	var recipients []recipient
-	zone, zoneErr := schedule.LoadZone(b.zone)
 	cfg, _, cfgErr := schedule.ParseConfig(b.config)
 	switch {
-	case zoneErr == nil && date.Before(schedule.DateOf(now.In(zone.Loc))):
+	case dayOver(b.zone, date, now):
 		res.outcome = updates.OutcomePast
 	case b.config == nil || cfgErr != nil || !cfg.Delivery.UpdatesOn():
 		res.outcome = updates.OutcomeOff

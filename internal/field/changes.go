@@ -70,15 +70,17 @@ func watchBatch(ctx context.Context, q database.Querier, orgID int64, ins []JobI
 			landing = append(landing, in.ExternalRef)
 		}
 	}
-	from, to, watched := w.Span()
+	from, to, watched, all := w.Span()
 	refs := make([]string, len(ins))
 	for i, in := range ins {
 		refs[i] = in.ExternalRef
 	}
+	// all: a day whose briefing is being made watches every technician.
 	rows, err := q.Query(ctx, `SELECT `+jobColumns+jobFrom+`
 		 WHERE j.org_id = $1 AND j.external_ref = ANY($2)
-		   AND ((j.technician_id = ANY($3) AND j.arrival_start >= $4 AND j.arrival_start < $5) OR j.external_ref = ANY($6))`,
-		orgID, refs, watched, from, to, landing)
+		   AND (((j.technician_id = ANY($3) OR ($7 AND j.technician_id IS NOT NULL)) AND j.arrival_start >= $4 AND j.arrival_start < $5)
+		        OR j.external_ref = ANY($6))`,
+		orgID, refs, watched, from, to, landing, all)
 	if err != nil {
 		return nil, fmt.Errorf("jobs on technicians' sent days: %w", err)
 	}

@@ -150,3 +150,70 @@ func TestChangesOnlyForSentDaysOfTheOrg(t *testing.T) {
 	require.Equal(t, []string{"Ana Today false→true"}, b.changes(t, b.acme.ID))
 	require.Empty(t, b.changes(t, b.other.ID))
 }
+
+// firingToday makes the org's briefing of today (in Chicago) fired and
+// not delivered yet, as the tick leaves it for the generation: every
+// technician's day is then watched. techs is delivery.email.technicians.
+// It returns the briefing's id and today's 22:00 there.
+func (b bundle) firingToday(t *testing.T, orgID int64, techs bool) (int64, time.Time) {
+	t.Helper()
+	loc := testutil.MustZone("America/Chicago")
+	_, err := b.store.DB.Exec(b.ctx, `
+		INSERT INTO org_module_configs (org_id, module, config_json) VALUES ($1, 'fieldforce', $2)
+		ON CONFLICT (org_id, module) DO UPDATE SET config_json = excluded.config_json`, orgID,
+		`{"briefing": {"timezone": "America/Chicago", "schedule_local_time": "00:00"}, "delivery": {"email": {"to": ["d@acme.example"], "technicians": `+
+			map[bool]string{true: "true", false: "false"}[techs]+`}}}`)
+	require.NoError(t, err)
+	today := schedule.DateOf(time.Now().In(loc))
+	var briefingID int64
+	require.NoError(t, b.store.DB.QueryRow(b.ctx, `
+		INSERT INTO ff_briefings (org_id, briefing_date, timezone, status, trigger, scheduled_at, requested_revision)
+		VALUES ($1, $2, 'America/Chicago', 'pending', 'schedule', now(), 1) RETURNING id`, orgID, today.Time()).Scan(&briefingID))
+	return briefingID, time.Date(today.Year, today.Month, today.Day, 22, 0, 0, 0, loc)
+}
+
+// TestChangesWhileTheBriefingIsMade: between the tick recording today's
+// scheduled firing and the generation making its deliveries, a change to
+// any technician's job of today is recorded (the generation's snapshot
+// may not have it); not with technicians' emails off, not once the
+// generation failed for good, not for another day or another org.
+func TestChangesWhileTheBriefingIsMade(t *testing.T) {
+	b := setup(t)
+	ana := b.tech(t, b.acme.ID, "Ana", "T-ANA")
+	cy := b.tech(t, b.acme.ID, "Cy", "T-CY") // whether Cy gets an email is not known yet
+	briefingID, at := b.firingToday(t, b.acme.ID, true)
+	j := b.job(t, b.acme.ID, field.JobInput{Customer: "Jane", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianID: ana.ID, ExternalRef: "J1"})
+	_, err := b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, cy.ID)
+	require.NoError(t, err)
+	require.Equal(t, []string{"Ana J1 false→true", "Ana J1 true→false", "Cy J1 false→true"}, b.changes(t, b.acme.ID))
+	require.Equal(t, 2, b.updateTasks(t), "Ana's and Cy's: they wait for the emails")
+
+	// The CSV's batch onto today: the old state is read for any technician.
+	batch := []field.JobInput{{ExternalRef: "J1", Customer: "Jane", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianRef: "T-ANA"}}
+	require.NoError(t, pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
+		_, err := field.UpsertJobsByRef(b.ctx, tx, b.actor, b.acme.ID, batch)
+		return err
+	}))
+	require.Equal(t, []string{"Cy J1 true→false", "Ana J1 false→true"}, b.changes(t, b.acme.ID)[3:])
+
+	// Tomorrow is not being made; another org has nothing under way.
+	tomorrow := at.AddDate(0, 0, 1)
+	b.job(t, b.acme.ID, field.JobInput{Customer: "Tomorrow", ArrivalStart: tomorrow, ArrivalEnd: tomorrow.Add(time.Hour), TechnicianID: ana.ID})
+	gana := b.tech(t, b.other.ID, "Ana", "")
+	b.job(t, b.other.ID, field.JobInput{Customer: "Globex", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianID: gana.ID})
+	require.Len(t, b.changes(t, b.acme.ID), 5)
+	require.Empty(t, b.changes(t, b.other.ID))
+
+	// The generation failed for good: no email is coming.
+	_, err = b.store.DB.Exec(b.ctx, `
+		INSERT INTO ff_briefing_runs (org_id, briefing_id, revision, attempt, trigger, started_at, finished_at, outcome)
+		VALUES ($1, $2, 1, 5, 'schedule', now(), now(), 'failed')`, b.acme.ID, briefingID)
+	require.NoError(t, err)
+	b.job(t, b.acme.ID, field.JobInput{Customer: "After the failure", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianID: ana.ID})
+	require.Len(t, b.changes(t, b.acme.ID), 5)
+
+	// Globex under way, but without technicians' emails: nobody to update.
+	b.firingToday(t, b.other.ID, false)
+	b.job(t, b.other.ID, field.JobInput{Customer: "Globex 2", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianID: gana.ID})
+	require.Empty(t, b.changes(t, b.other.ID))
+}

@@ -12,6 +12,7 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/updates"
 )
 
 // due is one briefing to create: the org-local date at the tick, in the zone
@@ -55,18 +56,35 @@ RETURNING id, org_id, requested_revision, briefing_date, timezone`
 // tasks, one transaction per chunk, and returns the briefings it fired. Items
 // must be sorted by org id so that concurrent replicas take the unique key's
 // locks in the same order and never deadlock.
+//
+// Each transaction holds the firing lock of the orgs it fires
+// (updates.HoldFirings): a job write in progress holds it shared, and a
+// firing is recorded only once such a write has committed, so the write
+// is in the generation's snapshot or has seen the firing and records its
+// changes (docs/architecture.md, "Updates after dispatch"). A chunk does
+// not wait for one busy org: it fires the others, and each busy one then
+// gets a transaction of its own that waits for its writes.
 func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []due) ([]int64, error) {
 	tasks, err := database.InsertClient()
 	if err != nil {
 		return nil, err
 	}
 	var briefingIDs []int64
+	var busy []due
 	rules := schedule.CurrentZoneRules() // the rules the tick decided with
 	for start := 0; start < len(items); start += enqueueChunk {
 		chunk := items[start:min(start+enqueueChunk, len(items))]
-		ids, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, chunk)
+		ids, wait, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, chunk, false)
 		if err != nil {
 			return briefingIDs, fmt.Errorf("enqueue briefings for orgs %d..%d: %w", chunk[0].OrgID, chunk[len(chunk)-1].OrgID, err)
+		}
+		briefingIDs = append(briefingIDs, ids...)
+		busy = append(busy, wait...)
+	}
+	for _, it := range busy {
+		ids, _, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, []due{it}, true)
+		if err != nil {
+			return briefingIDs, fmt.Errorf("enqueue the briefing of org %d: %w", it.OrgID, err)
 		}
 		briefingIDs = append(briefingIDs, ids...)
 	}
@@ -74,22 +92,38 @@ func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []d
 }
 
 // enqueueChunkTx inserts the briefings and their generation tasks in one
-// transaction: a scheduled firing never exists without its task.
-func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[pgx.Tx], firedAt time.Time, rules *schedule.ZoneRules, items []due) ([]int64, error) {
-	orgIDs := make([]int64, len(items))
-	dates := make([]time.Time, len(items))
-	zones := make([]string, len(items))
-	fireAts := make([]time.Time, len(items))
-	for i, it := range items {
-		orgIDs[i], dates[i], zones[i], fireAts[i] = it.OrgID, it.Date.Time(), it.Timezone, it.FireAt
-	}
-	var briefingIDs []int64
-	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+// transaction: a scheduled firing never exists without its task. It first
+// takes the items' firing locks: with wait, waiting for them; without, it
+// leaves out and returns the items whose lock a job write holds.
+func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[pgx.Tx], firedAt time.Time, rules *schedule.ZoneRules,
+	items []due, wait bool) (briefingIDs []int64, busy []due, err error) {
+	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		// The firings this transaction records need not invalidate their
 		// orgs' hints: the tick stores them itself, computed with these
 		// dates (migration 00013; docs/architecture.md, "The next-fire hint").
 		if _, err := tx.Exec(ctx, `SELECT set_config('fieldbrief.hint_writer', 'tick', true)`); err != nil {
 			return err
+		}
+		ready, err := lockFirings(ctx, tx, items, wait)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			if !ready[it.OrgID] {
+				busy = append(busy, it)
+			}
+		}
+		if len(busy) == len(items) {
+			return nil
+		}
+		orgIDs := make([]int64, 0, len(items))
+		dates := make([]time.Time, 0, len(items))
+		zones := make([]string, 0, len(items))
+		fireAts := make([]time.Time, 0, len(items))
+		for _, it := range items {
+			if ready[it.OrgID] {
+				orgIDs, dates, zones, fireAts = append(orgIDs, it.OrgID), append(dates, it.Date.Time()), append(zones, it.Timezone), append(fireAts, it.FireAt)
+			}
 		}
 		rows, err := tx.Query(ctx, enqueueSQL, orgIDs, dates, zones, firedAt, rules.Version, rules.Source, fireAts)
 		if err != nil {
@@ -120,7 +154,40 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[p
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return briefingIDs, nil
+	return briefingIDs, busy, nil
+}
+
+// lockFirings takes the firing locks of items' orgs for the rest of tx,
+// exclusively, and returns the orgs it holds: with wait all of them, one
+// after the other in the items' order (sorted: no deadlock between
+// replicas); without, those no job write holds at the moment.
+func lockFirings(ctx context.Context, tx pgx.Tx, items []due, wait bool) (map[int64]bool, error) {
+	orgIDs := make([]int64, len(items))
+	for i, it := range items {
+		orgIDs[i] = it.OrgID
+	}
+	key := updates.FiringLockKey("o.id")
+	take := "pg_try_advisory_xact_lock(" + key + ")"
+	if wait {
+		take = "(SELECT true FROM pg_advisory_xact_lock(" + key + "))"
+	}
+	// Taken row by row, in the array's order.
+	rows, err := tx.Query(ctx, `
+		SELECT o.id FROM unnest($1::bigint[]) WITH ORDINALITY AS o(id, n)
+		 WHERE `+take+`
+		 ORDER BY o.n`, orgIDs)
+	if err != nil {
+		return nil, fmt.Errorf("firing locks of %d orgs: %w", len(orgIDs), err)
+	}
+	held, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("firing locks of %d orgs: %w", len(orgIDs), err)
+	}
+	out := make(map[int64]bool, len(held))
+	for _, id := range held {
+		out[id] = true
+	}
+	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/updates"
 )
 
 // TestTickAcrossDaysAndZones ticks every minute for three and a half days
@@ -363,4 +364,38 @@ func TestTickEnqueuesInChunks(t *testing.T) {
 		  AND (j.args->>'org_id')::bigint = b.org_id AND (j.args->>'revision')::int = 1 AND (j.args->>'deliver')::bool
 		  AND j.kind = 'generate_briefing' AND j.state = 'available'`, now))
 	require.Zero(t, f.tick(now.Add(time.Minute)).Enqueued)
+}
+
+// TestTickWaitsForAnOrgsJobWrite: a job write in progress holds its org's
+// firing lock (shared), so that org's firing is recorded only once the
+// write has committed (docs/architecture.md, "Updates after dispatch");
+// the other due orgs of the chunk fire meanwhile.
+func TestTickWaitsForAnOrgsJobWrite(t *testing.T) {
+	f := setup(t)
+	busy := f.Org("busy", config("Etc/UTC", "06:00"))
+	free := f.Org("free", config("Etc/UTC", "06:00"))
+	write, err := f.DB.Begin(f.Ctx)
+	require.NoError(t, err)
+	defer write.Rollback(f.Ctx) //nolint:errcheck // committed below
+	require.NoError(t, updates.HoldFirings(f.Ctx, write, busy))
+	var pid int32
+	require.NoError(t, write.QueryRow(f.Ctx, `SELECT pg_backend_pid()`).Scan(&pid))
+
+	now := utc("2026-03-10T06:00:00Z")
+	done := make(chan Result, 1)
+	go func() {
+		res, _ := f.ticker().Tick(f.Ctx, now)
+		done <- res
+	}()
+	require.Eventually(t, func() bool {
+		return f.Count(`SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, pid) > 0
+	}, 30*time.Second, 10*time.Millisecond, "the tick waits for the write")
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND scheduled_at = $2`, free, now),
+		"the other org fired without waiting")
+	require.Zero(t, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1`, busy))
+
+	require.NoError(t, write.Commit(f.Ctx))
+	res := <-done
+	require.Equal(t, 2, res.Enqueued)
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND scheduled_at = $2`, busy, now))
 }

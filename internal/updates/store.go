@@ -34,15 +34,19 @@ type Pending struct {
 	Oldest, Newest time.Time
 	LastSent       time.Time // the technician's last sent update, any date; zero: none
 	// EmailPending: the technician's briefing email of the date is not sent
-	// yet, so the update waits for it to go first.
+	// yet, or the date's scheduled briefing that makes it is still under
+	// way, so the update waits for it to go first.
 	EmailPending bool
+	// Zone is the briefing's zone, in which its date ends ("" without one).
+	Zone string
 }
 
 // ReadPending reads the technician's unfolded changes of date, in q (the
-// fold's transaction, under LockOrg).
+// fold's transaction, under LockOrg, after Prune).
 func ReadPending(ctx context.Context, q database.Querier, orgID, techID int64, date schedule.Date) (Pending, error) {
 	var p Pending
 	var oldest, newest, last *time.Time
+	var zone *string
 	err := q.QueryRow(ctx, `
 		SELECT count(*), coalesce(max(c.id), 0), min(c.created_at), max(c.created_at),
 		       (SELECT max(u.created_at) FROM ff_briefing_updates u
@@ -50,9 +54,11 @@ func ReadPending(ctx context.Context, q database.Querier, orgID, techID int64, d
 		       EXISTS (SELECT FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
 		                WHERE d.org_id = $1 AND b.briefing_date = $3 AND d.technician_id = $2
 		                  AND d.audience = 'technician' AND d.update_id IS NULL AND d.state = 'pending')
+		       OR EXISTS (SELECT FROM ff_briefings b WHERE b.org_id = $1 AND b.briefing_date = $3 AND `+firingUnderway+`),
+		       (SELECT b.timezone FROM ff_briefings b WHERE b.org_id = $1 AND b.briefing_date = $3)
 		  FROM ff_job_changes c
 		 WHERE c.org_id = $1 AND c.technician_id = $2 AND c.briefing_date = $3 AND c.update_id IS NULL`,
-		orgID, techID, date.Time()).Scan(&p.Count, &p.MaxID, &oldest, &newest, &last, &p.EmailPending)
+		orgID, techID, date.Time()).Scan(&p.Count, &p.MaxID, &oldest, &newest, &last, &p.EmailPending, &zone)
 	if err != nil {
 		return p, fmt.Errorf("pending changes of technician %d of org %d on %s: %w", techID, orgID, date, err)
 	}
@@ -64,7 +70,42 @@ func ReadPending(ctx context.Context, q database.Querier, orgID, techID int64, d
 			*t.to = *t.from
 		}
 	}
+	if zone != nil {
+		p.Zone = *zone
+	}
 	return p, nil
+}
+
+// Prune deletes the org's unfolded changes of date that no technician is
+// to be told, once the date's scheduled briefing has made its deliveries
+// (or failed for good): a change whose transaction the snapshot of the
+// technician's email saw (pg_visible_in_snapshot of its revision's
+// read_snapshot), since the email has it, and a change of a technician who
+// got no email of the date (none made, or skipped as late), who has no day
+// to update. What is left is what happened after the email was made. Every
+// technician's rows of the date go at once, so a reassignment's other half
+// is gone before a fold's webhook could announce it. While the briefing is
+// under way nothing is pruned. It runs in the fold's transaction, under
+// LockOrg, and returns how many rows it deleted.
+func Prune(ctx context.Context, q database.Querier, orgID int64, date schedule.Date) (int64, error) {
+	tag, err := q.Exec(ctx, `
+		DELETE FROM ff_job_changes c
+		 USING ff_briefings b
+		 WHERE b.org_id = $1 AND b.briefing_date = $2
+		   AND c.org_id = $1 AND c.briefing_date = $2 AND c.update_id IS NULL
+		   AND NOT (`+firingUnderway+`)
+		   AND NOT EXISTS (
+		       SELECT FROM ff_deliveries d
+		         LEFT JOIN ff_briefing_revisions r ON r.briefing_id = d.briefing_id AND r.revision = d.revision
+		        WHERE d.org_id = $1 AND d.briefing_id = b.id AND d.technician_id = c.technician_id
+		          AND d.audience = 'technician' AND d.update_id IS NULL AND d.state <> 'skipped'
+		          -- a revision without a snapshot (made before it was kept) had none of them
+		          AND NOT coalesce(pg_visible_in_snapshot(c.xact, r.read_snapshot), false))`,
+		orgID, date.Time())
+	if err != nil {
+		return 0, fmt.Errorf("prune changes of org %d on %s: %w", orgID, date, err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 const rowColumns = `c.id, c.job_id, c.technician_id, c.briefing_date, c.was_on, c.is_on, c.before, c.after, c.created_at`

@@ -4,7 +4,10 @@
 // in the transaction that changed the job, with a briefing_update task; the
 // task (dispatch.UpdateHandler) later folds the changes into one update
 // (docs/delivery.md, "Updates"; docs/architecture.md, "Updates after
-// dispatch").
+// dispatch"). While a date's briefing is being made every technician's
+// changes of it are recorded, and Prune later drops those its emails
+// already have (their transaction is in the revision's read snapshot) and
+// those of technicians who got no email.
 //
 // The package sits below internal/field, which calls Open and Watch.Record
 // from every job write, so it knows no field type: a job is a JobState.
@@ -76,20 +79,47 @@ type day struct {
 
 // Watch is what a job-changing transaction needs to know to record its
 // changes: the org's zone and the technicians' dates, today or later, whose
-// briefing email went out (or is on its way). Open returns nil when there
-// are none, which is most of the time: then nothing more is read.
+// briefing email went out (or is on its way), and the dates whose
+// scheduled briefing has fired but not delivered yet, where every
+// technician is watched. Open returns nil when there are none, which is
+// most of the time: then nothing more is read.
 type Watch struct {
 	orgID int64
 	loc   *time.Location
 	now   time.Time
 	days  map[day]bool
+	// firing: dates whose scheduled generation is under way. A change
+	// committed while it runs may be missing from its snapshot, so it is
+	// recorded for whichever technician it concerns; the fold later drops
+	// what the email turned out to have, and what concerns a technician who
+	// got no email (Prune).
+	firing map[schedule.Date]bool
 }
+
+// firingUnderway is true of a briefing b whose scheduled firing happened
+// and has not delivered, and whose generation has not failed for good
+// (its last attempt recorded a failed run): its deliveries are still to
+// be made.
+const firingUnderway = `b.scheduled_at IS NOT NULL AND b.delivered_revision IS NULL
+	AND NOT EXISTS (SELECT FROM ff_briefing_runs r
+	                 WHERE r.org_id = b.org_id AND r.briefing_id = b.id AND r.trigger = 'schedule' AND r.outcome = 'failed')`
 
 // Open reads, on q (the changing transaction), which of the org's
 // technicians' dates are watched at now. It is nil, with no error, when
-// none is: no technician email for today or later, or delivery.updates off,
-// or no valid config.
+// none is: no technician email for today or later and no scheduled
+// briefing of today or later under way, or delivery.updates off, or no
+// valid config.
+//
+// It first takes the org's firing lock, shared, for the rest of the
+// transaction (HoldFirings): the tick cannot record a firing of the org
+// between this read and the commit, so a change either sees the firing
+// here or is committed before the firing, and so before the generation's
+// snapshot (docs/architecture.md, "Updates after dispatch"). q must be a
+// read-committed transaction, whose next statement reads after the lock.
 func Open(ctx context.Context, q database.Querier, orgID int64, now time.Time) (*Watch, error) {
+	if err := HoldFirings(ctx, q, orgID); err != nil {
+		return nil, err
+	}
 	// Every zone's today is at least the UTC date before now's: the dates
 	// are narrowed to the org's today in Go, once its zone is known.
 	from := schedule.DateOf(now.UTC()).AddDays(-1)
@@ -99,20 +129,29 @@ func Open(ctx context.Context, q database.Querier, orgID int64, now time.Time) (
 		  JOIN ff_deliveries d ON d.org_id = b.org_id AND d.briefing_id = b.id
 		 WHERE b.org_id = $1 AND b.briefing_date >= $2
 		   AND d.audience = 'technician' AND d.update_id IS NULL AND d.technician_id IS NOT NULL
-		   AND d.state IN ('pending', 'sent')`, orgID, from.Time())
+		   AND d.state IN ('pending', 'sent')
+		UNION ALL
+		SELECT NULL, b.briefing_date
+		  FROM ff_briefings b
+		 WHERE b.org_id = $1 AND b.briefing_date >= $2 AND `+firingUnderway, orgID, from.Time())
 	if err != nil {
 		return nil, fmt.Errorf("technicians' days sent in org %d: %w", orgID, err)
 	}
 	var sent []day
-	var tech int64
+	var firing []schedule.Date
+	var tech *int64
 	var date time.Time
 	if _, err := pgx.ForEachRow(rows, []any{&tech, &date}, func() error {
-		sent = append(sent, day{tech, schedule.DateOf(date)})
+		if tech == nil {
+			firing = append(firing, schedule.DateOf(date))
+		} else {
+			sent = append(sent, day{*tech, schedule.DateOf(date)})
+		}
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("technicians' days sent in org %d: %w", orgID, err)
 	}
-	if len(sent) == 0 {
+	if len(sent) == 0 && len(firing) == 0 {
 		return nil, nil
 	}
 	var raw []byte
@@ -128,42 +167,85 @@ func Open(ctx context.Context, q database.Querier, orgID int64, now time.Time) (
 	if err != nil || !cfg.Delivery.UpdatesOn() {
 		return nil, nil // an invalid config sends nothing; updates off sends no update
 	}
-	w := &Watch{orgID: orgID, loc: sch.Zone.Loc, now: now, days: map[day]bool{}}
+	w := &Watch{orgID: orgID, loc: sch.Zone.Loc, now: now, days: map[day]bool{}, firing: map[schedule.Date]bool{}}
 	today := schedule.DateOf(now.In(w.loc))
 	for _, d := range sent {
 		if !d.date.Before(today) {
 			w.days[d] = true
 		}
 	}
-	if len(w.days) == 0 {
+	if e := cfg.Delivery.Email; e != nil && e.Technicians {
+		// Without technicians' emails the firing sends no technician
+		// anything to update.
+		for _, d := range firing {
+			if !d.Before(today) {
+				w.firing[d] = true
+			}
+		}
+	}
+	if len(w.days) == 0 && len(w.firing) == 0 {
 		return nil, nil
 	}
 	return w, nil
 }
 
+// HoldFirings takes the org's firing lock, shared, for the rest of the
+// transaction: job writes hold it (Open), and the tick takes it exclusively
+// to record the org's scheduled firings (internal/tick), so a firing is
+// never recorded while a job write that read the org's watched days
+// before it is still uncommitted. Job writes do not block each other.
+func HoldFirings(ctx context.Context, q database.Querier, orgID int64) error {
+	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(`+FiringLockKey("$1")+`)`, orgID); err != nil {
+		return fmt.Errorf("firing lock of org %d: %w", orgID, err)
+	}
+	return nil
+}
+
+// FiringLockKey is the SQL of the advisory lock key of the org whose id is
+// the SQL expression orgID: the firing lock (HoldFirings).
+func FiringLockKey(orgID string) string {
+	return "hashtextextended('briefing.fire', " + orgID + ")"
+}
+
+// watched reports whether d is a watched day.
+func (w *Watch) watched(d day) bool {
+	return w.days[d] || w.firing[d.date]
+}
+
 // Span is the instants a job's arrival must start in to be on one of the
 // watched dates, and the technicians watched: a batch reads only the old
-// jobs there. Zero times when w is nil.
-func (w *Watch) Span() (from, to time.Time, techs []int64) {
+// jobs there. all is true when a date is watched for every technician (its
+// scheduled briefing is under way); techs is then nil. Zero times when w
+// is nil.
+func (w *Watch) Span() (from, to time.Time, techs []int64, all bool) {
 	if w == nil {
 		return
 	}
-	seen := map[int64]bool{}
-	for d := range w.days {
-		start, end := schedule.DayBounds(w.loc, d.date)
+	widen := func(date schedule.Date) {
+		start, end := schedule.DayBounds(w.loc, date)
 		if from.IsZero() || start.Before(from) {
 			from = start
 		}
 		if end.After(to) {
 			to = end
 		}
+	}
+	seen := map[int64]bool{}
+	for d := range w.days {
+		widen(d.date)
 		if !seen[d.tech] {
 			seen[d.tech] = true
 			techs = append(techs, d.tech)
 		}
 	}
+	for date := range w.firing {
+		widen(date)
+	}
+	if len(w.firing) > 0 {
+		return from, to, nil, true
+	}
 	slices.Sort(techs)
-	return from, to, techs
+	return from, to, techs, false
 }
 
 // dayOf is the technician's date a job state puts it on; ok is false when
@@ -183,7 +265,7 @@ func (w *Watch) Touches(e Edit) bool {
 	}
 	b, okB := w.dayOf(e.Before)
 	a, okA := w.dayOf(&e.After)
-	return (okB && w.days[b]) || (okA && w.days[a])
+	return (okB && w.watched(b)) || (okA && w.watched(a))
 }
 
 // change is one outbox row to write.
@@ -198,10 +280,10 @@ type change struct {
 // on, when something a technician cares about changed (Told).
 func (w *Watch) changes(e Edit) ([]change, error) {
 	var days []day
-	if d, ok := w.dayOf(e.Before); ok && w.days[d] {
+	if d, ok := w.dayOf(e.Before); ok && w.watched(d) {
 		days = append(days, d)
 	}
-	if d, ok := w.dayOf(&e.After); ok && w.days[d] && (len(days) == 0 || days[0] != d) {
+	if d, ok := w.dayOf(&e.After); ok && w.watched(d) && (len(days) == 0 || days[0] != d) {
 		days = append(days, d)
 	}
 	if len(days) == 0 {

@@ -116,6 +116,18 @@ type sentDay struct {
 
 func (f *fixture) sentDay(slug string, extra map[string]any) *sentDay {
 	f.T.Helper()
+	d := f.newDay(slug, extra)
+	res := f.runOnceWith(d.worker(), time.Now())
+	require.Equal(f.T, 1, res.Tick.Enqueued)
+	require.Empty(f.T, res.Pending)
+	require.Len(f.T, d.sink.Messages(), 2, "the morning's two technician emails")
+	require.Equal(f.T, []string{"briefing.ready"}, d.hook.types())
+	return d
+}
+
+// newDay is sentDay's org before its briefing: due this very minute.
+func (f *fixture) newDay(slug string, extra map[string]any) *sentDay {
+	f.T.Helper()
 	now := time.Now()
 	loc := dayZone(now)
 	d := &sentDay{f: f, slug: slug, loc: loc, today: schedule.DateOf(now.In(loc)), sink: deliverytest.NewSMTPServer(f.T),
@@ -137,12 +149,6 @@ func (f *fixture) sentDay(slug string, extra map[string]any) *sentDay {
 	d.ben = f.techWithEmail(d.org, "Ben", "ben@"+slug+".test")
 	d.anaJob = f.Job(d.org, d.ana, "Ana's customer", d.at(22, 0), d.at(23, 0), "scheduled")
 	d.benJob = f.Job(d.org, d.ben, "Ben's customer", d.at(23, 0), d.at(23, 30), "scheduled")
-
-	res := f.runOnceWith(d.worker(), now)
-	require.Equal(f.T, 1, res.Tick.Enqueued)
-	require.Empty(f.T, res.Pending)
-	require.Len(f.T, d.sink.Messages(), 2, "the morning's two technician emails")
-	require.Equal(f.T, []string{"briefing.ready"}, d.hook.types())
 	return d
 }
 
