@@ -159,6 +159,10 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[p
 	return briefingIDs, busy, nil
 }
 
+// firingLockWait is how long the tick waits for a job write that holds an
+// org's firing lock (a CSV import of 50,000 rows saves in a few seconds).
+var firingLockWait = 30 * time.Second
+
 // lockFirings takes the firing locks of items' orgs for the rest of tx,
 // exclusively, and returns the orgs it holds: with wait all of them, one
 // after the other in the items' order (sorted: no deadlock between
@@ -172,6 +176,13 @@ func lockFirings(ctx context.Context, tx pgx.Tx, items []due, wait bool) (map[in
 	take := "pg_try_advisory_xact_lock(" + key + ")"
 	if wait {
 		take = "(SELECT true FROM pg_advisory_xact_lock(" + key + "))"
+		// A write that holds its org's lock for longer (a connection left
+		// idle in its transaction) fails this tick rather than stopping
+		// every tick after it: its orgs stay due, and their hints are not
+		// stored, so the next tick tries again.
+		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, fmt.Sprintf("%dms", firingLockWait.Milliseconds())); err != nil {
+			return nil, fmt.Errorf("firing lock timeout: %w", err)
+		}
 	}
 	// Taken row by row, in the array's order.
 	rows, err := tx.Query(ctx, `

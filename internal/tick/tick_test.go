@@ -399,3 +399,31 @@ func TestTickWaitsForAnOrgsJobWrite(t *testing.T) {
 	require.Equal(t, 2, res.Enqueued)
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND scheduled_at = $2`, busy, now))
 }
+
+// A job write that never ends (a connection left idle in its transaction)
+// fails the tick after firingLockWait instead of holding every later tick
+// back; the org stays due and fires at the next tick once the write ends.
+func TestTickGivesUpOnAStuckJobWrite(t *testing.T) {
+	f := setup(t)
+	defer func(w time.Duration) { firingLockWait = w }(firingLockWait)
+	firingLockWait = 200 * time.Millisecond
+	busy := f.Org("busy", config("Etc/UTC", "06:00"))
+	free := f.Org("free", config("Etc/UTC", "06:00"))
+	write, err := f.DB.Begin(f.Ctx)
+	require.NoError(t, err)
+	defer write.Rollback(f.Ctx) //nolint:errcheck // rolled back below
+	require.NoError(t, updates.HoldFirings(f.Ctx, write, busy))
+
+	now := utc("2026-03-10T06:00:00Z")
+	_, err = f.ticker().Tick(f.Ctx, now)
+	require.Error(t, err, "the tick gives up on the stuck write")
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND scheduled_at = $2`, free, now))
+	require.Zero(t, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1`, busy))
+
+	require.NoError(t, write.Rollback(f.Ctx))
+	next := now.Add(time.Minute)
+	res, err := f.ticker().Tick(f.Ctx, next)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Enqueued, "the busy org fires at the next tick")
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND scheduled_at = $2`, busy, next))
+}
