@@ -10,8 +10,33 @@ import (
 	"fieldbrief/views/briefview"
 )
 
+// OwnOverdueOf is technician techID's own overdue jobs as s recorded them,
+// in arrival order, and how many more it counted. A snapshot generated
+// before technicians carried their own (OwnOverdue false) has them picked
+// from the org's overdue list, which may leave some out uncounted
+// (docs/briefing-content.md, "A technician's own overdue jobs").
+func (s Snapshot) OwnOverdueOf(techID int64) (lines []JobLine, more int) {
+	if s.OwnOverdue {
+		for _, t := range s.Technicians {
+			if t.ID == techID {
+				return nonNil(t.Overdue), t.MoreOverdue
+			}
+		}
+		return []JobLine{}, 0
+	}
+	lines = []JobLine{}
+	for _, j := range s.Overdue {
+		if j.TechnicianID == techID && j.Status != "done" && j.Status != "cancelled" {
+			lines = append(lines, j)
+		}
+	}
+	return lines, 0
+}
+
 // MaxTechnicianJobs bounds one technician's day as the day link page reads
-// it: far more visits than a person makes in a day.
+// it, and their overdue jobs there: far more visits than a person makes in
+// a day, and more than their email lists (MaxListJobs), so its "and N
+// more" finds the rest there.
 const MaxTechnicianJobs = 200
 
 // TechnicianJobs is one technician's day as it is now, not as a briefing
