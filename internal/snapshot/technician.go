@@ -65,3 +65,24 @@ func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID
 	}
 	return jobs, cancelled, page.More, nil
 }
+
+// TechnicianOverdue is one technician's own jobs overdue on the org-local
+// date d in zone (field's overdue rule), as they are now, in arrival
+// order, each as a briefing shows it. At most MaxTechnicianJobs; more says
+// some were left off. The day link page reads it, below the day's jobs.
+func TechnicianOverdue(ctx context.Context, q database.Querier, orgID, technicianID int64, zone schedule.Zone, d schedule.Date) (jobs []briefview.Job, more bool, err error) {
+	day := &Day{Zone: zone, Date: d}
+	day.Start, day.End = schedule.DayBounds(zone.Loc, d)
+	page, err := field.ListJobs(ctx, q, orgID, field.JobFilter{
+		OverdueAt: day.Start, TechnicianID: technicianID, Limit: MaxTechnicianJobs})
+	if err != nil {
+		return nil, false, fmt.Errorf("overdue jobs of technician %d on %s: %w", technicianID, d, err)
+	}
+	jobs = make([]briefview.Job, 0, len(page.Jobs))
+	for _, j := range page.Jobs {
+		v := viewJob(day.jobLine(j), zone.Loc)
+		v.Technician = "" // the reader
+		jobs = append(jobs, v)
+	}
+	return jobs, page.More, nil
+}
