@@ -15,6 +15,10 @@ type TechnicianDay struct {
 	Jobs       []briefview.Job
 	Cancelled  []briefview.Job
 	More       bool // jobs were left off (snapshot.MaxTechnicianJobs)
+	// Their own jobs overdue on the date, as they are now; MoreOverdue:
+	// some were left off (snapshot.MaxTechnicianJobs).
+	Overdue     []briefview.Job
+	MoreOverdue bool
 }
 
 // TechnicianLinkRow is a day link as admins and staff see it on the

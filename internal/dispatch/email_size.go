@@ -10,8 +10,10 @@ import (
 	"fieldbrief/views/mail"
 )
 
-// MaxEmailBytes bounds every briefing email as the SMTP server receives
-// it, headers and encoded parts included (docs/guarantees.md, "Bounds").
+// MaxEmailBytes bounds every email dispatch sends as the SMTP server
+// receives it, headers and encoded parts included: the briefing's, a
+// dispatcher's or a technician's (fitEmail), and a technician's update
+// (updateMessage) (docs/guarantees.md, "Bounds").
 const MaxEmailBytes = snapshot.MaxBytes
 
 // emailShortening are the smaller bounds fitEmail tries, in turn, on an
@@ -76,10 +78,11 @@ func shortenEmail(m mail.BriefingEmail, list, route int) mail.BriefingEmail {
 		routes[i] = r
 	}
 	m.Routes = routes
-	// A technician's own day: their day link (at the top) has the rest.
-	var dropped int
-	m.Own.Jobs = cut(m.Own.Jobs, route, &dropped)
-	m.Own.Overdue = cut(m.Own.Overdue, list, &dropped)
-	m.Own.Cancelled = cut(m.Own.Cancelled, list, &dropped)
+	// A technician's own day: each list counts what it leaves out, and
+	// their day link has the rest.
+	o := &m.Own
+	o.Jobs = cut(o.Jobs, route, &o.MoreJobs)
+	o.Overdue = cut(o.Overdue, list, &o.MoreOverdue)
+	o.Cancelled = cut(o.Cancelled, list, &o.MoreCancelled)
 	return m
 }

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/views/mail"
@@ -68,4 +71,61 @@ func TestEmailUnderMaxBytes(t *testing.T) {
 	require.NotContains(t, msg.Text, "shortened")
 	require.NotContains(t, msg.Text, "more")
 	require.Equal(t, 6, strings.Count(msg.Text, "Water heater"), "every job")
+}
+
+// TestTechnicianEmailUnderMaxBytes: a technician's day of 50 jobs and 50
+// overdue ones, every field as long as field validation allows, of
+// characters that grow the most once escaped and encoded, reaches the
+// SMTP server at most MaxEmailBytes: shortened like a dispatcher's, each
+// list counting what it leaves out and pointing to the day link, never
+// failed for good.
+func TestTechnicianEmailUnderMaxBytes(t *testing.T) {
+	t.Parallel()
+	sink := deliverytest.NewSMTPServer(t)
+	mailer, err := delivery.NewMailer(sink.URL, nil)
+	require.NoError(t, err)
+	s := &Sender{Mailer: mailer, From: "Fieldbrief <briefings@fieldbrief.example>", BaseURL: "https://app.example.com"}
+	zone, err := schedule.LoadZone("America/Chicago")
+	require.NoError(t, err)
+	day := time.Date(2026, 3, 10, 0, 0, 0, 0, zone.Loc)
+	dayURL := "https://app.example.com/t/" + strings.Repeat("d", 43)
+	ex := extras{unsubscribeURL: "https://app.example.com/unsubscribe?t=" + strings.Repeat("u", 120), dayURL: dayURL}
+	for i, ch := range []string{"😀", "&", "é"} {
+		long := func(n int) string { return strings.Repeat(ch, n) }
+		line := func(id int64, start time.Time) snapshot.JobLine {
+			return snapshot.JobLine{ID: id, Customer: long(field.MaxCustomer), Address: long(field.MaxAddress),
+				TechnicianID: 1, Technician: long(field.MaxName), ArrivalStart: start, ArrivalEnd: start.Add(time.Hour),
+				Window: start.Format("15:04") + "–" + start.Add(time.Hour).Format("15:04"), Status: "scheduled",
+				JobType: long(field.MaxJobType), Emergency: true, CustomerPhone: strings.Repeat("5", field.MaxPhone),
+				Notes: long(field.MaxNotes), ExternalRef: long(field.MaxExternalRef)}
+		}
+		td := snapshot.TechnicianDay{ID: 1, Name: long(field.MaxName), Phone: strings.Repeat("5", field.MaxPhone)}
+		for k := range 50 {
+			td.Jobs = append(td.Jobs, line(int64(k+1), day.Add(time.Duration(7*60+k*5)*time.Minute)))
+			td.Overdue = append(td.Overdue, line(int64(k+101), day.AddDate(0, 0, -k-1)))
+		}
+		snap := snapshot.Snapshot{Date: "2026-03-10", Timezone: zone.Name, DayStart: day, DayEnd: day.AddDate(0, 0, 1),
+			Technicians: []snapshot.TechnicianDay{td}, OwnOverdue: true}
+		cont := content{OrgName: long(field.MaxName), Slug: "big", Date: schedule.Date{Year: 2026, Month: 3, Day: 10}, Zone: zone, Snapshot: snap}
+		d := deliveryRow{ID: int64(i + 1), OrgID: 1, Key: fmt.Sprintf("msg_%d", i), Recipient: fmt.Sprintf("ana%d@example.com", i),
+			Channel: ChannelEmail, Audience: AudienceTechnician, TechnicianID: 1}
+		require.NoError(t, s.sendEmail(context.Background(), d, cont, ex), "%q", ch)
+
+		msgs := sink.Messages()
+		require.Len(t, msgs, i+1)
+		got := msgs[i]
+		t.Logf("%q: %d bytes", ch, len(got.Raw))
+		require.LessOrEqual(t, len(got.Raw), MaxEmailBytes, "%q", ch)
+		require.Greater(t, len(got.Raw), MaxEmailBytes/4, "%q: shortened no more than it had to be", ch)
+		text, html, err := got.Bodies()
+		require.NoError(t, err)
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+		require.Contains(t, text, "shortened to stay under 1 MB", ch)
+		require.Contains(t, text, "Open your day for the rest.", ch)
+		require.Contains(t, text, "YOUR JOBS (50)\n", ch)
+		require.Contains(t, text, "OVERDUE (50)\n", ch)
+		require.Regexp(t, `and \d+ more: `+regexp.QuoteMeta(dayURL)+`\n\nOVERDUE`, text, ch)
+		require.Contains(t, html, `href="`+dayURL+`"`, ch)
+		require.NotContains(t, text+html, "/orgs/", "%q: no page that needs an account", ch)
+	}
 }

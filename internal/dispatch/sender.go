@@ -407,14 +407,16 @@ func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail
 }
 
 // technicianDay is what a technician's email shows of their own work:
-// their jobs of the day (cancelled ones apart) and their jobs overdue on
-// it, which the snapshot lists with everyone's.
+// their jobs of the day (cancelled ones apart) and their own jobs overdue
+// on it, each list with how many it leaves out.
 func technicianDay(c content, techID int64) mail.TechnicianDay {
-	var jobs, cancelled, overdue []snapshot.JobLine
+	var jobs, cancelled []snapshot.JobLine
+	var moreJobs int
 	for _, t := range c.Snapshot.Technicians {
 		if t.ID != techID {
 			continue
 		}
+		moreJobs = t.MoreJobs
 		for _, j := range t.Jobs {
 			if j.Status == "cancelled" {
 				cancelled = append(cancelled, j)
@@ -423,11 +425,7 @@ func technicianDay(c content, techID int64) mail.TechnicianDay {
 			}
 		}
 	}
-	for _, j := range c.Snapshot.Overdue {
-		if j.TechnicianID == techID && j.Status != "done" && j.Status != "cancelled" {
-			overdue = append(overdue, j)
-		}
-	}
+	overdue, moreOverdue := c.Snapshot.OwnOverdueOf(techID)
 	own := func(lines []snapshot.JobLine) []mail.Job {
 		out := snapshot.ViewJobs(lines, c.Zone.Loc)
 		for i := range out {
@@ -435,7 +433,8 @@ func technicianDay(c content, techID int64) mail.TechnicianDay {
 		}
 		return out
 	}
-	d := mail.TechnicianDay{Jobs: own(jobs), Overdue: own(overdue), Cancelled: own(cancelled)}
+	d := mail.TechnicianDay{Jobs: own(jobs), Overdue: own(overdue), Cancelled: own(cancelled),
+		MoreJobs: moreJobs, MoreOverdue: moreOverdue}
 	if len(jobs) > 0 {
 		d.First = firstVisit(jobs[0], c.Zone.Loc)
 	}

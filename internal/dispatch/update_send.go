@@ -12,6 +12,7 @@ import (
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/updates"
 	"fieldbrief/views/mail"
 )
@@ -77,15 +78,12 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 	return s.Mailer.Send(ctx, m)
 }
 
-// maxUpdateEmailBytes bounds an update email as the SMTP server receives
-// it, headers and encoded parts included: 1 MiB, as every email
-// (docs/delivery.md, "Updates"). Fifty jobs whose fields are as long as
-// field validation allows would be several megabytes once encoded.
-const maxUpdateEmailBytes = 1 << 20
-
 // updateMessage is the update email as sent to d's recipient. Over
-// maxUpdateEmailBytes it lists half as many jobs, and so on until it
-// fits, counting the rest ("And 30 more: open your day").
+// MaxEmailBytes, the bound of every email as the SMTP server receives it
+// (docs/delivery.md, "Updates": fifty jobs whose fields are as long as
+// field validation allows would be several megabytes once encoded), it
+// lists half as many jobs, and so on until it fits, counting the rest
+// ("And 30 more: open your day").
 func (s *Sender) updateMessage(ctx context.Context, d deliveryRow, u updateContent, ex extras) (delivery.Message, error) {
 	m := updateEmail(u, updates.ForTechnician(u.Rows))
 	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
@@ -106,12 +104,12 @@ func (s *Sender) updateMessage(ctx context.Context, d deliveryRow, u updateConte
 		if err != nil {
 			return delivery.Message{}, err
 		}
-		if size <= maxUpdateEmailBytes {
+		if size <= MaxEmailBytes {
 			return msg, nil
 		}
 		if len(m.Items) == 0 {
 			return delivery.Message{}, &delivery.Error{Permanent: true,
-				Detail: fmt.Sprintf("the update email is %d bytes listing no job, over the %d-byte bound", size, maxUpdateEmailBytes)}
+				Detail: fmt.Sprintf("the update email is %d bytes listing no job, over the %d-byte bound", size, MaxEmailBytes)}
 		}
 		keep := len(m.Items) / 2
 		m.More += len(m.Items) - keep
@@ -299,7 +297,7 @@ func (s *Sender) sendUpdateWebhook(ctx context.Context, d deliveryRow, u updateC
 // maxUpdatePayloadBytes bounds a briefing.updated body: 1 MiB
 // (docs/delivery.md, "briefing.updated"). Fifty changes whose jobs' fields
 // are as long as field validation allows, before and after, would be 3 MB.
-const maxUpdatePayloadBytes = 1 << 20
+const maxUpdatePayloadBytes = snapshot.MaxBytes
 
 // updatePayload is the briefing.updated body of u: at most maxUpdateJobs
 // changes, and over maxUpdatePayloadBytes half as many, and so on until it

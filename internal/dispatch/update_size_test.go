@@ -45,7 +45,7 @@ func longestChanges(t *testing.T, n int, c string) updateContent {
 }
 
 // TestUpdateEmailUnderMaxBytes: an update of 60 jobs whose every field
-// is as long as allowed is sent under maxUpdateEmailBytes as the SMTP
+// is as long as allowed is sent under MaxEmailBytes as the SMTP
 // server counts it, listing fewer jobs and counting the rest; a small
 // update lists every job.
 func TestUpdateEmailUnderMaxBytes(t *testing.T) {
@@ -59,7 +59,7 @@ func TestUpdateEmailUnderMaxBytes(t *testing.T) {
 		require.NoError(t, err, c)
 		size, err := delivery.Size(m)
 		require.NoError(t, err)
-		require.LessOrEqual(t, size, int64(maxUpdateEmailBytes), "%q: %d bytes", c, size)
+		require.LessOrEqual(t, size, int64(MaxEmailBytes), "%q: %d bytes", c, size)
 		require.Contains(t, m.Text, "jobs changed on your day", c)
 		require.Regexp(t, `And \d+ more: open your day`, m.Text, c)
 		require.Contains(t, m.HTML, "/t/"+strings.Repeat("d", 43), "the day link stays")

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -131,4 +132,34 @@ func TestDeliveryKey(t *testing.T) {
 		deliveryKey(7, 1, ChannelWebhook, "greylisted@acme.test"), deliveryKey(7, 1, ChannelEmail, "other@acme.test")} {
 		require.NotEqual(t, key, other)
 	}
+}
+
+// TestTechnicianEmailOfOldRevision: a revision stored before technicians
+// carried their own overdue jobs still renders: a technician's are picked
+// from the org's overdue list; a new one's come from their own list, with
+// its count.
+func TestTechnicianEmailOfOldRevision(t *testing.T) {
+	t.Parallel()
+	zone, err := schedule.LoadZone("America/Chicago")
+	require.NoError(t, err)
+	c := content{OrgName: "Acme", Slug: "acme", Date: schedule.Date{Year: 2026, Month: 11, Day: 26}, Zone: zone}
+	old := `{"date": "2026-11-26", "timezone": "America/Chicago",
+		"technicians": [{"id": 7, "name": "Ana", "jobs": [{"id": 1, "customer": "Dogwood", "window": "08:00–09:00", "status": "scheduled"}]}],
+		"overdue": [{"id": 2, "customer": "Ana's old job", "technician_id": 7, "window": "2026-11-24 09:00–10:00", "status": "scheduled"},
+		            {"id": 3, "customer": "Ben's old job", "technician_id": 8, "window": "2026-11-24 09:00–10:00", "status": "on_hold"}]}`
+	require.NoError(t, json.Unmarshal([]byte(old), &c.Snapshot))
+	d := deliveryRow{Audience: AudienceTechnician, TechnicianID: 7}
+	m := emailModel(c, d, "https://app.test/orgs/acme/briefings/2026-11-26")
+	require.Len(t, m.Own.Overdue, 1)
+	require.Equal(t, "Ana's old job", m.Own.Overdue[0].Customer)
+	require.Zero(t, m.Own.MoreOverdue)
+
+	c.Snapshot.OwnOverdue = true
+	c.Snapshot.Technicians[0].Overdue = []snapshot.JobLine{{ID: 4, Customer: "Ana's own", TechnicianID: 7, Status: "scheduled"}}
+	c.Snapshot.Technicians[0].MoreOverdue = 9
+	m = emailModel(c, d, "https://app.test/orgs/acme/briefings/2026-11-26")
+	require.Equal(t, "Ana's own", m.Own.Overdue[0].Customer)
+	require.Len(t, m.Own.Overdue, 1, "the org's list is not read for a new revision")
+	require.Equal(t, 9, m.Own.MoreOverdue)
+	require.Contains(t, m.Subject(), "· 10 overdue")
 }

@@ -17,6 +17,11 @@ type DayLimits struct {
 	List  int // jobs of each list: the action item sections, the cancelled, the overdue and on-hold lists
 	Route int // jobs of one technician's day, and of the day's jobs with no active technician
 	Day   int // jobs of the day in all (the routes together)
+	// Each active technician's own overdue jobs (overdueSQL): at most Own
+	// each, OwnAll for all technicians together, each one's first jobs
+	// before anyone's later ones. OwnAll at least MaxTechnicians, so that
+	// every technician's count is read.
+	Own, OwnAll int
 }
 
 // JobList is the first jobs of a list, in arrival order, and how many the
@@ -53,6 +58,11 @@ type DayReads struct {
 
 	Overdue JobList // overdue on the day (overdueSQL)
 	OnHold  JobList // on hold, whenever their window
+	// Each active technician's own overdue jobs, by technician id (none:
+	// no entry), in arrival order, up to Limits.Own each and Limits.OwnAll
+	// in all, each counted in full (see queueOwnOverdue): a technician's
+	// email lists theirs whatever the org's overdue list holds.
+	OwnOverdue map[int64]JobList
 
 	// The action item sections (docs/briefing-content.md, "One section per
 	// job"), each job in the first that fits it, and the day's cancelled
@@ -95,7 +105,7 @@ func at(cond, start, end string) string {
 // is the start of the day before. The bounds are instants computed by the
 // caller from the org-local date (schedule.DayBounds): no zone reaches SQL.
 func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim DayLimits) *DayReads {
-	r := &DayReads{Technicians: []Technician{}, Jobs: []Job{}, Groups: map[int64]DayGroup{}}
+	r := &DayReads{Technicians: []Technician{}, Jobs: []Job{}, Groups: map[int64]DayGroup{}, OwnOverdue: map[int64]JobList{}}
 	b.Queue(`SELECT `+technicianColumns+` FROM technicians t WHERE t.org_id = $1 AND t.active ORDER BY t.name, t.id`, orgID).
 		Query(func(rows pgx.Rows) error {
 			var err error
@@ -138,6 +148,7 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 			})
 			return readError(err, "the day's counts")
 		})
+	queueOwnOverdue(b, r, orgID, start, lim)
 	lists := []struct {
 		out  *JobList
 		what string
@@ -177,6 +188,41 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 			return readError(row.Scan(&r.PrevScheduled, &r.PrevCompleted), "the previous day's counts")
 		})
 	return r
+}
+
+// queueOwnOverdue queues the read of each active technician's own overdue
+// jobs, one statement for all: each one's jobs are numbered and counted
+// over the narrow columns (a window per technician), then the rows of the
+// first lim.Own each are read, at most lim.OwnAll in all, each
+// technician's first before anyone's second. Every listed row carries its
+// technician's count, so each technician with overdue jobs has their
+// count read as long as lim.OwnAll is at least the org's technicians
+// (MaxTechnicians; internal/snapshot pins its bound to that).
+func queueOwnOverdue(b *pgx.Batch, r *DayReads, orgID int64, start time.Time, lim DayLimits) {
+	b.Queue(`
+		WITH o AS (
+		  SELECT j.id, j.arrival_start,
+		         row_number() OVER (PARTITION BY j.technician_id ORDER BY j.arrival_start, j.id) AS n,
+		         count(*) OVER (PARTITION BY j.technician_id) AS total
+		    FROM jobs j JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
+		   WHERE j.org_id = $1 AND t.active AND `+at(overdueJob, "$2", "")+`),
+		l AS (SELECT id, n, total FROM o WHERE n <= $3 ORDER BY n, arrival_start, id LIMIT $4)
+		SELECT `+jobColumns+`, l.total FROM l JOIN jobs j ON j.org_id = $1 AND j.id = l.id
+		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
+		 ORDER BY j.arrival_start, j.id`, orgID, start, lim.Own, lim.OwnAll).
+		Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var j Job
+				var total int
+				if err := rows.Scan(append(jobDest(&j), &total)...); err != nil {
+					return readError(err, "technicians' overdue jobs")
+				}
+				l := r.OwnOverdue[j.TechnicianID]
+				l.Jobs, l.Total = append(l.Jobs, j), total
+				r.OwnOverdue[j.TechnicianID] = l
+			}
+			return readError(rows.Err(), "technicians' overdue jobs")
+		})
 }
 
 // queueJobs queues the listing of the org's jobs matching where (which may

@@ -56,10 +56,13 @@ func overdueSQL(dayStart string) string {
 	return `j.arrival_start < ` + dayStart + ` AND j.arrival_end < ` + dayStart + ` AND j.status NOT IN ('done', 'cancelled')`
 }
 
-func scanJob(row pgx.Row, j *Job) error {
-	return row.Scan(&j.ID, &j.ExternalRef, &j.Customer, &j.CustomerPhone, &j.Address,
+func scanJob(row pgx.Row, j *Job) error { return row.Scan(jobDest(j)...) }
+
+// jobDest is where a row of jobColumns is scanned into.
+func jobDest(j *Job) []any {
+	return []any{&j.ID, &j.ExternalRef, &j.Customer, &j.CustomerPhone, &j.Address,
 		&j.ArrivalStart, &j.ArrivalEnd, &j.JobType, &j.Notes, &j.Emergency, &j.Status,
-		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.CompletedAt, &j.CreatedAt, &j.UpdatedAt)
+		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.CompletedAt, &j.CreatedAt, &j.UpdatedAt}
 }
 
 // collectJobs reads rows of jobColumns.

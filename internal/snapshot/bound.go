@@ -11,7 +11,8 @@ import (
 // (docs/briefing-content.md, "Bounds"; docs/guarantees.md, "Bounds").
 const (
 	// MaxListJobs bounds each list: every action item section, the
-	// cancelled jobs, the overdue and on-hold lists. The rest is counted.
+	// cancelled jobs, the overdue and on-hold lists, each technician's own
+	// overdue jobs. The rest is counted.
 	MaxListJobs = 50
 	// MaxRouteJobs bounds one technician's day, and the day's jobs with no
 	// active technician.
@@ -19,6 +20,10 @@ const (
 	// MaxDayJobs bounds the routes together: each route's first jobs are
 	// listed before any route's later ones.
 	MaxDayJobs = 1500
+	// MaxOwnOverdueJobs bounds the technicians' own overdue lists together
+	// (each at most MaxListJobs), as MaxDayJobs their routes: each
+	// technician's first jobs are listed before anyone's later ones.
+	MaxOwnOverdueJobs = 1500
 	// MaxBytes bounds a stored revision, the API's briefing and a
 	// webhook's body, and every email (docs/delivery.md): 1 MiB.
 	MaxBytes = 1 << 20
@@ -29,8 +34,13 @@ const (
 	maxJSON = 900 << 10
 )
 
+// Every technician's first overdue job, which carries their count, is
+// read within MaxOwnOverdueJobs (field.DayLimits): it may not be below an
+// org's technicians.
+const _ uint = MaxOwnOverdueJobs - field.MaxTechnicians
+
 // Limits are the reads' bounds.
-var Limits = field.DayLimits{List: MaxListJobs, Route: MaxRouteJobs, Day: MaxDayJobs}
+var Limits = field.DayLimits{List: MaxListJobs, Route: MaxRouteJobs, Day: MaxDayJobs, Own: MaxListJobs, OwnAll: MaxOwnOverdueJobs}
 
 // shortening are the smaller bounds Encode tries, in turn, on a snapshot
 // whose JSON is over maxJSON with the usual ones (long notes on every line,
@@ -51,6 +61,9 @@ func (s Snapshot) Capped(list, route int) Snapshot {
 	techs := make([]TechnicianDay, len(s.Technicians))
 	for i, t := range s.Technicians {
 		techs[i] = t.capped(route)
+		if n := len(t.Overdue); n > list {
+			techs[i].Overdue, techs[i].MoreOverdue = head(t.Overdue, list), t.MoreOverdue+n-list
+		}
 	}
 	s.Technicians = techs
 	return s

@@ -134,10 +134,16 @@ func TestDayReadsLimits(t *testing.T) {
 		}
 	}
 	require.NoError(t, testutil.InsertOverdueJobs(f.Ctx, f.DB, org, nil, 7, day))
+	// Own overdue jobs: Al 4, Bea 3, Cy 1.
+	_, err := f.DB.Exec(f.Ctx, `
+		INSERT INTO jobs (org_id, technician_id, customer, arrival_start, arrival_end, status)
+		SELECT $1, ($2::bigint[])[k], 'Own ' || k, $3::timestamptz - k * interval '1 day', $3::timestamptz - k * interval '1 day' + interval '1 hour', 'scheduled'
+		  FROM generate_series(1, 8) k`, org, []int64{techs[0], techs[0], techs[0], techs[0], techs[1], techs[1], techs[1], techs[2]}, day)
+	require.NoError(t, err)
 	var r *field.DayReads
-	err := pgx.BeginTxFunc(f.Ctx, f.DB, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(f.Ctx, f.DB, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		r = field.QueueDay(b, org, day.Add(-24*time.Hour), day, day.Add(24*time.Hour), field.DayLimits{List: 2, Route: 3, Day: 5})
+		r = field.QueueDay(b, org, day.Add(-24*time.Hour), day, day.Add(24*time.Hour), field.DayLimits{List: 2, Route: 3, Day: 5, Own: 2, OwnAll: 4})
 		return tx.SendBatch(f.Ctx, b).Close()
 	})
 	require.NoError(t, err)
@@ -150,8 +156,18 @@ func TestDayReadsLimits(t *testing.T) {
 	four := field.DayGroup{Jobs: 4, NotCancelled: 4}
 	require.Equal(t, map[int64]field.DayGroup{techs[0]: four, techs[1]: four, techs[2]: four, 0: four}, r.Groups)
 	require.Len(t, r.Overdue.Jobs, 2)
-	require.Equal(t, 7, r.Overdue.Total)
-	require.Equal(t, 5, r.Overdue.More())
+	require.Equal(t, 15, r.Overdue.Total)
+	require.Equal(t, 13, r.Overdue.More())
+	// Each technician's first overdue job before anyone's second, 4 in all:
+	// Bea's second (older) before Al's.
+	own := map[int64][2]int{}
+	for id, l := range r.OwnOverdue {
+		own[id] = [2]int{len(l.Jobs), l.Total}
+		for _, j := range l.Jobs {
+			require.Equal(t, id, j.TechnicianID)
+		}
+	}
+	require.Equal(t, map[int64][2]int{techs[0]: {1, 4}, techs[1]: {2, 3}, techs[2]: {1, 1}}, own)
 	require.Equal(t, 4, r.UnassignedItems.Total)
 }
 
@@ -236,4 +252,82 @@ func TestOldSnapshotCapped(t *testing.T) {
 	v := View(s, mustZone("America/New_York"))
 	require.Len(t, v.ActionItems.Overdue, MaxListJobs)
 	require.Equal(t, 4950, v.ActionItems.MoreOverdue)
+}
+
+// TestOwnOverdue: each active technician carries their own overdue jobs,
+// the first MaxListJobs in arrival order and the count of the rest,
+// whatever the org's overdue list holds; an inactive technician's and
+// another org's are nobody's; a technician without any has none.
+func TestOwnOverdue(t *testing.T) {
+	f := setup(t)
+	org := f.Org("busy", config("America/New_York", "07:00"))
+	ana, ben, cy := f.Tech(org, "Ana", true), f.Tech(org, "Ben", true), f.Tech(org, "Cy", true)
+	gone := f.Tech(org, "Gone", false)
+	other := f.Org("other", "")
+	zed := f.Tech(other, "Zed", true)
+	dayStart := utc("2026-03-10T04:00:00Z") // midnight in New York
+	// 200 of Ben's and Gone's, up to a year old; Ana's 60 the last 60 days'.
+	require.NoError(t, testutil.InsertOverdueJobs(f.Ctx, f.DB, org, []int64{ben, gone}, 200, dayStart))
+	require.NoError(t, testutil.InsertOverdueJobs(f.Ctx, f.DB, other, []int64{zed}, 10, dayStart))
+	_, err := f.DB.Exec(f.Ctx, `
+		INSERT INTO jobs (org_id, technician_id, customer, arrival_start, arrival_end, status)
+		SELECT $1, $2, 'Ana overdue ' || k, $3::timestamptz - k * interval '1 day', $3::timestamptz - k * interval '1 day' + interval '1 hour',
+		       CASE WHEN k > 60 THEN 'done' ELSE 'scheduled' END
+		  FROM generate_series(1, 70) k`, org, ana, dayStart)
+	require.NoError(t, err)
+
+	snap := f.snapshotOf(org, "America/New_York", "2026-03-10")
+	require.True(t, snap.OwnOverdue)
+	require.Len(t, snap.Overdue, MaxListJobs)
+	for _, j := range snap.Overdue {
+		require.NotEqual(t, ana, j.TechnicianID, "the org's list is the oldest 50: none of Ana's")
+	}
+	byID := map[int64]TechnicianDay{}
+	for _, tech := range snap.Technicians {
+		byID[tech.ID] = tech
+	}
+	require.Len(t, byID[ana].Overdue, MaxListJobs)
+	require.Equal(t, 10, byID[ana].MoreOverdue)
+	require.Equal(t, "Ana overdue 60", byID[ana].Overdue[0].Customer, "the oldest first")
+	require.Equal(t, "Ana overdue 11", byID[ana].Overdue[49].Customer)
+	for _, j := range byID[ana].Overdue {
+		require.Equal(t, ana, j.TechnicianID)
+		require.Equal(t, "Ana", j.Technician)
+	}
+	require.Len(t, byID[ben].Overdue, MaxListJobs)
+	require.Equal(t, 50, byID[ben].MoreOverdue, "100 of the 200 are Ben's")
+	require.Empty(t, byID[cy].Overdue)
+	require.Zero(t, byID[cy].MoreOverdue)
+
+	lines, more := snap.OwnOverdueOf(ana)
+	require.Len(t, lines, MaxListJobs)
+	require.Equal(t, 10, more)
+
+	// Stored and read back; an old snapshot (no own lists) picks a
+	// technician's from the org's list.
+	b, stored, err := Encode(snap)
+	require.NoError(t, err)
+	require.False(t, stored.Shortened)
+	var back Snapshot
+	require.NoError(t, json.Unmarshal(b, &back))
+	lines, more = back.OwnOverdueOf(ana)
+	require.Len(t, lines, MaxListJobs)
+	require.Equal(t, 10, more)
+	var old Snapshot
+	require.NoError(t, json.Unmarshal(b, &old))
+	anas := old.Technicians[0].Overdue[0]
+	old.OwnOverdue = false
+	for i := range old.Technicians {
+		old.Technicians[i].Overdue, old.Technicians[i].MoreOverdue = nil, 0
+	}
+	old.Overdue = append(old.Overdue, anas)
+	lines, more = old.OwnOverdueOf(ana)
+	require.Equal(t, []int64{anas.ID}, lineIDs(lines))
+	require.Zero(t, more)
+
+	// Shortened, each technician's list is cut and counted.
+	c := snap.Capped(5, 5)
+	require.Len(t, c.Technicians[0].Overdue, 5)
+	require.Equal(t, 55, c.Technicians[0].MoreOverdue)
+	require.Len(t, snap.Technicians[0].Overdue, MaxListJobs, "the original is not changed")
 }

@@ -39,6 +39,12 @@ type Snapshot struct {
 	// Set when the lists had to be cut below their usual bounds to keep the
 	// snapshot under MaxBytes (docs/briefing-content.md, "Bounds").
 	Shortened bool `json:"shortened,omitempty"`
+
+	// OwnOverdue says each technician carries their own overdue jobs
+	// (TechnicianDay.Overdue). Snapshots generated before have not: a
+	// technician's are picked from Overdue, which holds everyone's
+	// (OwnOverdueOf).
+	OwnOverdue bool `json:"own_overdue,omitempty"`
 }
 
 // Summary is the strip at the top of a briefing: the day in counts. The
@@ -73,6 +79,12 @@ type TechnicianDay struct {
 	// MoreJobs is how many of the technician's jobs of the day Jobs leaves
 	// out, cancelled ones not counted.
 	MoreJobs int `json:"more_jobs,omitempty"`
+	// Overdue is the technician's own jobs overdue on the day, in arrival
+	// order: at most MaxListJobs (fewer when many technicians have some:
+	// MaxOwnOverdueJobs); MoreOverdue counts the rest. Their email lists
+	// them (docs/briefing-content.md, "A technician's own overdue jobs").
+	Overdue     []JobLine `json:"overdue,omitempty"`
+	MoreOverdue int       `json:"more_overdue,omitempty"`
 }
 
 // HasWork says whether the technician has jobs that day, listed or not.
@@ -170,8 +182,11 @@ func (d *Day) Snapshot() Snapshot {
 	byTech := make(map[int64]int, len(r.Technicians))
 	for _, t := range r.Technicians {
 		byTech[t.ID] = len(snap.Technicians)
-		snap.Technicians = append(snap.Technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, Jobs: []JobLine{}})
+		own := r.OwnOverdue[t.ID]
+		snap.Technicians = append(snap.Technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, Jobs: []JobLine{},
+			Overdue: lines(own), MoreOverdue: own.More()})
 	}
+	snap.OwnOverdue = true
 	for _, j := range r.Jobs {
 		// Jobs of inactive technicians need someone else: list them as unassigned.
 		if i, ok := byTech[j.TechnicianID]; ok {

@@ -10,8 +10,33 @@ import (
 	"fieldbrief/views/briefview"
 )
 
+// OwnOverdueOf is technician techID's own overdue jobs as s recorded them,
+// in arrival order, and how many more it counted. A snapshot generated
+// before technicians carried their own (OwnOverdue false) has them picked
+// from the org's overdue list, which may leave some out uncounted
+// (docs/briefing-content.md, "A technician's own overdue jobs").
+func (s Snapshot) OwnOverdueOf(techID int64) (lines []JobLine, more int) {
+	if s.OwnOverdue {
+		for _, t := range s.Technicians {
+			if t.ID == techID {
+				return nonNil(t.Overdue), t.MoreOverdue
+			}
+		}
+		return []JobLine{}, 0
+	}
+	lines = []JobLine{}
+	for _, j := range s.Overdue {
+		if j.TechnicianID == techID && j.Status != "done" && j.Status != "cancelled" {
+			lines = append(lines, j)
+		}
+	}
+	return lines, 0
+}
+
 // MaxTechnicianJobs bounds one technician's day as the day link page reads
-// it: far more visits than a person makes in a day.
+// it, and their overdue jobs there: far more visits than a person makes in
+// a day, and more than their email lists (MaxListJobs), so its "and N
+// more" finds the rest there.
 const MaxTechnicianJobs = 200
 
 // TechnicianJobs is one technician's day as it is now, not as a briefing
@@ -39,4 +64,25 @@ func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID
 		}
 	}
 	return jobs, cancelled, page.More, nil
+}
+
+// TechnicianOverdue is one technician's own jobs overdue on the org-local
+// date d in zone (field's overdue rule), as they are now, in arrival
+// order, each as a briefing shows it. At most MaxTechnicianJobs; more says
+// some were left off. The day link page reads it, below the day's jobs.
+func TechnicianOverdue(ctx context.Context, q database.Querier, orgID, technicianID int64, zone schedule.Zone, d schedule.Date) (jobs []briefview.Job, more bool, err error) {
+	day := &Day{Zone: zone, Date: d}
+	day.Start, day.End = schedule.DayBounds(zone.Loc, d)
+	page, err := field.ListJobs(ctx, q, orgID, field.JobFilter{
+		OverdueAt: day.Start, TechnicianID: technicianID, Limit: MaxTechnicianJobs})
+	if err != nil {
+		return nil, false, fmt.Errorf("overdue jobs of technician %d on %s: %w", technicianID, d, err)
+	}
+	jobs = make([]briefview.Job, 0, len(page.Jobs))
+	for _, j := range page.Jobs {
+		v := viewJob(day.jobLine(j), zone.Loc)
+		v.Technician = "" // the reader
+		jobs = append(jobs, v)
+	}
+	return jobs, page.More, nil
 }

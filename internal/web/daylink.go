@@ -21,7 +21,7 @@ import (
 // The day link page, GET /t/{token} (docs/delivery.md, "Day links"): the
 // token in the technician's email is the authority, so it needs no
 // account. It is read-only and shows the technician's jobs of the link's
-// date as they are now.
+// date and their own jobs overdue on it, as they are now.
 //
 // The token never reaches a log: the request log and the error log name
 // the route pattern ("/t/:token"), not the path, and no error here
@@ -31,7 +31,7 @@ import (
 // few times an hour, but a crew behind one office or carrier NAT shares an
 // address; past the burst, one a second. Guessing a token is hopeless
 // anyway (256 bits); the limit bounds what a client can make the database
-// do (two queries a page).
+// do (three queries a page).
 const (
 	dayLinkRate        = 1
 	dayLinkBurst       = 60
@@ -90,7 +90,12 @@ func (s *Server) technicianDay(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	jobs, cancelled, more, err := snapshot.TechnicianJobs(ctx, database.Reader(ctx, s.db), l.OrgID, l.TechnicianID, zone, l.Date)
+	q := database.Reader(ctx, s.db)
+	jobs, cancelled, more, err := snapshot.TechnicianJobs(ctx, q, l.OrgID, l.TechnicianID, zone, l.Date)
+	if err != nil {
+		return err
+	}
+	overdue, moreOverdue, err := snapshot.TechnicianOverdue(ctx, q, l.OrgID, l.TechnicianID, zone, l.Date)
 	if err != nil {
 		return err
 	}
@@ -103,7 +108,7 @@ func (s *Server) technicianDay(c echo.Context) error {
 		OrgName: l.OrgName, Technician: l.TechnicianName,
 		DateLabel: l.Date.Time().Format("Mon 2 Jan 2006"), Timezone: zone.Name, Zone: zoneAbbrev,
 		ValidUntil: "the end of " + l.Date.AddDays(1).Time().Format("Mon 2 Jan"),
-		Jobs:       jobs, Cancelled: cancelled, More: more,
+		Jobs:       jobs, Cancelled: cancelled, More: more, Overdue: overdue, MoreOverdue: moreOverdue,
 	}))
 }
 

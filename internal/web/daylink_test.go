@@ -112,6 +112,48 @@ func TestDayLinkPage(t *testing.T) {
 	require.Equal(t, "no-referrer", res.Header.Get("Referrer-Policy"))
 }
 
+// TestDayLinkOverdue: the page shows its technician's own jobs overdue
+// on the link's date, as they are now (all of them, as the email's "and N
+// more" promises), and no one else's.
+func TestDayLinkOverdue(t *testing.T) {
+	t.Parallel()
+	f := setup(t) // the clock: Wed 4 Mar 2026 15:00 UTC, 09:00 CST
+	ana := f.dayTech(f.orgA.ID, "Ana Ruiz", "")
+	ben := f.dayTech(f.orgA.ID, "Ben Ode", "")
+	zed := f.dayTech(f.orgB.ID, "Zed Globex", "")
+	day := time.Date(2026, 3, 4, 6, 0, 0, 0, time.UTC) // midnight in Chicago
+	var stuck int64
+	for k := 1; k <= 60; k++ {
+		id := f.dayJob(f.orgA.ID, ana, fmt.Sprintf("Ana overdue %d", k), "", "", "", "scheduled", day.AddDate(0, 0, -k).Add(9*time.Hour))
+		if k == 1 {
+			stuck = id
+		}
+	}
+	f.dayJob(f.orgA.ID, ana, "Ana done long ago", "", "", "", "done", day.AddDate(0, 0, -3))
+	f.dayJob(f.orgA.ID, ben, "Ben overdue", "", "", "", "on_hold", day.AddDate(0, 0, -2))
+	f.dayJob(f.orgB.ID, zed, "Globex overdue", "", "", "", "scheduled", day.AddDate(0, 0, -2))
+	f.dayJob(f.orgA.ID, ana, "Ana today", "", "", "", "scheduled", day.Add(14*time.Hour))
+	tok := f.dayToken(f.orgA.ID, ana, "2026-03-04")
+
+	r := f.anon().get("/t/" + tok)
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	require.Contains(t, r.Body, "Overdue (60)")
+	require.Contains(t, r.Body, "Still open from before this day.")
+	require.Equal(t, 60, strings.Count(r.Body, "Ana overdue "), "all of them")
+	require.Contains(t, r.Body, "Ana today")
+	require.Less(t, strings.Index(r.Body, "Ana today"), strings.Index(r.Body, "Ana overdue 60"), "the day's jobs first")
+	require.Less(t, strings.Index(r.Body, "Ana overdue 60"), strings.Index(r.Body, "Ana overdue 1<"), "the oldest first")
+	require.Contains(t, r.Body, "2026-01-03 09:00–10:00 CST")
+	for _, other := range []string{"Ben overdue", "Globex overdue", "Ana done long ago"} {
+		require.NotContains(t, r.Body, other)
+	}
+
+	// Live: a job done since leaves the list.
+	_, err := f.db.Exec(context.Background(), `UPDATE jobs SET status = 'done' WHERE id = $1`, stuck)
+	require.NoError(t, err)
+	require.Contains(t, f.anon().get("/t/"+tok).Body, "Overdue (59)")
+}
+
 // TestDayLinkNotFound: a tampered, unknown, expired or deactivated link
 // is the same 404, with the link's headers; another org's link shows its
 // own technician's day only.

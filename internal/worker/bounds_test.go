@@ -3,6 +3,7 @@ package worker
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -27,7 +28,8 @@ func TestOverdueBriefingBounded(t *testing.T) {
 	// Chicago's day starts at 05:00 UTC (CDT).
 	require.NoError(t, testutil.InsertOverdueJobs(f.Ctx, f.DB, org, []int64{al, bea}, 50000, utc("2026-03-10T05:00:00Z")))
 
-	res := f.runOnceWith(f.deliveringWorker(sink.URL, nil), utc("2026-03-10T11:31:00Z"))
+	now := utc("2026-03-10T11:31:00Z")
+	res := f.runOnceWith(f.deliveringWorker(sink.URL, func() time.Time { return now }), now)
 	require.Equal(t, 1, res.Tick.Enqueued)
 	require.Empty(t, res.Pending)
 
@@ -38,16 +40,23 @@ func TestOverdueBriefingBounded(t *testing.T) {
 
 	msgs := sink.Messages()
 	require.Equal(t, 2, len(msgs), "the dispatcher and Al (a visit today); Bea has overdue jobs only: no visit, no email")
-	var text, html string
+	var text, html, alText string
 	for _, m := range msgs {
 		require.LessOrEqual(t, len(m.Raw), dispatch.MaxEmailBytes, "to %v", m.To)
 		t.Logf("email to %v: %d bytes", m.To, len(m.Raw))
-		if m.To[0] == "dispatch@big.test" {
-			var err error
+		var err error
+		switch m.To[0] {
+		case "dispatch@big.test":
 			text, html, err = m.Bodies()
-			require.NoError(t, err)
+		case "al@big.test":
+			alText, _, err = m.Bodies()
 		}
+		require.NoError(t, err)
 	}
+	// Al's own 25,000: 50 listed, the rest counted and linked to his day.
+	require.Contains(t, alText, "OVERDUE (25000)")
+	require.Contains(t, alText, "and 24950 more: https://app.fieldbrief.test/t/")
+	require.Equal(t, 50, strings.Count(alText, "Water heater repair"))
 	// 50,000 overdue, of which 515 (every 97th) are emergencies.
 	require.Contains(t, text, "Overdue (49485)")
 	require.Contains(t, text, "and 49435 more: https://app.fieldbrief.test/orgs/big/board?date=2026-03-10#overdue")

@@ -12,6 +12,7 @@ import (
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/testutil"
 )
 
 // dayLinkRE finds a day link in an email's text part.
@@ -129,4 +130,62 @@ func TestTechnicianRetryKeepsMessageID(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ana, l.TechnicianID)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM technician_day_links WHERE org_id = $1`, org), "one per attempt")
+}
+
+// TestTechnicianOwnOverdue: a technician's email lists their own overdue
+// jobs even when the org's overdue list (50 of 260) holds none of them:
+// 50 of Ana's 60, then "and 10 more" pointing to her day link, never to
+// a page that needs an account; Ben's email has his own, not Ana's.
+func TestTechnicianOwnOverdue(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	org := f.Org("austin", deliveryConfig("America/Chicago", "06:30", nil, true, ""))
+	ana := f.techWithEmail(org, "Ana", "ana@austin.test")
+	ben := f.techWithEmail(org, "Ben", "ben@austin.test")
+	cy := f.techWithEmail(org, "Cy", "cy@austin.test")
+	// Thu 26 Nov 2026 in Austin (CST, UTC−6) starts at 06:00 UTC.
+	dayStart := utc("2026-11-26T06:00:00Z")
+	f.Job(org, ana, "Ana's visit today", utc("2026-11-26T14:00:00Z"), utc("2026-11-26T15:00:00Z"), "scheduled")
+	f.Job(org, ben, "Ben's visit today", utc("2026-11-26T15:00:00Z"), utc("2026-11-26T16:00:00Z"), "scheduled")
+	// 200 overdue jobs of Ben's and Cy's, up to a year old; Ana's 60 are the
+	// last 60 days': the org's overdue list (its oldest 50) has none of hers.
+	require.NoError(t, testutil.InsertOverdueJobs(f.Ctx, f.DB, org, []int64{ben, cy}, 200, dayStart))
+	_, err := f.DB.Exec(f.Ctx, `
+		INSERT INTO jobs (org_id, technician_id, customer, arrival_start, arrival_end, status)
+		SELECT $1, $2, 'Ana overdue ' || k, $3::timestamptz - k * interval '1 day' + interval '3 hours',
+		       $3::timestamptz - k * interval '1 day' + interval '4 hours', 'scheduled'
+		  FROM generate_series(1, 60) k`, org, ana, dayStart)
+	require.NoError(t, err)
+
+	now := utc("2026-11-26T12:30:00Z") // 06:30 CST
+	f.runOnceWith(f.deliveringWorker(sink.URL, func() time.Time { return now }), now)
+	byTo := map[string]deliverytest.Received{}
+	for _, m := range sink.Messages() {
+		byTo[strings.Join(m.To, ",")] = m
+	}
+	require.Contains(t, byTo, "ana@austin.test")
+	parsed, err := byTo["ana@austin.test"].Parse()
+	require.NoError(t, err)
+	require.Equal(t, "Your day, Thu 26 Nov: 1 job, 08:00 at Ana's visit today street · 60 overdue", decodeHeader(t, parsed.Header.Get("Subject")))
+	text, html, err := byTo["ana@austin.test"].Bodies()
+	require.NoError(t, err)
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	token := dayLinkOf(t, text)
+	link := "https://app.fieldbrief.test/t/" + token
+	require.Contains(t, text, "OVERDUE (60)\n\n- 2026-09-27 04:00–05:00 CDT  Ana overdue 60\n", "her oldest first")
+	require.Equal(t, 50, strings.Count(text, "- 20"), "50 of her overdue jobs listed (the visit's window has no date)")
+	require.Equal(t, 50, strings.Count(text, "Ana overdue "))
+	require.Contains(t, text, "and 10 more: "+link+"\n")
+	require.NotContains(t, text, "Customer ", "no one else's overdue job")
+	require.NotContains(t, text, "/orgs/", "no page that needs an account")
+	require.Contains(t, html, `href="`+link+`"`)
+	require.Regexp(t, `and 10 more\s*— <a [^>]*href="`+regexp.QuoteMeta(link)+`"`, html)
+	require.NotContains(t, html, "/orgs/")
+
+	benText, _, err := byTo["ben@austin.test"].Bodies()
+	require.NoError(t, err)
+	require.Contains(t, benText, "OVERDUE (100)")
+	require.NotContains(t, benText, "Ana overdue")
+	require.Contains(t, benText, "and 50 more: https://app.fieldbrief.test/t/")
+	require.NotContains(t, byTo, "cy@austin.test", "overdue jobs only: no visit, no email")
 }

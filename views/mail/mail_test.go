@@ -138,11 +138,45 @@ func TestHTMLTechnician(t *testing.T) {
 	// A note's line breaks are kept.
 	require.Contains(t, html, "white-space:pre-line;\">Gate code 4411\nDog in the yard\r\nAsk for Sam</p>")
 
-	// Without a day link (a re-send after it would have expired), the
-	// briefing link as before.
+	// Without a day link (a re-send after it would have expired), no link
+	// to the briefing either: it needs an account a technician has not.
 	e := technician()
 	e.DayURL = ""
-	require.Contains(t, render(t, e), "Open the briefing")
+	html = render(t, e)
+	require.NotContains(t, html, "Open the briefing")
+	require.NotContains(t, html, e.BriefingURL)
+	require.Contains(t, html, "ask your dispatcher")
+	require.NotContains(t, mail.Text(e), e.BriefingURL)
+}
+
+// TestTechnicianMore: a technician's lists count what they leave out, in
+// the subject and the headings, and say "and N more" linked to the day
+// link; without one, unlinked: never the briefing, which needs an account.
+func TestTechnicianMore(t *testing.T) {
+	t.Parallel()
+	e := technician()
+	e.Own.MoreJobs, e.Own.MoreOverdue, e.Own.MoreCancelled = 4, 10, 2
+	require.Equal(t, "Your day, Mon 9 Mar: 7 jobs, first 08:00 at 500 W 2nd St · 11 overdue · 3 cancelled", e.Subject())
+	text := mail.Text(e)
+	require.Contains(t, text, "YOUR JOBS (7)\n")
+	require.Contains(t, text, "and 4 more: https://app.fieldbrief.test/t/tok\n\nOVERDUE (11)\n")
+	require.Contains(t, text, "Birch Dental\n  in progress\nand 10 more: https://app.fieldbrief.test/t/tok\n")
+	require.Contains(t, text, "and 2 more: https://app.fieldbrief.test/t/tok\n")
+	html := render(t, e)
+	require.Contains(t, html, ">Overdue (11)</h2>")
+	require.Equal(t, 3+1, strings.Count(html, `href="https://app.fieldbrief.test/t/tok"`), "three lists and the button")
+	require.Contains(t, html, `data-more="10"`)
+	require.NotContains(t, html, "/orgs/")
+
+	e.Shortened = true
+	require.Contains(t, mail.Text(e), "shortened to stay under 1 MB: its lists show fewer jobs than usual. Open your day for the rest.")
+	e.DayURL = ""
+	text, html = mail.Text(e), render(t, e)
+	require.Contains(t, text, "and 10 more\n")
+	require.Contains(t, text, "Your dispatcher has the rest.")
+	require.Contains(t, html, `data-more="10"`)
+	require.NotContains(t, html, "see them all")
+	require.NotContains(t, text+html, "/orgs/")
 }
 
 func TestTextTechnician(t *testing.T) {

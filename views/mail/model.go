@@ -54,7 +54,41 @@ type TechnicianDay struct {
 	Jobs      []Job // the day's visits, in arrival order, cancelled ones apart
 	Overdue   []Job // their jobs overdue on the day (docs/briefing-content.md)
 	Cancelled []Job // the day's jobs of theirs that were cancelled
+
+	// How many of each list's jobs it leaves out (the bounds, or the email's
+	// shortening): "and N more", linked to the day link, which opens without
+	// an account; never to a page that needs one.
+	MoreJobs, MoreOverdue, MoreCancelled int
 }
+
+// jobs, overdue and cancelled count each list's jobs, listed or not.
+func (d TechnicianDay) jobs() int      { return len(d.Jobs) + d.MoreJobs }
+func (d TechnicianDay) overdue() int   { return len(d.Overdue) + d.MoreOverdue }
+func (d TechnicianDay) cancelled() int { return len(d.Cancelled) + d.MoreCancelled }
+
+// ownSection is one list of a technician's email.
+type ownSection struct {
+	id, title, text string // data-section, heading, the text part's heading
+	note            string
+	jobs            []Job
+	more            int
+}
+
+func (d TechnicianDay) sections() []ownSection {
+	var out []ownSection
+	for _, s := range []ownSection{
+		{"jobs", "Your jobs", "YOUR JOBS", "", d.Jobs, d.MoreJobs},
+		{"overdue", "Overdue", "OVERDUE", "Still open from before this day.", d.Overdue, d.MoreOverdue},
+		{"cancelled", "Cancelled", "CANCELLED", "", d.Cancelled, d.MoreCancelled},
+	} {
+		if len(s.jobs)+s.more > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (s ownSection) heading() string { return fmt.Sprintf("%s (%d)", s.title, len(s.jobs)+s.more) }
 
 // The content types are the briefing page's (views/briefview): the email
 // and the page show the same jobs in the same sections and order.
@@ -109,20 +143,20 @@ func (e BriefingEmail) preheader() string {
 func (e BriefingEmail) headline() string {
 	d := e.Own
 	out := "no jobs"
-	if n := len(d.Jobs); n > 0 {
+	if n := d.jobs(); n > 0 {
 		out = plural(n, "job", "jobs")
 	}
 	if d.First != "" {
-		if len(d.Jobs) > 1 {
+		if d.jobs() > 1 {
 			out += ", first " + d.First
 		} else {
 			out += ", " + d.First
 		}
 	}
-	if n := len(d.Overdue); n > 0 {
+	if n := d.overdue(); n > 0 {
 		out += fmt.Sprintf(" · %d overdue", n)
 	}
-	if n := len(d.Cancelled); n > 0 {
+	if n := d.cancelled(); n > 0 {
 		out += fmt.Sprintf(" · %d cancelled", n)
 	}
 	return out
@@ -185,7 +219,7 @@ func Text(e BriefingEmail) string {
 	line("%s", e.summaryLine())
 	line("")
 	if e.Shortened {
-		line("%s", shortenedNote)
+		line("%s", e.shortenedNote())
 		line("")
 	}
 	if e.Recipient == Technician {
@@ -249,18 +283,13 @@ func textTechnician(b *strings.Builder, e BriefingEmail) {
 		line("Open your day on your phone: %s", e.DayURL)
 		line("")
 	}
-	for _, sec := range []struct {
-		title string
-		jobs  []Job
-	}{{"YOUR JOBS", e.Own.Jobs}, {"OVERDUE", e.Own.Overdue}, {"CANCELLED", e.Own.Cancelled}} {
-		if len(sec.jobs) == 0 {
-			continue
-		}
-		line("%s (%d)", sec.title, len(sec.jobs))
+	for _, sec := range e.Own.sections() {
+		line("%s (%d)", sec.text, len(sec.jobs)+sec.more)
 		line("")
 		for _, j := range sec.jobs {
 			textJob(b, j)
 		}
+		textMore(b, sec.more, e.DayURL)
 		line("")
 	}
 	textFooter(b, e)
@@ -268,7 +297,11 @@ func textTechnician(b *strings.Builder, e BriefingEmail) {
 
 func textFooter(b *strings.Builder, e BriefingEmail) {
 	line := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
-	if e.DayURL == "" {
+	switch {
+	case e.Recipient == Technician && e.DayURL == "":
+		line("%s", noDayLink)
+		line("")
+	case e.DayURL == "":
 		line("Open the briefing: %s", e.BriefingURL)
 		line("")
 	}
@@ -276,8 +309,24 @@ func textFooter(b *strings.Builder, e BriefingEmail) {
 	line("Unsubscribe: %s", e.UnsubscribeURL)
 }
 
-// shortenedNote says an email's lists were cut below their usual bounds.
-const shortenedNote = "This email was shortened to stay under 1 MB: its lists show fewer jobs than usual. Open the briefing for the rest."
+// shortenedNote says an email's lists were cut below their usual bounds,
+// and where the rest is: the briefing for a dispatcher, the day link for a
+// technician (who has no account).
+func (e BriefingEmail) shortenedNote() string {
+	const cut = "This email was shortened to stay under 1 MB: its lists show fewer jobs than usual."
+	switch {
+	case e.Recipient != Technician:
+		return cut + " Open the briefing for the rest."
+	case e.DayURL != "":
+		return cut + " Open your day for the rest."
+	}
+	return cut + " Your dispatcher has the rest."
+}
+
+// noDayLink ends a technician's email that has no day link (a re-send
+// after the link's time): the briefing page needs an account they do not
+// have, so it is not linked.
+const noDayLink = "For changes to your day since, ask your dispatcher."
 
 // moreLine is what a bounded list says of the jobs it leaves out.
 func moreLine(n int) string { return fmt.Sprintf("and %d more", n) }
