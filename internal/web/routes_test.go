@@ -186,6 +186,15 @@ func seedDelivery(t *testing.T, f *fixture) {
 		SELECT 1, org_id, id, 'email', 'dispatcher', 'ops@acme.test', 'msg_matrix', 'failed', now()
 		  FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`, f.orgA.ID, testDate)
 	require.NoError(t, err)
+	pastSeeded(t, f, "ff_deliveries")
+}
+
+// pastSeeded moves table's id sequence past the ids the seeds chose, so
+// a row the app inserts during the matrix never takes one of theirs.
+func pastSeeded(t *testing.T, f *fixture, table string) {
+	t.Helper()
+	_, err := f.db.Exec(context.Background(), `SELECT setval(pg_get_serial_sequence($1, 'id'), 1000)`, table)
+	require.NoError(t, err)
 }
 
 // seedAPIToken gives acme an API token, number 1, so an admin's revoke
@@ -195,6 +204,7 @@ func seedAPIToken(t *testing.T, f *fixture) {
 	_, err := f.db.Exec(context.Background(), `
 		INSERT INTO api_tokens (id, org_id, name, token_hash, hint) VALUES (1, $1, 'matrix', sha256('matrix'), 'fb_MATRIX0')`, f.orgA.ID)
 	require.NoError(t, err)
+	pastSeeded(t, f, "api_tokens")
 }
 
 // seedOutbox keeps one message in the outbox, number 1, with an HTML part,
@@ -220,6 +230,8 @@ func seedOutbox(t *testing.T, f *fixture) {
 		VALUES (2, $1, $2, 'briefings@fieldbrief.test', 'admin@acme.test', '[Test] Acme · briefing', 'text', '<p>html</p>')`,
 		f.orgA.ID, messageID)
 	require.NoError(t, err)
+	pastSeeded(t, f, "ff_deliveries")
+	pastSeeded(t, f, "mail_outbox")
 }
 
 // seedField gives acme technician 1 and job 1, assigned to them, so a
