@@ -181,7 +181,9 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 		if a.Deliver && row.delivered == nil && revision > 0 {
 			rev := dispatch.Revision{OrgID: a.OrgID, BriefingID: a.BriefingID, Revision: revision}
 			fired := dispatch.Firing{At: deref(row.scheduledAt), For: deref(row.scheduledFor), Loc: day.Zone.Loc}
-			if dr.QueueDeliveries(b, rev, snap, day.Technicians(), fired, cmp.Or(fired.At, now), &tasks) {
+			// Delivery latency counts from the scheduled minute (a firing
+			// from before it was recorded: from the firing).
+			if dr.QueueDeliveries(b, rev, snap, day.Technicians(), fired, cmp.Or(fired.For, fired.At, now), &tasks) {
 				// docs/guarantees.md, "Late briefings": made and kept, not sent.
 				h.Log.Info("briefing fired late: kept, its deliveries recorded as skipped, nothing sent", "org_id", a.OrgID, "briefing_id", a.BriefingID,
 					"scheduled_for", fired.For, "fired_at", fired.At, "late", fired.At.Sub(fired.For).String())

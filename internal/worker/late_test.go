@@ -133,6 +133,11 @@ func TestBriefingFiredWithinSendWithinIsSent(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"ana@austin.test", "dispatch@austin.test"}, to, "nothing to the strict org")
 
+	// Delivery latency counts from the scheduled minute, 06:30 CST, not
+	// from the firing two hours later.
+	require.Equal(t, f.Count(`SELECT count(*) FROM ff_deliveries WHERE org_id = $1`, org),
+		f.Count(`SELECT count(*) FROM ff_deliveries WHERE org_id = $1 AND due_at = '2026-11-25T12:30:00Z'`, org))
+
 	const why = "late made 08:30, 2 h after 06:30 — not sent 0"
 	require.Equal(t, []string{"ana@strict.test skipped " + why, "dispatch@strict.test skipped " + why}, f.deliveryRows(strict))
 }
