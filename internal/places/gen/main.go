@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"fieldbrief/internal/schedule"
 )
@@ -117,6 +118,9 @@ func run(citiesPath, tzdbPath, sources, fixesPath, tabsDir, out string) error {
 				}
 			}
 		}
+	}
+	for name, z := range zones {
+		z.abbrs = ownAbbreviations(name, z.abbrs)
 	}
 	lookup := func(name string) string { // canonical without recording a drop
 		if z, err := schedule.LoadZone(name); err == nil {
@@ -253,4 +257,33 @@ func iso2(v any) string {
 		return fmt.Sprint(c)
 	}
 	return ""
+}
+
+// ownAbbreviations checks tzdb's abbreviations against the zone's own rules
+// (2025 to 2027, a fixed window so the output does not depend on the day it
+// is generated): where the rules name the zone's clocks with letters, only
+// those names are kept, and any tzdb lacks are added. @vvo/tzdb 6.202.0 gives
+// America/Winnipeg "EST" alone, for instance, where its clocks are CST and
+// CDT. Where the rules use numbers ("-03"), tzdb's letters ("ART") stay: they
+// are what people type.
+func ownAbbreviations(name string, tzdb []string) []string {
+	z, err := schedule.LoadZone(name)
+	if err != nil {
+		return tzdb
+	}
+	var own []string
+	for t := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC); t.Year() < 2028; t = t.AddDate(0, 0, 7) {
+		a, _ := t.In(z.Loc).Zone()
+		if !abbreviation.MatchString(a) {
+			return tzdb
+		}
+		own = appendNew(own, a)
+	}
+	var out []string
+	for _, a := range tzdb {
+		if slices.Contains(own, a) {
+			out = append(out, a)
+		}
+	}
+	return appendNew(out, own...)
 }
