@@ -9,6 +9,9 @@ type ZoneOption struct {
 	Region string // "New York, United States of America"
 	Offset string // "UTC−05:00"
 	Local  string // "08:04"
+	// Unique: the one zone the typed text stands for (places.Resolve), which
+	// the picker takes on blur or save though it was never picked.
+	Unique bool
 }
 
 // Place is the option's city and region as one line.

@@ -5,10 +5,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 )
@@ -34,13 +36,14 @@ type deliveryInput struct {
 }
 
 // scheduleInputFrom reads the form fields (the query string for the preview).
-func scheduleInputFrom(c echo.Context) (scheduleInput, error) {
+// The preview and the save read the zone alike (typedZone), at now.
+func scheduleInputFrom(c echo.Context, now time.Time) (scheduleInput, error) {
 	form, err := c.FormParams()
 	if err != nil {
 		return scheduleInput{}, apperr.Errorf(apperr.Malformed, "Unreadable form.")
 	}
 	in := scheduleInput{
-		timezone:  strings.TrimSpace(form.Get("timezone")),
+		timezone:  typedZone(form, now),
 		localTime: strings.TrimSpace(form.Get("schedule_local_time")),
 		days:      form["days"],
 	}
@@ -49,6 +52,30 @@ func scheduleInputFrom(c echo.Context) (scheduleInput, error) {
 	}
 	in.delivery = deliveryInputFrom(form)
 	return in, nil
+}
+
+// typedZone is the zone field as the server reads it: the zone of a "Did
+// you mean" button (timezone_choice) if one was pressed, else the text
+// typed. Text that is not a zone name, but that one place or name matches
+// best and alone ("Denver", "Eastern Time"), is read as that zone, as the
+// picker takes a unique match on blur (docs/timezone-picker.md, "Typed, not
+// picked"); anything else is kept as typed for the validator to refuse,
+// with the choices beside the field (formModel).
+func typedZone(form url.Values, now time.Time) string {
+	if choice := strings.TrimSpace(form.Get("timezone_choice")); choice != "" {
+		return choice
+	}
+	typed := strings.TrimSpace(form.Get("timezone"))
+	if typed == "" {
+		return typed
+	}
+	if _, err := schedule.LoadZone(typed); err == nil {
+		return typed
+	}
+	if zone, _ := places.Resolve(typed, now); zone != "" {
+		return zone
+	}
+	return typed
 }
 
 // deliveryInputFrom reads the Delivery section; nil when the form has none

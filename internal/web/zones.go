@@ -23,9 +23,11 @@ func (s *Server) zoneSearch(c echo.Context) error {
 	}
 	q = places.Bound(q) // longer than any name: echo back only what was searched
 	found := places.Search(q, s.now(), zoneResultsLimit)
+	unique, _ := places.Resolve(q, s.now())
 	options := make([]views.ZoneOption, len(found))
 	for i, r := range found {
-		options[i] = views.ZoneOption{Name: r.Zone, City: r.City, Region: r.Region, Offset: r.Offset, Local: r.Local}
+		options[i] = views.ZoneOption{Name: r.Zone, City: r.City, Region: r.Region, Offset: r.Offset, Local: r.Local,
+			Unique: r.Zone == unique && i == 0}
 	}
 	return s.render(c, http.StatusOK, views.ZoneResults(q, options))
 }
