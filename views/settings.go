@@ -42,8 +42,8 @@ type ScheduleForm struct {
 	// BrowserDefault: no zone is saved and the browser's is not known yet,
 	// so static/picker.js fills in the browser's zone if the server knows it.
 	BrowserDefault bool
-	Delivery    DeliveryForm
-	Errors      map[string]string
+	Delivery       DeliveryForm
+	Errors         map[string]string
 }
 
 // DeliveryForm is the form's Delivery section, as typed.
