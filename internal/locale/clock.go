@@ -2,6 +2,7 @@ package locale
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -49,7 +50,8 @@ const maxClockInput = 32
 
 // ParseClock reads a time of day as people type it, in any supported
 // locale: "6:30", "06:30", "6.30", "18h30", "18 h 30", "0630", "630", "18",
-// "18h", each 24-hour; and the same followed by a day period: the
+// "18h", each 24-hour, also followed by the word of the locale's own hour
+// patterns ("18:30 Uhr" in German); and the same followed by a day period: the
 // locale's own AM and PM markers in every CLDR width ("a.m.", "a. m.") and
 // always English "am", "pm", "a", "p", with or without dots and spaces, in
 // any case: "6:30 pm", "6:30PM", "9 a.m.", "6.30pm". CLDR's flexible day
@@ -76,8 +78,8 @@ func (l Locale) ParseClock(s string) (hour, minute int, err error) {
 	}
 	num, suffix := in[:last+1], compact(in[last+1:])
 	period := 0 // 0 none, 1 am, 2 pm
-	switch suffix {
-	case "", "h":
+	switch {
+	case suffix == "" || suffix == "h" || slices.Contains(l.data().hourWords, suffix):
 	default:
 		if period = l.period(suffix); period == 0 {
 			return fail(ClockUnreadable)

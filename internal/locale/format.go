@@ -19,18 +19,26 @@ func (l Locale) format(pattern string, t time.Time) string {
 	var b strings.Builder
 	for i := 0; i < len(pattern); {
 		c := pattern[i]
-		if c == '\'' {
-			if i+1 < len(pattern) && pattern[i+1] == '\'' {
+		if c == '\'' { // quoted text; '' is a quote, in or out of it
+			i++
+			if i < len(pattern) && pattern[i] == '\'' {
 				b.WriteByte('\'')
-				i += 2
+				i++
 				continue
 			}
-			j := strings.IndexByte(pattern[i+1:], '\'')
-			if j < 0 {
-				j = len(pattern) - i - 1
+			for i < len(pattern) {
+				if pattern[i] == '\'' {
+					if i+1 < len(pattern) && pattern[i+1] == '\'' {
+						b.WriteByte('\'')
+						i += 2
+						continue
+					}
+					i++
+					break
+				}
+				b.WriteByte(pattern[i])
+				i++
 			}
-			b.WriteString(pattern[i+1 : i+1+j])
-			i += j + 2
 			continue
 		}
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {

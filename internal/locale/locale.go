@@ -39,10 +39,16 @@ type data struct {
 	// the full date.
 	timeShort, mmmEd, ymmmEd, mmmd, full string
 
-	days    [4][7]string  // format context: abbreviated, wide, short, narrow; Sunday first
-	months  [2][12]string // format context: abbreviated, wide
-	am, pm  string        // the abbreviated day periods, as pattern letter a prints them
-	markers []string      // every spelling of AM, then "", then of PM
+	days   [4][7]string  // format context: abbreviated, wide, short, narrow; Sunday first
+	months [2][12]string // format context: abbreviated, wide
+	// interval: a time range's patterns by its greatest difference (day
+	// period, hour, minute), each split into the start's and the end's.
+	interval         [3][2]string
+	intervalFallback string   // "{0} – {1}"
+	hourWords        []string // words of the hour patterns ParseClock takes as 24-hour ("uhr", "h")
+
+	am, pm  string   // the abbreviated day periods, as pattern letter a prints them
+	markers []string // every spelling of AM, then "", then of PM
 
 	decimal, group, minus        string
 	minGroup, primary, secondary int
@@ -161,6 +167,33 @@ func (l Locale) Time(t time.Time) string { return l.format(l.data().timeShort, t
 // and m 0–59; other values wrap as time.Date normalises them.
 func (l Locale) Clock(h, m int) string {
 	return l.Time(time.Date(2000, 1, 1, h, m, 0, 0, time.UTC))
+}
+
+// TimeRange is the span from a to b (b after a, on a's day) the way the
+// locale writes one (CLDR interval formats): "2:00 – 4:00 PM" (en-US),
+// "14:00–16:00 Uhr" (de-DE), "14:00 – 16:00" (fr-FR). The day period is
+// written once when both ends share it. Ends on different days, or b in
+// another location, are the two times joined by the locale's fallback
+// ("{0} – {1}"). a and b are read in their own locations.
+func (l Locale) TimeRange(a, b time.Time) string {
+	d := l.data()
+	ya, ma, da := a.Date()
+	yb, mb, db := b.Date()
+	if ya != yb || ma != mb || da != db || a.Location() != b.Location() {
+		return strings.NewReplacer("{0}", l.Time(a), "{1}", l.Time(b)).Replace(d.intervalFallback)
+	}
+	var p [2]string
+	switch {
+	case a.Hour() < 12 != (b.Hour() < 12):
+		p = d.interval[0]
+	case a.Hour() != b.Hour():
+		p = d.interval[1]
+	case a.Minute() != b.Minute():
+		p = d.interval[2]
+	default:
+		return l.Time(a)
+	}
+	return l.format(p[0], a) + l.format(p[1], b)
 }
 
 // Date is t's weekday, day and month (CLDR skeleton MMMEd): "Thu, Nov 26"

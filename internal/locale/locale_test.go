@@ -88,6 +88,33 @@ func TestTimeInItsOwnLocation(t *testing.T) {
 	}
 }
 
+func TestTimeRange(t *testing.T) {
+	t.Parallel()
+	const thin = "\u2009" // CLDR's thin space around the range dash
+	at := func(h, m int) time.Time { return time.Date(2026, 11, 26, h, m, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		tag      string
+		from, to time.Time
+		want     string
+	}{
+		{"en-US", at(14, 0), at(16, 0), "2:00" + thin + "–" + thin + "4:00" + nb + "PM"},
+		{"en-US", at(9, 0), at(16, 30), "9:00" + nb + "AM" + thin + "–" + thin + "4:30" + nb + "PM"},
+		{"en-US", at(14, 0), at(14, 30), "2:00" + thin + "–" + thin + "2:30" + nb + "PM"},
+		{"en-US", at(14, 0), at(14, 0), "2:00" + nb + "PM"},
+		{"de-DE", at(14, 0), at(16, 0), "14:00–16:00 Uhr"},
+		{"en-GB", at(14, 0), at(16, 0), "14:00–16:00"},
+		{"fr-FR", at(9, 0), at(16, 0), "09:00" + thin + "–" + thin + "16:00"},
+		{"fr-CA", at(9, 0), at(16, 0), "9 h 00" + thin + "–" + thin + "16 h 00"},
+		{"es-US", at(9, 0), at(10, 0), "9:00–10:00" + nb + "a.m."},
+		// Across midnight: both times, joined by the fallback.
+		{"de-DE", at(22, 0), at(22, 0).Add(4 * time.Hour), "22:00" + thin + "–" + thin + "02:00"},
+	} {
+		if got := mustParse(t, c.tag).TimeRange(c.from, c.to); got != c.want {
+			t.Errorf("%s TimeRange(%s, %s) = %q, want %q", c.tag, c.from.Format("15:04"), c.to.Format("15:04"), got, c.want)
+		}
+	}
+}
+
 func TestNumber(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -248,7 +275,7 @@ func TestParseClock(t *testing.T) {
 			"9p": {21, 0}, "12am": {0, 0}, "12 pm": {12, 0}, "12:30 am": {0, 30}, "0:00": {0, 0}, "23:59": {23, 59},
 			" 7:15\u202fPM ": {19, 15}, "7:15\u00a0pm": {19, 15}, "0": {0, 0},
 		},
-		"de-DE": {"08:00": {8, 0}, "8.00": {8, 0}, "18:30": {18, 30}, "6:30 PM": {18, 30}, "6:30 pm": {18, 30}},
+		"de-DE": {"18:30 Uhr": {18, 30}, "18 Uhr": {18, 0}, "08:00": {8, 0}, "8.00": {8, 0}, "18:30": {18, 30}, "6:30 PM": {18, 30}, "6:30 pm": {18, 30}},
 		"es-US": {"6:30 p. m.": {18, 30}, "6:30 p.m.": {18, 30}, "6:30 pm": {18, 30}, "6:30 a. m.": {6, 30}, "18:30": {18, 30}},
 		"es-ES": {"6:30 p. m.": {18, 30}, "18.30": {18, 30}},
 		"fr-FR": {"18h30": {18, 30}, "18 h 30": {18, 30}, "8h": {8, 0}, "08:00": {8, 0}},

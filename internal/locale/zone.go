@@ -2,6 +2,7 @@ package locale
 
 import (
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -85,8 +86,8 @@ func metazoneAt(spans []span, t time.Time) string {
 func observesDST(zoneID string, t time.Time) bool {
 	loc := t.Location()
 	if loc.String() != zoneID {
-		var err error
-		if loc, err = time.LoadLocation(zoneID); err != nil {
+		var ok bool
+		if loc, ok = load(zoneID); !ok {
 			return true
 		}
 	}
@@ -100,4 +101,20 @@ func observesDST(zoneID string, t time.Time) bool {
 // id's last part, spaces for underscores (America/New_York → New York).
 func cityFromID(id string) string {
 	return strings.ReplaceAll(id[strings.LastIndexByte(id, '/')+1:], "_", " ")
+}
+
+// loaded keeps the locations ZoneName loaded: only zones that exist, so it
+// is bounded by the tz database.
+var loaded sync.Map
+
+func load(zoneID string) (*time.Location, bool) {
+	if loc, ok := loaded.Load(zoneID); ok {
+		return loc.(*time.Location), true
+	}
+	loc, err := time.LoadLocation(zoneID)
+	if err != nil {
+		return nil, false
+	}
+	loaded.Store(zoneID, loc)
+	return loc, true
 }

@@ -78,7 +78,8 @@ type gregorian struct {
 	DateFormats map[string]string      `json:"dateFormats"`
 	TimeFormats map[string]string      `json:"timeFormats"`
 	DateTime    struct {
-		Available map[string]string `json:"availableFormats"`
+		Available map[string]string          `json:"availableFormats"`
+		Intervals map[string]json.RawMessage `json:"intervalFormats"`
 	} `json:"dateTimeFormats"`
 }
 
@@ -106,6 +107,9 @@ type locale struct {
 	mmmd, full                string
 	days                      [4][7]string // abbreviated, wide, short, narrow
 	months                    [2][12]string
+	interval                  [3][2]string // by greatest difference: day period, hour, minute; split in two
+	intervalFallback          string
+	hourWords                 []string // literal words of the locale's hour patterns ("Uhr", "h")
 	am, pm                    string
 	markers                   []string // every am and pm spelling, am first then pm, separated by ""
 	decimal, group, minus     string
@@ -162,6 +166,14 @@ func run(coreDir, datesDir, numbersDir, bcp47Dir, sources string) ([]byte, error
 		for _, p := range []string{l.timeShort, l.full, l.mmmEd, l.ymmmEd, l.mmmd} {
 			if err := checkPattern(p); err != nil {
 				return nil, fmt.Errorf("%s: %w", tag, err)
+			}
+		}
+		if err := intervals(l, g); err != nil {
+			return nil, fmt.Errorf("%s: %w", tag, err)
+		}
+		for _, p := range []string{l.timeShort, g.DateTime.Available["H"], g.DateTime.Available["h"], g.DateTime.Available["Hm"]} {
+			for _, w := range literals(p) {
+				l.hourWords = appendNew(l.hourWords, w)
 			}
 		}
 		for i, w := range []map[string]string{g.Days.Format.Abbreviated, g.Days.Format.Wide, g.Days.Format.Short, g.Days.Format.Narrow} {
@@ -305,6 +317,87 @@ func checkPattern(p string) error {
 		}
 	}
 	return nil
+}
+
+// intervals reads the CLDR interval formats for a time range in the
+// locale's clock (skeleton hm or Hm) and splits each at the first repeated
+// field, as TR35 says: "h:mm – h:mm a" is "h:mm – " for the start and
+// "h:mm a" for the end.
+func intervals(l *locale, g gregorian) error {
+	skeleton, keys := "Hm", [3]string{"H", "H", "m"}
+	if hasLetter(l.timeShort, 'h') {
+		skeleton, keys = "hm", [3]string{"a", "h", "m"}
+	}
+	var formats map[string]string
+	if err := json.Unmarshal(g.DateTime.Intervals[skeleton], &formats); err != nil {
+		return fmt.Errorf("interval formats %s: %w", skeleton, err)
+	}
+	if err := json.Unmarshal(g.DateTime.Intervals["intervalFormatFallback"], &l.intervalFallback); err != nil {
+		return fmt.Errorf("interval fallback: %w", err)
+	}
+	for i, k := range keys {
+		p := formats[k]
+		first, second, err := splitInterval(p)
+		if err != nil {
+			return err
+		}
+		for _, half := range []string{first, second} {
+			if err := checkPattern(half); err != nil {
+				return err
+			}
+		}
+		l.interval[i] = [2]string{first, second}
+	}
+	return nil
+}
+
+func splitInterval(p string) (string, string, error) {
+	seen := map[byte]bool{}
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(p[i+1:], '\'')
+			if j < 0 {
+				return "", "", fmt.Errorf("interval %q: unterminated quote", p)
+			}
+			i += j + 2
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			if seen[c] {
+				return p[:i], p[i:], nil
+			}
+			seen[c] = true
+			for i < len(p) && p[i] == c {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	return "", "", fmt.Errorf("interval %q: no repeated field", p)
+}
+
+// hasLetter says whether pattern field letter c is in p, outside quotes.
+func hasLetter(p string, c byte) bool {
+	parts := strings.Split(p, "'")
+	for i := 0; i < len(parts); i += 2 {
+		if strings.IndexByte(parts[i], c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// literals are a pattern's quoted words, lower case: "HH 'Uhr'" → "uhr".
+func literals(p string) []string {
+	var out []string
+	parts := strings.Split(p, "'")
+	for i := 1; i < len(parts); i += 2 {
+		if w := strings.ToLower(strings.TrimSpace(parts[i])); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // grouping reads the group sizes of a decimal pattern: "#,##0.###" is 3
@@ -499,6 +592,9 @@ func emit(locs []*locale, ranges map[string][]span, aliases map[string]string, s
 		fmt.Fprintf(&b, "timeShort: %q, mmmEd: %q, ymmmEd: %q, mmmd: %q, full: %q,\n", l.timeShort, l.mmmEd, l.ymmmEd, l.mmmd, l.full)
 		fmt.Fprintf(&b, "days: [4][7]string{%s},\n", joinRows(l.days[:]))
 		fmt.Fprintf(&b, "months: [2][12]string{%s},\n", joinMonths(l.months[:]))
+		fmt.Fprintf(&b, "interval: [3][2]string{{%q, %q}, {%q, %q}, {%q, %q}}, intervalFallback: %q, hourWords: %#v,\n",
+			l.interval[0][0], l.interval[0][1], l.interval[1][0], l.interval[1][1], l.interval[2][0], l.interval[2][1],
+			l.intervalFallback, l.hourWords)
 		fmt.Fprintf(&b, "am: %q, pm: %q, markers: %#v,\n", l.am, l.pm, l.markers)
 		fmt.Fprintf(&b, "decimal: %q, group: %q, minus: %q, minGroup: %d, primary: %d, secondary: %d,\n",
 			l.decimal, l.group, l.minus, l.minGroup, l.primary, l.second)
