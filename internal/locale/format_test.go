@@ -29,3 +29,15 @@ func TestFormatPattern(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberSecondaryGrouping: a pattern like en-IN's "#,##,##0" groups
+// by three, then by two. No supported locale has one today; the
+// generator reads it, and Number must write it.
+func TestNumberSecondaryGrouping(t *testing.T) {
+	t.Parallel()
+	d := *byTag["en-us"]
+	d.secondary = 2
+	if got := (Locale{&d}).Number(123456789); got != "12,34,56,789" {
+		t.Errorf("Number = %q, want 12,34,56,789", got)
+	}
+}

@@ -256,7 +256,7 @@ func (l Locale) Week() []time.Weekday {
 }
 
 // Number writes n with the locale's digit grouping: "1,234,567" (en-US),
-// "1.234.567" (de-DE), "12,34,567" (en-IN), "1234" but "12.345" (es-ES,
+// "1.234.567" (de-DE), "1\u202f234\u202f567" (fr-FR), "1234" but "12.345" (es-ES,
 // whose minimum grouping is two digits).
 func (l Locale) Number(n int) string {
 	d := l.data()

@@ -31,7 +31,7 @@ import (
 // supported are the locales fieldbrief offers; the first of each language
 // is the one a bare language tag ("de") resolves to.
 var supported = []string{
-	"en-US", "en-GB", "en-CA", "en-AU", "en-NZ", "en-IE", "en-IN",
+	"en-US", "en-GB", "en-CA", "en-AU", "en-NZ", "en-IE",
 	"de-DE", "de-AT", "de-CH",
 	"es-ES", "es-US", "es-MX",
 	"fr-FR", "fr-CA", "fr-BE", "fr-CH",
