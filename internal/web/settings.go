@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
@@ -30,7 +31,7 @@ func (s *Server) settingsForm(c echo.Context) error {
 // posting only the schedule) and whether briefings run (the Pause/Resume
 // button is the control for that; the form carries it hidden).
 func (s *Server) settingsSave(c echo.Context) error {
-	in, err := scheduleInputFrom(c)
+	in, err := scheduleInputFrom(c, s.clockLocale(c))
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 		return err
 	}
 	p.History = auditRows(history)
-	p.Form = s.formModel(in, formErrs)
+	p.Form = s.formModel(in, formErrs, s.clockLocale(c))
 	p.Secret = s.secretBlock(c, answer.secret)
 	p.Tests = testSends(c, stored, answer.test)
 	if p.Log, err = s.deliveryLog(c.Request().Context(), m.Org.ID, stored); err != nil {
@@ -161,10 +162,10 @@ func messageList(ms []views.FieldMessage) string {
 
 // formModel is the view of the form, with the zone's current offset and
 // wall clock when the zone is valid.
-func (s *Server) formModel(in scheduleInput, errs map[string]string) views.ScheduleForm {
+func (s *Server) formModel(in scheduleInput, errs map[string]string, l locale.Locale) views.ScheduleForm {
 	f := views.ScheduleForm{
 		Timezone:  in.timezone,
-		LocalTime: in.localTime,
+		LocalTime: shownClock(l, in.localTime),
 		Days:      in.days,
 		Enabled:   in.enabledText(),
 		Errors:    errs,
