@@ -36,16 +36,6 @@
     }
   });
 
-  // Times are 24-hour HH:MM. Digits typed without the colon ("930",
-  // "0930") or a single-digit hour ("9:30") are completed here, before the
-  // preview reads the field; the server still validates strictly.
-  document.addEventListener("change", function (ev) {
-    if (!ev.target.matches || !ev.target.matches("#schedule_local_time")) return;
-    var v = ev.target.value.trim();
-    var m = /^(\d{1,2}):?(\d{2})$/.exec(v);
-    if (m && v.length >= 3) ev.target.value = ("0" + m[1]).slice(-2) + ":" + m[2];
-  }, true);
-
   // A test send answers "nothing to send yet" (409) or "too many tests"
   // (429) with the block that says so: show it beside the button like any
   // other outcome, rather than dropping it as htmx does with 4xx answers.

@@ -12,10 +12,10 @@ type ZoneOption struct {
 	// Unique: the one zone the typed text stands for (places.Resolve), which
 	// the picker takes on blur or save though it was never picked.
 	Unique bool
-	// Label is the zone's name in the reader's language ("Central Time",
-	// "Nordamerikanische Inlandzeit"), shown before the IANA name, which
-	// stays in small print. Empty until internal/web fills it from
-	// internal/locale's ZoneName (docs/timezone-picker.md, "Labels").
+	// Label is the zone's name in the reader's language ("Central Time
+	// (Chicago)", "Nordamerikanische Zentralzeit (Chicago)": internal/locale's
+	// ZoneName), shown before the IANA name, which stays in small print
+	// (docs/timezone-picker.md, "Labels"); empty: the IANA name alone.
 	Label string
 }
 

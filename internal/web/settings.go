@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
@@ -33,7 +34,7 @@ func (s *Server) settingsForm(c echo.Context) error {
 // posting only the schedule) and whether briefings run (the Pause/Resume
 // button is the control for that; the form carries it hidden).
 func (s *Server) settingsSave(c echo.Context) error {
-	in, err := scheduleInputFrom(c, s.now())
+	in, err := scheduleInputFrom(c, s.clockLocale(c), s.now())
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 		return err
 	}
 	p.History = auditRows(history)
-	p.Form = s.formModel(in, formErrs)
+	p.Form = s.formModel(in, formErrs, s.clockLocale(c))
 	p.Form.BrowserDefault = !stored.Found && zoneFrom == "" && r.form == nil && r.json == nil
 	p.Secret = s.secretBlock(c, answer.secret)
 	p.Tests = testSends(c, stored, answer.test)
@@ -170,10 +171,10 @@ func messageList(ms []views.FieldMessage) string {
 
 // formModel is the view of the form, with the zone's current offset and
 // wall clock when the zone is valid.
-func (s *Server) formModel(in scheduleInput, errs map[string]string) views.ScheduleForm {
+func (s *Server) formModel(in scheduleInput, errs map[string]string, l locale.Locale) views.ScheduleForm {
 	f := views.ScheduleForm{
 		Timezone:  in.timezone,
-		LocalTime: in.localTime,
+		LocalTime: shownClock(l, in.localTime),
 		Days:      in.days,
 		Enabled:   in.enabledText(),
 		Errors:    errs,
@@ -189,7 +190,7 @@ func (s *Server) formModel(in scheduleInput, errs map[string]string) views.Sched
 		if _, choices := places.Resolve(in.timezone, s.now()); len(choices) > 0 {
 			errs["timezone"] = fmt.Sprintf("“%s” matches places in more than one time zone. Did you mean one of these?", places.Bound(in.timezone))
 			for _, r := range choices {
-				f.ZoneChoices = append(f.ZoneChoices, views.ZoneOption{Name: r.Zone, City: r.City, Region: r.Region, Offset: r.Offset, Local: r.Local})
+				f.ZoneChoices = append(f.ZoneChoices, zoneOption(r, l, s.now()))
 			}
 		}
 	}

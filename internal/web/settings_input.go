@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
@@ -35,16 +37,20 @@ type deliveryInput struct {
 	updates     bool   // delivery.updates; true is left out of the document (its default)
 }
 
-// scheduleInputFrom reads the form fields (the query string for the preview).
-// The preview and the save read the zone alike (typedZone), at now.
-func scheduleInputFrom(c echo.Context, now time.Time) (scheduleInput, error) {
+// scheduleInputFrom reads the form fields (the query string for the
+// preview): the preview and the save read them here, the same way. The
+// time is read as people type it in l ("6:30 pm", "0630", "18h30":
+// locale.ParseClock) and becomes the document's HH:MM; one that cannot be
+// read goes into the document as typed, for the validator to refuse beside
+// the field. The zone is read at now (typedZone).
+func scheduleInputFrom(c echo.Context, l locale.Locale, now time.Time) (scheduleInput, error) {
 	form, err := c.FormParams()
 	if err != nil {
 		return scheduleInput{}, apperr.Errorf(apperr.Malformed, "Unreadable form.")
 	}
 	in := scheduleInput{
 		timezone:  typedZone(form, now),
-		localTime: strings.TrimSpace(form.Get("schedule_local_time")),
+		localTime: documentClock(l, form.Get("schedule_local_time")),
 		days:      form["days"],
 	}
 	if vs := form["enabled"]; len(vs) > 0 {
@@ -291,4 +297,36 @@ func storedDelivery(d *schedule.DeliveryConfig) *deliveryInput {
 		in.webhookURL = d.Webhook.URL
 	}
 	return in
+}
+
+// documentClock is a typed time of day in the document's spelling, HH:MM,
+// or as typed (trimmed) when l cannot read it.
+func documentClock(l locale.Locale, typed string) string {
+	typed = strings.TrimSpace(typed)
+	h, m, err := l.ParseClock(typed)
+	if err != nil {
+		return typed
+	}
+	return fmt.Sprintf("%02d:%02d", h, m)
+}
+
+// shownClock is a document's HH:MM as l writes a time of day ("6:30 PM",
+// "18:30"); anything else (a rejected value) as it is.
+func shownClock(l locale.Locale, doc string) string {
+	t, err := schedule.ParseLocalTime(doc)
+	if err != nil {
+		return doc
+	}
+	return l.Clock(t.Hour, t.Minute)
+}
+
+// clockLocale is the locale the schedule form reads and writes its time in.
+// Until orgs carry a locale it is en-GB: the 24-hour clock every org read
+// so far, which still reads "6:30 pm", "0630" and "18h30" as typed.
+func (s *Server) clockLocale(echo.Context) locale.Locale {
+	l, err := locale.Parse("en-GB")
+	if err != nil {
+		return locale.Default()
+	}
+	return l
 }

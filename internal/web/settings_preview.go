@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -32,7 +33,7 @@ const (
 // come along out of band, and the whole document the form describes comes
 // in the "config-document" event for the JSON editor (static/editor.js).
 func (s *Server) settingsPreview(c echo.Context) error {
-	in, err := scheduleInputFrom(c, s.now())
+	in, err := scheduleInputFrom(c, s.clockLocale(c), s.now())
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (s *Server) settingsPreviewJSON(c echo.Context) error {
 			return err
 		}
 		hint = s.zoneHint(in.timezone)
-		if err := triggerEvent(c, "config-form", formValues(in)); err != nil {
+		if err := triggerEvent(c, "config-form", formValues(in, s.clockLocale(c))); err != nil {
 			return err
 		}
 	}
@@ -84,10 +85,10 @@ func (s *Server) settingsPreviewJSON(c echo.Context) error {
 }
 
 // formValues are the form's fields for a document, by input name.
-func formValues(in scheduleInput) map[string]any {
+func formValues(in scheduleInput, l locale.Locale) map[string]any {
 	v := map[string]any{
 		"timezone":            in.timezone,
-		"schedule_local_time": in.localTime,
+		"schedule_local_time": shownClock(l, in.localTime),
 		"days":                in.days,
 		"enabled":             in.enabledText(),
 	}

@@ -148,7 +148,9 @@ func TestSettingsSaveFormRejects(t *testing.T) {
 		{"Local zone", "timezone", `We don't know the time zone "Local".`, scheduleForm("Local", "08:00", "mon")},
 		{"path zone", "timezone", `We don't know the time zone "../../etc/passwd".`, scheduleForm("../../etc/passwd", "08:00", "mon")},
 		{"hour 25", "schedule_local_time", "Choose a time between 00:00 and 23:59", scheduleForm("Europe/Paris", "25:00", "mon")},
-		{"not a time", "schedule_local_time", "Choose a time between 00:00 and 23:59", scheduleForm("Europe/Paris", "8am", "mon")},
+		{"not a time", "schedule_local_time", "Choose a time between 00:00 and 23:59", scheduleForm("Europe/Paris", "8 sharp", "mon")},
+		{"13 pm", "schedule_local_time", "Choose a time between 00:00 and 23:59", scheduleForm("Europe/Paris", "13pm", "mon")},
+		{"minute 60", "schedule_local_time", "Choose a time between 00:00 and 23:59", scheduleForm("Europe/Paris", "6:60", "mon")},
 		{"empty time", "schedule_local_time", "Enter a time, such as 08:00.", scheduleForm("Europe/Paris", "", "mon")},
 		{"no days", "days", "Choose at least one day.", scheduleForm("Europe/Paris", "08:00")},
 		{"unknown day", "days", "List the days as mon, tue, wed, thu, fri, sat or sun", scheduleForm("Europe/Paris", "08:00", "funday")},
@@ -391,10 +393,12 @@ func TestSettingsFormMarkup(t *testing.T) {
 	require.NotContains(t, doc.byID("timezone").attr("class"), "previewed", "zone keystrokes do not refresh the preview")
 	tm := doc.byID("schedule_local_time")
 	require.Equal(t, "text", tm.attr("type"))
-	require.Equal(t, "([01][0-9]|2[0-3]):[0-5][0-9]", tm.attr("pattern"))
-	require.Equal(t, "numeric", tm.attr("inputmode"))
-	require.Equal(t, "5", tm.attr("maxlength"))
-	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "24-hour, HH:MM")
+	// No pattern, no numeric keyboard: "6:30 pm" and "18h30" are typed
+	// too, and the server reads them (TestSettingsFormReadsTypedTimes).
+	require.Empty(t, tm.attr("pattern"))
+	require.Empty(t, tm.attr("inputmode"))
+	require.Equal(t, "16", tm.attr("maxlength"))
+	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "6:30 pm or 18h30")
 }
 
 // htmlDoc and htmlNode query rendered HTML in tests.
@@ -530,4 +534,30 @@ func TestSettingsShowsRecentChangesOfThisOrgOnly(t *testing.T) {
 	require.Contains(t, history, "09:15")
 	require.NotContains(t, history, "Asia/Tokyo")
 	requireNoStaffEntries(history)
+}
+
+// The form reads a time as people type it, the save and the preview alike,
+// and shows it back in the form's clock; the document keeps HH:MM.
+func TestSettingsFormReadsTypedTimes(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+	for _, tc := range []struct{ typed, stored string }{
+		{"6:30 pm", "18:30"}, {"6:30 AM", "06:30"}, {"0630", "06:30"}, {"18h30", "18:30"},
+		{"18.30", "18:30"}, {"9am", "09:00"}, {"12am", "00:00"}, {" 7:05 ", "07:05"},
+	} {
+		r := admin.post(settingsPath, scheduleForm("Europe/Paris", tc.typed, "mon"))
+		require.Equal(t, http.StatusSeeOther, r.Code, "%q: %s", tc.typed, r.Body)
+		require.JSONEq(t, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"`+tc.stored+`","days":["mon"],"enabled":true}}`,
+			storedConfig(t, f, f.orgA.ID).Raw, tc.typed)
+
+		page := admin.get(settingsPath)
+		require.Equal(t, http.StatusOK, page.Code)
+		require.Equal(t, tc.stored, parseDoc(t, page.Body).byID("schedule_local_time").attr("value"), "shown back in the form's clock")
+
+		pv := admin.htmx().get(settingsPath + "/preview?" + scheduleForm("Europe/Paris", tc.typed, "mon").Encode())
+		require.Equal(t, http.StatusOK, pv.Code)
+		require.NotContains(t, pv.Body, `data-preview="invalid"`, "the preview reads %q as the save does", tc.typed)
+		require.Contains(t, pv.Body, `"r-local">`+tc.stored, "the preview's runs are at %s", tc.stored)
+	}
 }

@@ -127,6 +127,11 @@ func TestZoneSearchMarksUniqueMatch(t *testing.T) {
 		return out
 	}
 	require.Equal(t, []string{"America/Denver"}, unique("Denver"))
+	// Each option names its zone as people know it, above the IANA name.
+	r := admin.get(settingsPath + "/zones?q=Dallas")
+	label := parseDoc(t, r.Body).find(hasClass("zone-label"))
+	require.NotNil(t, label)
+	require.Equal(t, "Central Time (Chicago)", label.text())
 	require.Equal(t, []string{"Asia/Kolkata"}, unique("Bombay"))
 	require.Empty(t, unique("Springfield"))
 	require.Empty(t, unique("EST"))
