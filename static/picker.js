@@ -106,6 +106,14 @@
       return options().filter(function (o) { return o.dataset.zone.toLowerCase() === typed; })[0];
     }
 
+    // The one zone the typed text stands for ("Denver", "Eastern Time"),
+    // which the server marks data-unique: taken on blur and on save, as the
+    // server takes it on save (docs/timezone-picker.md, "Typed, not picked").
+    function uniqueOption() {
+      if (input.value === field.value || list.dataset.for !== input.value.trim()) return null; // no answer for this text yet
+      return list.querySelector('[role="option"][data-zone][data-unique]');
+    }
+
     // The browser's zone is offered, never applied.
     function updateOffer() {
       if (!offer) return;
@@ -184,7 +192,10 @@
       settled = null;
       highlight(-1);
     });
-    input.addEventListener("blur", close);
+    input.addEventListener("blur", function () {
+      var unique = uniqueOption();
+      if (unique) pick(unique.dataset.zone); else close();
+    });
     input.addEventListener("zone-set", function (ev) { // for other scripts that set the zone
       if (ev.detail && ev.detail.zone) pick(ev.detail.zone);
     });
@@ -205,7 +216,7 @@
     // being saved under a field that shows something else.
     if (input.form) input.form.addEventListener("submit", function () {
       var typed = input.value.trim();
-      var exact = exactOption();
+      var exact = exactOption() || uniqueOption();
       if (exact) commit(exact.dataset.zone);
       else if (typed !== field.value) field.value = typed;
     });
@@ -223,16 +234,45 @@
     });
     document.addEventListener("htmx:afterSwap", function (ev) {
       if (ev.detail.target !== list) return;
+      list.dataset.for = input.value.trim(); // answers for other text were dropped before the swap
       active = -1;
       input.removeAttribute("aria-activedescendant");
       var n = options().length;
       announce(n === 0 ? "No time zone matches." : n === 1 ? "1 time zone found." : n + " time zones found.");
       var exact = exactOption();
       if (exact && exact.dataset.zone === input.value.trim()) commit(exact.dataset.zone);
+      var unique = document.activeElement !== input && uniqueOption();
+      if (unique) { pick(unique.dataset.zone); return; } // the answer came after the blur
       if (document.activeElement === input) open(); else close();
     });
 
     updateOffer();
+    browserDefault();
+
+    // An org with no zone saved whose page the server filled with UTC, not
+    // knowing the browser's zone yet (static/app.js sends it from the next
+    // page on): the browser's zone is filled in, if the server knows it, and
+    // shown as chosen. The admin still saves.
+    function browserDefault() {
+      if (input.dataset.zoneDefault !== "browser" || !window.fetch) return;
+      var zone = "";
+      try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { zone = ""; }
+      if (zone === "" || zone === field.value) return;
+      var kept = field.value;
+      fetch(input.getAttribute("hx-get") + "?q=" + encodeURIComponent(zone), { credentials: "same-origin", headers: { "HX-Request": "true" } })
+        .then(function (r) { return r.ok ? r.text() : ""; })
+        .then(function (html) {
+          var t = document.createElement("template");
+          t.innerHTML = html;
+          var found = Array.prototype.filter.call(t.content.querySelectorAll("[data-zone]"), function (o) {
+            return o.dataset.zone === zone || o.hasAttribute("data-unique");
+          })[0];
+          if (!found || field.value !== kept || input.value !== kept) return; // unknown, or the admin got there first
+          pick(found.dataset.zone);
+          announce("Time zone " + found.dataset.zone + ", your browser's, chosen. Save to keep it.");
+        })
+        .catch(function () { /* the field keeps UTC; the offer button stays */ });
+    }
   }
 
   if (document.readyState === "loading") {

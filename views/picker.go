@@ -9,6 +9,14 @@ type ZoneOption struct {
 	Region string // "New York, United States of America"
 	Offset string // "UTC−05:00"
 	Local  string // "08:04"
+	// Unique: the one zone the typed text stands for (places.Resolve), which
+	// the picker takes on blur or save though it was never picked.
+	Unique bool
+	// Label is the zone's name in the reader's language ("Central Time
+	// (Chicago)", "Nordamerikanische Zentralzeit (Chicago)": internal/locale's
+	// ZoneName), shown before the IANA name, which stays in small print
+	// (docs/timezone-picker.md, "Labels"); empty: the IANA name alone.
+	Label string
 }
 
 // Place is the option's city and region as one line.

@@ -14,6 +14,7 @@ type SettingsPage struct {
 	Notice        string // after a successful save
 	StoredProblem string // why the stored document is invalid (the worker skips the org)
 	NotConfigured bool   // no document saved yet: the worker does not run for the org
+	ZoneFrom      string // with NotConfigured: the browser's zone the form is filled with, "" for UTC
 	FlagOff       bool   // the platform switched the feature off for the org
 	Paused        bool   // the stored schedule is paused (drives the pause/resume button)
 	Form          ScheduleForm
@@ -35,8 +36,14 @@ type ScheduleForm struct {
 	Days      []string
 	Enabled   string // the hidden enabled field: "true", "false" or rejected text
 	ZoneHint  string // "UTC−05:00, 08:04 there now" for a valid zone
-	Delivery  DeliveryForm
-	Errors    map[string]string
+	// ZoneChoices are the zones of typed text several places match
+	// ("Springfield"), offered beside the field after a refused save.
+	ZoneChoices []ZoneOption
+	// BrowserDefault: no zone is saved and the browser's is not known yet,
+	// so static/picker.js fills in the browser's zone if the server knows it.
+	BrowserDefault bool
+	Delivery       DeliveryForm
+	Errors         map[string]string
 }
 
 // DeliveryForm is the form's Delivery section, as typed.

@@ -25,6 +25,9 @@ import (
 //go:embed places.tsv
 var data string
 
+//go:embed aliases.tsv
+var aliasData string
+
 // place is a city of the dataset, or a main city tzdb names for its zone.
 type place struct {
 	zone     int      // index in index.zones
@@ -47,24 +50,41 @@ type zoneEntry struct {
 	top     int      // its most populous place, -1 if none
 	city    string   // shown when no place names it: "New York"
 	country string   // shown likewise: "United States"
+	raw     bool     // a name no one lives under ("PST8PDT", "Etc/GMT+5"): never listed
+}
+
+// alias is a line of aliases.tsv: a name people use for a zone.
+type alias struct {
+	key  string // normalized: "eastern time"
+	zone int
 }
 
 type index struct {
-	zones  []zoneEntry
-	places []place
+	zones   []zoneEntry
+	places  []place
+	aliases []alias
 }
 
-var load = sync.OnceValue(func() *index { return parse(data) })
+var load = sync.OnceValue(func() *index { return parse(data, aliasData) })
+
+// raw reports whether a canonical zone is one of tz's names for a rule or
+// an offset rather than a place: "PST8PDT", "EST", "CET", "Etc/GMT+5". They
+// stay valid to store (orgs may have saved them), but the picker lists the
+// places that keep their clock instead (docs/timezone-picker.md, "Raw zone
+// names").
+func raw(name string) bool {
+	return name != "UTC" && (!strings.Contains(name, "/") || strings.HasPrefix(name, "Etc/"))
+}
 
 // parse reads places.tsv (its format is in its header) onto schedule's zone
 // table. A zone of the file that schedule does not know is skipped: the
 // generator maps names through schedule, so that happens only when the tz
 // release changes before the file is regenerated.
-func parse(text string) *index {
+func parse(text, aliasText string) *index {
 	ix := &index{}
 	byName := map[string]int{}
 	for _, z := range schedule.Zones() {
-		e := zoneEntry{name: z.Name, top: -1, city: z.City, country: z.Country}
+		e := zoneEntry{name: z.Name, top: -1, city: z.City, country: z.Country, raw: raw(z.Name)}
 		for _, n := range append([]string{z.Name}, z.Aliases...) {
 			e.names = append(e.names, normalize(n))
 			e.cities = append(e.cities, normalize(n[strings.LastIndex(n, "/")+1:]))
@@ -105,6 +125,15 @@ func parse(text string) *index {
 		}
 	}
 	ix.addMainCities(mains)
+	for line := range strings.Lines(aliasText) {
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if zi, ok := byName[f[1]]; ok { // a zone the tz release no longer has: TestAliases says which
+			ix.aliases = append(ix.aliases, alias{key: normalize(f[0]), zone: zi})
+		}
+	}
 	return ix
 }
 

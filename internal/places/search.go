@@ -35,10 +35,12 @@ type Result struct {
 // How well a query matches, best first (docs/timezone-picker.md, "Ranking").
 const (
 	rankCanonical = iota // the zone's own name: "UTC", "Europe/Berlin"
+	rankAlias            // a name of aliases.tsv in full: "Bombay", "Eastern Time"
 	rankExact            // the whole name, code, abbreviation or offset
 	rankPrefix           // the beginning of a name; an acronym ("NYC"); a US state code
 	rankWord             // the beginning of a later word ("york" in "New York")
 	rankSubstring        // anywhere inside a name, from three characters
+	rankTypo             // one letter wrong, missing, extra or swapped, when nothing above matched
 	noMatch
 )
 
@@ -62,6 +64,21 @@ func (h hit) better(o hit) bool {
 // population of the place that matched, a zone appearing once under its
 // best place. Offsets are compared, and shown, as they are at now.
 func Search(query string, now time.Time, limit int) []Result {
+	found := search(query, now, limit)
+	out := make([]Result, len(found))
+	for i, f := range found {
+		out[i] = f.Result
+	}
+	return out
+}
+
+// scored is a result with how well it matched.
+type scored struct {
+	Result
+	rank int
+}
+
+func search(query string, now time.Time, limit int) []scored {
 	if limit <= 0 || limit > MaxResults {
 		limit = MaxResults
 	}
@@ -89,8 +106,19 @@ func Search(query string, now time.Time, limit int) []Result {
 			offer(p.zone, hit{rank: r, pop: p.pop, place: i})
 		}
 	}
+	for _, a := range ix.aliases {
+		if r := rankName(a.key, q); r != noMatch {
+			if r == rankExact {
+				r = rankAlias
+			}
+			offer(a.zone, hit{rank: r, pop: zonePop(a.zone), place: byZoneName})
+		}
+	}
 	abbr := abbreviation(query)
 	offset, isOffset := parseOffset(query)
+	if secs, ok := etcOffset(query); ok {
+		offset, isOffset = secs, true
+	}
 	// "CET" is a zone of its own too, but who types it means the clock
 	// that Paris and Berlin keep: an abbreviation puts no zone name first.
 	abbrKnown := false
@@ -111,16 +139,38 @@ func Search(query string, now time.Time, limit int) []Result {
 		}
 	}
 
+	// One typo still finds a place: when no name matched better than
+	// inside it, names one edit away from the query count (bounded: only
+	// names within a letter of its length, from four letters).
+	if !anyBetter(best, rankSubstring) && len(q) >= 4 {
+		for i, p := range ix.places {
+			for _, k := range p.keys {
+				if withinOneEdit(k, q) {
+					offer(p.zone, hit{rank: rankTypo, pop: p.pop, place: i})
+				}
+			}
+		}
+		for zi, z := range ix.zones {
+			for _, c := range z.cities {
+				if withinOneEdit(c, q) {
+					offer(zi, hit{rank: rankTypo, pop: zonePop(zi), place: byZoneName})
+				}
+			}
+		}
+	}
+
 	order := make([]int, 0, len(best))
 	for zi := range best {
-		order = append(order, zi)
+		if !ix.zones[zi].raw {
+			order = append(order, zi)
+		}
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		ha, hb := best[a], best[b]
 		return cmp.Or(cmp.Compare(ha.rank, hb.rank), cmp.Compare(hb.pop, ha.pop),
 			cmp.Compare(ix.zones[a].name, ix.zones[b].name))
 	})
-	var out []Result
+	var out []scored
 	for _, zi := range order {
 		if len(out) == limit {
 			break
@@ -139,9 +189,62 @@ func Search(query string, now time.Time, limit int) []Result {
 			res.City, res.Region = ix.places[pi].name, ix.places[pi].region
 		}
 		res.Offset, res.Local = schedule.ZoneLabel(loaded, now)
-		out = append(out, res)
+		out = append(out, scored{Result: res, rank: best[zi].rank})
 	}
 	return out
+}
+
+// anyBetter reports whether some hit ranks before rank.
+func anyBetter(best map[int]hit, rank int) bool {
+	for _, h := range best {
+		if h.rank < rank {
+			return true
+		}
+	}
+	return false
+}
+
+// withinOneEdit reports whether a and b differ by at most one letter
+// inserted, deleted, replaced, or two neighbours swapped (optimal string
+// alignment distance <= 1), in O(len) without allocating.
+func withinOneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) {
+		return true // equal, or one letter added at the end
+	}
+	if len(a) == len(b) {
+		if a[i+1:] == b[i+1:] { // replaced
+			return true
+		}
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:] // swapped
+	}
+	return a[i:] == b[i+1:] // one letter inserted
+}
+
+// etcOffset reads tz's "Etc/GMT+5" (five hours behind UTC: tz's sign is
+// POSIX's, the other way round) as the offset it names.
+func etcOffset(query string) (int, bool) {
+	rest, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(query)), "etc/gmt")
+	if !ok {
+		return 0, false
+	}
+	if rest == "" || rest == "0" {
+		return 0, true
+	}
+	h, err := strconv.Atoi(rest)
+	if err != nil || h < -14 || h > 12 || (rest[0] != '+' && rest[0] != '-') {
+		return 0, false
+	}
+	return -h * 3600, true
 }
 
 // Bound trims a query's spaces and cuts it to MaxQuery characters of valid

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/locale"
+	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
@@ -31,7 +34,7 @@ func (s *Server) settingsForm(c echo.Context) error {
 // posting only the schedule) and whether briefings run (the Pause/Resume
 // button is the control for that; the form carries it hidden).
 func (s *Server) settingsSave(c echo.Context) error {
-	in, err := scheduleInputFrom(c, s.clockLocale(c))
+	in, err := scheduleInputFrom(c, s.clockLocale(c), s.now())
 	if err != nil {
 		return err
 	}
@@ -96,6 +99,10 @@ type settingsAnswer struct {
 // rejected JSON that parses fills the form with its values.
 func (s *Server) renderSettings(c echo.Context, status int, stored tenants.FieldforceConfig, r rejected, answer settingsAnswer) error {
 	m := currentMembership(c)
+	zoneFrom := ""
+	if !stored.Found {
+		stored, zoneFrom = browserDefault(c, stored)
+	}
 	flagOn, err := s.flags.Enabled(c.Request().Context(), m.Org.ID, schedule.FlagKey)
 	if err != nil {
 		return err
@@ -107,6 +114,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 		Base:          settingsURL(slug),
 		Notice:        notice(c),
 		NotConfigured: !stored.Found,
+		ZoneFrom:      zoneFrom,
 		JSON:          views.JSONForm{Text: indentJSON(stored.Raw)},
 	}
 	p.Section = "settings"
@@ -140,6 +148,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 	}
 	p.History = auditRows(history)
 	p.Form = s.formModel(in, formErrs, s.clockLocale(c))
+	p.Form.BrowserDefault = !stored.Found && zoneFrom == "" && r.form == nil && r.json == nil
 	p.Secret = s.secretBlock(c, answer.secret)
 	p.Tests = testSends(c, stored, answer.test)
 	if p.Log, err = s.deliveryLog(c.Request().Context(), m.Org.ID, stored); err != nil {
@@ -176,8 +185,43 @@ func (s *Server) formModel(in scheduleInput, errs map[string]string, l locale.Lo
 	}
 	if errs["timezone"] == "" {
 		f.ZoneHint = s.zoneHint(in.timezone)
+	} else if in.timezone != "" {
+		// Typed text several places match: say so, and offer them.
+		if _, choices := places.Resolve(in.timezone, s.now()); len(choices) > 0 {
+			errs["timezone"] = fmt.Sprintf("“%s” matches places in more than one time zone. Did you mean one of these?", places.Bound(in.timezone))
+			for _, r := range choices {
+				f.ZoneChoices = append(f.ZoneChoices, zoneOption(r, l, s.now()))
+			}
+		}
 	}
 	return f
+}
+
+// browserZoneCookie carries the browser's time zone (static/app.js sets it
+// on every page), for the settings of an org that has none saved yet.
+const browserZoneCookie = "tz"
+
+// browserDefault is the document an org without saved settings is shown:
+// the default schedule in the browser's zone when the browser sent one we
+// know (then also its name, for the page to say where it came from), or
+// the default as it is (UTC) otherwise. Nothing is saved: the admin saves.
+func browserDefault(c echo.Context, stored tenants.FieldforceConfig) (tenants.FieldforceConfig, string) {
+	ck, err := c.Cookie(browserZoneCookie)
+	if err != nil || len(ck.Value) > 4*places.MaxQuery {
+		return stored, ""
+	}
+	name, err := url.QueryUnescape(ck.Value)
+	if err != nil {
+		return stored, ""
+	}
+	zone, err := schedule.LoadZone(name)
+	if err != nil || zone.Name == stored.Schedule.Zone.Name {
+		return stored, ""
+	}
+	stored.Schedule.Zone = zone
+	stored.Config = stored.Schedule.Config()
+	stored.Raw = stored.Config.JSON()
+	return stored, zone.Name
 }
 
 // zoneHint is a zone's offset and wall clock now ("Asia/Kolkata: UTC+05:30,

@@ -6,11 +6,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/locale"
+	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 )
@@ -40,14 +42,14 @@ type deliveryInput struct {
 // time is read as people type it in l ("6:30 pm", "0630", "18h30":
 // locale.ParseClock) and becomes the document's HH:MM; one that cannot be
 // read goes into the document as typed, for the validator to refuse beside
-// the field.
-func scheduleInputFrom(c echo.Context, l locale.Locale) (scheduleInput, error) {
+// the field. The zone is read at now (typedZone).
+func scheduleInputFrom(c echo.Context, l locale.Locale, now time.Time) (scheduleInput, error) {
 	form, err := c.FormParams()
 	if err != nil {
 		return scheduleInput{}, apperr.Errorf(apperr.Malformed, "Unreadable form.")
 	}
 	in := scheduleInput{
-		timezone:  strings.TrimSpace(form.Get("timezone")),
+		timezone:  typedZone(form, now),
 		localTime: documentClock(l, form.Get("schedule_local_time")),
 		days:      form["days"],
 	}
@@ -56,6 +58,30 @@ func scheduleInputFrom(c echo.Context, l locale.Locale) (scheduleInput, error) {
 	}
 	in.delivery = deliveryInputFrom(form)
 	return in, nil
+}
+
+// typedZone is the zone field as the server reads it: the zone of a "Did
+// you mean" button (timezone_choice) if one was pressed, else the text
+// typed. Text that is not a zone name, but that one place or name matches
+// best and alone ("Denver", "Eastern Time"), is read as that zone, as the
+// picker takes a unique match on blur (docs/timezone-picker.md, "Typed, not
+// picked"); anything else is kept as typed for the validator to refuse,
+// with the choices beside the field (formModel).
+func typedZone(form url.Values, now time.Time) string {
+	if choice := strings.TrimSpace(form.Get("timezone_choice")); choice != "" {
+		return choice
+	}
+	typed := strings.TrimSpace(form.Get("timezone"))
+	if typed == "" {
+		return typed
+	}
+	if _, err := schedule.LoadZone(typed); err == nil {
+		return typed
+	}
+	if zone, _ := places.Resolve(typed, now); zone != "" {
+		return zone
+	}
+	return typed
 }
 
 // deliveryInputFrom reads the Delivery section; nil when the form has none

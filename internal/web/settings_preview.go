@@ -33,7 +33,7 @@ const (
 // come along out of band, and the whole document the form describes comes
 // in the "config-document" event for the JSON editor (static/editor.js).
 func (s *Server) settingsPreview(c echo.Context) error {
-	in, err := scheduleInputFrom(c, s.clockLocale(c))
+	in, err := scheduleInputFrom(c, s.clockLocale(c), s.now())
 	if err != nil {
 		return err
 	}

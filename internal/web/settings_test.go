@@ -374,8 +374,11 @@ func TestSettingsPreviewUpdatesZoneHint(t *testing.T) {
 	require.Equal(t, "true", hint.attr("hx-swap-oob"))
 	require.Equal(t, "Asia/Kolkata: UTC+05:30, 18:34 there now.", hint.text())
 
-	r = admin.get(settingsPath + "/preview?timezone=Kolk&schedule_local_time=08:00&days=mon")
+	r = admin.get(settingsPath + "/preview?timezone=Springf&schedule_local_time=08:00&days=mon")
 	require.Contains(t, parseDoc(t, r.Body).byID("timezone-hint").text(), "IANA zone name")
+	// Text one place alone matches is read as its zone, as the save reads it.
+	r = admin.get(settingsPath + "/preview?timezone=Kolk&schedule_local_time=08:00&days=mon")
+	require.Equal(t, "Asia/Kolkata: UTC+05:30, 18:34 there now.", parseDoc(t, r.Body).byID("timezone-hint").text())
 }
 
 // The editor's preview never fires on keystrokes in the zone search, and

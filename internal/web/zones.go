@@ -2,9 +2,11 @@ package web
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
 	"fieldbrief/views"
 )
@@ -22,10 +24,20 @@ func (s *Server) zoneSearch(c echo.Context) error {
 		q = c.QueryParam("timezone")
 	}
 	q = places.Bound(q) // longer than any name: echo back only what was searched
-	found := places.Search(q, s.now(), zoneResultsLimit)
+	now, l := s.now(), s.clockLocale(c)
+	found := places.Search(q, now, zoneResultsLimit)
+	unique, _ := places.Resolve(q, now)
 	options := make([]views.ZoneOption, len(found))
 	for i, r := range found {
-		options[i] = views.ZoneOption{Name: r.Zone, City: r.City, Region: r.Region, Offset: r.Offset, Local: r.Local}
+		options[i] = zoneOption(r, l, now)
+		options[i].Unique = r.Zone == unique && i == 0
 	}
 	return s.render(c, http.StatusOK, views.ZoneResults(q, options))
+}
+
+// zoneOption is a search result as the picker shows it, its zone named in
+// the reader's language ("Central Time (Chicago)") above the IANA name.
+func zoneOption(r places.Result, l locale.Locale, now time.Time) views.ZoneOption {
+	return views.ZoneOption{Name: r.Zone, City: r.City, Region: r.Region, Offset: r.Offset, Local: r.Local,
+		Label: l.ZoneName(r.Zone, now)}
 }

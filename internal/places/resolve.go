@@ -1,0 +1,36 @@
+package places
+
+import "time"
+
+// MaxChoices bounds the choices Resolve offers for ambiguous text.
+const MaxChoices = 8
+
+// Resolve reads text typed into the zone field and never picked from the
+// list, as the picker's search reads it (docs/timezone-picker.md, "Typed,
+// not picked"). It returns the zone when one place or name matches best and
+// alone: a zone's own or alias name in full, one zone of the places named
+// exactly so ("Denver"), an alias ("Eastern Time"), or the only result there
+// is ("Denv"). Otherwise it returns no zone and the choices to offer
+// ("Springfield": four zones), best first; both are empty when nothing
+// matches. The caller still validates the zone (internal/schedule).
+func Resolve(text string, now time.Time) (zone string, choices []Result) {
+	found := search(text, now, MaxResults)
+	if len(found) == 0 {
+		return "", nil
+	}
+	best := found[0].rank
+	tied := 1
+	for tied < len(found) && found[tied].rank == best {
+		tied++
+	}
+	if best == rankCanonical || (tied == 1 && (best <= rankExact || len(found) == 1)) {
+		return found[0].Zone, nil
+	}
+	if best > rankExact { // no name in full: the best of what was found
+		tied = len(found)
+	}
+	for _, f := range found[:min(tied, MaxChoices)] {
+		choices = append(choices, f.Result)
+	}
+	return "", choices
+}
