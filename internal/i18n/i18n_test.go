@@ -110,7 +110,6 @@ func TestCatalogsComplete(t *testing.T) {
 	}
 }
 
-
 // fields are a message's template fields, sorted: {{.Max}} → ".Max".
 func fields(s string) []string {
 	var out []string
