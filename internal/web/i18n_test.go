@@ -158,3 +158,38 @@ func TestStaffNewOrgLocale(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM orgs WHERE slug = 'newco' AND locale = 'de-AT'`))
 }
+
+// An admin chooses the org's locale in its settings: the select offers the
+// supported locales by their own names, the choice is audited and shown
+// in the settings' history, and the next page is in the new language; a
+// tag not offered is a 422 beside the field, nothing saved; members and
+// other orgs' admins cannot change it.
+func TestSettingsLocale(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+	body := admin.get("/orgs/acme/settings/fieldforce").Body
+	require.Contains(t, body, `<option value="en-US" lang="en-US" selected>English (United States)</option>`)
+	require.Contains(t, body, `>Deutsch (Deutschland)</option>`)
+	require.Contains(t, body, `>Español (Estados Unidos)</option>`)
+	require.Contains(t, body, `>Français (France)</option>`)
+
+	res := admin.post("/orgs/acme/settings/locale", url.Values{"locale": {"pt-BR"}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	require.Contains(t, res.Body, `<p class="field-error" id="org-locale-error">`)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM orgs WHERE slug = 'acme' AND locale = 'en-US'`))
+
+	require.Equal(t, http.StatusForbidden, f.as(&f.memberA).post("/orgs/acme/settings/locale", url.Values{"locale": {"de-DE"}}).Code)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).post("/orgs/acme/settings/locale", url.Values{"locale": {"de-DE"}}).Code)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM orgs WHERE slug = 'acme' AND locale = 'en-US'`))
+
+	res = admin.post("/orgs/acme/settings/locale", url.Values{"locale": {"de-DE"}})
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+	body = admin.get(res.Header.Get("Location")).Body
+	require.Contains(t, body, `<html lang="de-DE">`)
+	require.Contains(t, body, `<option value="de-DE" lang="de-DE" selected>Deutsch (Deutschland)</option>`)
+	require.Contains(t, body, "org.locale.set")
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM audit_log WHERE action = 'org.locale.set' AND org_id = $1
+		AND old_value->>'locale' = 'en-US' AND new_value->>'locale' = 'de-DE' AND actor_email = $2`, f.orgA.ID, f.adminA.Email))
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM orgs WHERE slug = 'globex' AND locale = 'en-US'`))
+}

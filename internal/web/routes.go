@@ -110,6 +110,7 @@ func (s *Server) routes() {
 	org.GET("/settings/fieldforce", s.settingsForm, s.requireAdmin)
 	org.POST("/settings/fieldforce", s.settingsSave, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/json", s.settingsSaveJSON, s.requireAdmin, checkCSRF)
+	org.POST("/settings/locale", s.settingsSetLocale, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/enabled", s.settingsSetEnabled, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/webhook-secret/reveal", s.webhookSecretReveal, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/webhook-secret/rotate", s.webhookSecretRotate, s.requireAdmin, checkCSRF)
