@@ -193,3 +193,58 @@ func TestSettingsLocale(t *testing.T) {
 		AND old_value->>'locale' = 'en-US' AND new_value->>'locale' = 'de-DE' AND actor_email = $2`, f.orgA.ID, f.adminA.Email))
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM orgs WHERE slug = 'globex' AND locale = 'en-US'`))
 }
+
+// A technician's language: the API's optional "language" (validated, 422
+// naming the field), the technician form's select (422 beside it), and
+// the CSV column "language" (an empty cell keeps theirs). Another org's
+// technician is never touched.
+func TestTechnicianLanguage(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	api := f.api(f.newToken(f.orgA, "ci"))
+
+	r := api.put("/api/v1/technicians/T-1", map[string]any{"name": "Rosa Díaz", "language": "es"})
+	require.Equal(t, http.StatusCreated, r.Code, r.Body)
+	require.Equal(t, "es", r.JSON["language"])
+	r = api.get("/api/v1/technicians/T-1")
+	require.Equal(t, "es", r.JSON["language"], r.Body)
+	r = api.put("/api/v1/technicians/T-2", map[string]any{"name": "Sam Lee"})
+	require.Equal(t, "", r.JSON["language"], r.Body) // the org's
+	for _, bad := range []any{"pt", "klingon", 7} {
+		r = api.put("/api/v1/technicians/T-1", map[string]any{"name": "Rosa Díaz", "language": bad})
+		require.Equal(t, http.StatusUnprocessableEntity, r.Code, "%v: %s", bad, r.Body)
+		require.Contains(t, r.Body, "language", bad)
+	}
+	require.Equal(t, "es", api.get("/api/v1/technicians/T-1").JSON["language"])
+
+	var id int64
+	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = 'T-2'`, f.orgA.ID).Scan(&id))
+	admin := f.as(&f.adminA)
+	path := "/orgs/acme/technicians/" + itoa(int(id))
+	require.Contains(t, admin.get(path).Body, `<option value="" selected>The org's language</option>`)
+	form := url.Values{"name": {"Sam Lee"}, "active": {"true"}, "external_ref": {"T-2"}, "language": {"xx"}}
+	res := admin.post(path, form)
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	require.Contains(t, res.Body, `<p class="field-error" id="language-error">`)
+	form.Set("language", "fr")
+	res = admin.post(path, form)
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+	require.Contains(t, admin.get(path).Body, `<option value="fr" lang="fr" selected>Français</option>`)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).post(path, form).Code)
+
+	loc, doc := previewOf(t, admin, "technicians", "external_ref,name,language\nT-1,Rosa Díaz,\nT-2,Sam Lee,de\nT-3,Ana Ruiz,ES\n")
+	require.Equal(t, http.StatusSeeOther, saveImport(t, admin, loc, doc).Code)
+	got := map[string]string{}
+	rows, err := f.db.Query(context.Background(), `SELECT external_ref, coalesce(language, '') FROM technicians WHERE org_id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	for rows.Next() {
+		var ref, lang string
+		require.NoError(t, rows.Scan(&ref, &lang))
+		got[ref] = lang
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, map[string]string{"T-1": "es", "T-2": "de", "T-3": "es"}, got)
+
+	_, doc = previewOf(t, admin, "technicians", "external_ref,name,language\nT-1,Rosa Díaz,pt\n")
+	require.Contains(t, doc.text(), "language must be one of en, de, es, fr")
+}

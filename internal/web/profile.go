@@ -8,7 +8,6 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
-	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
 
@@ -35,9 +34,7 @@ func (s *Server) showProfile(c echo.Context, status int, p views.ProfilePage, ty
 	if p.LanguageError == "" {
 		p.Language = pr.Language
 	}
-	for _, o := range i18n.LanguageOptions() {
-		p.Languages = append(p.Languages, views.Option{Value: o.Tag, Label: o.Name})
-	}
+	p.Languages = languageOptions()
 	return s.render(c, status, views.Profile(p))
 }
 
