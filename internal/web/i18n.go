@@ -14,8 +14,9 @@ const ctxI18n = "fieldbrief.i18n"
 // the session is loaded, and puts it in the echo context and the request's
 // context: the signed-in user's own language, else the locale of the org
 // in the URL when they are its member (a slug they do not belong to tells
-// nothing, not even its locale), else of their first org, else the
-// browser's Accept-Language. The formats locale takes the org's region.
+// nothing, not even its locale), else, on org-less pages, the locale their
+// orgs share, else the browser's Accept-Language. The formats locale takes
+// the org's region.
 func (s *Server) localize(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if sessionFree(c) {
@@ -42,12 +43,27 @@ func resolveReader(c echo.Context) *i18n.Localizer {
 		return i18n.Resolve("", "", accept)
 	}
 	orgLocale := ""
-	if m, ok := v.Membership(c.Param("slug")); ok && c.Param("slug") != "" {
-		orgLocale = m.Org.Locale
-	} else if len(v.Memberships) > 0 {
-		orgLocale = v.Memberships[0].Org.Locale
+	if slug := c.Param("slug"); slug != "" {
+		if m, ok := v.Membership(slug); ok {
+			orgLocale = m.Org.Locale
+		}
+	} else {
+		orgLocale = sharedLocale(v)
 	}
 	return i18n.Resolve(v.User.Language, orgLocale, accept)
+}
+
+// sharedLocale is the locale every org of the user has, "" when they have
+// none or their orgs differ (no org is "the" org of an org-less page).
+func sharedLocale(v auth.Visit) string {
+	shared := ""
+	for i, m := range v.Memberships {
+		if i > 0 && m.Org.Locale != shared {
+			return ""
+		}
+		shared = m.Org.Locale
+	}
+	return shared
 }
 
 // localizer is the request's reader: localize's choice, or, for a request

@@ -248,3 +248,23 @@ func TestTechnicianLanguage(t *testing.T) {
 	_, doc = previewOf(t, admin, "technicians", "external_ref,name,language\nT-1,Rosa Díaz,pt\n")
 	require.Contains(t, doc.text(), "language must be one of en, de, es, fr")
 }
+
+// On org-less pages (profile, start) a person in orgs of different
+// locales reads their browser's language: no org is "the" org there; in
+// each org's pages, that org's language.
+func TestOrgLessPagesOfPeopleInSeveralOrgs(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.setLocale(f.orgA.ID, "de-DE")
+	both := f.member(f.orgA, "both@acme.test", "member")
+	_, err := f.db.Exec(context.Background(), `INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'member')`, f.orgB.ID, both.ID)
+	require.NoError(t, err)
+	c := f.as(&both).with("Accept-Language", "fr-FR")
+	require.Contains(t, c.get("/profile").Body, "<h1>Votre profil</h1>")
+	require.Contains(t, c.get("/orgs/acme/jobs").Body, ">Abmelden</button>")
+	require.Contains(t, c.get("/orgs/globex/jobs").Body, ">Sign out</button>")
+	f.setLocale(f.orgB.ID, "de-CH")
+	require.Contains(t, c.get("/profile").Body, "<h1>Votre profil</h1>") // de-DE and de-CH differ
+	f.setLocale(f.orgB.ID, "de-DE")
+	require.Contains(t, c.get("/profile").Body, "<h1>Ihr Profil</h1>")
+}
