@@ -126,11 +126,13 @@ chaos: ## Fault injection, full counts: kill -9, pg_terminate_backend, PostgreSQ
 	mkdir -p bin
 	CHAOS=full $(GO) test -count=1 -v -timeout=$(CHAOS_TIMEOUT) ./internal/chaos/ 2>&1 | tee bin/chaos.log | grep -E '^(FIGURES|--- |ok|FAIL|PASS)|FINDING'
 
-generate: ## Regenerate templ components, the zone list, the embedded zone rules and the picker's city data (needs npm)
+generate: ## Regenerate templ components, the zone list, the embedded zone rules, the picker's city data and the CLDR data (needs npm)
 	$(GO) tool templ generate
 	$(GO) generate ./internal/schedule/...
 	# internal/places/places.tsv from npm city-timezones and @vvo/tzdb (docs/timezone-picker.md)
 	$(GO) generate ./internal/places/...
+	# internal/locale/data.go from npm cldr-core, cldr-dates-full, cldr-numbers-full, cldr-bcp47 (docs/i18n.md)
+	$(GO) generate ./internal/locale/...
 
 build: ## Build bin/web and bin/worker
 	$(GO) build -o bin/ ./cmd/web ./cmd/worker

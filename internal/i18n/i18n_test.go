@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/locale"
 )
 
 // pluralKeys are the keys that make a TOML table a plural message.
@@ -229,4 +230,25 @@ func TestPseudo(t *testing.T) {
 	assert.Equal(t, "⟦Sign in⟧", p.T("signin.title"))
 	assert.Equal(t, "⟦Back to Acme⟧", p.Tf("error.back_to_org", map[string]any{"Org": "Acme"}))
 	assert.Equal(t, "⟦2 jobs⟧", p.Tn("count.jobs", 2, nil))
+}
+
+// The org locales offered are exactly the ones internal/locale formats:
+// every choice has its CLDR formats, and no formats go unoffered.
+func TestLocalesHaveFormats(t *testing.T) {
+	t.Parallel()
+	var offered, formatted []string
+	for _, o := range i18n.Locales() {
+		offered = append(offered, o.Tag)
+	}
+	for _, l := range locale.Supported() {
+		formatted = append(formatted, l.Tag())
+	}
+	assert.ElementsMatch(t, formatted, offered)
+	// A reader's formats: the org's region when the language has it there,
+	// else the language's own default, never another language's words.
+	assert.Equal(t, "es-US", i18n.Resolve("es", "en-US", "").Locale().Tag())
+	assert.Equal(t, "de-CH", i18n.Resolve("", "de-CH", "").Locale().Tag())
+	assert.Equal(t, "en-US", i18n.Resolve("en", "de-DE", "").Locale().Tag())
+	assert.Equal(t, "fr-FR", i18n.Resolve("fr", "en-US", "").Locale().Tag())
+	assert.Equal(t, "08:00", i18n.Resolve("", "de-DE", "").Locale().Clock(8, 0))
 }

@@ -6,6 +6,8 @@ import (
 
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
+
+	"fieldbrief/internal/locale"
 )
 
 // Localizer is one reader's language and formats locale, made per request
@@ -77,6 +79,11 @@ func (l *Localizer) Formats() string {
 	}
 	return l.formats
 }
+
+// Locale is the reader's formats as internal/locale writes them: Formats
+// when it is a supported locale ("es-US"), else its language's default
+// ("en-DE": en-US), so a page's dates are in the words of its language.
+func (l *Localizer) Locale() locale.Locale { return locale.Nearest(l.Formats()) }
 
 // T is the message id in the reader's language.
 func (l *Localizer) T(id string) string { return l.localize(id, nil, nil) }
