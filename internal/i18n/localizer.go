@@ -3,6 +3,7 @@ package i18n
 import (
 	"fmt"
 	"log/slog"
+	"sync"
 
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
@@ -152,8 +153,18 @@ func Resolve(userLanguage, orgLocale, acceptLanguage string) *Localizer {
 	default:
 		formats = defaultLocaleOf(lang)
 	}
-	return New(lang, formats)
+	key := lang + "/" + formats
+	if l, ok := resolved.Load(key); ok {
+		return l.(*Localizer)
+	}
+	l, _ := resolved.LoadOrStore(key, New(lang, formats))
+	return l.(*Localizer)
 }
+
+// resolved keeps the Localizers Resolve made, by language and formats: a
+// Localizer is read-only once made, and the keys are bounded (the catalogs'
+// languages times the supported locales' regions).
+var resolved sync.Map
 
 // defaultLocaleOf is the first supported locale of a language.
 func defaultLocaleOf(lang string) string {
