@@ -85,27 +85,33 @@ type ResetPage struct {
 	PassError string
 }
 
-// ProfilePage is the signed-in person's name and password.
+// ProfilePage is the signed-in person's name, language and password.
 type ProfilePage struct {
 	Page
-	Email        string
-	Name         string
-	NameError    string
-	CurrentError string
-	NewError     string
-	Error        string
-	Notice       string
+	Email         string
+	Name          string
+	Language      string   // their own language, "" for the org's
+	Languages     []Option // Value the tag ("de"), Label its name in itself ("Deutsch")
+	LanguageError string
+	NameError     string
+	CurrentError  string
+	NewError      string
+	Error         string
+	Notice        string
 }
 
 // NewOrgPage is the staff form that creates an org and invites its first
 // admin.
 type NewOrgPage struct {
 	Page
-	Slug       string
-	Name       string
-	AdminEmail string
-	SlugError  string
-	NameError  string
-	EmailError string
-	Notice     string
+	Slug        string
+	Name        string
+	AdminEmail  string
+	Locale      string   // the org's locale; the form's default is the browser's
+	Locales     []Option // Value the tag, Label its name in its own language
+	SlugError   string
+	NameError   string
+	EmailError  string
+	LocaleError string
+	Notice      string
 }

@@ -29,6 +29,8 @@ type TechnicianForm struct {
 	Name, Email, Phone string
 	Ref                string
 	Active             bool
+	Language           string   // "" = the org's
+	Languages          []Option // Value the tag ("es"), Label its name in itself ("Español")
 	Errors             FormErrors
 }
 

@@ -12,6 +12,49 @@ type Page struct {
 	Org     *OrgLink  // the org in the URL, if any
 	Section string    // highlights the nav entry: "briefings", "settings", "staff"
 	Limits  Limits
+	I18n    Translator // the reader's language; the web always sets it
+}
+
+// Translator is the reader's language as pages use it (internal/i18n's
+// Localizer; docs/i18n.md): components write { p.T("signin.title") }.
+type Translator interface {
+	T(id string) string
+	Tf(id string, data map[string]any) string
+	Tn(id string, count int, data map[string]any) string
+	Lang() string // BCP 47, for <html lang>
+}
+
+// T is the message id in the reader's language (the id itself on a Page
+// built without a Translator, which only tests do).
+func (p Page) T(id string) string {
+	if p.I18n == nil {
+		return id
+	}
+	return p.I18n.T(id)
+}
+
+// Tf is the message id with its template data ({{.Name}}) filled in.
+func (p Page) Tf(id string, data map[string]any) string {
+	if p.I18n == nil {
+		return id
+	}
+	return p.I18n.Tf(id, data)
+}
+
+// Tn is the plural message id for count (its {{.Count}}).
+func (p Page) Tn(id string, count int, data map[string]any) string {
+	if p.I18n == nil {
+		return id
+	}
+	return p.I18n.Tn(id, count, data)
+}
+
+// Lang is the page's language for <html lang>.
+func (p Page) Lang() string {
+	if p.I18n == nil {
+		return "en-US"
+	}
+	return p.I18n.Lang()
 }
 
 // Limits are the limits pages state, in maxlength attributes and hints.

@@ -24,6 +24,16 @@ type SettingsPage struct {
 	JSON          JSONForm
 	Preview       Preview
 	History       []AuditRow // the org's latest audit entries, newest first
+	Locale        LocaleForm
+}
+
+// LocaleForm is the org's locale (docs/i18n.md): the language and formats
+// its people read unless they choose their own language.
+type LocaleForm struct {
+	Action  string   // where the form posts: "/orgs/{slug}/settings/locale"
+	Value   string   // the chosen tag, "de-DE"
+	Options []Option // Value the tag, Label its name in its own language
+	Error   string
 }
 
 // ScheduleForm is the friendly form's values, as typed, and its errors by

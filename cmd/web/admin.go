@@ -14,6 +14,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/tokens"
 )
@@ -33,6 +34,8 @@ func migrateCommand(*flag.FlagSet, func(string) string) action {
 func createOrgCommand(fs *flag.FlagSet, _ func(string) string) action {
 	slug := fs.String("slug", "", "URL name of the org: lowercase letters, digits, '-' or '_' (required)")
 	name := fs.String("name", "", "display name (required)")
+	locale := fs.String("locale", i18n.DefaultLocale, "the org's locale, a BCP 47 tag: the language and formats its people read\n"+
+		"unless they choose their own; one of "+strings.Join(localeTags(), ", "))
 	return func(ctx context.Context, a *app) error {
 		if *slug == "" || *name == "" {
 			return usageErrorf("-slug and -name are required")
@@ -40,18 +43,31 @@ func createOrgCommand(fs *flag.FlagSet, _ func(string) string) action {
 		if err := tenants.ValidateOrg(*slug, *name); err != nil {
 			return usageErrorf("%v", err)
 		}
+		loc, err := i18n.ParseLocale("locale", *locale)
+		if err != nil {
+			return usageErrorf("-locale %q: %v", *locale, err)
+		}
 		pool, err := a.open(ctx)
 		if err != nil {
 			return err
 		}
 		defer pool.Close()
-		org, err := (&tenants.Store{DB: pool}).ProvisionOrg(ctx, audit.System, *slug, *name)
+		org, err := (&tenants.Store{DB: pool}).ProvisionOrgIn(ctx, audit.System, *slug, *name, loc)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "created org id=%d slug=%s name=%q\n", org.ID, org.Slug, org.Name)
+		fmt.Fprintf(a.stdout, "created org id=%d slug=%s name=%q locale=%s\n", org.ID, org.Slug, org.Name, org.Locale)
 		return nil
 	}
+}
+
+// localeTags are the locales create-org takes, for its help.
+func localeTags() []string {
+	var out []string
+	for _, o := range i18n.Locales() {
+		out = append(out, o.Tag)
+	}
+	return out
 }
 
 func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {

@@ -68,7 +68,7 @@ func TestCLIChangesAreAudited(t *testing.T) {
 
 	c.ok("create-org", "-slug", "acme", "-name", "Acme Field Services")
 	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM orgs WHERE slug = 'acme'`).Scan(&acme))
-	expect(`org.create acme org=ACME - {"name": "Acme Field Services", "slug": "acme"}`)
+	expect(`org.create acme org=ACME - {"name": "Acme Field Services", "slug": "acme", "locale": "en-US"}`)
 	require.Error(t, c.run(ctx, "create-org", "-slug", "acme", "-name", "Acme again").err)
 	expect()
 
@@ -231,4 +231,36 @@ func TestCreateTokenCommand(t *testing.T) {
 		require.True(t, isUsage(c.run(ctx, args...).err), "%v", args)
 	}
 	require.Contains(t, c.ok("help"), "create-token")
+}
+
+// create-org -locale sets the org's locale (default en-US); a tag we do
+// not support is a usage error naming the flag, and creates nothing.
+func TestCreateOrgLocale(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+	localeOf := func(slug string) string {
+		var l string
+		require.NoError(t, pool.QueryRow(ctx, `SELECT locale FROM orgs WHERE slug = $1`, slug).Scan(&l))
+		return l
+	}
+	require.Contains(t, c.ok("create-org", "-h"), "-locale")
+
+	require.Contains(t, c.ok("create-org", "-slug", "northwind", "-name", "Northwind"), "locale=en-US")
+	require.Equal(t, "en-US", localeOf("northwind"))
+	require.Contains(t, c.ok("create-org", "-slug", "bergmann", "-name", "Bergmann Haustechnik", "-locale", "de-DE"), "locale=de-DE")
+	require.Equal(t, "de-DE", localeOf("bergmann"))
+	c.ok("create-org", "-slug", "sol", "-name", "Sol", "-locale", "es_us") // case and "_" forgiven
+	require.Equal(t, "es-US", localeOf("sol"))
+
+	for _, bad := range []string{"de", "pt-BR", "klingon", "", "en-US; DROP TABLE orgs"} {
+		r := c.run(ctx, "create-org", "-slug", "nope", "-name", "Nope", "-locale", bad)
+		require.True(t, isUsage(r.err), "-locale %q: want a usage error, got %v", bad, r.err)
+		require.Contains(t, r.err.Error(), "-locale", "-locale %q", bad)
+		require.Contains(t, r.err.Error(), "supported locales", "-locale %q", bad)
+	}
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM orgs WHERE slug = 'nope'`).Scan(&n))
+	require.Zero(t, n)
 }

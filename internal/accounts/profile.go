@@ -9,6 +9,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/i18n"
 )
 
 // The profile page: a user's name, password and last sign-in
@@ -23,8 +24,8 @@ type Profile struct {
 // ProfileOf reads a user's profile.
 func (s *Store) ProfileOf(ctx context.Context, userID int64) (Profile, error) {
 	var p Profile
-	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at, name, last_sign_in_at FROM users WHERE id = $1`, userID).
-		Scan(&p.ID, &p.Email, &p.IsStaff, &p.CreatedAt, &p.Name, &p.LastSignInAt)
+	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at, name, last_sign_in_at, coalesce(language, '') FROM users WHERE id = $1`, userID).
+		Scan(&p.ID, &p.Email, &p.IsStaff, &p.CreatedAt, &p.Name, &p.LastSignInAt, &p.Language)
 	if err != nil {
 		return Profile{}, fmt.Errorf("profile of user %d: %w", userID, err)
 	}
@@ -50,6 +51,31 @@ func (s *Store) SetName(ctx context.Context, actor audit.Actor, name string) (st
 		}
 		return audit.Record(ctx, tx, audit.Entry{Actor: actor, Action: "user.name.set", Target: actor.Email,
 			Old: map[string]string{"name": old}, New: map[string]string{"name": name}})
+	})
+}
+
+// SetLanguage sets the user's own language (i18n.ParseLanguage: "en",
+// "de", "es", "fr"; "" is the org's) and records "user.language.set" with
+// the old and new values; the same value changes and records nothing. An
+// unsupported language is a field error on "language", nothing changed.
+func (s *Store) SetLanguage(ctx context.Context, actor audit.Actor, language string) (string, error) {
+	language, err := i18n.ParseLanguage("language", language)
+	if err != nil {
+		return "", err
+	}
+	return language, pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var old string
+		if err := tx.QueryRow(ctx, `SELECT coalesce(language, '') FROM users WHERE id = $1 FOR UPDATE`, actor.UserID).Scan(&old); err != nil {
+			return fmt.Errorf("lock user %d: %w", actor.UserID, err)
+		}
+		if old == language {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE users SET language = nullif($2, '') WHERE id = $1`, actor.UserID, language); err != nil {
+			return fmt.Errorf("set language of user %d: %w", actor.UserID, err)
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, Action: "user.language.set", Target: actor.Email,
+			Old: map[string]string{"language": old}, New: map[string]string{"language": language}})
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 )
 
@@ -130,10 +131,16 @@ func (s *Store) ProvisionUser(ctx context.Context, actor audit.Actor, email, pas
 
 // ProvisionOrgWithInvite creates an org and invites its first admin, in
 // one transaction (the staff console's "New org"): a taken slug or a bad
-// address creates nothing.
-func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, slug, name, adminEmail string, now time.Time) (tenants.Org, Invite, error) {
+// address creates nothing. locale is the org's (i18n.ParseLocale; "" is
+// the default).
+func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, slug, name, locale, adminEmail string, now time.Time) (tenants.Org, Invite, error) {
 	if err := tenants.ValidateOrg(slug, name); err != nil {
 		return tenants.Org{}, Invite{}, err
+	}
+	if locale != "" {
+		if _, err := i18n.ParseLocale("locale", locale); err != nil {
+			return tenants.Org{}, Invite{}, err
+		}
 	}
 	if _, err := normalizeEmail(adminEmail); err != nil {
 		return tenants.Org{}, Invite{}, apperr.FieldError("admin_email", "Enter the first admin's email address.")
@@ -142,7 +149,7 @@ func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, s
 	var inv Invite
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
-		org, err = tenants.ProvisionOrgTx(ctx, tx, actor, slug, name, now)
+		org, err = tenants.ProvisionOrgTx(ctx, tx, actor, slug, name, locale, now)
 		if apperr.Code(err) == apperr.Conflict {
 			return apperr.FieldError("slug", "The slug %q is taken: choose another.", slug)
 		}

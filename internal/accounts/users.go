@@ -36,6 +36,7 @@ type User struct {
 	IsStaff   bool
 	CreatedAt time.Time
 	Name      string // may be empty (accounts made by create-user)
+	Language  string // their own language (i18n.Languages), "" for the org's
 }
 
 // normalizeEmail is the address an account or invite is stored under.

@@ -99,13 +99,13 @@ const auditSelect = `
 
 // ForOrg returns an org's own recent changes, newest first, for its
 // admins: its settings, its webhook secret's rotations, the recipients who
-// unsubscribed, its briefings and its API tokens. Staff changes to the org's flags
+// unsubscribed, its briefings, its API tokens and its locale. Staff changes to the org's flags
 // are left out, as they carry staff emails and internal reasons (the
 // briefings page already says when the feature is off).
 func (s *Store) ForOrg(ctx context.Context, orgID int64, limit int) ([]Entry, error) {
 	return database.List(ctx, database.Reader(ctx, s.DB), fmt.Sprintf("audit of org %d", orgID), scanAudit, auditSelect+`
 		WHERE a.org_id = $1
-		  AND (a.action LIKE 'fieldforce.%' OR a.action LIKE 'webhook.%' OR a.action LIKE 'delivery.%' OR a.action LIKE 'briefing.%' OR a.action LIKE 'api_token.%')
+		  AND (a.action LIKE 'fieldforce.%' OR a.action LIKE 'webhook.%' OR a.action LIKE 'delivery.%' OR a.action LIKE 'briefing.%' OR a.action LIKE 'api_token.%' OR a.action = 'org.locale.set')
 		ORDER BY a.at DESC, a.id DESC
 		LIMIT $2`, orgID, limit)
 }

@@ -174,8 +174,9 @@ WITH touch AS (
 	   AND last_seen_at <= $5 AND last_seen_at > $4 AND created_at > $3
 )
 SELECT s.created_at, s.last_seen_at, s.revoked_at IS NOT NULL, u.id, u.email, u.is_staff, u.created_at,
-       ms.ids, ms.slugs, ms.names, ms.created, ms.roles,
-       so.id, so.slug, so.name, so.created_at
+       coalesce(u.language, ''),
+       ms.ids, ms.slugs, ms.names, ms.created, ms.roles, ms.locales,
+       so.id, so.slug, so.name, so.created_at, so.locale
   FROM sessions s
   JOIN users u ON u.id = s.user_id
   CROSS JOIN LATERAL (
@@ -183,7 +184,8 @@ SELECT s.created_at, s.last_seen_at, s.revoked_at IS NOT NULL, u.id, u.email, u.
 	       coalesce(array_agg(o.slug ORDER BY o.name, o.id), '{}') AS slugs,
 	       coalesce(array_agg(o.name ORDER BY o.name, o.id), '{}') AS names,
 	       coalesce(array_agg(o.created_at ORDER BY o.name, o.id), '{}') AS created,
-	       coalesce(array_agg(m.role ORDER BY o.name, o.id), '{}') AS roles
+	       coalesce(array_agg(m.role ORDER BY o.name, o.id), '{}') AS roles,
+	       coalesce(array_agg(o.locale ORDER BY o.name, o.id), '{}') AS locales
 	  FROM memberships m JOIN orgs o ON o.id = m.org_id
 	 WHERE m.user_id = u.id) ms
   LEFT JOIN orgs so ON u.is_staff AND so.slug = $6
@@ -204,16 +206,16 @@ func (s *Sessions) Visit(ctx context.Context, r *http.Request, now time.Time, sl
 	var created, lastSeen time.Time
 	var revoked bool
 	var ids []int64
-	var slugs, names, roles []string
+	var slugs, names, roles, locales []string
 	var orgsCreated []time.Time
 	var staffID *int64
-	var staffSlug, staffName *string
+	var staffSlug, staffName, staffLocale *string
 	var staffCreated *time.Time
 	u := &v.User
 	err = conn.QueryRow(ctx, visitSQL, sessionID(token), now, now.Add(-s.absolute), now.Add(-s.idle), now.Add(-touchEvery), slug).
-		Scan(&created, &lastSeen, &revoked, &u.ID, &u.Email, &u.IsStaff, &u.CreatedAt,
-			&ids, &slugs, &names, &orgsCreated, &roles,
-			&staffID, &staffSlug, &staffName, &staffCreated)
+		Scan(&created, &lastSeen, &revoked, &u.ID, &u.Email, &u.IsStaff, &u.CreatedAt, &u.Language,
+			&ids, &slugs, &names, &orgsCreated, &roles, &locales,
+			&staffID, &staffSlug, &staffName, &staffCreated, &staffLocale)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Visit{}, false, nil
 	}
@@ -226,12 +228,12 @@ func (s *Sessions) Visit(ctx context.Context, r *http.Request, now time.Time, sl
 	v.Memberships = make([]tenants.Membership, len(ids))
 	for i := range ids {
 		v.Memberships[i] = tenants.Membership{
-			Org:  tenants.Org{ID: ids[i], Slug: slugs[i], Name: names[i], CreatedAt: orgsCreated[i]},
+			Org:  tenants.Org{ID: ids[i], Slug: slugs[i], Name: names[i], CreatedAt: orgsCreated[i], Locale: locales[i]},
 			Role: tenants.Role(roles[i]),
 		}
 	}
 	if staffID != nil {
-		v.StaffOrg = &tenants.Org{ID: *staffID, Slug: *staffSlug, Name: *staffName, CreatedAt: *staffCreated}
+		v.StaffOrg = &tenants.Org{ID: *staffID, Slug: *staffSlug, Name: *staffName, CreatedAt: *staffCreated, Locale: *staffLocale}
 	}
 	return v, true, nil
 }

@@ -178,25 +178,28 @@ func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor audit
 		return BatchResult{}, err
 	}
 	cols := struct {
-		name, email, phone []string
-		active             []bool
-	}{make([]string, len(ins)), make([]string, len(ins)), make([]string, len(ins)), make([]bool, len(ins))}
+		name, email, phone, language []string
+		active                       []bool
+	}{make([]string, len(ins)), make([]string, len(ins)), make([]string, len(ins)), make([]string, len(ins)), make([]bool, len(ins))}
 	for i, in := range ins {
 		cols.name[i], cols.email[i], cols.phone[i], cols.active[i] = in.Name, in.Email, in.Phone, in.Active
+		cols.language[i] = in.Language
 	}
 	// The WHERE of DO UPDATE leaves identical rows alone, so a re-import
 	// changes nothing (updated_at included) and returns only what changed.
+	// An empty language keeps the technician's (a file without the column
+	// does not undo a choice made in the app; docs/field-data.md).
 	rows, err := q.Query(ctx, `
-		INSERT INTO technicians AS t (org_id, external_ref, name, email, phone, active)
-		SELECT $1, i.ref, i.name, i.email, i.phone, i.active
-		  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[]) AS i(ref, name, email, phone, active)
+		INSERT INTO technicians AS t (org_id, external_ref, name, email, phone, active, language)
+		SELECT $1, i.ref, i.name, i.email, i.phone, i.active, nullif(i.language, '')
+		  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[]) AS i(ref, name, email, phone, active, language)
 		ON CONFLICT (org_id, external_ref) WHERE external_ref IS NOT NULL DO UPDATE
 		   SET name = excluded.name, email = excluded.email, phone = excluded.phone, active = excluded.active,
-		       updated_at = now()
-		 WHERE (t.name, t.email, t.phone, t.active) IS DISTINCT FROM
-		       (excluded.name, excluded.email, excluded.phone, excluded.active)
+		       language = coalesce(excluded.language, t.language), updated_at = now()
+		 WHERE (t.name, t.email, t.phone, t.active, t.language) IS DISTINCT FROM
+		       (excluded.name, excluded.email, excluded.phone, excluded.active, coalesce(excluded.language, t.language))
 		RETURNING t.external_ref`,
-		orgID, refs, cols.name, cols.email, cols.phone, cols.active)
+		orgID, refs, cols.name, cols.email, cols.phone, cols.active, cols.language)
 	if err != nil {
 		return BatchResult{}, fmt.Errorf("upsert %d technicians: %w", len(ins), err)
 	}

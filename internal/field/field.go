@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/text"
 )
 
@@ -76,6 +77,7 @@ type Technician struct {
 	Phone       string    `json:"phone"`
 	Active      bool      `json:"active"`
 	ExternalRef string    `json:"external_ref,omitempty"` // "" = none
+	Language    string    `json:"language"`               // their language (i18n.Languages), "" = the org's
 	Jobs        int       `json:"-"`                      // how many jobs reference them (lists only)
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
@@ -88,6 +90,7 @@ type TechnicianInput struct {
 	Phone       string
 	Active      bool
 	ExternalRef string
+	Language    string // "" = the org's; "es", "es-US" (its language) or "ES" are read as "es"
 }
 
 // Job is one customer visit.
@@ -229,6 +232,10 @@ func (in *TechnicianInput) Normalize() {
 	in.Email = strings.TrimSpace(in.Email)
 	in.Phone = strings.TrimSpace(in.Phone)
 	in.ExternalRef = strings.TrimSpace(in.ExternalRef)
+	in.Language = strings.TrimSpace(in.Language)
+	if l, err := i18n.ParseLanguage("language", in.Language); err == nil {
+		in.Language = l
+	}
 }
 
 // Validate checks a normalized technician; the error is a *ValidationError.
@@ -238,6 +245,9 @@ func (in TechnicianInput) Validate() error {
 	c.email("email", in.Email)
 	c.text("phone", in.Phone, MaxPhone, false, false)
 	c.text("external_ref", in.ExternalRef, MaxExternalRef, false, false)
+	if _, err := i18n.ParseLanguage("language", in.Language); err != nil {
+		c.add("language", "must be one of "+strings.Join(i18n.Languages(), ", ")+", or empty for the org's language")
+	}
 	return c.err()
 }
 

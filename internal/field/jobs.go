@@ -321,7 +321,7 @@ func (j Job) Input() JobInput {
 
 // Input is the technician's fields as an input.
 func (t Technician) Input() TechnicianInput {
-	return TechnicianInput{Name: t.Name, Email: t.Email, Phone: t.Phone, Active: t.Active, ExternalRef: t.ExternalRef}
+	return TechnicianInput{Name: t.Name, Email: t.Email, Phone: t.Phone, Active: t.Active, ExternalRef: t.ExternalRef, Language: t.Language}
 }
 
 // UpsertJobByRef creates or replaces the org's job with in.ExternalRef

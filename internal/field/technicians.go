@@ -50,10 +50,10 @@ func roomForTechnicians(ctx context.Context, q database.Querier, orgID int64, n 
 	return nil
 }
 
-const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), t.created_at, t.updated_at`
+const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), coalesce(t.language, ''), t.created_at, t.updated_at`
 
 func scanTechnician(row pgx.Row, t *Technician, extra ...any) error {
-	return row.Scan(append([]any{&t.ID, &t.Name, &t.Email, &t.Phone, &t.Active, &t.ExternalRef, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
+	return row.Scan(append([]any{&t.ID, &t.Name, &t.Email, &t.Phone, &t.Active, &t.ExternalRef, &t.Language, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
 }
 
 // ListTechnicians returns the org's technicians, active ones first, by
@@ -121,9 +121,9 @@ func (s *Store) CreateTechnician(ctx context.Context, actor audit.Actor, orgID i
 			return err
 		}
 		err := scanTechnician(tx.QueryRow(ctx, `
-			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref)
-			VALUES ($1, $2, $3, $4, $5, nullif($6, ''))
-			RETURNING `+technicianColumns, orgID, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef), &t)
+			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref, language)
+			VALUES ($1, $2, $3, $4, $5, nullif($6, ''), nullif($7, ''))
+			RETURNING `+technicianColumns, orgID, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef, in.Language), &t)
 		if err != nil {
 			return refTaken(err, "technicians_org_external_ref_key")
 		}
@@ -163,9 +163,10 @@ func updateTechnician(ctx context.Context, q database.Querier, orgID, id int64, 
 	var t Technician
 	err := scanTechnician(q.QueryRow(ctx, `
 		UPDATE technicians AS t
-		   SET name = $3, email = $4, phone = $5, active = $6, external_ref = nullif($7, ''), updated_at = now()
+		   SET name = $3, email = $4, phone = $5, active = $6, external_ref = nullif($7, ''),
+		       language = nullif($8, ''), updated_at = now()
 		 WHERE t.org_id = $1 AND t.id = $2
-		RETURNING `+technicianColumns, orgID, id, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef), &t)
+		RETURNING `+technicianColumns, orgID, id, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef, in.Language), &t)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return t, apperr.Errorf(apperr.NotFound, "No such technician.")
 	}
@@ -185,7 +186,7 @@ func (s *Store) SetTechnicianActive(ctx context.Context, actor audit.Actor, orgI
 		if err != nil {
 			return err
 		}
-		in := TechnicianInput{Name: old.Name, Email: old.Email, Phone: old.Phone, Active: active, ExternalRef: old.ExternalRef}
+		in := TechnicianInput{Name: old.Name, Email: old.Email, Phone: old.Phone, Active: active, ExternalRef: old.ExternalRef, Language: old.Language}
 		if t, err = updateTechnician(ctx, tx, orgID, id, in); err != nil {
 			return err
 		}
@@ -244,9 +245,9 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.
 			return t, false, err
 		}
 		err = scanTechnician(q.QueryRow(ctx, `
-			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref)
-			VALUES ($1, $2, $3, $4, $5, $6)
-			RETURNING `+technicianColumns, orgID, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef), &t)
+			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref, language)
+			VALUES ($1, $2, $3, $4, $5, $6, nullif($7, ''))
+			RETURNING `+technicianColumns, orgID, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef, in.Language), &t)
 		if err != nil {
 			return t, false, fmt.Errorf("insert technician %q: %w", in.ExternalRef, refTaken(err, "technicians_org_external_ref_key"))
 		}
@@ -254,7 +255,7 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.
 	case oldErr != nil:
 		return t, false, fmt.Errorf("technician %q: %w", in.ExternalRef, oldErr)
 	}
-	if old.Name == in.Name && old.Email == in.Email && old.Phone == in.Phone && old.Active == in.Active {
+	if old.Name == in.Name && old.Email == in.Email && old.Phone == in.Phone && old.Active == in.Active && old.Language == in.Language {
 		return old, false, nil
 	}
 	if t, err = updateTechnician(ctx, q, orgID, old.ID, in); err != nil {

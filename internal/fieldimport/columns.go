@@ -16,6 +16,7 @@ var (
 		{Name: "email", Help: "Email address, for their own day sheet.", Example: "dana@example.com"},
 		{Name: "phone", Help: "Phone number.", Example: "+1 555 0100"},
 		{Name: "active", Help: "yes or no (also true/false, 1/0); empty means yes.", Example: "yes"},
+		{Name: "language", Help: "Their language for emails and their day page: en, de, es or fr; empty keeps theirs (new technicians: the org's).", Example: "es"},
 	}
 	jobColumns = []Column{
 		{Name: "external_ref", Required: true, Help: "Your own id for the job, unique in this org (up to 100 characters).", Example: "J-2001"},

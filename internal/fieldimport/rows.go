@@ -45,7 +45,8 @@ func parseTechnician(rec Record) parsedRow {
 	if !ok {
 		r.problem("active", "active must be yes or no, not %q.", c["active"])
 	}
-	r.tech = field.TechnicianInput{ExternalRef: c["external_ref"], Name: c["name"], Email: c["email"], Phone: c["phone"], Active: active}
+	r.tech = field.TechnicianInput{ExternalRef: c["external_ref"], Name: c["name"], Email: c["email"], Phone: c["phone"], Active: active,
+		Language: c["language"]}
 	shown := map[string]string{}
 	for k, v := range c {
 		shown[k] = v

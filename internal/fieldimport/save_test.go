@@ -149,7 +149,7 @@ func TestPreviewShowsEveryRow(t *testing.T) {
 	// T-1 loses its email and phone (their columns are absent): an update.
 	require.Equal(t, map[int]fieldimport.Action{2: fieldimport.Update, 3: fieldimport.Update, 4: fieldimport.Invalid, 5: fieldimport.Create}, actions)
 	require.Equal(t, []fieldimport.Problem{{Row: 4, Column: "name", Message: "name is required."}}, p.Problems)
-	require.Equal(t, []string{"T-4", "New Person", "", "", "yes"}, p.Rows[3].Values)
+	require.Equal(t, []string{"T-4", "New Person", "", "", "yes", ""}, p.Rows[3].Values)
 }
 
 func TestImportIsIdempotent(t *testing.T) {

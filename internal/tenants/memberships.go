@@ -41,9 +41,9 @@ func (m Membership) IsAdmin() bool { return m.Role == RoleAdmin }
 func (s *Store) Memberships(ctx context.Context, userID int64) ([]Membership, error) {
 	return database.List(ctx, s.DB, fmt.Sprintf("memberships of user %d", userID), func(r pgx.CollectableRow) (Membership, error) {
 		var m Membership
-		return m, r.Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
+		return m, r.Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role, &m.Org.Locale)
 	}, `
-		SELECT o.id, o.slug, o.name, o.created_at, m.role
+		SELECT o.id, o.slug, o.name, o.created_at, m.role, o.locale
 		FROM memberships m JOIN orgs o ON o.id = m.org_id
 		WHERE m.user_id = $1 ORDER BY o.name, o.id`, userID)
 }
@@ -54,10 +54,10 @@ func (s *Store) Memberships(ctx context.Context, userID int64) ([]Membership, er
 func (s *Store) MembershipBySlug(ctx context.Context, userID int64, slug string) (Membership, error) {
 	var m Membership
 	err := s.DB.QueryRow(ctx, `
-		SELECT o.id, o.slug, o.name, o.created_at, m.role
+		SELECT o.id, o.slug, o.name, o.created_at, m.role, o.locale
 		FROM orgs o JOIN memberships m ON m.org_id = o.id AND m.user_id = $1
 		WHERE o.slug = $2`, userID, slug).
-		Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role)
+		Scan(&m.Org.ID, &m.Org.Slug, &m.Org.Name, &m.Org.CreatedAt, &m.Role, &m.Org.Locale)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Membership{}, apperr.Detailf(apperr.NotFound, "no org %q", slug)
 	}

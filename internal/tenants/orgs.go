@@ -35,6 +35,7 @@ type Org struct {
 	Slug      string
 	Name      string
 	CreatedAt time.Time
+	Locale    string // BCP 47, one of i18n.Locales: the language and formats its people read by default
 }
 
 // MaxSlugLen is the longest org slug (a DNS label's length).
@@ -60,7 +61,7 @@ func ValidateOrg(slug, name string) error {
 // CreateOrg creates a tenant, set up now by the database's clock. A taken
 // slug is a conflict.
 func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
-	return createOrg(ctx, s.DB, slug, name, time.Time{})
+	return createOrg(ctx, s.DB, slug, name, "", time.Time{})
 }
 
 // CreateOrgAt creates a tenant set up at the caller's instant: the
@@ -69,15 +70,15 @@ func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
 // own instant instead of rewriting created_at afterwards
 // (docs/architecture.md, "Time comes from the caller").
 func (s *Store) CreateOrgAt(ctx context.Context, slug, name string, at time.Time) (Org, error) {
-	return createOrg(ctx, s.DB, slug, name, at)
+	return createOrg(ctx, s.DB, slug, name, "", at)
 }
 
 // OrgBySlug finds an org for staff pages and the CLI. Member-facing code
 // goes through MembershipBySlug instead, which also checks access.
 func (s *Store) OrgBySlug(ctx context.Context, slug string) (Org, error) {
 	var o Org
-	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT id, slug, name, created_at FROM orgs WHERE slug = $1`, slug).
-		Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT id, slug, name, created_at, locale FROM orgs WHERE slug = $1`, slug).
+		Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt, &o.Locale)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Org{}, apperr.Detailf(apperr.NotFound, "no org %q", slug)
 	}

@@ -2,6 +2,7 @@ package tenants
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/i18n"
 )
 
 // Provisioning: the operator's changes to orgs (cmd/web's create-org, the
@@ -19,12 +21,21 @@ import (
 //
 // Actions written:
 //
-//	org.create           an org was created (new: slug, name)
+//	org.create           an org was created (new: slug, name, locale)
+//	org.locale.set       an admin chose the org's locale (old, new: locale)
 
 // createOrg is CreateOrgAt on any Querier, so it can run inside a
-// transaction. A zero at stands for the database's clock.
-func createOrg(ctx context.Context, q database.Querier, slug, name string, at time.Time) (Org, error) {
+// transaction. A zero at stands for the database's clock; an empty locale
+// for i18n.DefaultLocale.
+func createOrg(ctx context.Context, q database.Querier, slug, name, locale string, at time.Time) (Org, error) {
 	if err := ValidateOrg(slug, name); err != nil {
+		return Org{}, err
+	}
+	if locale == "" {
+		locale = i18n.DefaultLocale
+	}
+	locale, err := i18n.ParseLocale("locale", locale)
+	if err != nil {
 		return Org{}, err
 	}
 	var created *time.Time
@@ -32,9 +43,10 @@ func createOrg(ctx context.Context, q database.Querier, slug, name string, at ti
 		created = &at
 	}
 	var o Org
-	err := q.QueryRow(ctx,
-		`INSERT INTO orgs (slug, name, created_at) VALUES ($1, $2, coalesce($3, now())) RETURNING id, slug, name, created_at`,
-		slug, strings.TrimSpace(name), created).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt)
+	err = q.QueryRow(ctx,
+		`INSERT INTO orgs (slug, name, created_at, locale) VALUES ($1, $2, coalesce($3, now()), $4)
+		 RETURNING id, slug, name, created_at, locale`,
+		slug, strings.TrimSpace(name), created, locale).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt, &o.Locale)
 	if database.IsUniqueViolation(err, "orgs_slug_key") {
 		return Org{}, apperr.Errorf(apperr.Conflict, "an org with slug %q already exists", slug)
 	}
@@ -44,13 +56,20 @@ func createOrg(ctx context.Context, q database.Querier, slug, name string, at ti
 	return o, nil
 }
 
-// ProvisionOrg creates an org and records "org.create", in one transaction.
-// A taken slug is a conflict and records nothing.
+// ProvisionOrg creates an org with the default locale (en-US) and records
+// "org.create", in one transaction. A taken slug is a conflict and records
+// nothing.
 func (s *Store) ProvisionOrg(ctx context.Context, actor audit.Actor, slug, name string) (Org, error) {
+	return s.ProvisionOrgIn(ctx, actor, slug, name, "")
+}
+
+// ProvisionOrgIn is ProvisionOrg with the org's locale (i18n.ParseLocale;
+// "" is the default); an unsupported one is a field error on "locale".
+func (s *Store) ProvisionOrgIn(ctx context.Context, actor audit.Actor, slug, name, locale string) (Org, error) {
 	var org Org
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
-		org, err = ProvisionOrgTx(ctx, tx, actor, slug, name, time.Time{})
+		org, err = ProvisionOrgTx(ctx, tx, actor, slug, name, locale, time.Time{})
 		return err
 	})
 	if err != nil {
@@ -59,15 +78,44 @@ func (s *Store) ProvisionOrg(ctx context.Context, actor audit.Actor, slug, name 
 	return org, nil
 }
 
-// ProvisionOrgTx is ProvisionOrg inside the caller's transaction, set up at
-// (zero: the database's clock).
-func ProvisionOrgTx(ctx context.Context, tx pgx.Tx, actor audit.Actor, slug, name string, at time.Time) (Org, error) {
-	o, err := createOrg(ctx, tx, slug, name, at)
+// ProvisionOrgTx is ProvisionOrgIn inside the caller's transaction, set up
+// at (zero: the database's clock).
+func ProvisionOrgTx(ctx context.Context, tx pgx.Tx, actor audit.Actor, slug, name, locale string, at time.Time) (Org, error) {
+	o, err := createOrg(ctx, tx, slug, name, locale, at)
 	if err != nil {
 		return Org{}, err
 	}
 	return o, audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: o.ID, Action: "org.create", Target: o.Slug,
-		New: map[string]string{"slug": o.Slug, "name": o.Name}})
+		New: map[string]string{"slug": o.Slug, "name": o.Name, "locale": o.Locale}})
+}
+
+// SetLocale changes an org's locale (an admin's choice in its settings)
+// and records "org.locale.set" with the old and new tags, in one
+// transaction; choosing the current one changes and records nothing. An
+// unsupported tag is a field error on "locale", nothing changed.
+func (s *Store) SetLocale(ctx context.Context, actor audit.Actor, orgID int64, locale string) (string, error) {
+	locale, err := i18n.ParseLocale("locale", locale)
+	if err != nil {
+		return "", err
+	}
+	return locale, pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var old, slug string
+		err := tx.QueryRow(ctx, `SELECT locale, slug FROM orgs WHERE id = $1 FOR NO KEY UPDATE`, orgID).Scan(&old, &slug)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return apperr.Errorf(apperr.NotFound, "This org no longer exists.")
+		}
+		if err != nil {
+			return fmt.Errorf("lock org %d: %w", orgID, err)
+		}
+		if old == locale {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE orgs SET locale = $2, updated_at = now() WHERE id = $1`, orgID, locale); err != nil {
+			return fmt.Errorf("set locale of org %d: %w", orgID, err)
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "org.locale.set", Target: slug,
+			Old: map[string]string{"locale": old}, New: map[string]string{"locale": locale}})
+	})
 }
 
 // AddMember gives a user a role in an org, replacing any previous role, on

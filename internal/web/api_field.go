@@ -31,6 +31,7 @@ type apiTechnicianIn struct {
 	Phone       string  `json:"phone"`
 	Active      *bool   `json:"active"`       // default true
 	ExternalRef *string `json:"external_ref"` // optional; must equal the path's
+	Language    string  `json:"language"`     // en, de, es or fr; "" (default) = the org's
 }
 
 // apiJobIn is the body of PUT /api/v1/jobs/{ref}. Arrival times are local
@@ -102,7 +103,8 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 	if err := checkBodyRef(in.ExternalRef, ref); err != nil {
 		return err
 	}
-	input := field.TechnicianInput{Name: in.Name, Email: in.Email, Phone: in.Phone, Active: in.Active == nil || *in.Active, ExternalRef: ref}
+	input := field.TechnicianInput{Name: in.Name, Email: in.Email, Phone: in.Phone, Active: in.Active == nil || *in.Active, ExternalRef: ref,
+		Language: in.Language}
 	ctx := c.Request().Context()
 	var t field.Technician
 	var created bool

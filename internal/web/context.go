@@ -59,7 +59,7 @@ func actor(c echo.Context) audit.Actor {
 // page builds the layout model shared by every full page: user, org
 // switcher, current org and the CSRF token for forms and htmx.
 func (s *Server) page(c echo.Context, title string) views.Page {
-	p := views.Page{Title: title, Limits: pageLimits}
+	p := views.Page{Title: title, Limits: pageLimits, I18n: localizer(c)}
 	p.CSRF, _ = c.Get(ctxCSRF).(string)
 	if u, ok := currentUser(c); ok {
 		p.User = &views.User{Email: u.Email, IsStaff: u.IsStaff}

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
 
@@ -75,15 +76,21 @@ func (s *Server) handleError(err error, c echo.Context) {
 		writeAPIError(c, err, status, messageOf(err, http.StatusText(status)))
 		return
 	}
-	msg := messageOf(err, inWords(status))
+	l := localizer(c)
+	msg := messageOf(err, inWords(l, status))
+	if w, ok := catalogWords(l, status); ok && l.Language() != "en" {
+		// Messages of lower packages are English still (docs/i18n.md); for
+		// these statuses the reader's own words say the same.
+		msg = w
+	}
 	if isHTMX(c) {
 		if requestID != "" {
-			msg += " Request id: " + requestID
+			msg += " " + l.Tf("error.request_id", map[string]any{"ID": requestID})
 		}
 		_ = c.String(status, msg)
 		return
 	}
-	if err := s.render(c, status, views.ErrorPage(s.page(c, errorTitle(status)), status, msg, requestID)); err != nil {
+	if err := s.render(c, status, views.ErrorPage(s.page(c, errorTitle(l, status)), status, msg, requestID)); err != nil {
 		s.log.Error("render error page", "error", err)
 	}
 }
@@ -130,46 +137,57 @@ func messageOf(err error, fallback string) string {
 
 func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
 
-// errorTitle is an error page's heading, in words.
-func errorTitle(status int) string {
+// errorTitle is an error page's heading, in the reader's words.
+func errorTitle(l *i18n.Localizer, status int) string {
 	switch status {
 	case http.StatusNotFound:
-		return "Page not found"
+		return l.T("error.title.not_found")
 	case http.StatusForbidden:
-		return "No access"
+		return l.T("error.title.forbidden")
 	case http.StatusMethodNotAllowed:
-		return "Not possible here"
+		return l.T("error.title.method")
 	case http.StatusServiceUnavailable:
-		return "Busy right now"
+		return l.T("error.title.busy")
 	case http.StatusTooManyRequests:
-		return "Too many requests"
+		return l.T("error.title.too_many")
 	case http.StatusConflict:
-		return "Not possible right now"
+		return l.T("error.title.conflict")
 	case http.StatusUnprocessableEntity, http.StatusBadRequest:
-		return "Not valid"
+		return l.T("error.title.invalid")
 	}
 	if status >= 500 {
-		return "Something went wrong"
+		return l.T("error.title.internal")
 	}
 	return http.StatusText(status)
 }
 
-// inWords is a page's words for a status, for the errors that leave their
-// words to it. A 404 never says whether the thing exists in someone else's
-// org.
-func inWords(status int) string {
+// catalogWords are the reader's words for a status the catalog has words
+// for; ok is false for the others. A 404 never says whether the thing
+// exists in someone else's org.
+func catalogWords(l *i18n.Localizer, status int) (string, bool) {
 	switch status {
 	case http.StatusNotFound:
-		return "We could not find that page. Check the address, or go back and follow a link from there."
+		return l.T("error.text.not_found"), true
 	case http.StatusMethodNotAllowed:
-		return "This address does not take that kind of request. Go back and use the page's own buttons and links."
+		return l.T("error.text.method"), true
 	case http.StatusServiceUnavailable:
-		return "fieldbrief is busy right now. Wait a moment, then try again."
+		return l.T("error.text.busy"), true
 	case http.StatusForbidden:
-		return "You do not have access to this page."
+		return l.T("error.text.forbidden"), true
+	case http.StatusTooManyRequests:
+		return l.T("error.text.too_many"), true
 	}
 	if status >= 500 {
-		return apperr.InternalMessage
+		return l.T("error.text.internal"), true
+	}
+	return "", false
+}
+
+// inWords is a page's words for a status, for the errors that leave their
+// words to it.
+func inWords(l *i18n.Localizer, status int) string {
+	if w, ok := catalogWords(l, status); ok {
+		return w
 	}
 	return http.StatusText(status) + "."
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/text"
 	"fieldbrief/views"
 )
@@ -20,15 +20,24 @@ import (
 // (sign-in, password reset) before it costs a query or a throttle entry:
 // present, at most text.MaxAddressLen and with an @, as every account's
 // has. Not the whole text.ParseAddress rule: accounts made before that rule
-// must still be able to sign in.
-func accountEmailProblem(email string) string {
+// must still be able to sign in. In the reader's language l.
+func accountEmailProblem(l *i18n.Localizer, email string) string {
 	switch {
 	case email == "":
-		return "Enter your email address."
+		return l.T("signin.email_missing")
 	case len(email) > text.MaxAddressLen || !strings.Contains(email, "@"):
-		return fmt.Sprintf("Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+		return l.Tf("signin.email_invalid", map[string]any{"Max": text.MaxAddressLen})
 	}
 	return ""
+}
+
+// throttledMessage is what the sign-in form says of a throttled attempt,
+// in the reader's language.
+func throttledMessage(l *i18n.Localizer, t *auth.Throttled) string {
+	if t.PerClient {
+		return l.Tn("signin.throttled_network", t.Seconds(), nil)
+	}
+	return l.Tn("signin.throttled_account", t.Seconds(), nil)
 }
 
 // loginForm shows the sign-in form; someone already signed in goes on.
@@ -37,7 +46,7 @@ func (s *Server) loginForm(c echo.Context) error {
 	if _, ok := currentUser(c); ok {
 		return c.Redirect(http.StatusSeeOther, localPath(next))
 	}
-	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next, Notice: accountNotice(c)})
+	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next, Notice: localNotice(c)})
 }
 
 // login takes a hashing slot, passes the throttle, checks the password,
@@ -51,9 +60,10 @@ func (s *Server) loginForm(c echo.Context) error {
 func (s *Server) login(c echo.Context) error {
 	f := views.LoginForm{Email: strings.TrimSpace(c.FormValue("email")), Next: c.FormValue("next")}
 	password := c.FormValue("password")
-	f.EmailError = accountEmailProblem(f.Email)
+	l := localizer(c)
+	f.EmailError = accountEmailProblem(l, f.Email)
 	if password == "" {
-		f.PasswordError = "Enter your password."
+		f.PasswordError = l.T("signin.password_missing")
 	}
 	if f.EmailError != "" || f.PasswordError != "" {
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
@@ -65,7 +75,7 @@ func (s *Server) login(c echo.Context) error {
 	release, err := s.hashes.Acquire(ctx)
 	if errors.Is(err, auth.ErrBusy) {
 		c.Response().Header().Set("Retry-After", "1")
-		f.Error = "Many people are signing in right now. Try again in a moment."
+		f.Error = l.T("signin.busy")
 		return s.renderLogin(c, http.StatusServiceUnavailable, f)
 	}
 	if err != nil {
@@ -75,7 +85,7 @@ func (s *Server) login(c echo.Context) error {
 	attempt, err := s.throttle.Admit(ctx, f.Email, ip, now)
 	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
-		f.Error = throttled.Message()
+		f.Error = throttledMessage(l, throttled)
 		return s.renderLogin(c, http.StatusTooManyRequests, f)
 	}
 	if err != nil {
@@ -83,7 +93,7 @@ func (s *Server) login(c echo.Context) error {
 	}
 	u, err := s.accounts.Authenticate(ctx, f.Email, password)
 	if apperr.Code(err) == apperr.Unauthorized {
-		f.Error = "The email or password is incorrect."
+		f.Error = l.T("signin.wrong")
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
 	}
 	if err != nil {
@@ -99,7 +109,7 @@ func (s *Server) login(c echo.Context) error {
 }
 
 func (s *Server) renderLogin(c echo.Context, status int, f views.LoginForm) error {
-	return s.render(c, status, views.Login(s.page(c, "Sign in"), f))
+	return s.render(c, status, views.Login(s.page(c, localizer(c).T("signin.title")), f))
 }
 
 // localPath returns next when it is a path on this site, else "/": no

@@ -20,10 +20,11 @@ func returnURL(slug, next string) string {
 // notices are the messages a redirect can ask the next page to show; a
 // code, not the text, travels in the URL so links cannot put words on the page.
 var notices = map[string]string{
-	"saved":      "Saved.",
-	"paused":     "Briefings paused. No briefing runs until you resume.",
-	"resumed":    "Briefings resumed.",
-	"generating": "Generating today's briefing. Reload in a moment to see it ready.",
+	"saved":        "Saved.",
+	"locale-saved": "Locale saved.",
+	"paused":       "Briefings paused. No briefing runs until you resume.",
+	"resumed":      "Briefings resumed.",
+	"generating":   "Generating today's briefing. Reload in a moment to see it ready.",
 	// A press of "generate now" while one is on its way shows it.
 	"already-generating": "Today's briefing is being generated already: it shows here when it is ready. Reload in a moment.",
 	"resending":          "Sending it again. Reload in a moment to see the outcome.",

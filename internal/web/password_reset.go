@@ -10,6 +10,7 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/auth"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
 
@@ -33,7 +34,7 @@ func (s *Server) forgotForm(c echo.Context) error {
 // forgot queues a reset link for the address, when it has an account.
 func (s *Server) forgot(c echo.Context) error {
 	p := views.ForgotPage{Page: s.page(c, "Reset your password"), Email: strings.TrimSpace(c.FormValue("email"))}
-	if p.EmailError = accountEmailProblem(p.Email); p.EmailError != "" {
+	if p.EmailError = accountEmailProblem(i18n.English, p.Email); p.EmailError != "" {
 		return s.render(c, http.StatusUnprocessableEntity, views.Forgot(p))
 	}
 	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP()

@@ -14,7 +14,7 @@ import (
 // The profile page: the signed-in person's name and password.
 
 func (s *Server) profile(c echo.Context) error {
-	return s.showProfile(c, http.StatusOK, views.ProfilePage{Notice: accountNotice(c)}, false)
+	return s.showProfile(c, http.StatusOK, views.ProfilePage{Notice: localNotice(c)}, false)
 }
 
 // showProfile renders the page; typed keeps the name as typed (a refused
@@ -25,12 +25,16 @@ func (s *Server) showProfile(c echo.Context, status int, p views.ProfilePage, ty
 	if err != nil {
 		return err
 	}
-	p.Page = s.page(c, "Your profile")
+	p.Page = s.page(c, localizer(c).T("profile.title"))
 	p.Section = "profile"
 	p.Email = pr.Email
 	if !typed {
 		p.Name = pr.Name
 	}
+	if p.LanguageError == "" {
+		p.Language = pr.Language
+	}
+	p.Languages = languageOptions()
 	return s.render(c, status, views.Profile(p))
 }
 
@@ -46,6 +50,22 @@ func (s *Server) profileSave(c echo.Context) error {
 	return redirect(c, "/profile?notice=name-saved")
 }
 
+// profileLanguage sets the user's own language ("" for the org's),
+// audited; another value than the select offers is a 422 beside the field,
+// nothing saved. The next page is in the new language.
+func (s *Server) profileLanguage(c echo.Context) error {
+	lang := c.FormValue("language")
+	_, err := s.accounts.SetLanguage(c.Request().Context(), actor(c), lang)
+	if fieldOf(err) != "" {
+		return s.showProfile(c, http.StatusUnprocessableEntity, views.ProfilePage{Language: lang,
+			LanguageError: localizer(c).T("profile.language_invalid")}, false)
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/profile?notice=language-saved")
+}
+
 // profilePassword changes the password: the current one is checked under
 // the sign-in throttle (a stolen session must not become a way to guess
 // it), every session ends, and this browser is signed in again.
@@ -54,11 +74,12 @@ func (s *Server) profilePassword(c echo.Context) error {
 	u, _ := currentUser(c)
 	current, next := c.FormValue("current_password"), c.FormValue("new_password")
 	var p views.ProfilePage
+	l := localizer(c)
 	switch {
 	case current == "":
-		p.CurrentError = "Enter your current password."
+		p.CurrentError = l.T("profile.current_missing")
 	case next == "" || len(next) > 1024:
-		p.NewError = "Enter a new password (at most 1024 bytes)."
+		p.NewError = l.T("profile.new_missing")
 	}
 	if p.CurrentError != "" || p.NewError != "" {
 		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
@@ -71,7 +92,7 @@ func (s *Server) profilePassword(c echo.Context) error {
 	attempt, err := s.throttle.Admit(ctx, u.Email, c.RealIP(), now)
 	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 		c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
-		p.Error = throttled.Message()
+		p.Error = throttledMessage(l, throttled)
 		return s.showProfile(c, http.StatusTooManyRequests, p, false)
 	}
 	if err != nil {

@@ -29,6 +29,7 @@ func (s *Server) routes() {
 		checkText,                          // no NUL or invalid UTF-8 in the path, query or form
 		mw.RetryLostReads(s.db, s.log),     // a GET or HEAD runs again once when the database connection was lost
 		s.loadSession,                      // sets the user when a valid session cookie is present
+		s.localize,                         // the reader's language and formats (docs/i18n.md)
 		s.readTx,                           // a GET's or HEAD's store reads share one read-only transaction
 		issueCSRF,                          // the token every page's forms and hx-headers carry
 	)
@@ -76,6 +77,7 @@ func (s *Server) routes() {
 	e.GET("/profile", s.profile, s.requireUser)
 	e.POST("/profile", s.profileSave, s.requireUser, checkCSRF)
 	e.POST("/profile/password", s.profilePassword, s.requireUser, checkCSRF)
+	e.POST("/profile/language", s.profileLanguage, s.requireUser, checkCSRF)
 
 	// Org members. The group's catch-all answers unmatched paths and methods
 	// under /orgs/:slug with 404 once the member checks have passed.
@@ -108,6 +110,7 @@ func (s *Server) routes() {
 	org.GET("/settings/fieldforce", s.settingsForm, s.requireAdmin)
 	org.POST("/settings/fieldforce", s.settingsSave, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/json", s.settingsSaveJSON, s.requireAdmin, checkCSRF)
+	org.POST("/settings/locale", s.settingsSetLocale, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/enabled", s.settingsSetEnabled, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/webhook-secret/reveal", s.webhookSecretReveal, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/webhook-secret/rotate", s.webhookSecretRotate, s.requireAdmin, checkCSRF)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
@@ -90,6 +91,7 @@ const settingsHistory = 5
 type settingsAnswer struct {
 	secret views.SecretBlock
 	test   views.TestSendResult
+	locale views.LocaleForm // a refused locale, as chosen, with its error
 }
 
 // renderSettings builds the settings page from one model of the document:
@@ -147,6 +149,12 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 		return err
 	}
 	p.History = auditRows(history)
+	p.Locale = answer.locale
+	if p.Locale.Error == "" {
+		p.Locale.Value = m.Org.Locale
+	}
+	p.Locale.Options = localeOptions()
+	p.Locale.Action = "/orgs/" + slug + "/settings/locale"
 	p.Form = s.formModel(in, formErrs, s.clockLocale(c))
 	p.Form.BrowserDefault = !stored.Found && zoneFrom == "" && r.form == nil && r.json == nil
 	p.Secret = s.secretBlock(c, answer.secret)
@@ -174,7 +182,7 @@ func messageList(ms []views.FieldMessage) string {
 func (s *Server) formModel(in scheduleInput, errs map[string]string, l locale.Locale) views.ScheduleForm {
 	f := views.ScheduleForm{
 		Timezone:  in.timezone,
-		LocalTime: shownClock(l, in.localTime),
+		LocalTime: in.shownTime(l),
 		Days:      in.days,
 		Enabled:   in.enabledText(),
 		Errors:    errs,
@@ -282,4 +290,25 @@ func indentJSON(raw []byte) string {
 		return string(raw)
 	}
 	return buf.String()
+}
+
+// settingsSetLocale saves the org's locale (docs/i18n.md), audited as
+// "org.locale.set"; a tag the select does not offer is a 422 beside the
+// field, nothing saved.
+func (s *Server) settingsSetLocale(c echo.Context) error {
+	ctx, m := c.Request().Context(), currentMembership(c)
+	locale := c.FormValue("locale")
+	_, err := s.tenants.SetLocale(ctx, actor(c), m.Org.ID, locale)
+	if fieldOf(err) != "" {
+		stored, serr := s.tenants.Fieldforce(ctx, m.Org.ID)
+		if serr != nil {
+			return serr
+		}
+		return s.renderSettings(c, http.StatusUnprocessableEntity, stored, rejected{},
+			settingsAnswer{locale: views.LocaleForm{Value: locale, Error: apperr.Message(err)}})
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, settingsURL(m.Org.Slug)+"?notice=locale-saved")
 }

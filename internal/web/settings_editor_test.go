@@ -88,7 +88,7 @@ func TestSettingsPreviewJSON(t *testing.T) {
 		"delivery":{"webhook":{"url":"https://hooks.acme.example/x"}}}`)
 	form := hxTrigger(t, r)["config-form"]
 	require.Equal(t, "Europe/Berlin", form["timezone"])
-	require.Equal(t, "08:00", form["schedule_local_time"])
+	require.Equal(t, "8:00 AM", form["schedule_local_time"], "in the org's clock (acme: en-US)")
 	require.Equal(t, []any{"mon", "wed"}, form["days"])
 	require.Equal(t, "true", form["enabled"], "absent enabled is running")
 	require.Equal(t, "https://hooks.acme.example/x", form["delivery_webhook_url"])

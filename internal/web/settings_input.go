@@ -23,6 +23,7 @@ import (
 type scheduleInput struct {
 	timezone  string
 	localTime string
+	typedTime string // the time as typed, shown back when the form is refused; "" for a stored config
 	days      []string
 	enabled   any            // nil when absent: the document's default, true
 	delivery  *deliveryInput // nil when the form has no Delivery section
@@ -51,6 +52,7 @@ func scheduleInputFrom(c echo.Context, l locale.Locale, now time.Time) (schedule
 	in := scheduleInput{
 		timezone:  typedZone(form, now),
 		localTime: documentClock(l, form.Get("schedule_local_time")),
+		typedTime: strings.TrimSpace(form.Get("schedule_local_time")),
 		days:      form["days"],
 	}
 	if vs := form["enabled"]; len(vs) > 0 {
@@ -310,23 +312,34 @@ func documentClock(l locale.Locale, typed string) string {
 	return fmt.Sprintf("%02d:%02d", h, m)
 }
 
-// shownClock is a document's HH:MM as l writes a time of day ("6:30 PM",
-// "18:30"); anything else (a rejected value) as it is.
+// shownClock is a document's HH:MM as l writes a time of day in a text box
+// ("6:30 PM", "18:30"), with plain spaces where CLDR has no-break ones, as
+// people type them; anything else (a rejected value) as it is.
 func shownClock(l locale.Locale, doc string) string {
 	t, err := schedule.ParseLocalTime(doc)
 	if err != nil {
 		return doc
 	}
-	return l.Clock(t.Hour, t.Minute)
+	return strings.Map(func(r rune) rune {
+		if r == '\u202f' || r == '\u00a0' {
+			return ' '
+		}
+		return r
+	}, l.Clock(t.Hour, t.Minute))
 }
 
-// clockLocale is the locale the schedule form reads and writes its time in.
-// Until orgs carry a locale it is en-GB: the 24-hour clock every org read
-// so far, which still reads "6:30 pm", "0630" and "18h30" as typed.
-func (s *Server) clockLocale(echo.Context) locale.Locale {
-	l, err := locale.Parse("en-GB")
-	if err != nil {
-		return locale.Default()
+// shownTime is the form's time box: what was typed when the form is shown
+// back refused, else the document's time in l's clock.
+func (in scheduleInput) shownTime(l locale.Locale) string {
+	if in.typedTime != "" {
+		return in.typedTime
 	}
-	return l
+	return shownClock(l, in.localTime)
+}
+
+// clockLocale is the locale the schedule form reads and writes its time
+// in, and names zones in: the reader's (docs/i18n.md, "Who reads what"),
+// whose clock is the org's region's ("8:00 AM" in en-US, "08:00" in de-DE).
+func (s *Server) clockLocale(c echo.Context) locale.Locale {
+	return localizer(c).Locale()
 }

@@ -78,7 +78,7 @@ func TestSettingsFormShowsStoredConfig(t *testing.T) {
 	doc = parseDoc(t, admin.get(settingsPath).Body)
 	require.Nil(t, doc.byID("not-configured"))
 	require.Equal(t, "Asia/Kolkata", doc.byID("timezone").attr("value"))
-	require.Equal(t, "06:45", doc.byID("schedule_local_time").attr("value"))
+	require.Equal(t, "6:45 AM", doc.byID("schedule_local_time").attr("value"), "acme is en-US: its clock is 12-hour")
 	require.Equal(t, []string{"sat", "sun"}, doc.checked("days"))
 	require.Empty(t, doc.findAll(attrIs("type", "radio")), "no Running/Paused radios: the Pause/Resume button is the control")
 	require.Equal(t, "false", doc.byID("enabled").attr("value"), "the form carries the state hidden")
@@ -537,27 +537,33 @@ func TestSettingsShowsRecentChangesOfThisOrgOnly(t *testing.T) {
 }
 
 // The form reads a time as people type it, the save and the preview alike,
-// and shows it back in the form's clock; the document keeps HH:MM.
+// and shows it back in the org's clock; the document keeps HH:MM.
 func TestSettingsFormReadsTypedTimes(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	admin := f.as(&f.adminA)
-	for _, tc := range []struct{ typed, stored string }{
-		{"6:30 pm", "18:30"}, {"6:30 AM", "06:30"}, {"0630", "06:30"}, {"18h30", "18:30"},
-		{"18.30", "18:30"}, {"9am", "09:00"}, {"12am", "00:00"}, {" 7:05 ", "07:05"},
+	for _, tc := range []struct{ typed, stored, us, de string }{
+		{"6:30 pm", "18:30", "6:30 PM", "18:30"}, {"6:30 AM", "06:30", "6:30 AM", "06:30"},
+		{"0630", "06:30", "6:30 AM", "06:30"}, {"18h30", "18:30", "6:30 PM", "18:30"},
+		{"18.30", "18:30", "6:30 PM", "18:30"}, {"9am", "09:00", "9:00 AM", "09:00"},
+		{"12am", "00:00", "12:00 AM", "00:00"}, {" 7:05 ", "07:05", "7:05 AM", "07:05"},
 	} {
-		r := admin.post(settingsPath, scheduleForm("Europe/Paris", tc.typed, "mon"))
-		require.Equal(t, http.StatusSeeOther, r.Code, "%q: %s", tc.typed, r.Body)
-		require.JSONEq(t, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"`+tc.stored+`","days":["mon"],"enabled":true}}`,
-			storedConfig(t, f, f.orgA.ID).Raw, tc.typed)
+		for _, org := range []struct{ locale, shown string }{{"en-US", tc.us}, {"de-DE", tc.de}} {
+			_, err := f.db.Exec(context.Background(), `UPDATE orgs SET locale = $2 WHERE id = $1`, f.orgA.ID, org.locale)
+			require.NoError(t, err)
+			r := admin.post(settingsPath, scheduleForm("Europe/Paris", tc.typed, "mon"))
+			require.Equal(t, http.StatusSeeOther, r.Code, "%q: %s", tc.typed, r.Body)
+			require.JSONEq(t, `{"briefing":{"timezone":"Europe/Paris","schedule_local_time":"`+tc.stored+`","days":["mon"],"enabled":true}}`,
+				storedConfig(t, f, f.orgA.ID).Raw, tc.typed)
 
-		page := admin.get(settingsPath)
-		require.Equal(t, http.StatusOK, page.Code)
-		require.Equal(t, tc.stored, parseDoc(t, page.Body).byID("schedule_local_time").attr("value"), "shown back in the form's clock")
+			page := admin.get(settingsPath)
+			require.Equal(t, http.StatusOK, page.Code)
+			require.Equal(t, org.shown, parseDoc(t, page.Body).byID("schedule_local_time").attr("value"), "shown back in %s's clock", org.locale)
 
-		pv := admin.htmx().get(settingsPath + "/preview?" + scheduleForm("Europe/Paris", tc.typed, "mon").Encode())
-		require.Equal(t, http.StatusOK, pv.Code)
-		require.NotContains(t, pv.Body, `data-preview="invalid"`, "the preview reads %q as the save does", tc.typed)
-		require.Contains(t, pv.Body, `"r-local">`+tc.stored, "the preview's runs are at %s", tc.stored)
+			pv := admin.htmx().get(settingsPath + "/preview?" + scheduleForm("Europe/Paris", tc.typed, "mon").Encode())
+			require.Equal(t, http.StatusOK, pv.Code)
+			require.NotContains(t, pv.Body, `data-preview="invalid"`, "the preview reads %q as the save does", tc.typed)
+			require.Contains(t, pv.Body, `"r-local">`+tc.stored, "the preview's runs are at %s", tc.stored)
+		}
 	}
 }

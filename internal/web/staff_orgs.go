@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
 
@@ -22,11 +23,13 @@ func (s *Server) staffNewOrg(c echo.Context) error {
 			p.Notice = "Created " + o.Name + " (" + o.Slug + "). The invite to its first admin is on its way."
 		}
 	}
+	p.Locale = i18n.MatchLocale(c.Request().Header.Get("Accept-Language"))
 	return s.renderNewOrg(c, http.StatusOK, p)
 }
 
 func (s *Server) renderNewOrg(c echo.Context, status int, p views.NewOrgPage) error {
 	p.Page = s.page(c, "New org")
+	p.Locales = localeOptions()
 	p.Section = "staff"
 	return s.render(c, status, views.NewOrg(p))
 }
@@ -35,14 +38,16 @@ func (s *Server) renderNewOrg(c echo.Context, status int, p views.NewOrgPage) er
 // transaction: a taken slug or a bad address creates neither.
 func (s *Server) staffCreateOrg(c echo.Context) error {
 	p := views.NewOrgPage{Slug: strings.TrimSpace(c.FormValue("slug")), Name: c.FormValue("name"),
-		AdminEmail: strings.TrimSpace(c.FormValue("admin_email"))}
-	org, _, err := s.accounts.ProvisionOrgWithInvite(c.Request().Context(), actor(c), p.Slug, p.Name, p.AdminEmail, s.now())
+		AdminEmail: strings.TrimSpace(c.FormValue("admin_email")), Locale: c.FormValue("locale")}
+	org, _, err := s.accounts.ProvisionOrgWithInvite(c.Request().Context(), actor(c), p.Slug, p.Name, p.Locale, p.AdminEmail, s.now())
 	switch fieldOf(err) {
 	case "":
 	case "slug":
 		p.SlugError = apperr.Message(err)
 	case "name":
 		p.NameError = apperr.Message(err)
+	case "locale":
+		p.LocaleError = apperr.Message(err)
 	default: // the address, as the invite saw it
 		p.EmailError = apperr.Message(err)
 	}
@@ -53,4 +58,13 @@ func (s *Server) staffCreateOrg(c echo.Context) error {
 		return err
 	}
 	return redirect(c, "/staff/orgs/new?created="+url.QueryEscape(org.Slug))
+}
+
+// localeOptions are the locales an org may choose, for a select.
+func localeOptions() []views.Option {
+	var out []views.Option
+	for _, o := range i18n.Locales() {
+		out = append(out, views.Option{Value: o.Tag, Label: o.Name})
+	}
+	return out
 }

@@ -7,12 +7,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
 
 // technicianList shows the org's technicians; admins also get the add form.
 func (s *Server) technicianList(c echo.Context) error {
-	return s.renderTechnicians(c, http.StatusOK, views.TechnicianForm{Active: true})
+	return s.renderTechnicians(c, http.StatusOK, views.TechnicianForm{Active: true, Languages: languageOptions()})
 }
 
 // technicianCreate adds a technician; bad input re-renders the list with
@@ -117,11 +118,23 @@ func technicianInput(c echo.Context) field.TechnicianInput {
 	return field.TechnicianInput{
 		Name: c.FormValue("name"), Email: c.FormValue("email"), Phone: c.FormValue("phone"),
 		ExternalRef: c.FormValue("external_ref"), Active: c.FormValue("active") == "true",
+		Language: c.FormValue("language"),
 	}
 }
 
 func technicianFormOf(in field.TechnicianInput, errs views.FormErrors) views.TechnicianForm {
-	return views.TechnicianForm{Name: in.Name, Email: in.Email, Phone: in.Phone, Ref: in.ExternalRef, Active: in.Active, Errors: errs}
+	return views.TechnicianForm{Name: in.Name, Email: in.Email, Phone: in.Phone, Ref: in.ExternalRef, Active: in.Active,
+		Language: in.Language, Languages: languageOptions(), Errors: errs}
+}
+
+// languageOptions are the languages a person or technician may choose,
+// each named in itself, for a select.
+func languageOptions() []views.Option {
+	var out []views.Option
+	for _, o := range i18n.LanguageOptions() {
+		out = append(out, views.Option{Value: o.Tag, Label: o.Name})
+	}
+	return out
 }
 
 func technicianRow(t field.Technician) views.TechnicianRow {
