@@ -26,6 +26,8 @@ import (
 // the languages' and locales' own names (autonyms are not translated).
 var fixtures = []string{
 	"ada@acme.test", "Ada Lovelace", "Acme Field Services", "Globex Repairs", "req-7f3a",
+	// CLDR's formats (internal/locale), not the catalog's: dates and zone ids.
+	"Thu, Nov 26", "Wed, Nov 25", "America/Chicago",
 }
 
 func init() {
@@ -84,6 +86,27 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"error 403":                errorPage(403, "error.title.forbidden", "error.text.forbidden", "", true),
 		"error 429":                errorPage(429, "error.title.too_many", "error.text.too_many", "", true),
 		"error 500 (with request)": errorPage(500, "error.title.internal", "error.text.internal", "req-7f3a", true),
+		"briefings (admin, running, older and newer pages)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("briefings.title")
+			zone := pl.Tf("briefings.zone.not_saved", map[string]any{"Zone": "America/Chicago"})
+			return views.Briefings(views.BriefingsPage{Page: p, Slug: "acme", Notice: pl.T("briefings.notice.generating"),
+				Problem: pl.Tn("briefings.refused.too_many", 12, nil), Admin: true, Usable: true, Paused: true,
+				Zone: zone, ZoneID: "America/Chicago", State: pl.Tf("briefings.state.running_days", nil), StateKind: "running",
+				NextRun: pl.Tf("briefings.next.run", nil),
+				Days: []views.BriefingDay{
+					{Date: "2026-11-26", Label: "Thu, Nov 26", Today: true, Status: "ready", Link: "/orgs/acme/briefings/2026-11-26",
+						Manual: true, Reason: "generated", Why: pl.T("briefings.day.ready")},
+					{Date: "2026-11-25", Label: "Wed, Nov 25", Reason: "not_scheduled", Why: pl.T("briefings.day.not_scheduled")},
+				},
+				Range: pl.Tf("briefings.range", nil), Older: "/orgs/acme/briefings?to=2026-11-11", Newer: "/orgs/acme/briefings"})
+		},
+		"briefings (member, latest page)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("briefings.title")
+			return views.Briefings(views.BriefingsPage{Page: p, Slug: "acme", Latest: true, StateKind: "invalid_config",
+				State: pl.Tf("briefings.state.invalid", nil), Zone: "America/Chicago", ZoneID: "America/Chicago"})
+		},
 		"profile": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("profile.title")
