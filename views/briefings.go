@@ -30,15 +30,15 @@ type BriefingsPage struct {
 
 // BriefingDay is one local date of the list.
 type BriefingDay struct {
-	Date    string // YYYY-MM-DD
-	Label   string // the date in the reader's locale: "Thu, Nov 26", "Do., 26. Nov."
-	Today   bool
-	Status  string // ready | pending | failed; "" when there is no briefing
-	Link    string // the detail page when there is a briefing
-	Manual  bool   // created by "generate now"
-	Error   string // why it failed; admins only
-	Reason  string // briefing.DayReason's code (data attribute, badge)
-	Why     string // the same, for people
+	Date   string // YYYY-MM-DD
+	Label  string // the date in the reader's locale: "Thu, Nov 26", "Do., 26. Nov."
+	Today  bool
+	Status string // ready | pending | failed; "" when there is no briefing
+	Link   string // the detail page when there is a briefing
+	Manual bool   // created by "generate now"
+	Error  string // why it failed; admins only
+	Reason string // briefing.DayReason's code (data attribute, badge)
+	Why    string // the same, for people
 }
 
 // BriefingPage is one briefing: its content and its generation history.
