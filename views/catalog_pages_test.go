@@ -27,7 +27,9 @@ import (
 var fixtures = []string{
 	"ada@acme.test", "Ada Lovelace", "Acme Field Services", "Globex Repairs", "req-7f3a",
 	// CLDR's formats (internal/locale), not the catalog's: dates and zone ids.
-	"Thu, Nov 26", "Wed, Nov 25", "America/Chicago",
+	"Thu, Nov 26", "Wed, Nov 25", "America/Chicago", "Central Time (Chicago)", "UTC−06:00", "8:04\u202fAM",
+	// The place data's names (internal/places).
+	"Chicago", "United States",
 }
 
 func init() {
@@ -106,6 +108,13 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			p.Title = pl.T("briefings.title")
 			return views.Briefings(views.BriefingsPage{Page: p, Slug: "acme", Latest: true, StateKind: "invalid_config",
 				State: pl.Tf("briefings.state.invalid", nil), Zone: "America/Chicago", ZoneID: "America/Chicago"})
+		},
+		"zone search results": func(p views.Page) templ.Component {
+			return views.ZoneResults(p, "chicago", []views.ZoneOption{{Name: "America/Chicago", City: "Chicago",
+				Region: "United States", Offset: "UTC−06:00", Local: "8:04\u202fAM", Label: "Central Time (Chicago)", Unique: true}})
+		},
+		"zone search, nothing found": func(p views.Page) templ.Component {
+			return views.ZoneResults(p, "Chicago", nil)
 		},
 		"profile": func(p views.Page) templ.Component {
 			p = signedIn(p)
