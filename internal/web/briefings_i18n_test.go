@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -43,4 +44,12 @@ func TestBriefingListInTheOrgsLanguage(t *testing.T) {
 	require.Equal(t, "Wed, Mar 4 today not yet: runs at 2:00 PM", rows["2026-03-04"].text())
 	require.Equal(t, "America/New_York", doc.find(hasClass("zone-id")).attr("data-zone"))
 	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Pause briefings")
+
+	// A Spanish-speaking member of the en-US org: Spanish words, US formats (es-US).
+	b := f.as(&f.memberB)
+	require.Equal(t, http.StatusSeeOther, b.post("/profile/language", url.Values{"language": {"es"}}).Code)
+	rows, doc = listRows(t, b, "/orgs/globex/briefings")
+	require.Equal(t, "Resúmenes", doc.find(tagIs("h1")).text())
+	require.Equal(t, "Los días lun, mié a las 2:00 p.m., hora oriental (Nueva York).", doc.find(hasClass("state")).text())
+	require.Equal(t, "mié, 4 de mar hoy todavía no: se ejecuta a las 2:00 p.m.", rows["2026-03-04"].text())
 }
