@@ -3,6 +3,7 @@ package views_test
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -150,8 +151,15 @@ func TestCoveredPagesHaveNoTextOutsideTheCatalog(t *testing.T) {
 		}
 		// The markers are really there: a page with none would pass vacuously.
 		require.Contains(t, out, i18n.MarkOpen, name)
+		// A message id the catalog lacks is printed as itself, in markers.
+		for _, m := range missingID.FindAllStringSubmatch(out, -1) {
+			t.Errorf("%s: no message %q in the catalog", name, m[1])
+		}
 	}
 }
+
+// missingID is a message id printed for want of its message: "⟦briefings.col.date⟧".
+var missingID = regexp.MustCompile(i18n.MarkOpen + `([a-z_]+(?:\.[a-z_]+)+)` + i18n.MarkClose)
 
 // An unconverted text is caught: the test above can fail.
 func TestOutsideMarkersCatchesPlainText(t *testing.T) {

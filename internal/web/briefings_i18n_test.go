@@ -34,6 +34,7 @@ func TestBriefingListInTheOrgsLanguage(t *testing.T) {
 	require.Contains(t, rows["2026-03-01"].text(), "So., 1. März")
 	require.Contains(t, doc.find(tagIs("caption")).text(), "Datumsangaben in der Zeitzone Mitteleuropäische Zeit (Berlin).")
 	require.Equal(t, "Europe/Berlin", doc.find(hasClass("zone-id")).attr("data-zone"))
+	require.Equal(t, "Datum Briefing", doc.find(tagIs("thead")).text())
 	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Briefings pausieren")
 	require.NotContains(t, res.Body, "Next run")
 	require.NotContains(t, res.Body, "not yet")
@@ -43,6 +44,7 @@ func TestBriefingListInTheOrgsLanguage(t *testing.T) {
 	require.Equal(t, "Next run: Wed, Mar 4 at 2:00 PM (UTC−05:00), 7:00 PM UTC", doc.find(hasClass("next-run")).text())
 	require.Equal(t, "Wed, Mar 4 today not yet: runs at 2:00 PM", rows["2026-03-04"].text())
 	require.Equal(t, "America/New_York", doc.find(hasClass("zone-id")).attr("data-zone"))
+	require.Equal(t, "Date Briefing", doc.find(tagIs("thead")).text())
 	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Pause briefings")
 
 	// A Spanish-speaking member of the en-US org: Spanish words, US formats (es-US).
@@ -50,6 +52,7 @@ func TestBriefingListInTheOrgsLanguage(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, b.post("/profile/language", url.Values{"language": {"es"}}).Code)
 	rows, doc = listRows(t, b, "/orgs/globex/briefings")
 	require.Equal(t, "Resúmenes", doc.find(tagIs("h1")).text())
+	require.Equal(t, "Fecha Resumen", doc.find(tagIs("thead")).text())
 	require.Equal(t, "Los días lun, mié a las 2:00 p.m., hora oriental (Nueva York).", doc.find(hasClass("state")).text())
 	require.Equal(t, "mié, 4 de mar hoy todavía no: se ejecuta a las 2:00 p.m.", rows["2026-03-04"].text())
 }
