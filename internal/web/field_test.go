@@ -230,7 +230,9 @@ func TestJobScreens(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	rows := parseDoc(t, r.Body).findAll(attrIs("class", "j-window"))
 	require.Len(t, rows, 2)
-	require.Equal(t, "09:00–11:00 EST", rows[0].text())
+	// acme is en-US: its 12-hour clock (text() turns CLDR's thin and
+	// narrow spaces into plain ones).
+	require.Equal(t, "9:00 – 11:00 AM EST", rows[0].text())
 	require.NotContains(t, r.Body, "Globex customer")
 	require.Nil(t, parseDoc(t, r.Body).byID("job-form"), "members get no form")
 	r = ff.membr.get("/orgs/acme/jobs?date=2026-03-04&status=on_hold")

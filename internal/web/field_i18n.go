@@ -1,0 +1,78 @@
+package web
+
+import (
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/locale"
+	"fieldbrief/internal/schedule"
+)
+
+// The field pages (board, jobs, technicians) in the reader's language and
+// formats (docs/i18n.md): their notices, status names, windows and days.
+
+// fieldNotices are the notice codes the field pages show, with their
+// catalog ids; a code of another page falls back to notices.
+var fieldNotices = map[string]string{
+	"saved":                  "fieldnotice.saved",
+	"technician-added":       "fieldnotice.technician_added",
+	"technician-deactivated": "fieldnotice.technician_deactivated",
+	"technician-activated":   "fieldnotice.technician_activated",
+	"job-added":              "fieldnotice.job_added",
+	"assigned":               "fieldnotice.assigned",
+	"status-changed":         "fieldnotice.status_changed",
+	"ambiguous":              "fieldnotice.ambiguous",
+}
+
+// fieldNotice is the notice code's message in l's language.
+func fieldNotice(l *i18n.Localizer, code string) string {
+	if id, ok := fieldNotices[code]; ok {
+		return l.T(id)
+	}
+	return notices[code]
+}
+
+// fieldPageNotice is the notice the URL asks a field page to show.
+func fieldPageNotice(c echo.Context) string {
+	return fieldNotice(localizer(c), c.QueryParam("notice"))
+}
+
+// statusName is a job status in l's language.
+func statusName(l *i18n.Localizer, status string) string {
+	return l.T("jobstatus." + status)
+}
+
+// dayLabel is a board day as the reader's locale writes a full date:
+// "Thursday, November 26, 2026", "Donnerstag, 26. November 2026".
+func dayLabel(l locale.Locale, d schedule.Date) string {
+	return l.LongDate(d.Time())
+}
+
+// window writes an arrival window in the zone and the reader's clock:
+// "9:00 – 11:00 AM EDT" (en-US), "09:00–11:00 Uhr EDT" (de-DE) on day d;
+// a time on another day has its date before it ("Nov 27, 1:00 AM"), and a
+// window across a change of offset names both abbreviations.
+func window(l locale.Locale, loc *time.Location, start, end time.Time, d schedule.Date) string {
+	start, end = start.In(loc), end.In(loc)
+	a, b := schedule.ZoneAbbr(start), schedule.ZoneAbbr(end)
+	onDay := schedule.DateOf(start) == d && schedule.DateOf(end) == d
+	if onDay && a == b {
+		return l.TimeRange(start, end) + " " + a
+	}
+	format := func(t time.Time, ref schedule.Date) string {
+		if schedule.DateOf(t) != ref {
+			return l.MonthDay(t) + ", " + l.Time(t)
+		}
+		return l.Time(t)
+	}
+	var s strings.Builder
+	s.WriteString(format(start, d))
+	if a != b {
+		s.WriteString(" " + a)
+	}
+	s.WriteString(" – " + format(end, schedule.DateOf(start)) + " " + b)
+	return s.String()
+}
