@@ -29,6 +29,7 @@ var fixtures = []string{
 	// field pages: the web formats times, dates and zones in the reader's locale
 	"Smith & Sons", "1 Main St", "Ana Lima", "Repair", "555-0100", "Back door", "T-1",
 	"America/New_York (EST)", "Wednesday, March 4, 2026", "Wed, Mar 4", "9:00 – 11:00 AM EST",
+	"ana@acme.test", "1,234",
 }
 
 func init() {
@@ -125,6 +126,28 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.Job(views.JobPage{Page: p, Base: "/orgs/acme", Admin: true, Notice: pl.T("fieldnotice.ambiguous"),
 				Job: fieldJobs(pl)[0], JobDate: "Wed, Mar 4", Form: jobForm(pl)})
 		},
+		"technicians (admin)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("technicians.title")
+			return views.Technicians(views.TechniciansPage{Page: p, Base: "/orgs/acme", Admin: true,
+				Notice: pl.T("fieldnotice.technician_added"), List: fieldTechs(), Form: techForm(pl)})
+		},
+		"technicians (none)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("technicians.title")
+			return views.Technicians(views.TechniciansPage{Page: p, Base: "/orgs/acme"})
+		},
+		"technician (admin, inactive)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = "Ana Lima"
+			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Admin: true,
+				Notice: pl.T("fieldnotice.saved"), Tech: fieldTechs()[1], Form: techForm(pl)})
+		},
+		"technician (member)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = "Ana Lima"
+			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Tech: fieldTechs()[0]})
+		},
 		"profile": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("profile.title")
@@ -168,6 +191,22 @@ func jobForm(pl *i18n.Localizer) views.JobForm {
 		From: "09:00", To: "11:00", ToDate: "2026-03-05", Status: "scheduled", Zone: "America/New_York (EST)",
 		Technicians: []views.Option{{Value: "1", Label: pl.Tf("jobs.inactive", map[string]any{"Name": "Ana Lima"})}},
 		Errors: views.FormErrors{"from": pl.T("jobform.time_invalid"), "to_date": pl.T("jobform.to_date_invalid")}}
+}
+
+func fieldTechs() []views.TechnicianRow {
+	return []views.TechnicianRow{
+		{ID: 1, Name: "Ana Lima", Email: "ana@acme.test", Phone: "555-0100", Ref: "T-1", Active: true, Jobs: 1234, JobCount: "1,234"},
+		{ID: 2, Name: "Ana Lima", Active: false, Jobs: 1234, JobCount: "1,234"},
+	}
+}
+
+func techForm(pl *i18n.Localizer) views.TechnicianForm {
+	f := views.TechnicianForm{Action: "/orgs/acme/technicians", Name: "Ana Lima", Language: "es",
+		Errors: views.FormErrors{"language": pl.T("technicians.language_invalid")}}
+	for _, o := range i18n.LanguageOptions() {
+		f.Languages = append(f.Languages, views.Option{Value: o.Tag, Label: o.Name})
+	}
+	return f
 }
 
 func TestCoveredPagesHaveNoTextOutsideTheCatalog(t *testing.T) {

@@ -21,6 +21,7 @@ type TechnicianRow struct {
 	Ref                string
 	Active             bool
 	Jobs               int
+	JobCount           string // Jobs as the reader's locale writes numbers
 }
 
 // TechnicianForm is the add or edit form of a technician.
