@@ -148,6 +148,19 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			p.Title = "Ana Lima"
 			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Tech: fieldTechs()[0]})
 		},
+		"home (staff, two orgs)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Org = nil
+			p.Title = pl.T("home.title")
+			return views.Home(p)
+		},
+		"home (no org)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.User.IsStaff = false
+			p.Orgs, p.Org = nil, nil
+			p.Title = pl.T("home.title")
+			return views.Home(p)
+		},
 		"profile": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("profile.title")
@@ -190,7 +203,7 @@ func jobForm(pl *i18n.Localizer) views.JobForm {
 	return views.JobForm{Action: "/orgs/acme/jobs", Next: "jobs", Customer: "Smith & Sons", Date: "2026-03-04",
 		From: "09:00", To: "11:00", ToDate: "2026-03-05", Status: "scheduled", Zone: "America/New_York (EST)",
 		Technicians: []views.Option{{Value: "1", Label: pl.Tf("jobs.inactive", map[string]any{"Name": "Ana Lima"})}},
-		Errors: views.FormErrors{"from": pl.T("jobform.time_invalid"), "to_date": pl.T("jobform.to_date_invalid")}}
+		Errors:      views.FormErrors{"from": pl.T("jobform.time_invalid"), "to_date": pl.T("jobform.to_date_invalid")}}
 }
 
 func fieldTechs() []views.TechnicianRow {
