@@ -122,7 +122,7 @@ func jobRow(l *i18n.Localizer, loc *time.Location, j field.Job, d schedule.Date)
 
 // jobFormOf is the form showing a stored job, with a note for each time
 // that happens twice that night (the first was taken).
-func jobFormOf(z orgZone, j field.Job) views.JobForm {
+func jobFormOf(l *i18n.Localizer, z orgZone, j field.Job) views.JobForm {
 	start, end := j.ArrivalStart.In(z.Loc), j.ArrivalEnd.In(z.Loc)
 	d := schedule.DateOf(start)
 	f := views.JobForm{
@@ -137,7 +137,7 @@ func jobFormOf(z orgZone, j field.Job) views.JobForm {
 	for _, t := range []time.Time{start, end} {
 		at := schedule.LocalTime{Hour: t.Hour(), Minute: t.Minute()}
 		if first, note, err := schedule.LocalDateTime(z.Loc, schedule.DateOf(t), at); err == nil && note != "" && first.Equal(t) {
-			f.DSTNotes = append(f.DSTNotes, note)
+			f.DSTNotes = append(f.DSTNotes, twiceNote(l, z.Loc, schedule.DateOf(t), at, first))
 		}
 	}
 	return f
@@ -215,7 +215,7 @@ func readJobForm(c echo.Context, z orgZone) jobForm {
 		var gap *schedule.GapError
 		switch {
 		case errors.As(err, &gap):
-			f.errs[t.name] = gap.Error()
+			f.errs[t.name] = gapMessage(l, t.day, at, gap)
 		case err != nil:
 			f.errs[t.name] = err.Error()
 		default:

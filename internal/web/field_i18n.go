@@ -76,3 +76,33 @@ func window(l locale.Locale, loc *time.Location, start, end time.Time, d schedul
 	s.WriteString(" – " + format(end, schedule.DateOf(start)) + " " + b)
 	return s.String()
 }
+
+// wallTime is a typed date and time as the reader's locale writes them:
+// "Sun, Mar 8, 2:30 AM".
+func wallTime(l locale.Locale, d schedule.Date, at schedule.LocalTime) string {
+	return l.Date(d.Time()) + ", " + l.Clock(at.Hour, at.Minute)
+}
+
+// gapMessage is a *schedule.GapError in the reader's words and clock.
+func gapMessage(l *i18n.Localizer, d schedule.Date, at schedule.LocalTime, gap *schedule.GapError) string {
+	lo := l.Locale()
+	return l.Tf("jobform.gap", map[string]any{
+		"Wall": wallTime(lo, d, at), "Zone": gap.Zone,
+		"From": lo.Time(gap.From), "To": lo.Time(gap.To),
+		"FromZone": schedule.ZoneAbbr(gap.From), "ToZone": schedule.ZoneAbbr(gap.To),
+	})
+}
+
+// twiceNote says, in the reader's words, that the wall time at on d happens
+// twice in loc and first (its first occurrence) was taken.
+func twiceNote(l *i18n.Localizer, loc *time.Location, d schedule.Date, at schedule.LocalTime, first time.Time) string {
+	lo := l.Locale()
+	first = first.In(loc)
+	_, off1 := first.Zone()
+	_, off2 := first.Add(3 * time.Hour).Zone() // the offset after the change
+	second := first.Add(time.Duration(off1-off2) * time.Second).In(loc)
+	return l.Tf("jobform.twice", map[string]any{
+		"Wall": wallTime(lo, d, at), "Zone": loc.String(),
+		"First": lo.Time(first) + " " + schedule.ZoneAbbr(first), "Second": lo.Time(second) + " " + schedule.ZoneAbbr(second),
+	})
+}

@@ -41,6 +41,11 @@ func TestFieldPagesInTheOrgsLanguageAndClock(t *testing.T) {
 	require.Contains(t, r.Body, "<th scope=\"col\">Zeitfenster</th>")
 	requireFieldError(t, de.get("/orgs/globex/jobs?status=nope"), "f-status", "Bitte einen der Status wählen")
 
+	// A time the clocks skip is refused beside the field, in German, on the 24-hour clock.
+	res := ff.as(&ff.adminB).post("/orgs/globex/jobs", jobValues("Müller", "2026-03-29", "02:30", "04:00"))
+	requireFieldError(t, res, "from", "So., 29. März, 02:30 gibt es in Europe/Berlin nicht: An diesem Tag springen die Uhren von 02:00 auf 03:00 (CET auf CEST)")
+	require.Contains(t, res.Body, "Ankunftszeitfenster")
+
 	// The en-US org next door: English, 12-hour times, its own dates.
 	r = ff.membr.get("/orgs/acme/board")
 	require.Equal(t, http.StatusOK, r.Code)

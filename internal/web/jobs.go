@@ -192,7 +192,7 @@ func (s *Server) jobShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderJob(c, http.StatusOK, z, j, jobFormOf(z, j))
+	return s.renderJob(c, http.StatusOK, z, j, jobFormOf(localizer(c), z, j))
 }
 
 // jobUpdate saves the edit form; bad input is a 422 with the form as
