@@ -63,7 +63,8 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 	if p := admin.path(); p != boardPath {
 		t.Fatalf("after adding a job from the board, the page is %s, want the board", p)
 	}
-	admin.waitText(unassignedCol, "Boiler Co", "10:00–12:00")
+	// acme is en-US: the 12-hour clock, with CLDR's narrow and thin spaces.
+	admin.waitText(unassignedCol, "Boiler Co", "10:00\u202fAM\u2009–\u200912:00\u202fPM")
 
 	// The briefing as it stands: the job is unassigned.
 	before := e.generateBriefing(e.orgA)

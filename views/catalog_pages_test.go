@@ -31,6 +31,10 @@ var fixtures = []string{
 	"Thu, Nov 26", "Wed, Nov 25", "America/Chicago", "Central Time (Chicago)", "UTC−06:00", "8:04\u202fAM",
 	// The place data's names (internal/places).
 	"Chicago", "United States",
+	// field pages: the web formats times, dates and zones in the reader's locale
+	"Smith & Sons", "1 Main St", "Ana Lima", "Repair", "555-0100", "Back door", "T-1",
+	"America/New_York (EST)", "Wednesday, March 4, 2026", "Wed, Mar 4", "9:00 – 11:00 AM EST",
+	"ana@acme.test", "1,234",
 }
 
 func init() {
@@ -117,6 +121,79 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"zone search, nothing found": func(p views.Page) templ.Component {
 			return views.ZoneResults(p, "Chicago", nil)
 		},
+		"day board (admin, overdue, problem)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.Tf("board.title", map[string]any{"Date": "Wed, Mar 4"})
+			return views.DayBoard(views.BoardPage{Page: p, Notice: pl.T("fieldnotice.assigned"),
+				DayLabel: "Wednesday, March 4, 2026", Zone: "America/New_York (EST)", IsToday: true,
+				Board: fieldBoard(pl, true), Form: jobForm(pl)})
+		},
+		"day board (member, not today)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.Tf("board.title", map[string]any{"Date": "Wed, Mar 4"})
+			return views.DayBoard(views.BoardPage{Page: p, DayLabel: "Wednesday, March 4, 2026",
+				Zone: "America/New_York (EST)", Board: fieldBoard(pl, false)})
+		},
+		"jobs (admin, filter errors, pages)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("jobs.title")
+			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Admin: true, Notice: pl.T("fieldnotice.job_added"),
+				Zone: "America/New_York (EST)", Date: "2026-03-04", FilterErrors: views.FormErrors{"status": pl.T("jobs.status_invalid")},
+				Technicians: []views.Option{{Value: "1", Label: "Ana Lima"}}, Jobs: fieldJobs(pl),
+				PrevPage: "/p1", NextPage: "/p3", Form: jobForm(pl)})
+		},
+		"jobs (none)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("jobs.title")
+			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Zone: "America/New_York (EST)", Date: "2026-03-04"})
+		},
+		"job (member)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = "Smith & Sons"
+			return views.Job(views.JobPage{Page: p, Base: "/orgs/acme", Job: fieldJobs(pl)[1], JobDate: "Wed, Mar 4",
+				Notes: "Back door", Phone: "555-0100"})
+		},
+		"job (admin)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = "Smith & Sons"
+			return views.Job(views.JobPage{Page: p, Base: "/orgs/acme", Admin: true, Notice: pl.T("fieldnotice.ambiguous"),
+				Job: fieldJobs(pl)[0], JobDate: "Wed, Mar 4", Form: jobForm(pl)})
+		},
+		"technicians (admin)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("technicians.title")
+			return views.Technicians(views.TechniciansPage{Page: p, Base: "/orgs/acme", Admin: true,
+				Notice: pl.T("fieldnotice.technician_added"), List: fieldTechs(), Form: techForm(pl)})
+		},
+		"technicians (none)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("technicians.title")
+			return views.Technicians(views.TechniciansPage{Page: p, Base: "/orgs/acme"})
+		},
+		"technician (admin, inactive)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = "Ana Lima"
+			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Admin: true,
+				Notice: pl.T("fieldnotice.saved"), Tech: fieldTechs()[1], Form: techForm(pl)})
+		},
+		"technician (member)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = "Ana Lima"
+			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Tech: fieldTechs()[0]})
+		},
+		"home (staff, two orgs)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Org = nil
+			p.Title = pl.T("home.title")
+			return views.Home(p)
+		},
+		"home (no org)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.User.IsStaff = false
+			p.Orgs, p.Org = nil, nil
+			p.Title = pl.T("home.title")
+			return views.Home(p)
+		},
 		"profile": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("profile.title")
@@ -130,6 +207,52 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.Profile(pp)
 		},
 	}
+}
+
+// fieldJobs are two jobs as the web gives them to the field pages.
+func fieldJobs(pl *i18n.Localizer) []views.JobRow {
+	return []views.JobRow{
+		{ID: 1, Date: "2026-03-04", Window: "9:00 – 11:00 AM EST", Customer: "Smith & Sons", Address: "1 Main St",
+			JobType: "Repair", Emergency: true, Status: "on_hold", StatusLabel: pl.T("jobstatus.on_hold"), Ref: "T-1"},
+		{ID: 2, Date: "2026-03-04", Window: "9:00 – 11:00 AM EST", Customer: "Smith & Sons", Address: "1 Main St",
+			Status: "scheduled", StatusLabel: pl.T("jobstatus.scheduled"), TechnicianID: 1, Technician: "Ana Lima"},
+	}
+}
+
+func fieldBoard(pl *i18n.Localizer, admin bool) views.Board {
+	jobs := fieldJobs(pl)
+	b := views.Board{Base: "/orgs/acme", Admin: admin, CSRF: "tok", Date: "2026-03-04", I18n: pl,
+		Columns: []views.BoardColumn{{Name: pl.T("board.unassigned"), Jobs: jobs[:1]}, {TechnicianID: 1, Name: "Ana Lima", Jobs: jobs[1:]},
+			{TechnicianID: 2, Name: "Ada Lovelace"}},
+		Overdue: jobs[:1], Truncated: true, Technicians: []views.Option{{Value: "1", Label: "Ana Lima"}}}
+	if admin {
+		b.Problem = pl.Tf("board.not_saved", map[string]any{"Field": "technician_id", "Problem": pl.T("board.not_technician")})
+		b.Notice = pl.T("fieldnotice.status_changed")
+	}
+	return b
+}
+
+func jobForm(pl *i18n.Localizer) views.JobForm {
+	return views.JobForm{Action: "/orgs/acme/jobs", Next: "jobs", Customer: "Smith & Sons", Date: "2026-03-04",
+		From: "09:00", To: "11:00", ToDate: "2026-03-05", Status: "scheduled", Zone: "America/New_York (EST)",
+		Technicians: []views.Option{{Value: "1", Label: pl.Tf("jobs.inactive", map[string]any{"Name": "Ana Lima"})}},
+		Errors:      views.FormErrors{"from": pl.T("jobform.time_invalid"), "to_date": pl.T("jobform.to_date_invalid")}}
+}
+
+func fieldTechs() []views.TechnicianRow {
+	return []views.TechnicianRow{
+		{ID: 1, Name: "Ana Lima", Email: "ana@acme.test", Phone: "555-0100", Ref: "T-1", Active: true, Jobs: 1234, JobCount: "1,234"},
+		{ID: 2, Name: "Ana Lima", Active: false, Jobs: 1234, JobCount: "1,234"},
+	}
+}
+
+func techForm(pl *i18n.Localizer) views.TechnicianForm {
+	f := views.TechnicianForm{Action: "/orgs/acme/technicians", Name: "Ana Lima", Language: "es",
+		Errors: views.FormErrors{"language": pl.T("technicians.language_invalid")}}
+	for _, o := range i18n.LanguageOptions() {
+		f.Languages = append(f.Languages, views.Option{Value: o.Tag, Label: o.Name})
+	}
+	return f
 }
 
 func TestCoveredPagesHaveNoTextOutsideTheCatalog(t *testing.T) {

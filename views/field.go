@@ -21,6 +21,7 @@ type TechnicianRow struct {
 	Ref                string
 	Active             bool
 	Jobs               int
+	JobCount           string // Jobs as the reader's locale writes numbers
 }
 
 // TechnicianForm is the add or edit form of a technician.
@@ -59,13 +60,13 @@ type TechnicianPage struct {
 type JobRow struct {
 	ID           int64
 	Date         string // the org-local date of its start, YYYY-MM-DD
-	Window       string // "09:00–11:00 EDT", or with dates when not on Date
+	Window       string // "9:00 – 11:00 AM EDT" in the reader's clock, with dates when not on Date
 	Customer     string
 	Address      string
 	JobType      string
 	Emergency    bool
 	Status       string
-	StatusLabel  string
+	StatusLabel  string // in the reader's language
 	TechnicianID int64
 	Technician   string
 	Ref          string
@@ -115,13 +116,14 @@ type JobsPage struct {
 // JobPage is one job: an edit form for admins, the details for members.
 type JobPage struct {
 	Page
-	Base   string
-	Admin  bool
-	Notice string
-	Job    JobRow
-	Notes  string
-	Phone  string
-	Form   JobForm
+	Base    string
+	Admin   bool
+	Notice  string
+	Job     JobRow
+	JobDate string // the job's local date in the reader's words: "Thu, Nov 26"
+	Notes   string
+	Phone   string
+	Form    JobForm
 }
 
 // BoardColumn is one technician's jobs of the day, or the unassigned ones
@@ -145,13 +147,25 @@ type Board struct {
 	Overdue     []JobRow
 	Truncated   bool // more jobs than one board shows
 	Technicians []Option
+	I18n        Translator // the reader's language (the fragment has no Page)
+}
+
+// T is the message id in the board reader's language.
+func (b Board) T(id string) string { return Page{I18n: b.I18n}.T(id) }
+
+// Tf is the message id with its data filled in.
+func (b Board) Tf(id string, data map[string]any) string { return Page{I18n: b.I18n}.Tf(id, data) }
+
+// Tn is the plural message id for count.
+func (b Board) Tn(id string, count int, data map[string]any) string {
+	return Page{I18n: b.I18n}.Tn(id, count, data)
 }
 
 // BoardPage is the day board's page.
 type BoardPage struct {
 	Page
 	Notice   string
-	DayLabel string // "Monday 9 March 2026"
+	DayLabel string // the reader's long date: "Monday, March 9, 2026"
 	Zone     string
 	Prev     string
 	Next     string
@@ -161,10 +175,16 @@ type BoardPage struct {
 	Form     JobForm
 }
 
-// Statuses are the job statuses in their usual order.
+// Statuses are the job statuses in their usual order; a page names each
+// one with the catalog's "jobstatus.<value>" (statusLabel).
 var Statuses = []Option{
 	{"scheduled", "Scheduled"}, {"in_progress", "In progress"}, {"on_hold", "On hold"},
 	{"done", "Done"}, {"cancelled", "Cancelled"},
+}
+
+// statusLabel is a status's name in the reader's language.
+func statusLabel(t interface{ T(string) string }, status string) string {
+	return t.T("jobstatus." + status)
 }
 
 func jobStatusBadge(status string) string {

@@ -61,9 +61,10 @@ func (s *Server) renderBoard(c echo.Context, status int, z orgZone, d schedule.D
 		return err
 	}
 	today := z.Today
+	l := localizer(c)
 	p := views.BoardPage{
-		Page: s.page(c, "Day board "+d.String()), Notice: notice(c),
-		DayLabel: d.Time().Format("Monday 2 January 2006"), Zone: zoneLabel(z, d),
+		Page: s.page(c, l.Tf("board.title", map[string]any{"Date": l.Locale().Date(d.Time())})), Notice: fieldPageNotice(c),
+		DayLabel: dayLabel(l.Locale(), d), Zone: zoneLabel(z, d),
 		Prev: d.AddDays(-1).String(), Next: d.AddDays(1).String(), Today: today.String(), IsToday: d == today,
 		Board: b,
 	}
@@ -86,13 +87,14 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	ctx := c.Request().Context()
 	m := currentMembership(c)
 	csrf, _ := c.Get(ctxCSRF).(string)
-	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.IsAdmin(), CSRF: csrf, Date: d.String(), Problem: problem}
+	l := localizer(c)
+	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.IsAdmin(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
 	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
 	if err != nil {
 		return b, err
 	}
-	b.Technicians = technicianOptions(techs, 0)
-	b.Columns = []views.BoardColumn{{Name: "Unassigned"}}
+	b.Technicians = technicianOptions(l, techs, 0)
+	b.Columns = []views.BoardColumn{{Name: l.T("board.unassigned")}}
 	column := map[int64]int{}
 	for _, t := range techs {
 		if t.Active {
@@ -107,14 +109,14 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	}
 	for _, j := range day.Jobs {
 		i := column[j.TechnicianID] // 0, unassigned, for none or an inactive technician
-		b.Columns[i].Jobs = append(b.Columns[i].Jobs, jobRow(z.Loc, j, d))
+		b.Columns[i].Jobs = append(b.Columns[i].Jobs, jobRow(l, z.Loc, j, d))
 	}
 	overdue, err := s.field.ListJobs(ctx, m.Org.ID, field.JobFilter{OverdueAt: start, Limit: maxOverdue})
 	if err != nil {
 		return b, err
 	}
 	for _, j := range overdue.Jobs {
-		b.Overdue = append(b.Overdue, jobRow(z.Loc, j, d))
+		b.Overdue = append(b.Overdue, jobRow(l, z.Loc, j, d))
 	}
 	b.Truncated = day.More || overdue.More
 	return b, nil
@@ -127,7 +129,7 @@ func (s *Server) jobAssign(c echo.Context) error {
 	if v := c.FormValue("technician_id"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
-			return s.boardChangeRejected(c, "technician_id", "is not a technician of this org")
+			return s.boardChangeRejected(c, "technician_id", localizer(c).T("board.not_technician"))
 		}
 		techID = id
 	}
@@ -178,7 +180,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		if err != nil {
 			return err
 		}
-		b.Notice = notices[code]
+		b.Notice = fieldNotice(localizer(c), code)
 		return s.render(c, http.StatusOK, views.BoardView(b))
 	}
 	return redirect(c, orgBase(m.Org.Slug)+"/board?date="+d.String()+"&notice="+code)
@@ -195,7 +197,7 @@ func (s *Server) boardChangeRejected(c echo.Context, name, msg string) error {
 	if err != nil {
 		d = z.Today
 	}
-	problem := "Not saved: " + name + " " + msg + "."
+	problem := localizer(c).Tf("board.not_saved", map[string]any{"Field": name, "Problem": msg})
 	if isHTMX(c) {
 		b, err := s.boardModel(c, z, d, problem)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
@@ -94,13 +95,13 @@ func idParam(c echo.Context) (int64, error) {
 
 // technicianOptions lists the technicians a job may be given on screens:
 // the active ones, plus keep, the job's current one, even if inactive.
-func technicianOptions(list []field.Technician, keep int64) []views.Option {
+func technicianOptions(l *i18n.Localizer, list []field.Technician, keep int64) []views.Option {
 	var out []views.Option
 	for _, t := range list {
 		if t.Active || t.ID == keep {
 			label := t.Name
 			if !t.Active {
-				label += " (inactive)"
+				label = l.Tf("jobs.inactive", map[string]any{"Name": t.Name})
 			}
 			out = append(out, views.Option{Value: strconv.FormatInt(t.ID, 10), Label: label})
 		}
@@ -108,38 +109,20 @@ func technicianOptions(list []field.Technician, keep int64) []views.Option {
 	return out
 }
 
-// window formats an arrival window in the zone: "09:00–11:00 EDT" on day d,
-// with dates where a time is on another day, and both abbreviations when
-// the window crosses a change of offset.
-func window(loc *time.Location, start, end time.Time, d schedule.Date) string {
-	start, end = start.In(loc), end.In(loc)
-	format := func(t time.Time, ref schedule.Date) string {
-		if schedule.DateOf(t) != ref {
-			return t.Format("2006-01-02 15:04")
-		}
-		return t.Format("15:04")
-	}
-	a, b := schedule.ZoneAbbr(start), schedule.ZoneAbbr(end)
-	if a != b {
-		return format(start, d) + " " + a + "–" + format(end, schedule.DateOf(start)) + " " + b
-	}
-	return format(start, d) + "–" + format(end, schedule.DateOf(start)) + " " + a
-}
-
-// jobRow is a job as lists and the board show it, on local day d.
-func jobRow(loc *time.Location, j field.Job, d schedule.Date) views.JobRow {
+// jobRow is a job as lists and the board show it to the reader l, on local day d.
+func jobRow(l *i18n.Localizer, loc *time.Location, j field.Job, d schedule.Date) views.JobRow {
 	return views.JobRow{
 		ID: j.ID, Date: schedule.DateOf(j.ArrivalStart.In(loc)).String(),
-		Window:   window(loc, j.ArrivalStart, j.ArrivalEnd, d),
+		Window:   window(l.Locale(), loc, j.ArrivalStart, j.ArrivalEnd, d),
 		Customer: j.Customer, Address: j.Address, JobType: j.JobType, Emergency: j.Emergency,
-		Status: j.Status, StatusLabel: field.StatusLabel(j.Status),
+		Status: j.Status, StatusLabel: statusName(l, j.Status),
 		TechnicianID: j.TechnicianID, Technician: j.TechnicianName, Ref: j.ExternalRef,
 	}
 }
 
 // jobFormOf is the form showing a stored job, with a note for each time
 // that happens twice that night (the first was taken).
-func jobFormOf(z orgZone, j field.Job) views.JobForm {
+func jobFormOf(l *i18n.Localizer, z orgZone, j field.Job) views.JobForm {
 	start, end := j.ArrivalStart.In(z.Loc), j.ArrivalEnd.In(z.Loc)
 	d := schedule.DateOf(start)
 	f := views.JobForm{
@@ -154,7 +137,7 @@ func jobFormOf(z orgZone, j field.Job) views.JobForm {
 	for _, t := range []time.Time{start, end} {
 		at := schedule.LocalTime{Hour: t.Hour(), Minute: t.Minute()}
 		if first, note, err := schedule.LocalDateTime(z.Loc, schedule.DateOf(t), at); err == nil && note != "" && first.Equal(t) {
-			f.DSTNotes = append(f.DSTNotes, note)
+			f.DSTNotes = append(f.DSTNotes, twiceNote(l, z.Loc, schedule.DateOf(t), at, first))
 		}
 	}
 	return f
@@ -182,6 +165,7 @@ type jobForm struct {
 // time the clocks skip is an error naming the zone and the gap, a time that
 // happens twice is the first.
 func readJobForm(c echo.Context, z orgZone) jobForm {
+	l := localizer(c)
 	v := func(name string) string { return c.FormValue(name) }
 	f := jobForm{errs: views.FormErrors{}}
 	f.view = views.JobForm{
@@ -200,20 +184,20 @@ func readJobForm(c echo.Context, z orgZone) jobForm {
 	if f.view.TechnicianID != "" {
 		id, err := strconv.ParseInt(f.view.TechnicianID, 10, 64)
 		if err != nil || id <= 0 {
-			f.errs["technician_id"] = "is not a technician of this org"
+			f.errs["technician_id"] = l.T("board.not_technician")
 		}
 		f.in.TechnicianID = id
 	}
 	d, err := schedule.ParseDate(f.view.Date)
 	if err != nil {
-		f.errs["date"] = "enter a date, YYYY-MM-DD"
+		f.errs["date"] = l.T("jobform.date_invalid")
 		return f
 	}
 	f.view.Zone = zoneLabel(z, d)
 	endDay := d // "to" is on the window's date unless the form names its end's
 	if f.view.ToDate != "" {
 		if endDay, err = schedule.ParseDate(f.view.ToDate); err != nil {
-			f.errs["to_date"] = "enter a date, YYYY-MM-DD, or leave it empty for the same day"
+			f.errs["to_date"] = l.T("jobform.to_date_invalid")
 			return f
 		}
 	}
@@ -224,14 +208,14 @@ func readJobForm(c echo.Context, z orgZone) jobForm {
 	}{{"from", f.view.From, d, &f.in.ArrivalStart}, {"to", f.view.To, endDay, &f.in.ArrivalEnd}} {
 		at, err := schedule.ParseLocalTime(t.value)
 		if err != nil {
-			f.errs[t.name] = "enter a time of day, HH:MM (24-hour)"
+			f.errs[t.name] = l.T("jobform.time_invalid")
 			continue
 		}
 		instant, note, err := schedule.LocalDateTime(z.Loc, t.day, at)
 		var gap *schedule.GapError
 		switch {
 		case errors.As(err, &gap):
-			f.errs[t.name] = gap.Error()
+			f.errs[t.name] = gapMessage(l, t.day, at, gap)
 		case err != nil:
 			f.errs[t.name] = err.Error()
 		default:

@@ -166,11 +166,11 @@ func TestJobFormReadsLocalTimeInOrgZone(t *testing.T) {
 	}{
 		{ff.admin, "acme", "2026-03-08", "01:00", "01:59", "2026-03-08T06:00:00Z", "", "", false},
 		{ff.admin, "acme", "2026-03-08", "03:00", "05:00", "2026-03-08T07:00:00Z", "", "", false},
-		{ff.admin, "acme", "2026-03-08", "02:30", "04:00", "", "from", "does not exist in America/New_York: clocks jump from 02:00 to 03:00 (EST to EDT)", false},
+		{ff.admin, "acme", "2026-03-08", "02:30", "04:00", "", "from", "Sun, Mar 8, 2:30 AM does not exist in America/New_York: clocks jump from 2:00 AM to 3:00 AM (EST to EDT)", false},
 		{ff.admin, "acme", "2026-03-08", "01:00", "02:15", "", "to", "America/New_York", false},
 		{ff.admin, "acme", "2026-11-01", "01:30", "03:00", "2026-11-01T05:30:00Z", "", "", true},
 		{ff.admin, "acme", "2026-11-01", "02:00", "03:00", "2026-11-01T07:00:00Z", "", "", false},
-		{adminB, "globex", "2026-03-29", "02:30", "04:00", "", "from", "does not exist in Europe/Berlin: clocks jump from 02:00 to 03:00 (CET to CEST)", false},
+		{adminB, "globex", "2026-03-29", "02:30", "04:00", "", "from", "Sun, Mar 29, 2:30 AM does not exist in Europe/Berlin: clocks jump from 2:00 AM to 3:00 AM (CET to CEST)", false},
 		{adminB, "globex", "2026-03-29", "03:00", "04:00", "2026-03-29T01:00:00Z", "", "", false},
 		{adminB, "globex", "2026-10-25", "02:30", "04:00", "2026-10-25T00:30:00Z", "", "", true},
 		{adminB, "globex", "2026-10-25", "08:00", "09:00", "2026-10-25T07:00:00Z", "", "", false},
@@ -230,7 +230,9 @@ func TestJobScreens(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	rows := parseDoc(t, r.Body).findAll(attrIs("class", "j-window"))
 	require.Len(t, rows, 2)
-	require.Equal(t, "09:00–11:00 EST", rows[0].text())
+	// acme is en-US: its 12-hour clock (text() turns CLDR's thin and
+	// narrow spaces into plain ones).
+	require.Equal(t, "9:00 – 11:00 AM EST", rows[0].text())
 	require.NotContains(t, r.Body, "Globex customer")
 	require.Nil(t, parseDoc(t, r.Body).byID("job-form"), "members get no form")
 	r = ff.membr.get("/orgs/acme/jobs?date=2026-03-04&status=on_hold")

@@ -11,7 +11,7 @@ import (
 // home lists the user's orgs. Someone in exactly one org (and not staff,
 // who also need the way to the console) goes straight to its briefings.
 func (s *Server) home(c echo.Context) error {
-	p := s.page(c, "Home")
+	p := s.page(c, localizer(c).T("home.title"))
 	if len(p.Orgs) == 1 && !p.User.IsStaff {
 		return c.Redirect(http.StatusSeeOther, "/orgs/"+p.Orgs[0].Slug+"/briefings")
 	}

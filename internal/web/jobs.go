@@ -31,13 +31,14 @@ type jobFilter struct {
 // readJobFilter reads the list's query; the date defaults to the org's
 // today. Bad values are named.
 func (s *Server) readJobFilter(c echo.Context, z orgZone) (jobFilter, field.JobFilter, views.FormErrors) {
+	l := localizer(c)
 	errs := views.FormErrors{}
 	q := jobFilter{date: z.Today, status: c.QueryParam("status"),
 		technician: c.QueryParam("technician"), page: 1}
 	if v := c.QueryParam("date"); v != "" {
 		d, err := schedule.ParseDate(v)
 		if err != nil {
-			errs["date"] = "enter a date, YYYY-MM-DD"
+			errs["date"] = l.T("jobs.date_invalid")
 		} else {
 			q.date = d
 		}
@@ -45,7 +46,7 @@ func (s *Server) readJobFilter(c echo.Context, z orgZone) (jobFilter, field.JobF
 	from, to := schedule.DayBounds(z.Loc, q.date)
 	f := field.JobFilter{From: from, To: to, Status: q.status, Limit: jobsPerPage}
 	if q.status != "" && !field.ValidStatus(q.status) {
-		errs["status"] = "choose one of the statuses"
+		errs["status"] = l.T("jobs.status_invalid")
 		f.Status = ""
 	}
 	switch q.technician {
@@ -55,7 +56,7 @@ func (s *Server) readJobFilter(c echo.Context, z orgZone) (jobFilter, field.JobF
 	default:
 		id, err := strconv.ParseInt(q.technician, 10, 64)
 		if err != nil || id <= 0 {
-			errs["technician"] = "choose a technician"
+			errs["technician"] = l.T("jobs.technician_invalid")
 		} else {
 			f.TechnicianID = id
 		}
@@ -63,7 +64,7 @@ func (s *Server) readJobFilter(c echo.Context, z orgZone) (jobFilter, field.JobF
 	if v := c.QueryParam("page"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxJobPages {
-			errs["page"] = "no such page"
+			errs["page"] = l.T("jobs.page_invalid")
 		} else {
 			q.page = n
 		}
@@ -110,9 +111,10 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 	if err != nil {
 		return err
 	}
-	p := views.JobsPage{Page: s.page(c, "Jobs"), Base: base, Admin: m.IsAdmin(), Notice: notice(c),
+	l := localizer(c)
+	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, Admin: m.IsAdmin(), Notice: fieldPageNotice(c),
 		Zone: zoneLabel(z, q.date), Date: q.date.String(), Status: q.status, Technician: q.technician,
-		FilterErrors: ferrs, Technicians: technicianOptions(techs, 0)}
+		FilterErrors: ferrs, Technicians: technicianOptions(l, techs, 0)}
 	p.Section = "jobs"
 	if len(ferrs) == 0 {
 		page, err := s.field.ListJobs(ctx, m.Org.ID, f)
@@ -120,7 +122,7 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 			return err
 		}
 		for _, j := range page.Jobs {
-			p.Jobs = append(p.Jobs, jobRow(z.Loc, j, q.date))
+			p.Jobs = append(p.Jobs, jobRow(l, z.Loc, j, q.date))
 		}
 		if q.page > 1 {
 			p.PrevPage = q.url(base, q.page-1)
@@ -130,7 +132,7 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 		}
 	}
 	form.Action = base + "/jobs"
-	form.Technicians = technicianOptions(techs, 0)
+	form.Technicians = technicianOptions(l, techs, 0)
 	if form.Zone == "" || form.Zone == z.Name {
 		form.Zone = zoneLabel(z, q.date)
 	}
@@ -190,7 +192,7 @@ func (s *Server) jobShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderJob(c, http.StatusOK, z, j, jobFormOf(z, j))
+	return s.renderJob(c, http.StatusOK, z, j, jobFormOf(localizer(c), z, j))
 }
 
 // jobUpdate saves the edit form; bad input is a 422 with the form as
@@ -237,14 +239,16 @@ func (s *Server) renderJob(c echo.Context, status int, z orgZone, j field.Job, f
 	if err != nil {
 		return err
 	}
-	row := jobRow(z.Loc, j, schedule.DateOf(j.ArrivalStart.In(z.Loc)))
+	l := localizer(c)
+	day := schedule.DateOf(j.ArrivalStart.In(z.Loc))
+	row := jobRow(l, z.Loc, j, day)
 	form.Action = base + "/jobs/" + strconv.FormatInt(j.ID, 10)
-	form.Technicians = technicianOptions(techs, j.TechnicianID)
+	form.Technicians = technicianOptions(l, techs, j.TechnicianID)
 	if form.Next == "" {
 		form.Next = "jobs"
 	}
-	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.IsAdmin(), Notice: notice(c),
-		Job: row, Notes: j.Notes, Phone: j.CustomerPhone, Form: form}
+	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.IsAdmin(), Notice: fieldPageNotice(c),
+		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form}
 	p.Section = "jobs"
 	return s.render(c, status, views.Job(p))
 }

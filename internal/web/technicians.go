@@ -38,12 +38,14 @@ func (s *Server) renderTechnicians(c echo.Context, status int, form views.Techni
 		return err
 	}
 	base := orgBase(m.Org.Slug)
-	p := views.TechniciansPage{Page: s.page(c, "Technicians"), Base: base, Admin: m.IsAdmin(), Notice: notice(c)}
+	l := localizer(c)
+	p := views.TechniciansPage{Page: s.page(c, l.T("technicians.title")), Base: base, Admin: m.IsAdmin(), Notice: fieldPageNotice(c)}
 	p.Section = "technicians"
 	for _, t := range list {
-		p.List = append(p.List, technicianRow(t))
+		p.List = append(p.List, technicianRow(l, t))
 	}
 	form.Action = base + "/technicians"
+	form.Errors = technicianErrors(l, form.Errors)
 	p.Form = form
 	return s.render(c, status, views.Technicians(p))
 }
@@ -108,8 +110,10 @@ func (s *Server) renderTechnician(c echo.Context, status int, t field.Technician
 	m := currentMembership(c)
 	base := orgBase(m.Org.Slug)
 	form.Action = base + "/technicians/" + strconv.FormatInt(t.ID, 10)
-	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.IsAdmin(), Notice: notice(c),
-		Tech: technicianRow(t), Form: form}
+	l := localizer(c)
+	form.Errors = technicianErrors(l, form.Errors)
+	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.IsAdmin(), Notice: fieldPageNotice(c),
+		Tech: technicianRow(l, t), Form: form}
 	p.Section = "technicians"
 	return s.render(c, status, views.Technician(p))
 }
@@ -137,6 +141,16 @@ func languageOptions() []views.Option {
 	return out
 }
 
-func technicianRow(t field.Technician) views.TechnicianRow {
-	return views.TechnicianRow{ID: t.ID, Name: t.Name, Email: t.Email, Phone: t.Phone, Ref: t.ExternalRef, Active: t.Active, Jobs: t.Jobs}
+func technicianRow(l *i18n.Localizer, t field.Technician) views.TechnicianRow {
+	return views.TechnicianRow{ID: t.ID, Name: t.Name, Email: t.Email, Phone: t.Phone, Ref: t.ExternalRef, Active: t.Active,
+		Jobs: t.Jobs, JobCount: l.Locale().Number(t.Jobs)}
+}
+
+// technicianErrors puts the form's language error in the reader's words:
+// the field package says it in English for the API (docs/i18n.md).
+func technicianErrors(l *i18n.Localizer, errs views.FormErrors) views.FormErrors {
+	if errs.Error("language") != "" {
+		errs["language"] = l.T("technicians.language_invalid")
+	}
+	return errs
 }
