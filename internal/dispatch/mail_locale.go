@@ -1,0 +1,94 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/snapshot"
+	"fieldbrief/views/briefview"
+)
+
+// reader is who reads an email, in their language and formats
+// (docs/i18n.md, "Who reads what"): a technician's own language, else the
+// org's locale's; a dispatcher (or a test send) the org's locale. The
+// formats are the org's locale's region with that language (es in an
+// en-US org: es-US, 12-hour times). Emails are made in the worker, with no
+// request: the Localizer comes from the database alone.
+func reader(ctx context.Context, q database.Querier, orgID, technicianID int64) (*i18n.Localizer, error) {
+	var orgLocale, lang string
+	if err := q.QueryRow(ctx, `SELECT locale FROM orgs WHERE id = $1`, orgID).Scan(&orgLocale); err != nil {
+		return nil, fmt.Errorf("locale of org %d: %w", orgID, err)
+	}
+	if technicianID != 0 {
+		err := q.QueryRow(ctx, `SELECT coalesce(language, '') FROM technicians WHERE id = $1 AND org_id = $2`,
+			technicianID, orgID).Scan(&lang)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // a deleted technician reads the org's language
+			return nil, fmt.Errorf("language of technician %d: %w", technicianID, err)
+		}
+	}
+	return i18n.Resolve(lang, orgLocale, ""), nil
+}
+
+// dateLabel is a date as an email's subject says it, in the reader's
+// locale (CLDR's MMMEd): "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE).
+func dateLabel(l *i18n.Localizer, d schedule.Date) string { return l.Locale().Date(d.Time()) }
+
+// localWindow is a job's arrival window in the reader's clock, in the
+// briefing's zone: "8:00 – 10:00 AM" (en-US), "08:00–10:00 Uhr" (de-DE);
+// an end or start on another day than day has its date ("Tue, Nov 24
+// 3:00 PM"). A line without times keeps its generated window.
+func localWindow(l *i18n.Localizer, j snapshot.JobLine, day schedule.Date, loc *time.Location) string {
+	if j.ArrivalStart.IsZero() || j.ArrivalEnd.IsZero() {
+		return j.Window
+	}
+	return windowIn(l, j.ArrivalStart, j.ArrivalEnd, day, loc)
+}
+
+// windowIn is the span from start to end in loc as localWindow writes it.
+func windowIn(l *i18n.Localizer, start, end time.Time, day schedule.Date, loc *time.Location) string {
+	lc := l.Locale()
+	start, end = start.In(loc), end.In(loc)
+	if schedule.DateOf(start) == day && schedule.DateOf(end) == day {
+		return lc.TimeRange(start, end)
+	}
+	at := func(t time.Time, ref schedule.Date) string {
+		if schedule.DateOf(t) != ref {
+			return lc.Date(t) + " " + lc.Time(t)
+		}
+		return lc.Time(t)
+	}
+	return at(start, day) + " – " + at(end, schedule.DateOf(start))
+}
+
+// localWindows rewrites the windows of jobs (made by snapshot.View from
+// s) in the reader's clock, each by its job's line in s.
+func localWindows(l *i18n.Localizer, s snapshot.Snapshot, day schedule.Date, loc *time.Location, lists ...[]briefview.Job) {
+	lines := map[int64]snapshot.JobLine{}
+	add := func(ls []snapshot.JobLine) {
+		for _, j := range ls {
+			lines[j.ID] = j
+		}
+	}
+	for _, t := range s.Technicians {
+		add(t.Jobs)
+		add(t.Overdue)
+	}
+	add(s.Unassigned)
+	add(s.Overdue)
+	add(s.OnHold)
+	add(s.Cancelled)
+	for _, jobs := range lists {
+		for i := range jobs {
+			if j, ok := lines[jobs[i].ID]; ok {
+				jobs[i].Window = localWindow(l, j, day, loc)
+			}
+		}
+	}
+}
