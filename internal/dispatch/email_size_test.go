@@ -64,7 +64,7 @@ func TestEmailUnderMaxBytes(t *testing.T) {
 	require.Greater(t, size, int64(MaxEmailBytes/2), "shortened no more than it had to be")
 	require.Contains(t, msg.Text, "shortened to stay under 1 MB")
 	require.Contains(t, msg.HTML, `data-section="shortened"`)
-	require.Contains(t, msg.Text, "6000 jobs", "the summary counts every job")
+	require.Contains(t, msg.Text, "6,000 jobs", "the summary counts every job")
 	require.Len(t, m.Routes, 120)
 	require.Contains(t, msg.Text, "https://app.test/orgs/big/jobs?date=2026-03-10&technician=120", "the last route links the rest")
 

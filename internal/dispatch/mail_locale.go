@@ -15,13 +15,13 @@ import (
 	"fieldbrief/views/briefview"
 )
 
-// reader is who reads an email, in their language and formats
+// Reader is who reads an email or a day link page, in their language and formats
 // (docs/i18n.md, "Who reads what"): a technician's own language, else the
 // org's locale's; a dispatcher (or a test send) the org's locale. The
 // formats are the org's locale's region with that language (es in an
 // en-US org: es-US, 12-hour times). Emails are made in the worker, with no
 // request: the Localizer comes from the database alone.
-func reader(ctx context.Context, q database.Querier, orgID, technicianID int64) (*i18n.Localizer, error) {
+func Reader(ctx context.Context, q database.Querier, orgID, technicianID int64) (*i18n.Localizer, error) {
 	var orgLocale, lang string
 	if err := q.QueryRow(ctx, `SELECT locale FROM orgs WHERE id = $1`, orgID).Scan(&orgLocale); err != nil {
 		return nil, fmt.Errorf("locale of org %d: %w", orgID, err)
@@ -42,8 +42,8 @@ func dateLabel(l *i18n.Localizer, d schedule.Date) string { return l.Locale().Da
 
 // localWindow is a job's arrival window in the reader's clock, in the
 // briefing's zone: "8:00 – 10:00 AM" (en-US), "08:00–10:00 Uhr" (de-DE);
-// an end or start on another day than day has its date ("Tue, Nov 24
-// 3:00 PM"). A line without times keeps its generated window.
+// a window on another day than day has its date ("Tue, Nov 24 9:00 –
+// 10:00 AM"), and one across midnight the date of its end as well. A line without times keeps its generated window.
 func localWindow(l *i18n.Localizer, j snapshot.JobLine, day schedule.Date, loc *time.Location) string {
 	if j.ArrivalStart.IsZero() || j.ArrivalEnd.IsZero() {
 		return j.Window
@@ -51,20 +51,10 @@ func localWindow(l *i18n.Localizer, j snapshot.JobLine, day schedule.Date, loc *
 	return windowIn(l, j.ArrivalStart, j.ArrivalEnd, day, loc)
 }
 
-// windowIn is the span from start to end in loc as localWindow writes it.
+// windowIn is the span from start to end in loc as the reader writes it
+// (snapshot.LocalWindow).
 func windowIn(l *i18n.Localizer, start, end time.Time, day schedule.Date, loc *time.Location) string {
-	lc := l.Locale()
-	start, end = start.In(loc), end.In(loc)
-	if schedule.DateOf(start) == day && schedule.DateOf(end) == day {
-		return lc.TimeRange(start, end)
-	}
-	at := func(t time.Time, ref schedule.Date) string {
-		if schedule.DateOf(t) != ref {
-			return lc.Date(t) + " " + lc.Time(t)
-		}
-		return lc.Time(t)
-	}
-	return at(start, day) + " – " + at(end, schedule.DateOf(start))
+	return snapshot.LocalWindow(l.Locale(), start, end, day, loc)
 }
 
 // localWindows rewrites the windows of jobs (made by snapshot.View from

@@ -268,7 +268,7 @@ func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex
 	if d.Audience == AudienceTechnician {
 		tech = d.TechnicianID
 	}
-	if c.L, err = reader(ctx, q, d.OrgID, tech); err != nil {
+	if c.L, err = Reader(ctx, q, d.OrgID, tech); err != nil {
 		return err
 	}
 	return s.sendEmail(ctx, d, c, ex)
@@ -283,7 +283,7 @@ type content struct {
 	Revision      int
 	Snapshot      snapshot.Snapshot
 	OrgURL        string          // the org's pages, with the host: BASE_URL/orgs/<slug>
-	L             *i18n.Localizer // the email's reader (reader); nil is English
+	L             *i18n.Localizer // the email's reader (Reader); nil is English
 }
 
 func loadContent(ctx context.Context, q database.Querier, d deliveryRow) (content, error) {
@@ -393,7 +393,7 @@ func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content, secr
 }
 
 // emailModel is the email for d's recipient, in l's language and formats
-// (reader): a dispatcher (or a test) gets
+// (Reader): a dispatcher (or a test) gets
 // the whole day, a technician only their own route. The content is
 // snapshot.View's,
 // the same as the briefing page's; every time is in the briefing's zone

@@ -71,7 +71,7 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 	if d.Channel == ChannelWebhook {
 		return s.sendUpdateWebhook(ctx, d, u, ex.secret)
 	}
-	l, err := reader(ctx, q, d.OrgID, u.TechnicianID)
+	l, err := Reader(ctx, q, d.OrgID, u.TechnicianID)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliver
 }
 
 // updateEmail is the technician's email model, in l's language and
-// formats (reader): each item's window as their day has it, in the
+// formats (Reader): each item's window as their day has it, in the
 // briefing's zone with its abbreviation.
 func updateEmail(l *i18n.Localizer, u updateContent, items []updates.Item) mail.UpdateEmail {
 	m := mail.UpdateEmail{L: l, OrgName: u.OrgName, DateLabel: dateLabel(l, u.Date), Timezone: u.Zone.Name}

@@ -181,7 +181,7 @@ func (e BriefingEmail) headline() string {
 	d, l := e.Own, e.L
 	out := l.T("mail.no_jobs")
 	if n := d.jobs(); n > 0 {
-		out = l.Tn("count.jobs", n, nil)
+		out = countOf(l, "count.jobs", n)
 	}
 	if d.First != "" {
 		id := "mail.first_only"
@@ -191,10 +191,10 @@ func (e BriefingEmail) headline() string {
 		out = l.Tf(id, map[string]any{"Jobs": out, "Visit": d.First})
 	}
 	if n := d.overdue(); n > 0 {
-		out += " · " + l.Tn("mail.n.overdue", n, nil)
+		out += " · " + countOf(l, "mail.n.overdue", n)
 	}
 	if n := d.cancelled(); n > 0 {
-		out += " · " + l.Tn("mail.n.cancelled", n, nil)
+		out += " · " + countOf(l, "mail.n.cancelled", n)
 	}
 	return out
 }
@@ -214,7 +214,7 @@ func (e BriefingEmail) summaryLine() string {
 		return e.headline()
 	}
 	s, l := e.Summary, e.L
-	parts := []string{l.Tn("count.jobs", s.Jobs, nil)}
+	parts := []string{countOf(l, "count.jobs", s.Jobs)}
 	if e.Recipient == Dispatcher {
 		for _, p := range []struct {
 			n  int
@@ -224,7 +224,7 @@ func (e BriefingEmail) summaryLine() string {
 			{s.OnHold, "mail.n.on_hold"}, {s.Cancelled, "mail.n.cancelled"}, {s.TechniciansOut, "mail.n.technicians_out"},
 		} {
 			if p.n > 0 {
-				parts = append(parts, l.Tn(p.id, p.n, nil))
+				parts = append(parts, countOf(l, p.id, p.n))
 			}
 		}
 	}
@@ -373,7 +373,13 @@ func (e BriefingEmail) shortenedNote() string {
 }
 
 // moreLine is what a bounded list says of the jobs it leaves out.
-func moreLine(l *i18n.Localizer, n int) string { return l.Tn("mail.more", n, nil) }
+func moreLine(l *i18n.Localizer, n int) string { return countOf(l, "mail.more", n) }
+
+// countOf is the plural message id for n, n grouped as the reader's
+// locale groups numbers ("25,000 overdue", "25.000 überfällig").
+func countOf(l *i18n.Localizer, id string, n int) string {
+	return l.Tn(id, n, map[string]any{"Count": l.Locale().Number(n)})
+}
 
 func textMore(b *strings.Builder, l *i18n.Localizer, n int, href string) {
 	if n <= 0 {

@@ -59,10 +59,12 @@ func UpdateSubject(l *i18n.Localizer, dateLabel string) string {
 }
 
 // summary is the update in one line, also the inbox preview.
-func (e UpdateEmail) summary() string { return e.L.Tn("mail.update.summary", len(e.Items)+e.More, nil) }
+func (e UpdateEmail) summary() string {
+	return countOf(e.L, "mail.update.summary", len(e.Items)+e.More)
+}
 
 // moreLine is the jobs the list leaves out.
-func (e UpdateEmail) moreLine() string { return e.L.Tn("mail.update.more", e.More, nil) }
+func (e UpdateEmail) moreLine() string { return countOf(e.L, "mail.update.more", e.More) }
 
 // footer is why the technician gets the email.
 func (e UpdateEmail) footer() string {
