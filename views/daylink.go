@@ -13,7 +13,8 @@ type TechnicianDay struct {
 	OrgName    string
 	Technician string
 	DateLabel  string // "Thu, Nov 26, 2026" (en-US), in L's formats
-	Timezone   string // "America/Chicago"
+	Timezone   string // "America/Chicago", in small print after ZoneName
+	ZoneName   string // "Central Time (Chicago)" in L's language; "" shows Timezone alone
 	Zone       string // the abbreviations in force that day: "CST", "CST/CDT"
 	ValidUntil string // the day the link works through: "Fri, Nov 27"
 	Jobs       []briefview.Job

@@ -40,6 +40,14 @@ func Reader(ctx context.Context, q database.Querier, orgID, technicianID int64) 
 // locale (CLDR's MMMEd): "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE).
 func dateLabel(l *i18n.Localizer, d schedule.Date) string { return l.Locale().Date(d.Time()) }
 
+// zoneName is the zone as the reader knows it on day d: "Central Time
+// (Chicago)", "Mitteleuropäische Zeit (Berlin)" (CLDR metazone names); the
+// email keeps the IANA id after it in small print.
+func zoneName(l *i18n.Localizer, z schedule.Zone, d schedule.Date) string {
+	start, _ := schedule.DayBounds(z.Loc, d)
+	return l.Locale().ZoneName(z.Name, start.Add(12*time.Hour))
+}
+
 // localWindow is a job's arrival window in the reader's clock, in the
 // briefing's zone: "8:00 – 10:00 AM" (en-US), "08:00–10:00 Uhr" (de-DE);
 // a window on another day than day has its date ("Tue, Nov 24 9:00 –

@@ -400,7 +400,7 @@ func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content, secr
 // with its abbreviation, which may differ within a day (a DST change).
 func emailModel(l *i18n.Localizer, c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
 	m := mail.BriefingEmail{
-		L: l, OrgName: c.OrgName, DateLabel: dateLabel(l, c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
+		L: l, OrgName: c.OrgName, DateLabel: dateLabel(l, c.Date), ZoneName: zoneName(l, c.Zone, c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
 		Recipient: mail.Dispatcher, Shortened: c.Snapshot.Shortened,
 	}
 	if d.Audience == AudienceTechnician {

@@ -125,7 +125,8 @@ func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliver
 // formats (Reader): each item's window as their day has it, in the
 // briefing's zone with its abbreviation.
 func updateEmail(l *i18n.Localizer, u updateContent, items []updates.Item) mail.UpdateEmail {
-	m := mail.UpdateEmail{L: l, OrgName: u.OrgName, DateLabel: dateLabel(l, u.Date), Timezone: u.Zone.Name}
+	m := mail.UpdateEmail{L: l, OrgName: u.OrgName, DateLabel: dateLabel(l, u.Date), Timezone: u.Zone.Name,
+		ZoneName: zoneName(l, u.Zone, u.Date)}
 	if len(items) > maxUpdateJobs {
 		m.More = len(items) - maxUpdateJobs
 		items = items[:maxUpdateJobs]

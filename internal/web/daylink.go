@@ -116,6 +116,7 @@ func (s *Server) technicianDay(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.TechnicianDayPage(views.TechnicianDay{
 		L: tr, OrgName: l.OrgName, Technician: l.TechnicianName,
 		DateLabel: lc.DateYear(l.Date.Time()), Timezone: zone.Name, Zone: zoneAbbrev,
+		ZoneName:   lc.ZoneName(zone.Name, start.Add(12*time.Hour)),
 		ValidUntil: lc.Date(l.Date.AddDays(1).Time()),
 		Jobs:       jobs, Cancelled: cancelled, More: more, Overdue: overdue, MoreOverdue: moreOverdue,
 	}))

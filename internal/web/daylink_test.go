@@ -344,6 +344,8 @@ func TestDayLinkPageInTheTechniciansLanguage(t *testing.T) {
 	require.Equal(t, "es-US", r.Header.Get("Content-Language"))
 	require.Contains(t, r.Body, `<html lang="es-US">`)
 	require.Contains(t, r.Body, "El día de Ana Ruiz, mié, 4 de mar de 2026")
+	require.Contains(t, r.Body, "Zona horaria: hora central (Chicago) (CST)")
+	require.Contains(t, r.Body, `<small class="zone-id">America/Chicago</small>`)
 	require.Contains(t, r.Body, "Sus trabajos (1)")
 	require.Contains(t, r.Body, "8:00–9:00\u202fa.m. CST")
 	require.Contains(t, r.Body, ">programado<")

@@ -62,6 +62,7 @@ func TestEmailsInTheReadersLanguage(t *testing.T) {
 	subject, text, html := read("ana@northwind.test")
 	require.Equal(t, "Su día, "+locale.Nearest("es-US").Date(utc("2026-11-26T18:00:00Z"))+
 		": 2 trabajos, el primero a las 8:00\u202fa.m. en 500 W 2nd St", subject)
+	require.Contains(t, text, "Zona horaria: "+locale.Nearest("es-US").ZoneName("America/Chicago", now)+" · America/Chicago\n")
 	require.Contains(t, text, "SUS TRABAJOS (2)\n")
 	require.Contains(t, text, "- 8:00–10:00\u202fa.m. CST  Dogwood Bakery\n")
 	require.Contains(t, text, "  programado\n")
@@ -82,7 +83,7 @@ func TestEmailsInTheReadersLanguage(t *testing.T) {
 	// Bergmann's dispatcher and technician: German, 24-hour times.
 	subject, text, html = read("dispo@bergmann.test")
 	require.Equal(t, "bergmann · Briefing für Do., 26. Nov.", subject)
-	require.Contains(t, text, "Briefing für Do., 26. Nov.\nZeitzone: Europe/Berlin\n\n1 Auftrag · ")
+	require.Contains(t, text, "Briefing für Do., 26. Nov.\nZeitzone: Mitteleuropäische Zeit (Berlin) · Europe/Berlin\n\n1 Auftrag · ")
 	require.Contains(t, text, "TOUREN\n")
 	require.Contains(t, text, "- 14:00–16:00 Uhr CET  Bäckerei Lang\n")
 	require.Contains(t, text, "Briefing öffnen: https://app.fieldbrief.test/orgs/bergmann/briefings/2026-11-26")

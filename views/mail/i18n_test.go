@@ -109,6 +109,7 @@ func TestEmailsHaveNoTextOutsideTheCatalog(t *testing.T) {
 	pl := i18n.Pseudo()
 	tech, disp := inLanguage(pl, "Mon 9 Mar", "")
 	tech.Own.First = mail.VisitAt(pl, "08:00", "500 W 2nd St")
+	tech.ZoneName, disp.ZoneName = "Eastern Time (New York)", "Eastern Time (New York)"
 	disp.Cancelled, disp.MoreCancelled, disp.CancelledURL = []mail.Job{{ID: 9, Window: "16:00–17:00 EDT", Customer: "Gum Grocer", StatusCode: "cancelled"}}, 2, "https://x.test/c"
 	disp.Routes[1].More, disp.Routes[1].MoreURL = 3, "https://x.test/r"
 	for _, j := range []*[]mail.Job{&disp.ActionItems.Unassigned, &disp.ActionItems.Overdue, &disp.ActionItems.Emergencies, &disp.Routes[0].Jobs} {
@@ -149,7 +150,7 @@ func TestEmailsHaveNoTextOutsideTheCatalog(t *testing.T) {
 			addJobs(r.Jobs)
 		}
 	}
-	fixtures = append(fixtures, "Gate code 1234", "Dog in yard", u.OrgName, u.DateLabel, u.Timezone)
+	fixtures = append(fixtures, "Eastern Time (New York)", "Gate code 1234", "Dog in yard", u.OrgName, u.DateLabel, u.Timezone)
 	for _, it := range u.Items {
 		fixtures = append(fixtures, it.Window, it.Customer, it.Address)
 	}

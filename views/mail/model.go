@@ -5,6 +5,7 @@
 package mail
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -31,7 +32,8 @@ type BriefingEmail struct {
 	L              *i18n.Localizer
 	OrgName        string
 	DateLabel      string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
-	Timezone       string // "America/New_York", named once under the title
+	Timezone       string // "America/New_York", named once under the title, in small print after ZoneName
+	ZoneName       string // "Eastern Time (New York)" in the reader's language (locale.ZoneName); "" for none
 	BriefingURL    string // the briefing page
 	DayURL         string // a technician's day link (BASE_URL/t/…), "" for dispatchers or when none
 	UnsubscribeURL string // one-click unsubscribe for this recipient
@@ -241,7 +243,7 @@ func Text(e BriefingEmail) string {
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	line("%s", e.OrgName)
 	line("%s", e.title())
-	line("%s", e.timesIn())
+	line("%s", textTimesIn(e.L, e.ZoneName, e.Timezone))
 	line("")
 	line("%s", e.summaryLine())
 	line("")
@@ -305,9 +307,30 @@ func Text(e BriefingEmail) string {
 // them.
 func upper(s string) string { return strings.ToUpper(s) }
 
-// timesIn names the zone the email's times are in, once under the title.
-func (e BriefingEmail) timesIn() string {
-	return e.L.Tf("mail.times_in", map[string]any{"Zone": e.Timezone})
+// timesIn names the zone the email's times are in, once under the title:
+// its name as people know it, the IANA id after it in small print (HTML)
+// or after a dot (text).
+func (e BriefingEmail) timesIn() string { return timesIn(e.L, e.ZoneName, e.Timezone) }
+
+func timesIn(l *i18n.Localizer, name, id string) string {
+	return l.Tf("mail.times_in", map[string]any{"Zone": cmp.Or(name, id)})
+}
+
+// zoneID is the IANA id in small print after the zone's name; "" when the
+// name is the id.
+func zoneID(name, id string) string {
+	if name == "" || name == id {
+		return ""
+	}
+	return id
+}
+
+// textTimesIn is timesIn with the id, for the text part.
+func textTimesIn(l *i18n.Localizer, name, id string) string {
+	if z := zoneID(name, id); z != "" {
+		return timesIn(l, name, id) + " · " + z
+	}
+	return timesIn(l, name, id)
 }
 
 // yesterdayLine is how the day before went, a dispatcher's last line.

@@ -15,6 +15,7 @@ type UpdateEmail struct {
 	OrgName        string
 	DateLabel      string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
 	Timezone       string // "America/Chicago"
+	ZoneName       string // "Central Time (Chicago)" in the reader's language; "" for none
 	Technician     string // their name
 	DayURL         string // their day link; "" when none could be made
 	UnsubscribeURL string
@@ -78,7 +79,7 @@ func UpdateText(e UpdateEmail) string {
 	line("%s", e.OrgName)
 	l := e.L
 	line("%s", UpdateSubject(l, e.DateLabel))
-	line("%s", l.Tf("mail.times_in", map[string]any{"Zone": e.Timezone}))
+	line("%s", textTimesIn(l, e.ZoneName, e.Timezone))
 	line("")
 	line("%s", e.summary())
 	line("")
