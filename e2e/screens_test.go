@@ -48,7 +48,9 @@ func TestScreenshotsOfOrgPages(t *testing.T) {
 	a := e.newSession("admin")
 	a.login(admin)
 	a.open("/orgs/" + slug + "/briefings")
-	list := a.waitText("main", "Briefings", today.Date.String())
+	list := a.waitText("main", "Briefings", "Last two weeks")
+	// The dates are in the reader's words ("Thu, Nov 26"); the row keeps the ISO date.
+	a.waitText(`tr[data-date="`+today.Date.String()+`"]`, "ready")
 	if !strings.Contains(list, "ready") || !strings.Contains(list, "failed") {
 		t.Errorf("the briefings list should show today's ready and yesterday's failed briefing:\n%s", list)
 	}

@@ -16,12 +16,13 @@ type BriefingsPage struct {
 	Admin     bool   // shows generate now and pause/resume
 	Usable    bool   // a valid saved schedule and the flag on: "generate now" and pause/resume apply
 	Paused    bool
-	Zone      string // the zone the dates are in
+	Zone      string // the zone the dates are in, as people name it: "Central Time (Chicago)"
+	ZoneID    string // its IANA id, in small print
 	State     string // the schedule in one line, or why nothing runs
 	StateKind string // running | paused | flag_off | invalid_config | not_configured
 	NextRun   string // "" when nothing will run
 	Days      []BriefingDay
-	Range     string // "2026-02-18 to 2026-03-04"
+	Range     string // "Wed, Feb 18, 2026 to Wed, Mar 4, 2026", in the reader's words
 	Latest    bool   // the page ends today
 	Older     string // the previous page's address; "" before the org existed
 	Newer     string // the next page's address; "" on the latest page
@@ -29,15 +30,15 @@ type BriefingsPage struct {
 
 // BriefingDay is one local date of the list.
 type BriefingDay struct {
-	Date    string // YYYY-MM-DD
-	Weekday string
-	Today   bool
-	Status  string // ready | pending | failed; "" when there is no briefing
-	Link    string // the detail page when there is a briefing
-	Manual  bool   // created by "generate now"
-	Error   string // why it failed; admins only
-	Reason  string // briefing.DayReason's code (data attribute, badge)
-	Why     string // the same, for people
+	Date   string // YYYY-MM-DD
+	Label  string // the date in the reader's locale: "Thu, Nov 26", "Do., 26. Nov."
+	Today  bool
+	Status string // ready | pending | failed; "" when there is no briefing
+	Link   string // the detail page when there is a briefing
+	Manual bool   // created by "generate now"
+	Error  string // why it failed; admins only
+	Reason string // briefing.DayReason's code (data attribute, badge)
+	Why    string // the same, for people
 }
 
 // BriefingPage is one briefing: its content and its generation history.

@@ -3,6 +3,7 @@ package views_test
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -26,6 +27,10 @@ import (
 // the languages' and locales' own names (autonyms are not translated).
 var fixtures = []string{
 	"ada@acme.test", "Ada Lovelace", "Acme Field Services", "Globex Repairs", "req-7f3a",
+	// CLDR's formats (internal/locale), not the catalog's: dates and zone ids.
+	"Thu, Nov 26", "Wed, Nov 25", "America/Chicago", "Central Time (Chicago)", "UTC−06:00", "8:04\u202fAM",
+	// The place data's names (internal/places).
+	"Chicago", "United States",
 }
 
 func init() {
@@ -84,6 +89,34 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"error 403":                errorPage(403, "error.title.forbidden", "error.text.forbidden", "", true),
 		"error 429":                errorPage(429, "error.title.too_many", "error.text.too_many", "", true),
 		"error 500 (with request)": errorPage(500, "error.title.internal", "error.text.internal", "req-7f3a", true),
+		"briefings (admin, running, older and newer pages)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("briefings.title")
+			zone := pl.Tf("briefings.zone.not_saved", map[string]any{"Zone": "America/Chicago"})
+			return views.Briefings(views.BriefingsPage{Page: p, Slug: "acme", Notice: pl.T("briefings.notice.generating"),
+				Problem: pl.Tn("briefings.refused.too_many", 12, nil), Admin: true, Usable: true, Paused: true,
+				Zone: zone, ZoneID: "America/Chicago", State: pl.Tf("briefings.state.running_days", nil), StateKind: "running",
+				NextRun: pl.Tf("briefings.next.run", nil),
+				Days: []views.BriefingDay{
+					{Date: "2026-11-26", Label: "Thu, Nov 26", Today: true, Status: "ready", Link: "/orgs/acme/briefings/2026-11-26",
+						Manual: true, Reason: "generated", Why: pl.T("briefings.day.ready")},
+					{Date: "2026-11-25", Label: "Wed, Nov 25", Reason: "not_scheduled", Why: pl.T("briefings.day.not_scheduled")},
+				},
+				Range: pl.Tf("briefings.range", nil), Older: "/orgs/acme/briefings?to=2026-11-11", Newer: "/orgs/acme/briefings"})
+		},
+		"briefings (member, latest page)": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			p.Title = pl.T("briefings.title")
+			return views.Briefings(views.BriefingsPage{Page: p, Slug: "acme", Latest: true, StateKind: "invalid_config",
+				State: pl.Tf("briefings.state.invalid", nil), Zone: "America/Chicago", ZoneID: "America/Chicago"})
+		},
+		"zone search results": func(p views.Page) templ.Component {
+			return views.ZoneResults(p, "chicago", []views.ZoneOption{{Name: "America/Chicago", City: "Chicago",
+				Region: "United States", Offset: "UTC−06:00", Local: "8:04\u202fAM", Label: "Central Time (Chicago)", Unique: true}})
+		},
+		"zone search, nothing found": func(p views.Page) templ.Component {
+			return views.ZoneResults(p, "Chicago", nil)
+		},
 		"profile": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("profile.title")
@@ -119,8 +152,15 @@ func TestCoveredPagesHaveNoTextOutsideTheCatalog(t *testing.T) {
 		}
 		// The markers are really there: a page with none would pass vacuously.
 		require.Contains(t, out, i18n.MarkOpen, name)
+		// A message id the catalog lacks is printed as itself, in markers.
+		for _, m := range missingID.FindAllStringSubmatch(out, -1) {
+			t.Errorf("%s: no message %q in the catalog", name, m[1])
+		}
 	}
 }
+
+// missingID is a message id printed for want of its message: "⟦briefings.col.date⟧".
+var missingID = regexp.MustCompile(i18n.MarkOpen + `([a-z_]+(?:\.[a-z_]+)+)` + i18n.MarkClose)
 
 // An unconverted text is caught: the test above can fail.
 func TestOutsideMarkersCatchesPlainText(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
@@ -144,7 +145,7 @@ func (s *Server) neighbours(ctx context.Context, m tenants.Membership, d schedul
 			l.Link = briefingsURL(m.Org.Slug) + "/" + day.String()
 			return l
 		}
-		l.Why = strings.TrimPrefix(dayWords(briefing.Explain(day, today, now, m.Org.CreatedAt, st.loc(), hist)), "— ")
+		l.Why = strings.TrimPrefix(dayWords(i18n.From(ctx), briefing.Explain(day, today, now, m.Org.CreatedAt, st.loc(), hist)), "— ")
 		if !nearest.IsZero() {
 			l.Nearest, l.NearestLink = nearest.String(), briefingsURL(m.Org.Slug)+"/"+nearest.String()
 		}

@@ -13,7 +13,10 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
@@ -25,7 +28,7 @@ const listDays = 14
 // weeks, or the two weeks ending at ?to=YYYY-MM-DD (the "Older" and "Newer"
 // links), so a page's address survives a reload.
 func (s *Server) briefingList(c echo.Context) error {
-	return s.renderBriefingList(c, http.StatusOK, "")
+	return s.renderBriefingList(c, http.StatusOK, nil)
 }
 
 // briefingGenerate is the admin's "generate now" for today's local date:
@@ -45,7 +48,7 @@ func (s *Server) briefingGenerate(c echo.Context) error {
 		return redirect(c, briefingsURL(m.Org.Slug)+"?notice=generating")
 	case apperr.Conflict, apperr.Invalid, apperr.TooMany, apperr.Unavailable:
 		setRetryAfter(c, err)
-		return s.renderBriefingList(c, statusOf(err), apperr.Message(err))
+		return s.renderBriefingList(c, statusOf(err), err)
 	}
 	return err
 }
@@ -67,9 +70,13 @@ func pageEnd(c echo.Context, today schedule.Date) (schedule.Date, error) {
 	return d, nil
 }
 
-func (s *Server) renderBriefingList(c echo.Context, status int, problem string) error {
+// renderBriefingList shows the calendar page; refused is why "generate
+// now" was refused, or nil.
+func (s *Server) renderBriefingList(c echo.Context, status int, refused error) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
+	l := localizer(c)
+	loc := l.Locale()
 	st, err := s.orgState(ctx, m.Org.ID)
 	if err != nil {
 		return err
@@ -89,20 +96,22 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 	if err != nil {
 		return err
 	}
+	zone, zoneID := st.zoneWords(l, now)
 	p := views.BriefingsPage{
-		Page:    s.page(c, "Briefings"),
+		Page:    s.page(c, l.T("briefings.title")),
 		Slug:    m.Org.Slug,
-		Notice:  notice(c),
-		Problem: problem,
+		Notice:  briefingsNotice(l, c.QueryParam("notice")),
+		Problem: st.refusal(l, refused),
 		Admin:   m.IsAdmin(),
 		// Generating needs what the worker needs; pausing an org the
 		// platform switched off would only muddle the page, so both are
 		// offered only when the schedule is valid and the flag is on.
 		Usable: st.usable(),
 		Paused: st.Err == nil && !st.Schedule.Enabled,
-		Zone:   st.zoneName(),
-		Days:   st.days(m.Org.Slug, now, today, last, m.Org.CreatedAt, list, hist, m.IsAdmin()),
-		Range:  first.String() + " to " + last.String(),
+		Zone:   zone,
+		ZoneID: zoneID,
+		Days:   st.days(l, m.Org.Slug, now, today, last, m.Org.CreatedAt, list, hist, m.IsAdmin()),
+		Range:  l.Tf("briefings.range", map[string]any{"From": loc.DateYear(first.Time()), "To": loc.DateYear(last.Time())}),
 		Latest: last == today,
 	}
 	p.Section = "briefings"
@@ -115,11 +124,50 @@ func (s *Server) renderBriefingList(c echo.Context, status int, problem string) 
 			p.Newer += "?to=" + newer.String()
 		}
 	}
-	p.StateKind, p.State = st.describe()
-	if p.NextRun, err = s.nextRun(ctx, m.Org.ID, st, now); err != nil {
+	p.StateKind, p.State = st.describe(l, now)
+	if p.NextRun, err = s.nextRun(ctx, l, m.Org.ID, st, now); err != nil {
 		return err
 	}
 	return s.render(c, status, views.Briefings(p))
+}
+
+// briefingsNotices are the notices the briefings page shows after a
+// redirect (notices), by their catalog ids.
+var briefingsNotices = map[string]string{
+	"paused":     "briefings.notice.paused",
+	"resumed":    "briefings.notice.resumed",
+	"generating": "briefings.notice.generating",
+	"saved":      "briefings.notice.saved",
+}
+
+func briefingsNotice(l *i18n.Localizer, code string) string {
+	if id, ok := briefingsNotices[code]; ok {
+		return l.T(id)
+	}
+	return ""
+}
+
+// refusal is why "generate now" was refused, in the reader's language:
+// the briefing package's apperr code, read with the org's state.
+func (st orgState) refusal(l *i18n.Localizer, err error) string {
+	if err == nil {
+		return ""
+	}
+	switch apperr.Code(err) {
+	case apperr.Invalid:
+		if st.Eligibility() == flags.InvalidConfig {
+			return l.T("briefings.refused.invalid")
+		}
+		return l.T("briefings.refused.not_configured")
+	case apperr.Conflict:
+		return l.T("briefings.refused.flag_off")
+	case apperr.TooMany:
+		mins := int((apperr.RetryAfter(err) + time.Minute - 1) / time.Minute)
+		return l.Tn("briefings.refused.too_many", max(mins, 1), nil)
+	case apperr.Unavailable:
+		return l.T("briefings.refused.busy")
+	}
+	return l.T("error.text.internal")
 }
 
 // history is what decided the org's briefings over the dates first..last,
@@ -159,7 +207,9 @@ func (st orgState) loc() *time.Location {
 	return z.Loc
 }
 
-// problem is why the saved config is invalid, in plain words.
+// problem is why the saved config is invalid, in plain words. The
+// validation messages are the settings page's, English until that page is
+// translated (docs/i18n.md).
 func (st orgState) problem() string {
 	var ve *schedule.ValidationError
 	if !errors.As(st.Err, &ve) {
@@ -177,32 +227,71 @@ func (st orgState) zoneName() string {
 	return z.Name
 }
 
+// zoneWords names the zone the dates are in as people know it at now
+// ("Central Time (Chicago)"), with its IANA id for the small print; when
+// it is UTC for want of a usable zone, the name says why.
+func (st orgState) zoneWords(l *i18n.Localizer, now time.Time) (name, id string) {
+	z, err := st.Zone()
+	name = l.Locale().ZoneName(z.Name, now)
+	switch {
+	case errors.Is(err, tenants.ErrZoneNotSaved):
+		return l.Tf("briefings.zone.not_saved", map[string]any{"Zone": name}), z.Name
+	case errors.Is(err, tenants.ErrZoneInvalid):
+		return l.Tf("briefings.zone.invalid", map[string]any{"Zone": name}), z.Name
+	}
+	return name, z.Name
+}
+
 // describe is the org's state in one line, most fundamental cause first.
-func (st orgState) describe() (kind, text string) {
+func (st orgState) describe(l *i18n.Localizer, now time.Time) (kind, text string) {
 	switch st.Eligibility() {
 	case flags.NotConfigured:
-		return string(flags.NotConfigured), "No schedule is saved yet, so no briefing runs. An admin sets it in Settings."
+		return string(flags.NotConfigured), l.T("briefings.state.not_configured")
 	case flags.InvalidConfig:
-		return string(flags.InvalidConfig), "The saved settings are invalid, so no briefing runs: " + st.problem() + " An admin fixes them in Settings."
+		return string(flags.InvalidConfig), l.Tf("briefings.state.invalid", map[string]any{"Problem": st.problem()})
 	case flags.FlagOff:
-		return string(flags.FlagOff), "Daily briefings are switched off for this org by the platform team: none are generated, " +
-			"on schedule or on request, until they switch them back on. Your settings are kept."
+		return string(flags.FlagOff), l.T("briefings.state.flag_off")
 	}
 	if !st.Schedule.Enabled {
-		return "paused", "Paused: no briefing runs until an admin resumes."
+		return "paused", l.T("briefings.state.paused")
 	}
-	return "running", "Every " + daysText(st.Schedule.Days) + " at " + st.Schedule.At.String() + " in " + st.Schedule.Zone.Name + "."
+	loc := l.Locale()
+	data := map[string]any{
+		"Time": loc.Clock(st.Schedule.At.Hour, st.Schedule.At.Minute),
+		"Zone": loc.ZoneName(st.Schedule.Zone.Name, now),
+	}
+	switch days := st.Schedule.Days; days {
+	case schedule.AllDays():
+		return "running", l.Tf("briefings.state.running_daily", data)
+	case schedule.DaysOf(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday):
+		return "running", l.Tf("briefings.state.running_weekdays", data)
+	default:
+		data["Days"] = dayNames(loc, days)
+		return "running", l.Tf("briefings.state.running_days", data)
+	}
+}
+
+// dayNames names a day set's days in the locale, in its week's order:
+// "Mon, Wed" (en-US starts on Sunday, de-DE on Monday).
+func dayNames(loc locale.Locale, days schedule.DaySet) string {
+	var names []string
+	for _, d := range loc.Week() {
+		if days.Has(d) {
+			names = append(names, loc.Weekday(d, locale.Abbreviated))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // days lists the page's dates, last and the listDays before it, newest
 // first: the briefing of each date, or why it has none as the config and
 // flag in force then tell (briefing.Explain). Errors are for admins;
 // members see the failed status.
-func (st orgState) days(slug string, now time.Time, today, last schedule.Date, created time.Time, list []briefing.Briefing,
+func (st orgState) days(l *i18n.Localizer, slug string, now time.Time, today, last schedule.Date, created time.Time, list []briefing.Briefing,
 	hist flags.BriefingHistory, admin bool) []views.BriefingDay {
 	days := make([]views.BriefingDay, 0, listDays+1)
 	for d := last; !d.Before(last.AddDays(-listDays)); d = d.AddDays(-1) {
-		day := views.BriefingDay{Date: d.String(), Weekday: d.Weekday().String()[:3], Today: d == today}
+		day := views.BriefingDay{Date: d.String(), Label: l.Locale().Date(d.Time()), Today: d == today}
 		var cal briefing.Day
 		if i := slices.IndexFunc(list, func(b briefing.Briefing) bool { return b.Date == d }); i >= 0 {
 			b := list[i]
@@ -215,56 +304,45 @@ func (st orgState) days(slug string, now time.Time, today, last schedule.Date, c
 		} else {
 			cal = briefing.Explain(d, today, now, created, st.loc(), hist)
 		}
-		day.Reason, day.Why = cal.Reason.String(), dayWords(cal)
+		day.Reason, day.Why = cal.Reason.String(), dayWords(l, cal)
 		days = append(days, day)
 	}
 	return days
 }
 
-// dayReasonWords is the one place a calendar day's reason becomes words.
+// dayReasonWords is the one place a calendar day's reason becomes words:
+// its catalog id.
 var dayReasonWords = map[briefing.DayReason]string{
-	briefing.DayGenerated:     "ready",
-	briefing.DayDelivered:     "ready, delivered",
-	briefing.DayPending:       "pending",
-	briefing.DayFailed:        "failed",
-	briefing.DayBeforeSetup:   "— before the org was set up",
-	briefing.DayNotConfigured: "no schedule was saved yet",
-	briefing.DayInvalidConfig: "the settings were invalid",
-	briefing.DayFlagOff:       "switched off by the platform",
-	briefing.DayPaused:        "paused",
-	briefing.DayNotScheduled:  "day off: not a scheduled day",
-	briefing.DayNotYet:        "not yet",
-	briefing.DayDueNow:        "due now: the worker is about to generate it",
-	briefing.DayMissed:        "missed",
-	briefing.DayLate:          "ready, not sent",
+	briefing.DayGenerated:     "briefings.day.ready",
+	briefing.DayDelivered:     "briefings.day.delivered",
+	briefing.DayPending:       "briefings.day.pending",
+	briefing.DayFailed:        "briefings.day.failed",
+	briefing.DayBeforeSetup:   "briefings.day.before_setup",
+	briefing.DayNotConfigured: "briefings.day.not_configured",
+	briefing.DayInvalidConfig: "briefings.day.invalid_config",
+	briefing.DayFlagOff:       "briefings.day.flag_off",
+	briefing.DayPaused:        "briefings.day.paused",
+	briefing.DayNotScheduled:  "briefings.day.not_scheduled",
+	briefing.DayNotYet:        "briefings.day.not_yet",
+	briefing.DayDueNow:        "briefings.day.due_now",
+	briefing.DayMissed:        "briefings.day.missed",
+	briefing.DayLate:          "briefings.day.late",
 }
 
-// dayWords is a calendar day in words; a day not reached yet says when it runs.
-func dayWords(d briefing.Day) string {
-	w, ok := dayReasonWords[d.Reason]
+// dayWords is a calendar day in the reader's words; a day not reached yet
+// says when it runs, in the reader's clock. A late day's note is the
+// delivery's detail, which the dispatcher writes in English: English
+// readers see it, others the reason alone.
+func dayWords(l *i18n.Localizer, d briefing.Day) string {
+	id, ok := dayReasonWords[d.Reason]
 	if !ok {
 		return d.Reason.String()
 	}
 	if d.Reason == briefing.DayNotYet && !d.RunAt.IsZero() {
-		w += ": runs at " + d.RunAt.In(d.Zone).Format("15:04")
+		return l.Tf("briefings.day.runs_at", map[string]any{"Time": l.Locale().Time(d.RunAt.In(d.Zone))})
 	}
-	if d.Reason == briefing.DayLate && d.Note != "" {
-		w = "ready; " + d.Note // "made 21:35, 15 h after 06:30 — not sent"
+	if d.Reason == briefing.DayLate && d.Note != "" && l.Language() == "en" {
+		return l.Tf("briefings.day.late_note", map[string]any{"Note": d.Note}) // "made 21:35, 15 h after 06:30 — not sent"
 	}
-	return w
-}
-
-// daysText names a day set the way people say it.
-func daysText(days schedule.DaySet) string {
-	switch days {
-	case schedule.AllDays():
-		return "day"
-	case schedule.DaysOf(time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday):
-		return "weekday"
-	}
-	names := days.Names()
-	for i, n := range names {
-		names[i] = strings.ToUpper(n[:1]) + n[1:]
-	}
-	return strings.Join(names, ", ")
+	return l.T(id)
 }

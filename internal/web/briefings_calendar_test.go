@@ -127,7 +127,7 @@ func TestBriefingCalendarPages(t *testing.T) {
 	require.NotNil(t, rows["2026-02-03"])
 	require.Equal(t, "ready", rows["2026-02-10"].attr("data-status"))
 	require.Equal(t, "missed", rows["2026-02-09"].attr("data-reason"), "globex's briefing is not acme's")
-	require.Contains(t, doc.find(tagIs("h2")).text(), "2026-02-03 to 2026-02-17")
+	require.Contains(t, doc.find(tagIs("h2")).text(), "Tue, Feb 3, 2026 to Tue, Feb 17, 2026")
 	require.Equal(t, briefingsPath, doc.find(hasClass("pager-newer")).attr("href"), "two weeks on is today's page")
 	older = doc.find(hasClass("pager-older")).attr("href")
 	require.Equal(t, briefingsPath+"?to=2026-02-02", older)

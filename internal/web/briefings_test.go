@@ -114,7 +114,7 @@ func TestBriefingListStatusesAndReasons(t *testing.T) {
 	require.NotNil(t, rows["2026-02-18"])
 
 	require.Equal(t, "not_yet", rows["2026-03-04"].attr("data-reason"))
-	require.Contains(t, rows["2026-03-04"].text(), "not yet: runs at 08:00")
+	require.Contains(t, rows["2026-03-04"].text(), "not yet: runs at 8:00 AM", "en-US reads its 12-hour clock")
 	require.Contains(t, rows["2026-03-04"].text(), "today")
 	require.Equal(t, "ready", rows["2026-03-03"].attr("data-status"))
 	require.NotNil(t, rows["2026-03-03"].find(attrIs("href", briefingsPath+"/2026-03-03")))
@@ -123,14 +123,14 @@ func TestBriefingListStatusesAndReasons(t *testing.T) {
 	require.Equal(t, "day_off", rows["2026-03-01"].attr("data-reason"), "a Sunday")
 	require.Equal(t, "day_off", rows["2026-02-28"].attr("data-reason"), "a Saturday")
 	require.Equal(t, "missed", rows["2026-02-27"].attr("data-reason"), "a Friday without a briefing")
-	require.Contains(t, doc.find(hasClass("next-run")).text(), "Wed 2026-03-04 08:00 (UTC−05:00), 13:00 UTC")
+	require.Contains(t, doc.find(hasClass("next-run")).text(), "Wed, Mar 4 at 8:00 AM (UTC−05:00), 1:00 PM UTC")
 	require.Nil(t, doc.find(attrIs("action", briefingsPath+"/generate")), "members cannot generate")
 
 	// 09:00 in New York: due, the worker is about to make it.
 	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC))
 	rows, doc = listRows(t, f.as(&f.adminA), briefingsPath)
 	require.Equal(t, "due", rows["2026-03-04"].attr("data-reason"))
-	require.Contains(t, doc.find(hasClass("next-run")).text(), "now — today's 08:00 has passed: today's briefing will be made now",
+	require.Contains(t, doc.find(hasClass("next-run")).text(), "now — today's 8:00 AM has passed: today's briefing will be made now",
 		"the worker's catch-up run, not tomorrow's")
 	require.NotNil(t, doc.find(attrIs("action", briefingsPath+"/generate")))
 	require.Contains(t, doc.find(hasClass("enabled-toggle")).text(), "Pause")
@@ -153,19 +153,19 @@ func TestBriefingListNextRunCountsScheduledBriefingsOnly(t *testing.T) {
 	setClock(f, time.Date(2026, 3, 4, 11, 0, 0, 0, time.UTC))
 	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-04", Trigger: briefing.TriggerManual})
 	insertBriefing(t, f, f.orgB.ID, briefingRow{Date: "2026-03-04"}) // globex's scheduled one is not acme's
-	require.Contains(t, next(), "Wed 2026-03-04 08:00 (UTC−05:00), 13:00 UTC", "a look made by hand takes no date")
+	require.Contains(t, next(), "Wed, Mar 4 at 8:00 AM (UTC−05:00), 1:00 PM UTC", "a look made by hand takes no date")
 
 	// 12:00: 4 h after 08:00, past send_within (3h): made now, kept, not sent.
 	setClock(f, time.Date(2026, 3, 4, 17, 0, 0, 0, time.UTC))
-	require.Contains(t, next(), "now — today's 08:00 has passed: today's briefing will be kept, not sent; first sent: Thu 5 Mar 08:00 EST")
+	require.Contains(t, next(), "now — today's 8:00 AM has passed: today's briefing will be kept, not sent; first sent: Thu, Mar 5 8:00 AM")
 	// 10:00, within send_within: made and sent now.
 	setClock(f, time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC))
-	require.Contains(t, next(), "now — today's 08:00 has passed: today's briefing will be made and sent now")
+	require.Contains(t, next(), "now — today's 8:00 AM has passed: today's briefing will be made and sent now")
 
 	// Once the tick fired today, tomorrow's 08:00.
 	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET scheduled_at = fired_at WHERE org_id = $1`, f.orgA.ID)
 	require.NoError(t, err)
-	require.Contains(t, next(), "Thu 2026-03-05 08:00 (UTC−05:00), 13:00 UTC")
+	require.Contains(t, next(), "Thu, Mar 5 at 8:00 AM (UTC−05:00), 1:00 PM UTC")
 }
 
 func TestBriefingListUsesTheOrgsLocalDate(t *testing.T) {

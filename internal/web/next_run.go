@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 )
 
@@ -48,10 +49,10 @@ func sends(d *schedule.DeliveryConfig) bool {
 	return d != nil && (d.Email != nil || d.Webhook != nil)
 }
 
-// nextRun is the briefings page's "Next run": the first firing the tick
-// will make (upcoming), with its UTC time and DST note, or what today's
-// catch-up firing does; "" when nothing runs.
-func (s *Server) nextRun(ctx context.Context, orgID int64, st orgState, now time.Time) (string, error) {
+// nextRun is the briefings page's "Next run", in the reader's words and
+// clock: the first firing the tick will make (upcoming), with its UTC time
+// and DST note, or what today's catch-up firing does; "" when nothing runs.
+func (s *Server) nextRun(ctx context.Context, l *i18n.Localizer, orgID int64, st orgState, now time.Time) (string, error) {
 	if !st.running() {
 		return "", nil
 	}
@@ -59,14 +60,32 @@ func (s *Server) nextRun(ctx context.Context, orgID int64, st orgState, now time
 	if err != nil || len(runs) == 0 {
 		return "", err
 	}
+	loc := l.Locale()
 	r := runs[0]
 	if r.CatchUp() {
 		d := st.Config.Delivery
-		return "now — " + catchUpWords(r, runs[1:], d.Within(), sends(d)), nil
+		data := map[string]any{"Time": loc.Clock(r.Scheduled.Hour, r.Scheduled.Minute)}
+		switch {
+		case !sends(d):
+			return l.Tf("briefings.next.catch_up_made", data), nil
+		case !schedule.SentLate(r.Late(), d.Within()):
+			return l.Tf("briefings.next.catch_up_sent", data), nil
+		case len(runs) > 1:
+			data["First"] = loc.Date(runs[1].Local) + " " + loc.Time(runs[1].Local)
+			return l.Tf("briefings.next.catch_up_kept_first", data), nil
+		}
+		return l.Tf("briefings.next.catch_up_kept", data), nil
 	}
-	next := r.Local.Format(previewDateForm+" 15:04") + " (" + r.Offset + "), " + r.UTC.Format("15:04") + " UTC"
-	if note := runNote(r); note != "" {
-		next += "; " + note
+	next := l.Tf("briefings.next.run", map[string]any{
+		"Date": loc.Date(r.Local), "Time": loc.Time(r.Local), "Offset": r.Offset, "UTC": loc.Time(r.UTC.UTC()),
+	})
+	switch r.Note {
+	case schedule.DSTGap:
+		next += "; " + l.Tf("briefings.next.gap", map[string]any{
+			"Scheduled": loc.Clock(r.Scheduled.Hour, r.Scheduled.Minute), "Time": loc.Time(r.Local)})
+	case schedule.DSTOverlap:
+		next += "; " + l.Tf("briefings.next.overlap", map[string]any{
+			"Scheduled": loc.Clock(r.Scheduled.Hour, r.Scheduled.Minute), "Offset": r.Offset})
 	}
 	return next, nil
 }

@@ -32,12 +32,17 @@ func (s *Server) zoneSearch(c echo.Context) error {
 		options[i] = zoneOption(r, l, now)
 		options[i].Unique = r.Zone == unique && i == 0
 	}
-	return s.render(c, http.StatusOK, views.ZoneResults(q, options))
+	return s.render(c, http.StatusOK, views.ZoneResults(views.Page{I18n: localizer(c)}, q, options))
 }
 
 // zoneOption is a search result as the picker shows it, its zone named in
-// the reader's language ("Central Time (Chicago)") above the IANA name.
+// the reader's language ("Central Time (Chicago)") above the IANA name, its
+// wall clock now in the reader's clock ("8:04 AM", "08:04").
 func zoneOption(r places.Result, l locale.Locale, now time.Time) views.ZoneOption {
-	return views.ZoneOption{Name: r.Zone, City: r.City, Region: r.Region, Offset: r.Offset, Local: r.Local,
+	local := r.Local
+	if z, err := time.LoadLocation(r.Zone); err == nil {
+		local = l.Time(now.In(z))
+	}
+	return views.ZoneOption{Name: r.Zone, City: r.City, Region: r.Region, Offset: r.Offset, Local: local,
 		Label: l.ZoneName(r.Zone, now)}
 }

@@ -40,7 +40,7 @@ func TestZoneSearch(t *testing.T) {
 	require.Equal(t, "false", ny[0].attr("aria-selected"))
 	require.Contains(t, ny[0].text(), "New York, New York, United States of America")
 	require.Contains(t, ny[0].text(), "America/New_York")
-	require.Contains(t, ny[0].text(), "UTC−05:00, 08:04 now", "current offset and local time")
+	require.Contains(t, ny[0].text(), "UTC−05:00, 8:04 AM now", "current offset and local time, on acme's (en-US) 12-hour clock")
 
 	require.Equal(t, "America/New_York", options("nyc")[0].attr("data-zone"))
 	require.Equal(t, "Europe/London", options("lon")[0].attr("data-zone"))
@@ -52,7 +52,7 @@ func TestZoneSearch(t *testing.T) {
 	kolkata := options("calcutta")
 	require.NotEmpty(t, kolkata)
 	require.Equal(t, "Asia/Kolkata", kolkata[0].attr("data-zone"), "legacy names find the canonical zone")
-	require.Contains(t, kolkata[0].text(), "UTC+05:30, 18:34 now")
+	require.Contains(t, kolkata[0].text(), "UTC+05:30, 6:34 PM now")
 
 	require.Empty(t, options(""))
 	r := admin.get(settingsPath + "/zones?q=zzzz")
