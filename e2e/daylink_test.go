@@ -84,7 +84,7 @@ func TestTechnicianOpensTheDayLinkFromTheirEmail(t *testing.T) {
 		t.Fatalf("the day link answered %d:\n%s", status, phone.text("body"))
 	}
 	page := phone.waitText("main", "Ana Ruiz's day", "Dogwood Bakery", "Elm Street Clinic")
-	for _, want := range []string{"08:00–10:00 C", "500 W 2nd St, Austin, TX 78701", "+1 (512) 555-0100", "Water heater", "Gate code 4411\nDog in the yard"} {
+	for _, want := range []string{"8:00\u2009–\u200910:00\u202fAM C", "500 W 2nd St, Austin, TX 78701", "+1 (512) 555-0100", "Water heater", "Gate code 4411\nDog in the yard"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the day page lacks %q:\n%s", want, page)
 		}

@@ -206,6 +206,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			}
 			return views.Profile(pp)
 		},
+		"technician's day link page": dayLinkPage,
 	}
 }
 

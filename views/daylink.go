@@ -1,17 +1,22 @@
 package views
 
-import "fieldbrief/views/briefview"
+import (
+	"fieldbrief/internal/i18n"
+	"fieldbrief/views/briefview"
+)
 
 // TechnicianDay is the day link page (GET /t/{token}): one technician's
 // jobs of one date, as they are now, for a phone and no account
 // (docs/delivery.md, "Day links").
 type TechnicianDay struct {
+	L          *i18n.Localizer // the technician's language, else the org's; nil is English
 	OrgName    string
 	Technician string
-	DateLabel  string // "Thu 26 Nov 2026"
-	Timezone   string // "America/Chicago"
+	DateLabel  string // "Thu, Nov 26, 2026" (en-US), in L's formats
+	Timezone   string // "America/Chicago", in small print after ZoneName
+	ZoneName   string // "Central Time (Chicago)" in L's language; "" shows Timezone alone
 	Zone       string // the abbreviations in force that day: "CST", "CST/CDT"
-	ValidUntil string // "the end of Fri 27 Nov"
+	ValidUntil string // the day the link works through: "Fri, Nov 27"
 	Jobs       []briefview.Job
 	Cancelled  []briefview.Job
 	More       bool // jobs were left off (snapshot.MaxTechnicianJobs)

@@ -82,6 +82,12 @@ type AccountEmail struct {
 	Token     string       // the link's secret, minted now
 	ExpiresAt time.Time
 	Key       string // names this send, for the Message-ID
+
+	// Who reads it (docs/i18n.md, "Who reads what"): the person's own
+	// language when they have an account and chose one; else the invite's
+	// org's locale, or for a reset the locale all the person's orgs share.
+	Language string // "" for none
+	Locale   string // an org locale, "" for none (en-US)
 }
 
 // ErrEmailNotWanted means the task has nothing to send: the invite was
@@ -113,6 +119,14 @@ func PrepareAccountEmail(ctx context.Context, tx pgx.Tx, a SendAccountEmailArgs,
 			return AccountEmail{}, ErrEmailNotWanted
 		}
 		m.Key = fmt.Sprintf("invite:%d:%d", a.ID, sends)
+		// The org's locale; the invited person's own language when they
+		// already have an account.
+		err = tx.QueryRow(ctx, `
+			SELECT o.locale, coalesce((SELECT u.language FROM users u WHERE lower(u.email) = lower($3)), '')
+			  FROM orgs o WHERE o.id = $1 AND o.id = $2`, m.OrgID, a.OrgID, m.To).Scan(&m.Locale, &m.Language)
+		if err != nil {
+			break
+		}
 		_, err = tx.Exec(ctx, `UPDATE invites SET token_hash = $3 WHERE id = $1 AND org_id = $2`, a.ID, a.OrgID, hashLinkToken(m.Token))
 	case EmailReset:
 		var used *time.Time
@@ -126,6 +140,15 @@ func PrepareAccountEmail(ctx context.Context, tx pgx.Tx, a SendAccountEmailArgs,
 			return AccountEmail{}, ErrEmailNotWanted
 		}
 		m.Key = fmt.Sprintf("reset:%d", a.ID)
+		// Their own language; else their orgs' locale when they all share one.
+		err = tx.QueryRow(ctx, `
+			SELECT coalesce(u.language, ''),
+			       coalesce((SELECT min(o.locale) FROM memberships ms JOIN orgs o ON o.id = ms.org_id
+			                  WHERE ms.user_id = u.id HAVING count(DISTINCT o.locale) = 1), '')
+			  FROM password_resets r JOIN users u ON u.id = r.user_id WHERE r.id = $1`, a.ID).Scan(&m.Language, &m.Locale)
+		if err != nil {
+			break
+		}
 		_, err = tx.Exec(ctx, `UPDATE password_resets SET token_hash = $2 WHERE id = $1`, a.ID, hashLinkToken(m.Token))
 	default:
 		return AccountEmail{}, fmt.Errorf("account email: unknown kind %q", a.What)

@@ -18,6 +18,7 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 )
 
@@ -69,43 +70,41 @@ func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmail
 }
 
 // Compose builds the email of a prepared link: plain text, which every
-// mail client shows well and which keeps the link whole.
+// mail client shows well and which keeps the link whole. It is in its
+// reader's language and formats (m.Language, m.Locale: docs/i18n.md); the
+// link's end is in UTC, the one zone a person without an org has.
 func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
 	id, err := delivery.MessageIDFor(m.Key, from)
 	if err != nil {
 		return delivery.Message{}, err
 	}
 	msg := delivery.Message{From: from, To: m.To, MessageID: id, OrgID: m.OrgID}
-	expires := m.ExpiresAt.UTC().Format("2 January 2006 at 15:04 UTC")
+	l := i18n.Resolve(m.Language, m.Locale, "")
+	lc, until := l.Locale(), m.ExpiresAt.UTC()
+	expires := l.Tf("mail.account.expires", map[string]any{"Date": lc.DateYear(until), "Time": lc.Time(until)})
 	var b strings.Builder
 	switch m.What {
 	case EmailInvite:
-		msg.Subject = fmt.Sprintf("You're invited to %s on fieldbrief", oneLine(m.OrgName))
+		msg.Subject = l.Tf("mail.account.invite_subject", map[string]any{"Org": oneLine(m.OrgName)})
 		inviter := m.Inviter
 		if inviter == "" || inviter == audit.System.Email {
-			inviter = "The fieldbrief team"
+			inviter = l.T("mail.account.team")
 		}
-		fmt.Fprintf(&b, "%s invited you to join %s on fieldbrief as %s.\n\n", inviter, m.OrgName, roleWords(m.Role))
-		fmt.Fprintf(&b, "Accept the invite:\n%s/invites/%s\n\n", baseURL, m.Token)
-		fmt.Fprintf(&b, "The link works once, until %s.\nIf you did not expect this invite, ignore this email.\n", expires)
+		role := l.T("mail.account.role_member")
+		if m.Role == tenants.RoleAdmin {
+			role = l.T("mail.account.role_admin")
+		}
+		b.WriteString(l.Tf("mail.account.invite_body", map[string]any{"Inviter": inviter, "Org": m.OrgName, "Role": role,
+			"URL": baseURL + "/invites/" + m.Token, "Expires": expires}))
 	case EmailReset:
-		msg.Subject = "Reset your fieldbrief password"
-		fmt.Fprintf(&b, "Someone (we hope you) asked to reset the password of your fieldbrief account %s.\n\n", m.To)
-		fmt.Fprintf(&b, "Choose a new password:\n%s/password/reset/%s\n\n", baseURL, m.Token)
-		fmt.Fprintf(&b, "The link works once, until %s. Setting a new password signs you out everywhere.\n", expires)
-		b.WriteString("If you did not ask for this, ignore this email: your password stays as it is.\n")
+		msg.Subject = l.T("mail.account.reset_subject")
+		b.WriteString(l.Tf("mail.account.reset_body", map[string]any{"Email": m.To,
+			"URL": baseURL + "/password/reset/" + m.Token, "Expires": expires}))
 	default:
 		return delivery.Message{}, fmt.Errorf("compose account email: unknown kind %q", m.What)
 	}
 	msg.Text = b.String()
 	return msg, nil
-}
-
-func roleWords(r tenants.Role) string {
-	if r == tenants.RoleAdmin {
-		return "an admin"
-	}
-	return "a member"
 }
 
 // oneLine keeps an org name from breaking the subject header.

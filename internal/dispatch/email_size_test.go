@@ -13,6 +13,7 @@ import (
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/views/mail"
@@ -47,7 +48,7 @@ func TestEmailUnderMaxBytes(t *testing.T) {
 	send := func(s snapshot.Snapshot) (delivery.Message, mail.BriefingEmail) {
 		c := content{OrgName: "Big Plumbing", Slug: "big", Date: schedule.Date{Year: 2026, Month: 3, Day: 10}, Zone: zone,
 			Snapshot: s, OrgURL: "https://app.test/orgs/big"}
-		m := emailModel(c, deliveryRow{Audience: AudienceDispatcher}, "https://app.test/orgs/big/briefings/2026-03-10")
+		m := emailModel(i18n.English, c, deliveryRow{Audience: AudienceDispatcher}, "https://app.test/orgs/big/briefings/2026-03-10")
 		msg, err := fitEmail(context.Background(), m, func(text, html string) delivery.Message {
 			return delivery.Message{From: "fb@app.test", To: "dispatch@big.test", Subject: "Briefing", Text: text, HTML: html,
 				MessageID: "fb.1@app.test", UnsubscribeURL: "https://app.test/u"}
@@ -63,7 +64,7 @@ func TestEmailUnderMaxBytes(t *testing.T) {
 	require.Greater(t, size, int64(MaxEmailBytes/2), "shortened no more than it had to be")
 	require.Contains(t, msg.Text, "shortened to stay under 1 MB")
 	require.Contains(t, msg.HTML, `data-section="shortened"`)
-	require.Contains(t, msg.Text, "6000 jobs", "the summary counts every job")
+	require.Contains(t, msg.Text, "6,000 jobs", "the summary counts every job")
 	require.Len(t, m.Routes, 120)
 	require.Contains(t, msg.Text, "https://app.test/orgs/big/jobs?date=2026-03-10&technician=120", "the last route links the rest")
 

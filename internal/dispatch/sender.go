@@ -18,10 +18,12 @@ import (
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/unsubscribe"
+	"fieldbrief/views/briefview"
 	"fieldbrief/views/mail"
 )
 
@@ -262,6 +264,13 @@ func (s *Sender) send(ctx context.Context, q database.Querier, d deliveryRow, ex
 	if d.Channel == ChannelWebhook {
 		return s.sendWebhook(ctx, d, c, ex.secret)
 	}
+	var tech int64
+	if d.Audience == AudienceTechnician {
+		tech = d.TechnicianID
+	}
+	if c.L, err = Reader(ctx, q, d.OrgID, tech); err != nil {
+		return err
+	}
 	return s.sendEmail(ctx, d, c, ex)
 }
 
@@ -273,7 +282,8 @@ type content struct {
 	Zone          schedule.Zone
 	Revision      int
 	Snapshot      snapshot.Snapshot
-	OrgURL        string // the org's pages, with the host: BASE_URL/orgs/<slug>
+	OrgURL        string          // the org's pages, with the host: BASE_URL/orgs/<slug>
+	L             *i18n.Localizer // the email's reader (Reader); nil is English
 }
 
 func loadContent(ctx context.Context, q database.Querier, d deliveryRow) (content, error) {
@@ -320,7 +330,7 @@ func (s *Sender) briefingURL(c content) string {
 
 func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, ex extras) error {
 	c.OrgURL = s.orgURL(c)
-	m := emailModel(c, d, s.briefingURL(c))
+	m := emailModel(c.L, c, d, s.briefingURL(c))
 	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
 	id, err := delivery.MessageIDFor(d.Key, s.From)
 	if err != nil {
@@ -382,25 +392,29 @@ func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content, secr
 	return err
 }
 
-// dateLabel is a date as the email's subject says it: "Mon 9 Mar".
-func dateLabel(d schedule.Date) string { return d.Time().Format("Mon 2 Jan") }
-
-// emailModel is the email for d's recipient: a dispatcher (or a test) gets
+// emailModel is the email for d's recipient, in l's language and formats
+// (Reader): a dispatcher (or a test) gets
 // the whole day, a technician only their own route. The content is
 // snapshot.View's,
 // the same as the briefing page's; every time is in the briefing's zone
 // with its abbreviation, which may differ within a day (a DST change).
-func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
+func emailModel(l *i18n.Localizer, c content, d deliveryRow, briefingURL string) mail.BriefingEmail {
 	m := mail.BriefingEmail{
-		OrgName: c.OrgName, DateLabel: dateLabel(c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
+		L: l, OrgName: c.OrgName, DateLabel: dateLabel(l, c.Date), ZoneName: zoneName(l, c.Zone, c.Date), Timezone: c.Zone.Name, BriefingURL: briefingURL,
 		Recipient: mail.Dispatcher, Shortened: c.Snapshot.Shortened,
 	}
 	if d.Audience == AudienceTechnician {
-		m.Recipient, m.Own = mail.Technician, technicianDay(c, d.TechnicianID)
+		m.Recipient, m.Own = mail.Technician, technicianDay(l, c, d.TechnicianID)
 		return m
 	}
 	v := snapshot.View(c.Snapshot, c.Zone.Loc)
 	v.Link(c.OrgURL)
+	a := v.ActionItems
+	lists := [][]briefview.Job{a.Emergencies, a.Overdue, a.Unassigned, a.OnHold, v.Cancelled}
+	for _, r := range v.Routes {
+		lists = append(lists, r.Jobs)
+	}
+	localWindows(l, c.Snapshot, c.Date, c.Zone.Loc, lists...)
 	m.Summary, m.ActionItems, m.Routes, m.Cancelled = v.Summary, v.ActionItems, v.Routes, v.Cancelled
 	m.MoreCancelled, m.CancelledURL = v.MoreCancelled, v.CancelledURL
 	return m
@@ -409,7 +423,7 @@ func emailModel(c content, d deliveryRow, briefingURL string) mail.BriefingEmail
 // technicianDay is what a technician's email shows of their own work:
 // their jobs of the day (cancelled ones apart) and their own jobs overdue
 // on it, each list with how many it leaves out.
-func technicianDay(c content, techID int64) mail.TechnicianDay {
+func technicianDay(l *i18n.Localizer, c content, techID int64) mail.TechnicianDay {
 	var jobs, cancelled []snapshot.JobLine
 	var moreJobs int
 	for _, t := range c.Snapshot.Technicians {
@@ -430,31 +444,32 @@ func technicianDay(c content, techID int64) mail.TechnicianDay {
 		out := snapshot.ViewJobs(lines, c.Zone.Loc)
 		for i := range out {
 			out[i].Technician = "" // the reader
+			out[i].Window = localWindow(l, lines[i], c.Date, c.Zone.Loc)
 		}
 		return out
 	}
 	d := mail.TechnicianDay{Jobs: own(jobs), Overdue: own(overdue), Cancelled: own(cancelled),
 		MoreJobs: moreJobs, MoreOverdue: moreOverdue}
 	if len(jobs) > 0 {
-		d.First = firstVisit(jobs[0], c.Zone.Loc)
+		d.First = firstVisit(l, jobs[0], c.Zone.Loc)
 	}
 	return d
 }
 
-// firstVisit is a visit as a subject line names it: "08:00 at 500 W 2nd
-// St", the street part of the address (its customer without one), at
+// firstVisit is a visit as a subject line names it, in the reader's
+// language and clock: "8:00 AM at 500 W 2nd St", the street part of the address (its customer without one), at
 // most 60 characters of it.
-func firstVisit(j snapshot.JobLine, loc *time.Location) string {
+func firstVisit(l *i18n.Localizer, j snapshot.JobLine, loc *time.Location) string {
 	at, _, _ := strings.Cut(j.Window, "–")
 	if !j.ArrivalStart.IsZero() {
-		at = j.ArrivalStart.In(loc).Format("15:04")
+		at = l.Locale().Time(j.ArrivalStart.In(loc))
 	}
 	place, _, _ := strings.Cut(j.Address, ",")
 	place = strings.Join(strings.Fields(cmp.Or(strings.TrimSpace(place), j.Customer)), " ")
 	if r := []rune(place); len(r) > 60 {
 		place = string(r[:59]) + "…"
 	}
-	return at + " at " + place
+	return mail.VisitAt(l, at, place)
 }
 
 // work is the part both delivery tasks share: one attempt, recorded,

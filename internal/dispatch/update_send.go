@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/updates"
@@ -71,7 +71,11 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 	if d.Channel == ChannelWebhook {
 		return s.sendUpdateWebhook(ctx, d, u, ex.secret)
 	}
-	m, err := s.updateMessage(ctx, d, u, ex)
+	l, err := Reader(ctx, q, d.OrgID, u.TechnicianID)
+	if err != nil {
+		return err
+	}
+	m, err := s.updateMessage(ctx, l, d, u, ex)
 	if err != nil {
 		return err
 	}
@@ -83,9 +87,9 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 // (docs/delivery.md, "Updates": fifty jobs whose fields are as long as
 // field validation allows would be several megabytes once encoded), it
 // lists half as many jobs, and so on until it fits, counting the rest
-// ("And 30 more: open your day").
-func (s *Sender) updateMessage(ctx context.Context, d deliveryRow, u updateContent, ex extras) (delivery.Message, error) {
-	m := updateEmail(u, updates.ForTechnician(u.Rows))
+// ("And 30 more: open your day"). l is the technician's reader.
+func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliveryRow, u updateContent, ex extras) (delivery.Message, error) {
+	m := updateEmail(l, u, updates.ForTechnician(u.Rows))
 	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
 	id, err := delivery.MessageIDFor(d.Key, s.From)
 	if err != nil {
@@ -97,7 +101,7 @@ func (s *Sender) updateMessage(ctx context.Context, d deliveryRow, u updateConte
 			return delivery.Message{}, fmt.Errorf("render update email: %w", err)
 		}
 		msg := delivery.Message{
-			From: s.From, To: d.Recipient, Subject: mail.UpdateSubject(dateLabel(u.Date)), Text: mail.UpdateText(m),
+			From: s.From, To: d.Recipient, Subject: mail.UpdateSubject(l, m.DateLabel), Text: mail.UpdateText(m),
 			HTML: html.String(), MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
 		}
 		size, err := delivery.Size(msg)
@@ -117,10 +121,12 @@ func (s *Sender) updateMessage(ctx context.Context, d deliveryRow, u updateConte
 	}
 }
 
-// updateEmail is the technician's email model: each item's window as
-// their day has it, in the briefing's zone with its abbreviation.
-func updateEmail(u updateContent, items []updates.Item) mail.UpdateEmail {
-	m := mail.UpdateEmail{OrgName: u.OrgName, DateLabel: dateLabel(u.Date), Timezone: u.Zone.Name}
+// updateEmail is the technician's email model, in l's language and
+// formats (Reader): each item's window as their day has it, in the
+// briefing's zone with its abbreviation.
+func updateEmail(l *i18n.Localizer, u updateContent, items []updates.Item) mail.UpdateEmail {
+	m := mail.UpdateEmail{L: l, OrgName: u.OrgName, DateLabel: dateLabel(l, u.Date), Timezone: u.Zone.Name,
+		ZoneName: zoneName(l, u.Zone, u.Date)}
 	if len(items) > maxUpdateJobs {
 		m.More = len(items) - maxUpdateJobs
 		items = items[:maxUpdateJobs]
@@ -128,7 +134,7 @@ func updateEmail(u updateContent, items []updates.Item) mail.UpdateEmail {
 	if u.More > 0 {
 		m.More += u.More // rows not read: at least one job each, at most
 	}
-	f := stateFormat{loc: u.Zone.Loc, day: u.Date}
+	f := stateFormat{l: l, loc: u.Zone.Loc, day: u.Date}
 	for _, it := range items {
 		now := it.Now()
 		mi := mail.UpdateItem{Kind: it.Kind, Window: f.window(now), Customer: now.Customer, Address: now.Address, Emergency: now.Emergency}
@@ -152,99 +158,101 @@ func updateEmail(u updateContent, items []updates.Item) mail.UpdateEmail {
 
 // stateFormat words job states for one technician's day in its zone.
 type stateFormat struct {
+	l   *i18n.Localizer
 	loc *time.Location
 	day schedule.Date
 }
 
-// window is a job's arrival window: "09:00–11:00 CST", with the date in
-// front when it is not the day's ("Fri 27 Nov 09:00–11:00 CST"), and the
+// window is a job's arrival window in the reader's clock: "9:00 – 11:00
+// AM CST" (en-US), "09:00–11:00 Uhr CET" (de-DE), with the date in front
+// when it is not the day's ("Fri, Nov 27 9:00 AM – 11:00 AM CST"), and the
 // abbreviation of the end too when it differs (a DST change).
 func (f stateFormat) window(j updates.JobState) string {
 	start, end := j.Start.In(f.loc), j.End.In(f.loc)
-	var b strings.Builder
-	if schedule.DateOf(start) != f.day {
-		b.WriteString(start.Format("Mon 2 Jan "))
-	}
-	b.WriteString(start.Format("15:04"))
-	b.WriteString("–")
-	if schedule.DateOf(end) != schedule.DateOf(start) {
-		b.WriteString(end.Format("Mon 2 Jan "))
-	}
-	b.WriteString(end.Format("15:04"))
 	zone := start.Format("MST")
 	if e := end.Format("MST"); e != zone {
 		zone += "/" + e
 	}
-	return b.String() + " " + zone
+	return windowIn(f.l, start, end, f.day, f.loc) + " " + zone
 }
 
 func (f stateFormat) addedWhy(it updates.Item, techID int64) string {
+	l := f.l
 	switch b := it.Before; {
 	case b == nil:
-		return "New job"
+		return l.T("mail.update.new_job")
 	case b.TechnicianID == 0:
-		return "Assigned to you (it was unassigned)"
+		return l.T("mail.update.assigned_unassigned")
 	case b.TechnicianID != techID:
-		return "Assigned to you (it was " + orSomeone(b.Technician) + "'s)"
+		return l.Tf("mail.update.assigned_from", map[string]any{"Name": f.orSomeone(b.Technician)})
 	default:
-		return "Moved to this day (it was " + f.window(*b) + ")"
+		return l.Tf("mail.update.moved_here", map[string]any{"Window": f.window(*b)})
 	}
 }
 
 func (f stateFormat) removedWhy(it updates.Item, techID int64) string {
+	l := f.l
 	switch a := it.After; {
 	case a.TechnicianID == 0:
-		return "Unassigned: no longer yours"
+		return l.T("mail.update.unassigned")
 	case a.TechnicianID != techID:
-		return "Reassigned to " + orSomeone(a.Technician)
+		return l.Tf("mail.update.reassigned", map[string]any{"Name": f.orSomeone(a.Technician)})
 	default:
-		return "Moved to " + f.window(a)
+		return l.Tf("mail.update.moved_to", map[string]any{"Window": f.window(a)})
 	}
 }
 
-func orSomeone(name string) string {
+func (f stateFormat) orSomeone(name string) string {
 	if name == "" {
-		return "someone else"
+		return f.l.T("mail.update.someone")
 	}
 	return name
 }
 
 // fieldLine is one changed field, old → new.
 func (f stateFormat) fieldLine(name string, a, b updates.JobState) string {
-	pair := func(label, old, new string) string { return label + ": " + orNone(old) + " → " + orNone(new) }
+	l := f.l
+	orNone := func(s string) string {
+		if s == "" {
+			return l.T("mail.update.none")
+		}
+		return s
+	}
+	pair := func(label, old, new string) string {
+		return l.Tf("mail.update.pair", map[string]any{"Label": l.T("mail.update.field." + label), "Old": orNone(old), "New": orNone(new)})
+	}
+	yesNo := func(b bool) string {
+		if b {
+			return l.T("mail.update.yes")
+		}
+		return l.T("mail.update.no")
+	}
+	status := func(s string) string {
+		switch s {
+		case "scheduled", "in_progress", "on_hold", "done", "cancelled":
+			return l.T("mail.status." + s)
+		}
+		return field.StatusLabel(s)
+	}
 	switch name {
 	case updates.FieldWindow:
-		return pair("Arrival", f.window(a), f.window(b))
+		return pair("arrival", f.window(a), f.window(b))
 	case updates.FieldAddress:
-		return pair("Address", a.Address, b.Address)
+		return pair("address", a.Address, b.Address)
 	case updates.FieldStatus:
-		return pair("Status", field.StatusLabel(a.Status), field.StatusLabel(b.Status))
+		return pair("status", status(a.Status), status(b.Status))
 	case updates.FieldCustomer:
-		return pair("Customer", a.Customer, b.Customer)
+		return pair("customer", a.Customer, b.Customer)
 	case updates.FieldCustomerPhone:
-		return pair("Customer phone", a.CustomerPhone, b.CustomerPhone)
+		return pair("customer_phone", a.CustomerPhone, b.CustomerPhone)
 	case updates.FieldJobType:
-		return pair("Job type", a.JobType, b.JobType)
+		return pair("job_type", a.JobType, b.JobType)
 	case updates.FieldEmergency:
-		return pair("Emergency", yesNo(a.Emergency), yesNo(b.Emergency))
+		return pair("emergency", yesNo(a.Emergency), yesNo(b.Emergency))
 	case updates.FieldNotes:
-		return pair("Notes", clipRunes(a.Notes, maxNoteRunes), clipRunes(b.Notes, maxNoteRunes))
+		return pair("notes", clipRunes(a.Notes, maxNoteRunes), clipRunes(b.Notes, maxNoteRunes))
 	}
 	return name
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 func clipRunes(s string, n int) string {

@@ -11,6 +11,7 @@ import (
 
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/updates"
 )
@@ -55,7 +56,7 @@ func TestUpdateEmailUnderMaxBytes(t *testing.T) {
 	ex := extras{unsubscribeURL: "https://app.example.com/unsubscribe?token=" + strings.Repeat("u", 120),
 		dayURL: "https://app.example.com/t/" + strings.Repeat("d", 43)}
 	for _, c := range []string{"😀", "&", "é"} {
-		m, err := s.updateMessage(context.Background(), d, longestChanges(t, 60, c), ex)
+		m, err := s.updateMessage(context.Background(), i18n.English, d, longestChanges(t, 60, c), ex)
 		require.NoError(t, err, c)
 		size, err := delivery.Size(m)
 		require.NoError(t, err)
@@ -65,7 +66,7 @@ func TestUpdateEmailUnderMaxBytes(t *testing.T) {
 		require.Contains(t, m.HTML, "/t/"+strings.Repeat("d", 43), "the day link stays")
 	}
 
-	m, err := s.updateMessage(context.Background(), d, longestChanges(t, 3, "a"), ex)
+	m, err := s.updateMessage(context.Background(), i18n.English, d, longestChanges(t, 3, "a"), ex)
 	require.NoError(t, err)
 	require.Contains(t, m.Text, "3 jobs changed on your day.")
 	require.NotContains(t, m.Text, "more: open your day")

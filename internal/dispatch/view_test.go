@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/views"
@@ -55,12 +56,19 @@ func TestPageAndEmailShowTheSameContent(t *testing.T) {
 	require.NoError(t, views.Briefing(views.BriefingPage{Date: s.Date, Content: &v}).Render(context.Background(), &page))
 	c := content{OrgName: "Acme", Slug: "acme", Date: schedule.Date{Year: 2026, Month: 3, Day: 8}, Zone: zone, Snapshot: s}
 	var email bytes.Buffer
-	require.NoError(t, mail.HTML(emailModel(c, deliveryRow{Audience: AudienceDispatcher}, "https://x.test/b")).Render(context.Background(), &email))
+	require.NoError(t, mail.HTML(emailModel(i18n.English, c, deliveryRow{Audience: AudienceDispatcher}, "https://x.test/b")).Render(context.Background(), &email))
 
 	want := []string{"1", "6", "8", "5", "7", "1", "2", "4", "3"} // emergency, overdue, unassigned, on hold; Al's route, Bea's; cancelled
 	require.Equal(t, want, dataJobs(t, page.String()))
 	require.Equal(t, want, dataJobs(t, email.String()))
-	require.Contains(t, email.String(), "07:00–08:00 EDT")
+	require.Contains(t, email.String(), "7:00\u2009–\u20098:00\u202fAM EDT", "the org's clock (en-US)")
+	require.Contains(t, email.String(), "Fri, Mar 6 9:00\u2009–\u200910:00\u202fAM EST", "another day's window has its date")
+	var de bytes.Buffer
+	require.NoError(t, mail.HTML(emailModel(i18n.New("de", "de-DE"), c, deliveryRow{Audience: AudienceDispatcher}, "https://x.test/b")).Render(context.Background(), &de))
+	require.Equal(t, want, dataJobs(t, de.String()))
+	require.Contains(t, de.String(), "07:00–08:00 Uhr EDT")
+	require.Contains(t, de.String(), "Fr., 6. März 09:00–10:00 Uhr EST")
+	require.Contains(t, de.String(), "Acme · Briefing für So., 8. März")
 	require.Contains(t, email.String(), `href="https://www.google.com/maps/search/?api=1&amp;query=1+Elm+St+%26+2nd"`)
 	require.Contains(t, page.String(), `href="https://www.google.com/maps/search/?api=1&amp;query=1+Elm+St+%26+2nd"`)
 	require.Contains(t, email.String(), `href="tel:+12125550100"`)
@@ -69,15 +77,15 @@ func TestPageAndEmailShowTheSameContent(t *testing.T) {
 	// A technician's email is their own day only: their route, then their
 	// overdue jobs (the dispatcher's list holds everyone's).
 	var own bytes.Buffer
-	m := emailModel(c, deliveryRow{Audience: AudienceTechnician, TechnicianID: 2}, "https://x.test/b")
+	m := emailModel(i18n.English, c, deliveryRow{Audience: AudienceTechnician, TechnicianID: 2}, "https://x.test/b")
 	require.NoError(t, mail.HTML(m).Render(context.Background(), &own))
 	require.Equal(t, []string{"4", "6"}, dataJobs(t, own.String()))
-	require.Equal(t, "Your day, Sun 8 Mar: 1 job, 12:00 at 1 Elm St & 2nd · 1 overdue", m.Subject())
+	require.Equal(t, "Your day, Sun, Mar 8: 1 job, 12:00\u202fPM at 1 Elm St & 2nd · 1 overdue", m.Subject())
 	require.NotContains(t, mail.Text(m), "Customer A", "another technician's job")
 
 	// Al's: two visits (the cancelled one apart), one overdue.
-	m = emailModel(c, deliveryRow{Audience: AudienceTechnician, TechnicianID: 1}, "https://x.test/b")
-	require.Equal(t, "Your day, Sun 8 Mar: 2 jobs, first 07:00 at 1 Elm St & 2nd · 1 overdue · 1 cancelled", m.Subject())
+	m = emailModel(i18n.English, c, deliveryRow{Audience: AudienceTechnician, TechnicianID: 1}, "https://x.test/b")
+	require.Equal(t, "Your day, Sun, Mar 8: 2 jobs, first 7:00\u202fAM at 1 Elm St & 2nd · 1 overdue · 1 cancelled", m.Subject())
 }
 
 // of marks a job as technician id's.
@@ -95,13 +103,17 @@ func TestFirstVisit(t *testing.T) {
 		j    snapshot.JobLine
 		want string
 	}{
-		{snapshot.JobLine{ArrivalStart: at.UTC(), Address: "500 W 2nd St, Austin, TX 78701", Customer: "Ana"}, "08:00 at 500 W 2nd St"},
-		{snapshot.JobLine{ArrivalStart: at, Address: "  ", Customer: "Dogwood  Bakery\n"}, "08:00 at Dogwood Bakery"},
+		{snapshot.JobLine{ArrivalStart: at.UTC(), Address: "500 W 2nd St, Austin, TX 78701", Customer: "Ana"}, "8:00\u202fAM at 500 W 2nd St"},
+		{snapshot.JobLine{ArrivalStart: at, Address: "  ", Customer: "Dogwood  Bakery\n"}, "8:00\u202fAM at Dogwood Bakery"},
 		{snapshot.JobLine{Window: "09:30–10:00", Address: "1 Elm St"}, "09:30 at 1 Elm St"},
-		{snapshot.JobLine{ArrivalStart: at, Address: strings.Repeat("ü", 70)}, "08:00 at " + strings.Repeat("ü", 59) + "…"},
+		{snapshot.JobLine{ArrivalStart: at, Address: strings.Repeat("ü", 70)}, "8:00\u202fAM at " + strings.Repeat("ü", 59) + "…"},
 	} {
-		require.Equal(t, c.want, firstVisit(c.j, loc.Loc))
+		require.Equal(t, c.want, firstVisit(i18n.English, c.j, loc.Loc))
 	}
+	// In the reader's language and clock (docs/i18n.md).
+	j := snapshot.JobLine{ArrivalStart: at.UTC(), Address: "500 W 2nd St, Austin, TX 78701"}
+	require.Equal(t, "um 08:00, 500 W 2nd St", firstVisit(i18n.New("de", "de-DE"), j, loc.Loc))
+	require.Equal(t, "a las 8:00\u202fa.m. en 500 W 2nd St", firstVisit(i18n.New("es", "es-US"), j, loc.Loc))
 }
 
 // dataJobs lists the data-job attributes of a document, in order.
@@ -149,7 +161,7 @@ func TestTechnicianEmailOfOldRevision(t *testing.T) {
 		            {"id": 3, "customer": "Ben's old job", "technician_id": 8, "window": "2026-11-24 09:00–10:00", "status": "on_hold"}]}`
 	require.NoError(t, json.Unmarshal([]byte(old), &c.Snapshot))
 	d := deliveryRow{Audience: AudienceTechnician, TechnicianID: 7}
-	m := emailModel(c, d, "https://app.test/orgs/acme/briefings/2026-11-26")
+	m := emailModel(i18n.English, c, d, "https://app.test/orgs/acme/briefings/2026-11-26")
 	require.Len(t, m.Own.Overdue, 1)
 	require.Equal(t, "Ana's old job", m.Own.Overdue[0].Customer)
 	require.Zero(t, m.Own.MoreOverdue)
@@ -157,7 +169,7 @@ func TestTechnicianEmailOfOldRevision(t *testing.T) {
 	c.Snapshot.OwnOverdue = true
 	c.Snapshot.Technicians[0].Overdue = []snapshot.JobLine{{ID: 4, Customer: "Ana's own", TechnicianID: 7, Status: "scheduled"}}
 	c.Snapshot.Technicians[0].MoreOverdue = 9
-	m = emailModel(c, d, "https://app.test/orgs/acme/briefings/2026-11-26")
+	m = emailModel(i18n.English, c, d, "https://app.test/orgs/acme/briefings/2026-11-26")
 	require.Equal(t, "Ana's own", m.Own.Overdue[0].Customer)
 	require.Len(t, m.Own.Overdue, 1, "the org's list is not read for a new revision")
 	require.Equal(t, 9, m.Own.MoreOverdue)

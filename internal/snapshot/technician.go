@@ -6,6 +6,7 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views/briefview"
 )
@@ -42,10 +43,10 @@ const MaxTechnicianJobs = 200
 // TechnicianJobs is one technician's day as it is now, not as a briefing
 // recorded it: their jobs whose window starts on the org-local date d in
 // zone, in arrival order, each as a briefing shows it (times in zone with
-// their abbreviation), the cancelled ones apart. At most MaxTechnicianJobs;
+// their abbreviation, in lc's clock: LocalWindow), the cancelled ones apart. At most MaxTechnicianJobs;
 // more says some were left off. The technician's day link page reads it
 // (docs/delivery.md, "Day links").
-func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID int64, zone schedule.Zone, d schedule.Date) (jobs, cancelled []briefview.Job, more bool, err error) {
+func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID int64, zone schedule.Zone, d schedule.Date, lc locale.Locale) (jobs, cancelled []briefview.Job, more bool, err error) {
 	day := &Day{Zone: zone, Date: d}
 	day.Start, day.End = schedule.DayBounds(zone.Loc, d)
 	page, err := field.ListJobs(ctx, q, orgID, field.JobFilter{
@@ -55,8 +56,12 @@ func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID
 	}
 	jobs, cancelled = []briefview.Job{}, []briefview.Job{}
 	for _, j := range page.Jobs {
-		v := viewJob(day.jobLine(j), zone.Loc)
+		line := day.jobLine(j)
+		v := viewJob(line, zone.Loc)
 		v.Technician = "" // the reader
+		if !line.ArrivalStart.IsZero() && !line.ArrivalEnd.IsZero() {
+			v.Window = LocalWindow(lc, line.ArrivalStart, line.ArrivalEnd, d, zone.Loc) // in the reader's clock
+		}
 		if j.Status == "cancelled" {
 			cancelled = append(cancelled, v)
 		} else {
@@ -68,9 +73,9 @@ func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID
 
 // TechnicianOverdue is one technician's own jobs overdue on the org-local
 // date d in zone (field's overdue rule), as they are now, in arrival
-// order, each as a briefing shows it. At most MaxTechnicianJobs; more says
+// order, each as a briefing shows it (in lc's clock). At most MaxTechnicianJobs; more says
 // some were left off. The day link page reads it, below the day's jobs.
-func TechnicianOverdue(ctx context.Context, q database.Querier, orgID, technicianID int64, zone schedule.Zone, d schedule.Date) (jobs []briefview.Job, more bool, err error) {
+func TechnicianOverdue(ctx context.Context, q database.Querier, orgID, technicianID int64, zone schedule.Zone, d schedule.Date, lc locale.Locale) (jobs []briefview.Job, more bool, err error) {
 	day := &Day{Zone: zone, Date: d}
 	day.Start, day.End = schedule.DayBounds(zone.Loc, d)
 	page, err := field.ListJobs(ctx, q, orgID, field.JobFilter{
@@ -80,8 +85,12 @@ func TechnicianOverdue(ctx context.Context, q database.Querier, orgID, technicia
 	}
 	jobs = make([]briefview.Job, 0, len(page.Jobs))
 	for _, j := range page.Jobs {
-		v := viewJob(day.jobLine(j), zone.Loc)
+		line := day.jobLine(j)
+		v := viewJob(line, zone.Loc)
 		v.Technician = "" // the reader
+		if !line.ArrivalStart.IsZero() && !line.ArrivalEnd.IsZero() {
+			v.Window = LocalWindow(lc, line.ArrivalStart, line.ArrivalEnd, d, zone.Loc) // in the reader's clock
+		}
 		jobs = append(jobs, v)
 	}
 	return jobs, page.More, nil

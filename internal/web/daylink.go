@@ -12,6 +12,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
@@ -91,11 +92,18 @@ func (s *Server) technicianDay(c echo.Context) error {
 		return err
 	}
 	q := database.Reader(ctx, s.db)
-	jobs, cancelled, more, err := snapshot.TechnicianJobs(ctx, q, l.OrgID, l.TechnicianID, zone, l.Date)
+	// The technician's language, else the org's, with the org's formats:
+	// as their emails (docs/i18n.md); the page has no signed-in reader.
+	tr, err := dispatch.Reader(ctx, q, l.OrgID, l.TechnicianID)
 	if err != nil {
 		return err
 	}
-	overdue, moreOverdue, err := snapshot.TechnicianOverdue(ctx, q, l.OrgID, l.TechnicianID, zone, l.Date)
+	lc := tr.Locale()
+	jobs, cancelled, more, err := snapshot.TechnicianJobs(ctx, q, l.OrgID, l.TechnicianID, zone, l.Date, lc)
+	if err != nil {
+		return err
+	}
+	overdue, moreOverdue, err := snapshot.TechnicianOverdue(ctx, q, l.OrgID, l.TechnicianID, zone, l.Date, lc)
 	if err != nil {
 		return err
 	}
@@ -104,10 +112,12 @@ func (s *Server) technicianDay(c echo.Context) error {
 	if last := end.Add(-1).In(zone.Loc).Format("MST"); last != zoneAbbrev {
 		zoneAbbrev += "/" + last
 	}
+	c.Response().Header().Set("Content-Language", tr.Lang())
 	return s.render(c, http.StatusOK, views.TechnicianDayPage(views.TechnicianDay{
-		OrgName: l.OrgName, Technician: l.TechnicianName,
-		DateLabel: l.Date.Time().Format("Mon 2 Jan 2006"), Timezone: zone.Name, Zone: zoneAbbrev,
-		ValidUntil: "the end of " + l.Date.AddDays(1).Time().Format("Mon 2 Jan"),
+		L: tr, OrgName: l.OrgName, Technician: l.TechnicianName,
+		DateLabel: lc.DateYear(l.Date.Time()), Timezone: zone.Name, Zone: zoneAbbrev,
+		ZoneName:   lc.ZoneName(zone.Name, start.Add(12*time.Hour)),
+		ValidUntil: lc.Date(l.Date.AddDays(1).Time()),
 		Jobs:       jobs, Cancelled: cancelled, More: more, Overdue: overdue, MoreOverdue: moreOverdue,
 	}))
 }

@@ -83,15 +83,15 @@ func TestDayLinkPage(t *testing.T) {
 	requireDayLinkHeaders(t, r)
 	require.Contains(t, r.Body, `<meta name="robots" content="noindex, nofollow">`)
 	require.Contains(t, r.Body, `<meta name="viewport" content="width=device-width, initial-scale=1">`)
-	require.Contains(t, r.Body, "Ana Ruiz's day, Wed 4 Mar 2026")
+	require.Contains(t, r.Body, "Ana Ruiz&#39;s day, Wed, Mar 4, 2026")
 	require.Contains(t, r.Body, "Acme Field Services")
-	require.Contains(t, r.Body, "08:00–09:00 CST")
+	require.Contains(t, r.Body, "8:00\u2009–\u20099:00\u202fAM CST")
 	require.Contains(t, r.Body, `href="https://www.google.com/maps/search/?api=1&amp;query=500+W+2nd+St%2C+Austin"`)
 	require.Contains(t, r.Body, `href="tel:+15125550100"`)
 	require.Contains(t, r.Body, "Gate 4411\nDog in yard")
 	require.Contains(t, r.Body, "Boiler repair")
 	require.Contains(t, r.Body, "Cancelled (1)")
-	require.Contains(t, r.Body, "until the end of Thu 5 Mar")
+	require.Contains(t, r.Body, "until the end of Thu, Mar 5")
 	for _, other := range []string{"Customer of Ben", "Customer of nobody", "Customer of tomorrow", "555 0199", "<form", "<script"} {
 		require.NotContains(t, r.Body, other)
 	}
@@ -143,7 +143,7 @@ func TestDayLinkOverdue(t *testing.T) {
 	require.Contains(t, r.Body, "Ana today")
 	require.Less(t, strings.Index(r.Body, "Ana today"), strings.Index(r.Body, "Ana overdue 60"), "the day's jobs first")
 	require.Less(t, strings.Index(r.Body, "Ana overdue 60"), strings.Index(r.Body, "Ana overdue 1<"), "the oldest first")
-	require.Contains(t, r.Body, "2026-01-03 09:00–10:00 CST")
+	require.Contains(t, r.Body, "Sat, Jan 3 9:00\u2009–\u200910:00\u202fAM CST")
 	for _, other := range []string{"Ben overdue", "Globex overdue", "Ana done long ago"} {
 		require.NotContains(t, r.Body, other)
 	}
@@ -323,4 +323,47 @@ func TestBriefingPageListsDayLinks(t *testing.T) {
 	r := f.as(&f.memberA).get(page)
 	require.Equal(t, http.StatusOK, r.Code)
 	require.NotContains(t, r.Body, "day link sent")
+}
+
+// TestDayLinkPageInTheTechniciansLanguage: a Spanish-speaking technician
+// in an en-US org reads their day page in Spanish on the org's 12-hour
+// clock; in a de-DE org, one without a language of their own reads German
+// with 24-hour times (docs/i18n.md, "Who reads what").
+func TestDayLinkPageInTheTechniciansLanguage(t *testing.T) {
+	t.Parallel()
+	f := setup(t) // the clock: Wed 4 Mar 2026 15:00 UTC, 09:00 CST
+	ana := f.dayTech(f.orgA.ID, "Ana Ruiz", "")
+	_, err := f.db.Exec(context.Background(), `UPDATE technicians SET language = 'es' WHERE id = $1 AND org_id = $2`, ana, f.orgA.ID)
+	require.NoError(t, err)
+	at := func(s string) time.Time { t, _ := time.Parse(time.RFC3339, s); return t }
+	f.dayJob(f.orgA.ID, ana, "Dogwood Bakery", "500 W 2nd St, Austin", "", "", "scheduled", at("2026-03-04T14:00:00Z"))
+	f.dayJob(f.orgA.ID, ana, "Gum Grocer", "", "", "", "cancelled", at("2026-03-04T20:00:00Z"))
+
+	r := f.anon().get("/t/" + f.dayToken(f.orgA.ID, ana, "2026-03-04"))
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	require.Equal(t, "es-US", r.Header.Get("Content-Language"))
+	require.Contains(t, r.Body, `<html lang="es-US">`)
+	require.Contains(t, r.Body, "El día de Ana Ruiz, mié, 4 de mar de 2026")
+	require.Contains(t, r.Body, "Zona horaria: hora central (Chicago) (CST)")
+	require.Contains(t, r.Body, `<small class="zone-id">America/Chicago</small>`)
+	require.Contains(t, r.Body, "Sus trabajos (1)")
+	require.Contains(t, r.Body, "8:00–9:00\u202fa.m. CST")
+	require.Contains(t, r.Body, ">programado<")
+	require.Contains(t, r.Body, "Cancelados (1)")
+	require.Contains(t, r.Body, "Este enlace funciona hasta el jue, 5 de mar inclusive.")
+	require.NotContains(t, r.Body, "Your jobs")
+
+	// A de-DE org: its technician reads German, 24-hour times.
+	_, err = f.db.Exec(context.Background(), `UPDATE orgs SET locale = 'de-DE' WHERE id = $1`, f.orgB.ID)
+	require.NoError(t, err)
+	jonas := f.dayTech(f.orgB.ID, "Jonas", "")
+	f.dayJob(f.orgB.ID, jonas, "Bäckerei Lang", "", "", "", "scheduled", at("2026-03-04T14:00:00Z"))
+	r = f.anon().get("/t/" + f.dayToken(f.orgB.ID, jonas, "2026-03-04"))
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	require.Contains(t, r.Body, `<html lang="de-DE">`)
+	require.Contains(t, r.Body, "Tag von Jonas")
+	require.Contains(t, r.Body, "Ihre Aufträge (1)")
+	require.Contains(t, r.Body, ">geplant<")
+	require.NotContains(t, r.Body, "a.m.")
+	require.NotContains(t, r.Body, "AM ")
 }

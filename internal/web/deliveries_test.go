@@ -81,7 +81,7 @@ func TestTestEmailGoesToTheOutboxAndTheLog(t *testing.T) {
 		`SELECT rcpt, subject, text_body FROM mail_outbox WHERE org_id = $1`, f.orgA.ID).Scan(&rcpt, &subject, &text))
 	require.Equal(t, f.adminA.Email, rcpt)
 	require.Contains(t, subject, "[Test]")
-	require.Contains(t, subject, "Wed 4 Mar", "today's briefing")
+	require.Contains(t, subject, "Wed, Mar 4", "today's briefing")
 	require.Contains(t, text, "Fresh Customer", "as the data is now")
 	var revision int
 	var scheduled bool

@@ -54,12 +54,12 @@ func TestOverdueBriefingBounded(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// Al's own 25,000: 50 listed, the rest counted and linked to his day.
-	require.Contains(t, alText, "OVERDUE (25000)")
-	require.Contains(t, alText, "and 24950 more: https://app.fieldbrief.test/t/")
+	require.Contains(t, alText, "OVERDUE (25,000)")
+	require.Contains(t, alText, "and 24,950 more: https://app.fieldbrief.test/t/")
 	require.Equal(t, 50, strings.Count(alText, "Water heater repair"))
 	// 50,000 overdue, of which 515 (every 97th) are emergencies.
-	require.Contains(t, text, "Overdue (49485)")
-	require.Contains(t, text, "and 49435 more: https://app.fieldbrief.test/orgs/big/board?date=2026-03-10#overdue")
+	require.Contains(t, text, "Overdue (49,485)")
+	require.Contains(t, text, "and 49,435 more: https://app.fieldbrief.test/orgs/big/board?date=2026-03-10#overdue")
 	require.Contains(t, html, `href="https://app.fieldbrief.test/orgs/big/board?date=2026-03-10#overdue"`)
 	require.Contains(t, text, "Emergencies (515)")
 	require.Contains(t, text, "and 465 more")

@@ -121,7 +121,7 @@ func TestEmailDeliveryDispatcherAndTechnicians(t *testing.T) {
 	d := byTo["dispatch@northwind.test"]
 	parsed, err := d.Parse()
 	require.NoError(t, err)
-	require.Equal(t, "northwind · briefing for Sun 8 Mar", decodeHeader(t, parsed.Header.Get("Subject")))
+	require.Equal(t, "northwind · briefing for Sun, Mar 8", decodeHeader(t, parsed.Header.Get("Subject")))
 	require.Contains(t, parsed.Header.Get("List-Unsubscribe"), "https://app.fieldbrief.test/unsubscribe?t=")
 	require.Equal(t, "List-Unsubscribe=One-Click", parsed.Header.Get("List-Unsubscribe-Post"))
 	mediaType, params, err := mime.ParseMediaType(parsed.Header.Get("Content-Type"))
@@ -144,8 +144,8 @@ func TestEmailDeliveryDispatcherAndTechnicians(t *testing.T) {
 	require.NoError(t, err)
 	// Times in the org's zone with the abbreviation in force: Ben's visit
 	// began before the 02:00 change (EST), Ana's after it (EDT).
-	require.Contains(t, text, "09:00–11:00 EDT")
-	require.Contains(t, text, "01:30–03:30 EST/EDT")
+	require.Contains(t, text, "9:00\u2009–\u200911:00\u202fAM EDT")
+	require.Contains(t, text, "1:30\u2009–\u20093:30\u202fAM EST/EDT")
 	require.Contains(t, text, "Nobody's customer")
 	require.Equal(t, 1, strings.Count(text, "Stuck customer street"), "an overdue job on hold is listed once:\n%s", text)
 	require.Contains(t, html, "https://app.fieldbrief.test/orgs/northwind/briefings/2026-03-08")

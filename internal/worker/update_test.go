@@ -190,7 +190,7 @@ func (d *sentDay) mail(addr string) (subjects, texts []string) {
 }
 
 func (d *sentDay) changesSubject() string {
-	return "Changes to your day, " + d.today.Time().Format("Mon 2 Jan")
+	return "Changes to your day, " + enUS.Date(d.today.Time())
 }
 
 func (f *fixture) updateOutcomes(orgID int64) []string {
@@ -223,7 +223,7 @@ func TestUpdateAfterReassignment(t *testing.T) {
 	require.Contains(t, texts[1], "NO LONGER ON YOUR DAY")
 	require.Contains(t, texts[1], "Ana's customer")
 	require.Contains(t, texts[1], "Reassigned to Ben")
-	require.Contains(t, texts[1], "22:00–23:00 "+d.at(22, 0).Format("MST"))
+	require.Contains(t, texts[1], enUS.TimeRange(d.at(22, 0), d.at(23, 0))+" "+d.at(22, 0).Format("MST"))
 	require.Contains(t, texts[1], "Open your day: https://app.fieldbrief.test/t/", "the day link")
 	require.NotContains(t, texts[1], "Ben's customer", "Ben's own job did not change")
 
@@ -277,7 +277,7 @@ func TestFiveQuickEditsMakeOneUpdate(t *testing.T) {
 	subjects, texts := d.mail("ana@quick.test")
 	require.Len(t, subjects, 2, "the briefing, then one update")
 	abbr := d.at(22, 0).Format("MST")
-	require.Contains(t, texts[1], "Arrival: 22:00–23:00 "+abbr+" → 22:50–23:50 "+abbr, "from the first state to the last")
+	require.Contains(t, texts[1], "Arrival: "+enUS.TimeRange(d.at(22, 0), d.at(23, 0))+" "+abbr+" → "+enUS.TimeRange(d.at(22, 50), d.at(23, 50))+" "+abbr, "from the first state to the last")
 	require.Contains(t, texts[1], "Address: Ana's customer street → 700 Congress Ave")
 	require.Equal(t, 1, strings.Count(texts[1], "Arrival:"), texts[1])
 	subjects, _ = d.mail("ben@quick.test")
@@ -368,7 +368,7 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 	_, texts := a.mail("ana@alpha.test")
 	require.Len(t, texts, 2)
 	require.Contains(t, texts[1], "CANCELLED")
-	require.Contains(t, texts[1], "Status: Scheduled → Cancelled")
+	require.Contains(t, texts[1], "Status: scheduled → cancelled")
 	require.Len(t, b.sink.Messages(), 2, "beta's technicians hear nothing")
 	require.Len(t, b.hook.types(), 1)
 	require.Equal(t, []string{"sent"}, f.updateOutcomes(a.org))
@@ -405,7 +405,7 @@ func TestUpdatesAtMostEvery15Minutes(t *testing.T) {
 	d.run()
 	_, texts = d.mail("ana@gap.test")
 	require.Len(t, texts, 3)
-	require.Contains(t, texts[2], "Status: On hold → Scheduled")
+	require.Contains(t, texts[2], "Status: on hold → scheduled")
 	require.Equal(t, []string{"sent", "sent"}, f.updateOutcomes(d.org))
 }
 

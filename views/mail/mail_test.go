@@ -224,5 +224,5 @@ func TestText(t *testing.T) {
 
 func TestSubject(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "Northwind Heating & Air · briefing for Mon 9 Mar", mail.Subject("Northwind Heating & Air", "Mon 9 Mar"))
+	require.Equal(t, "Northwind Heating & Air · briefing for Mon 9 Mar", mail.Subject(nil, "Northwind Heating & Air", "Mon 9 Mar"))
 }

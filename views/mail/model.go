@@ -5,9 +5,11 @@
 package mail
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
+	"fieldbrief/internal/i18n"
 	"fieldbrief/views/briefview"
 )
 
@@ -24,9 +26,14 @@ const (
 
 // BriefingEmail is everything one briefing email shows.
 type BriefingEmail struct {
+	// L is the reader's language and formats (docs/i18n.md): the
+	// technician's language, else the org's locale's; nil is English.
+	// Every string below is already formatted in its formats locale.
+	L              *i18n.Localizer
 	OrgName        string
-	DateLabel      string // "Mon 9 Mar"
-	Timezone       string // "America/New_York", named once under the title
+	DateLabel      string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
+	Timezone       string // "America/New_York", named once under the title, in small print after ZoneName
+	ZoneName       string // "Eastern Time (New York)" in the reader's language (locale.ZoneName); "" for none
 	BriefingURL    string // the briefing page
 	DayURL         string // a technician's day link (BASE_URL/t/…), "" for dispatchers or when none
 	UnsubscribeURL string // one-click unsubscribe for this recipient
@@ -48,8 +55,9 @@ type BriefingEmail struct {
 
 // TechnicianDay is what a technician's email shows of their own work.
 type TechnicianDay struct {
-	// First is the day's first visit, "08:00 at 500 W 2nd St" (its
-	// customer when it has no address); "" without one.
+	// First is the day's first visit in the reader's language, "8:00 AM
+	// at 500 W 2nd St" (its customer when it has no address; VisitAt); ""
+	// without one.
 	First     string
 	Jobs      []Job // the day's visits, in arrival order, cancelled ones apart
 	Overdue   []Job // their jobs overdue on the day (docs/briefing-content.md)
@@ -68,8 +76,7 @@ func (d TechnicianDay) cancelled() int { return len(d.Cancelled) + d.MoreCancell
 
 // ownSection is one list of a technician's email.
 type ownSection struct {
-	id, title, text string // data-section, heading, the text part's heading
-	note            string
+	id, title, note string // data-section, heading and note message ids
 	jobs            []Job
 	more            int
 }
@@ -77,9 +84,9 @@ type ownSection struct {
 func (d TechnicianDay) sections() []ownSection {
 	var out []ownSection
 	for _, s := range []ownSection{
-		{"jobs", "Your jobs", "YOUR JOBS", "", d.Jobs, d.MoreJobs},
-		{"overdue", "Overdue", "OVERDUE", "Still open from before this day.", d.Overdue, d.MoreOverdue},
-		{"cancelled", "Cancelled", "CANCELLED", "", d.Cancelled, d.MoreCancelled},
+		{"jobs", "mail.own.jobs", "", d.Jobs, d.MoreJobs},
+		{"overdue", "mail.own.overdue", "mail.own.overdue_note", d.Overdue, d.MoreOverdue},
+		{"cancelled", "mail.own.cancelled", "", d.Cancelled, d.MoreCancelled},
 	} {
 		if len(s.jobs)+s.more > 0 {
 			out = append(out, s)
@@ -88,7 +95,39 @@ func (d TechnicianDay) sections() []ownSection {
 	return out
 }
 
-func (s ownSection) heading() string { return fmt.Sprintf("%s (%d)", s.title, len(s.jobs)+s.more) }
+func (s ownSection) heading(l *i18n.Localizer) string {
+	return headingCount(l, l.T(s.title), len(s.jobs)+s.more)
+}
+
+// headingCount is a list's heading with how many jobs it holds: "Overdue (3)".
+func headingCount(l *i18n.Localizer, title string, n int) string {
+	return l.Tf("mail.heading_count", map[string]any{"Title": title, "Count": l.Locale().Number(n)})
+}
+
+// sectionTitle is an action item section's heading in the reader's
+// language, by its anchor (briefview.Section.ID).
+func sectionTitle(l *i18n.Localizer, s briefview.Section) string {
+	switch s.ID {
+	case "emergencies", "overdue", "unassigned", "on-hold":
+		return l.T("mail.section." + strings.ReplaceAll(s.ID, "-", "_"))
+	}
+	return s.Title
+}
+
+// status is a job's status in the reader's language, by its code.
+func status(l *i18n.Localizer, j Job) string {
+	switch j.StatusCode {
+	case "scheduled", "in_progress", "on_hold", "done", "cancelled":
+		return l.T("mail.status." + j.StatusCode)
+	}
+	return j.Status
+}
+
+// VisitAt is a visit as a technician's subject names it: "8:00 AM at 500 W
+// 2nd St"; at is already in the reader's clock.
+func VisitAt(l *i18n.Localizer, at, place string) string {
+	return l.Tf("mail.visit_at", map[string]any{"Time": at, "Place": place})
+}
 
 // The content types are the briefing page's (views/briefview): the email
 // and the page show the same jobs in the same sections and order.
@@ -116,8 +155,8 @@ func sections(a ActionItems) []briefview.Section {
 }
 
 // Subject is a dispatcher's subject: the org and the local date.
-func Subject(orgName, dateLabel string) string {
-	return orgName + " · briefing for " + dateLabel
+func Subject(l *i18n.Localizer, orgName, dateLabel string) string {
+	return l.Tf("mail.subject", map[string]any{"Org": orgName, "Date": dateLabel})
 }
 
 // Subject is the email's subject. A technician's is about their day:
@@ -125,9 +164,9 @@ func Subject(orgName, dateLabel string) string {
 // their inbox preview too.
 func (e BriefingEmail) Subject() string {
 	if e.Recipient == Technician {
-		return e.title() + ": " + e.headline()
+		return e.L.Tf("mail.technician_subject", map[string]any{"Title": e.title(), "Headline": e.headline()})
 	}
-	return Subject(e.OrgName, e.DateLabel)
+	return Subject(e.L, e.OrgName, e.DateLabel)
 }
 
 // preheader is the hidden preview text inbox lists show after the subject.
@@ -141,23 +180,23 @@ func (e BriefingEmail) preheader() string {
 // headline is a technician's day in one line: their jobs, the first
 // visit, and their overdue and cancelled jobs when there are any.
 func (e BriefingEmail) headline() string {
-	d := e.Own
-	out := "no jobs"
+	d, l := e.Own, e.L
+	out := l.T("mail.no_jobs")
 	if n := d.jobs(); n > 0 {
-		out = plural(n, "job", "jobs")
+		out = countOf(l, "count.jobs", n)
 	}
 	if d.First != "" {
+		id := "mail.first_only"
 		if d.jobs() > 1 {
-			out += ", first " + d.First
-		} else {
-			out += ", " + d.First
+			id = "mail.first_of_many"
 		}
+		out = l.Tf(id, map[string]any{"Jobs": out, "Visit": d.First})
 	}
 	if n := d.overdue(); n > 0 {
-		out += fmt.Sprintf(" · %d overdue", n)
+		out += " · " + countOf(l, "mail.n.overdue", n)
 	}
 	if n := d.cancelled(); n > 0 {
-		out += fmt.Sprintf(" · %d cancelled", n)
+		out += " · " + countOf(l, "mail.n.cancelled", n)
 	}
 	return out
 }
@@ -165,9 +204,9 @@ func (e BriefingEmail) headline() string {
 // title is the heading inside the email.
 func (e BriefingEmail) title() string {
 	if e.Recipient == Technician {
-		return "Your day, " + e.DateLabel
+		return e.L.Tf("mail.title_technician", map[string]any{"Date": e.DateLabel})
 	}
-	return "Briefing for " + e.DateLabel
+	return e.L.Tf("mail.title", map[string]any{"Date": e.DateLabel})
 }
 
 // summaryLine is the day in one sentence, also a dispatcher's inbox
@@ -176,33 +215,22 @@ func (e BriefingEmail) summaryLine() string {
 	if e.Recipient == Technician {
 		return e.headline()
 	}
-	s := e.Summary
-	parts := []string{plural(s.Jobs, "job", "jobs")}
+	s, l := e.Summary, e.L
+	parts := []string{countOf(l, "count.jobs", s.Jobs)}
 	if e.Recipient == Dispatcher {
 		for _, p := range []struct {
-			n    int
-			word string
+			n  int
+			id string
 		}{
-			{s.Emergencies, "emergencies"}, {s.Unassigned, "unassigned"}, {s.Overdue, "overdue"},
-			{s.OnHold, "on hold"}, {s.Cancelled, "cancelled"}, {s.TechniciansOut, "technicians out"},
+			{s.Emergencies, "mail.n.emergencies"}, {s.Unassigned, "mail.n.unassigned"}, {s.Overdue, "mail.n.overdue"},
+			{s.OnHold, "mail.n.on_hold"}, {s.Cancelled, "mail.n.cancelled"}, {s.TechniciansOut, "mail.n.technicians_out"},
 		} {
 			if p.n > 0 {
-				word := p.word
-				if p.n == 1 {
-					word = strings.NewReplacer("emergencies", "emergency", "technicians", "technician").Replace(word)
-				}
-				parts = append(parts, fmt.Sprintf("%d %s", p.n, word))
+				parts = append(parts, countOf(l, p.id, p.n))
 			}
 		}
 	}
 	return strings.Join(parts, " · ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 func telURL(phone string) string { return briefview.TelURL(phone) }
@@ -211,10 +239,11 @@ func telURL(phone string) string { return briefview.TelURL(phone) }
 // same order, for clients and people that prefer text.
 func Text(e BriefingEmail) string {
 	var b strings.Builder
+	l := e.L
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	line("%s", e.OrgName)
 	line("%s", e.title())
-	line("Times in %s", e.Timezone)
+	line("%s", textTimesIn(e.L, e.ZoneName, e.Timezone))
 	line("")
 	line("%s", e.summaryLine())
 	line("")
@@ -227,19 +256,19 @@ func Text(e BriefingEmail) string {
 		return b.String()
 	}
 	if secs := sections(e.ActionItems); len(secs) > 0 {
-		line("NEEDS ACTION")
+		line("%s", upper(l.T("mail.needs_action")))
 		line("")
 		for _, s := range secs {
-			line("%s (%d)", s.Title, s.Count())
+			line("%s", headingCount(l, sectionTitle(l, s), s.Count()))
 			for _, j := range s.Jobs {
-				textJob(&b, j)
+				textJob(&b, l, j)
 			}
-			textMore(&b, s.More, s.MoreURL)
+			textMore(&b, l, s.More, s.MoreURL)
 			line("")
 		}
 	}
 	if len(e.Routes) > 0 {
-		line("ROUTES")
+		line("%s", upper(l.T("mail.routes")))
 		line("")
 	}
 	for _, r := range e.Routes {
@@ -249,115 +278,167 @@ func Text(e BriefingEmail) string {
 			line("%s", r.Technician)
 		}
 		if len(r.Jobs) == 0 && r.More == 0 {
-			line("  No jobs.")
+			line("  %s", l.T("mail.route_no_jobs"))
 		}
 		for _, j := range r.Jobs {
-			textJob(&b, j)
+			textJob(&b, l, j)
 		}
-		textMore(&b, r.More, r.MoreURL)
+		textMore(&b, l, r.More, r.MoreURL)
 		line("")
 	}
 	if len(e.Cancelled) > 0 || e.MoreCancelled > 0 {
-		line("CANCELLED (%d)", len(e.Cancelled)+e.MoreCancelled)
+		line("%s", upper(headingCount(l, l.T("mail.cancelled"), len(e.Cancelled)+e.MoreCancelled)))
 		line("")
 		for _, j := range e.Cancelled {
-			textJob(&b, j)
+			textJob(&b, l, j)
 		}
-		textMore(&b, e.MoreCancelled, e.CancelledURL)
+		textMore(&b, l, e.MoreCancelled, e.CancelledURL)
 		line("")
 	}
-	if y := e.Yesterday; y.Date != "" {
-		line("Yesterday (%s): %d of %d scheduled jobs completed.", y.Date, y.Completed, y.Scheduled)
+	if e.Yesterday.Date != "" {
+		line("%s", e.yesterdayLine())
 		line("")
 	}
 	textFooter(&b, e)
 	return b.String()
 }
 
+// upper is a heading of the text part, in capitals as its language writes
+// them.
+func upper(s string) string { return strings.ToUpper(s) }
+
+// timesIn names the zone the email's times are in, once under the title:
+// its name as people know it, the IANA id after it in small print (HTML)
+// or after a dot (text).
+func (e BriefingEmail) timesIn() string { return timesIn(e.L, e.ZoneName, e.Timezone) }
+
+func timesIn(l *i18n.Localizer, name, id string) string {
+	return l.Tf("mail.times_in", map[string]any{"Zone": cmp.Or(name, id)})
+}
+
+// zoneID is the IANA id in small print after the zone's name; "" when the
+// name is the id.
+func zoneID(name, id string) string {
+	if name == "" || name == id {
+		return ""
+	}
+	return id
+}
+
+// textTimesIn is timesIn with the id, for the text part.
+func textTimesIn(l *i18n.Localizer, name, id string) string {
+	if z := zoneID(name, id); z != "" {
+		return timesIn(l, name, id) + " · " + z
+	}
+	return timesIn(l, name, id)
+}
+
+// yesterdayLine is how the day before went, a dispatcher's last line.
+func (e BriefingEmail) yesterdayLine() string {
+	y, nf := e.Yesterday, e.L.Locale().Number
+	return e.L.Tn("mail.yesterday", y.Scheduled, map[string]any{"Date": y.Date,
+		"Completed": nf(y.Completed), "Count": nf(y.Scheduled)})
+}
+
+// footer is why the reader gets the email.
+func (e BriefingEmail) footer() string {
+	return e.L.Tf("mail.footer", map[string]any{"Org": e.OrgName})
+}
+
 // textTechnician is the rest of a technician's text part: their day link,
 // their jobs, their overdue and cancelled jobs; no route heading, no
 // phone number of their own.
 func textTechnician(b *strings.Builder, e BriefingEmail) {
+	l := e.L
 	line := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 	if e.DayURL != "" {
-		line("Open your day on your phone: %s", e.DayURL)
+		line("%s", l.Tf("mail.open_day_text", map[string]any{"URL": e.DayURL}))
 		line("")
 	}
 	for _, sec := range e.Own.sections() {
-		line("%s (%d)", sec.text, len(sec.jobs)+sec.more)
+		line("%s", upper(sec.heading(l)))
 		line("")
 		for _, j := range sec.jobs {
-			textJob(b, j)
+			textJob(b, l, j)
 		}
-		textMore(b, sec.more, e.DayURL)
+		textMore(b, l, sec.more, e.DayURL)
 		line("")
 	}
 	textFooter(b, e)
 }
 
 func textFooter(b *strings.Builder, e BriefingEmail) {
+	l := e.L
 	line := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 	switch {
 	case e.Recipient == Technician && e.DayURL == "":
-		line("%s", noDayLink)
+		line("%s", l.T("mail.no_day_link"))
 		line("")
 	case e.DayURL == "":
-		line("Open the briefing: %s", e.BriefingURL)
+		line("%s", l.Tf("mail.open_briefing_text", map[string]any{"URL": e.BriefingURL}))
 		line("")
 	}
-	line("You receive this because %s sends you its daily briefing.", e.OrgName)
-	line("Unsubscribe: %s", e.UnsubscribeURL)
+	line("%s", e.footer())
+	line("%s", l.Tf("mail.unsubscribe_text", map[string]any{"URL": e.UnsubscribeURL}))
 }
 
 // shortenedNote says an email's lists were cut below their usual bounds,
 // and where the rest is: the briefing for a dispatcher, the day link for a
 // technician (who has no account).
 func (e BriefingEmail) shortenedNote() string {
-	const cut = "This email was shortened to stay under 1 MB: its lists show fewer jobs than usual."
 	switch {
 	case e.Recipient != Technician:
-		return cut + " Open the briefing for the rest."
+		return e.L.T("mail.shortened.briefing")
 	case e.DayURL != "":
-		return cut + " Open your day for the rest."
+		return e.L.T("mail.shortened.day")
 	}
-	return cut + " Your dispatcher has the rest."
+	return e.L.T("mail.shortened.dispatcher")
 }
 
-// noDayLink ends a technician's email that has no day link (a re-send
-// after the link's time): the briefing page needs an account they do not
-// have, so it is not linked.
-const noDayLink = "For changes to your day since, ask your dispatcher."
-
 // moreLine is what a bounded list says of the jobs it leaves out.
-func moreLine(n int) string { return fmt.Sprintf("and %d more", n) }
+func moreLine(l *i18n.Localizer, n int) string { return countOf(l, "mail.more", n) }
 
-func textMore(b *strings.Builder, n int, href string) {
+// countOf is the plural message id for n, n grouped as the reader's
+// locale groups numbers ("25,000 overdue", "25.000 überfällig").
+func countOf(l *i18n.Localizer, id string, n int) string {
+	return l.Tn(id, n, map[string]any{"Count": l.Locale().Number(n)})
+}
+
+func textMore(b *strings.Builder, l *i18n.Localizer, n int, href string) {
 	if n <= 0 {
 		return
 	}
 	if href == "" {
-		fmt.Fprintf(b, "%s\n", moreLine(n))
+		fmt.Fprintf(b, "%s\n", moreLine(l, n))
 		return
 	}
-	fmt.Fprintf(b, "%s: %s\n", moreLine(n), href)
+	fmt.Fprintf(b, "%s\n", l.Tf("mail.more_at", map[string]any{"More": moreLine(l, n), "URL": href}))
 }
 
-func textJob(b *strings.Builder, j Job) {
+func textJob(b *strings.Builder, l *i18n.Localizer, j Job) {
 	head := "- " + j.WindowZone() + "  " + j.Customer
 	if j.Emergency {
-		head += "  [EMERGENCY]"
+		head += "  [" + l.T("mail.emergency") + "]"
 	}
 	fmt.Fprintln(b, head)
 	var tech string
 	if j.Technician != "" {
-		tech = "Technician: " + j.Technician
+		tech = technicianLine(l, j.Technician)
 	}
-	for _, s := range []string{j.Type, j.Address, j.Phone, tech, j.Status, j.Notes} {
+	for _, s := range []string{j.Type, j.Address, j.Phone, tech, status(l, j), j.Notes} {
 		// Every line indented under its job, a note's own lines too.
-		for l := range strings.Lines(strings.ReplaceAll(s, "\r\n", "\n")) {
-			if l = strings.TrimRight(l, "\r\n"); l != "" {
-				fmt.Fprintln(b, "  "+l)
+		for ln := range strings.Lines(strings.ReplaceAll(s, "\r\n", "\n")) {
+			if ln = strings.TrimRight(ln, "\r\n"); ln != "" {
+				fmt.Fprintln(b, "  "+ln)
 			}
 		}
 	}
+}
+
+// technicianLine says who has a job; name "" is nobody.
+func technicianLine(l *i18n.Localizer, name string) string {
+	if name == "" {
+		name = l.T("mail.nobody")
+	}
+	return l.Tf("mail.technician", map[string]any{"Name": name})
 }

@@ -3,15 +3,19 @@ package mail
 import (
 	"fmt"
 	"strings"
+
+	"fieldbrief/internal/i18n"
 )
 
 // UpdateEmail is a technician's "Changes to your day": what changed on
 // their day since their briefing (or their last update), every string
 // already formatted in the org's zone by the caller (dispatch).
 type UpdateEmail struct {
+	L              *i18n.Localizer // the technician's language and formats; nil is English
 	OrgName        string
-	DateLabel      string // "Thu 26 Nov"
+	DateLabel      string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
 	Timezone       string // "America/Chicago"
+	ZoneName       string // "Central Time (Chicago)" in the reader's language; "" for none
 	Technician     string // their name
 	DayURL         string // their day link; "" when none could be made
 	UnsubscribeURL string
@@ -38,28 +42,34 @@ type UpdateItem struct {
 }
 
 // Headline names the item's kind in words.
-func (it UpdateItem) Headline() string {
+func (it UpdateItem) Headline(l *i18n.Localizer) string {
 	switch it.Kind {
 	case UpdateAdded:
-		return "Added to your day"
+		return l.T("mail.update.added")
 	case UpdateRemoved:
-		return "No longer on your day"
+		return l.T("mail.update.removed")
 	case UpdateCancelled:
-		return "Cancelled"
+		return l.T("mail.update.cancelled")
 	}
-	return "Changed"
+	return l.T("mail.update.changed")
 }
 
-// UpdateSubject is an update's subject: "Changes to your day, Thu 26 Nov".
-func UpdateSubject(dateLabel string) string { return "Changes to your day, " + dateLabel }
+// UpdateSubject is an update's subject: "Changes to your day, Thu, Nov 26".
+func UpdateSubject(l *i18n.Localizer, dateLabel string) string {
+	return l.Tf("mail.update.subject", map[string]any{"Date": dateLabel})
+}
 
 // summary is the update in one line, also the inbox preview.
 func (e UpdateEmail) summary() string {
-	n := len(e.Items) + e.More
-	if n == 1 {
-		return "1 job changed on your day."
-	}
-	return fmt.Sprintf("%d jobs changed on your day.", n)
+	return countOf(e.L, "mail.update.summary", len(e.Items)+e.More)
+}
+
+// moreLine is the jobs the list leaves out.
+func (e UpdateEmail) moreLine() string { return countOf(e.L, "mail.update.more", e.More) }
+
+// footer is why the technician gets the email.
+func (e UpdateEmail) footer() string {
+	return e.L.Tf("mail.update.footer", map[string]any{"Org": e.OrgName})
 }
 
 // UpdateText renders the plain-text part, the same content as the HTML.
@@ -67,16 +77,17 @@ func UpdateText(e UpdateEmail) string {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	line("%s", e.OrgName)
-	line("%s", UpdateSubject(e.DateLabel))
-	line("Times in %s", e.Timezone)
+	l := e.L
+	line("%s", UpdateSubject(l, e.DateLabel))
+	line("%s", textTimesIn(l, e.ZoneName, e.Timezone))
 	line("")
 	line("%s", e.summary())
 	line("")
 	for _, it := range e.Items {
-		line("%s", strings.ToUpper(it.Headline()))
+		line("%s", strings.ToUpper(it.Headline(l)))
 		head := "- " + it.Window + "  " + it.Customer
 		if it.Emergency {
-			head += "  [EMERGENCY]"
+			head += "  [" + l.T("mail.emergency") + "]"
 		}
 		line("%s", head)
 		if it.Address != "" {
@@ -88,15 +99,15 @@ func UpdateText(e UpdateEmail) string {
 		line("")
 	}
 	if e.More > 0 {
-		line("And %d more: open your day to see them all.", e.More)
+		line("%s", e.moreLine())
 		line("")
 	}
 	if e.DayURL != "" {
-		line("Open your day: %s", e.DayURL)
+		line("%s", l.Tf("mail.update.open_day_text", map[string]any{"URL": e.DayURL}))
 		line("")
 	}
-	line("You receive this because %s sends you your day's briefing and its changes.", e.OrgName)
-	line("Unsubscribe: %s", e.UnsubscribeURL)
+	line("%s", e.footer())
+	line("%s", l.Tf("mail.unsubscribe_text", map[string]any{"URL": e.UnsubscribeURL}))
 	return b.String()
 }
 

@@ -37,7 +37,7 @@ func TestUpdateText(t *testing.T) {
 	require.Contains(t, text, "And 2 more: open your day to see them all.")
 	require.Contains(t, text, "Open your day: https://app.fieldbrief.test/t/abc")
 	require.Contains(t, text, "Unsubscribe: https://app.fieldbrief.test/unsubscribe?t=u")
-	require.Equal(t, "Changes to your day, Thu 26 Nov", mail.UpdateSubject("Thu 26 Nov"))
+	require.Equal(t, "Changes to your day, Thu 26 Nov", mail.UpdateSubject(nil, "Thu 26 Nov"))
 
 	e := sampleUpdate()
 	e.DayURL, e.More, e.Items = "", 0, e.Items[:1]
