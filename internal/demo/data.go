@@ -8,6 +8,7 @@ const StaffEmail = "staff@fieldbrief.test"
 
 type orgSpec struct {
 	slug, name string
+	locale     string   // what its people read (set when the org is created)
 	zone, at   string   // the briefing schedule: IANA zone and local HH:MM
 	days       []string // nil: every day
 	dispatch   string   // the address the whole briefing is mailed to
@@ -16,7 +17,7 @@ type orgSpec struct {
 	customers  []customer
 }
 
-type technician struct{ name, phone, email string }
+type technician struct{ name, phone, email, language string } // language "": the org's
 
 type customer struct{ name, address string }
 
@@ -24,14 +25,14 @@ type customer struct{ name, address string }
 // `make run` shows briefings firing at different UTC instants.
 var demoOrgs = []orgSpec{
 	{
-		slug: "northwind", name: "Northwind Heating & Air",
+		slug: "northwind", name: "Northwind Heating & Air", locale: "en-US",
 		zone: "America/New_York", at: "07:30", days: []string{"mon", "tue", "wed", "thu", "fri"},
 		dispatch: "dispatch@northwind.test", dial: "(718) 555-01%02d",
 		techs: []technician{
-			{"Maria Lopez", "+1 718 555 0142", "maria.lopez@northwind.test"},
-			{"James Carter", "+1 718 555 0187", "james.carter@northwind.test"},
-			{"Aisha Khan", "+1 347 555 0113", "aisha.khan@northwind.test"},
-			{"Tom Becker", "+1 917 555 0166", "tom.becker@northwind.test"},
+			{"Maria Lopez", "+1 718 555 0142", "maria.lopez@northwind.test", "es"}, // reads Spanish in an en-US org
+			{"James Carter", "+1 718 555 0187", "james.carter@northwind.test", ""},
+			{"Aisha Khan", "+1 347 555 0113", "aisha.khan@northwind.test", ""},
+			{"Tom Becker", "+1 917 555 0166", "tom.becker@northwind.test", ""},
 		},
 		customers: []customer{
 			{"Brooklyn Bagel Co.", "214 Court St, Brooklyn, NY 11201"},
@@ -48,15 +49,15 @@ var demoOrgs = []orgSpec{
 		},
 	},
 	{
-		slug: "bergmann", name: "Bergmann Haustechnik GmbH",
+		slug: "bergmann", name: "Bergmann Haustechnik GmbH", locale: "de-DE",
 		zone: "Europe/Berlin", at: "06:45", days: []string{"mon", "tue", "wed", "thu", "fri", "sat"},
 		dispatch: "dispatch@bergmann.test", dial: "030 5550 23%02d",
 		techs: []technician{
-			{"Jonas Weber", "+49 30 5550 1201", "jonas.weber@bergmann.test"},
-			{"Lena Schmidt", "+49 30 5550 1202", "lena.schmidt@bergmann.test"},
-			{"Mehmet Yılmaz", "+49 30 5550 1203", "mehmet.yilmaz@bergmann.test"},
-			{"Katrin Vogel", "+49 30 5550 1204", "katrin.vogel@bergmann.test"},
-			{"Paul Neumann", "+49 30 5550 1205", "paul.neumann@bergmann.test"},
+			{"Jonas Weber", "+49 30 5550 1201", "jonas.weber@bergmann.test", ""},
+			{"Lena Schmidt", "+49 30 5550 1202", "lena.schmidt@bergmann.test", ""},
+			{"Mehmet Yılmaz", "+49 30 5550 1203", "mehmet.yilmaz@bergmann.test", ""},
+			{"Katrin Vogel", "+49 30 5550 1204", "katrin.vogel@bergmann.test", ""},
+			{"Paul Neumann", "+49 30 5550 1205", "paul.neumann@bergmann.test", ""},
 		},
 		customers: []customer{
 			{"Bäckerei Krause", "Oranienstraße 34, 10999 Berlin"},
@@ -73,13 +74,13 @@ var demoOrgs = []orgSpec{
 		},
 	},
 	{
-		slug: "kiwi-pipes", name: "Kiwi Pipes & Drains",
+		slug: "kiwi-pipes", name: "Kiwi Pipes & Drains", locale: "en-NZ",
 		zone: "Pacific/Auckland", at: "07:00", // every day: drains block on Sundays too
 		dispatch: "dispatch@kiwi-pipes.test", dial: "+64 9 555 03%02d",
 		techs: []technician{
-			{"Aroha Ngata", "+64 21 555 0171", "aroha.ngata@kiwi-pipes.test"},
-			{"Liam Walker", "+64 21 555 0172", "liam.walker@kiwi-pipes.test"},
-			{"Priya Patel", "+64 21 555 0173", "priya.patel@kiwi-pipes.test"},
+			{"Aroha Ngata", "+64 21 555 0171", "aroha.ngata@kiwi-pipes.test", ""},
+			{"Liam Walker", "+64 21 555 0172", "liam.walker@kiwi-pipes.test", ""},
+			{"Priya Patel", "+64 21 555 0173", "priya.patel@kiwi-pipes.test", ""},
 		},
 		customers: []customer{
 			{"Ponsonby Road Bistro", "182 Ponsonby Rd, Ponsonby, Auckland 1011"},

@@ -116,6 +116,12 @@ func seedOrg(ctx context.Context, store *tenants.Store, spec orgSpec, now time.T
 			return s, err
 		}
 	}
+	if created && spec.locale != "" {
+		// Only a new org: a re-seed keeps an admin's choice.
+		if _, err := store.SetLocale(ctx, audit.System, org.ID, spec.locale); err != nil {
+			return s, err
+		}
+	}
 	if created {
 		if cfg.Err != nil {
 			return s, fmt.Errorf("demo history: %w", cfg.Err)
@@ -228,8 +234,8 @@ func ensureTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []techn
 		return ids, err
 	}
 	for _, t := range crew {
-		if _, err := tx.Exec(ctx, `INSERT INTO technicians (org_id, name, phone, email) VALUES ($1, $2, $3, $4)`,
-			orgID, t.name, t.phone, t.email); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO technicians (org_id, name, phone, email, language) VALUES ($1, $2, $3, $4, NULLIF($5, ''))`,
+			orgID, t.name, t.phone, t.email, t.language); err != nil {
 			return nil, fmt.Errorf("add technician %s: %w", t.name, err)
 		}
 	}

@@ -113,6 +113,19 @@ func TestSeedPeopleAndFlag(t *testing.T) {
 	require.Equal(t, "Europe/Berlin", cfg.Config.Briefing.Timezone)
 	require.Equal(t, "06:45", cfg.Config.Briefing.ScheduleLocalTime)
 	require.Equal(t, []string{"mon", "tue", "wed", "thu", "fri", "sat"}, cfg.Config.Briefing.Days)
+
+	// Each org reads its own language and clock; Maria, in New York, Spanish.
+	for slug, locale := range map[string]string{"northwind": "en-US", "bergmann": "de-DE", "kiwi-pipes": "en-NZ"} {
+		o, err := store.Tenants.OrgBySlug(ctx, slug)
+		require.NoError(t, err)
+		require.Equal(t, locale, o.Locale, slug)
+	}
+	var maria, jonas *string
+	require.NoError(t, store.DB.QueryRow(ctx, `
+		SELECT (SELECT language FROM technicians WHERE name = 'Maria Lopez'), (SELECT language FROM technicians WHERE name = 'Jonas Weber')`).
+		Scan(&maria, &jonas))
+	require.Equal(t, "es", *maria)
+	require.Nil(t, jonas, "the org's language")
 }
 
 // The jobs sit in each org's own local days, whatever the UTC date is; the
