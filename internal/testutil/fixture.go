@@ -137,6 +137,16 @@ func (f *Fixture) Briefings(orgID int64) []string {
 	return out
 }
 
+// Strings runs a query of one text column and returns its rows.
+func (f *Fixture) Strings(sql string, args ...any) []string {
+	f.T.Helper()
+	rows, err := f.DB.Query(f.Ctx, sql, args...)
+	require.NoError(f.T, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(f.T, err)
+	return out
+}
+
 // Count runs a count query.
 func (f *Fixture) Count(sql string, args ...any) int {
 	f.T.Helper()

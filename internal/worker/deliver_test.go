@@ -223,16 +223,7 @@ func TestEmailPermanentFailureIsNotRetried(t *testing.T) {
 // attemptList lists the org's delivery attempts as "outcome code", oldest first.
 func (f *fixture) attemptList(orgID int64) []string {
 	f.T.Helper()
-	rows, err := f.DB.Query(f.Ctx, `SELECT outcome || ' ' || code FROM ff_delivery_attempts WHERE org_id = $1 ORDER BY id`, orgID)
-	require.NoError(f.T, err)
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(f.T, rows.Scan(&s))
-		out = append(out, s)
-	}
-	require.NoError(f.T, rows.Err())
-	return out
+	return f.Strings(`SELECT outcome || ' ' || code FROM ff_delivery_attempts WHERE org_id = $1 ORDER BY id`, orgID)
 }
 
 func TestWebhookDeliveryRetriesWithOneID(t *testing.T) {

@@ -41,22 +41,12 @@ func (f *fixture) lateOrg(slug, hook, sendWithin string) int64 {
 	return org
 }
 
-// skipped lists an org's deliveries as "recipient state code detail".
+// deliveryRows lists an org's deliveries as "recipient state code detail".
 func (f *fixture) deliveryRows(orgID int64) []string {
 	f.T.Helper()
-	rows, err := f.DB.Query(f.Ctx, `
+	return f.Strings(`
 		SELECT d.recipient || ' ' || d.state || ' ' || d.last_code || ' ' || d.last_detail || ' ' || d.attempts
 		  FROM ff_deliveries d WHERE d.org_id = $1 ORDER BY d.recipient`, orgID)
-	require.NoError(f.T, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(f.T, rows.Scan(&s))
-		out = append(out, s)
-	}
-	require.NoError(f.T, rows.Err())
-	return out
 }
 
 // A schedule first saved at 21:35 with 06:30 fires at once for today (the

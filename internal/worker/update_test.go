@@ -195,16 +195,7 @@ func (d *sentDay) changesSubject() string {
 
 func (f *fixture) updateOutcomes(orgID int64) []string {
 	f.T.Helper()
-	rows, err := f.DB.Query(f.Ctx, `SELECT outcome FROM ff_briefing_updates WHERE org_id = $1 ORDER BY id`, orgID)
-	require.NoError(f.T, err)
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(f.T, rows.Scan(&s))
-		out = append(out, s)
-	}
-	require.NoError(f.T, rows.Err())
-	return out
+	return f.Strings(`SELECT outcome FROM ff_briefing_updates WHERE org_id = $1 ORDER BY id`, orgID)
 }
 
 func TestUpdateAfterReassignment(t *testing.T) {
