@@ -63,7 +63,7 @@ func (s *Server) renderBoard(c echo.Context, status int, z orgZone, d schedule.D
 	today := z.Today
 	l := localizer(c)
 	p := views.BoardPage{
-		Page: s.page(c, l.Tf("board.title", map[string]any{"Date": l.Locale().Date(d.Time())})), Notice: fieldPageNotice(c),
+		Page: s.page(c, l.Tf("board.title", map[string]any{"Date": l.Locale().Date(d.Time())})), Notice: pageNotice(c),
 		DayLabel: dayLabel(l.Locale(), d), Zone: zoneLabel(z, d),
 		Prev: d.AddDays(-1).String(), Next: d.AddDays(1).String(), Today: today.String(), IsToday: d == today,
 		Board: b,
@@ -180,7 +180,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		if err != nil {
 			return err
 		}
-		b.Notice = fieldNotice(localizer(c), code)
+		b.Notice = localNotice(localizer(c), code)
 		return s.render(c, http.StatusOK, views.BoardView(b))
 	}
 	return redirect(c, orgBase(m.Org.Slug)+"/board?date="+d.String()+"&notice="+code)

@@ -100,7 +100,7 @@ func (s *Server) renderBriefingList(c echo.Context, status int, refused error) e
 	p := views.BriefingsPage{
 		Page:    s.page(c, l.T("briefings.title")),
 		Slug:    m.Org.Slug,
-		Notice:  briefingsNotice(l, c.QueryParam("notice")),
+		Notice:  localNotice(l, c.QueryParam("notice")),
 		Problem: st.refusal(l, refused),
 		Admin:   m.IsAdmin(),
 		// Generating needs what the worker needs; pausing an org the
@@ -129,22 +129,6 @@ func (s *Server) renderBriefingList(c echo.Context, status int, refused error) e
 		return err
 	}
 	return s.render(c, status, views.Briefings(p))
-}
-
-// briefingsNotices are the notices the briefings page shows after a
-// redirect (notices), by their catalog ids.
-var briefingsNotices = map[string]string{
-	"paused":     "briefings.notice.paused",
-	"resumed":    "briefings.notice.resumed",
-	"generating": "briefings.notice.generating",
-	"saved":      "briefings.notice.saved",
-}
-
-func briefingsNotice(l *i18n.Localizer, code string) string {
-	if id, ok := briefingsNotices[code]; ok {
-		return l.T(id)
-	}
-	return ""
 }
 
 // refusal is why "generate now" was refused, in the reader's language:

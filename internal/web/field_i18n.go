@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
@@ -13,32 +11,6 @@ import (
 
 // The field pages (board, jobs, technicians) in the reader's language and
 // formats (docs/i18n.md): their notices, status names, windows and days.
-
-// fieldNotices are the notice codes the field pages show, with their
-// catalog ids; a code of another page falls back to notices.
-var fieldNotices = map[string]string{
-	"saved":                  "fieldnotice.saved",
-	"technician-added":       "fieldnotice.technician_added",
-	"technician-deactivated": "fieldnotice.technician_deactivated",
-	"technician-activated":   "fieldnotice.technician_activated",
-	"job-added":              "fieldnotice.job_added",
-	"assigned":               "fieldnotice.assigned",
-	"status-changed":         "fieldnotice.status_changed",
-	"ambiguous":              "fieldnotice.ambiguous",
-}
-
-// fieldNotice is the notice code's message in l's language.
-func fieldNotice(l *i18n.Localizer, code string) string {
-	if id, ok := fieldNotices[code]; ok {
-		return l.T(id)
-	}
-	return notices[code]
-}
-
-// fieldPageNotice is the notice the URL asks a field page to show.
-func fieldPageNotice(c echo.Context) string {
-	return fieldNotice(localizer(c), c.QueryParam("notice"))
-}
 
 // statusName is a job status in l's language.
 func statusName(l *i18n.Localizer, status string) string {

@@ -46,7 +46,7 @@ func (s *Server) loginForm(c echo.Context) error {
 	if _, ok := currentUser(c); ok {
 		return c.Redirect(http.StatusSeeOther, localPath(next))
 	}
-	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next, Notice: localNotice(c)})
+	return s.renderLogin(c, http.StatusOK, views.LoginForm{Next: next, Notice: pageNotice(c)})
 }
 
 // login takes a hashing slot, passes the throttle, checks the password,

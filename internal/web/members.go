@@ -35,23 +35,6 @@ var accountNotices = map[string]string{
 
 func accountNotice(c echo.Context) string { return accountNotices[c.QueryParam("notice")] }
 
-// noticeIDs are the notices of the pages already in the catalog
-// (docs/i18n.md), by catalog id; localNotice says them in the reader's
-// language and the others as accountNotice does.
-var noticeIDs = map[string]string{
-	"name-saved":       "notice.name_saved",
-	"password-changed": "notice.password_changed",
-	"password-reset":   "notice.password_reset",
-	"language-saved":   "notice.language_saved",
-}
-
-func localNotice(c echo.Context) string {
-	if id, ok := noticeIDs[c.QueryParam("notice")]; ok {
-		return localizer(c).T(id)
-	}
-	return accountNotice(c)
-}
-
 func (s *Server) members(c echo.Context) error {
 	return s.showMembers(c, http.StatusOK, views.MembersPage{Notice: accountNotice(c)})
 }

@@ -1,6 +1,10 @@
 package web
 
-import "github.com/labstack/echo/v4"
+import (
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/i18n"
+)
 
 // Where the consoles' handlers send people back to, and what they tell them there.
 
@@ -39,3 +43,41 @@ var notices = map[string]string{
 }
 
 func notice(c echo.Context) string { return notices[c.QueryParam("notice")] }
+
+// noticeIDs are the catalog ids of the notices the pages converted to the
+// catalog show (docs/i18n.md); the others still say notices' English.
+var noticeIDs = map[string]string{
+	"saved":                  "fieldnotice.saved",
+	"paused":                 "briefings.notice.paused",
+	"resumed":                "briefings.notice.resumed",
+	"generating":             "briefings.notice.generating",
+	"technician-added":       "fieldnotice.technician_added",
+	"technician-deactivated": "fieldnotice.technician_deactivated",
+	"technician-activated":   "fieldnotice.technician_activated",
+	"job-added":              "fieldnotice.job_added",
+	"assigned":               "fieldnotice.assigned",
+	"status-changed":         "fieldnotice.status_changed",
+	"ambiguous":              "fieldnotice.ambiguous",
+	"name-saved":             "notice.name_saved",
+	"password-changed":       "notice.password_changed",
+	"password-reset":         "notice.password_reset",
+	"language-saved":         "notice.language_saved",
+}
+
+// localNotice is a notice code's message in l's language, or in the
+// English of notices and accountNotices; "" for a code that is none.
+func localNotice(l *i18n.Localizer, code string) string {
+	if id, ok := noticeIDs[code]; ok {
+		return l.T(id)
+	}
+	if n, ok := notices[code]; ok {
+		return n
+	}
+	return accountNotices[code]
+}
+
+// pageNotice is the notice the URL asks the page to show, in the reader's
+// language.
+func pageNotice(c echo.Context) string {
+	return localNotice(localizer(c), c.QueryParam("notice"))
+}

@@ -14,7 +14,7 @@ import (
 // The profile page: the signed-in person's name and password.
 
 func (s *Server) profile(c echo.Context) error {
-	return s.showProfile(c, http.StatusOK, views.ProfilePage{Notice: localNotice(c)}, false)
+	return s.showProfile(c, http.StatusOK, views.ProfilePage{Notice: pageNotice(c)}, false)
 }
 
 // showProfile renders the page; typed keeps the name as typed (a refused
