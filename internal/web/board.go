@@ -168,7 +168,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		return err
 	}
 	err = change(id)
-	if errs, ok := fieldFormErrors(err); ok {
+	if errs, ok := fieldFormErrors(localizer(c), err); ok {
 		names := slices.Sorted(maps.Keys(errs))
 		return s.boardChangeRejected(c, names[0], errs[names[0]])
 	}

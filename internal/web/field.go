@@ -236,7 +236,7 @@ func nextPage(next string) string {
 
 // problems merges the form's own errors with the store's validation ones,
 // renamed to the form's fields; ok is false for any other error.
-func (f jobForm) problems(err error) (views.FormErrors, bool) {
+func (f jobForm) problems(l *i18n.Localizer, err error) (views.FormErrors, bool) {
 	out := views.FormErrors{}
 	for k, v := range f.errs {
 		out[k] = v
@@ -246,13 +246,13 @@ func (f jobForm) problems(err error) (views.FormErrors, bool) {
 		return nil, false
 	}
 	if ve != nil {
-		for k, v := range ve.Fields {
+		for k := range ve.Fields {
 			name := map[string]string{"arrival_start": "from", "arrival_end": "to", "technician_ref": "technician_id"}[k]
 			if name == "" {
 				name = k
 			}
 			if _, taken := out[name]; !taken {
-				out[name] = v
+				out[name] = fieldProblem(l, ve, k)
 			}
 		}
 	}
@@ -278,12 +278,16 @@ func (f jobForm) validate() error {
 	return in.Validate()
 }
 
-// fieldFormErrors returns a form's field errors, or ok false when err is
-// not a validation error.
-func fieldFormErrors(err error) (views.FormErrors, bool) {
+// fieldFormErrors returns a form's field errors in l's words, or ok false
+// when err is not a validation error.
+func fieldFormErrors(l *i18n.Localizer, err error) (views.FormErrors, bool) {
 	var ve *field.ValidationError
 	if !errors.As(err, &ve) {
 		return nil, false
 	}
-	return views.FormErrors(ve.Fields), true
+	errs := views.FormErrors{}
+	for name := range ve.Fields {
+		errs[name] = fieldProblem(l, ve, name)
+	}
+	return errs, true
 }

@@ -157,7 +157,7 @@ func (s *Server) jobCreate(c echo.Context) error {
 	} else if j, err = s.field.CreateJob(ctx, actor(c), m.Org.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, j, f, "job-added")
 	}
-	errs, ok := f.problems(err)
+	errs, ok := f.problems(localizer(c), err)
 	if !ok {
 		return err
 	}
@@ -215,7 +215,7 @@ func (s *Server) jobUpdate(c echo.Context) error {
 	} else if saved, err = s.field.UpdateJob(ctx, actor(c), m.Org.ID, j.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, saved, f, "saved")
 	}
-	errs, ok := f.problems(err)
+	errs, ok := f.problems(localizer(c), err)
 	if !ok {
 		return err
 	}
