@@ -90,7 +90,7 @@ type JobForm struct {
 	TechnicianID  string
 	Ref           string
 	Zone          ZoneLabel // the zone the times are read in
-	DSTNotes      []string // times that happen twice that night: which one was taken
+	DSTNotes      []string  // times that happen twice that night: which one was taken
 	Technicians   []Option
 	Errors        FormErrors
 }

@@ -65,7 +65,7 @@ func (s *Server) renderBoard(c echo.Context, status int, z orgZone, d schedule.D
 	p := views.BoardPage{
 		Page: s.page(c, l.Tf("board.title", map[string]any{"Date": l.Locale().Date(d.Time())})), Notice: pageNotice(c),
 		DayLabel: dayLabel(l.Locale(), d),
-		Prev: d.AddDays(-1).String(), Next: d.AddDays(1).String(), Today: today.String(), IsToday: d == today,
+		Prev:     d.AddDays(-1).String(), Next: d.AddDays(1).String(), Today: today.String(), IsToday: d == today,
 		Board: b,
 	}
 	p.Zone = zoneLabel(l, z, d)
