@@ -33,7 +33,7 @@ var fixtures = []string{
 	"Chicago", "United States",
 	// field pages: the web formats times, dates and zones in the reader's locale
 	"Smith & Sons", "1 Main St", "Ana Lima", "Repair", "555-0100", "Back door", "T-1",
-	"America/New_York (EST)", "Wednesday, March 4, 2026", "Wed, Mar 4", "9:00 – 11:00 AM EST",
+	"America/New_York (EST)", "Eastern Time (New York)", "Wednesday, March 4, 2026", "Wed, Mar 4", "9:00 – 11:00 AM EST",
 	"ana@acme.test", "1,234",
 }
 
@@ -125,27 +125,27 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.Tf("board.title", map[string]any{"Date": "Wed, Mar 4"})
 			return views.DayBoard(views.BoardPage{Page: p, Notice: pl.T("fieldnotice.assigned"),
-				DayLabel: "Wednesday, March 4, 2026", Zone: "America/New_York (EST)", IsToday: true,
+				DayLabel: "Wednesday, March 4, 2026", Zone: nyZone, IsToday: true,
 				Board: fieldBoard(pl, true), Form: jobForm(pl)})
 		},
 		"day board (member, not today)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.Tf("board.title", map[string]any{"Date": "Wed, Mar 4"})
 			return views.DayBoard(views.BoardPage{Page: p, DayLabel: "Wednesday, March 4, 2026",
-				Zone: "America/New_York (EST)", Board: fieldBoard(pl, false)})
+				Zone: nyZone, Board: fieldBoard(pl, false)})
 		},
 		"jobs (admin, filter errors, pages)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("jobs.title")
 			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Admin: true, Notice: pl.T("fieldnotice.job_added"),
-				Zone: "America/New_York (EST)", Date: "2026-03-04", FilterErrors: views.FormErrors{"status": pl.T("jobs.status_invalid")},
+				Zone: nyZone, Date: "2026-03-04", FilterErrors: views.FormErrors{"status": pl.T("jobs.status_invalid")},
 				Technicians: []views.Option{{Value: "1", Label: "Ana Lima"}}, Jobs: fieldJobs(pl),
 				PrevPage: "/p1", NextPage: "/p3", Form: jobForm(pl)})
 		},
 		"jobs (none)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("jobs.title")
-			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Zone: "America/New_York (EST)", Date: "2026-03-04"})
+			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Zone: nyZone, Date: "2026-03-04"})
 		},
 		"job (member)": func(p views.Page) templ.Component {
 			p = signedIn(p)
@@ -207,8 +207,24 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.Profile(pp)
 		},
 		"technician's day link page": dayLinkPage,
+
+		// IMP: the import pages, the unsubscribe pages, the day link's 404 and 429
+		// (catalog_imports_test.go).
+		"import (admin, notice, refused upload)":           importPage,
+		"import preview (a problem of every code)":         importPreviewProblems,
+		"import preview (can save, conflict, notes, file)": importPreviewSaveable,
+		"unsubscribe (confirm)":                            unsubscribeConfirm,
+		"unsubscribe (done)":                               unsubscribeDone,
+		"day link 404 (unknown or expired link)":           errorPage(404, "error.title.not_found", "daylink.error.not_found", "", false),
+		"day link 429": func(p views.Page) templ.Component {
+			p.Title = pl.T("error.title.too_many")
+			return views.ErrorPage(p, 429, pl.Tf("daylink.error.too_many", map[string]any{"Seconds": 3}), "")
+		},
 	}
 }
+
+// nyZone is a zone as the field pages show it (internal/web zoneLabel).
+var nyZone = views.ZoneLabel{Name: "Eastern Time (New York)", ID: "America/New_York", Abbr: "EST"}
 
 // fieldJobs are two jobs as the web gives them to the field pages.
 func fieldJobs(pl *i18n.Localizer) []views.JobRow {
@@ -235,7 +251,7 @@ func fieldBoard(pl *i18n.Localizer, admin bool) views.Board {
 
 func jobForm(pl *i18n.Localizer) views.JobForm {
 	return views.JobForm{Action: "/orgs/acme/jobs", Next: "jobs", Customer: "Smith & Sons", Date: "2026-03-04",
-		From: "09:00", To: "11:00", ToDate: "2026-03-05", Status: "scheduled", Zone: "America/New_York (EST)",
+		From: "09:00", To: "11:00", ToDate: "2026-03-05", Status: "scheduled", Zone: nyZone,
 		Technicians: []views.Option{{Value: "1", Label: pl.Tf("jobs.inactive", map[string]any{"Name": "Ana Lima"})}},
 		Errors:      views.FormErrors{"from": pl.T("jobform.time_invalid"), "to_date": pl.T("jobform.to_date_invalid")}}
 }
