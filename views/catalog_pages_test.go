@@ -218,7 +218,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"day link 404 (unknown or expired link)":           errorPage(404, "error.title.not_found", "daylink.error.not_found", "", false),
 		"day link 429": func(p views.Page) templ.Component {
 			p.Title = pl.T("error.title.too_many")
-			return views.ErrorPage(p, 429, pl.Tf("daylink.error.too_many", map[string]any{"Seconds": 3}), "")
+			return views.ErrorPage(p, 429, pl.Tn("daylink.error.too_many", 3, nil), "")
 		},
 	}
 }

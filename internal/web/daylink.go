@@ -63,7 +63,7 @@ func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			secs := max(1, int(math.Ceil(d.Seconds())))
 			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 			// In the browser's language: no technician is known yet.
-			return readerWords(apperr.TooMany, localizer(c).Tf("daylink.error.too_many", map[string]any{"Seconds": secs}))
+			return readerWords(apperr.TooMany, localizer(c).Tn("daylink.error.too_many", secs, nil))
 		}
 		return next(c)
 	}
