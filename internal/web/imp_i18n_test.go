@@ -55,8 +55,8 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 		"3 " + fieldimport.CodeDateInvalid: "date: „2026-02-30“ ist kein Datum wie 2026-03-09 (JJJJ-MM-TT).",
 		"4 " + fieldimport.CodeTimeGap: "arrival_from: So., 8. März, 02:30 gibt es in America/New_York nicht: " +
 			"An diesem Tag springen die Uhren von 02:00 auf 03:00 (EST auf EDT).",
-		"5 " + fieldimport.CodeYesNo:       "emergency muss yes oder no sein, nicht „vielleicht“.",
-		"6 " + field.CodeRefRepeated:       "external_ref „J-1“ steht auch in Zeile 2: Jede Zeile braucht ihre eigene.",
+		"5 " + fieldimport.CodeYesNo: "emergency muss yes oder no sein, nicht „vielleicht“.",
+		"6 " + field.CodeRefRepeated: "external_ref „J-1“ steht auch in Zeile 2: Jede Zeile braucht ihre eigene.",
 	}, got)
 	require.Contains(t, doc.byID("import-summary").text(), "0 neu, 0 Aktualisierungen, 0 unveränderte Zeilen, 5 Fehler.")
 	require.Contains(t, doc.byID("import-blocked").text(), "Gespeichert werden kann erst")
