@@ -272,3 +272,24 @@ func TestEveryProblemCodeHasWords(t *testing.T) {
 		}
 	}
 }
+
+// The API keeps English messages (developers' convention) and carries the
+// same codes the pages translate, even for a de-DE org.
+func TestAPIProblemsAreEnglishWithCodes(t *testing.T) {
+	ff := setupField(t)
+	ff.setLocale(ff.orgA.ID, "de-DE")
+	a := ff.api(ff.newToken(ff.orgA, "sync"))
+	res := a.put("/api/v1/technicians/T-9", `{"name":"","email":"not an address"}`)
+	fields := requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	require.Equal(t, "is required", fields["name"])
+	require.Equal(t, "is not an email address like name@example.com", fields["email"])
+	codes, ok := res.JSON["error"].(map[string]any)["codes"].(map[string]any)
+	require.True(t, ok, res.Body)
+	require.Equal(t, map[string]any{"name": field.CodeRequired, "email": field.CodeEmailInvalid}, codes)
+
+	// An error without field problems has no codes member.
+	res = a.put("/api/v1/technicians/T-9", `{"colour":"red"}`)
+	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	_, has := res.JSON["error"].(map[string]any)["codes"]
+	require.False(t, has, res.Body)
+}
