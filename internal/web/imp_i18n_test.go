@@ -287,6 +287,13 @@ func TestAPIProblemsAreEnglishWithCodes(t *testing.T) {
 	require.True(t, ok, res.Body)
 	require.Equal(t, map[string]any{"name": field.CodeRequired, "email": field.CodeEmailInvalid}, codes)
 
+	// A job whose time is not read keeps the codes of its other problems.
+	res = a.put("/api/v1/jobs/J-9", `{"customer":"","arrival_start":"2026-03-09T08:00"}`)
+	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	codes, ok = res.JSON["error"].(map[string]any)["codes"].(map[string]any)
+	require.True(t, ok, res.Body)
+	require.Equal(t, map[string]any{"customer": field.CodeRequired, "arrival_end": field.CodeRequired}, codes)
+
 	// An error without field problems has no codes member.
 	res = a.put("/api/v1/technicians/T-9", `{"colour":"red"}`)
 	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
