@@ -158,3 +158,13 @@ func (p BriefingPage) linkState(state string) string {
 	}
 	return state
 }
+
+// countLabel is the plural message id for n without its number: the
+// summary strip shows the number large, apart. The catalog's plurals all
+// show their count (the catalog tests), so the number is taken out of the
+// sentence rather than left out of the message: "2 jobs today" → "jobs
+// today", in any language's word order.
+func (p BriefingPage) countLabel(id string, n int) string {
+	num := p.number(n)
+	return strings.TrimSpace(strings.Replace(p.Tn(id, n, map[string]any{"Count": num}), num, "", 1))
+}
