@@ -207,6 +207,13 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.Profile(pp)
 		},
 		"technician's day link page": dayLinkPage,
+
+		// --- BRF: the briefing page, members and invites, account pages, API tokens (catalog_brf_test.go) ---
+		"briefing (admin, failed, deliveries, day links, history)": briefingPage(true, false),
+		"briefing (admin, content with every section)":             briefingPage(true, true),
+		"briefing (member, content)":                               briefingPage(false, true),
+		"briefing (member, being generated)":                       briefingPageEmpty,
+		// --- end BRF ---
 	}
 }
 
