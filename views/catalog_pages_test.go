@@ -208,7 +208,25 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		},
 		"technician's day link page": dayLinkPage,
 
-		// IMP: the import pages, the unsubscribe pages, the day link's 404 and 429
+		// --- BRF: the briefing page, members and invites, account pages, API tokens (catalog_brf_test.go) ---
+		"briefing (admin, failed, deliveries, day links, history)": briefingPage(true, false),
+		"briefing (admin, content with every section)":             briefingPage(true, true),
+		"briefing (member, content)":                               briefingPage(false, true),
+		"briefing (member, being generated)":                       briefingPageEmpty,
+		"members (admin, invites, errors)":                         membersPage(true),
+		"members (member)":                                         membersPage(false),
+		"invite (new account, errors)":                             invitePage("new"),
+		"invite (has an account, throttled)":                       invitePage("account"),
+		"invite (signed in as another)":                            invitePage("signed in"),
+		"link problem":                                             linkProblemPage,
+		"forgot password (errors)":                                 forgotPage(false),
+		"forgot password (sent)":                                   forgotPage(true),
+		"reset password (error)":                                   resetPage,
+		"API tokens (created, list, errors)":                       apiTokensPage,
+		"API tokens block (none)":                                  apiTokensEmpty,
+		// --- end BRF ---
+
+		// --- IMP: the import pages, the unsubscribe pages, the day link's 404 and 429
 		// (catalog_imports_test.go).
 		"import (admin, notice, refused upload)":           importPage,
 		"import preview (a problem of every code)":         importPreviewProblems,
@@ -220,6 +238,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			p.Title = pl.T("error.title.too_many")
 			return views.ErrorPage(p, 429, pl.Tn("daylink.error.too_many", 3, nil), "")
 		},
+		// --- end IMP ---
 	}
 }
 
