@@ -28,6 +28,10 @@ type PlannedRow struct {
 	Values []string // as stored, aligned with Plan.Columns
 	Notes  []string // in English, e.g. an ambiguous local time and the occurrence taken
 	Twice  []Twice  // the same notes as data, for pages in the reader's words
+	// Times are the instants of the row's time columns that were read
+	// (arrival_from, arrival_to), for pages that write them in the
+	// reader's clock; Values has them as "08:00 EST".
+	Times map[string]time.Time
 }
 
 // Twice is a typed local time that happens twice that night (clocks go

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
@@ -112,6 +113,10 @@ func parseJob(rec Record, zone schedule.Zone) parsedRow {
 			r.planned.Twice = append(r.planned.Twice, Twice{Column: col, Date: d, At: lt, First: t})
 		}
 		shown[col] = lt.String() + " " + schedule.ZoneAbbr(t)
+		if r.planned.Times == nil {
+			r.planned.Times = map[string]time.Time{}
+		}
+		r.planned.Times[col] = t
 		if col == "arrival_from" {
 			r.job.ArrivalStart = t
 		} else {

@@ -69,6 +69,23 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 	require.NotNil(t, row)
 	require.Contains(t, row.text(), "Kein Techniker dieser Organisation hat die Referenz „T-404“.")
 
+	// A row that can be saved shows its values as the reader reads them:
+	// the date and times in the locale's words and clock, yes/no and the
+	// status in German; what is saved does not change.
+	_, doc = previewOf(t, ff.admin, "jobs", "external_ref,customer,date,arrival_from,arrival_to,status,emergency\n"+
+		"J-5,Bäckerei,2026-03-09,08:00,10:00,in progress,no\n")
+	cells := doc.byID("import-rows").find(attrIs("data-row", "2")).findAll(hasTag("td"))
+	var shown []string
+	for _, c := range cells {
+		shown = append(shown, c.text())
+	}
+	require.Contains(t, shown, "Mo., 9. März 2026")
+	require.Contains(t, shown, "08:00 EDT")
+	require.Contains(t, shown, "10:00 EDT")
+	require.Contains(t, shown, "In Arbeit")
+	require.Contains(t, shown, "nein")
+	require.Contains(t, doc.byID("import-summary").text(), "1 neu")
+
 	// A file refused whole is refused in German too.
 	r := ff.admin.upload(importPath+"/jobs", "j.csv", []byte(strings.Repeat("x", fieldimport.MaxBytes+1)), false)
 	require.Equal(t, http.StatusRequestEntityTooLarge, r.Code)

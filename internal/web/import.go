@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
@@ -237,7 +238,8 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 	p.Section = "import"
 	p.Rows = make([]views.ImportRow, len(plan.Rows))
 	for i, r := range plan.Rows {
-		p.Rows[i] = views.ImportRow{Row: r.Row, Action: string(r.Action), Values: r.Values, Notes: importNotes(l, zone, r)}
+		p.Rows[i] = views.ImportRow{Row: r.Row, Action: string(r.Action), Values: shownValues(l, zone, plan.Columns, r),
+			Notes: importNotes(l, zone, r)}
 	}
 	p.Problems = make([]views.ImportProblem, len(plan.Problems))
 	for i, e := range plan.Problems {
@@ -287,6 +289,44 @@ func importNotes(l *i18n.Localizer, z orgZone, r fieldimport.PlannedRow) []strin
 	out := make([]string, len(r.Twice))
 	for i, tw := range r.Twice {
 		out[i] = l.Tf("import.note", map[string]any{"Column": tw.Column, "Note": twiceNote(l, z.Loc, tw.Date, tw.At, tw.First)})
+	}
+	return out
+}
+
+// shownValues are a row's values as the reader reads them: its times in
+// the reader's clock ("8:00 AM EST", "08:00 EST"), its date as the locale
+// writes it, yes and no and a status in the reader's words. The file's own
+// text stays where it was not read (a row with an error shows what it
+// holds). Only the page changes: the plan, its digest and what is saved
+// do not.
+func shownValues(l *i18n.Localizer, z orgZone, cols []string, r fieldimport.PlannedRow) []string {
+	lo := l.Locale()
+	out := make([]string, len(r.Values))
+	copy(out, r.Values)
+	for i, col := range cols {
+		if i >= len(out) {
+			break
+		}
+		v := out[i]
+		switch col {
+		case "arrival_from", "arrival_to":
+			if t, ok := r.Times[col]; ok {
+				t = t.In(z.Loc)
+				out[i] = lo.Time(t) + " " + schedule.ZoneAbbr(t)
+			}
+		case "date":
+			if d, err := schedule.ParseDate(v); err == nil {
+				out[i] = lo.DateYear(d.Time())
+			}
+		case "active", "emergency":
+			if v == "yes" || v == "no" {
+				out[i] = l.T("import.value_" + v)
+			}
+		case "status":
+			if field.ValidStatus(v) {
+				out[i] = statusName(l, v)
+			}
+		}
 	}
 	return out
 }
