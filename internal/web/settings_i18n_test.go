@@ -1,0 +1,58 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A de-DE org's admin reads the settings page in German with the 24-hour
+// clock, zones named in German with the IANA id in small print, and
+// validation messages in German; the en-US org next door reads English
+// with the 12-hour clock (docs/i18n.md). The JSON API keeps its English.
+func TestSettingsInTheOrgsLanguageAndClock(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	setClock(f, time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC))
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"18:30","days":["mon"]}}`)
+	_, err := f.db.Exec(context.Background(), `UPDATE orgs SET locale = 'de-DE' WHERE id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	admin := f.as(&f.adminA)
+
+	r := admin.get(settingsPath)
+	require.Equal(t, http.StatusOK, r.Code)
+	doc := parseDoc(t, r.Body)
+	require.Contains(t, r.Body, "<h1>Einstellungen für das Tagesbriefing</h1>")
+	require.Equal(t, "18:30", doc.byID("schedule_local_time").attr("value"))
+	require.Equal(t, "Nächster Lauf: Mo., 7. Dez., 18:30 CET", doc.byID("preview-summary").text())
+	require.Contains(t, doc.find(tagIs("caption")).text(), "Mitteleuropäische Zeit (Berlin)")
+	require.Contains(t, doc.find(hasClass("r-local")).text(), "18:30")
+	require.Contains(t, doc.byID("timezone-hint").text(), "Mitteleuropäische Zeit (Berlin) Europe/Berlin")
+	require.Contains(t, r.Body, `<label for="timezone" id="timezone-label">Zeitzone</label>`)
+	require.Contains(t, r.Body, `data-msg-none="Keine Zeitzone passt."`)
+	main := doc.find(hasTag("main")).text()
+	require.NotContains(t, main, " PM")
+	require.NotContains(t, main, "Next run")
+
+	// A refused save: German beside the field.
+	res := admin.post(settingsPath, scheduleForm("Europe/Berlin", "25:00", "mon"))
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	require.Contains(t, parseDoc(t, res.Body).byID("schedule_local_time-error").text(), "Wählen Sie eine Uhrzeit zwischen 00:00 und 23:59")
+
+	// The JSON editor explains in German too (the JSON API, not this page, keeps English).
+	api := admin.htmx().get(settingsPath + "/json/preview?" + url.Values{"config_json": {`{"briefing":{"timezone":"Moon/Base","schedule_local_time":"08:00"}}`}}.Encode())
+	require.Contains(t, api.Body, "Die Zeitzone „Moon/Base“ kennen wir nicht.")
+
+	// The en-US org next door: English, 12-hour.
+	saveConfig(t, f, f.orgB.ID, `{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"18:30","days":["mon"]}}`)
+	r = f.as(&f.adminB).get("/orgs/globex/settings/fieldforce")
+	require.Equal(t, http.StatusOK, r.Code)
+	doc = parseDoc(t, r.Body)
+	require.Equal(t, "6:30 PM", doc.byID("schedule_local_time").attr("value"))
+	require.Equal(t, "Next run: Mon, Dec 7, 6:30 PM CET", doc.byID("preview-summary").text())
+	require.Contains(t, doc.find(tagIs("caption")).text(), "Central European Time (Berlin)")
+}
