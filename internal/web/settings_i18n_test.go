@@ -56,3 +56,36 @@ func TestSettingsInTheOrgsLanguageAndClock(t *testing.T) {
 	require.Equal(t, "Next run: Mon, Dec 7, 6:30 PM CET", doc.byID("preview-summary").text())
 	require.Contains(t, doc.find(tagIs("caption")).text(), "Central European Time (Berlin)")
 }
+
+// A briefing fired too late says so in the reader's words and clock, from
+// its recorded firing, in the calendar and the delivery log: a de-DE
+// reader does not get the English the worker stored.
+func TestLateRunInTheReadersWords(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, nyWeekdays)
+	setClock(f, time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC))
+	id := readyBriefing(t, f, f.orgA.ID)
+	ctx := context.Background()
+	// Fired at 21:35 New York time for 06:30 that morning: 15 h late.
+	_, err := f.db.Exec(ctx, `UPDATE ff_briefings SET scheduled_at = '2026-03-04 02:35Z', scheduled_for = '2026-03-03 11:30Z'
+		WHERE org_id = $1 AND id = $2`, f.orgA.ID, id)
+	require.NoError(t, err)
+	_, err = f.db.Exec(ctx, `
+		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, state, last_code, last_detail, due_at)
+		VALUES ($1, $2, 1, 'email', 'dispatcher', 'dispatch@acme.test', 'msg_late1', 'skipped', 'late',
+		        'made 21:35, 15 h after 06:30 — not sent', '2026-03-03 13:00Z')`, f.orgA.ID, id)
+	require.NoError(t, err)
+
+	for _, tc := range []struct{ locale, why, row string }{
+		{"en-US", "made 9:35 PM, 15 h after 6:30 AM — not sent", "ready; "},
+		{"de-DE", "erstellt 21:35, 15 Std. nach 06:30 – nicht gesendet", "bereit; "},
+	} {
+		_, err := f.db.Exec(ctx, `UPDATE orgs SET locale = $2 WHERE id = $1`, f.orgA.ID, tc.locale)
+		require.NoError(t, err)
+		rows, _ := listRows(t, f.as(&f.adminA), briefingsPath)
+		require.Contains(t, rows["2026-03-03"].text(), tc.row+tc.why, tc.locale)
+		log := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body).byID("delivery-log")
+		require.Contains(t, log.find(attrIs("data-delivery-state", "skipped")).text(), tc.why, tc.locale)
+	}
+}
