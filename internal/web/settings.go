@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 
@@ -194,7 +195,7 @@ func (s *Server) formModel(tr *i18n.Localizer, in scheduleInput, errs map[string
 		Errors:       errs,
 		DayOptions:   dayOptions(l),
 		TimeExample:  shownClock(l, "08:00"),
-		TimeExamples: timeExamples(l),
+		TimeExamples: strings.Join(timeExamples(l), " · "),
 	}
 	if d := in.delivery; d != nil {
 		f.Delivery = views.DeliveryForm{To: d.to, Technicians: d.technicians == true, WebhookURL: d.webhookURL,
@@ -265,9 +266,14 @@ func dayOptions(l locale.Locale) []views.DayOption {
 }
 
 // timeExamples are ways to type a time of day that l reads (ParseClock),
-// written as l writes them first: "6:30 AM, 18:30 or 6.30 pm".
-func timeExamples(l locale.Locale) string {
-	return shownClock(l, "06:30") + " · 18:30 · 6.30 pm · 18h30"
+// the locale's own spelling first: "6:30 AM · 6:30 pm · 18:30" on a
+// 12-hour clock, "06:30 · 6.30 · 18h30" on a 24-hour one.
+func timeExamples(l locale.Locale) []string {
+	own := shownClock(l, "06:30")
+	if strings.ContainsFunc(own, unicode.IsLetter) { // a day period: the 12-hour clock
+		return []string{own, "6:30 pm", "18:30"}
+	}
+	return []string{own, "6.30", "18h30"}
 }
 
 // formFields maps the document's fields to the form's: the first entry

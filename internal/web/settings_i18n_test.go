@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/locale"
 )
 
 // A de-DE org's admin reads the settings page in German with the 24-hour
@@ -88,4 +90,20 @@ func TestLateRunInTheReadersWords(t *testing.T) {
 		log := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body).byID("delivery-log")
 		require.Contains(t, log.find(attrIs("data-delivery-state", "skipped")).text(), tc.why, tc.locale)
 	}
+}
+
+// The time box's hint offers only what the box reads, in every locale.
+func TestTimeExamplesAreRead(t *testing.T) {
+	t.Parallel()
+	for _, l := range locale.Supported() {
+		ex := timeExamples(l)
+		require.Len(t, ex, 3, l.Tag())
+		for _, s := range ex {
+			h, m, err := l.ParseClock(s)
+			require.NoError(t, err, "%s: %q", l.Tag(), s)
+			require.Contains(t, [][2]int{{6, 30}, {18, 30}}, [2]int{h, m}, "%s: %q", l.Tag(), s)
+		}
+	}
+	require.Equal(t, []string{"6:30 AM", "6:30 pm", "18:30"}, timeExamples(locale.Nearest("en-US")))
+	require.Equal(t, []string{"06:30", "6.30", "18h30"}, timeExamples(locale.Nearest("de-DE")))
 }

@@ -398,7 +398,7 @@ func TestSettingsFormMarkup(t *testing.T) {
 	require.Empty(t, tm.attr("pattern"))
 	require.Empty(t, tm.attr("inputmode"))
 	require.Equal(t, "16", tm.attr("maxlength"))
-	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "6.30 pm · 18h30")
+	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "6:30 pm · 18:30")
 }
 
 // htmlDoc and htmlNode query rendered HTML in tests.
