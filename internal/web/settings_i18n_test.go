@@ -107,3 +107,22 @@ func TestTimeExamplesAreRead(t *testing.T) {
 	require.Equal(t, []string{"6:30 AM", "6:30 pm", "18:30"}, timeExamples(locale.Nearest("en-US")))
 	require.Equal(t, []string{"06:30", "6.30", "18h30"}, timeExamples(locale.Nearest("de-DE")))
 }
+
+// An invalid stored document is explained in the reader's language on the
+// settings page and on the briefings page alike.
+func TestInvalidConfigInTheReadersWords(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	forceConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Moon/Base","schedule_local_time":"08:00"}}`)
+	_, err := f.db.Exec(context.Background(), `UPDATE orgs SET locale = 'de-DE' WHERE id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	const why = "Die Zeitzone „Moon/Base“ kennen wir nicht."
+
+	doc := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body)
+	require.Contains(t, doc.byID("stored-problem").text(), why)
+	require.Contains(t, doc.byID("stored-problem").text(), "Die gespeicherte Konfiguration ist ungültig")
+
+	doc = parseDoc(t, f.as(&f.memberA).get(briefingsPath).Body)
+	require.Contains(t, doc.find(hasClass("state")).text(), why)
+	require.NotContains(t, doc.find(hasTag("main")).text(), "We don't know")
+}
