@@ -115,7 +115,7 @@ func TestLanguagesPagesAndEmailsAt390(t *testing.T) {
 		if !ok {
 			p.t.Fatalf("no email to %s (%s); the sink has: %v", c.tech, c.techEmail, slices.Sorted(maps.Keys(emails)))
 		}
-		p.languageEmails(k, m, emails[c.dispatch])
+		p.languageEmails(k, m, emails[c.dispatch], now)
 	})
 }
 
@@ -141,8 +141,9 @@ type langCase struct {
 var (
 	// A 24-hour time past noon: never on a 12-hour page.
 	hour24 = regexp.MustCompile(`\b(1[3-9]|2[0-3]):[0-5]\d\b`)
-	// A time with a day period: never on a 24-hour page.
-	dayPeriod = regexp.MustCompile(`\d[ \x{a0}\x{202f}]?(AM|PM|am|pm|a\. ?m\.|p\. ?m\.)`)
+	// A time with a day period as CLDR writes them for en and es: never on
+	// a 24-hour page. (Not "am": German writes "am 26.")
+	dayPeriod = regexp.MustCompile(`\d[ \x{a0}\x{202f}]?(AM|PM|a\. ?m\.|p\. ?m\.)`)
 )
 
 // clock12 writes h:mm and the day period as CLDR does for en-US and es-US:
@@ -275,7 +276,7 @@ func (p *env) languagePages(k checker) {
 // languageEmails loads the technician's email (and the dispatcher's, when
 // the org reads this language) as the worker sent them, in a phone's
 // browser, and opens the day link from the technician's email.
-func (p *env) languageEmails(k checker, tech, disp deliverytest.Received) {
+func (p *env) languageEmails(k checker, tech, disp deliverytest.Received, now time.Time) {
 	p.t.Helper()
 	c := k.c
 	phone := p.newSession(c.lang + "-technician")
@@ -285,7 +286,7 @@ func (p *env) languageEmails(k checker, tech, disp deliverytest.Received) {
 	if !strings.HasPrefix(subject, c.yourDay) {
 		p.t.Errorf("%s: the subject of %s's email is %q, want it to start with %q", c.lang, c.tech, subject, c.yourDay)
 	}
-	ends := p.jobEnds(c)
+	ends := p.jobEnds(c, now)
 	phone.openHTML(html)
 	txt := k.page(phone, c.tech+"'s email", "mail.title_technician", "mail.own.jobs", "mail.open_day", "mail.times_in")
 	k.contains(c.tech+"'s email", txt, append([]string{c.yourDay, c.zoneName}, ends...)...)
@@ -330,11 +331,11 @@ func (p *env) emailOf(m deliverytest.Received) (subject, html string) {
 // jobEnds are the ends of the technician's windows today (cancelled jobs
 // aside), in the locale's clock: each ends a range, so it carries its day
 // period in a 12-hour clock ("9:30 – 11:30 AM").
-func (p *env) jobEnds(c langCase) []string {
+func (p *env) jobEnds(c langCase, now time.Time) []string {
 	p.t.Helper()
 	z, err := schedule.LoadZone(c.zone)
 	p.must("zone", err)
-	y, m, d := time.Now().In(z.Loc).Date()
+	y, m, d := now.In(z.Loc).Date()
 	from := time.Date(y, m, d, 0, 0, 0, 0, z.Loc)
 	rows, err := p.db.Query(p.ctx, `
 		SELECT j.arrival_end FROM jobs j JOIN technicians t ON t.id = j.technician_id
