@@ -489,8 +489,32 @@ func (k checker) page(s *session, what string, ids ...string) string {
 	if len(over) > 0 {
 		k.t.Errorf("%s: at 390 px %s reaches past the screen: %q", c.lang, what, over)
 	}
+	squeezed, err := eval[[]string](s, squeezedJS)
+	k.must(what, "measure the boxes", err)
+	if len(squeezed) > 0 {
+		k.t.Errorf("%s: at 390 px %s has text wider than its box (content > box width, px): %q", c.lang, what, squeezed)
+	}
 	return txt
 }
+
+// squeezedJS lists (at most ten) elements of the main content whose
+// content is wider than their box and spills out visibly: a language's
+// longer words ("← Vorheriger Tag") squeezed into a box sized for
+// another's, which overflowJS does not see when the page itself keeps its
+// width. Elements that scroll or clip on purpose, and the tables and board
+// that scroll sideways, are left out.
+const squeezedJS = `(() => {
+	const out = [];
+	const scope = document.querySelector("main") || document.body;
+	for (const el of scope.querySelectorAll("*")) {
+		if (el.clientWidth === 0) continue;
+		const cs = getComputedStyle(el);
+		if (cs.overflowX !== "visible" && el.tagName !== "INPUT") continue;
+		if (el.closest(".table-wrap, .board")) continue;
+		if (el.scrollWidth > el.clientWidth + 1) out.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + "." + el.className + " " + el.scrollWidth + ">" + el.clientWidth + " " + (el.innerText || el.value || "").slice(0, 30));
+	}
+	return out.slice(0, 10);
+})()`
 
 // isTable reports whether s is a plural message's id ("count.jobs"),
 // whose forms are id.one, id.other.
