@@ -223,7 +223,8 @@ func (e *env) seedFrenchOrg(now time.Time) tenants.Org {
 
 // languagePages signs in at 390 px and checks the sign-in page (in the
 // browser's language), the profile (where the Spanish reader chooses
-// Spanish), the day board and the briefings page.
+// Spanish), the day board, the job list, the technicians page and the
+// briefings page.
 func (p *env) languagePages(k checker) {
 	p.t.Helper()
 	c := k.c
@@ -261,6 +262,17 @@ func (p *env) languagePages(k checker) {
 	// emails, the day page).
 	k.contains("the day board", txt, c.board, c.clock(10, 0), c.clock(16, 30))
 	s.screenshot("51-lang-" + c.lang + "-board-390")
+
+	// The same day as a list, and the team.
+	s.open("/orgs/" + c.slug + "/jobs")
+	s.waitText("main table")
+	txt = k.page(s, "the job list", "jobs.heading", "jobs.of_the_day", "jobs.show", "jobs.times_in")
+	k.contains("the job list", txt, c.clock(10, 0), c.clock(16, 30))
+	s.screenshot("51b-lang-" + c.lang + "-jobs-390")
+	s.open("/orgs/" + c.slug + "/technicians")
+	txt = k.page(s, "the technicians page", "technicians.heading", "technicians.team", "technicians.active")
+	k.contains("the technicians page", txt, c.tech)
+	s.screenshot("51c-lang-" + c.lang + "-technicians-390")
 
 	s.open("/orgs/" + c.slug + "/briefings")
 	txt = k.page(s, "the briefings page", "briefings.title", "briefings.next_run", "briefings.last_two_weeks")
@@ -498,20 +510,28 @@ func (k checker) page(s *session, what string, ids ...string) string {
 }
 
 // squeezedJS lists (at most ten) elements of the main content whose
-// content is wider than their box and spills out visibly: a language's
-// longer words ("← Vorheriger Tag") squeezed into a box sized for
-// another's, which overflowJS does not see when the page itself keeps its
-// width. Elements that scroll or clip on purpose, and the tables and board
-// that scroll sideways, are left out.
+// content is wider than their box and spills out visibly, and stacked
+// table cells whose column name is taller than the cell (it then runs into
+// the next line): a language's longer words ("← Vorheriger Tag", "Correo
+// electrónico") squeezed into a box sized for English, which overflowJS
+// does not see when the page itself keeps its width. Elements that scroll
+// or clip on purpose, and the tables and board that scroll sideways, are
+// left out of the first check.
 const squeezedJS = `(() => {
 	const out = [];
 	const scope = document.querySelector("main") || document.body;
 	for (const el of scope.querySelectorAll("*")) {
 		if (el.clientWidth === 0) continue;
+		// A stacked table's cell shows its column's name on its left
+		// (app.css): the name must fit the cell's height.
+		if (el.matches("td[data-label]")) {
+			const label = parseFloat(getComputedStyle(el, "::before").height);
+			if (label > el.clientHeight + 1) out.push("the label of td " + el.dataset.label + " " + Math.round(label) + " > " + el.clientHeight);
+		}
 		const cs = getComputedStyle(el);
 		if (cs.overflowX !== "visible" && el.tagName !== "INPUT") continue;
 		if (el.closest(".table-wrap, .board")) continue;
-		if (el.scrollWidth > el.clientWidth + 1) out.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + "." + el.className + " " + el.scrollWidth + ">" + el.clientWidth + " " + (el.innerText || el.value || "").slice(0, 30));
+		if (el.scrollWidth > el.clientWidth + 1) out.push(el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + "." + el.className + " " + el.scrollWidth + " > " + el.clientWidth + " " + (el.innerText || el.value || "").slice(0, 30));
 	}
 	return out.slice(0, 10);
 })()`
