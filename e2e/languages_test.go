@@ -44,8 +44,11 @@ import (
 // times in the locale's clock, written out by hand here (not by
 // internal/locale, the code under test): "4:30 PM" with U+202F for en-US,
 // "4:30 p.m." for es-US, "16:30" for de-DE and fr-FR, and no time of the
-// other clock; nothing wider than the screen. Screenshots:
-// docs/i18n.md, "Screenshots".
+// other clock; nothing wider than the screen, and no text wider than its
+// box (squeezedJS). The pages: sign-in, profile (es), day board, job list,
+// technicians, briefings; the emails: the technician's and the
+// dispatcher's briefing, as the worker sent them; and the technician's day
+// page from the email's link. Screenshots: docs/i18n.md, "Screenshots".
 func TestLanguagesPagesAndEmailsAt390(t *testing.T) {
 	e := startEnv(t)
 	now := time.Now()
