@@ -46,7 +46,7 @@ import (
 // "4:30 p.m." for es-US, "16:30" for de-DE and fr-FR, and no time of the
 // other clock; nothing wider than the screen, and no text wider than its
 // box (squeezedJS). The pages: sign-in, profile (es), day board, job list,
-// technicians, briefings; the emails: the technician's and the
+// technicians, briefings, today's briefing; the emails: the technician's and the
 // dispatcher's briefing, as the worker sent them; and the technician's day
 // page from the email's link. Screenshots: docs/i18n.md, "Screenshots".
 func TestLanguagesPagesAndEmailsAt390(t *testing.T) {
@@ -113,7 +113,7 @@ func TestLanguagesPagesAndEmailsAt390(t *testing.T) {
 	e.inParallel(names, testTimeout, func(p *env, i int) {
 		c := cases[i]
 		k := checker{t: p.t, c: c, cat: cat}
-		p.languagePages(k)
+		p.languagePages(k, now)
 		m, ok := emails[c.techEmail]
 		if !ok {
 			p.t.Fatalf("no email to %s (%s); the sink has: %v", c.tech, c.techEmail, slices.Sorted(maps.Keys(emails)))
@@ -181,6 +181,7 @@ func languageCases(demoPassword string) []langCase {
 		// A Spanish speaker in the en-US org: Spanish words, US formats.
 		{lang: "es", locale: "es-US", reader: account{"member@northwind.test", demoPassword}, chooseLanguage: true, accept: "es-US,es",
 			slug: "northwind", zone: "America/New_York", tech: "Maria Lopez", techEmail: "maria.lopez@northwind.test",
+			out:   "técnicos en campo",
 			board: "Tablero del día", yourDay: "Su día", zoneName: "hora oriental (Nueva York)",
 			clock: clock12("a.m.", "p.m."), otherClock: hour24},
 		{lang: "fr", locale: "fr-FR", reader: account{"admin@lumiere.test", password}, accept: "fr-FR,fr",
@@ -226,9 +227,9 @@ func (e *env) seedFrenchOrg(now time.Time) tenants.Org {
 
 // languagePages signs in at 390 px and checks the sign-in page (in the
 // browser's language), the profile (where the Spanish reader chooses
-// Spanish), the day board, the job list, the technicians page and the
-// briefings page.
-func (p *env) languagePages(k checker) {
+// Spanish), the day board, the job list, the technicians page, the
+// briefings page and today's briefing.
+func (p *env) languagePages(k checker, now time.Time) {
 	p.t.Helper()
 	c := k.c
 	s := p.newSession(c.lang + "-reader")
@@ -286,6 +287,14 @@ func (p *env) languagePages(k checker) {
 		p.t.Errorf("%s: the briefings page shows no time in the %s clock:\n%s", c.lang, c.locale, txt)
 	}
 	s.screenshot("52-lang-" + c.lang + "-briefings-390")
+
+	// Today's briefing, as the worker made it.
+	z, err := schedule.LoadZone(c.zone)
+	p.must("zone", err)
+	s.open("/orgs/" + c.slug + "/briefings/" + schedule.DateOf(now.In(z.Loc)).String())
+	txt = k.page(s, "today's briefing", "briefing.zone", "briefing.generated", "briefing.runs", "briefing.times_in")
+	k.contains("today's briefing", txt, c.zoneName, c.out, c.clock(10, 0), c.clock(16, 30))
+	s.screenshot("52b-lang-" + c.lang + "-briefing-390")
 }
 
 // languageEmails loads the technician's email (and the dispatcher's, when
