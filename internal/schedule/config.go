@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/strictjson"
 )
 
 // Config is the fieldforce module's config document in org_module_configs:
@@ -62,7 +63,8 @@ const (
 	CodeJSONInvalid       = "json_invalid"       // not JSON otherwise
 	CodeObjectExpected    = "object_expected"    // the document or a section is not an object
 	CodeUnknownField      = "unknown_field"      // a member we do not know
-	CodeRepeatedField     = "repeated_field"     // a member given twice
+	CodeRepeatedField     = "repeated_field"     // a member given twice (or twice in different cases)
+	CodeInvalidUTF8       = "invalid_utf8"       // a string that is not UTF-8 text (strictjson)
 	CodeRequired          = "required"           // a section or value is missing
 	CodeWrongType         = "wrong_type"         // a value of the wrong JSON type
 	CodeZoneUnknown       = "zone_unknown"       // not a time zone we know (or none given)
@@ -288,6 +290,18 @@ func (v *validator) document(raw []byte) (json.RawMessage, bool) {
 	if err := dec.Decode(&doc); err != nil {
 		v.addError(syntaxError(raw, err))
 		return nil, false
+	}
+	// Text that is not UTF-8, which json.Unmarshal turns into U+FFFD
+	// silently: found by the app's one pre-scan of JSON bodies
+	// (strictjson, which says why it is needed). Its other finding, a
+	// member given twice or in two cases, object below reports in its own
+	// words, every one of them: the schema's names match exactly, so a
+	// case variant is an unknown field here.
+	for _, p := range strictjson.All(raw) {
+		if p.Code == strictjson.CodeInvalidUTF8 {
+			// Said for people too: the settings page shows it as it is.
+			v.add(p.Path, CodeInvalidUTF8, "this text is not UTF-8 (an escape such as \\ud800 stands for half a character): type it again")
+		}
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {

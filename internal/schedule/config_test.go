@@ -91,6 +91,8 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 			{"briefing.schedule_local_time", `invalid time "25:00": must be between 00:00 and 23:59`},
 			{"briefing.days[1]", `unknown day "funday": use mon, tue, wed, thu, fri, sat or sun`},
 			{"briefing.days[2]", `"mon" is listed twice`}}},
+		{"half a surrogate pair", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "delivery": {"email": {"to": ["ops\ud800@acme.test"]}}}`,
+			[]problem{{"delivery.email.to[0]", `this text is not UTF-8 (an escape such as \ud800 stands for half a character): type it again`}}},
 		{"repeated key", `{"briefing": {"timezone": "UTC", "timezone": "Europe/Berlin", "schedule_local_time": "08:00"}}`,
 			[]problem{{"briefing.timezone", "is repeated"}}},
 		{"wrong types", `{"briefing": {"timezone": 5, "schedule_local_time": 800, "days": "mon", "enabled": null}}`,
