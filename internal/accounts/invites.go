@@ -84,7 +84,7 @@ func (s *Store) CreateInvite(ctx context.Context, actor audit.Actor, orgID int64
 // the org row (FOR NO KEY UPDATE, which leaves inserts referencing the org
 // alone), so the per-org limits hold under concurrent invites.
 func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64, email string, role tenants.Role, now time.Time) (Invite, error) {
-	email, err := normalizeEmail(email)
+	email, err := normalizeInvitee(email)
 	if err != nil {
 		return Invite{}, err
 	}

@@ -39,13 +39,37 @@ type User struct {
 	Language  string // their own language (i18n.Languages), "" for the org's
 }
 
-// normalizeEmail is the address an account or invite is stored under.
+// normalizeEmail is the address an account is stored under (create-user,
+// which may name an operator's own host: the loose rule).
 func normalizeEmail(email string) (string, error) {
 	addr, err := text.NormalizeAddress(email)
 	if err != nil {
-		return "", apperr.FieldError("email", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+		return "", addressError(err)
 	}
 	return addr, nil
+}
+
+// normalizeInvitee is the address an invite is stored under and mailed
+// to: text.NormalizeRecipient, so never an IP literal or an internal or
+// dotless domain (issue 19, item 14).
+func normalizeInvitee(email string) (string, error) {
+	addr, err := text.NormalizeRecipient(email)
+	if err != nil {
+		return "", addressError(err)
+	}
+	return addr, nil
+}
+
+// addressError is an email field's error, with the address problem's code
+// (text.Code…) for pages to word.
+func addressError(err error) error {
+	msg := fmt.Sprintf("Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+	switch code := text.AddressCode(err); code {
+	case text.CodeAddressIP, text.CodeAddressDotless, text.CodeAddressInternal:
+		msg = "Enter an address at a public domain: " + err.Error() + "."
+	}
+	return &apperr.Error{Code: apperr.Invalid, Message: msg,
+		Fields: []apperr.Field{{Name: "email", Code: text.AddressCode(err), Message: msg}}}
 }
 
 // UpsertUser creates a user, or sets the password of an existing one with

@@ -223,16 +223,18 @@ func (v *validator) recipients(to []string) []string {
 	return out
 }
 
-// parseRecipient returns the bare address of s (text.ParseAddress: a
-// display name is dropped), or why it is not one.
+// parseRecipient returns the bare address of s (text.ParseRecipient: a
+// display name is dropped; never an IP literal or an internal or dotless
+// domain), or why it is not one.
 func parseRecipient(s string) (addr, problem string) {
-	addr, err := text.ParseAddress(s)
+	addr, err := text.ParseRecipient(s)
 	switch {
 	case err == nil:
 		return addr, ""
 	case errors.Is(err, text.ErrNotAnAddress):
 		return "", fmt.Sprintf("%q is not an email address such as dispatch@example.com", s)
-	case errors.Is(err, text.ErrAddressQuoted):
+	case errors.Is(err, text.ErrAddressQuoted), errors.Is(err, text.ErrAddressIPLiteral),
+		errors.Is(err, text.ErrAddressDotless), errors.Is(err, text.ErrAddressInternal):
 		return "", fmt.Sprintf("%q: %s", s, err)
 	}
 	return "", err.Error() // empty, or too long
