@@ -27,6 +27,23 @@ type Store struct {
 	// Hashing is the cost of hashing new passwords; zero is the production
 	// cost.
 	Hashing Argon2
+	// MailOff refuses every account email (invites, resends, password
+	// resets) with ErrAccountMailOff: production without SMTP_URL, where
+	// such an email could only be kept in the staff-readable outbox.
+	MailOff bool
+}
+
+// ErrAccountMailOff is why an invite or a reset cannot be sent: the server
+// runs in production without SMTP_URL (issue 19, item 12).
+var ErrAccountMailOff = apperr.Errorf(apperr.Unavailable,
+	"This server cannot send email (SMTP_URL is not set), so invites and password-reset links cannot be sent. Ask the operator to set SMTP_URL.")
+
+// mailOn refuses when account emails are off.
+func (s *Store) mailOn() error {
+	if s.MailOff {
+		return ErrAccountMailOff
+	}
+	return nil
 }
 
 // User is a person who can sign in.

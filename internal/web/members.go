@@ -85,8 +85,8 @@ func (s *Server) memberInvite(c echo.Context) error {
 	case fieldOf(err) != "":
 		f.EmailError = apperr.Message(err)
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
-	case apperr.Code(err) == apperr.TooMany:
-		return s.showMembers(c, http.StatusTooManyRequests, views.MembersPage{Invite: f, Error: apperr.Message(err)})
+	case apperr.Code(err) == apperr.TooMany, apperr.Code(err) == apperr.Unavailable: // Unavailable: accounts.ErrAccountMailOff
+		return s.showMembers(c, statusOf(err), views.MembersPage{Invite: f, Error: apperr.Message(err)})
 	case err != nil:
 		return err
 	}
@@ -107,7 +107,7 @@ func pathID(c echo.Context, name, what string) (int64, error) {
 // admin, a resend too soon), or passes any other error on.
 func (s *Server) refused(c echo.Context, err error) error {
 	switch apperr.Code(err) {
-	case apperr.Conflict, apperr.TooMany, apperr.Invalid:
+	case apperr.Conflict, apperr.TooMany, apperr.Invalid, apperr.Unavailable:
 		return s.showMembers(c, statusOf(err), views.MembersPage{Error: apperr.Message(err)})
 	}
 	return err

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
@@ -47,7 +48,12 @@ func (s *Server) forgot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.accounts.RequestPasswordReset(ctx, p.Email, ip, now); err != nil {
+	err = s.accounts.RequestPasswordReset(ctx, p.Email, ip, now)
+	if errors.Is(err, accounts.ErrAccountMailOff) { // the same for every address: it says nothing about accounts
+		p.Error = apperr.Message(err)
+		return s.render(c, http.StatusServiceUnavailable, views.Forgot(p))
+	}
+	if err != nil {
 		return err
 	}
 	p.Sent = true
