@@ -261,6 +261,8 @@ func webhookURLProblem(raw string) string {
 		return "must not contain a user name or password; receivers check the signature instead"
 	case u.Host == "" || u.Hostname() == "":
 		return "must name a host, as in https://hooks.example.com/fieldbrief"
+	case !text.URLPortOK(u.Host):
+		return "must have a port from 1 to 65535, or none for the usual one (443 for https)"
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return "must not contain a #fragment (it is never sent)"
 	}

@@ -111,3 +111,13 @@ func TestRecipientRefusesIPLiteralsDotlessAndInternalDomains(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, text.AddressCode(nil))
 }
+
+func TestURLPortOK(t *testing.T) {
+	t.Parallel()
+	for host, ok := range map[string]bool{
+		"h": true, "h:1": true, "h:443": true, "h:65535": true, "[::1]": true, "[::1]:8443": true,
+		"h:0": false, "h:65536": false, "h:": false, "h:00000": false, "h:99999999999999999999": false, "[::1]:0": false, "h:-1": false,
+	} {
+		require.Equal(t, ok, text.URLPortOK(host), host)
+	}
+}
