@@ -207,9 +207,9 @@ func (v *validator) recipients(to []string) []string {
 		if v.has(field) {
 			continue
 		}
-		addr, msg := parseRecipient(s)
+		addr, code, msg := parseRecipient(s)
 		if msg != "" {
-			v.add(field, CodeAddressInvalid, "%s", msg)
+			v.add(field, code, "%s", msg)
 			continue
 		}
 		key := strings.ToLower(addr)
@@ -226,18 +226,23 @@ func (v *validator) recipients(to []string) []string {
 // parseRecipient returns the bare address of s (text.ParseRecipient: a
 // display name is dropped; never an IP literal or an internal or dotless
 // domain), or why it is not one.
-func parseRecipient(s string) (addr, problem string) {
+//
+// The code is CodeAddressInvalid, or for an address at a domain we never
+// send to, text's own (CodeAddressIPLiteral, CodeAddressDotless,
+// CodeAddressInternal), so pages can word each.
+func parseRecipient(s string) (addr, code, problem string) {
 	addr, err := text.ParseRecipient(s)
-	switch {
+	switch code := text.AddressCode(err); {
 	case err == nil:
-		return addr, ""
+		return addr, "", ""
 	case errors.Is(err, text.ErrNotAnAddress):
-		return "", fmt.Sprintf("%q is not an email address such as dispatch@example.com", s)
-	case errors.Is(err, text.ErrAddressQuoted), errors.Is(err, text.ErrAddressIPLiteral),
-		errors.Is(err, text.ErrAddressDotless), errors.Is(err, text.ErrAddressInternal):
-		return "", fmt.Sprintf("%q: %s", s, err)
+		return "", CodeAddressInvalid, fmt.Sprintf("%q is not an email address such as dispatch@example.com", s)
+	case code == CodeAddressIPLiteral || code == CodeAddressDotless || code == CodeAddressInternal:
+		return "", code, fmt.Sprintf("%q: %s", s, err)
+	case errors.Is(err, text.ErrAddressQuoted):
+		return "", CodeAddressInvalid, fmt.Sprintf("%q: %s", s, err)
 	}
-	return "", err.Error() // empty, or too long
+	return "", CodeAddressInvalid, err.Error() // empty, or too long
 }
 
 // webhookURLProblem says what is wrong with a non-empty webhook URL's

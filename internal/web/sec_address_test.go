@@ -44,6 +44,21 @@ func TestInviteRefusesAddressesWeNeverSendTo(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 }
 
+// A new org's first admin is invited: the same rule, beside admin_email,
+// nothing created.
+func TestNewOrgRefusesAnAdminAddressWeNeverSendTo(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	staff := f.as(&f.staff)
+	before := fingerprint(t, f)
+	for _, addr := range []string{"root@[127.0.0.1]", "postmaster@localhost", "it@printer.local"} {
+		res := staff.post("/staff/orgs", url.Values{"slug": {"newco"}, "name": {"New Co"}, "admin_email": {addr}})
+		require.Equal(t, http.StatusUnprocessableEntity, res.Code, addr)
+		require.Contains(t, parseDoc(t, res.Body).byID("admin_email-error").text(), "public domain", addr)
+	}
+	require.Equal(t, before, fingerprint(t, f), "nothing created")
+}
+
 // A technician's email, by the form and by the API: the same rule.
 func TestTechnicianEmailRefusesAddressesWeNeverSendTo(t *testing.T) {
 	t.Parallel()
