@@ -1,8 +1,12 @@
 package strictjson_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,4 +69,61 @@ func TestAllReportsEveryProblemInOrder(t *testing.T) {
 	require.Equal(t, []string{"duplicate_member A", "invalid_utf8 b", "duplicate_member c.d", "invalid_utf8 e[0]"}, got)
 	require.Equal(t, "a", all[0].Other)
 	require.Empty(t, strictjson.All([]byte(`{"a":1,"b":{"a":2}}`)))
+}
+
+// BenchmarkCheck: the worst bodies the API reads (1 MiB of the smallest
+// values, or of members), which Decoder.Token took 0.3 s to walk.
+func BenchmarkCheck(b *testing.B) {
+	numbers := []byte(`{"a":[` + strings.Repeat("1,", 1<<19-4) + `1]}`)
+	var m strings.Builder
+	m.WriteString(`{"m0":1`)
+	for i := 1; m.Len() < 1<<20-20; i++ {
+		m.WriteString(`,"m` + strconv.Itoa(i) + `":"\u00e9"`)
+	}
+	m.WriteString("}")
+	members := []byte(m.String())
+	for _, c := range []struct {
+		name string
+		doc  []byte
+	}{{"numbers", numbers}, {"members", members}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.doc)))
+			for b.Loop() {
+				if p := strictjson.Check(c.doc); p != nil {
+					b.Fatal(p)
+				}
+			}
+		})
+	}
+}
+
+// FuzzCheck: Check never panics, and a valid document it passes is UTF-8
+// throughout, and decodes without a replacement character it did not
+// spell (so no bad escape slipped through).
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"a":1,"A":2}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", `[{"x":[1,{"y":"\ud83d\ude00"}]}]`,
+		`{"a\u0041":1,"aa":2}`, `"\udc00"`, `{"":{"":[]}}`, `{"k":"\\ud800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if strictjson.Check(raw) != nil || !json.Valid(raw) {
+			return
+		}
+		if !utf8.Valid(raw) {
+			t.Fatalf("passed a document that is not UTF-8: %q", raw)
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // 1E700 is valid JSON, and no float64
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		again, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, m := strings.Count(string(raw), "\uFFFD")+strings.Count(strings.ToLower(string(raw)), `\ufffd`), strings.Count(string(again), "\uFFFD"); m > n {
+			t.Fatalf("passed a document that decodes with %d replacement characters, %d spelled: %q", m, n, raw)
+		}
+	})
 }
