@@ -149,7 +149,7 @@ func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, s
 	if _, err := normalizeInvitee(adminEmail); err != nil {
 		// addressError's field, renamed; its message when it says more
 		// than "not an address".
-		msg, code := "Enter the first admin's email address.", text.CodeAddressInvalid
+		msg, code := "Enter the first admin's email address.", "email_invalid"
 		if e, ok := apperr.As(err); ok && len(e.Fields) == 1 {
 			code = e.Fields[0].Code
 			if code == text.CodeAddressIP || code == text.CodeAddressDotless || code == text.CodeAddressInternal {

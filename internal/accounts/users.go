@@ -35,7 +35,7 @@ type Store struct {
 
 // ErrAccountMailOff is why an invite or a reset cannot be sent: the server
 // runs in production without SMTP_URL (issue 19, item 12).
-var ErrAccountMailOff = apperr.Errorf(apperr.Unavailable,
+var ErrAccountMailOff = apperr.Reasonf(apperr.Unavailable, "account_mail_off",
 	"This server cannot send email (SMTP_URL is not set), so invites and password-reset links cannot be sent. Ask the operator to set SMTP_URL.")
 
 // mailOn refuses when account emails are off.
@@ -77,16 +77,16 @@ func normalizeInvitee(email string) (string, error) {
 	return addr, nil
 }
 
-// addressError is an email field's error, with the address problem's code
-// (text.Code…) for pages to word.
+// addressError is an email field's error with a code for pages to word
+// (web/account_messages.go): email_invalid, or for an address at a domain
+// we never send to, text's code for it (address_ip_literal,
+// address_dotless_domain, address_internal_domain).
 func addressError(err error) error {
-	msg := fmt.Sprintf("Enter a valid email address (at most %d characters).", text.MaxAddressLen)
 	switch code := text.AddressCode(err); code {
 	case text.CodeAddressIP, text.CodeAddressDotless, text.CodeAddressInternal:
-		msg = "Enter an address at a public domain: " + err.Error() + "."
+		return apperr.FieldCodef("email", code, "Enter an address at a public domain: %s.", err)
 	}
-	return &apperr.Error{Code: apperr.Invalid, Message: msg,
-		Fields: []apperr.Field{{Name: "email", Code: text.AddressCode(err), Message: msg}}}
+	return apperr.FieldCodef("email", "email_invalid", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
 }
 
 // UpsertUser creates a user, or sets the password of an existing one with

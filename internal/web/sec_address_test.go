@@ -30,6 +30,9 @@ func TestInviteRefusesAddressesWeNeverSendTo(t *testing.T) {
 	f := setup(t)
 	admin := f.as(&f.adminA)
 	for addr, word := range badRecipients {
+		if word != "valid email address" {
+			word = "public domain" // the page's one message for the three codes (security.email_public_domain)
+		}
 		res := admin.post("/orgs/acme/members/invite", url.Values{"email": {addr}, "role": {"member"}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.Code, "%s: %s", addr, res.Body)
 		doc := parseDoc(t, res.Body)
@@ -100,4 +103,14 @@ func TestDeliveryRecipientsRefuseAddressesWeNeverSendTo(t *testing.T) {
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// The page words the refusal in the reader's language, from its code.
+func TestInviteRefusalInTheOrgsLanguage(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.setLocale(f.orgA.ID, "de-DE")
+	res := f.as(&f.adminA).post("/orgs/acme/members/invite", url.Values{"email": {"postmaster@localhost"}, "role": {"member"}})
+	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	require.Contains(t, parseDoc(t, res.Body).byID("email-error").text(), "öffentlichen Domain")
 }
