@@ -218,7 +218,13 @@ func (c checker) email(field, v string) {
 	if v == "" || c[field] != "" {
 		return
 	}
-	if a, err := text.NormalizeAddress(v); err != nil || a != v {
+	// text.NormalizeRecipient: we mail technicians their day, so never
+	// to an IP literal or an internal or dotless domain (issue 19, item 14).
+	a, err := text.NormalizeRecipient(v)
+	switch code := text.AddressCode(err); {
+	case code == text.CodeAddressIP || code == text.CodeAddressDotless || code == text.CodeAddressInternal:
+		c.add(field, "is not an address at a public domain: "+err.Error())
+	case err != nil || a != v:
 		c.add(field, "is not an email address like name@example.com")
 	}
 }
