@@ -11,17 +11,20 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/worker"
 )
 
 // sendAccountMail runs a real worker until every account email job has
 // run, with links to this test's server, and returns the path of the link
-// in the newest email to rcpt, read from the outbox (SMTP_URL is unset).
+// in the newest email to rcpt, caught by an SMTP sink: the outbox's copy
+// withholds the link's token (accounts.WithheldToken).
 func (e *env) sendAccountMail(rcpt string) string {
 	e.t.Helper()
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
-	sender, err := dispatch.NewSender(e.db, delivery.Settings{BaseURL: e.url}, log)
+	sink := deliverytest.NewSMTPServer(e.t)
+	sender, err := dispatch.NewSender(e.db, delivery.Settings{SMTPURL: sink.URL, BaseURL: e.url}, log)
 	e.must("sender", err)
 	w := &worker.Worker{DB: e.db, Log: log, Sender: sender}
 	e.must("start the worker", w.Start(e.ctx))
@@ -37,8 +40,12 @@ func (e *env) sendAccountMail(rcpt string) string {
 	}
 	e.must("stop the worker", w.Stop(e.ctx))
 	var body string
-	e.must("read the email to "+rcpt, e.db.QueryRow(e.ctx,
-		`SELECT text_body FROM mail_outbox WHERE rcpt = $1 ORDER BY id DESC LIMIT 1`, rcpt).Scan(&body))
+	for _, m := range sink.Messages() {
+		if strings.Join(m.To, ",") == rcpt {
+			body, _, err = m.Bodies()
+			e.must("read the email to "+rcpt, err)
+		}
+	}
 	link := regexp.MustCompile(regexp.QuoteMeta(e.url) + `(/(invites|password/reset)/[A-Z0-9]+)`).FindStringSubmatch(body)
 	if link == nil {
 		e.t.Fatalf("no link to %s in the email to %s:\n%s", e.url, rcpt, body)

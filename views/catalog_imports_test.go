@@ -25,6 +25,7 @@ var importProblemCodes = []string{
 	fieldimport.CodeCSVBareQuote, fieldimport.CodeCSVQuote, fieldimport.CodeCSVInvalid, fieldimport.CodeYesNo,
 	fieldimport.CodeDateInvalid, fieldimport.CodeTimeInvalid, fieldimport.CodeTimeGap,
 	field.CodeRequired, field.CodeNotUTF8, field.CodeControlChars, field.CodeTooLong, field.CodeEmailInvalid,
+	field.CodeEmailIPLiteral, field.CodeEmailDotless, field.CodeEmailInternal,
 	field.CodeLanguageUnknown, field.CodeStatusUnknown, field.CodeTechnicianInvalid, field.CodeTechnicianBoth,
 	field.CodeTechnicianByRef, field.CodeTechnicianUnknown, field.CodeWindowReversed, field.CodeTooEarly,
 	field.CodeTooLate, field.CodeRefTaken, field.CodeRefRepeated,

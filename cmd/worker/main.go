@@ -168,8 +168,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	production, err := config.IsProduction(getenv)
+	if err != nil {
+		return usageErr(err)
+	}
+	if production && settings.SMTPURL == "" {
+		log.Warn("FIELDBRIEF_ENV=production without SMTP_URL: briefing emails are kept in the outbox, account emails (invites, password resets) are refused")
+	}
 	w := &worker.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, TaskRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender,
-		UpdateDelay: updateDelay}
+		UpdateDelay: updateDelay, Production: production}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
 		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks, "update_delay", updateDelay.String())
 	if *once {

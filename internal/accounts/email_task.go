@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"time"
 
@@ -31,31 +32,70 @@ type EmailHandler struct {
 	BaseURL string          // BASE_URL: links are BaseURL + path
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Production (FIELDBRIEF_ENV=production) refuses to keep an account
+	// email in the outbox: see Work.
+	Production bool
 }
+
+// WithheldToken stands for a link's token in the copy of an account email
+// kept in the outbox: staff read the outbox, and a usable invite or reset
+// link there would let them join an org or take over an account (issue
+// 19, item 12). It is no token (resetByToken and inviteByToken find none),
+// so the link it makes answers "not valid".
+const WithheldToken = "withheld"
+
+// outboxNote opens the outbox copy of an account email, for the staff who
+// read it (so in English, like the rest of the outbox's frame).
+const outboxNote = "[Kept in the outbox, not sent: SMTP_URL is not set. The link's secret is withheld from this copy, " +
+	"so that nobody but its recipient could ever use it; in development the worker's log shows the link.]\n\n"
 
 // Work mints the link's token and sends its email in one transaction (see
 // PrepareAccountEmail); the outbox is written in that transaction too.
 // A task whose email is no longer wanted completes without sending.
+//
+// Without SMTP_URL (the outbox mailer) the usable link is never stored:
+// the outbox keeps the email with WithheldToken in place of the token,
+// and, in development only, the worker's log shows the link so that
+// `make run` can still accept an invite. In production (Production) the
+// email is refused instead: the task is cancelled, no token is minted, and
+// the log says to set SMTP_URL (the web refuses such requests before they
+// get here: Store.MailOff).
 func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmailArgs]) error {
 	a := job.Args
+	attrs := []any{"job_id", job.ID, "what", a.What, "id", a.ID, "org_id", a.OrgID, "attempt", job.Attempt}
+	_, outbox := w.Mailer.(*delivery.OutboxMailer)
+	if outbox && w.Production {
+		w.Log.Error("account email refused: production without SMTP_URL keeps no account email in the outbox", attrs...)
+		return river.JobCancel(ErrAccountMailOff)
+	}
+	var devLink string
 	err := pgx.BeginFunc(ctx, w.DB, func(tx pgx.Tx) error {
 		m, err := PrepareAccountEmail(ctx, tx, a, w.Now())
 		if err != nil {
 			return err
 		}
+		mailer := w.Mailer
+		if outbox {
+			mailer = delivery.NewOutboxMailer(tx)
+			devLink = w.BaseURL + LinkPath(m.What, m.Token)
+			m.Token = WithheldToken
+		}
 		msg, err := Compose(m, w.From, w.BaseURL)
 		if err != nil {
 			return err
 		}
-		mailer := w.Mailer
-		if _, ok := mailer.(*delivery.OutboxMailer); ok {
-			mailer = delivery.NewOutboxMailer(tx)
+		if outbox {
+			msg.Text = outboxNote + msg.Text
 		}
 		return mailer.Send(ctx, msg)
 	})
-	attrs := []any{"job_id", job.ID, "what", a.What, "id", a.ID, "org_id", a.OrgID, "attempt", job.Attempt}
 	switch {
 	case err == nil:
+		if devLink != "" {
+			w.Log.Info("account email kept in the outbox with its link withheld; development only, the link is",
+				append(attrs, "link", devLink)...)
+			return nil
+		}
 		w.Log.Info("account email sent", attrs...)
 		return nil
 	case errors.Is(err, ErrEmailNotWanted):
@@ -95,11 +135,11 @@ func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
 			role = l.T("mail.account.role_admin")
 		}
 		b.WriteString(l.Tf("mail.account.invite_body", map[string]any{"Inviter": inviter, "Org": m.OrgName, "Role": role,
-			"URL": baseURL + "/invites/" + m.Token, "Expires": expires}))
+			"URL": baseURL + LinkPath(m.What, m.Token), "Expires": expires}))
 	case EmailReset:
 		msg.Subject = l.T("mail.account.reset_subject")
 		b.WriteString(l.Tf("mail.account.reset_body", map[string]any{"Email": m.To,
-			"URL": baseURL + "/password/reset/" + m.Token, "Expires": expires}))
+			"URL": baseURL + LinkPath(m.What, m.Token), "Expires": expires}))
 	default:
 		return delivery.Message{}, fmt.Errorf("compose account email: unknown kind %q", m.What)
 	}
@@ -109,3 +149,22 @@ func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
 
 // oneLine keeps an org name from breaking the subject header.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// LinkPath is the path of an account email's link.
+func LinkPath(what, token string) string {
+	if what == EmailInvite {
+		return "/invites/" + token
+	}
+	return "/password/reset/" + token
+}
+
+// linkToken finds an account link's token: newLinkToken's base32, after
+// the path of LinkPath.
+var linkToken = regexp.MustCompile(`(/invites/|/password/reset/)[A-Za-z0-9]{16,64}`)
+
+// WithholdLinks replaces the token of every invite or reset link in s by
+// WithheldToken: the staff outbox shows messages through it, so that a
+// copy kept before tokens were withheld at sending shows none either.
+func WithholdLinks(s string) string {
+	return linkToken.ReplaceAllString(s, "${1}"+WithheldToken)
+}

@@ -71,6 +71,9 @@ func scanInvite(r pgx.Row) (Invite, error) {
 // CreateInvite invites email to the org with role, and queues its email,
 // in one transaction.
 func (s *Store) CreateInvite(ctx context.Context, actor audit.Actor, orgID int64, email string, role tenants.Role, now time.Time) (Invite, error) {
+	if err := s.mailOn(); err != nil {
+		return Invite{}, err
+	}
 	var inv Invite
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
@@ -84,7 +87,7 @@ func (s *Store) CreateInvite(ctx context.Context, actor audit.Actor, orgID int64
 // the org row (FOR NO KEY UPDATE, which leaves inserts referencing the org
 // alone), so the per-org limits hold under concurrent invites.
 func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64, email string, role tenants.Role, now time.Time) (Invite, error) {
-	email, err := normalizeEmail(email)
+	email, err := normalizeInvitee(email)
 	if err != nil {
 		return Invite{}, err
 	}
@@ -176,6 +179,9 @@ func lockInvite(ctx context.Context, tx pgx.Tx, orgID, id int64) (Invite, error)
 // the invite's lifetime; at most MaxInviteSends mails per invite, one a
 // minute.
 func (s *Store) ResendInvite(ctx context.Context, actor audit.Actor, orgID, id int64, now time.Time) (Invite, error) {
+	if err := s.mailOn(); err != nil {
+		return Invite{}, err
+	}
 	var inv Invite
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error

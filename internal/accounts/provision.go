@@ -12,6 +12,7 @@ import (
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/text"
 )
 
 // Provisioning people: the operator's create-user, made together with its
@@ -142,8 +143,21 @@ func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, s
 			return tenants.Org{}, Invite{}, err
 		}
 	}
-	if _, err := normalizeEmail(adminEmail); err != nil {
-		return tenants.Org{}, Invite{}, apperr.FieldError("admin_email", "Enter the first admin's email address.")
+	if err := s.mailOn(); err != nil {
+		return tenants.Org{}, Invite{}, err
+	}
+	if _, err := normalizeInvitee(adminEmail); err != nil {
+		// addressError's field, renamed; its message when it says more
+		// than "not an address".
+		msg, code := "Enter the first admin's email address.", "email_invalid"
+		if e, ok := apperr.As(err); ok && len(e.Fields) == 1 {
+			code = e.Fields[0].Code
+			if code == text.CodeAddressIP || code == text.CodeAddressDotless || code == text.CodeAddressInternal {
+				msg = e.Message
+			}
+		}
+		return tenants.Org{}, Invite{}, &apperr.Error{Code: apperr.Invalid, Message: msg,
+			Fields: []apperr.Field{{Name: "admin_email", Code: code, Message: msg}}}
 	}
 	var org tenants.Org
 	var inv Invite

@@ -36,6 +36,9 @@ const (
 // nothing and is not an error: the caller answers the same either way, so
 // the answer does not tell who has an account.
 func (s *Store) RequestPasswordReset(ctx context.Context, email, clientIP string, now time.Time) error {
+	if err := s.mailOn(); err != nil {
+		return err
+	}
 	email = strings.TrimSpace(email)
 	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var userID int64

@@ -27,6 +27,23 @@ type Store struct {
 	// Hashing is the cost of hashing new passwords; zero is the production
 	// cost.
 	Hashing Argon2
+	// MailOff refuses every account email (invites, resends, password
+	// resets) with ErrAccountMailOff: production without SMTP_URL, where
+	// such an email could only be kept in the staff-readable outbox.
+	MailOff bool
+}
+
+// ErrAccountMailOff is why an invite or a reset cannot be sent: the server
+// runs in production without SMTP_URL (issue 19, item 12).
+var ErrAccountMailOff = apperr.Reasonf(apperr.Unavailable, "account_mail_off",
+	"This server cannot send email (SMTP_URL is not set), so invites and password-reset links cannot be sent. Ask the operator to set SMTP_URL.")
+
+// mailOn refuses when account emails are off.
+func (s *Store) mailOn() error {
+	if s.MailOff {
+		return ErrAccountMailOff
+	}
+	return nil
 }
 
 // User is a person who can sign in.
@@ -39,13 +56,37 @@ type User struct {
 	Language  string // their own language (i18n.Languages), "" for the org's
 }
 
-// normalizeEmail is the address an account or invite is stored under.
+// normalizeEmail is the address an account is stored under (create-user,
+// which may name an operator's own host: the loose rule).
 func normalizeEmail(email string) (string, error) {
 	addr, err := text.NormalizeAddress(email)
 	if err != nil {
-		return "", apperr.FieldCodef("email", "email_invalid", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+		return "", addressError(err)
 	}
 	return addr, nil
+}
+
+// normalizeInvitee is the address an invite is stored under and mailed
+// to: text.NormalizeRecipient, so never an IP literal or an internal or
+// dotless domain (issue 19, item 14).
+func normalizeInvitee(email string) (string, error) {
+	addr, err := text.NormalizeRecipient(email)
+	if err != nil {
+		return "", addressError(err)
+	}
+	return addr, nil
+}
+
+// addressError is an email field's error with a code for pages to word
+// (web/account_messages.go): email_invalid, or for an address at a domain
+// we never send to, text's code for it (address_ip_literal,
+// address_dotless_domain, address_internal_domain).
+func addressError(err error) error {
+	switch code := text.AddressCode(err); code {
+	case text.CodeAddressIP, text.CodeAddressDotless, text.CodeAddressInternal:
+		return apperr.FieldCodef("email", code, "Enter an address at a public domain: %s.", err)
+	}
+	return apperr.FieldCodef("email", "email_invalid", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
 }
 
 // UpsertUser creates a user, or sets the password of an existing one with

@@ -269,3 +269,22 @@ func TestLogLevel(t *testing.T) {
 	_, err := LogLevel(env("loud"))
 	require.ErrorContains(t, err, "LOG_LEVEL")
 }
+
+// Production without SMTP_URL says that account emails are refused (issue
+// 19, item 12); with it, or in development, nothing is said.
+func TestProductionWithoutSMTPWarns(t *testing.T) {
+	t.Parallel()
+	key := "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+	for _, c := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{"FIELDBRIEF_ENV": "production", "SESSION_KEYS": key, "METRICS_ADDR": "127.0.0.1:9464"}, true},
+		{map[string]string{"FIELDBRIEF_ENV": "production", "SESSION_KEYS": key, "METRICS_ADDR": "127.0.0.1:9464", "SMTP_URL": "smtp://u:p@mail.example:587"}, false},
+		{map[string]string{"SESSION_KEYS": key}, false},
+	} {
+		w, err := LoadWeb(func(k string) string { return c.env[k] })
+		require.NoError(t, err)
+		require.Equal(t, c.want, strings.Contains(strings.Join(w.Warnings, "\n"), "invites and password resets are refused"), c.env)
+	}
+}

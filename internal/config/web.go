@@ -165,6 +165,10 @@ func LoadWeb(getenv func(string) string) (Web, error) {
 	if c.Settings, err = Delivery(getenv); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Production && c.SMTPURL == "" {
+		c.Warnings = append(c.Warnings, "SMTP_URL is unset: invites and password resets are refused "+
+			"(production keeps no account email in the staff-readable outbox)")
+	}
 	if err := errors.Join(errs...); err != nil {
 		return Web{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"code.dny.dev/ssrf"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/text"
 )
 
 // guardian decides which addresses a webhook may reach: everything but
@@ -121,6 +122,9 @@ func CheckWebhookURL(raw string, allowPrivate bool) error {
 	host := u.Hostname()
 	if host == "" {
 		return invalid("The webhook URL has no host name.")
+	}
+	if !text.URLPortOK(u.Host) {
+		return invalid("The webhook URL's port must be a port from 1 to 65535, or none for the usual one (443 for https).")
 	}
 	if allowPrivate {
 		return nil

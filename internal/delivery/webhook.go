@@ -17,6 +17,8 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"fieldbrief/internal/text"
 )
 
 const (
@@ -148,6 +150,9 @@ func (c *WebhookClient) request(ctx context.Context, w Webhook) (*http.Request, 
 	u, err := url.Parse(w.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, permanent("", "the webhook URL is not an http(s) URL with a host", nil)
+	}
+	if !text.URLPortOK(u.Host) {
+		return nil, permanent("", "the webhook URL's port is not one from 1 to 65535", nil)
 	}
 	if w.ID == "" || strings.ContainsAny(w.ID, "\r\n") {
 		return nil, permanent("", "the webhook id is missing or not one line", nil)

@@ -22,6 +22,7 @@ import (
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/text"
 	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/views/briefview"
 	"fieldbrief/views/mail"
@@ -224,18 +225,23 @@ func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 }
 
 // voided says why a delivery must not be sent any more although it is
-// pending (a retry, or a re-send): its address unsubscribed since, or the
-// org replaced or removed the webhook URL it was for — a retry must not post
-// the day's names and addresses to an endpoint the org has dropped.
+// pending (a retry, or a re-send): its address unsubscribed since, the org
+// removed the address from its recipients or changed the technician's, or
+// it replaced or removed the webhook URL it was for — a retry must not
+// send the day's names and addresses to an address or an endpoint the org
+// has dropped.
 func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, error) {
 	if d.Channel == ChannelEmail {
 		var gone bool
 		err := s.DB.QueryRow(ctx, `SELECT EXISTS (SELECT FROM email_suppressions WHERE org_id = $1 AND lower(email) = lower($2))`,
 			d.OrgID, d.Recipient).Scan(&gone)
-		if err != nil || !gone {
+		if err != nil {
 			return nil, err
 		}
-		return &delivery.Error{Permanent: true, Detail: "the recipient unsubscribed"}, nil
+		if gone {
+			return &delivery.Error{Permanent: true, Detail: "the recipient unsubscribed"}, nil
+		}
+		return s.droppedAddress(ctx, d)
 	}
 	cfg, err := s.tenants().Fieldforce(ctx, d.OrgID)
 	if err != nil {
@@ -245,6 +251,42 @@ func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, er
 		return nil, nil
 	}
 	return &delivery.Error{Permanent: true, Detail: "the webhook URL has changed since; not sent to the old one"}, nil
+}
+
+// droppedAddress says why an email delivery's address is no longer one the
+// org sends to (issue 19, item 15): a dispatcher's that is not in
+// delivery.email.to any more (compared as addresses are, ignoring case), a
+// technician's that changed or whose technician was deleted. nil when it
+// still is.
+func (s *Sender) droppedAddress(ctx context.Context, d deliveryRow) (*delivery.Error, error) {
+	switch {
+	case d.Audience == AudienceDispatcher:
+		cfg, err := s.tenants().Fieldforce(ctx, d.OrgID)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Err == nil && cfg.Config.Delivery != nil && cfg.Config.Delivery.Email != nil {
+			for _, to := range cfg.Config.Delivery.Email.To {
+				if addr, err := text.ParseAddress(to); err == nil && strings.EqualFold(addr, d.Recipient) {
+					return nil, nil
+				}
+			}
+		}
+		return &delivery.Error{Permanent: true, Detail: "the address is no longer one of the recipients; not sent to it"}, nil
+	case d.Audience == AudienceTechnician && d.TechnicianID != 0:
+		var email string
+		err := s.DB.QueryRow(ctx, `SELECT email FROM technicians WHERE org_id = $1 AND id = $2`, d.OrgID, d.TechnicianID).Scan(&email)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return &delivery.Error{Permanent: true, Detail: "the technician was deleted since; not sent"}, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("technician %d of delivery %d: %w", d.TechnicianID, d.ID, err)
+		}
+		if !strings.EqualFold(email, d.Recipient) {
+			return &delivery.Error{Permanent: true, Detail: "the technician's address has changed since; not sent to the old one"}, nil
+		}
+	}
+	return nil, nil
 }
 
 // send builds and sends d's message.

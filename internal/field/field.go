@@ -253,9 +253,22 @@ func (c checker) email(field, v string) {
 	if v == "" || c.has(field) {
 		return
 	}
-	if a, err := text.NormalizeAddress(v); err != nil || a != v {
+	// text.NormalizeRecipient: we mail technicians their day, so never
+	// to an IP literal or an internal or dotless domain (issue 19, item 14).
+	a, err := text.NormalizeRecipient(v)
+	if code, ok := notPublic[text.AddressCode(err)]; ok && err != nil {
+		c.add(field, problem(code, "is not an address at a public domain: %s", err.Error()))
+	} else if err != nil || a != v {
 		c.add(field, problem(CodeEmailInvalid, "is not an email address like name@example.com"))
 	}
+}
+
+// notPublic are the address codes of a well-formed address we never send
+// to, with the problem codes that say why.
+var notPublic = map[string]string{
+	text.CodeAddressIP:       CodeEmailIPLiteral,
+	text.CodeAddressDotless:  CodeEmailDotless,
+	text.CodeAddressInternal: CodeEmailInternal,
 }
 
 // lastArrival bounds arrival times: every one is before it.

@@ -11,6 +11,9 @@ const (
 	CodeControlChars      = "control_chars"
 	CodeTooLong           = "too_long" // Limit: the most characters
 	CodeEmailInvalid      = "email_invalid"
+	CodeEmailIPLiteral    = "email_ip_literal"      // an address we never send to: an IP address after the @
+	CodeEmailDotless      = "email_dotless_domain"  // … a name without a dot (localhost)
+	CodeEmailInternal     = "email_internal_domain" // … an internal network's name (.local, .internal)
 	CodeLanguageUnknown   = "language_unknown"
 	CodeStatusUnknown     = "status_unknown"
 	CodeTechnicianInvalid = "technician_invalid"     // an id that is no technician of the org

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/strictjson"
+	"fieldbrief/internal/text"
 )
 
 // Config is the fieldforce module's config document in org_module_configs:
@@ -55,30 +57,34 @@ type FieldError struct {
 
 // The codes of a FieldError.
 const (
-	CodeDocumentEmpty     = "document_empty"     // nothing but white space
-	CodeJSONTruncated     = "json_truncated"     // the document ends too early
-	CodeJSONSyntax        = "json_syntax"        // not JSON, at At
-	CodeJSONTrailing      = "json_trailing"      // something after the document, at At
-	CodeJSONInvalid       = "json_invalid"       // not JSON otherwise
-	CodeObjectExpected    = "object_expected"    // the document or a section is not an object
-	CodeUnknownField      = "unknown_field"      // a member we do not know
-	CodeRepeatedField     = "repeated_field"     // a member given twice
-	CodeRequired          = "required"           // a section or value is missing
-	CodeWrongType         = "wrong_type"         // a value of the wrong JSON type
-	CodeZoneUnknown       = "zone_unknown"       // not a time zone we know (or none given)
-	CodeTimeRequired      = "time_required"      // no schedule time
-	CodeTimeFormat        = "time_format"        // not a time HH:MM between 00:00 and 23:59
-	CodeDaysEmpty         = "days_empty"         // an empty list of days
-	CodeDaysTooMany       = "days_too_many"      // more than 7 days
-	CodeDayUnknown        = "day_unknown"        // not mon … sun
-	CodeDayRepeated       = "day_repeated"       // a day listed twice
-	CodeAddressesTooMany  = "addresses_too_many" // more than MaxRecipients, Count of them
-	CodeAddressesRequired = "addresses_required" // email delivery to nobody
-	CodeAddressInvalid    = "address_invalid"    // not an email address
-	CodeAddressRepeated   = "address_repeated"   // an address listed twice
-	CodeWebhookURL        = "webhook_url"        // the webhook URL's syntax; Message completes "The webhook URL …"
-	CodeWebhookRefused    = "webhook_refused"    // the network policy refuses the webhook URL; Message is a sentence
-	CodeSendWithin        = "send_within"        // delivery.send_within is not whole minutes from MinSendWithin to MaxSendWithin
+	CodeDocumentEmpty     = "document_empty"         // nothing but white space
+	CodeJSONTruncated     = "json_truncated"         // the document ends too early
+	CodeJSONSyntax        = "json_syntax"            // not JSON, at At
+	CodeJSONTrailing      = "json_trailing"          // something after the document, at At
+	CodeJSONInvalid       = "json_invalid"           // not JSON otherwise
+	CodeObjectExpected    = "object_expected"        // the document or a section is not an object
+	CodeUnknownField      = "unknown_field"          // a member we do not know
+	CodeRepeatedField     = "repeated_field"         // a member given twice (or twice in different cases)
+	CodeInvalidUTF8       = "invalid_utf8"           // a string that is not UTF-8 text (strictjson)
+	CodeRequired          = "required"               // a section or value is missing
+	CodeWrongType         = "wrong_type"             // a value of the wrong JSON type
+	CodeZoneUnknown       = "zone_unknown"           // not a time zone we know (or none given)
+	CodeTimeRequired      = "time_required"          // no schedule time
+	CodeTimeFormat        = "time_format"            // not a time HH:MM between 00:00 and 23:59
+	CodeDaysEmpty         = "days_empty"             // an empty list of days
+	CodeDaysTooMany       = "days_too_many"          // more than 7 days
+	CodeDayUnknown        = "day_unknown"            // not mon … sun
+	CodeDayRepeated       = "day_repeated"           // a day listed twice
+	CodeAddressesTooMany  = "addresses_too_many"     // more than MaxRecipients, Count of them
+	CodeAddressesRequired = "addresses_required"     // email delivery to nobody
+	CodeAddressInvalid    = "address_invalid"        // not an email address
+	CodeAddressIPLiteral  = text.CodeAddressIP       // an address at an IP literal (root@[127.0.0.1])
+	CodeAddressDotless    = text.CodeAddressDotless  // an address at a name without a dot (postmaster@localhost)
+	CodeAddressInternal   = text.CodeAddressInternal // an address at an internal domain (.local, .internal, …)
+	CodeAddressRepeated   = "address_repeated"       // an address listed twice
+	CodeWebhookURL        = "webhook_url"            // the webhook URL's syntax; Message completes "The webhook URL …"
+	CodeWebhookRefused    = "webhook_refused"        // the network policy refuses the webhook URL; Message is a sentence
+	CodeSendWithin        = "send_within"            // delivery.send_within is not whole minutes from MinSendWithin to MaxSendWithin
 )
 
 // ValidationError lists every problem found in a config, so a form can show
@@ -288,6 +294,18 @@ func (v *validator) document(raw []byte) (json.RawMessage, bool) {
 	if err := dec.Decode(&doc); err != nil {
 		v.addError(syntaxError(raw, err))
 		return nil, false
+	}
+	// Text that is not UTF-8, which json.Unmarshal turns into U+FFFD
+	// silently: found by the app's one pre-scan of JSON bodies
+	// (strictjson, which says why it is needed). Its other finding, a
+	// member given twice or in two cases, object below reports in its own
+	// words, every one of them: the schema's names match exactly, so a
+	// case variant is an unknown field here.
+	for _, p := range strictjson.All(raw) {
+		if p.Code == strictjson.CodeInvalidUTF8 {
+			// Said for people too: the settings page shows it as it is.
+			v.add(p.Path, CodeInvalidUTF8, "this text is not UTF-8 (an escape such as \\ud800 stands for half a character): type it again")
+		}
 	}
 	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {

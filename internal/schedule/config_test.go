@@ -1,6 +1,7 @@
 package schedule_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -91,6 +92,8 @@ func TestParseConfigReportsEveryProblem(t *testing.T) {
 			{"briefing.schedule_local_time", `invalid time "25:00": must be between 00:00 and 23:59`},
 			{"briefing.days[1]", `unknown day "funday": use mon, tue, wed, thu, fri, sat or sun`},
 			{"briefing.days[2]", `"mon" is listed twice`}}},
+		{"half a surrogate pair", `{"briefing": {"timezone": "UTC", "schedule_local_time": "08:00"}, "delivery": {"email": {"to": ["ops\ud800@acme.test"]}}}`,
+			[]problem{{"delivery.email.to[0]", `this text is not UTF-8 (an escape such as \ud800 stands for half a character): type it again`}}},
 		{"repeated key", `{"briefing": {"timezone": "UTC", "timezone": "Europe/Berlin", "schedule_local_time": "08:00"}}`,
 			[]problem{{"briefing.timezone", "is repeated"}}},
 		{"wrong types", `{"briefing": {"timezone": 5, "schedule_local_time": 800, "days": "mon", "enabled": null}}`,
@@ -197,4 +200,25 @@ func TestJSONOfAnInvalidConfigIsVerbatim(t *testing.T) {
 	t.Parallel()
 	c := schedule.Config{Briefing: schedule.BriefingConfig{Timezone: "Mars/Base", ScheduleLocalTime: "08:00", Days: []string{"sun", "mon"}}}
 	require.Equal(t, `{"briefing":{"timezone":"Mars/Base","schedule_local_time":"08:00","days":["sun","mon"]}}`, string(c.JSON()))
+}
+
+// Issue 19, item 14: a recipient at a domain we never send to is refused
+// with text's code for it, so pages can word each.
+func TestRecipientAtADomainWeNeverSendTo(t *testing.T) {
+	t.Parallel()
+	for addr, code := range map[string]string{
+		"root@[127.0.0.1]":        schedule.CodeAddressIPLiteral,
+		"postmaster@localhost":    schedule.CodeAddressDotless,
+		"Ops <ops@printer.local>": schedule.CodeAddressInternal,
+		"x@y@z":                   schedule.CodeAddressInvalid,
+	} {
+		doc, _ := json.Marshal(map[string]any{"briefing": map[string]any{"timezone": "UTC", "schedule_local_time": "08:00"},
+			"delivery": map[string]any{"email": map[string]any{"to": []string{"ops@acme.example", addr}}}})
+		_, _, err := schedule.ParseConfig(doc)
+		var ve *schedule.ValidationError
+		require.ErrorAs(t, err, &ve, addr)
+		require.Len(t, ve.Errors, 1, addr)
+		require.Equal(t, "delivery.email.to[1]", ve.Errors[0].Field, addr)
+		require.Equal(t, code, ve.Errors[0].Code, addr)
+	}
 }

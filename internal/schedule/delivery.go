@@ -207,9 +207,9 @@ func (v *validator) recipients(to []string) []string {
 		if v.has(field) {
 			continue
 		}
-		addr, msg := parseRecipient(s)
+		addr, code, msg := parseRecipient(s)
 		if msg != "" {
-			v.add(field, CodeAddressInvalid, "%s", msg)
+			v.add(field, code, "%s", msg)
 			continue
 		}
 		key := strings.ToLower(addr)
@@ -223,19 +223,26 @@ func (v *validator) recipients(to []string) []string {
 	return out
 }
 
-// parseRecipient returns the bare address of s (text.ParseAddress: a
-// display name is dropped), or why it is not one.
-func parseRecipient(s string) (addr, problem string) {
-	addr, err := text.ParseAddress(s)
-	switch {
+// parseRecipient returns the bare address of s (text.ParseRecipient: a
+// display name is dropped; never an IP literal or an internal or dotless
+// domain), or why it is not one.
+//
+// The code is CodeAddressInvalid, or for an address at a domain we never
+// send to, text's own (CodeAddressIPLiteral, CodeAddressDotless,
+// CodeAddressInternal), so pages can word each.
+func parseRecipient(s string) (addr, code, problem string) {
+	addr, err := text.ParseRecipient(s)
+	switch code := text.AddressCode(err); {
 	case err == nil:
-		return addr, ""
+		return addr, "", ""
 	case errors.Is(err, text.ErrNotAnAddress):
-		return "", fmt.Sprintf("%q is not an email address such as dispatch@example.com", s)
+		return "", CodeAddressInvalid, fmt.Sprintf("%q is not an email address such as dispatch@example.com", s)
+	case code == CodeAddressIPLiteral || code == CodeAddressDotless || code == CodeAddressInternal:
+		return "", code, fmt.Sprintf("%q: %s", s, err)
 	case errors.Is(err, text.ErrAddressQuoted):
-		return "", fmt.Sprintf("%q: %s", s, err)
+		return "", CodeAddressInvalid, fmt.Sprintf("%q: %s", s, err)
 	}
-	return "", err.Error() // empty, or too long
+	return "", CodeAddressInvalid, err.Error() // empty, or too long
 }
 
 // webhookURLProblem says what is wrong with a non-empty webhook URL's
@@ -259,6 +266,8 @@ func webhookURLProblem(raw string) string {
 		return "must not contain a user name or password; receivers check the signature instead"
 	case u.Host == "" || u.Hostname() == "":
 		return "must name a host, as in https://hooks.example.com/fieldbrief"
+	case !text.URLPortOK(u.Host):
+		return "must have a port from 1 to 65535, or none for the usual one (443 for https)"
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return "must not contain a #fragment (it is never sent)"
 	}

@@ -65,3 +65,59 @@ func TestHasControl(t *testing.T) {
 		require.False(t, text.HasControl(s), "%q", s)
 	}
 }
+
+// Issue 19, item 14: the addresses we never send to, each with its code,
+// and what stays allowed.
+func TestRecipientRefusesIPLiteralsDotlessAndInternalDomains(t *testing.T) {
+	t.Parallel()
+	for addr, code := range map[string]string{
+		"root@[127.0.0.1]":             text.CodeAddressIP,
+		"root@[IPv6:::1]":              text.CodeAddressInvalid, // net/mail does not read it: refused all the same
+		"root@127.0.0.1":               text.CodeAddressIP,
+		"root@127.1":                   text.CodeAddressIP,
+		"postmaster@localhost":         text.CodeAddressDotless,
+		"zoe@lonestar":                 text.CodeAddressDotless,
+		"a@printer.local":              text.CodeAddressInternal,
+		"a@db.internal":                text.CodeAddressInternal,
+		"a@app.localhost":              text.CodeAddressInternal,
+		"a@router.home.arpa":           text.CodeAddressInternal,
+		"a@nas.lan":                    text.CodeAddressInternal,
+		"a@Host.LOCALDOMAIN":           text.CodeAddressInternal,
+		"a@x.invalid":                  text.CodeAddressInternal,
+		"x@y@z":                        text.CodeAddressInvalid,
+		"Admin<attacker@evil.example>": text.CodeAddressInvalid, // a display name is not a stored address
+		"":                             text.CodeAddressEmpty,
+		"\"a b\"@acme.example":         text.CodeAddressQuoted,
+		"a@" + strings.Repeat("x", 300) + ".example": text.CodeAddressTooLong,
+	} {
+		_, err := text.NormalizeRecipient(addr)
+		require.Error(t, err, addr)
+		require.Equal(t, code, text.AddressCode(err), addr)
+		require.NotEmpty(t, err.Error())
+	}
+	for _, addr := range []string{"ana@acme.test", "ops@hooks.acme.example", "zoë@bücher.de", "a@sub.domain.co.uk", "a@localhost.example.com"} {
+		got, err := text.NormalizeRecipient(addr)
+		require.NoError(t, err, addr)
+		require.Equal(t, addr, got)
+	}
+	// ParseRecipient takes a display name and drops it, with the same rule.
+	got, err := text.ParseRecipient("Dispatch <ops@acme.example>")
+	require.NoError(t, err)
+	require.Equal(t, "ops@acme.example", got)
+	_, err = text.ParseRecipient("Ops <ops@localhost>")
+	require.Equal(t, text.CodeAddressDotless, text.AddressCode(err))
+	// The loose rule (sign-in) still reads them.
+	_, err = text.NormalizeAddress("postmaster@localhost")
+	require.NoError(t, err)
+	require.Empty(t, text.AddressCode(nil))
+}
+
+func TestURLPortOK(t *testing.T) {
+	t.Parallel()
+	for host, ok := range map[string]bool{
+		"h": true, "h:1": true, "h:443": true, "h:65535": true, "[::1]": true, "[::1]:8443": true,
+		"h:0": false, "h:65536": false, "h:": false, "h:00000": false, "h:99999999999999999999": false, "[::1]:0": false, "h:-1": false,
+	} {
+		require.Equal(t, ok, text.URLPortOK(host), host)
+	}
+}

@@ -56,6 +56,14 @@ var reasonMessages = map[string]reasonMessage{
 	"token_name_reserved":   {id: "tokens.err.name_reserved"},
 	"token_limit":           {id: "tokens.err.limit", count: func() int { return tokens.MaxLive }},
 	"token_name_taken":      {id: "tokens.err.name_taken"},
+
+	// SEC (issue 19): internal/accounts' addresses we never send to
+	// (text's codes, on the email field) and account emails refused in
+	// production without SMTP_URL (accounts.ErrAccountMailOff).
+	text.CodeAddressIP:       {id: "security.email_public_domain"},
+	text.CodeAddressDotless:  {id: "security.email_public_domain"},
+	text.CodeAddressInternal: {id: "security.email_public_domain"},
+	"account_mail_off":       {id: "security.mail_off"},
 }
 
 // reasonWords is err's code in l's words, with data for the message's

@@ -21,6 +21,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/strictjson"
 	"fieldbrief/internal/tokens"
 )
 
@@ -194,6 +195,9 @@ func writeAPIError(c echo.Context, err error, status int, msg string) {
 	body := apiErrorBody{Error: apiErrorDetail{Code: apiErrorCode(status), Message: msg, Fields: map[string]string{}}}
 	if status == http.StatusUnprocessableEntity {
 		body.Error.Fields, body.Error.Codes = fieldsOf(err), codesOf(err)
+		if code := apiProblemCode(err); code != "" {
+			body.Error.Code = code
+		}
 		if len(body.Error.Fields) > 0 {
 			names := slices.Sorted(maps.Keys(body.Error.Fields))
 			body.Error.Message = "Invalid input, nothing was saved: " + strings.Join(names, ", ") + " (see fields)."
@@ -254,6 +258,12 @@ func readAPIBody(c echo.Context, v any) error {
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
 		return apperr.Errorf(apperr.Invalid, "The body must be one JSON object.")
 	}
+	// What encoding/json would read silently (a member given twice or in
+	// two cases, text that is not UTF-8) is refused first: strictjson says
+	// why a pre-scan of the tokens is needed.
+	if p := strictjson.Check(body); p != nil {
+		return jsonProblem(p)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -267,6 +277,31 @@ func readAPIBody(c echo.Context, v any) error {
 
 var errAPIBodyTooLarge = apperr.Errorf(apperr.TooLarge,
 	"The body is larger than 1 MiB. Send one object per request.")
+
+// jsonProblem is strictjson's finding as a 422 naming the member, whose
+// code (duplicate_member, invalid_utf8) is also the envelope's (apiProblemCode).
+func jsonProblem(p *strictjson.Problem) error {
+	name := p.Path
+	if name == "" {
+		name = "body"
+	}
+	return &apperr.Error{Code: apperr.Invalid, Message: p.Error(),
+		Fields: []apperr.Field{{Name: name, Code: p.Code, Message: p.Message}}}
+}
+
+// apiProblemCode is the envelope's code of a 422 about the body's JSON
+// itself (strictjson's codes), "" for any other.
+func apiProblemCode(err error) string {
+	e, ok := apperr.As(err)
+	if !ok || len(e.Fields) != 1 {
+		return ""
+	}
+	switch code := e.Fields[0].Code; code {
+	case strictjson.CodeDuplicateMember, strictjson.CodeInvalidUTF8:
+		return code
+	}
+	return ""
+}
 
 // jsonError turns encoding/json's errors into messages naming the field.
 func jsonError(err error) error {

@@ -95,8 +95,8 @@ func (s *Server) memberInvite(c echo.Context) error {
 	case fieldOf(err) != "":
 		f.EmailError = localMessage(l, err, map[string]any{"Email": f.Email})
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
-	case apperr.Code(err) == apperr.TooMany:
-		return s.showMembers(c, http.StatusTooManyRequests, views.MembersPage{Invite: f, Error: localMessage(l, err, nil)})
+	case apperr.Code(err) == apperr.TooMany, apperr.Code(err) == apperr.Unavailable: // Unavailable: accounts.ErrAccountMailOff
+		return s.showMembers(c, statusOf(err), views.MembersPage{Invite: f, Error: localMessage(l, err, nil)})
 	case err != nil:
 		return err
 	}
@@ -117,7 +117,7 @@ func pathID(c echo.Context, name, what string) (int64, error) {
 // admin, a resend too soon), or passes any other error on.
 func (s *Server) refused(c echo.Context, err error) error {
 	switch apperr.Code(err) {
-	case apperr.Conflict, apperr.TooMany, apperr.Invalid:
+	case apperr.Conflict, apperr.TooMany, apperr.Invalid, apperr.Unavailable:
 		return s.showMembers(c, statusOf(err), views.MembersPage{Error: localMessage(localizer(c), err, nil)})
 	}
 	return err

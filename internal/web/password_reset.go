@@ -47,7 +47,12 @@ func (s *Server) forgot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.accounts.RequestPasswordReset(ctx, p.Email, ip, now); err != nil {
+	err = s.accounts.RequestPasswordReset(ctx, p.Email, ip, now)
+	if errors.Is(err, accounts.ErrAccountMailOff) { // the same for every address: it says nothing about accounts
+		p.Error = localMessage(l, err, nil)
+		return s.render(c, http.StatusServiceUnavailable, views.Forgot(p))
+	}
+	if err != nil {
 		return err
 	}
 	p.Sent = true

@@ -24,7 +24,8 @@ import (
 // that the list is complete.
 var fieldCodes = map[string]bool{
 	field.CodeRequired: true, field.CodeNotUTF8: true, field.CodeControlChars: true, field.CodeTooLong: true,
-	field.CodeEmailInvalid: true, field.CodeLanguageUnknown: true, field.CodeStatusUnknown: true,
+	field.CodeEmailInvalid: true, field.CodeEmailIPLiteral: true, field.CodeEmailDotless: true, field.CodeEmailInternal: true,
+	field.CodeLanguageUnknown: true, field.CodeStatusUnknown: true,
 	field.CodeTechnicianInvalid: true, field.CodeTechnicianBoth: true, field.CodeTechnicianByRef: true,
 	field.CodeTechnicianUnknown: true, field.CodeWindowReversed: true, field.CodeTooEarly: true,
 	field.CodeTooLate: true, field.CodeRefTaken: true, field.CodeRefRepeated: true,

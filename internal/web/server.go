@@ -94,11 +94,13 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg:          cfg,
-		log:          log,
-		db:           db,
-		tenants:      &tenants.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
-		accounts:     &accounts.Store{DB: db},
+		cfg:     cfg,
+		log:     log,
+		db:      db,
+		tenants: &tenants.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
+		// Production without SMTP_URL: account emails would only be kept
+		// in the staff-readable outbox, so they are refused (issue 19, item 12).
+		accounts:     &accounts.Store{DB: db, MailOff: cfg.Production && cfg.SMTPURL == ""},
 		tokens:       &tokens.Store{DB: db},
 		audit:        &audit.Store{DB: db},
 		flags:        &flags.Store{DB: db},

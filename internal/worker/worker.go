@@ -103,6 +103,10 @@ type Worker struct {
 	// Sender delivers briefings; nil delivers email to the outbox and
 	// webhooks to public addresses only, with links to delivery.DefaultBaseURL.
 	Sender *dispatch.Sender
+	// Production (FIELDBRIEF_ENV=production) refuses account emails
+	// (invites, password resets) when Sender has no SMTP server, rather
+	// than keep them in the staff-readable outbox (accounts.EmailHandler).
+	Production bool
 	// UpdateDelay is the quiet time before a technician's update is sent
 	// (BRIEFING_UPDATE_DELAY); 0 is updates.DefaultDelay.
 	UpdateDelay time.Duration
@@ -180,7 +184,8 @@ func (w *Worker) build(periodic bool) error {
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.UpdateHandler{DB: w.DB, Log: w.Log, Now: w.now, Delay: w.UpdateDelay})
-	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now})
+	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now,
+		Production: w.Production})
 	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)
 	cfg := &river.Config{
 		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(w.Concurrency, DefaultConcurrency)}},
