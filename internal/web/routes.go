@@ -140,9 +140,12 @@ func (s *Server) routes() {
 	api.GET("/technicians", s.apiListTechnicians, bearer...)
 	api.GET("/technicians/:ref", s.apiGetTechnician, bearer...)
 	api.PUT("/technicians/:ref", s.apiPutTechnician, bearer...)
+	api.PATCH("/technicians/:ref", s.apiPatchTechnician, bearer...)
+	api.DELETE("/technicians/:ref", s.apiDeleteTechnician, bearer...)
 	api.GET("/jobs", s.apiListJobs, bearer...)
 	api.GET("/jobs/:ref", s.apiGetJob, bearer...)
 	api.PUT("/jobs/:ref", s.apiPutJob, bearer...)
+	api.PATCH("/jobs/:ref", s.apiPatchJob, bearer...)
 	api.GET("/briefings/:date", s.apiBriefing, bearer...)
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
