@@ -147,6 +147,7 @@ func (s *Server) routes() {
 	api.PUT("/jobs/:ref", s.apiPutJob, bearer...)
 	api.PATCH("/jobs/:ref", s.apiPatchJob, bearer...)
 	api.GET("/briefings/:date", s.apiBriefing, bearer...)
+	api.GET("/openapi.json", s.apiOpenAPI) // no token: it describes the API, it opens nothing
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)
