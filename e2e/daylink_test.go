@@ -14,6 +14,7 @@ import (
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/worker"
 )
@@ -144,5 +145,5 @@ func TestSignInFromADeepLinkLandsThere(t *testing.T) {
 	if p := s.path(); p != path {
 		t.Fatalf("after signing in the browser is on %s, want %s", p, path)
 	}
-	s.waitText("main h1", "Briefing for "+b.Date.String())
+	s.waitText("main h1", "Briefing for "+locale.Default().LongDate(b.Date.Time())) // en-US: "Wednesday, March 4, 2026"
 }

@@ -10,6 +10,7 @@ import (
 
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/demo"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/tenants"
 )
 
@@ -56,7 +57,7 @@ func TestScreenshotsOfOrgPages(t *testing.T) {
 	}
 	a.screenshot("02-briefings")
 	a.follow(`tr[data-date="` + today.Date.String() + `"] a[href$="/briefings/` + today.Date.String() + `"]`)
-	a.waitText("main", "Briefing for "+today.Date.String(), "Technicians")
+	a.waitText("main", "Briefing for "+locale.Default().LongDate(today.Date.Time()), "Technicians")
 	a.screenshot("03-briefing")
 	a.open("/orgs/" + slug + "/briefings/" + today.Date.AddDays(-1).String())
 	a.waitText("main", "failed")

@@ -23,6 +23,8 @@ type MemberRow struct {
 	Email      string
 	Role       string
 	LastSignIn time.Time // zero: never
+	// LastSignInText is LastSignIn in UTC, in the reader's formats.
+	LastSignInText string
 }
 
 // InviteRow is one pending (or expired) invite.
@@ -34,6 +36,8 @@ type InviteRow struct {
 	SentAt    time.Time
 	ExpiresAt time.Time
 	Expired   bool
+	// SentAt and ExpiresAt in UTC, in the reader's formats.
+	SentText, ExpiresText string
 }
 
 // InviteForm is the invite form as typed, with its messages.

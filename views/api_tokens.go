@@ -11,6 +11,9 @@ type APITokensPage struct {
 // APITokensBlock is the page's body, also the htmx answer to create and
 // revoke.
 type APITokensBlock struct {
+	// I18n is the reader's language: the block is also an htmx answer,
+	// without the Page around it. nil writes message ids (tests only).
+	I18n    Translator
 	Base    string // "/orgs/{slug}/settings/api-tokens"
 	CSRF    string
 	Tokens  []APITokenRow
@@ -30,4 +33,14 @@ type APITokenRow struct {
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never
 	RevokedAt  time.Time // zero: live
+	// The three times in UTC, in the reader's formats.
+	CreatedText, LastUsedText, RevokedText string
+}
+
+// T is the message id in the reader's language.
+func (b APITokensBlock) T(id string) string { return Page{I18n: b.I18n}.T(id) }
+
+// Tf is the message id with its template data filled in.
+func (b APITokensBlock) Tf(id string, data map[string]any) string {
+	return Page{I18n: b.I18n}.Tf(id, data)
 }

@@ -3,6 +3,8 @@ package views
 import (
 	"strings"
 
+	"fieldbrief/internal/i18n"
+
 	"fieldbrief/views/briefview"
 )
 
@@ -44,9 +46,15 @@ type BriefingDay struct {
 // BriefingPage is one briefing: its content and its generation history.
 type BriefingPage struct {
 	Page
+	// L is the reader (docs/i18n.md): numbers in its locale; nil is English.
+	// Every string below is already in its language and formats.
+	L                *i18n.Localizer
 	Slug             string
-	Date             string
-	Timezone         string
+	Date             string // YYYY-MM-DD
+	DateLabel        string // "Thursday, November 26, 2026" (LongDate)
+	YesterdayLabel   string // the day before, "Wed, Nov 25" (Date)
+	Timezone         string // the IANA id, in small print
+	ZoneName         string // "Central Time (Chicago)" in the reader's language (locale.ZoneName)
 	Status           string
 	Trigger          string
 	FiredAt          string
@@ -69,6 +77,8 @@ type BriefingPage struct {
 // briefing, or why it has none.
 type DayLink struct {
 	Date        string // YYYY-MM-DD
+	Label       string // the date in the reader's locale, "Wed, Nov 25"; "" shows Date
+	NearestText string // Nearest in the reader's locale; "" shows Nearest
 	Link        string // "" when the date has no briefing
 	Why         string // why there is none, as the briefings list says it
 	Nearest     string // the nearest date that way with a briefing, when Link is ""
@@ -108,29 +118,6 @@ func statusBadge(status string) string {
 	return "badge-muted"
 }
 
-// triggerLabel says who asked for a revision or an attempt.
-func triggerLabel(trigger string) string {
-	if trigger == "manual" {
-		return "generate now"
-	}
-	return "schedule"
-}
-
-// runOutcome says a generation attempt's outcome in words.
-func runOutcome(outcome string) string {
-	switch outcome {
-	case "completed":
-		return "Generated"
-	case "retry":
-		return "Failed, will retry"
-	case "failed":
-		return "Failed"
-	case "skipped":
-		return "Skipped, already generated"
-	}
-	return label(outcome)
-}
-
 // reasonClass is how a date without a briefing shows its reason: a date
 // before the org existed is not news, so it is plain muted text; a missed
 // run stands out.
@@ -146,19 +133,3 @@ func reasonClass(reason string) string {
 
 // label turns a stored code into words: "in_progress" -> "in progress".
 func label(code string) string { return strings.ReplaceAll(code, "_", " ") }
-
-// timesIn names the zone every time of a briefing is in.
-func timesIn(s briefview.Content) string {
-	if s.Zone == "" {
-		return "Times in " + s.Timezone + "."
-	}
-	return "Times in " + s.Timezone + " (" + s.Zone + ")."
-}
-
-// plural picks the word for a count.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

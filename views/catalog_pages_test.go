@@ -207,6 +207,24 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.Profile(pp)
 		},
 		"technician's day link page": dayLinkPage,
+
+		// --- BRF: the briefing page, members and invites, account pages, API tokens (catalog_brf_test.go) ---
+		"briefing (admin, failed, deliveries, day links, history)": briefingPage(true, false),
+		"briefing (admin, content with every section)":             briefingPage(true, true),
+		"briefing (member, content)":                               briefingPage(false, true),
+		"briefing (member, being generated)":                       briefingPageEmpty,
+		"members (admin, invites, errors)":                         membersPage(true),
+		"members (member)":                                         membersPage(false),
+		"invite (new account, errors)":                             invitePage("new"),
+		"invite (has an account, throttled)":                       invitePage("account"),
+		"invite (signed in as another)":                            invitePage("signed in"),
+		"link problem":                                             linkProblemPage,
+		"forgot password (errors)":                                 forgotPage(false),
+		"forgot password (sent)":                                   forgotPage(true),
+		"reset password (error)":                                   resetPage,
+		"API tokens (created, list, errors)":                       apiTokensPage,
+		"API tokens block (none)":                                  apiTokensEmpty,
+		// --- end BRF ---
 	}
 }
 

@@ -101,7 +101,7 @@ func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64
 		return Invite{}, fmt.Errorf("check membership of %q: %w", email, err)
 	}
 	if member {
-		return Invite{}, apperr.FieldError("email", "%s is already a member of this org.", email)
+		return Invite{}, apperr.FieldCodef("email", "already_member", "%s is already a member of this org.", email)
 	}
 	open, err := scanInvite(tx.QueryRow(ctx, `SELECT `+inviteColumns+` FROM invites
 		WHERE org_id = $1 AND lower(email) = lower($2) AND accepted_at IS NULL AND revoked_at IS NULL`, orgID, email))
@@ -110,7 +110,7 @@ func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64
 	case err != nil:
 		return Invite{}, fmt.Errorf("find open invite of %q: %w", email, err)
 	case !open.Expired(now):
-		return Invite{}, apperr.FieldError("email", "%s has been invited already: resend or revoke that invite below.", email)
+		return Invite{}, apperr.FieldCodef("email", "already_invited", "%s has been invited already: resend or revoke that invite below.", email)
 	default: // an expired one gives way to the new one
 		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3 WHERE id = $1 AND org_id = $2`, open.ID, orgID, now); err != nil {
 			return Invite{}, fmt.Errorf("retire expired invite %d: %w", open.ID, err)
@@ -124,10 +124,10 @@ func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64
 		return Invite{}, fmt.Errorf("count invites of org %d: %w", orgID, err)
 	}
 	if pending >= MaxOpenInvites {
-		return Invite{}, apperr.Errorf(apperr.TooMany, "This org has %d invites waiting already: revoke some before inviting more.", pending)
+		return Invite{}, apperr.Reasonf(apperr.TooMany, "invites_waiting", "This org has %d invites waiting already: revoke some before inviting more.", pending)
 	}
 	if today >= MaxInvitesPerDay {
-		return Invite{}, apperr.Errorf(apperr.TooMany, "This org has sent %d invites in the last 24 hours, the most we allow. Try again tomorrow.", today)
+		return Invite{}, apperr.Reasonf(apperr.TooMany, "invites_today", "This org has sent %d invites in the last 24 hours, the most we allow. Try again tomorrow.", today)
 	}
 	inv, err := scanInvite(tx.QueryRow(ctx, `
 		INSERT INTO invites (org_id, email, role, invited_by, invited_by_email, created_at, expires_at, last_sent_at)
@@ -184,13 +184,13 @@ func (s *Store) ResendInvite(ctx context.Context, actor audit.Actor, orgID, id i
 		}
 		switch {
 		case inv.AcceptedAt != nil:
-			return apperr.Errorf(apperr.Conflict, "%s has accepted this invite already.", inv.Email)
+			return apperr.Reasonf(apperr.Conflict, "invite_accepted", "%s has accepted this invite already.", inv.Email)
 		case inv.RevokedAt != nil:
-			return apperr.Errorf(apperr.Conflict, "This invite was revoked: invite %s again instead.", inv.Email)
+			return apperr.Reasonf(apperr.Conflict, "invite_revoked", "This invite was revoked: invite %s again instead.", inv.Email)
 		case inv.Sends >= MaxInviteSends:
-			return apperr.Errorf(apperr.TooMany, "This invite has been sent %d times, the most we allow. Revoke it and invite %s again.", inv.Sends, inv.Email)
+			return apperr.Reasonf(apperr.TooMany, "invite_sends", "This invite has been sent %d times, the most we allow. Revoke it and invite %s again.", inv.Sends, inv.Email)
 		case now.Sub(inv.LastSentAt) < InviteResendPause:
-			return apperr.Errorf(apperr.TooMany, "This invite was sent less than a minute ago. Wait a moment before sending it again.")
+			return apperr.Reasonf(apperr.TooMany, "invite_too_soon", "This invite was sent less than a minute ago. Wait a moment before sending it again.")
 		}
 		inv, err = scanInvite(tx.QueryRow(ctx, `
 			UPDATE invites SET sends = sends + 1, last_sent_at = $3, expires_at = $4, token_hash = NULL
@@ -221,7 +221,7 @@ func (s *Store) RevokeInvite(ctx context.Context, actor audit.Actor, orgID, id i
 		case inv.RevokedAt != nil:
 			return nil
 		case inv.AcceptedAt != nil:
-			return apperr.Errorf(apperr.Conflict, "%s has accepted this invite already: remove them from the members instead.", inv.Email)
+			return apperr.Reasonf(apperr.Conflict, "invite_accepted_remove", "%s has accepted this invite already: remove them from the members instead.", inv.Email)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3 WHERE id = $1 AND org_id = $2`, id, orgID, now); err != nil {
 			return fmt.Errorf("revoke invite %d: %w", id, err)
@@ -285,10 +285,10 @@ func (s *Store) InviteByToken(ctx context.Context, token string, now time.Time) 
 func ValidateName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > text.MaxNameLen {
-		return "", apperr.FieldError("name", "Enter your name (at most %d characters).", text.MaxNameLen)
+		return "", apperr.FieldCodef("name", "name_required", "Enter your name (at most %d characters).", text.MaxNameLen)
 	}
 	if text.HasControl(name) {
-		return "", apperr.FieldError("name", "Use letters, digits, spaces and punctuation only.")
+		return "", apperr.FieldCodef("name", "name_characters", "Use letters, digits, spaces and punctuation only.")
 	}
 	return name, nil
 }
@@ -321,7 +321,7 @@ func (s *Store) AcceptInviteNewAccount(ctx context.Context, token, name, passwor
 			RETURNING id, email, is_staff, created_at, name`, l.Email, hash, name, now).
 			Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt, &u.Name)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Errorf(apperr.Conflict, "%s has an account already: sign in to accept the invite.", l.Email)
+			return apperr.Reasonf(apperr.Conflict, "has_account", "%s has an account already: sign in to accept the invite.", l.Email)
 		}
 		if err != nil {
 			return fmt.Errorf("create invited user %q: %w", l.Email, err)
@@ -348,7 +348,7 @@ func (s *Store) AcceptInvite(ctx context.Context, token string, u User, now time
 			return err
 		}
 		if !strings.EqualFold(l.Email, u.Email) {
-			return apperr.Errorf(apperr.Forbidden, "This invite is for %s, and you are signed in as %s. Sign out, then open the link again.", l.Email, u.Email)
+			return apperr.Reasonf(apperr.Forbidden, "invite_other_account", "This invite is for %s, and you are signed in as %s. Sign out, then open the link again.", l.Email, u.Email)
 		}
 		return acceptInvite(ctx, tx, l, u, now)
 	})

@@ -40,7 +40,7 @@ func (p Argon2) orDefault() Argon2 {
 
 func checkPassword(password string) error {
 	if password == "" || len(password) > MaxPasswordLen {
-		return apperr.FieldError("password", "password is required (at most %d bytes)", MaxPasswordLen)
+		return apperr.FieldCodef("password", "password_required", "password is required (at most %d bytes)", MaxPasswordLen)
 	}
 	return nil
 }

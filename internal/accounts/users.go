@@ -43,7 +43,7 @@ type User struct {
 func normalizeEmail(email string) (string, error) {
 	addr, err := text.NormalizeAddress(email)
 	if err != nil {
-		return "", apperr.FieldError("email", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+		return "", apperr.FieldCodef("email", "email_invalid", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
 	}
 	return addr, nil
 }

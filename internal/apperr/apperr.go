@@ -43,6 +43,11 @@ type Error struct {
 	// known: the web sends it as Retry-After (internal/web/errors.go), and
 	// Message says it in words.
 	RetryAfter time.Duration
+	// Reason is a stable machine code for which refusal of its Code this
+	// is ("last_admin", "invite_sent_recently"; "" for none): the web turns
+	// it into the reader's language (internal/web/errors.go), Message stays
+	// the English of the JSON API and the logs.
+	Reason string
 }
 
 // Field is one problem with one input: the form field or JSON path it is

@@ -36,3 +36,14 @@ func TestError(t *testing.T) {
 	require.Equal(t, apperr.InternalMessage, apperr.Message(apperr.Errorf(apperr.Internal, "pool closed")))
 	require.Empty(t, apperr.Code(nil))
 }
+
+func TestReasonOf(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "last_admin", apperr.ReasonOf(fmt.Errorf("remove: %w", apperr.Reasonf(apperr.Conflict, "last_admin", "%s is the only admin.", "a@b.test"))))
+	f := apperr.FieldCodef("email", "email_invalid", "Enter a valid email address (at most %d characters).", 254)
+	require.Equal(t, "email_invalid", apperr.ReasonOf(f))
+	require.Equal(t, "email", f.FieldName())
+	require.Equal(t, "Enter a valid email address (at most 254 characters).", apperr.Message(f))
+	require.Empty(t, apperr.ReasonOf(apperr.FieldError("name", "Enter a name.")))
+	require.Empty(t, apperr.ReasonOf(errors.New("plain")))
+}

@@ -5,6 +5,7 @@ import (
 
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/views/briefview"
 )
 
 // LocalWindow is an arrival window in loc as a reader of lc reads it
@@ -28,4 +29,45 @@ func LocalWindow(lc locale.Locale, start, end time.Time, day schedule.Date, loc 
 		return lc.Time(t)
 	}
 	return at(start, day) + " – " + at(end, schedule.DateOf(start))
+}
+
+// ViewIn is View with every job's window as a reader of lc writes it
+// (LocalWindow): the briefing page's content, which the email's matches.
+// Lines made without times, or without an id (older snapshots), keep
+// their generated window.
+func ViewIn(s Snapshot, loc *time.Location, lc locale.Locale) briefview.Content {
+	v := View(s, loc)
+	day, err := schedule.ParseDate(s.Date)
+	if err != nil {
+		return v
+	}
+	lines := map[int64]JobLine{}
+	add := func(ls []JobLine) {
+		for _, j := range ls {
+			lines[j.ID] = j
+		}
+	}
+	for _, t := range s.Technicians {
+		add(t.Jobs)
+		add(t.Overdue)
+	}
+	add(s.Unassigned)
+	add(s.Overdue)
+	add(s.OnHold)
+	add(s.Cancelled)
+	local := func(jobs []briefview.Job) {
+		for i := range jobs {
+			if j, ok := lines[jobs[i].ID]; ok && jobs[i].ID != 0 && !j.ArrivalStart.IsZero() && !j.ArrivalEnd.IsZero() {
+				jobs[i].Window = LocalWindow(lc, j.ArrivalStart, j.ArrivalEnd, day, loc)
+			}
+		}
+	}
+	a := v.ActionItems
+	for _, jobs := range [][]briefview.Job{a.Emergencies, a.Overdue, a.Unassigned, a.OnHold, v.Cancelled} {
+		local(jobs)
+	}
+	for _, r := range v.Routes {
+		local(r.Jobs)
+	}
+	return v
 }

@@ -85,7 +85,7 @@ func keepAnAdmin(ctx context.Context, tx pgx.Tx, orgID int64, m Member) error {
 		return fmt.Errorf("count admins of org %d: %w", orgID, err)
 	}
 	if admins <= 1 {
-		return apperr.Errorf(apperr.Conflict, "%s is this org's only admin. Make someone else an admin first.", m.Email)
+		return apperr.Reasonf(apperr.Conflict, "last_admin", "%s is this org's only admin. Make someone else an admin first.", m.Email)
 	}
 	return nil
 }

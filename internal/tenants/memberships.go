@@ -25,7 +25,7 @@ func ParseRole(s string) (Role, error) {
 	case RoleAdmin, RoleMember:
 		return r, nil
 	}
-	return "", apperr.FieldError("role", "role must be admin or member")
+	return "", apperr.FieldCodef("role", "role_invalid", "role must be admin or member")
 }
 
 // Membership is a user's access to one org.

@@ -83,15 +83,15 @@ const MaxNameLen = 100
 func ValidateName(name string) error {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > MaxNameLen {
-		return apperr.FieldError("name", "a name is required (at most %d characters), e.g. “Dispatch sync”", MaxNameLen)
+		return apperr.FieldCodef("name", "token_name_required", "a name is required (at most %d characters), e.g. “Dispatch sync”", MaxNameLen)
 	}
 	if text.HasControl(name) {
-		return apperr.FieldError("name", "use letters, digits, spaces and punctuation only: no control characters")
+		return apperr.FieldCodef("name", "token_name_characters", "use letters, digits, spaces and punctuation only: no control characters")
 	}
 	// The audit log shows the name where it shows a person's email (or
 	// "system" for operators), so it must not pass for either.
 	if strings.Contains(name, "@") || strings.EqualFold(name, audit.System.Email) {
-		return apperr.FieldError("name", "name the integration, e.g. “Dispatch sync”: not an email address or “system”, which the audit log shows for people and operators")
+		return apperr.FieldCodef("name", "token_name_reserved", "name the integration, e.g. “Dispatch sync”: not an email address or “system”, which the audit log shows for people and operators")
 	}
 	return nil
 }
@@ -125,14 +125,14 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 			return fmt.Errorf("count api tokens of org %d: %w", orgID, err)
 		}
 		if live >= MaxLive {
-			return apperr.FieldError("name", "this org already has %d live tokens: revoke one you no longer use first", MaxLive)
+			return apperr.FieldCodef("name", "token_limit", "this org already has %d live tokens: revoke one you no longer use first", MaxLive)
 		}
 		err := tx.QueryRow(ctx, `
 			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			RETURNING id`, orgID, name, hashToken(token), t.Hint, createdBy, actor.Email, now).Scan(&t.ID)
 		if database.IsUniqueViolation(err, "api_tokens_org_name_key") {
-			return apperr.FieldError("name", "a live token of this org is already called %q: pick another name", name)
+			return apperr.FieldCodef("name", "token_name_taken", "a live token of this org is already called %q: pick another name", name)
 		}
 		if err != nil {
 			return fmt.Errorf("create api token for org %d: %w", orgID, err)

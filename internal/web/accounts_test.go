@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -49,7 +50,7 @@ func TestMembersPageByRole(t *testing.T) {
 	require.Contains(t, res.Body, "/members/"+strconv.FormatInt(f.memberA.ID, 10)+"/remove")
 	require.NotContains(t, res.Body, f.memberB.Email, "another org's people")
 	// Last sign-in is recorded at sign-in and shown.
-	require.Contains(t, res.Body, f.clock.Now().UTC().Format("2006-01-02 15:04"))
+	require.Contains(t, res.Body, `datetime="`+f.clock.Now().UTC().Format(time.RFC3339)+`">Wed, Mar 4, 2026, 3:00`+"\u202f"+`PM UTC</time>`, "in UTC, in the en-US org's formats")
 
 	for _, c := range []*client{f.as(&f.memberA), f.as(&f.staff)} {
 		res := c.get("/orgs/acme/members")

@@ -69,7 +69,7 @@ func TestBriefingPageContent(t *testing.T) {
 		"overdue": "1 overdue", "unassigned": "1 unassigned", "on-hold": "0 on hold",
 	}, counts, "cancelled not counted; each job that needs action counted once")
 	require.Contains(t, doc.byID("summary").text(), "1 cancelled (not in the count).")
-	require.Contains(t, doc.byID("summary").text(), "Times in America/New_York (EST).")
+	require.Contains(t, doc.byID("summary").text(), "Times in Eastern Time (New York) (EST). America/New_York", "the zone as people know it, the IANA id in small print")
 
 	// Each job in one action section: Wayne is overdue, not on hold; Stark
 	// unassigned, not on hold.
@@ -90,7 +90,7 @@ func TestBriefingPageContent(t *testing.T) {
 	// Routes in arrival order, the cancelled job apart.
 	techs := doc.findAll(hasClass("technician"))
 	require.Len(t, techs, 2)
-	require.Regexp(t, `^Ada Lovelace 555-0100 07:00–08:00 Fire Station .* 09:00–10:00 Initech Initech HQ scheduled$`, techs[0].text())
+	require.Regexp(t, `^Ada Lovelace 555-0100 7:00 – 8:00 AM EST Fire Station .* 9:00 – 10:00 AM EST Initech Initech HQ scheduled$`, techs[0].text())
 	require.NotContains(t, techs[0].text(), "Gone Ltd")
 	require.Contains(t, doc.byID("cancelled").text(), "Cancelled (1)")
 	require.Contains(t, doc.byID("cancelled").text(), "Gone Ltd")
@@ -144,7 +144,7 @@ func TestBriefingPageOldSnapshot(t *testing.T) {
 	require.Equal(t, "1 unassigned", doc.find(attrIs("data-count", "unassigned")).text())
 	require.Equal(t, "0 on hold", doc.find(attrIs("data-count", "on-hold")).text(), "Stark is unassigned, not also on hold")
 	require.Contains(t, doc.byID("cancelled").text(), "Gone")
-	require.Contains(t, doc.find(hasClass("technician")).text(), "Ada 555-0100 08:00–10:00 Initech 1 Main St scheduled")
+	require.Contains(t, doc.find(hasClass("technician")).text(), "Ada 555-0100 8:00 – 10:00 AM EST Initech 1 Main St scheduled", "the en-US org's clock")
 	require.Contains(t, doc.find(attrIs("data-yesterday", "")).text(), "1 of 2 scheduled jobs completed")
 }
 

@@ -11,6 +11,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
@@ -42,17 +43,18 @@ func (s *Server) briefingShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := briefingPage(b, revs, runs, m.IsAdmin())
+	l := localizer(c)
+	p := briefingPage(l, b, revs, runs, m.IsAdmin())
 	if p.Prev, p.Next, err = s.neighbours(ctx, m, b.Date); err != nil {
 		return err
 	}
-	p.Page = s.page(c, "Briefing "+b.Date.String())
+	p.Page = s.page(c, l.Tf("mail.title", map[string]any{"Date": l.Locale().Date(b.Date.Time())}))
 	p.Section = "briefings"
 	p.Slug = m.Org.Slug
 	if p.Content != nil {
 		p.Content.Link(orgBase(m.Org.Slug))
 	}
-	p.Notice = notice(c)
+	p.Notice = pageNotice(c)
 	resendBase := briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
 	for _, d := range deliveries {
 		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.IsAdmin(), resendBase))
@@ -63,20 +65,25 @@ func (s *Server) briefingShow(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.Briefing(p))
 }
 
-// briefingPage is the view of a briefing, its times in the briefing's own
-// zone. Errors, worker ids and attempt counts are for admins: members see
-// outcomes only.
-func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing.Run, admin bool) views.BriefingPage {
-	loc := briefingLoc(b)
+// briefingPage is the view of a briefing in l's language and formats
+// (docs/i18n.md), its times in the briefing's own zone. Errors, worker ids
+// and attempt counts are for admins: members see outcomes only.
+func briefingPage(l *i18n.Localizer, b briefing.Briefing, revs []briefing.Revision, runs []briefing.Run, admin bool) views.BriefingPage {
+	loc, lc := briefingLoc(b), l.Locale()
+	at := func(t time.Time) string { return stamp(lc, t, loc) }
 	p := views.BriefingPage{
-		Date:        b.Date.String(),
-		Timezone:    b.Timezone,
-		Status:      b.Status,
-		Trigger:     b.Trigger,
-		FiredAt:     clock(b.FiredAt, loc),
-		GeneratedAt: clock(b.GeneratedAt, loc),
-		ZoneRules:   b.ZoneRules.String(),
-		Admin:       admin,
+		L:              l,
+		Date:           b.Date.String(),
+		DateLabel:      lc.LongDate(b.Date.Time()),
+		YesterdayLabel: lc.Date(b.Date.AddDays(-1).Time()),
+		Timezone:       b.Timezone,
+		ZoneName:       zoneNameOn(lc, b.Timezone, loc, b.Date),
+		Status:         b.Status,
+		Trigger:        b.Trigger,
+		FiredAt:        at(b.FiredAt),
+		GeneratedAt:    at(b.GeneratedAt),
+		ZoneRules:      b.ZoneRules.String(),
+		Admin:          admin,
 	}
 	// The shown content is the newest revision's (revs are newest first);
 	// say so when other rules built it than decided the date.
@@ -87,22 +94,45 @@ func briefingPage(b briefing.Briefing, revs []briefing.Revision, runs []briefing
 		p.LastError = b.LastError
 	}
 	if b.Content != nil {
-		v := snapshot.View(*b.Content, loc)
+		v := snapshot.ViewIn(*b.Content, loc, lc)
+		if d, err := schedule.ParseDate(v.Yesterday.Date); err == nil {
+			p.YesterdayLabel = lc.Date(d.Time())
+		}
 		p.Content = &v
 	}
 	for _, r := range revs {
 		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger,
-			Generated: clock(r.GeneratedAt, loc), ZoneRules: r.ZoneRules.String()})
+			Generated: at(r.GeneratedAt), ZoneRules: r.ZoneRules.String()})
 	}
 	for _, r := range runs {
 		v := views.BriefingRun{Revision: r.Revision, Trigger: r.Trigger, Outcome: r.Outcome,
-			Started: clock(r.StartedAt, loc), Finished: clock(r.FinishedAt, loc)}
+			Started: at(r.StartedAt), Finished: at(r.FinishedAt)}
 		if admin {
 			v.Attempt, v.Worker, v.Error = r.Attempt, r.Worker, r.Error
 		}
 		p.Runs = append(p.Runs, v)
 	}
 	return p
+}
+
+// stamp is an instant in loc as the reader writes it, with the zone's
+// abbreviation: "Thu, Nov 26, 2026, 6:30 AM CST", "Do., 26. Nov. 2026,
+// 06:30 CET" (the date as locale.DateYear, the time as locale.Time, joined
+// as the field pages join a date and a time); the zero time (not happened
+// yet) is "".
+func stamp(lc locale.Locale, t time.Time, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.In(loc)
+	return lc.DateYear(t) + ", " + lc.Time(t) + " " + schedule.ZoneAbbr(t)
+}
+
+// zoneNameOn is the zone as the reader knows it on day d: "Central Time
+// (Chicago)" (locale.ZoneName, at noon of d, as the emails name it).
+func zoneNameOn(lc locale.Locale, id string, loc *time.Location, d schedule.Date) string {
+	start, _ := schedule.DayBounds(loc, d)
+	return lc.ZoneName(id, start.Add(12*time.Hour))
 }
 
 // briefingLoc is the zone a briefing's page shows times in: its own.
@@ -139,8 +169,9 @@ func (s *Server) neighbours(ctx context.Context, m tenants.Membership, d schedul
 		return prev, next, err
 	}
 	today := st.today(now)
+	lc := i18n.From(ctx).Locale()
 	link := func(day, nearest schedule.Date) views.DayLink {
-		l := views.DayLink{Date: day.String()}
+		l := views.DayLink{Date: day.String(), Label: lc.Date(day.Time())}
 		if nearest == day {
 			l.Link = briefingsURL(m.Org.Slug) + "/" + day.String()
 			return l
@@ -148,6 +179,7 @@ func (s *Server) neighbours(ctx context.Context, m tenants.Membership, d schedul
 		l.Why = strings.TrimPrefix(dayWords(i18n.From(ctx), briefing.Explain(day, today, now, m.Org.CreatedAt, st.loc(), hist)), "— ")
 		if !nearest.IsZero() {
 			l.Nearest, l.NearestLink = nearest.String(), briefingsURL(m.Org.Slug)+"/"+nearest.String()
+			l.NearestText = lc.Date(nearest.Time())
 		}
 		return l
 	}

@@ -296,19 +296,19 @@ func TestBriefingShowRendersSnapshot(t *testing.T) {
 	ada := doc.findAll(hasClass("technician"))
 	require.Len(t, ada, 2)
 	require.Contains(t, ada[0].text(), "Ada Lovelace 555-0100")
-	require.Regexp(t, `08:00–10:00 Initech Initech HQ scheduled.*10:30–12:00 Umbrella Umbrella HQ in progress`, ada[0].text(),
-		"jobs in arrival order with window, customer, address and status")
+	require.Regexp(t, `08:00–10:00 EST Initech Initech HQ scheduled.*10:30–12:00 EST Umbrella Umbrella HQ in progress`, ada[0].text(),
+		"jobs in arrival order with window (and its zone, as the email writes it), customer, address and status")
 	require.Contains(t, ada[1].text(), "No jobs today")
 	require.Contains(t, doc.byID("unassigned").text(), "Unassigned (1)")
 	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries")
-	require.Contains(t, doc.byID("overdue").text(), "2026-03-01 09:00–11:00 Wayne Enterprises Wayne Enterprises HQ Bob Noyce")
+	require.Contains(t, doc.byID("overdue").text(), "2026-03-01 09:00–11:00 EST Wayne Enterprises Wayne Enterprises HQ Bob Noyce")
 	require.Contains(t, doc.byID("on-hold").text(), "Oscorp")
 	require.Contains(t, doc.find(attrIs("data-yesterday", "")).text(), "3 of 5 scheduled jobs completed")
-	require.Contains(t, doc.find(hasClass("briefing-meta")).text(), "2026-03-03 08:00 EST (generated on request)")
+	require.Contains(t, doc.find(hasClass("briefing-meta")).text(), "Tue, Mar 3, 2026, 8:00 AM EST (generated on request)")
 
 	revs := doc.findAll(attrIs("data-revision", "1"))
 	require.Len(t, revs, 1)
-	require.Contains(t, revs[0].text(), "2026-03-03 08:01 EST")
+	require.Contains(t, revs[0].text(), "Tue, Mar 3, 2026, 8:01 AM EST")
 	require.Contains(t, revs[0].text(), "generate now")
 
 	// Members see outcomes in plain words; errors, worker ids and attempt

@@ -134,10 +134,10 @@ func (s *Server) technicianLinks(c echo.Context, m tenants.Membership, date sche
 	if err != nil {
 		return nil, err
 	}
-	now := s.now()
+	now, lc := s.now(), localizer(c).Locale()
 	rows := make([]views.TechnicianLinkRow, 0, len(links))
 	for _, l := range links {
-		r := views.TechnicianLinkRow{Technician: l.TechnicianName, Sent: clock(l.CreatedAt, loc), ValidUntil: clock(l.ExpiresAt, loc), State: "valid"}
+		r := views.TechnicianLinkRow{Technician: l.TechnicianName, Sent: stamp(lc, l.CreatedAt, loc), ValidUntil: stamp(lc, l.ExpiresAt, loc), State: "valid"}
 		switch {
 		case l.Revoked:
 			r.State = "revoked"

@@ -80,9 +80,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	l := localizer(c)
 	msg := messageOf(err, inWords(l, status))
-	if w, ok := catalogWords(l, status); ok && l.Language() != "en" {
-		// Messages of lower packages are English still (docs/i18n.md); for
-		// these statuses the reader's own words say the same.
+	if w, ok := reasonWords(l, err, nil); ok {
+		// A refusal with a stable code (account_messages.go) in the
+		// reader's words.
+		msg = w
+	} else if w, ok := catalogWords(l, status); ok && l.Language() != "en" {
+		// Other messages of lower packages are English still (docs/i18n.md);
+		// for these statuses the reader's own words say the same.
 		msg = w
 	}
 	if isHTMX(c) {

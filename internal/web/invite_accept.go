@@ -32,12 +32,13 @@ func (s *Server) inviteShow(c echo.Context) error {
 }
 
 func (s *Server) invitePage(c echo.Context, l accounts.InviteLink, token string) views.InvitePage {
-	p := views.InvitePage{Page: s.page(c, "Join "+l.OrgName), Action: "/invites/" + token, OrgName: l.OrgName,
+	lz := localizer(c)
+	p := views.InvitePage{Page: s.page(c, lz.Tf("invite.title", map[string]any{"Org": l.OrgName})), Action: "/invites/" + token, OrgName: l.OrgName,
 		Email: l.Email, Role: string(l.Role), HasAccount: l.HasAccount}
 	if u, ok := currentUser(c); ok {
 		p.SignedInAs = u.Email
 		if !strings.EqualFold(u.Email, l.Email) {
-			p.Error = "This invite is for " + l.Email + ", and you are signed in as " + u.Email + ". Sign out, then open the link again."
+			p.Error = lz.Tf("members.err.invite_other_account", map[string]any{"Email": l.Email, "Current": u.Email})
 		}
 	}
 	return p
@@ -54,7 +55,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.invitePage(c, l, token)
+	p, lz := s.invitePage(c, l, token), localizer(c)
 	render := func(status int) error { return s.render(c, status, views.InviteAccept(p)) }
 	done := func(u accounts.User, signIn bool) error {
 		if signIn {
@@ -81,7 +82,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 
 	password := c.FormValue("password")
 	if l.HasAccount && password == "" {
-		p.PassError = "Enter your password."
+		p.PassError = lz.T("signin.password_missing")
 		return render(http.StatusUnprocessableEntity)
 	}
 	release, err := s.hashSlot(c)
@@ -95,7 +96,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 		attempt, err := s.throttle.Admit(ctx, l.Email, c.RealIP(), now)
 		if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 			c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
-			p.Error = throttled.Message()
+			p.Error = throttledMessage(lz, throttled)
 			return render(http.StatusTooManyRequests)
 		}
 		if err != nil {
@@ -103,7 +104,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 		}
 		u, err := s.accounts.Authenticate(ctx, l.Email, password)
 		if apperr.Code(err) == apperr.Unauthorized {
-			p.PassError = "That is not the password of " + l.Email + "."
+			p.PassError = lz.Tf("invite.wrong_password", map[string]any{"Email": l.Email})
 			return render(http.StatusUnprocessableEntity)
 		}
 		if err != nil {
@@ -125,13 +126,13 @@ func (s *Server) inviteAccept(c echo.Context) error {
 	u, err := s.accounts.AcceptInviteNewAccount(ctx, token, p.Name, password, now)
 	switch field := fieldOf(err); {
 	case field == "name":
-		p.NameError = apperr.Message(err)
+		p.NameError = localMessage(lz, err, nil)
 		return render(http.StatusUnprocessableEntity)
 	case field == "password":
-		p.PassError = "Choose a password (at most 1024 bytes)."
+		p.PassError = localMessage(lz, err, nil)
 		return render(http.StatusUnprocessableEntity)
 	case apperr.Code(err) == apperr.Conflict:
-		p.Error, p.HasAccount = apperr.Message(err), true
+		p.Error, p.HasAccount = localMessage(lz, err, map[string]any{"Email": l.Email}), true
 		return render(http.StatusConflict)
 	}
 	if le, ok := linkError(err); ok {
@@ -144,32 +145,33 @@ func (s *Server) inviteAccept(c echo.Context) error {
 }
 
 // linkProblem is the page of an invite or reset link that does not work:
-// 410, with what happened in words and the way on.
+// 410, with what happened in the reader's words and the way on.
 func (s *Server) linkProblem(c echo.Context, what, reason string) error {
-	p := views.LinkProblemPage{Heading: "This link does not work", Next: "/", NextText: "Go to the start page"}
+	l := localizer(c)
+	p := views.LinkProblemPage{Next: "/", NextText: l.T("link.start")}
 	if what == accounts.EmailInvite {
-		p.Heading = "This invite link does not work"
+		p.Heading = l.T("link.invite_heading")
 		switch reason {
 		case accounts.LinkExpired:
-			p.Message = "This invite has expired: invite links work for 7 days. Ask an admin of the org to send it again."
+			p.Message = l.T("link.invite_expired")
 		case accounts.LinkUsed:
-			p.Message = "This invite has been accepted already. Sign in to continue."
-			p.Next, p.NextText = "/login", "Sign in"
+			p.Message = l.T("link.invite_used")
+			p.Next, p.NextText = "/login", l.T("signin.submit")
 		case accounts.LinkRevoked:
-			p.Message = "This invite was withdrawn by an admin of the org. Ask them if you think it should not have been."
+			p.Message = l.T("link.invite_revoked")
 		default:
-			p.Message = "This invite link is not valid. It may be incomplete, or an admin sent a newer invite since, which replaced it: use the link in the most recent email."
+			p.Message = l.T("link.invite_invalid")
 		}
 	} else {
-		p.Heading = "This password reset link does not work"
-		p.Next, p.NextText = "/password/forgot", "Ask for a new link"
+		p.Heading = l.T("link.reset_heading")
+		p.Next, p.NextText = "/password/forgot", l.T("link.new_link")
 		switch reason {
 		case accounts.LinkExpired:
-			p.Message = "This link has expired: reset links work for 30 minutes."
+			p.Message = l.T("link.reset_expired")
 		case accounts.LinkUsed:
-			p.Message = "This link has been used already: each link sets a password once."
+			p.Message = l.T("link.reset_used")
 		default:
-			p.Message = "This link is not valid. It may be incomplete: copy the whole link from the email."
+			p.Message = l.T("link.reset_invalid")
 		}
 	}
 	p.Page = s.page(c, p.Heading)

@@ -33,10 +33,17 @@ var accountNotices = map[string]string{
 	"password-reset":   "Your new password is set, and you are signed out everywhere. Sign in with it.",
 }
 
-func accountNotice(c echo.Context) string { return accountNotices[c.QueryParam("notice")] }
+// accountNoticeIDs are the catalog ids of accountNotices (localNotice).
+var accountNoticeIDs = map[string]string{
+	"invited":      "members.notice.invited",
+	"resent":       "members.notice.resent",
+	"revoked":      "members.notice.revoked",
+	"role-changed": "members.notice.role_changed",
+	"removed":      "members.notice.removed",
+}
 
 func (s *Server) members(c echo.Context) error {
-	return s.showMembers(c, http.StatusOK, views.MembersPage{Notice: accountNotice(c)})
+	return s.showMembers(c, http.StatusOK, views.MembersPage{Notice: pageNotice(c)})
 }
 
 func (s *Server) showMembers(c echo.Context, status int, p views.MembersPage) error {
@@ -52,7 +59,9 @@ func (s *Server) showMembers(c echo.Context, status int, p views.MembersPage) er
 			return err
 		}
 	}
-	p.Page = s.page(c, "Members")
+	l := localizer(c)
+	lc := l.Locale()
+	p.Page = s.page(c, l.T("nav.members"))
 	p.Section = "members"
 	p.Base = "/orgs/" + m.Org.Slug
 	u, _ := currentUser(c)
@@ -60,14 +69,15 @@ func (s *Server) showMembers(c echo.Context, status int, p views.MembersPage) er
 	for _, x := range people {
 		row := views.MemberRow{UserID: x.UserID, Name: x.Name, Email: x.Email, Role: string(x.Role)}
 		if x.LastSignInAt != nil {
-			row.LastSignIn = *x.LastSignInAt
+			row.LastSignIn, row.LastSignInText = *x.LastSignInAt, utcStamp(lc, *x.LastSignInAt)
 		}
 		p.Members = append(p.Members, row)
 	}
 	now := s.now()
 	for _, i := range invites {
 		p.Invites = append(p.Invites, views.InviteRow{ID: i.ID, Email: i.Email, Role: string(i.Role), InvitedBy: i.InvitedBy,
-			SentAt: i.LastSentAt, ExpiresAt: i.ExpiresAt, Expired: i.Expired(now)})
+			SentAt: i.LastSentAt, ExpiresAt: i.ExpiresAt, Expired: i.Expired(now),
+			SentText: utcStamp(lc, i.LastSentAt), ExpiresText: utcStamp(lc, i.ExpiresAt)})
 	}
 	return s.render(c, status, views.Members(p))
 }
@@ -76,17 +86,17 @@ func (s *Server) showMembers(c echo.Context, status int, p views.MembersPage) er
 // River job inserted with the invite.
 func (s *Server) memberInvite(c echo.Context) error {
 	f := views.InviteForm{Email: strings.TrimSpace(c.FormValue("email")), Role: c.FormValue("role")}
-	m := currentMembership(c)
+	m, l := currentMembership(c), localizer(c)
 	_, err := s.accounts.CreateInvite(c.Request().Context(), actor(c), m.Org.ID, f.Email, tenants.Role(f.Role), s.now())
 	switch {
 	case fieldOf(err) == "role":
-		f.RoleError = "Choose Member or Admin."
+		f.RoleError = l.T("members.role_choose")
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
 	case fieldOf(err) != "":
-		f.EmailError = apperr.Message(err)
+		f.EmailError = localMessage(l, err, map[string]any{"Email": f.Email})
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
 	case apperr.Code(err) == apperr.TooMany:
-		return s.showMembers(c, http.StatusTooManyRequests, views.MembersPage{Invite: f, Error: apperr.Message(err)})
+		return s.showMembers(c, http.StatusTooManyRequests, views.MembersPage{Invite: f, Error: localMessage(l, err, nil)})
 	case err != nil:
 		return err
 	}
@@ -108,7 +118,7 @@ func pathID(c echo.Context, name, what string) (int64, error) {
 func (s *Server) refused(c echo.Context, err error) error {
 	switch apperr.Code(err) {
 	case apperr.Conflict, apperr.TooMany, apperr.Invalid:
-		return s.showMembers(c, statusOf(err), views.MembersPage{Error: apperr.Message(err)})
+		return s.showMembers(c, statusOf(err), views.MembersPage{Error: localMessage(localizer(c), err, nil)})
 	}
 	return err
 }
@@ -120,7 +130,7 @@ func (s *Server) memberSetRole(c echo.Context) error {
 	}
 	role, err := tenants.ParseRole(c.FormValue("role"))
 	if err != nil {
-		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Error: "Choose Member or Admin as the new role."})
+		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Error: localizer(c).T("members.new_role_choose")})
 	}
 	m := currentMembership(c)
 	if _, err := s.tenants.SetMemberRole(c.Request().Context(), actor(c), m.Org.ID, id, role); err != nil {

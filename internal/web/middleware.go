@@ -404,7 +404,7 @@ func (s *Server) requireMember(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !currentMembership(c).IsAdmin() {
-			return apperr.Errorf(apperr.Forbidden, "Only this org's admins can do that.")
+			return apperr.Reasonf(apperr.Forbidden, "admins_only", "Only this org's admins can do that.")
 		}
 		return next(c)
 	}

@@ -70,6 +70,9 @@ func localNotice(l *i18n.Localizer, code string) string {
 	if id, ok := noticeIDs[code]; ok {
 		return l.T(id)
 	}
+	if id, ok := accountNoticeIDs[code]; ok { // the members page's (members.go)
+		return l.T(id)
+	}
 	if n, ok := notices[code]; ok {
 		return n
 	}

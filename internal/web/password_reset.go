@@ -10,7 +10,6 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/auth"
-	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
 
@@ -28,20 +27,21 @@ func (s *Server) resetThrottle() *auth.Throttle {
 }
 
 func (s *Server) forgotForm(c echo.Context) error {
-	return s.render(c, http.StatusOK, views.Forgot(views.ForgotPage{Page: s.page(c, "Reset your password")}))
+	return s.render(c, http.StatusOK, views.Forgot(views.ForgotPage{Page: s.page(c, localizer(c).T("forgot.title"))}))
 }
 
 // forgot queues a reset link for the address, when it has an account.
 func (s *Server) forgot(c echo.Context) error {
-	p := views.ForgotPage{Page: s.page(c, "Reset your password"), Email: strings.TrimSpace(c.FormValue("email"))}
-	if p.EmailError = accountEmailProblem(i18n.English, p.Email); p.EmailError != "" {
+	l := localizer(c)
+	p := views.ForgotPage{Page: s.page(c, l.T("forgot.title")), Email: strings.TrimSpace(c.FormValue("email"))}
+	if p.EmailError = accountEmailProblem(l, p.Email); p.EmailError != "" {
 		return s.render(c, http.StatusUnprocessableEntity, views.Forgot(p))
 	}
 	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP()
 	_, err := s.resetThrottle().Admit(ctx, "reset:"+p.Email, ip, now)
 	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 		c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
-		p.Error = "Too many reset requests. Try again in " + itoa(throttled.Seconds()) + " seconds."
+		p.Error = l.Tn("forgot.throttled", throttled.Seconds(), map[string]any{"Count": l.Locale().Number(throttled.Seconds())})
 		return s.render(c, http.StatusTooManyRequests, views.Forgot(p))
 	}
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *Server) resetForm(c echo.Context) error {
 }
 
 func (s *Server) resetPage(c echo.Context, token string, u accounts.User) views.ResetPage {
-	return views.ResetPage{Page: s.page(c, "Choose a new password"), Action: "/password/reset/" + token, Email: u.Email}
+	return views.ResetPage{Page: s.page(c, localizer(c).T("reset.title")), Action: "/password/reset/" + token, Email: u.Email}
 }
 
 // reset sets the new password; every session of the account ends, this
@@ -84,7 +84,8 @@ func (s *Server) reset(c echo.Context) error {
 			return err
 		}
 		p := s.resetPage(c, token, u)
-		p.PassError = "Choose a new password (at most 1024 bytes)."
+		l := localizer(c)
+		p.PassError = l.Tf("reset.password_choose", map[string]any{"Max": l.Locale().Number(accounts.MaxPasswordLen)})
 		return s.render(c, http.StatusUnprocessableEntity, views.Reset(p))
 	}
 	release, err := s.hashSlot(c)

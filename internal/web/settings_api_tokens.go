@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/tokens"
 	"fieldbrief/views"
 )
@@ -24,7 +25,7 @@ func (s *Server) apiTokenCreate(c echo.Context) error {
 	name := c.FormValue("name")
 	_, token, err := s.tokens.Create(c.Request().Context(), actor(c), currentMembership(c).Org.ID, name, s.now())
 	if apperr.Code(err) == apperr.Invalid {
-		return s.showAPITokens(c, http.StatusUnprocessableEntity, views.APITokensBlock{Name: name, Error: apperr.Message(err)})
+		return s.showAPITokens(c, http.StatusUnprocessableEntity, views.APITokensBlock{Name: name, Error: localMessage(localizer(c), err, map[string]any{"Name": name})})
 	}
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func (s *Server) apiTokenRevoke(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.showAPITokens(c, http.StatusOK, views.APITokensBlock{Notice: "Revoked “" + t.Name + "”: requests with it are refused from now on."})
+	return s.showAPITokens(c, http.StatusOK, views.APITokensBlock{Notice: localizer(c).Tf("tokens.revoked_notice", map[string]any{"Name": t.Name})})
 }
 
 // showAPITokens answers htmx with the block alone, anything else with the
@@ -54,21 +55,24 @@ func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBloc
 	if err != nil {
 		return err
 	}
+	l := localizer(c)
+	b.I18n = l
 	b.Base = apiTokensURL(m.Org.Slug)
 	b.CSRF, _ = c.Get(ctxCSRF).(string)
 	b.NameLen = pageLimits.TokenNameLen
 	for _, t := range tokens {
-		b.Tokens = append(b.Tokens, apiTokenRow(t))
+		b.Tokens = append(b.Tokens, apiTokenRow(t, l.Locale()))
 	}
 	if isHTMX(c) {
 		return s.render(c, status, views.APITokensBlockView(b))
 	}
-	p := s.page(c, "API tokens")
+	p := s.page(c, l.T("tokens.title"))
 	p.Section = "settings"
 	return s.render(c, status, views.APITokens(views.APITokensPage{Page: p, Block: b}))
 }
 
-func apiTokenRow(t tokens.Token) views.APITokenRow {
+func apiTokenRow(t tokens.Token, lc locale.Locale) views.APITokenRow {
 	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
-		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt}
+		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt,
+		CreatedText: utcStamp(lc, t.CreatedAt), LastUsedText: utcStamp(lc, t.LastUsedAt), RevokedText: utcStamp(lc, t.RevokedAt)}
 }
