@@ -279,3 +279,12 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 		require.True(t, c.seen[want], "not checked: %s", want)
 	}
 }
+
+// The tokens page, where an admin starts with the API, links the document.
+func TestOpenAPILinkedFromTheTokensPage(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	page := f.as(&f.adminA).get("/orgs/acme/settings/api-tokens")
+	require.Equal(t, http.StatusOK, page.Code, page.Body)
+	require.Contains(t, page.Body, `href="/api/v1/openapi.json"`)
+}
