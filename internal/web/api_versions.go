@@ -132,7 +132,7 @@ func ifMatchRef(ctx context.Context, tx pgx.Tx, m ifMatch, table string, orgID i
 // (415 otherwise, with Accept-Patch saying what is taken), at most
 // maxAPIBody bytes, one JSON object (RFC 7396: a patch that is not an
 // object would replace the whole record, which PUT is for). Its members,
-// null ones included, are checked by applyPatch.
+// null ones included, are checked by decodePatchMembers.
 //
 // Kept apart from readAPIBody, which reads PUT bodies, so that the two can
 // change apart; checks of the raw bytes added there (duplicate keys, keys
