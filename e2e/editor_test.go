@@ -16,7 +16,7 @@ func TestScheduleFormAndJSONStayInSync(t *testing.T) {
 	admin := e.newSession("admin")
 	admin.login(adminA)
 	admin.open(settingsPath)
-	admin.waitText(previewBox, "Europe/Berlin", "07:00")
+	admin.waitText(previewBox, "Europe/Berlin", "7:00\u202fAM")
 
 	// Form → JSON: the time typed in the form shows in the document.
 	admin.typeInto(timeInput, "09:15")
@@ -37,7 +37,7 @@ func TestScheduleFormAndJSONStayInSync(t *testing.T) {
 		const on = Array.from(document.querySelectorAll('#schedule-form input[name="days"]:checked'), (b) => b.value);
 		return on.join(",") === "sat,sun";
 	})()`)
-	admin.waitText(previewBox, "Sat", "09:15")
+	admin.waitText(previewBox, "Sat", "9:15\u202fAM")
 	// acme is en-US: the form shows the document's 09:15 on its clock.
 	if got := admin.value(timeInput); got != "9:15 AM" {
 		t.Errorf("the form's time is %q after the JSON edit, want 9:15 AM", got)
@@ -52,7 +52,7 @@ func TestScheduleFormAndJSONStayInSync(t *testing.T) {
 		if when == "after a reload" {
 			admin.open(settingsPath)
 		}
-		admin.waitText(previewBox, "09:15")
+		admin.waitText(previewBox, "9:15\u202fAM")
 		if got := admin.value(timeInput); got != "9:15 AM" {
 			t.Errorf("%s the time input says %q, want 9:15 AM", when, got)
 		}
@@ -82,7 +82,7 @@ func TestInvalidTimeShowsInlinePreviewError(t *testing.T) {
 	admin := e.newSession("admin")
 	admin.login(adminA)
 	admin.open(settingsPath)
-	admin.waitText(previewBox, "Europe/Berlin", "07:00")
+	admin.waitText(previewBox, "Europe/Berlin", "7:00\u202fAM")
 	if !admin.exists(previewBox + ` table[data-preview="runs"]`) {
 		t.Fatal("the preview should list the runs of the saved schedule")
 	}
@@ -98,11 +98,11 @@ func TestInvalidTimeShowsInlinePreviewError(t *testing.T) {
 	admin.screenshot("settings-invalid-time")
 
 	admin.typeInto(timeInput, "08:30")
-	admin.waitText(previewBox+` table[data-preview="runs"]`, "08:30")
+	admin.waitText(previewBox+` table[data-preview="runs"]`, "8:30\u202fAM")
 	if strings.Contains(admin.text(previewBox), "Choose a time") {
 		t.Errorf("the error stayed after the time was fixed:\n%s", admin.text(previewBox))
 	}
-	if s := admin.text("#preview-summary"); !strings.HasPrefix(s, "Next run: ") || !strings.Contains(s, "08:30") {
+	if s := admin.text("#preview-summary"); !strings.HasPrefix(s, "Next run: ") || !strings.Contains(s, "8:30\u202fAM") {
 		t.Errorf("the live summary should name the next run at 08:30; it says %q", s)
 	}
 }

@@ -42,17 +42,21 @@ func TestLateSavePreviewSaysKeptNotSent(t *testing.T) {
 	_, err := e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID,
 		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"23:59"},"delivery":{"email":{"to":["dispatch@acme.test"]}}}`))
 	e.must("save acme's evening config", err)
+	// Globex's seeded 06:30 in Chicago is due too when the test runs from
+	// 12:30 UTC on: paused, the tick below fires acme's alone at any hour.
+	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgB.ID, []byte(strings.Replace(configB, `"enabled":true`, `"enabled":false`, 1)))
+	e.must("pause globex", err)
 	admin := e.newSession("admin")
 	admin.login(adminA)
 	admin.open(settingsPath)
-	admin.waitText(previewBox, "23:59")
+	admin.waitText(previewBox, "11:59\u202fPM")
 
 	admin.typeInto(timeInput, "06:30")
-	line := admin.waitText(catchUpLine, "Today's 06:30 has passed: today's briefing will be kept, not sent; first sent: ")
-	if !strings.Contains(line, "06:30") {
+	line := admin.waitText(catchUpLine, "Today's 6:30\u202fAM has passed: today's briefing will be kept, not sent; first sent: ")
+	if _, first, _ := strings.Cut(line, "first sent: "); !strings.Contains(first, "6:30\u202fAM") {
 		t.Errorf("the late-save line should name tomorrow's 06:30 as the first sent; it says %q", line)
 	}
-	if s := admin.text("#preview-summary"); !strings.HasPrefix(s, "Next run: now — today's 06:30 has passed: today's briefing will be kept, not sent") {
+	if s := admin.text("#preview-summary"); !strings.HasPrefix(s, "Next run: now. Today's 6:30\u202fAM has passed: today's briefing will be kept, not sent") {
 		t.Errorf("the live summary should say the same; it says %q", s)
 	}
 	admin.screenshot("settings-late-save")
@@ -81,7 +85,7 @@ func TestLateSavePreviewSaysKeptNotSent(t *testing.T) {
 		t.Errorf("%d emails were sent for a briefing 13 h late", outbox)
 	}
 	admin.open("/orgs/acme/briefings")
-	admin.waitText(`tr[data-reason="late"]`, "ready; made ", "after 06:30 — not sent")
+	admin.waitText(`tr[data-reason="late"]`, "ready; made ", "after 6:30\u202fAM — not sent")
 	admin.click(`tr[data-reason="late"] th a`)
 	admin.waitText(`li[data-delivery-state="skipped"]`, "Not sent", "dispatch@acme.test", "after 06:30 — not sent")
 	admin.screenshot("briefing-late-not-sent")
@@ -95,7 +99,7 @@ func TestFormKeepsDeliveryTimingFromJSON(t *testing.T) {
 	admin := e.newSession("admin")
 	admin.login(adminA)
 	admin.open(settingsPath)
-	admin.waitText(previewBox, "Europe/Berlin", "07:00")
+	admin.waitText(previewBox, "Europe/Berlin", "7:00\u202fAM")
 
 	admin.setValue(jsonEditor, `{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00","days":["mon","tue","wed","thu","fri"]},
   "delivery":{"email":{"to":["dispatch@acme.test"]},"send_within":"90m","updates":false}}`)

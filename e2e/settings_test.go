@@ -42,7 +42,7 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 	if p := admin.path(); p != settingsPath {
 		t.Fatalf("the settings link opened %s, want %s", p, settingsPath)
 	}
-	before := admin.waitText(previewBox, "Europe/Berlin", "07:00")
+	before := admin.waitText(previewBox, "Europe/Berlin", "7:00\u202fAM")
 	admin.screenshot("settings")
 	admin.watchHTMX()
 
@@ -73,12 +73,12 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 	// Pick it: the input gets the canonical name, the results close, the
 	// preview follows and so does the hint under the input.
 	admin.pickZone("Asia/Kolkata")
-	picked := admin.waitTextChange(previewBox, before, "Asia/Kolkata", "07:00", "UTC+05:30", "01:30 UTC")
+	picked := admin.waitTextChange(previewBox, before, "Asia/Kolkata", "7:00\u202fAM", "UTC+05:30", "1:30\u202fAM UTC")
 	admin.waitText("#timezone-hint", "Asia/Kolkata", "UTC+05:30")
 
 	// Change the local time: the preview shows the new runs.
 	admin.setValue(timeInput, "09:45")
-	after := admin.waitTextChange(previewBox, picked, "Asia/Kolkata", "09:45", "04:15 UTC")
+	after := admin.waitTextChange(previewBox, picked, "Asia/Kolkata", "9:45\u202fAM", "4:15\u202fAM UTC")
 	if strings.Contains(after, "Europe/Berlin") {
 		t.Errorf("preview still mentions the old zone:\n%s", after)
 	}
@@ -106,7 +106,7 @@ func TestAdminEditsScheduleWithZonePickerAndPreview(t *testing.T) {
 	if doc := admin.value(jsonEditor); !containsAll(doc, `"Asia/Kolkata"`, `"09:45"`) {
 		t.Errorf("after saving, the JSON editor should hold the saved document; it says:\n%s", doc)
 	}
-	admin.waitText(previewBox, "Asia/Kolkata", "09:45")
+	admin.waitText(previewBox, "Asia/Kolkata", "9:45\u202fAM")
 	admin.screenshot("settings-saved")
 
 	cfg, err := e.store.Tenants.Fieldforce(e.ctx, e.orgA.ID)
@@ -278,10 +278,10 @@ func TestPreviewWarnsAboutSpringForwardGap(t *testing.T) {
 	// US clocks change on a Sunday; acme's schedule is weekdays only.
 	admin.click(`input[name="days"][value="sun"]`)
 	admin.setValue(timeInput, "02:30")
-	admin.waitTextChange(previewBox, before, "America/New_York", "02:30")
+	admin.waitTextChange(previewBox, before, "America/New_York", "2:30\u202fAM")
 
 	gap := nextGap(t, "America/New_York", 2, 30)
-	warning := admin.waitText(dstWarning, "02:30", "03:00")
+	warning := admin.waitText(dstWarning, "2:30\u202fAM", "3:00\u202fAM")
 	if !mentionsDate(warning, gap) {
 		t.Errorf("the DST warning should name %s; it says: %s", gap.Format("Mon 2006-01-02"), warning)
 	}

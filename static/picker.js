@@ -23,6 +23,15 @@
     input.dataset.combobox = "on";
     var status = document.getElementById("zone-status");
     var offer = document.getElementById("browser-zone");
+    // What the picker says is the page's, in the reader's language: the
+    // template puts the catalog's messages on the field's wrapper
+    // (data-msg-*), "{zone}" and "{n}" marking where the values go.
+    var box = input.closest("[data-zone-picker]");
+    function msg(key, values) {
+      var text = (box && box.dataset["msg" + key]) || "";
+      Object.keys(values || {}).forEach(function (k) { text = text.split("{" + k + "}").join(values[k]); });
+      return text;
+    }
 
     var field = document.createElement("input");
     field.type = "hidden";
@@ -97,7 +106,7 @@
       input.value = zone;
       settle();
       commit(zone);
-      announce("Time zone " + zone + " chosen.");
+      announce(msg("Chosen", { zone: zone }));
     }
 
     // Typing a zone exactly as an option names it counts as picking it.
@@ -120,7 +129,7 @@
       var zone = "";
       try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { zone = ""; }
       offer.dataset.zone = zone;
-      offer.textContent = "Use my time zone: " + zone;
+      offer.textContent = msg("Offer", { zone: zone });
       offer.hidden = zone === "" || zone === field.value;
     }
 
@@ -171,7 +180,7 @@
           var exact = exactOption();
           if (exact) { pick(exact.dataset.zone); return; }
           open();
-          announce(n > 0 ? "Choose a time zone from the list." : "No time zone chosen yet: type a city, then choose from the list.");
+          announce(n > 0 ? msg("Choose") : msg("Type"));
           return;
         case "Escape":
           if (isOpen()) { ev.preventDefault(); close(); return; }
@@ -179,7 +188,7 @@
             ev.preventDefault();
             input.value = field.value;
             settle();
-            announce("Time zone " + field.value + " kept.");
+            announce(msg("Kept", { zone: field.value }));
           }
           return;
         case "Tab":
@@ -238,7 +247,7 @@
       active = -1;
       input.removeAttribute("aria-activedescendant");
       var n = options().length;
-      announce(n === 0 ? "No time zone matches." : n === 1 ? "1 time zone found." : n + " time zones found.");
+      announce(n === 0 ? msg("None") : msg(n === 1 ? "One" : "Many", { n: String(n) }));
       var exact = exactOption();
       if (exact && exact.dataset.zone === input.value.trim()) commit(exact.dataset.zone);
       var unique = document.activeElement !== input && uniqueOption();
@@ -269,7 +278,7 @@
           })[0];
           if (!found || field.value !== kept || input.value !== kept) return; // unknown, or the admin got there first
           pick(found.dataset.zone);
-          announce("Time zone " + found.dataset.zone + ", your browser's, chosen. Save to keep it.");
+          announce(msg("Browser", { zone: found.dataset.zone }));
         })
         .catch(function () { /* the field keeps UTC; the offer button stays */ });
     }

@@ -225,6 +225,99 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"API tokens (created, list, errors)":                       apiTokensPage,
 		"API tokens block (none)":                                  apiTokensEmpty,
 		// --- end BRF ---
+		// SET: the briefing settings page, its htmx answers, the test email.
+		"settings (errors, preview, delivery, tests, log, history)": settingsPage(pl, false),
+		"settings (not configured, late run kept, no log)":          settingsPage(pl, true),
+		"settings preview answer (invalid)": func(p views.Page) templ.Component {
+			return views.JSONPreviewAnswer(p, views.Preview{Errors: []views.FieldMessage{{Field: "briefing", Message: pl.T("bsettings.msg.briefing_required")}}},
+				views.ZoneHint{}, []views.FieldMessage{{Message: pl.Tf("bsettings.msg.json_syntax", map[string]any{"At": "3:16"})}})
+		},
+		"settings webhook secret (rotated)": func(p views.Page) templ.Component {
+			return views.WebhookSecret(p, views.SecretBlock{Revealed: "whsec_abc", Rotated: true, Error: pl.T("bsettings.secret.confirm_missing")})
+		},
+		"settings test send answer (failed)": func(p views.Page) templ.Component {
+			return views.TestSendAnswer(p, views.TestSends{Base: "/b", Email: "ada@acme.test",
+				Result: views.TestSendResult{Channel: "webhook", Message: pl.T("bsettings.test.no_webhook")}}, views.DeliveryLog{})
+		},
+		"test email": func(p views.Page) templ.Component {
+			p = signedIn(p)
+			return views.TestMessagePage(views.TestMessage{Page: p, When: "Thu, Nov 26", From: "ada@acme.test", To: "ada@acme.test",
+				Subject: "Ada Lovelace", Text: "Ada Lovelace", HTMLURL: "/h", Back: "/b"})
+		},
+	}
+}
+
+// settingsFixtures are the settings pages' data that are not the
+// catalog's: CLDR's day names and times, the preview's offsets, an SMTP
+// reply, an audit action's code, and the delivery log's attempt counts
+// (digits, the same in the four languages below 1,000).
+var settingsFixtures = []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "6:30\u202fAM", "UTC−05:00",
+	"550 mailbox unavailable", "fieldforce.config.update", "whsec_abc", "whsec_••••••••••••••••••••••••", "3h", "15m", "24h", "0", "1", "3"}
+
+func init() {
+	// The locale select's names ("English (Canada)") before the bare
+	// language names they hold ("English"), which are removed first otherwise.
+	var names []string
+	for _, o := range i18n.Locales() {
+		names = append(names, o.Name)
+	}
+	fixtures = append(append(names, fixtures...), settingsFixtures...)
+}
+
+// settingsPage is the settings page in two states: with errors beside the
+// fields, a preview with a DST note, a delivery log and a test's outcome;
+// or an org with no schedule saved whose first run is late and kept.
+func settingsPage(pl *i18n.Localizer, fresh bool) func(p views.Page) templ.Component {
+	return func(p views.Page) templ.Component {
+		p.User = &views.User{Email: "ada@acme.test"}
+		p.Orgs = []views.OrgLink{{Slug: "acme", Name: "Acme Field Services", Admin: true}}
+		p.Org = &p.Orgs[0]
+		p.Title = pl.T("bsettings.page_title")
+		p.Limits = views.Limits{Recipients: 50, SendWithin: "3h", MinSendWithin: "15m", MaxSendWithin: "24h", ZoneQuery: 64, WebhookURLLen: 2048}
+		days := []views.DayOption{{"mon", "Mon"}, {"tue", "Tue"}, {"wed", "Wed"}, {"thu", "Thu"}, {"fri", "Fri"}, {"sat", "Sat"}, {"sun", "Sun"}}
+		sp := views.SettingsPage{Page: p, Base: "/orgs/acme/settings/fieldforce", Notice: pl.T("bsettings.notice.locale_saved"),
+			Form: views.ScheduleForm{Timezone: "America/Chicago", LocalTime: "6:30\u202fAM", Days: []string{"mon"}, Enabled: "true",
+				DayOptions: days, TimeExample: "6:30\u202fAM", TimeExamples: "6:30\u202fAM",
+				ZoneHint: views.ZoneHint{Name: "Central Time (Chicago)", ID: "America/Chicago", Line: pl.Tf("bsettings.zone_hint", nil)},
+				ZoneChoices: []views.ZoneOption{{Name: "America/Chicago", City: "Chicago", Region: "United States", Offset: "UTC−06:00",
+					Local: "8:04\u202fAM", Label: "Central Time (Chicago)"}},
+				Errors: map[string]string{"": pl.T("bsettings.msg.document_object"), "timezone": pl.Tf("bsettings.msg.zone_choices", nil),
+					"schedule_local_time": pl.T("bsettings.msg.time_format"), "days": pl.T("bsettings.msg.days_empty"),
+					"delivery_email_to": pl.Tn("bsettings.msg.addresses_too_many", 50, nil), "delivery_webhook_url": pl.T("bsettings.msg.webhook_url"),
+					"delivery_send_within": pl.Tf("bsettings.msg.send_within", nil)}},
+			Secret: views.SecretBlock{Base: "/b"},
+			Tests: views.TestSends{Base: "/b", Email: "ada@acme.test", WebhookURL: "https://hooks.example.com/fieldbrief",
+				Result: views.TestSendResult{Channel: "email", OK: true, Message: pl.Tf("bsettings.test.kept", nil), ReadURL: "/r"}},
+			Log: views.DeliveryLog{Zone: "Central Time (Chicago)", ZoneID: "America/Chicago", Rows: []views.DeliveryRow{
+				{At: "Thu, Nov 26", Date: "Thu, Nov 26", Channel: "email", Audience: "technician", Update: pl.Tn("bsettings.log.update", 2, nil),
+					Recipient: "ada@acme.test", State: "failed", Attempts: 3, Code: "550", Detail: "mailbox unavailable"},
+				{At: "Thu, Nov 26", Date: "Thu, Nov 26", Channel: "webhook", Audience: "test", Recipient: "ada@acme.test", State: "pending", Attempts: 1},
+				{At: "Thu, Nov 26", Date: "Thu, Nov 26", Channel: "email", Audience: "dispatcher", Recipient: "ada@acme.test", State: "skipped",
+					Note: pl.Tf("bsettings.late.detail", nil)},
+			}},
+			JSON: views.JSONForm{Text: "{}", Errors: []views.FieldMessage{{Message: pl.Tf("bsettings.msg.unknown_field", nil)}}},
+			Preview: views.Preview{Zone: "Central Time (Chicago)", ZoneID: "America/Chicago", Next: "Thu, Nov 26", Paused: true,
+				Runs: []views.PreviewRun{{Date: "Thu, Nov 26", Local: "6:30\u202fAM", UTC: "6:30\u202fAM", Offset: "UTC−05:00", Flag: "gap",
+					Note: pl.Tf("briefings.next.gap", nil)}},
+				Warnings: []string{pl.Tf("bsettings.preview.warn_gap", nil)}},
+			History: []views.AuditRow{{When: "Thu, Nov 26", Actor: "ada@acme.test", Action: "fieldforce.config.update"}},
+			Locale:  views.LocaleForm{Action: "/l", Value: "en-US", Error: pl.T("bsettings.locale.invalid")},
+			Paused:  true,
+		}
+		for _, o := range i18n.Locales() {
+			sp.Locale.Options = append(sp.Locale.Options, views.Option{Value: o.Tag, Label: o.Name})
+		}
+		if fresh {
+			sp.NotConfigured, sp.ZoneFrom, sp.ZoneFromID, sp.Notice = true, "Central Time (Chicago)", "America/Chicago", ""
+			sp.Form.Errors, sp.Form.ZoneChoices, sp.Form.ZoneHint = nil, nil, views.ZoneHint{}
+			sp.Log, sp.History, sp.JSON.Errors = views.DeliveryLog{}, nil, nil
+			sp.Preview = views.Preview{Zone: "Central Time (Chicago)", ZoneID: "America/Chicago", Next: "Thu, Nov 26",
+				CatchUp: pl.Tf("bsettings.preview.catch_up_kept_first", nil), Kept: true,
+				Runs: []views.PreviewRun{{Date: "Thu, Nov 26", Local: "6:30\u202fAM", UTC: "6:30\u202fAM", Offset: "UTC−05:00",
+					Late: pl.Tf("bsettings.preview.late_kept", nil)}}}
+			sp.Tests.WebhookURL = ""
+		}
+		return views.Settings(sp)
 	}
 }
 

@@ -26,8 +26,9 @@ func (r TestSendResult) For(channel string) bool { return r.Channel == channel &
 // DeliveryLog is the settings page's list of the org's latest deliveries,
 // test sends included. The page is for admins, so codes and details show.
 type DeliveryLog struct {
-	Zone string // the zone the times are in
-	Rows []DeliveryRow
+	Zone   string // the zone the times are in, as people know it ("Central Time (Chicago)")
+	ZoneID string // its IANA id, in small print
+	Rows   []DeliveryRow
 }
 
 // DeliveryRow is one delivery: a recipient of one revision of a briefing.
@@ -102,4 +103,16 @@ func audienceLabel(audience string) string {
 // unavailable".
 func Reply(code, detail string) string {
 	return strings.TrimSpace(code + " " + detail)
+}
+
+// deliveryStateID is the catalog id of a delivery's state in words: a
+// pending delivery that was tried already is being retried.
+func deliveryStateID(state string, attempts int) string {
+	switch {
+	case state == "sent" || state == "failed" || state == "skipped":
+		return "bsettings.log.state." + state
+	case attempts > 0:
+		return "bsettings.log.state.retrying"
+	}
+	return "bsettings.log.state.pending"
 }

@@ -1,10 +1,6 @@
 package views
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
+import "slices"
 
 // SettingsPage is the fieldforce settings page: the schedule form, the raw
 // JSON editor of the same document, and the preview of the next runs.
@@ -14,7 +10,8 @@ type SettingsPage struct {
 	Notice        string // after a successful save
 	StoredProblem string // why the stored document is invalid (the worker skips the org)
 	NotConfigured bool   // no document saved yet: the worker does not run for the org
-	ZoneFrom      string // with NotConfigured: the browser's zone the form is filled with, "" for UTC
+	ZoneFrom      string // with NotConfigured: the browser's zone the form is filled with, by its name ("Central Time (Chicago)"), "" for UTC
+	ZoneFromID    string // its IANA id, in small print
 	FlagOff       bool   // the platform switched the feature off for the org
 	Paused        bool   // the stored schedule is paused (drives the pause/resume button)
 	Form          ScheduleForm
@@ -44,8 +41,15 @@ type ScheduleForm struct {
 	Timezone  string
 	LocalTime string
 	Days      []string
-	Enabled   string // the hidden enabled field: "true", "false" or rejected text
-	ZoneHint  string // "UTC−05:00, 08:04 there now" for a valid zone
+	Enabled   string   // the hidden enabled field: "true", "false" or rejected text
+	ZoneHint  ZoneHint // the zone's offset and wall clock now, for a valid zone
+	// DayOptions are the day checkboxes, Monday first like the stored
+	// document, labelled in the reader's language (CLDR's abbreviated names).
+	DayOptions []DayOption
+	// TimeExample is a time in the reader's clock, the box's placeholder
+	// ("8:00 AM", "08:00"); TimeExamples a few ways to type one, for the hint.
+	TimeExample  string
+	TimeExamples string
 	// ZoneChoices are the zones of typed text several places match
 	// ("Springfield"), offered beside the field after a refused save.
 	ZoneChoices []ZoneOption
@@ -98,13 +102,15 @@ type FieldMessage struct {
 // edited, or why it cannot be computed.
 type Preview struct {
 	Errors []FieldMessage
-	Zone   string
+	Zone   string // the zone as people know it: "Central Time (Chicago)"
+	ZoneID string // its IANA id, in small print
 	Paused bool
-	Next   string // the first run, "Mon 8 Dec 08:00 CET"
-	// CatchUp says what today's run does when today's minute has passed
-	// and the first run is made now, late: "today's 06:30 has passed:
-	// today's briefing will be kept, not sent; first sent: Thu 26 Nov
-	// 06:30 CST" (docs/guarantees.md, "Late briefings"). "" otherwise.
+	Next   string // the first run in the reader's clock, "Mon, Dec 8, 8:00 AM CST"
+	// CatchUp says, as a sentence in the reader's words, what today's run
+	// does when today's minute has passed and the first run is made now,
+	// late: "Today's 6:30 AM has passed: today's briefing will be kept,
+	// not sent; first sent: Thu, Nov 26, 6:30 AM CST." (docs/guarantees.md,
+	// "Late briefings"). "" otherwise.
 	CatchUp  string
 	Kept     bool // the catch-up run is kept but not sent (later than send_within)
 	Runs     []PreviewRun
@@ -118,43 +124,46 @@ func (p Preview) HasDST() bool {
 }
 
 // Summary is the preview in one line, what the live region announces.
-func (p Preview) Summary() string {
+func (p Preview) Summary(pg Page) string {
 	switch {
 	case len(p.Errors) > 0:
-		return "No preview: " + p.Errors[0].Message
+		return pg.Tf("bsettings.summary.invalid", map[string]any{"Problem": p.Errors[0].Message})
 	case p.Next == "":
-		return "No run in the coming weeks."
+		return pg.T("bsettings.summary.none")
 	case p.Paused && p.CatchUp != "":
-		return "Paused. Once resumed, next run: now — " + p.CatchUp
+		return pg.Tf("bsettings.summary.paused_now", map[string]any{"CatchUp": p.CatchUp})
 	case p.Paused:
-		return "Paused. Once resumed, next run: " + p.Next
+		return pg.Tf("bsettings.summary.paused", map[string]any{"Next": p.Next})
 	case p.CatchUp != "":
-		return "Next run: now — " + p.CatchUp
+		return pg.Tf("bsettings.summary.now", map[string]any{"CatchUp": p.CatchUp})
 	}
-	return "Next run: " + p.Next
+	return pg.Tf("bsettings.summary.next", map[string]any{"Next": p.Next})
+}
+
+// ZoneHint is the line under the zone field: the zone as people know it,
+// its IANA id in small print, and its offset and wall clock now in the
+// reader's words ("UTC−06:00, 8:04 AM there now."); zero for no zone.
+type ZoneHint struct {
+	Name string
+	ID   string
+	Line string
 }
 
 // PreviewRun is one upcoming run.
 type PreviewRun struct {
-	Date   string // "Mon 2026-03-09"
-	Local  string // "08:00"
-	UTC    string // "2026-03-09 13:00 UTC"
+	Date   string // "Mon, Mar 9", in the reader's locale
+	Local  string // "8:00 AM", in the reader's clock
+	UTC    string // "1:00 PM UTC", with its date when it differs from the local date
 	Offset string // "UTC−05:00"
 	Flag   string // "" | "gap" | "overlap"
-	Note   string // "shifted: 02:30 doesn't exist, runs at 03:00"
-	Late   string // a catch-up run: "now, 15 h after 06:30: kept, not sent"
+	Note   string // "shifted: 2:30 AM doesn't exist, runs at 3:00 AM"
+	Late   string // a catch-up run: "now, 15 h after 6:30 AM: kept, not sent"
 }
 
 // DayOption is a weekday checkbox.
 type DayOption struct {
 	Value string // config name
-	Label string
-}
-
-// Weekdays are the day checkboxes, Monday first like the stored document.
-var Weekdays = []DayOption{
-	{"mon", "Mon"}, {"tue", "Tue"}, {"wed", "Wed"}, {"thu", "Thu"},
-	{"fri", "Fri"}, {"sat", "Sat"}, {"sun", "Sun"},
+	Label string // the reader's abbreviated name: "Mon", "Mo."
 }
 
 const (
@@ -182,16 +191,6 @@ func firstMessage(ms []FieldMessage) string {
 		return ""
 	}
 	return ms[0].Message
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// capitalize starts a sentence: "today's 06:30 …" → "Today's 06:30 …".
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // catchUpClass is the catch-up line's look: a warning when the run is

@@ -3,6 +3,7 @@ package briefing
 import (
 	"time"
 
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 )
@@ -53,6 +54,9 @@ type Day struct {
 	RunAt  time.Time // the date's run time under the config then in force; zero when there was none
 	Zone   *time.Location
 	Note   string // DayLate: "made 21:35, 15 h after 06:30 — not sent"
+	// Fired is a DayLate's scheduled firing, for its words in the
+	// reader's language; its At is zero when not recorded.
+	Fired dispatch.Firing
 }
 
 // Explain tells what a date without a briefing shows. A past date is judged
@@ -139,6 +143,12 @@ func DayOf(b Briefing) Day {
 	d := Day{Date: b.Date, Reason: ReasonOf(b)}
 	if d.Reason == DayLate {
 		d.Note = b.Late
+		if !b.ScheduledAt.IsZero() && !b.ScheduledFor.IsZero() {
+			d.Fired = dispatch.Firing{At: b.ScheduledAt, For: b.ScheduledFor, Loc: time.UTC}
+			if z, err := schedule.LoadZone(b.Timezone); err == nil {
+				d.Fired.Loc = z.Loc
+			}
+		}
 	}
 	return d
 }

@@ -53,6 +53,10 @@ type Briefing struct {
 	// skipped: fired too long after its minute, "made 21:35, 15 h after
 	// 06:30 — not sent" (docs/guarantees.md, "Late briefings"); "" otherwise.
 	Late string
+	// ScheduledFor is, read by List only, the scheduled minute the
+	// date's scheduled firing was for (zero: not recorded), so a page can
+	// say a late day in the reader's words.
+	ScheduledFor time.Time
 }
 
 // ZoneRules names the tz database a decision or a revision was made with;
@@ -153,7 +157,7 @@ const lateColumn = `coalesce((SELECT d.last_detail FROM ff_deliveries d
 // List returns the org's briefings dated from..to inclusive, newest first,
 // without their Content (Get reads that); a zero date leaves that end open.
 func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) ([]Briefing, error) {
-	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+listColumns+`, `+deliveredColumn+`, `+lateColumn+` FROM ff_briefings b
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+listColumns+`, `+deliveredColumn+`, `+lateColumn+`, b.scheduled_for FROM ff_briefings b
 		 WHERE b.org_id = $1 AND ($2::date IS NULL OR b.briefing_date >= $2) AND ($3::date IS NULL OR b.briefing_date <= $3)
 		 ORDER BY b.briefing_date DESC`, orgID, dateArg(from), dateArg(to))
 	if err != nil {
@@ -162,8 +166,9 @@ func (s *Store) List(ctx context.Context, orgID int64, from, to schedule.Date) (
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Briefing, error) {
 		var delivered bool
 		var late string
-		b, err := scanBriefing(row, &delivered, &late)
-		b.Delivered, b.Late = delivered, late
+		var scheduledFor *time.Time
+		b, err := scanBriefing(row, &delivered, &late, &scheduledFor)
+		b.Delivered, b.Late, b.ScheduledFor = delivered, late, deref(scheduledFor)
 		return b, err
 	})
 	if err != nil {

@@ -55,6 +55,9 @@ type Delivery struct {
 	SentAt     time.Time // zero until sent
 	UpdatedAt  time.Time
 	History    []DeliveryAttempt // oldest first; filled by Deliveries only
+	// Fired is its briefing's scheduled firing (zero At: none recorded), so
+	// pages can say a late delivery's LastDetail in the reader's words.
+	Fired Firing
 }
 
 // DeliveryAttempt is one try at a delivery.
@@ -69,17 +72,25 @@ type DeliveryAttempt struct {
 
 const deliveryColumns = `d.id, d.briefing_id, d.revision, d.channel, d.audience, d.recipient, d.state, d.attempts,
 	d.last_code, d.last_detail, b.briefing_date, d.due_at, d.sent_at, d.updated_at, coalesce(d.update_id, 0),
-	coalesce((SELECT u.jobs FROM ff_briefing_updates u WHERE u.org_id = d.org_id AND u.id = d.update_id), 0)`
+	coalesce((SELECT u.jobs FROM ff_briefing_updates u WHERE u.org_id = d.org_id AND u.id = d.update_id), 0),
+	b.scheduled_at, b.scheduled_for, b.timezone`
 
 func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
 	var d Delivery
 	var date time.Time
-	var sentAt *time.Time
+	var sentAt, firedAt, firedFor *time.Time
+	var zone string
 	err := row.Scan(&d.ID, &d.BriefingID, &d.Revision, &d.Channel, &d.Audience, &d.Recipient, &d.State, &d.Attempts,
-		&d.LastCode, &d.LastDetail, &date, &d.DueAt, &sentAt, &d.UpdatedAt, &d.UpdateID, &d.UpdateJobs)
+		&d.LastCode, &d.LastDetail, &date, &d.DueAt, &sentAt, &d.UpdatedAt, &d.UpdateID, &d.UpdateJobs, &firedAt, &firedFor, &zone)
 	d.Date = schedule.DateOf(date)
 	if sentAt != nil {
 		d.SentAt = *sentAt
+	}
+	if firedAt != nil && firedFor != nil {
+		d.Fired = Firing{At: *firedAt, For: *firedFor, Loc: time.UTC}
+		if z, zerr := schedule.LoadZone(zone); zerr == nil {
+			d.Fired.Loc = z.Loc
+		}
 	}
 	return d, err
 }

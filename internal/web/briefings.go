@@ -191,15 +191,14 @@ func (st orgState) loc() *time.Location {
 	return z.Loc
 }
 
-// problem is why the saved config is invalid, in plain words. The
-// validation messages are the settings page's, English until that page is
-// translated (docs/i18n.md).
-func (st orgState) problem() string {
+// problem is why the saved config is invalid, in the reader's words: the
+// settings page's validation messages.
+func (st orgState) problem(l *i18n.Localizer) string {
 	var ve *schedule.ValidationError
 	if !errors.As(st.Err, &ve) {
-		return "they cannot be read."
+		return l.T("bsettings.stored_unreadable")
 	}
-	return messageList(plainMessages(ve, storedInput(st.FieldforceConfig).timezone))
+	return messageList(plainMessages(l, ve, storedInput(st.FieldforceConfig).timezone))
 }
 
 // zoneName names the zone the dates are in, and why it is UTC when it is.
@@ -232,7 +231,7 @@ func (st orgState) describe(l *i18n.Localizer, now time.Time) (kind, text string
 	case flags.NotConfigured:
 		return string(flags.NotConfigured), l.T("briefings.state.not_configured")
 	case flags.InvalidConfig:
-		return string(flags.InvalidConfig), l.Tf("briefings.state.invalid", map[string]any{"Problem": st.problem()})
+		return string(flags.InvalidConfig), l.Tf("briefings.state.invalid", map[string]any{"Problem": st.problem(l)})
 	case flags.FlagOff:
 		return string(flags.FlagOff), l.T("briefings.state.flag_off")
 	}
@@ -314,9 +313,9 @@ var dayReasonWords = map[briefing.DayReason]string{
 }
 
 // dayWords is a calendar day in the reader's words; a day not reached yet
-// says when it runs, in the reader's clock. A late day's note is the
-// delivery's detail, which the dispatcher writes in English: English
-// readers see it, others the reason alone.
+// says when it runs, in the reader's clock. A late day says when it was
+// made and how late, from its firing (lateDetail); one whose firing was
+// not recorded keeps the delivery's English detail for English readers.
 func dayWords(l *i18n.Localizer, d briefing.Day) string {
 	id, ok := dayReasonWords[d.Reason]
 	if !ok {
@@ -324,6 +323,9 @@ func dayWords(l *i18n.Localizer, d briefing.Day) string {
 	}
 	if d.Reason == briefing.DayNotYet && !d.RunAt.IsZero() {
 		return l.Tf("briefings.day.runs_at", map[string]any{"Time": l.Locale().Time(d.RunAt.In(d.Zone))})
+	}
+	if d.Reason == briefing.DayLate && !d.Fired.At.IsZero() {
+		return l.Tf("briefings.day.late_note", map[string]any{"Note": lateDetail(l, d.Fired)})
 	}
 	if d.Reason == briefing.DayLate && d.Note != "" && l.Language() == "en" {
 		return l.Tf("briefings.day.late_note", map[string]any{"Note": d.Note}) // "made 21:35, 15 h after 06:30 — not sent"

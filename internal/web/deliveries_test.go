@@ -170,7 +170,7 @@ func TestTestSendRefusals(t *testing.T) {
 	require.Equal(t, "60", r.Header.Get("Retry-After"))
 	res := parseDoc(t, r.Body).byID("test-email-result")
 	require.NotNil(t, res, r.Body)
-	require.Contains(t, res.text(), "You can send a test again in a minute.")
+	require.Contains(t, res.text(), "You can send a test again in 1 minute.")
 	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT count(*) FROM mail_outbox`).Scan(&n))
 	require.Equal(t, briefing.MaxRequestsPerHour, n)
 	f.advance(time.Minute)

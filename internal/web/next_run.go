@@ -24,26 +24,6 @@ func (s *Server) upcoming(ctx context.Context, orgID int64, now time.Time, sched
 	return schedule.Upcoming(now, sched, func(d schedule.Date) bool { return slices.Contains(dates, d) }, n), nil
 }
 
-// catchUpWords says what a firing made after its scheduled minute does
-// (docs/guarantees.md, "Late briefings"): "today's 06:30 has passed:
-// today's briefing will be kept, not sent; first sent: Thu 26 Nov 06:30
-// CST", or "… will be made and sent now" within send_within. next are the
-// firings after it; sends whether the settings deliver anything.
-func catchUpWords(r schedule.Firing, next []schedule.Firing, within time.Duration, sends bool) string {
-	w := "today's " + r.Local.Format("15:04") + " has passed: today's briefing will be "
-	switch {
-	case !sends:
-		return w + "made now"
-	case !schedule.SentLate(r.Late(), within):
-		return w + "made and sent now"
-	}
-	w += "kept, not sent"
-	if len(next) > 0 {
-		w += "; first sent: " + next[0].Local.Format(previewShortForm)
-	}
-	return w
-}
-
 // sends reports whether a delivery config sends anything.
 func sends(d *schedule.DeliveryConfig) bool {
 	return d != nil && (d.Email != nil || d.Webhook != nil)

@@ -62,6 +62,8 @@ var noticeIDs = map[string]string{
 	"password-changed":       "notice.password_changed",
 	"password-reset":         "notice.password_reset",
 	"language-saved":         "notice.language_saved",
+	// SET: the settings page
+	"locale-saved": "bsettings.notice.locale_saved",
 }
 
 // localNotice is a notice code's message in l's language, or in the

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
 	"fieldbrief/internal/schedule"
@@ -100,7 +101,7 @@ type settingsAnswer struct {
 // editor"): a rejected form shows its document in the JSON editor too, and
 // rejected JSON that parses fills the form with its values.
 func (s *Server) renderSettings(c echo.Context, status int, stored tenants.FieldforceConfig, r rejected, answer settingsAnswer) error {
-	m := currentMembership(c)
+	m, l := currentMembership(c), localizer(c)
 	zoneFrom := ""
 	if !stored.Found {
 		stored, zoneFrom = browserDefault(c, stored)
@@ -112,20 +113,22 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 	slug := m.Org.Slug
 	p := views.SettingsPage{
 		FlagOff:       !flagOn,
-		Page:          s.page(c, "Briefing settings"),
+		Page:          s.page(c, l.T("bsettings.page_title")),
 		Base:          settingsURL(slug),
-		Notice:        notice(c),
+		Notice:        pageNotice(c),
 		NotConfigured: !stored.Found,
-		ZoneFrom:      zoneFrom,
 		JSON:          views.JSONForm{Text: indentJSON(stored.Raw)},
+	}
+	if zoneFrom != "" {
+		p.ZoneFrom, p.ZoneFromID = l.Locale().ZoneName(zoneFrom, s.now()), zoneFrom
 	}
 	p.Section = "settings"
 	in := storedInput(stored)
 	var ve *schedule.ValidationError
 	if errors.As(stored.Err, &ve) {
-		p.StoredProblem = messageList(plainMessages(ve, in.timezone))
+		p.StoredProblem = messageList(plainMessages(l, ve, in.timezone))
 	} else if stored.Err != nil {
-		p.StoredProblem = "It cannot be read."
+		p.StoredProblem = l.T("bsettings.stored_unreadable")
 	}
 	p.Paused = stored.Err == nil && !in.on()
 	var formErrs map[string]string
@@ -136,33 +139,36 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 		if in.delivery == nil { // a form without the section kept the stored delivery
 			in.delivery = kept
 		}
-		formErrs = formErrors(plainMessages(r.err, in.timezone))
+		formErrs = formErrors(plainMessages(l, r.err, in.timezone))
 		p.JSON.Text = indentJSON(in.settingsDocument(nil))
 	case r.json != nil:
 		if typed, ok := jsonInput([]byte(*r.json)); ok {
 			in = typed
 		}
-		p.JSON = views.JSONForm{Text: *r.json, Errors: plainMessages(r.err, in.timezone)}
+		p.JSON = views.JSONForm{Text: *r.json, Errors: plainMessages(l, r.err, in.timezone)}
 	}
 	history, err := s.audit.ForOrg(c.Request().Context(), m.Org.ID, settingsHistory)
 	if err != nil {
 		return err
 	}
 	p.History = auditRows(history)
+	for i := range p.History {
+		p.History[i].When = s.orgTime(l, stored, p.History[i].At)
+	}
 	p.Locale = answer.locale
 	if p.Locale.Error == "" {
 		p.Locale.Value = m.Org.Locale
 	}
 	p.Locale.Options = localeOptions()
 	p.Locale.Action = "/orgs/" + slug + "/settings/locale"
-	p.Form = s.formModel(in, formErrs, s.clockLocale(c))
+	p.Form = s.formModel(l, in, formErrs)
 	p.Form.BrowserDefault = !stored.Found && zoneFrom == "" && r.form == nil && r.json == nil
 	p.Secret = s.secretBlock(c, answer.secret)
 	p.Tests = testSends(c, stored, answer.test)
-	if p.Log, err = s.deliveryLog(c.Request().Context(), m.Org.ID, stored); err != nil {
+	if p.Log, err = s.deliveryLog(c.Request().Context(), l, m.Org.ID, stored); err != nil {
 		return err
 	}
-	if p.Preview, err = s.preview(c.Request().Context(), m.Org.ID, in.document(), in.timezone, in.delivery.sends()); err != nil {
+	if p.Preview, err = s.preview(c.Request().Context(), l, m.Org.ID, in.document(), in.timezone, in.delivery.sends()); err != nil {
 		return err
 	}
 	return s.render(c, status, views.Settings(p))
@@ -177,26 +183,30 @@ func messageList(ms []views.FieldMessage) string {
 	return strings.Join(out, " ")
 }
 
-// formModel is the view of the form, with the zone's current offset and
-// wall clock when the zone is valid.
-func (s *Server) formModel(in scheduleInput, errs map[string]string, l locale.Locale) views.ScheduleForm {
+// formModel is the view of the form in the reader's language and clock,
+// with the zone's current offset and wall clock when the zone is valid.
+func (s *Server) formModel(tr *i18n.Localizer, in scheduleInput, errs map[string]string) views.ScheduleForm {
+	l := tr.Locale()
 	f := views.ScheduleForm{
-		Timezone:  in.timezone,
-		LocalTime: in.shownTime(l),
-		Days:      in.days,
-		Enabled:   in.enabledText(),
-		Errors:    errs,
+		Timezone:     in.timezone,
+		LocalTime:    in.shownTime(l),
+		Days:         in.days,
+		Enabled:      in.enabledText(),
+		Errors:       errs,
+		DayOptions:   dayOptions(l),
+		TimeExample:  shownClock(l, "08:00"),
+		TimeExamples: strings.Join(timeExamples(l), " · "),
 	}
 	if d := in.delivery; d != nil {
 		f.Delivery = views.DeliveryForm{To: d.to, Technicians: d.technicians == true, WebhookURL: d.webhookURL,
 			SendWithin: d.sendWithin, Updates: d.updates}
 	}
 	if errs["timezone"] == "" {
-		f.ZoneHint = s.zoneHint(in.timezone)
+		f.ZoneHint = s.zoneHint(tr, in.timezone)
 	} else if in.timezone != "" {
 		// Typed text several places match: say so, and offer them.
 		if _, choices := places.Resolve(in.timezone, s.now()); len(choices) > 0 {
-			errs["timezone"] = fmt.Sprintf("“%s” matches places in more than one time zone. Did you mean one of these?", places.Bound(in.timezone))
+			errs["timezone"] = tr.Tf("bsettings.msg.zone_choices", map[string]any{"Typed": places.Bound(in.timezone)})
 			for _, r := range choices {
 				f.ZoneChoices = append(f.ZoneChoices, zoneOption(r, l, s.now()))
 			}
@@ -232,15 +242,38 @@ func browserDefault(c echo.Context, stored tenants.FieldforceConfig) (tenants.Fi
 	return stored, zone.Name
 }
 
-// zoneHint is a zone's offset and wall clock now ("Asia/Kolkata: UTC+05:30,
-// 16:47 there now."), "" when the name is not a zone.
-func (s *Server) zoneHint(name string) string {
+// zoneHint is a zone as people know it, its IANA id and its offset and
+// wall clock now in l's words ("India Standard Time (Kolkata) Asia/Kolkata:
+// UTC+05:30, 4:47 PM there now."); zero when the name is not a zone.
+func (s *Server) zoneHint(l *i18n.Localizer, name string) views.ZoneHint {
 	z, err := schedule.LoadZone(name)
 	if err != nil {
-		return ""
+		return views.ZoneHint{}
 	}
-	offset, local := schedule.ZoneLabel(z, s.now())
-	return z.Name + ": " + offset + ", " + local + " there now."
+	now := s.now().In(z.Loc)
+	return views.ZoneHint{Name: l.Locale().ZoneName(z.Name, now), ID: z.Name,
+		Line: l.Tf("bsettings.zone_hint", map[string]any{"Offset": schedule.OffsetLabel(now), "Time": l.Locale().Time(now)})}
+}
+
+// dayOptions are the day checkboxes in l's abbreviated day names, Monday
+// first like the stored document.
+func dayOptions(l locale.Locale) []views.DayOption {
+	out := make([]views.DayOption, 0, 7)
+	for i, name := range schedule.AllDays().Names() {
+		out = append(out, views.DayOption{Value: name, Label: l.Weekday(time.Weekday((i+1)%7), locale.Abbreviated)})
+	}
+	return out
+}
+
+// timeExamples are ways to type a time of day that l reads (ParseClock),
+// the locale's own spelling first: "6:30 AM · 6:30 pm · 18:30" on a
+// 12-hour clock, "06:30 · 6.30 · 18h30" on a 24-hour one.
+func timeExamples(l locale.Locale) []string {
+	own := shownClock(l, "06:30")
+	if strings.ContainsFunc(own, unicode.IsLetter) { // a day period: the 12-hour clock
+		return []string{own, "6:30 pm", "18:30"}
+	}
+	return []string{own, "6.30", "18h30"}
 }
 
 // formFields maps the document's fields to the form's: the first entry
@@ -305,7 +338,7 @@ func (s *Server) settingsSetLocale(c echo.Context) error {
 			return serr
 		}
 		return s.renderSettings(c, http.StatusUnprocessableEntity, stored, rejected{},
-			settingsAnswer{locale: views.LocaleForm{Value: locale, Error: apperr.Message(err)}})
+			settingsAnswer{locale: views.LocaleForm{Value: locale, Error: localizer(c).T("bsettings.locale.invalid")}})
 	}
 	if err != nil {
 		return err

@@ -94,7 +94,7 @@ func TestSettingsPreviewJSON(t *testing.T) {
 	require.Equal(t, "https://hooks.acme.example/x", form["delivery_webhook_url"])
 	doc := parseDoc(t, r.Body)
 	require.NotNil(t, doc.find(attrIs("data-preview", "runs")))
-	require.Equal(t, "Next run: Mon 7 Dec 08:00 CET", doc.byID("preview-summary").text())
+	require.Equal(t, "Next run: Mon, Dec 7, 8:00 AM CET", doc.byID("preview-summary").text())
 	require.Empty(t, doc.byID("config_json-error").text())
 
 	// Days left out mean every day, and the form says so.
@@ -131,12 +131,12 @@ func TestSettingsPreviewLiveRegionIsASummary(t *testing.T) {
 	require.Equal(t, "", doc.byID("preview").attr("aria-live"))
 	summary := doc.byID("preview-summary")
 	require.Equal(t, "status", summary.attr("role"))
-	require.Equal(t, "Next run: Mon 7 Dec 08:00 CET", summary.text())
+	require.Equal(t, "Next run: Mon, Dec 7, 8:00 AM CET", summary.text())
 
 	r := f.as(&f.adminA).htmx().get(settingsPath + "/preview?timezone=Europe/Berlin&schedule_local_time=09:30&days=tue&enabled=false")
 	summary = parseDoc(t, r.Body).byID("preview-summary")
 	require.Equal(t, "true", summary.attr("hx-swap-oob"))
-	require.Equal(t, "Paused. Once resumed, next run: Tue 8 Dec 09:30 CET", summary.text())
+	require.Equal(t, "Paused. Once resumed, next run: Tue, Dec 8, 9:30 AM CET", summary.text())
 }
 
 // The daylight saving column is there only when a listed run needs it.

@@ -45,22 +45,22 @@ func TestSettingsPreviewSaysTodaysLateRunIsKept(t *testing.T) {
 	}
 
 	doc := preview(chicagoLate(nil))
-	const kept = "today's 06:30 has passed: today's briefing will be kept, not sent; first sent: Thu 26 Nov 06:30 CST"
-	require.Equal(t, "Next run: now — "+kept, doc.byID("preview-summary").text())
+	const kept = "Today's 6:30 AM has passed: today's briefing will be kept, not sent; first sent: Thu, Nov 26, 6:30 AM CST."
+	require.Equal(t, "Next run: now. "+kept, doc.byID("preview-summary").text())
 	line := doc.find(attrIs("data-preview", "catch-up"))
 	require.Equal(t, "true", line.attr("data-kept"))
-	require.Equal(t, "T"+kept[1:]+".", line.text())
+	require.Equal(t, kept, line.text())
 	first := doc.find(attrIs("data-preview", "runs")).find(tagIs("tbody")).find(tagIs("tr"))
-	require.Contains(t, first.text(), "Wed 2026-11-25 21:35 now, 15 h after 06:30: kept, not sent 2026-11-26 03:35 UTC")
+	require.Contains(t, first.text(), "Wed, Nov 25 9:35 PM now, 15 h after 6:30 AM: kept, not sent Thu, Nov 26, 3:35 AM UTC")
 
 	// Sent within 16 h: made and sent now.
 	doc = preview(chicagoLate(url.Values{"delivery_send_within": {"16h"}}))
-	require.Equal(t, "Next run: now — today's 06:30 has passed: today's briefing will be made and sent now", doc.byID("preview-summary").text())
+	require.Equal(t, "Next run: now. Today's 6:30 AM has passed: today's briefing will be made and sent now.", doc.byID("preview-summary").text())
 	require.Equal(t, "false", doc.find(attrIs("data-preview", "catch-up")).attr("data-kept"))
 
 	// Nothing to send: made now, nothing said about sending.
 	doc = preview(chicagoLate(url.Values{"delivery_email_to": {""}}))
-	require.Equal(t, "Next run: now — today's 06:30 has passed: today's briefing will be made now", doc.byID("preview-summary").text())
+	require.Equal(t, "Next run: now. Today's 6:30 AM has passed: today's briefing will be made now.", doc.byID("preview-summary").text())
 
 	// A bad send_within is the preview's message, in plain words.
 	doc = preview(chicagoLate(url.Values{"delivery_send_within": {"2 days"}}))
@@ -70,23 +70,23 @@ func TestSettingsPreviewSaysTodaysLateRunIsKept(t *testing.T) {
 	// The JSON editor says the same of the same document.
 	r := admin.get(settingsPath + "/json/preview?" + url.Values{"config_json": {`{"briefing":{"timezone":"America/Chicago",
 		"schedule_local_time":"06:30","days":["mon","tue","wed","thu","fri"]},"delivery":{"email":{"to":["dispatch@acme.example"]}}}`}}.Encode())
-	require.Equal(t, "Next run: now — "+kept, parseDoc(t, r.Body).byID("preview-summary").text())
+	require.Equal(t, "Next run: now. "+kept, parseDoc(t, r.Body).byID("preview-summary").text())
 
 	// "Generate now" looked at today: the next run is still today's catch-up.
 	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/Chicago","schedule_local_time":"06:30"}}`)
 	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-11-25", Trigger: briefing.TriggerManual})
 	insertBriefing(t, f, f.orgB.ID, briefingRow{Date: "2026-11-25"}) // another org's scheduled one counts for nothing here
-	require.Equal(t, "Next run: now — "+kept, preview(chicagoLate(nil)).byID("preview-summary").text())
+	require.Equal(t, "Next run: now. "+kept, preview(chicagoLate(nil)).byID("preview-summary").text())
 
 	// The tick fired today's: the next run is tomorrow's, and nothing is late.
 	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET scheduled_at = fired_at WHERE org_id = $1`, f.orgA.ID)
 	require.NoError(t, err)
 	doc = preview(chicagoLate(nil))
-	require.Equal(t, "Next run: Thu 26 Nov 06:30 CST", doc.byID("preview-summary").text())
+	require.Equal(t, "Next run: Thu, Nov 26, 6:30 AM CST", doc.byID("preview-summary").text())
 	require.Nil(t, doc.find(attrIs("data-preview", "catch-up")))
 
 	// The settings page itself says the same on load.
-	require.Equal(t, "Next run: Thu 26 Nov 06:30 CST", parseDoc(t, f.as(&f.adminA).get(settingsPath).Body).byID("preview-summary").text())
+	require.Equal(t, "Next run: Thu, Nov 26, 6:30 AM CST", parseDoc(t, f.as(&f.adminA).get(settingsPath).Body).byID("preview-summary").text())
 }
 
 // formAsRendered is what a browser posts for the schedule form as the page

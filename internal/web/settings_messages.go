@@ -1,118 +1,139 @@
 package web
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
 
-// The settings page says what is wrong in words an admin uses, beside the
-// field (docs/architecture.md, "The schedule editor"): never a JSON path
-// and never Go's or encoding/json's error text. schedule.ParseConfig's
-// messages stay as they are for the JSON API, which names fields by path;
-// this file is the one place that turns their codes into sentences for
-// people.
+// The settings page says what is wrong in words an admin uses, in the
+// reader's language, beside the field (docs/architecture.md, "The schedule
+// editor"; docs/i18n.md): never a JSON path and never Go's or
+// encoding/json's error text. schedule.ParseConfig's messages stay as they
+// are for the JSON API, which names fields by path and stays English
+// (developers' convention); this file is the one place that turns their
+// codes into sentences for people.
 
-// plainMessages are a validation error's problems as sentences, each with
-// the form field it goes beside (formField) and its JSON path kept for the
-// markup only. zone is the time zone as typed, for "We don't know …".
-func plainMessages(ve *schedule.ValidationError, zone string) []views.FieldMessage {
+// plainMessages are a validation error's problems as sentences in l's
+// language, each with the form field it goes beside (formField) and its
+// JSON path kept for the markup only. zone is the time zone as typed, for
+// "We don't know …".
+func plainMessages(l *i18n.Localizer, ve *schedule.ValidationError, zone string) []views.FieldMessage {
 	if ve == nil {
 		return nil
 	}
 	out := make([]views.FieldMessage, 0, len(ve.Errors))
 	for _, fe := range ve.Errors {
-		out = append(out, views.FieldMessage{Field: fe.Field, Message: plainMessage(fe, zone)})
+		out = append(out, views.FieldMessage{Field: fe.Field, Message: plainMessage(l, fe, zone)})
 	}
 	return out
 }
 
-// plainMessage is one problem in words, by its code (schedule.Code…).
-func plainMessage(fe schedule.FieldError, zone string) string {
+// plainCodes are the codes whose message needs nothing but the code.
+var plainCodes = map[string]string{
+	schedule.CodeDocumentEmpty:  "bsettings.msg.document_empty",
+	schedule.CodeJSONTruncated:  "bsettings.msg.json_truncated",
+	schedule.CodeJSONInvalid:    "bsettings.msg.json_invalid",
+	schedule.CodeTimeRequired:   "bsettings.msg.time_required",
+	schedule.CodeTimeFormat:     "bsettings.msg.time_format",
+	schedule.CodeDaysEmpty:      "bsettings.msg.days_empty",
+	schedule.CodeDaysTooMany:    "bsettings.msg.days_too_many",
+	schedule.CodeDayUnknown:     "bsettings.msg.days",
+	schedule.CodeDayRepeated:    "bsettings.msg.days",
+	schedule.CodeWebhookURL:     "bsettings.msg.webhook_url",
+	schedule.CodeWebhookRefused: "bsettings.msg.webhook_refused",
+	// An address that is not one, or listed twice: the English message
+	// names it ("… is already listed (address 2)"), see precise.
+	schedule.CodeAddressInvalid:    "bsettings.msg.address_invalid",
+	schedule.CodeAddressRepeated:   "bsettings.msg.address_repeated",
+	schedule.CodeAddressesRequired: "bsettings.msg.addresses_required",
+}
+
+// precise are the codes whose schedule message says more than the code
+// (which rule of a webhook URL, which address): it is written for people
+// already, in English, so English readers get it; the others get the
+// code's message in their language, which names the rules together.
+var precise = map[string]bool{
+	schedule.CodeWebhookURL: true, schedule.CodeWebhookRefused: true,
+	schedule.CodeAddressInvalid: true, schedule.CodeAddressRepeated: true, schedule.CodeAddressesRequired: true,
+}
+
+// plainMessage is one problem in l's words, by its code (schedule.Code…).
+func plainMessage(l *i18n.Localizer, fe schedule.FieldError, zone string) string {
 	path := fe.Field
 	key := path[strings.LastIndexAny(path, ".")+1:]
+	if precise[fe.Code] && l.Language() == "en" && fe.Message != "" {
+		if fe.Code == schedule.CodeWebhookURL {
+			return sentence("The webhook URL " + fe.Message)
+		}
+		return sentence(fe.Message)
+	}
+	if id, ok := plainCodes[fe.Code]; ok {
+		return l.T(id)
+	}
 	switch fe.Code {
 	case schedule.CodeUnknownField:
-		return fmt.Sprintf("Remove %q: it is not a setting we know.", key)
+		return l.Tf("bsettings.msg.unknown_field", map[string]any{"Field": key})
 	case schedule.CodeRepeatedField:
-		return fmt.Sprintf("%q appears twice: keep one.", key)
+		return l.Tf("bsettings.msg.repeated_field", map[string]any{"Field": key})
 	case schedule.CodeObjectExpected:
 		if path == "" {
-			return "The document must be one JSON object, starting with { and ending with }."
+			return l.T("bsettings.msg.document_object")
 		}
-		return fmt.Sprintf("%q must be an object, written between { and }.", key)
-	case schedule.CodeDocumentEmpty:
-		return `The document is empty: it needs at least a "briefing" with a time zone and a time.`
-	case schedule.CodeJSONTruncated:
-		return "This isn't valid JSON: it ends too early. Look for a missing } or a missing closing quote."
+		return l.Tf("bsettings.msg.object_expected", map[string]any{"Field": key})
 	case schedule.CodeJSONSyntax:
-		return "This isn't valid JSON: look at " + fe.At + " (a missing or extra comma, quote or bracket)."
+		return l.Tf("bsettings.msg.json_syntax", map[string]any{"At": fe.At})
 	case schedule.CodeJSONTrailing:
-		return "There is something after the end of the document, at " + fe.At + ": remove it."
-	case schedule.CodeJSONInvalid:
-		return "This isn't valid JSON."
+		return l.Tf("bsettings.msg.json_trailing", map[string]any{"At": fe.At})
 	case schedule.CodeRequired:
 		if path == "delivery.webhook.url" {
-			return "Enter the webhook URL, such as https://hooks.example.com/fieldbrief."
+			return l.T("bsettings.msg.webhook_required")
 		}
-		return `Add a "briefing" section with a time zone and a time.`
+		return l.T("bsettings.msg.briefing_required")
 	case schedule.CodeWrongType:
-		return wrongType(fe)
+		return wrongType(l, fe)
 	case schedule.CodeZoneUnknown:
 		if strings.TrimSpace(zone) == "" {
-			return "Choose a time zone."
+			return l.T("bsettings.msg.zone_missing")
 		}
-		return fmt.Sprintf("We don't know the time zone %q. Search for a city and pick its zone, or use a name such as Europe/Paris.", zone)
-	case schedule.CodeTimeRequired:
-		return "Enter a time, such as 08:00."
-	case schedule.CodeTimeFormat:
-		return "Choose a time between 00:00 and 23:59, such as 08:00."
-	case schedule.CodeDaysEmpty:
-		return "Choose at least one day."
-	case schedule.CodeDaysTooMany:
-		return "A week has 7 days: list each day at most once."
-	case schedule.CodeDayUnknown, schedule.CodeDayRepeated:
-		return "List the days as mon, tue, wed, thu, fri, sat or sun, each at most once."
+		return l.Tf("bsettings.msg.zone_unknown", map[string]any{"Zone": zone})
 	case schedule.CodeAddressesTooMany:
-		return fmt.Sprintf("Send to at most %d addresses; found %d.", schedule.MaxRecipients, fe.Count)
-	case schedule.CodeWebhookURL:
-		return sentence("The webhook URL " + fe.Message)
+		return l.Tn("bsettings.msg.addresses_too_many", schedule.MaxRecipients, map[string]any{"Found": fe.Count})
 	case schedule.CodeSendWithin:
-		return fmt.Sprintf("Choose how late a briefing may still be sent as whole minutes between %s and %s, such as 3h or 90m.",
-			schedule.FormatWithin(schedule.MinSendWithin), schedule.FormatWithin(schedule.MaxSendWithin))
+		return l.Tf("bsettings.msg.send_within", map[string]any{
+			"Min": schedule.FormatWithin(schedule.MinSendWithin), "Max": schedule.FormatWithin(schedule.MaxSendWithin)})
 	}
-	// The other codes' messages (an address that is not one, the network
-	// policy's refusal) are already said for people.
+	// A code this page does not know yet: the schedule's own words.
 	return sentence(fe.Message)
 }
 
 // wrongType says which kind of value a field takes.
-func wrongType(fe schedule.FieldError) string {
+func wrongType(l *i18n.Localizer, fe schedule.FieldError) string {
 	switch path := fe.Field; {
 	case path == "briefing.timezone":
-		return `The time zone must be a name in quotes, such as "Europe/Paris".`
+		return l.T("bsettings.msg.type_timezone")
 	case path == "briefing.schedule_local_time":
-		return "Choose a time between 00:00 and 23:59, such as 08:00."
+		return l.T("bsettings.msg.time_format")
 	case strings.HasPrefix(path, "briefing.days"):
-		return "List the days as mon, tue, wed, thu, fri, sat or sun, each at most once."
+		return l.T("bsettings.msg.days")
 	case path == "briefing.enabled":
-		return "Whether briefings run must be true or false (true: running, false: paused)."
+		return l.T("bsettings.msg.type_enabled")
 	case path == "delivery.email.technicians":
-		return "Sending each technician their own day must be true or false."
+		return l.T("bsettings.msg.type_technicians")
 	case path == "delivery.webhook.url":
-		return sentence("The webhook URL " + fe.Message)
+		return plainMessage(l, schedule.FieldError{Field: path, Code: schedule.CodeWebhookURL, Message: fe.Message}, "")
 	case path == "delivery.send_within":
-		return `How late a briefing may still be sent must be a duration in quotes, such as "3h".`
+		return l.T("bsettings.msg.type_send_within")
 	case path == "delivery.updates":
-		return "Sending technicians the changes to their day must be true or false."
+		return l.T("bsettings.msg.type_updates")
 	case path == "delivery.email.to":
-		return `The email list must be addresses in quotes, such as ["dispatch@example.com"].`
+		return l.T("bsettings.msg.type_to")
 	case strings.HasPrefix(path, "delivery.email.to["):
-		return `Each address must be in quotes, such as "dispatch@example.com".`
+		return l.T("bsettings.msg.type_address")
 	}
 	return sentence(fe.Message)
 }

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
@@ -19,10 +20,8 @@ import (
 
 // Preview sizes: the runs listed, and how far ahead DST problems are looked for.
 const (
-	previewRuns      = 7
-	previewDSTDays   = 366
-	previewDateForm  = "Mon 2006-01-02"
-	previewShortForm = "Mon 2 Jan 15:04 MST"
+	previewRuns    = 7
+	previewDSTDays = 366
 )
 
 // settingsPreview answers the form's htmx request with the next runs of
@@ -42,7 +41,7 @@ func (s *Server) settingsPreview(c echo.Context) error {
 			return err
 		}
 	}
-	ctx, orgID := c.Request().Context(), currentMembership(c).Org.ID
+	ctx, orgID, l := c.Request().Context(), currentMembership(c).Org.ID, localizer(c)
 	if in.delivery == nil { // what is sent, and how late, is the stored delivery's
 		stored, err := s.tenants.Fieldforce(ctx, orgID)
 		if err != nil {
@@ -50,11 +49,11 @@ func (s *Server) settingsPreview(c echo.Context) error {
 		}
 		in.delivery = storedDelivery(stored.Config.Delivery)
 	}
-	pv, err := s.preview(ctx, orgID, in.document(), in.timezone, in.delivery.sends())
+	pv, err := s.preview(ctx, l, orgID, in.document(), in.timezone, in.delivery.sends())
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.PreviewAnswer(pv, s.zoneHint(in.timezone)))
+	return s.render(c, http.StatusOK, views.PreviewAnswer(views.Page{I18n: l}, pv, s.zoneHint(l, in.timezone)))
 }
 
 // settingsPreviewJSON answers the JSON editor's htmx request: the preview
@@ -69,19 +68,20 @@ func (s *Server) settingsPreviewJSON(c echo.Context) error {
 	if err != nil && !errors.As(err, &ve) {
 		return err
 	}
-	msgs := plainMessages(ve, in.timezone)
+	l := localizer(c)
+	msgs := plainMessages(l, ve, in.timezone)
 	pv := views.Preview{Errors: msgs}
-	hint := ""
+	var hint views.ZoneHint
 	if ve == nil {
-		if pv, err = s.preview(c.Request().Context(), currentMembership(c).Org.ID, raw, in.timezone, sends(cfg.Delivery)); err != nil {
+		if pv, err = s.preview(c.Request().Context(), l, currentMembership(c).Org.ID, raw, in.timezone, sends(cfg.Delivery)); err != nil {
 			return err
 		}
-		hint = s.zoneHint(in.timezone)
+		hint = s.zoneHint(l, in.timezone)
 		if err := triggerEvent(c, "config-form", formValues(in, s.clockLocale(c))); err != nil {
 			return err
 		}
 	}
-	return s.render(c, http.StatusOK, views.JSONPreviewAnswer(pv, hint, msgs))
+	return s.render(c, http.StatusOK, views.JSONPreviewAnswer(views.Page{I18n: l}, pv, hint, msgs))
 }
 
 // formValues are the form's fields for a document, by input name.
@@ -131,18 +131,20 @@ func triggerEvent(c echo.Context, name string, detail any) error {
 // next year; zone is
 // the time zone as typed, for the messages, and sends whether the settings
 // deliver anything (the document may hold the schedule alone). A paused
-// schedule shows the runs it makes once resumed.
-func (s *Server) preview(ctx context.Context, orgID int64, raw []byte, zone string, sends bool) (views.Preview, error) {
+// schedule shows the runs it makes once resumed. Everything is in l's words
+// and clock.
+func (s *Server) preview(ctx context.Context, l *i18n.Localizer, orgID int64, raw []byte, zone string, sends bool) (views.Preview, error) {
 	cfg, sched, err := schedule.ParseConfig(raw)
 	var ve *schedule.ValidationError
 	if errors.As(err, &ve) {
-		return views.Preview{Errors: plainMessages(ve, zone)}, nil
+		return views.Preview{Errors: plainMessages(l, ve, zone)}, nil
 	}
 	if err != nil {
-		return views.Preview{Errors: []views.FieldMessage{{Message: "This schedule cannot be read."}}}, nil
+		return views.Preview{Errors: []views.FieldMessage{{Message: l.T("bsettings.preview.unreadable")}}}, nil
 	}
 	now := s.now()
-	p := views.Preview{Zone: sched.Zone.Name, Paused: !sched.Enabled}
+	lo := l.Locale()
+	p := views.Preview{Zone: lo.ZoneName(sched.Zone.Name, now), ZoneID: sched.Zone.Name, Paused: !sched.Enabled}
 	sched.Enabled = true
 	runs, err := s.upcoming(ctx, orgID, now, sched, previewRuns)
 	if err != nil {
@@ -152,52 +154,35 @@ func (s *Server) preview(ctx context.Context, orgID int64, raw []byte, zone stri
 	for i, r := range runs {
 		at := r.At.In(sched.Zone.Loc)
 		row := views.PreviewRun{
-			Date:   r.Local.Format(previewDateForm),
-			Local:  at.Format("15:04"),
-			UTC:    r.At.UTC().Format("2006-01-02 15:04") + " UTC",
+			Date:   lo.Date(r.Local),
+			Local:  lo.Time(at),
+			UTC:    utcTime(l, r.At, r.Local),
 			Offset: schedule.OffsetLabel(at),
 			Flag:   string(r.Note),
-			Note:   runNote(r),
+			Note:   runNote(l, r),
 		}
 		if i == 0 {
-			p.Next = at.Format(previewShortForm)
+			p.Next = dateTime(l, at)
 			if r.CatchUp() {
-				p.CatchUp = catchUpWords(r, runs[1:], within, sends)
+				p.CatchUp = catchUpWords(l, r, runs[1:], within, sends)
 				p.Kept = sends && schedule.SentLate(r.Late(), within)
-				row.Late = "now, " + dispatch.Lateness(r.Late()) + " after " + r.Local.Format("15:04")
-				if p.Kept {
-					row.Late += ": kept, not sent"
-				}
+				row.Late = lateBadge(l, r, p.Kept)
 			}
 		}
 		p.Runs = append(p.Runs, row)
 	}
 	for _, r := range schedule.DSTWarnings(now, sched, previewDSTDays) {
-		p.Warnings = append(p.Warnings, dstWarning(r, sched.Zone.Name))
+		p.Warnings = append(p.Warnings, dstWarning(l, r, p.Zone))
 	}
 	return p, nil
 }
 
-// runNote flags a run a DST transition bends, in the preview table.
-func runNote(r schedule.Firing) string {
-	switch r.Note {
-	case schedule.DSTGap:
-		return fmt.Sprintf("shifted: %s doesn't exist, runs at %s", r.Scheduled, r.Local.Format("15:04"))
-	case schedule.DSTOverlap:
-		return fmt.Sprintf("overlap: runs at the first %s (%s)", r.Scheduled, r.Offset)
+// utcTime is a run's instant in UTC in l's clock ("1:00 PM UTC"), with its
+// date when that is not the run's local date.
+func utcTime(l *i18n.Localizer, at, local time.Time) string {
+	u, lo := at.UTC(), l.Locale()
+	if schedule.DateOf(u) != schedule.DateOf(local) {
+		return l.Tf("bsettings.date_time", map[string]any{"Date": lo.Date(u), "Time": lo.Time(u)}) + " UTC"
 	}
-	return ""
-}
-
-// dstWarning explains a run a DST transition bends within the next year.
-func dstWarning(r schedule.Firing, zone string) string {
-	switch r.Note {
-	case schedule.DSTGap:
-		return fmt.Sprintf("%s does not exist on %s in %s; the briefing will run at %s that day.",
-			r.Scheduled, r.Date, zone, r.Local.Format("15:04"))
-	case schedule.DSTOverlap:
-		return fmt.Sprintf("%s happens twice on %s in %s; the briefing runs once, at the first %s (%s).",
-			r.Scheduled, r.Date, zone, r.Scheduled, r.Offset)
-	}
-	return ""
+	return lo.Time(u) + " UTC"
 }

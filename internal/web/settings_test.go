@@ -324,21 +324,21 @@ func TestSettingsPreview(t *testing.T) {
 	require.Len(t, doc.findAll(tagIs("tr")), 8, "a header and the next 7 runs")
 	gap := flagged(doc, "gap")
 	require.Len(t, gap, 1)
-	require.Contains(t, gap[0], "2027-03-14")
-	require.Contains(t, gap[0], "shifted: 02:30 doesn't exist, runs at 03:00")
-	require.Contains(t, gap[0], "2027-03-14 07:00 UTC")
+	require.Contains(t, gap[0], "Sun, Mar 14")
+	require.Contains(t, gap[0], "shifted: 2:30 AM doesn't exist, runs at 3:00 AM")
+	require.Contains(t, gap[0], "7:00 AM UTC")
 	require.Contains(t, gap[0], "UTC−04:00")
 	require.Contains(t, doc.find(attrIs("data-warning", "dst")).text(),
-		"02:30 does not exist on 2027-03-14 in America/New_York; the briefing will run at 03:00 that day")
+		"2:30 AM does not exist on Sun, Mar 14, 2027 in Eastern Time (New York); the briefing will run at 3:00 AM that day")
 
 	// Fall back: 2026-11-01 01:00–02:00 happens twice; the first is EDT.
 	setClock(f, time.Date(2026, 10, 29, 12, 0, 0, 0, time.UTC))
 	doc = preview("timezone=US/Eastern&schedule_local_time=01:30&days=sun&days=mon")
 	overlap := flagged(doc, "overlap")
 	require.Len(t, overlap, 1)
-	require.Contains(t, overlap[0], "2026-11-01")
-	require.Contains(t, overlap[0], "overlap: runs at the first 01:30")
-	require.Contains(t, overlap[0], "2026-11-01 05:30 UTC")
+	require.Contains(t, overlap[0], "Sun, Nov 1")
+	require.Contains(t, overlap[0], "overlap: runs at the first 1:30 AM")
+	require.Contains(t, overlap[0], "5:30 AM UTC")
 	require.Contains(t, doc.find(tagIs("caption")).text(), "America/New_York")
 
 	// A time that exists every day has no flags.
@@ -372,13 +372,13 @@ func TestSettingsPreviewUpdatesZoneHint(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	hint := parseDoc(t, r.Body).byID("timezone-hint")
 	require.Equal(t, "true", hint.attr("hx-swap-oob"))
-	require.Equal(t, "Asia/Kolkata: UTC+05:30, 18:34 there now.", hint.text())
+	require.Equal(t, "India Standard Time (Kolkata) Asia/Kolkata : UTC+05:30, 6:34 PM there now.", hint.text())
 
 	r = admin.get(settingsPath + "/preview?timezone=Springf&schedule_local_time=08:00&days=mon")
-	require.Contains(t, parseDoc(t, r.Body).byID("timezone-hint").text(), "IANA zone name")
+	require.Contains(t, parseDoc(t, r.Body).byID("timezone-hint").text(), "Search for a city")
 	// Text one place alone matches is read as its zone, as the save reads it.
 	r = admin.get(settingsPath + "/preview?timezone=Kolk&schedule_local_time=08:00&days=mon")
-	require.Equal(t, "Asia/Kolkata: UTC+05:30, 18:34 there now.", parseDoc(t, r.Body).byID("timezone-hint").text())
+	require.Equal(t, "India Standard Time (Kolkata) Asia/Kolkata : UTC+05:30, 6:34 PM there now.", parseDoc(t, r.Body).byID("timezone-hint").text())
 }
 
 // The editor's preview never fires on keystrokes in the zone search, and
@@ -398,7 +398,7 @@ func TestSettingsFormMarkup(t *testing.T) {
 	require.Empty(t, tm.attr("pattern"))
 	require.Empty(t, tm.attr("inputmode"))
 	require.Equal(t, "16", tm.attr("maxlength"))
-	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "6:30 pm or 18h30")
+	require.Contains(t, doc.byID(tm.attr("aria-describedby")).text(), "6:30 pm · 18:30")
 }
 
 // htmlDoc and htmlNode query rendered HTML in tests.
@@ -563,7 +563,7 @@ func TestSettingsFormReadsTypedTimes(t *testing.T) {
 			pv := admin.htmx().get(settingsPath + "/preview?" + scheduleForm("Europe/Paris", tc.typed, "mon").Encode())
 			require.Equal(t, http.StatusOK, pv.Code)
 			require.NotContains(t, pv.Body, `data-preview="invalid"`, "the preview reads %q as the save does", tc.typed)
-			require.Contains(t, pv.Body, `"r-local">`+tc.stored, "the preview's runs are at %s", tc.stored)
+			require.Contains(t, pv.Body, `"r-local">`+strings.ReplaceAll(org.shown, " ", "\u202f"), "the preview's runs are at %s, in the reader's clock", tc.stored)
 		}
 	}
 }

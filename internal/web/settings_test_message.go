@@ -28,8 +28,13 @@ func (s *Server) testMessage(c echo.Context) error {
 	}
 	m := currentMembership(c)
 	id := c.Param("id")
+	stored, err := s.tenants.Fieldforce(c.Request().Context(), m.Org.ID)
+	if err != nil {
+		return err
+	}
 	p := views.TestMessage{Page: s.page(c, e.Subject), At: e.CreatedAt, From: e.From, To: e.To, Subject: e.Subject,
 		Text: e.Text, Back: settingsURL(m.Org.Slug)}
+	p.When = s.orgTime(localizer(c), stored, e.CreatedAt)
 	p.Section = "settings"
 	if e.HTML != "" {
 		p.HTMLURL = settingsURL(m.Org.Slug) + "/tests/" + id + "/html"

@@ -2,14 +2,16 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
-	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
@@ -40,8 +42,9 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 		return err
 	}
 	var d dispatch.Delivery
+	l := localizer(c)
 	if to := testRecipient(c, stored, channel); to == "" {
-		err = apperr.Errorf(apperr.Invalid, "No webhook URL is saved: add one under Delivery, save, then send a test.")
+		err = errNoWebhook
 	} else {
 		d, err = s.briefings.SendTest(ctx, s.deliver, s.sender, m.Org.ID, channel, to, s.now())
 	}
@@ -49,18 +52,18 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 		return err
 	}
 	setRetryAfter(c, err)
-	result, status := s.testResult(channel, d, err)
+	result, status := s.testResult(l, stored, channel, d, err)
 	if result.OK && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "" {
 		result.ReadURL = testMessageURL(m.Org.Slug, d.ID)
 	}
 	if !isHTMX(c) {
 		return s.renderSettings(c, status, stored, rejected{}, settingsAnswer{test: result})
 	}
-	log, err := s.deliveryLog(ctx, m.Org.ID, stored)
+	log, err := s.deliveryLog(ctx, l, m.Org.ID, stored)
 	if err != nil {
 		return err
 	}
-	return s.render(c, status, views.TestSendAnswer(testSends(c, stored, result), log))
+	return s.render(c, status, views.TestSendAnswer(views.Page{I18n: l}, testSends(c, stored, result), log))
 }
 
 // testRecipient is who a test goes to: the admin's own address, or the
@@ -81,22 +84,43 @@ func savedWebhook(stored tenants.FieldforceConfig) string {
 	return stored.Config.Delivery.Webhook.URL
 }
 
-// testResult words a test send's outcome; a refusal (err) keeps its status.
-// The page is for admins, so a failure shows the SMTP reply or HTTP status.
-func (s *Server) testResult(channel string, d dispatch.Delivery, err error) (views.TestSendResult, int) {
+// testResult words a test send's outcome in l's words; a refusal (err)
+// keeps its status. The page is for admins, so a failure shows the SMTP
+// reply or HTTP status. A refusal's message is the catalog's for its code
+// where the page knows one (test sends: no briefing yet, too many sends).
+func (s *Server) testResult(l *i18n.Localizer, stored tenants.FieldforceConfig, channel string, d dispatch.Delivery, err error) (views.TestSendResult, int) {
 	r := views.TestSendResult{Channel: channel}
 	switch {
 	case err != nil:
-		r.Message = apperr.Message(err)
+		r.Message = testRefusal(l, stored, err)
 		return r, statusOf(err)
 	case d.State == dispatch.DeliverySent && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "":
-		r.OK, r.Message = true, "Kept in the outbox for "+d.Recipient+": no mail server is configured here, so no mail leaves it."
+		r.OK, r.Message = true, l.Tf("bsettings.test.kept", map[string]any{"To": d.Recipient})
 	case d.State == dispatch.DeliverySent:
-		r.OK, r.Message = true, "Sent to "+d.Recipient+"."
+		r.OK, r.Message = true, l.Tf("bsettings.test.sent", map[string]any{"To": d.Recipient})
+	case d.LastCode == "" && d.LastDetail == "":
+		r.Message = l.T("bsettings.test.failed_bare")
 	default:
-		r.Message = strings.TrimSuffix("Failed: "+views.Reply(d.LastCode, d.LastDetail), ": ")
+		r.Message = l.Tf("bsettings.test.failed", map[string]any{"Reply": views.Reply(d.LastCode, d.LastDetail)})
 	}
 	return r, http.StatusOK
+}
+
+// errNoWebhook refuses a test webhook while none is saved.
+var errNoWebhook = apperr.Errorf(apperr.Invalid, "No webhook URL is saved: add one under Delivery, save, then send a test.")
+
+// testRefusal is why a test was not sent, in l's words: by the refusal's
+// apperr code, read with the org's state as "generate now"'s refusals are
+// (orgState.refusal), the allowance's wait said for a test.
+func testRefusal(l *i18n.Localizer, stored tenants.FieldforceConfig, err error) string {
+	switch {
+	case errors.Is(err, errNoWebhook):
+		return l.T("bsettings.test.no_webhook")
+	case apperr.Code(err) == apperr.TooMany:
+		mins := int((apperr.RetryAfter(err) + time.Minute - 1) / time.Minute)
+		return l.Tn("bsettings.test.too_many", max(mins, 1), nil)
+	}
+	return orgState{flags.BriefingState{FieldforceConfig: stored}}.refusal(l, err)
 }
 
 // testSends is the view of the test block.
@@ -115,17 +139,34 @@ func testSends(c echo.Context, stored tenants.FieldforceConfig, result views.Tes
 // deliveryLogSize is how many deliveries the settings page lists.
 const deliveryLogSize = 20
 
-// deliveryLog is the org's latest deliveries, in its zone, codes and
-// details included: the settings page is for admins.
-func (s *Server) deliveryLog(ctx context.Context, orgID int64, stored tenants.FieldforceConfig) (views.DeliveryLog, error) {
+// deliveryLog is the org's latest deliveries, in its zone and l's words
+// and clock, codes and details included: the settings page is for admins.
+func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64, stored tenants.FieldforceConfig) (views.DeliveryLog, error) {
 	ds, err := s.deliver.RecentDeliveries(ctx, orgID, deliveryLogSize)
 	if err != nil {
 		return views.DeliveryLog{}, err
 	}
 	st := orgState{flags.BriefingState{FieldforceConfig: stored}}
-	log := views.DeliveryLog{Zone: st.zoneName()}
+	log := views.DeliveryLog{}
+	log.Zone, log.ZoneID = st.zoneWords(l, s.now())
 	for _, d := range ds {
-		log.Rows = append(log.Rows, deliveryRow(d, st.loc(), true, ""))
+		r := deliveryRow(d, st.loc(), true, "")
+		r.At = dateTime(l, d.UpdatedAt.In(st.loc()))
+		r.Date = l.Locale().Date(d.Date.Time())
+		r.Note = deliveryNote(l, d, r.Note)
+		if d.UpdateID != 0 {
+			r.Update = l.Tn("bsettings.log.update", d.UpdateJobs, nil)
+		}
+		log.Rows = append(log.Rows, r)
 	}
 	return log, nil
+}
+
+// deliveryNote is a skipped delivery's reason in l's words: a late one
+// said from its briefing's firing (lateDetail), anything else as stored.
+func deliveryNote(l *i18n.Localizer, d dispatch.Delivery, stored string) string {
+	if stored != "" && d.LastCode == dispatch.SkippedLate && !d.Fired.At.IsZero() && !d.Fired.For.IsZero() {
+		return lateDetail(l, d.Fired)
+	}
+	return stored
 }

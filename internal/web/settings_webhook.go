@@ -25,7 +25,7 @@ func (s *Server) webhookSecretReveal(c echo.Context) error {
 func (s *Server) webhookSecretRotate(c echo.Context) error {
 	if c.FormValue("confirm") != "rotate" {
 		return s.showSecret(c, http.StatusUnprocessableEntity,
-			views.SecretBlock{Error: "Tick “Replace the secret now” to confirm: receivers using the old secret will reject our calls."})
+			views.SecretBlock{Error: localizer(c).T("bsettings.secret.confirm_missing")})
 	}
 	secret, err := s.tenants.RotateWebhookSecret(c.Request().Context(), actor(c), currentMembership(c).Org.ID)
 	if err != nil {
@@ -41,7 +41,7 @@ func (s *Server) showSecret(c echo.Context, status int, b views.SecretBlock) err
 	// because a secret must not outlive this response whatever that becomes.
 	c.Response().Header().Set("Cache-Control", "no-store")
 	if isHTMX(c) {
-		return s.render(c, status, views.WebhookSecret(s.secretBlock(c, b)))
+		return s.render(c, status, views.WebhookSecret(views.Page{I18n: localizer(c)}, s.secretBlock(c, b)))
 	}
 	stored, err := s.tenants.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
 	if err != nil {

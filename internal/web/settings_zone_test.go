@@ -33,7 +33,7 @@ func TestSettingsNewOrgTakesBrowserZone(t *testing.T) {
 	require.Equal(t, "Europe/Berlin", doc.byID("timezone").attr("value"))
 	require.Empty(t, doc.byID("timezone").attr("data-zone-default"))
 	require.Contains(t, doc.byID("zone-from-browser").text(), "Europe/Berlin")
-	require.Contains(t, doc.byID("timezone-hint").text(), "Europe/Berlin: UTC+01:00")
+	require.Contains(t, doc.byID("timezone-hint").text(), "Central European Time (Berlin) Europe/Berlin : UTC+01:00")
 	require.Contains(t, doc.byID("config_json").text(), `"timezone": "Europe/Berlin"`)
 	require.Equal(t, before, storedConfig(t, f, f.orgA.ID), "shown, not saved")
 
@@ -108,7 +108,7 @@ func TestSettingsSaveTypedZone(t *testing.T) {
 	// The preview reads the text as the save does.
 	r = admin.htmx().get(settingsPath + "/preview?" + scheduleForm("Denver", "07:30", "mon").Encode())
 	require.Equal(t, http.StatusOK, r.Code)
-	require.Contains(t, r.Body, "America/Denver: UTC")
+	require.Contains(t, r.Body, `<small class="zone-id">America/Denver</small>: UTC`)
 }
 
 // The zones endpoint marks the one option typed text stands for, which the
