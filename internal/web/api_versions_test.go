@@ -1,7 +1,9 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -191,4 +193,36 @@ func (f *fixture) text(sql string, args ...any) string {
 	var s string
 	require.NoError(f.t, f.db.QueryRow(f.t.Context(), sql, args...).Scan(&s))
 	return s
+}
+
+// Writers racing with the same If-Match: exactly one wins, every other
+// gets 412, and the version moved on by one.
+func TestAPIIfMatchRaceHasOneWinner(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	api := f.api(f.newToken(f.orgA, "sync"))
+	r := api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"})
+	require.Equal(t, http.StatusCreated, r.Code, r.Body)
+	tag := r.Header.Get("ETag")
+	const writers = 8
+	codes := make(chan int, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"phone": "%d"}`, i)
+			if i%2 == 0 {
+				codes <- api.call(http.MethodPatch, "/api/v1/technicians/T-1", body, "Content-Type", mergePatch, "If-Match", tag).Code
+				return
+			}
+			codes <- api.call(http.MethodPut, "/api/v1/technicians/T-1", fmt.Sprintf(`{"name": "Ana", "phone": "%d"}`, i), "If-Match", tag).Code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for c := range codes {
+		got[c]++
+	}
+	require.Equal(t, map[int]int{http.StatusOK: 1, http.StatusPreconditionFailed: writers - 1}, got)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM technicians WHERE external_ref = 'T-1' AND version = 2`))
 }
