@@ -18,6 +18,8 @@ const (
 	Forbidden    = "forbidden"    // signed in but not allowed: 403
 	Unauthorized = "unauthorized" // not signed in: 303 /login or 401
 	Conflict     = "conflict"     // state forbids it: 409
+	Stale        = "stale"        // saved over a newer version than the one read: 409 (docs/versions.md)
+	Precondition = "precondition" // a request's precondition (the API's If-Match) does not hold: 412
 	TooLarge     = "too_large"    // the body is over its cap: 413
 	Unsupported  = "unsupported"  // a body of a kind not taken: 415
 	TooMany      = "too_many"     // throttled: 429

@@ -79,6 +79,7 @@ type Technician struct {
 	ExternalRef string    `json:"external_ref,omitempty"` // "" = none
 	Language    string    `json:"language"`               // their language (i18n.Languages), "" = the org's
 	Jobs        int       `json:"-"`                      // how many jobs reference them (lists only)
+	Version     int64     `json:"version"`                // goes up with every change a person sees (docs/versions.md)
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 }
@@ -91,6 +92,10 @@ type TechnicianInput struct {
 	Active      bool
 	ExternalRef string
 	Language    string // "" = the org's; "es", "es-US" (its language) or "ES" are read as "es"
+	// Version is the version the change was read at: an update of a
+	// technician whose version is another is refused as apperr.Stale and
+	// saves nothing. 0 = whatever it is now (last write wins).
+	Version int64
 }
 
 // Job is one customer visit.
@@ -110,6 +115,7 @@ type Job struct {
 	TechnicianRef  string     `json:"technician_ref,omitempty"`
 	TechnicianName string     `json:"technician_name,omitempty"`
 	CompletedAt    *time.Time `json:"completed_at"`
+	Version        int64      `json:"version"` // goes up with every change a person sees (docs/versions.md)
 	CreatedAt      time.Time  `json:"created_at"`
 	UpdatedAt      time.Time  `json:"updated_at"`
 }
@@ -132,6 +138,10 @@ type JobInput struct {
 	Status        string // "" = scheduled
 	TechnicianID  int64
 	TechnicianRef string
+	// Version is the version the change was read at: an update of a job
+	// whose version is another is refused as apperr.Stale and saves
+	// nothing. 0 = whatever it is now (last write wins).
+	Version int64
 }
 
 // ValidationError is bad input: a message per field, named as the API and
@@ -183,6 +193,14 @@ func (e *ValidationError) Problem(field string) (p Problem, ok bool) {
 		return Problem{}, false
 	}
 	return p, true
+}
+
+// staleError is the error of an update over a newer version than the one it
+// was read at (Version of the inputs): code apperr.Stale, 409 on a page.
+// The API turns it into 412 for a stale If-Match.
+func staleError(what string) error {
+	return &apperr.Error{Code: apperr.Stale,
+		Message: fmt.Sprintf("This %s was changed by someone else after you opened it; nothing was saved. Reload it to see the change.", what)}
 }
 
 // fieldError is a ValidationError about one field.

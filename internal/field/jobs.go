@@ -41,7 +41,7 @@ type JobPage struct {
 const jobColumns = `j.id, coalesce(j.external_ref, ''), j.customer, j.customer_phone, j.address,
 	j.arrival_start, j.arrival_end, j.job_type, j.notes, j.emergency, j.status,
 	coalesce(j.technician_id, 0), coalesce(t.external_ref, ''), coalesce(t.name, ''),
-	j.completed_at, j.created_at, j.updated_at`
+	j.completed_at, j.version, j.created_at, j.updated_at`
 
 const jobFrom = ` FROM jobs j LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id `
 
@@ -62,7 +62,7 @@ func scanJob(row pgx.Row, j *Job) error { return row.Scan(jobDest(j)...) }
 func jobDest(j *Job) []any {
 	return []any{&j.ID, &j.ExternalRef, &j.Customer, &j.CustomerPhone, &j.Address,
 		&j.ArrivalStart, &j.ArrivalEnd, &j.JobType, &j.Notes, &j.Emergency, &j.Status,
-		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.CompletedAt, &j.CreatedAt, &j.UpdatedAt}
+		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.CompletedAt, &j.Version, &j.CreatedAt, &j.UpdatedAt}
 }
 
 // collectJobs reads rows of jobColumns.
@@ -229,6 +229,9 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 		if err != nil {
 			return err
 		}
+		if err := checkVersion("job", in.Version, old.Version); err != nil {
+			return err
+		}
 		if j, err = updateJob(ctx, tx, orgID, id, in); err != nil {
 			return err
 		}
@@ -243,8 +246,10 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 	return j, nil
 }
 
-// updateJob writes in over job id. completed_at is set when the job becomes
-// done, kept while it stays done, cleared otherwise.
+// updateJob writes in over job id, if its version is still in.Version (any
+// when 0): a missing one is apperr.NotFound, one of another version
+// apperr.Stale. completed_at is set when the job becomes done, kept while
+// it stays done, cleared otherwise. The version is the trigger's (00026).
 func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobInput) (Job, error) {
 	techID, err := resolveAssignee(ctx, q, orgID, in)
 	if err != nil {
@@ -257,14 +262,14 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 		       status = $12, technician_id = nullif($13::bigint, 0),
 		       completed_at = CASE WHEN $12 <> 'done' THEN NULL WHEN status = 'done' THEN completed_at ELSE now() END,
 		       updated_at = now()
-		 WHERE org_id = $1 AND id = $2`,
+		 WHERE org_id = $1 AND id = $2 AND ($14::bigint = 0 OR version = $14)`,
 		orgID, id, in.ExternalRef, in.Customer, in.CustomerPhone, in.Address, in.ArrivalStart, in.ArrivalEnd,
-		in.JobType, in.Notes, in.Emergency, in.Status, techID)
+		in.JobType, in.Notes, in.Emergency, in.Status, techID, in.Version)
 	if err != nil {
 		return Job{}, refTaken(err, "jobs_org_external_ref_key")
 	}
 	if tag.RowsAffected() == 0 {
-		return Job{}, apperr.Errorf(apperr.NotFound, "No such job.")
+		return Job{}, notFoundOrStale(ctx, q, "jobs", "job", orgID, id)
 	}
 	return getJob(ctx, q, orgID, id, false)
 }
@@ -272,22 +277,37 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 // Assign gives a job to a technician of the org (active or not), or takes
 // it away with technicianID 0.
 func (s *Store) Assign(ctx context.Context, actor audit.Actor, orgID, jobID, technicianID int64) (Job, error) {
-	return s.change(ctx, actor, orgID, jobID, "field.job.assign", func(in *JobInput) {
+	return s.AssignIf(ctx, actor, orgID, jobID, technicianID, 0)
+}
+
+// AssignIf is Assign of the job as read at version (any when 0): another
+// version is apperr.Stale, nothing saved.
+func (s *Store) AssignIf(ctx context.Context, actor audit.Actor, orgID, jobID, technicianID, version int64) (Job, error) {
+	return s.change(ctx, actor, orgID, jobID, version, "field.job.assign", func(in *JobInput) {
 		in.TechnicianID, in.TechnicianRef = technicianID, ""
 	})
 }
 
 // SetStatus changes a job's status; done records when it was completed.
 func (s *Store) SetStatus(ctx context.Context, actor audit.Actor, orgID, jobID int64, status string) (Job, error) {
-	return s.change(ctx, actor, orgID, jobID, "field.job.status", func(in *JobInput) { in.Status = status })
+	return s.SetStatusIf(ctx, actor, orgID, jobID, status, 0)
 }
 
-// change applies edit to a job's current fields, validates and saves them.
-func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID int64, action string, edit func(*JobInput)) (Job, error) {
+// SetStatusIf is SetStatus of the job as read at version (any when 0).
+func (s *Store) SetStatusIf(ctx context.Context, actor audit.Actor, orgID, jobID int64, status string, version int64) (Job, error) {
+	return s.change(ctx, actor, orgID, jobID, version, "field.job.status", func(in *JobInput) { in.Status = status })
+}
+
+// change applies edit to a job's current fields, validates and saves them,
+// if the job is still at version (any when 0).
+func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID, version int64, action string, edit func(*JobInput)) (Job, error) {
 	var j Job
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getJob(ctx, tx, orgID, jobID, true)
 		if err != nil {
+			return err
+		}
+		if err := checkVersion("job", version, old.Version); err != nil {
 			return err
 		}
 		in := old.Input()
@@ -313,23 +333,26 @@ func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID int6
 	return j, nil
 }
 
-// Input is the job's fields as an input, for edits of some of them.
+// Input is the job's fields as an input, for edits of some of them, at
+// the job's version.
 func (j Job) Input() JobInput {
 	return JobInput{ExternalRef: j.ExternalRef, Customer: j.Customer, CustomerPhone: j.CustomerPhone,
 		Address: j.Address, ArrivalStart: j.ArrivalStart, ArrivalEnd: j.ArrivalEnd, JobType: j.JobType,
-		Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, TechnicianID: j.TechnicianID}
+		Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, TechnicianID: j.TechnicianID, Version: j.Version}
 }
 
-// Input is the technician's fields as an input.
+// Input is the technician's fields as an input, at its version.
 func (t Technician) Input() TechnicianInput {
-	return TechnicianInput{Name: t.Name, Email: t.Email, Phone: t.Phone, Active: t.Active, ExternalRef: t.ExternalRef, Language: t.Language}
+	return TechnicianInput{Name: t.Name, Email: t.Email, Phone: t.Phone, Active: t.Active, ExternalRef: t.ExternalRef, Language: t.Language,
+		Version: t.Version}
 }
 
 // UpsertJobByRef creates or replaces the org's job with in.ExternalRef
 // (required) inside the caller's transaction q, and records it in the
 // audit log as actor's. The assignee is in.TechnicianRef, a technician of
 // the same org. created is false for an update; a job whose fields all
-// match is left untouched.
+// match is left untouched. With in.Version set, the job must exist at that
+// version (apperr.Stale otherwise, nothing written).
 func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, in JobInput) (j Job, created bool, err error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
@@ -340,6 +363,10 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 	}
 	var oldID int64
 	err = q.QueryRow(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, in.ExternalRef).Scan(&oldID)
+	if errors.Is(err, pgx.ErrNoRows) && in.Version != 0 {
+		// Read at a version, and gone since (or never there).
+		return j, false, staleError("job")
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		if j, err = insertJob(ctx, q, orgID, in); err != nil {
 			return j, false, fmt.Errorf("insert job %q: %w", in.ExternalRef, err)
@@ -354,6 +381,9 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 	}
 	old, err := getJob(ctx, q, orgID, oldID, false)
 	if err != nil {
+		return j, false, err
+	}
+	if err := checkVersion("job", in.Version, old.Version); err != nil {
 		return j, false, err
 	}
 	techID, err := resolveAssignee(ctx, q, orgID, in)
@@ -391,4 +421,19 @@ func auditJob(ctx context.Context, q database.Querier, actor audit.Actor, orgID 
 		e.New, e.Target = new, fmt.Sprintf("job:%d", new.ID)
 	}
 	return audit.Record(ctx, q, e)
+}
+
+// JobByRef is the org's job with the external reference ref on q, locked
+// for the rest of q's transaction when lock; another org's (or none) is
+// apperr.NotFound.
+func JobByRef(ctx context.Context, q database.Querier, orgID int64, ref string, lock bool) (Job, error) {
+	var id int64
+	err := q.QueryRow(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2`, orgID, ref).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Job{}, apperr.Errorf(apperr.NotFound, "No job has the reference %q.", ref)
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("job %q of org %d: %w", ref, orgID, err)
+	}
+	return getJob(ctx, q, orgID, id, lock)
 }

@@ -50,10 +50,10 @@ func roomForTechnicians(ctx context.Context, q database.Querier, orgID int64, n 
 	return nil
 }
 
-const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), coalesce(t.language, ''), t.created_at, t.updated_at`
+const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), coalesce(t.language, ''), t.version, t.created_at, t.updated_at`
 
 func scanTechnician(row pgx.Row, t *Technician, extra ...any) error {
-	return row.Scan(append([]any{&t.ID, &t.Name, &t.Email, &t.Phone, &t.Active, &t.ExternalRef, &t.Language, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
+	return row.Scan(append([]any{&t.ID, &t.Name, &t.Email, &t.Phone, &t.Active, &t.ExternalRef, &t.Language, &t.Version, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
 }
 
 // ListTechnicians returns the org's technicians, active ones first, by
@@ -147,6 +147,9 @@ func (s *Store) UpdateTechnician(ctx context.Context, actor audit.Actor, orgID, 
 		if err != nil {
 			return err
 		}
+		if err := checkVersion("technician", in.Version, old.Version); err != nil {
+			return err
+		}
 		t, err = updateTechnician(ctx, tx, orgID, id, in)
 		if err != nil {
 			return err
@@ -159,21 +162,48 @@ func (s *Store) UpdateTechnician(ctx context.Context, actor audit.Actor, orgID, 
 	return t, nil
 }
 
+// updateTechnician writes in over technician id, if its version is still
+// in.Version (any when 0): a missing one is apperr.NotFound, one of another
+// version apperr.Stale. The version itself is the trigger's (migration
+// 00026): it goes up when a column a person sees changes.
 func updateTechnician(ctx context.Context, q database.Querier, orgID, id int64, in TechnicianInput) (Technician, error) {
 	var t Technician
 	err := scanTechnician(q.QueryRow(ctx, `
 		UPDATE technicians AS t
 		   SET name = $3, email = $4, phone = $5, active = $6, external_ref = nullif($7, ''),
 		       language = nullif($8, ''), updated_at = now()
-		 WHERE t.org_id = $1 AND t.id = $2
-		RETURNING `+technicianColumns, orgID, id, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef, in.Language), &t)
+		 WHERE t.org_id = $1 AND t.id = $2 AND ($9::bigint = 0 OR t.version = $9)
+		RETURNING `+technicianColumns, orgID, id, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef, in.Language, in.Version), &t)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return t, apperr.Errorf(apperr.NotFound, "No such technician.")
+		return t, notFoundOrStale(ctx, q, "technicians", "technician", orgID, id)
 	}
 	if err != nil {
 		return t, refTaken(err, "technicians_org_external_ref_key")
 	}
 	return t, nil
+}
+
+// notFoundOrStale tells why a conditional update of row id of table
+// (technicians or jobs) matched nothing: the row is not the org's (or
+// gone), or its version is another.
+func notFoundOrStale(ctx context.Context, q database.Querier, table, what string, orgID, id int64) error {
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+table+` WHERE org_id = $1 AND id = $2)`, orgID, id).Scan(&exists); err != nil {
+		return fmt.Errorf("%s %d of org %d: %w", what, id, orgID, err)
+	}
+	if !exists {
+		return apperr.Errorf(apperr.NotFound, "No such %s.", what)
+	}
+	return staleError(what)
+}
+
+// checkVersion refuses a change read at version want (any when 0) of a
+// record now at version have.
+func checkVersion(what string, want, have int64) error {
+	if want != 0 && want != have {
+		return staleError(what)
+	}
+	return nil
 }
 
 // SetTechnicianActive deactivates (or reactivates) a technician. A
@@ -205,9 +235,18 @@ func (s *Store) SetTechnicianActive(ctx context.Context, actor audit.Actor, orgI
 // DeleteTechnician removes a technician who never had a job; one with jobs
 // is a conflict (deactivate them instead, so their history stays readable).
 func (s *Store) DeleteTechnician(ctx context.Context, actor audit.Actor, orgID, id int64) error {
+	return s.DeleteTechnicianIf(ctx, actor, orgID, id, 0)
+}
+
+// DeleteTechnicianIf is DeleteTechnician of the technician as read at
+// version (any when 0): another version is apperr.Stale, nothing deleted.
+func (s *Store) DeleteTechnicianIf(ctx context.Context, actor audit.Actor, orgID, id, version int64) error {
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getTechnician(ctx, tx, orgID, id, true)
 		if err != nil {
+			return err
+		}
+		if err := checkVersion("technician", version, old.Version); err != nil {
 			return err
 		}
 		if old.Jobs > 0 {
@@ -228,6 +267,8 @@ func (s *Store) DeleteTechnician(ctx context.Context, actor audit.Actor, orgID, 
 // in.ExternalRef (required) inside the caller's transaction q, and records
 // it in the audit log as actor's. created is false for an update; a
 // technician whose fields all match is left untouched (updated_at kept).
+// With in.Version set, the technician must exist at that version
+// (apperr.Stale otherwise, nothing written).
 func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, in TechnicianInput) (t Technician, created bool, err error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
@@ -240,6 +281,9 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.
 	oldErr := scanTechnician(q.QueryRow(ctx, `SELECT `+technicianColumns+` FROM technicians t WHERE t.org_id = $1 AND t.external_ref = $2 FOR UPDATE`,
 		orgID, in.ExternalRef), &old)
 	switch {
+	case errors.Is(oldErr, pgx.ErrNoRows) && in.Version != 0:
+		// Read at a version, and gone since (or never there).
+		return t, false, staleError("technician")
 	case errors.Is(oldErr, pgx.ErrNoRows):
 		if err := roomForTechnicians(ctx, q, orgID, 1); err != nil {
 			return t, false, err
@@ -254,6 +298,9 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.
 		return t, true, auditTechnician(ctx, q, actor, orgID, "field.technician.create", nil, &t)
 	case oldErr != nil:
 		return t, false, fmt.Errorf("technician %q: %w", in.ExternalRef, oldErr)
+	}
+	if err := checkVersion("technician", in.Version, old.Version); err != nil {
+		return t, false, err
 	}
 	if old.Name == in.Name && old.Email == in.Email && old.Phone == in.Phone && old.Active == in.Active && old.Language == in.Language {
 		return old, false, nil
@@ -282,4 +329,19 @@ func refTaken(err error, index string) error {
 		return fieldError("external_ref", problem(CodeRefTaken, "is already used by another record of this org"))
 	}
 	return err
+}
+
+// TechnicianByRef is the org's technician with the external reference ref
+// on q, locked for the rest of q's transaction when lock; another org's
+// (or none) is apperr.NotFound.
+func TechnicianByRef(ctx context.Context, q database.Querier, orgID int64, ref string, lock bool) (Technician, error) {
+	var id int64
+	err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = $2`, orgID, ref).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Technician{}, apperr.Errorf(apperr.NotFound, "No technician has the reference %q.", ref)
+	}
+	if err != nil {
+		return Technician{}, fmt.Errorf("technician %q of org %d: %w", ref, orgID, err)
+	}
+	return getTechnician(ctx, q, orgID, id, lock)
 }

@@ -72,10 +72,13 @@ type ActionItems struct {
 // TechnicianDay is one active technician's jobs of the day, in arrival
 // order: at most MaxRouteJobs of them (docs/briefing-content.md, "Bounds").
 type TechnicianDay struct {
-	ID    int64     `json:"id"`
-	Name  string    `json:"name"`
-	Phone string    `json:"phone,omitempty"`
-	Jobs  []JobLine `json:"jobs"`
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Phone string `json:"phone,omitempty"`
+	// ExternalRef is the technician's reference in the org's own systems
+	// (the API's {ref}); empty when they have none, and in older snapshots.
+	ExternalRef string    `json:"external_ref,omitempty"`
+	Jobs        []JobLine `json:"jobs"`
 	// MoreJobs is how many of the technician's jobs of the day Jobs leaves
 	// out, cancelled ones not counted.
 	MoreJobs int `json:"more_jobs,omitempty"`
@@ -108,6 +111,9 @@ type JobLine struct {
 	CustomerPhone string `json:"customer_phone,omitempty"`
 	Notes         string `json:"notes,omitempty"`
 	ExternalRef   string `json:"external_ref,omitempty"`
+	// TechnicianRef is the assignee's external_ref; empty when they have
+	// none, and in older snapshots.
+	TechnicianRef string `json:"technician_ref,omitempty"`
 }
 
 // DayCounts compares the previous local day's plan with what got done.
@@ -183,7 +189,7 @@ func (d *Day) Snapshot() Snapshot {
 	for _, t := range r.Technicians {
 		byTech[t.ID] = len(snap.Technicians)
 		own := r.OwnOverdue[t.ID]
-		snap.Technicians = append(snap.Technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, Jobs: []JobLine{},
+		snap.Technicians = append(snap.Technicians, TechnicianDay{ID: t.ID, Name: t.Name, Phone: t.Phone, ExternalRef: t.ExternalRef, Jobs: []JobLine{},
 			Overdue: lines(own), MoreOverdue: own.More()})
 	}
 	snap.OwnOverdue = true
@@ -235,7 +241,8 @@ func (d *Day) jobLine(j field.Job) JobLine {
 	start, end := j.ArrivalStart.In(d.Zone.Loc), j.ArrivalEnd.In(d.Zone.Loc)
 	return JobLine{ID: j.ID, Customer: j.Customer, Address: j.Address, TechnicianID: j.TechnicianID, Technician: j.TechnicianName,
 		ArrivalStart: start, ArrivalEnd: end, Window: window(start, end, d.Date), Status: j.Status,
-		JobType: j.JobType, Emergency: j.Emergency, CustomerPhone: j.CustomerPhone, Notes: j.Notes, ExternalRef: j.ExternalRef}
+		JobType: j.JobType, Emergency: j.Emergency, CustomerPhone: j.CustomerPhone, Notes: j.Notes, ExternalRef: j.ExternalRef,
+		TechnicianRef: j.TechnicianRef}
 }
 
 // window formats an arrival window in local time, with dates only where they

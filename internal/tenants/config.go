@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
@@ -22,6 +23,10 @@ type FieldforceConfig struct {
 	Err       error             // why the stored document is invalid (the worker skips the org)
 	Found     bool              // false: never saved; Schedule is schedule.DefaultSchedule()
 	UpdatedAt time.Time
+	// Version goes up with every change of the document (never with the
+	// tick's hint writes; migration 00026, docs/versions.md); 0 when never
+	// saved. A settings form carries it and saves with CheckFieldforceVersion.
+	Version int64
 }
 
 // Fieldforce loads and parses the org's fieldforce config.
@@ -33,8 +38,8 @@ func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, 
 // with other things (flags.Store.BriefingState).
 func ReadFieldforce(ctx context.Context, q database.Querier, orgID int64) (FieldforceConfig, error) {
 	var c FieldforceConfig
-	err := q.QueryRow(ctx, `SELECT config_json, updated_at FROM org_module_configs WHERE org_id = $1 AND module = $2`,
-		orgID, schedule.Module).Scan(&c.Raw, &c.UpdatedAt)
+	err := q.QueryRow(ctx, `SELECT config_json, updated_at, version FROM org_module_configs WHERE org_id = $1 AND module = $2`,
+		orgID, schedule.Module).Scan(&c.Raw, &c.UpdatedAt, &c.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		c.Schedule = schedule.DefaultSchedule()
 		c.Config = c.Schedule.Config()
@@ -118,6 +123,27 @@ func LockFieldforce(ctx context.Context, tx pgx.Tx, orgID int64) ([]byte, error)
 		return nil, fmt.Errorf("read config of org %d: %w", orgID, err)
 	}
 	return doc, nil
+}
+
+// CheckFieldforceVersion locks the org's config row in tx and refuses, as
+// apperr.Stale, a change read at version (FieldforceConfig.Version; 0 =
+// never saved) when the stored one is another. A version below 0 checks
+// nothing (last write wins).
+func CheckFieldforceVersion(ctx context.Context, tx pgx.Tx, orgID, version int64) error {
+	if version < 0 {
+		return nil
+	}
+	var have int64
+	err := tx.QueryRow(ctx, `SELECT version FROM org_module_configs WHERE org_id = $1 AND module = $2 FOR UPDATE`,
+		orgID, schedule.Module).Scan(&have)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("version of config of org %d: %w", orgID, err)
+	}
+	if have != version {
+		return &apperr.Error{Code: apperr.Stale,
+			Message: "These settings were changed by someone else after you opened them; nothing was saved. Reload them to see the change."}
+	}
+	return nil
 }
 
 // WriteFieldforce stores a canonical config document. userID 0 is a change

@@ -35,15 +35,16 @@ type Member struct {
 	Role         Role
 	JoinedAt     time.Time
 	LastSignInAt *time.Time
+	Version      int64 // of the membership: goes up when the role changes (docs/versions.md)
 }
 
 // Members lists an org's people, admins first, then by email.
 func (s *Store) Members(ctx context.Context, orgID int64) ([]Member, error) {
 	return database.List(ctx, s.DB, fmt.Sprintf("members of org %d", orgID), func(r pgx.CollectableRow) (Member, error) {
 		var m Member
-		return m, r.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.JoinedAt, &m.LastSignInAt)
+		return m, r.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.JoinedAt, &m.LastSignInAt, &m.Version)
 	}, `
-		SELECT u.id, u.email, u.name, m.role, m.created_at, u.last_sign_in_at
+		SELECT u.id, u.email, u.name, m.role, m.created_at, u.last_sign_in_at, m.version
 		  FROM memberships m JOIN users u ON u.id = m.user_id
 		 WHERE m.org_id = $1
 		 ORDER BY m.role = 'admin' DESC, lower(u.email)
@@ -60,10 +61,10 @@ func lockMember(ctx context.Context, tx pgx.Tx, orgID, userID int64) (Member, er
 	}
 	var m Member
 	err := tx.QueryRow(ctx, `
-		SELECT u.id, u.email, u.name, m.role, m.created_at
+		SELECT u.id, u.email, u.name, m.role, m.created_at, m.version
 		  FROM memberships m JOIN users u ON u.id = m.user_id
 		 WHERE m.org_id = $1 AND m.user_id = $2 FOR UPDATE OF m`, orgID, userID).
-		Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.JoinedAt)
+		Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.JoinedAt, &m.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Member{}, errNoMember
 	}
@@ -91,21 +92,36 @@ func keepAnAdmin(ctx context.Context, tx pgx.Tx, orgID int64, m Member) error {
 
 // SetMemberRole changes a member's role; the same role changes nothing.
 func (s *Store) SetMemberRole(ctx context.Context, actor audit.Actor, orgID, userID int64, role Role) (Member, error) {
+	return s.SetMemberRoleIf(ctx, actor, orgID, userID, role, 0)
+}
+
+// SetMemberRoleIf is SetMemberRole of the membership as read at version
+// (Member.Version; any when 0): another version is apperr.Stale, nothing
+// saved.
+func (s *Store) SetMemberRoleIf(ctx context.Context, actor audit.Actor, orgID, userID int64, role Role, version int64) (Member, error) {
 	if _, err := ParseRole(string(role)); err != nil {
 		return Member{}, err
 	}
 	var m Member
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
-		if m, err = lockMember(ctx, tx, orgID, userID); err != nil || m.Role == role {
+		if m, err = lockMember(ctx, tx, orgID, userID); err != nil {
 			return err
+		}
+		if version != 0 && m.Version != version {
+			return &apperr.Error{Code: apperr.Stale,
+				Message: fmt.Sprintf("%s's role was changed by someone else after you opened this page; nothing was saved.", m.Email)}
+		}
+		if m.Role == role {
+			return nil
 		}
 		if role != RoleAdmin {
 			if err := keepAnAdmin(ctx, tx, orgID, m); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2`, orgID, userID, role); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE memberships SET role = $3 WHERE org_id = $1 AND user_id = $2 RETURNING version`,
+			orgID, userID, role).Scan(&m.Version); err != nil {
 			return fmt.Errorf("set role of user %d in org %d: %w", userID, orgID, err)
 		}
 		old := m.Role

@@ -172,6 +172,8 @@ func apiErrorCode(status int) string {
 		return "method_not_allowed"
 	case http.StatusConflict:
 		return "conflict"
+	case http.StatusPreconditionFailed:
+		return "precondition_failed"
 	case http.StatusRequestEntityTooLarge:
 		return "too_large"
 	case http.StatusUnsupportedMediaType:

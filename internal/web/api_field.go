@@ -24,7 +24,8 @@ import (
 // inputs and its records into JSON, in the org's time zone.
 
 // apiTechnicianIn is the body of PUT /api/v1/technicians/{ref}. A PUT
-// replaces every field: one left out takes its default.
+// replaces every field: one left out takes its default. A PATCH names the
+// fields it changes (api_versions.go).
 type apiTechnicianIn struct {
 	Name        string  `json:"name"`
 	Email       string  `json:"email"`
@@ -106,18 +107,23 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 	input := field.TechnicianInput{Name: in.Name, Email: in.Email, Phone: in.Phone, Active: in.Active == nil || *in.Active, ExternalRef: ref,
 		Language: in.Language}
 	ctx := c.Request().Context()
+	m := ifMatchOf(c)
 	var t field.Technician
 	var created bool
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		if err := lockRef(ctx, tx, "technician", apiToken(c).OrgID, ref); err != nil {
 			return err
 		}
+		if input.Version, err = ifMatchRef(ctx, tx, m, "technicians", apiToken(c).OrgID, ref); err != nil {
+			return err
+		}
 		t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), apiToken(c).OrgID, input)
 		return err
 	})
 	if err != nil {
-		return err
+		return preconditionOf(err, m)
 	}
+	setETag(c, t.ID, t.Version)
 	return c.JSON(createdOrOK(created), t)
 }
 
@@ -180,18 +186,23 @@ func (s *Server) apiPutJob(c echo.Context) error {
 		}
 		return &field.ValidationError{Fields: bad, Problems: codes}
 	}
+	m := ifMatchOf(c)
 	var j field.Job
 	var created bool
 	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		if err := lockRef(ctx, tx, "job", orgID, ref); err != nil {
 			return err
 		}
+		if input.Version, err = ifMatchRef(ctx, tx, m, "jobs", orgID, ref); err != nil {
+			return err
+		}
 		j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input)
 		return err
 	})
 	if err != nil {
-		return err
+		return preconditionOf(err, m)
 	}
+	setETag(c, j.ID, j.Version)
 	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
 }
 
@@ -243,6 +254,7 @@ func (s *Server) apiGetTechnician(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	setETag(c, t.ID, t.Version)
 	return c.JSON(http.StatusOK, t)
 }
 
@@ -269,6 +281,7 @@ func (s *Server) apiGetJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	setETag(c, j.ID, j.Version)
 	return c.JSON(http.StatusOK, apiJob(j, loc, nil))
 }
 

@@ -44,7 +44,7 @@ func TestHugeBriefingIsBounded(t *testing.T) {
 
 	page := f.as(&f.memberA).get("/orgs/acme/briefings/2026-03-04")
 	require.Equal(t, http.StatusOK, page.Code)
-	require.Contains(t, page.Body, "Overdue (30000)")
+	require.Contains(t, page.Body, "Overdue (30,000)") // grouped as the en-US reader writes numbers
 	require.Contains(t, page.Body, `data-more="29950"`)
 	require.Contains(t, page.Body, `href="/orgs/acme/board?date=2026-03-04#overdue"`)
 	require.Less(t, len(page.Body), 200<<10)

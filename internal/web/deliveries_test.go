@@ -116,7 +116,7 @@ func TestTestEmailGoesToTheOutboxAndTheLog(t *testing.T) {
 	require.Len(t, rows, 1)
 	require.Contains(t, rows[0].text(), f.adminA.Email)
 	require.Contains(t, rows[0].text(), "Sent")
-	require.Contains(t, rows[0].text(), "2026-03-04")
+	require.Contains(t, rows[0].text(), "Wed, Mar 4")
 
 	// With htmx: the block alone, and the log out of band with both sends.
 	r = admin.htmx().post(testEmailPath, nil)

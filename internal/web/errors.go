@@ -30,8 +30,10 @@ func statusOf(err error) int {
 			return http.StatusForbidden
 		case apperr.Unauthorized:
 			return http.StatusUnauthorized
-		case apperr.Conflict:
+		case apperr.Conflict, apperr.Stale:
 			return http.StatusConflict
+		case apperr.Precondition:
+			return http.StatusPreconditionFailed
 		case apperr.TooLarge:
 			return http.StatusRequestEntityTooLarge
 		case apperr.Unsupported:

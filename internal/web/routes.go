@@ -140,10 +140,14 @@ func (s *Server) routes() {
 	api.GET("/technicians", s.apiListTechnicians, bearer...)
 	api.GET("/technicians/:ref", s.apiGetTechnician, bearer...)
 	api.PUT("/technicians/:ref", s.apiPutTechnician, bearer...)
+	api.PATCH("/technicians/:ref", s.apiPatchTechnician, bearer...)
+	api.DELETE("/technicians/:ref", s.apiDeleteTechnician, bearer...)
 	api.GET("/jobs", s.apiListJobs, bearer...)
 	api.GET("/jobs/:ref", s.apiGetJob, bearer...)
 	api.PUT("/jobs/:ref", s.apiPutJob, bearer...)
+	api.PATCH("/jobs/:ref", s.apiPatchJob, bearer...)
 	api.GET("/briefings/:date", s.apiBriefing, bearer...)
+	api.GET("/openapi.json", s.apiOpenAPI) // no token: it describes the API, it opens nothing
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)

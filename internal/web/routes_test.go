@@ -42,7 +42,8 @@ const (
 func routeAccess(method, path string) (access, bool) {
 	switch {
 	case path == "/login" || path == "/logout" || path == "/healthz" || path == "/readyz" || path == "/metrics",
-		path == "/unsubscribe", strings.HasPrefix(path, "/password/"), strings.HasPrefix(path, "/invites/"):
+		path == "/unsubscribe", strings.HasPrefix(path, "/password/"), strings.HasPrefix(path, "/invites/"),
+		path == "/api/v1/openapi.json": // the API's description, opening nothing
 		return public, true
 	case path == "/", path == "/profile" || strings.HasPrefix(path, "/profile/"):
 		return signedIn, true

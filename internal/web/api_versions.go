@@ -1,0 +1,426 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fieldbrief/internal/strictjson"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/labstack/echo/v4"
+
+	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/schedule"
+)
+
+// Versions through the API (docs/api.md, "Versions: ETag and If-Match";
+// docs/versions.md): every technician and job answer carries an ETag made
+// of the record's id and version; If-Match on PUT, PATCH and DELETE makes
+// the write conditional (412 precondition_failed, nothing saved, when the
+// record moved on); PATCH takes a JSON Merge Patch (RFC 7396).
+//
+// The ETag is strong and names the stored record at a version, not the
+// bytes of one answer: the job's technician_name or the org's zone may
+// change what a GET shows without a new version. It is what If-Match
+// compares; fieldbrief does not answer If-None-Match.
+
+// mimeMergePatch is the one Content-Type PATCH takes.
+const mimeMergePatch = "application/merge-patch+json"
+
+// etagOf is a record's ETag: its id and version, quoted. The id keeps a
+// record that was deleted and made again under the same reference (back at
+// version 1) from matching the old one's ETag.
+func etagOf(id, version int64) string {
+	return `"` + strconv.FormatInt(id, 10) + "-" + strconv.FormatInt(version, 10) + `"`
+}
+
+func setETag(c echo.Context, id, version int64) {
+	c.Response().Header().Set("ETag", etagOf(id, version))
+}
+
+// ifMatch is a request's If-Match header (RFC 9110, 13.1.1), parsed.
+type ifMatch struct {
+	present bool
+	any     bool     // "*"
+	tags    []string // entity tags as sent, quotes included
+}
+
+func ifMatchOf(c echo.Context) ifMatch {
+	values := c.Request().Header.Values("If-Match")
+	if len(values) == 0 {
+		return ifMatch{}
+	}
+	m := ifMatch{present: true}
+	for _, v := range values {
+		for tag := range strings.SplitSeq(v, ",") {
+			switch tag = strings.TrimSpace(tag); tag {
+			case "":
+			case "*":
+				m.any = true
+			default:
+				m.tags = append(m.tags, tag)
+			}
+		}
+	}
+	return m
+}
+
+// version is the version the request's If-Match holds the record to: 0
+// without If-Match (last write wins), the record's own version when it
+// matches ("*", or its ETag among the tags, compared strongly: a weak
+// W/"…" tag never matches). A record that does not exist (exists false)
+// or has moved on fails the precondition.
+func (m ifMatch) version(exists bool, id, version int64) (int64, error) {
+	if !m.present {
+		return 0, nil
+	}
+	if exists && (m.any || slices.Contains(m.tags, etagOf(id, version))) {
+		return version, nil
+	}
+	return 0, errPrecondition(exists, id, version)
+}
+
+func errPrecondition(exists bool, id, version int64) error {
+	if !exists {
+		return apperr.Errorf(apperr.Precondition,
+			"If-Match names a record, but none has this reference now; nothing was saved.")
+	}
+	return apperr.Errorf(apperr.Precondition,
+		"The record was changed after the version If-Match names: it is now %s. Nothing was saved; GET it again, and send the change with its new ETag.",
+		etagOf(id, version))
+}
+
+// preconditionOf turns the store's stale refusal of a write that If-Match
+// made conditional into the API's 412.
+func preconditionOf(err error, m ifMatch) error {
+	if m.present && apperr.Code(err) == apperr.Stale {
+		return apperr.Errorf(apperr.Precondition, "The record was changed after the version If-Match names; nothing was saved.")
+	}
+	return err
+}
+
+// ifMatchRef checks If-Match against the org's record of table with the
+// external reference ref, locking it for the rest of tx so that nothing
+// changes it between the check and the write; the version to write at, 0
+// without If-Match.
+func ifMatchRef(ctx context.Context, tx pgx.Tx, m ifMatch, table string, orgID int64, ref string) (int64, error) {
+	if !m.present {
+		return 0, nil
+	}
+	var id, version int64
+	err := tx.QueryRow(ctx, `SELECT id, version FROM `+table+` WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, ref).Scan(&id, &version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return m.version(false, 0, 0)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("version of %s %q: %w", table, ref, err)
+	}
+	return m.version(true, id, version)
+}
+
+// readMergePatch reads a PATCH body: Content-Type application/merge-patch+json
+// (415 otherwise, with Accept-Patch saying what is taken), at most
+// maxAPIBody bytes, one JSON object (RFC 7396: a patch that is not an
+// object would replace the whole record, which PUT is for). Its members,
+// null ones included, are checked by decodePatchMembers.
+//
+// Kept apart from readAPIBody, which reads PUT bodies, so that the two can
+// change apart; checks of the raw bytes added there (duplicate keys, keys
+// differing only in case, invalid UTF-8) belong here too. Member names are
+// matched exactly here already (decodePatchMembers).
+func readMergePatch(c echo.Context) (map[string]json.RawMessage, error) {
+	r := c.Request()
+	mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+	if err != nil || mt != mimeMergePatch {
+		c.Response().Header().Set("Accept-Patch", mimeMergePatch)
+		return nil, apperr.Errorf(apperr.Unsupported, "Send a PATCH body as a JSON Merge Patch, with Content-Type: %s.", mimeMergePatch)
+	}
+	if r.ContentLength > maxAPIBody {
+		return nil, errAPIBodyTooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxAPIBody))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return nil, errAPIBodyTooLarge
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, apperr.Errorf(apperr.Invalid, "A merge patch must be one JSON object.")
+	}
+	// The same pre-scan as every other body: a member given twice or in
+	// two cases, or text that is not UTF-8, is 422 naming the member.
+	if p := strictjson.Check(body); p != nil {
+		return nil, jsonProblem(p)
+	}
+	var patch map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&patch); err != nil {
+		return nil, jsonError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, apperr.Errorf(apperr.Invalid, "The body must be one JSON object with nothing after it.")
+	}
+	return patch, nil
+}
+
+// decodePatchMembers checks a patch's member names against the fields of
+// in (a pointer to the PUT body's struct: its json tags, exactly, not in
+// another case) and decodes the members that are not null into it, as a
+// PUT body would be; the names of those that are null are returned, for
+// the caller to reset.
+func decodePatchMembers(patch map[string]json.RawMessage, in any) (nulls map[string]bool, err error) {
+	known := jsonNames(in)
+	bad := map[string]string{}
+	nulls = map[string]bool{}
+	set := map[string]json.RawMessage{}
+	for name, raw := range patch {
+		switch {
+		case !known[name]:
+			bad[name] = "unknown field: see docs/api.md for the fields this endpoint takes"
+		case bytes.Equal(bytes.TrimSpace(raw), []byte("null")):
+			nulls[name] = true
+		default:
+			set[name] = raw
+		}
+	}
+	if len(bad) > 0 {
+		return nil, &field.ValidationError{Fields: bad}
+	}
+	b, err := json.Marshal(set)
+	if err != nil {
+		return nil, fmt.Errorf("re-encode patch: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(in); err != nil {
+		return nil, jsonError(err)
+	}
+	return nulls, nil
+}
+
+// jsonNames is the set of JSON member names of the struct v points to.
+func jsonNames(v any) map[string]bool {
+	names := map[string]bool{}
+	t := reflect.TypeOf(v).Elem()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names[name] = true
+		}
+	}
+	return names
+}
+
+// present reports whether a patch names member (with a value or null).
+func present(patch map[string]json.RawMessage, member string) bool {
+	_, ok := patch[member]
+	return ok
+}
+
+// patchRef checks a patch's external_ref: the path's, or left out. It
+// cannot be removed (null) or changed.
+func patchRef(patch map[string]json.RawMessage, nulls map[string]bool, body *string, ref string) error {
+	if nulls["external_ref"] {
+		return apperr.FieldError("external_ref", "is the reference in the path: it cannot be removed")
+	}
+	if present(patch, "external_ref") {
+		return checkBodyRef(body, ref)
+	}
+	return nil
+}
+
+// apiPatchTechnician changes the members of a technician a merge patch
+// names: a value sets it, null takes it back to its default (as a PUT that
+// leaves it out would: "" or active true); the rest stay as stored.
+func (s *Server) apiPatchTechnician(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	patch, err := readMergePatch(c)
+	if err != nil {
+		return err
+	}
+	var in apiTechnicianIn
+	nulls, err := decodePatchMembers(patch, &in)
+	if err != nil {
+		return err
+	}
+	if err := patchRef(patch, nulls, in.ExternalRef, ref); err != nil {
+		return err
+	}
+	m := ifMatchOf(c)
+	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
+	var t field.Technician
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockRef(ctx, tx, "technician", orgID, ref); err != nil {
+			return err
+		}
+		cur, err := field.TechnicianByRef(ctx, tx, orgID, ref, true)
+		if err != nil {
+			return err
+		}
+		if _, err := m.version(true, cur.ID, cur.Version); err != nil {
+			return err
+		}
+		input := cur.Input() // at cur.Version, which the lock keeps
+		for name := range patch {
+			switch name {
+			case "name":
+				input.Name = in.Name
+			case "email":
+				input.Email = in.Email
+			case "phone":
+				input.Phone = in.Phone
+			case "language":
+				input.Language = in.Language
+			case "active":
+				input.Active = in.Active == nil || *in.Active
+			}
+		}
+		t, _, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), orgID, input)
+		return err
+	})
+	if err != nil {
+		return preconditionOf(err, m)
+	}
+	setETag(c, t.ID, t.Version)
+	return c.JSON(http.StatusOK, t)
+}
+
+// apiPatchJob changes the members of a job a merge patch names. null takes
+// an optional member back to its default (technician_ref null unassigns
+// the job; status null is scheduled); the arrival times and the customer
+// are required, so null for them is a 422. An unnamed technician stays
+// assigned, even one without a reference (assigned on the board).
+func (s *Server) apiPatchJob(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	patch, err := readMergePatch(c)
+	if err != nil {
+		return err
+	}
+	var in apiJobIn
+	nulls, err := decodePatchMembers(patch, &in)
+	if err != nil {
+		return err
+	}
+	if err := patchRef(patch, nulls, in.ExternalRef, ref); err != nil {
+		return err
+	}
+	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
+	loc, err := s.apiZone(ctx, orgID)
+	if err != nil {
+		return err
+	}
+	m := ifMatchOf(c)
+	var j field.Job
+	var warnings []string
+	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if err := lockRef(ctx, tx, "job", orgID, ref); err != nil {
+			return err
+		}
+		cur, err := field.JobByRef(ctx, tx, orgID, ref, true)
+		if err != nil {
+			return err
+		}
+		if _, err := m.version(true, cur.ID, cur.Version); err != nil {
+			return err
+		}
+		input := cur.Input()
+		bad := map[string]string{}
+		for name := range patch {
+			switch name {
+			case "customer":
+				input.Customer = in.Customer
+			case "customer_phone":
+				input.CustomerPhone = in.CustomerPhone
+			case "address":
+				input.Address = in.Address
+			case "job_type":
+				input.JobType = in.JobType
+			case "notes":
+				input.Notes = in.Notes
+			case "emergency":
+				input.Emergency = in.Emergency
+			case "status":
+				input.Status = in.Status
+			case "technician_ref":
+				input.TechnicianID, input.TechnicianRef = 0, in.TechnicianRef
+			case "arrival_start", "arrival_end":
+				to, value := &input.ArrivalStart, in.ArrivalStart
+				if name == "arrival_end" {
+					to, value = &input.ArrivalEnd, in.ArrivalEnd
+				}
+				if nulls[name] || value == "" {
+					bad[name] = "is required"
+					continue
+				}
+				t, note, err := schedule.ParseLocalDateTime(loc, value)
+				if err != nil {
+					bad[name] = err.Error()
+					continue
+				}
+				*to = t
+				if note != "" {
+					warnings = append(warnings, name+": "+note)
+				}
+			}
+		}
+		if len(bad) > 0 {
+			return &field.ValidationError{Fields: bad}
+		}
+		j, _, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input)
+		return err
+	})
+	if err != nil {
+		return preconditionOf(err, m)
+	}
+	slices.Sort(warnings)
+	setETag(c, j.ID, j.Version)
+	return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
+}
+
+// apiDeletedJSON is a DELETE's answer (as Stripe's API answers one): what
+// was deleted, so that every answer stays a JSON object.
+type apiDeletedJSON struct {
+	ExternalRef string `json:"external_ref"`
+	Deleted     bool   `json:"deleted"`
+}
+
+// apiDeleteTechnician removes a technician who never had a job (409
+// otherwise: deactivate them with PATCH {"active": false}).
+func (s *Server) apiDeleteTechnician(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
+	cur, err := field.TechnicianByRef(ctx, database.Reader(ctx, s.db), orgID, ref, false)
+	if err != nil {
+		return err
+	}
+	m := ifMatchOf(c)
+	version, err := m.version(true, cur.ID, cur.Version)
+	if err != nil {
+		return err
+	}
+	if err := s.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
+		return preconditionOf(err, m)
+	}
+	return c.JSON(http.StatusOK, apiDeletedJSON{ExternalRef: ref, Deleted: true})
+}
