@@ -97,6 +97,20 @@ func (s *Server) reset(c echo.Context) error {
 	if le, ok := linkError(err); ok {
 		return s.linkProblem(c, accounts.EmailReset, le.Reason)
 	}
+	if fieldOf(err) == "password" {
+		// Too short or too easy to guess (accounts.CheckNewPassword): the
+		// page again, unless the link stopped working meanwhile.
+		u, lerr := s.accounts.CheckResetToken(ctx, token, now)
+		if le, ok := linkError(lerr); ok {
+			return s.linkProblem(c, accounts.EmailReset, le.Reason)
+		}
+		if lerr != nil {
+			return lerr
+		}
+		p := s.resetPage(c, token, u)
+		p.PassError = localMessage(localizer(c), err, nil)
+		return s.render(c, http.StatusUnprocessableEntity, views.Reset(p))
+	}
 	if err != nil {
 		return err
 	}
