@@ -43,7 +43,7 @@ func (p Argon2) orDefault() Argon2 {
 
 // MinPasswordLen is the fewest characters (not bytes) of a password a
 // person chooses. MinPasswordScore is the lowest zxcvbn score it may have.
-// docs/security.md ("Passwords") says why these two.
+// docs/accounts.md ("Passwords: the rule") says why these two.
 const (
 	MinPasswordLen   = 12
 	MinPasswordScore = 3
