@@ -75,7 +75,7 @@ func (s *Server) resetPage(c echo.Context, token string, u accounts.User) views.
 func (s *Server) reset(c echo.Context) error {
 	ctx, now, token := c.Request().Context(), s.now(), c.Param("token")
 	password := c.FormValue("password")
-	if password == "" || len(password) > 1024 {
+	if password == "" || len(password) > accounts.MaxPasswordLen {
 		u, err := s.accounts.CheckResetToken(ctx, token, now)
 		if le, ok := linkError(err); ok {
 			return s.linkProblem(c, accounts.EmailReset, le.Reason)
