@@ -260,11 +260,9 @@ func (p *env) languagePages(k checker, now time.Time) {
 	s.open("/orgs/" + c.slug + "/board")
 	s.waitText("#board")
 	txt := k.page(s, "the day board", "board.heading", "board.prev", "board.next", "board.unassigned", "board.times_in", "nav.jobs", "nav.technicians")
-	// The board names its zone by its IANA id still ("Times in
-	// America/New_York (EST)."), not by its name in the reader's language:
-	// the zone name is checked where pages show it (the briefings page,
-	// emails, the day page).
-	k.contains("the day board", txt, c.board, c.clock(10, 0), c.clock(16, 30))
+	// The board names its zone as the reader knows it, the IANA id in
+	// small print after it.
+	k.contains("the day board", txt, c.board, c.zoneName, c.zone, c.clock(10, 0), c.clock(16, 30))
 	s.screenshot("51-lang-" + c.lang + "-board-390")
 
 	// The same day as a list, and the team.

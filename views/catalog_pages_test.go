@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -33,7 +34,7 @@ var fixtures = []string{
 	"Chicago", "United States",
 	// field pages: the web formats times, dates and zones in the reader's locale
 	"Smith & Sons", "1 Main St", "Ana Lima", "Repair", "555-0100", "Back door", "T-1",
-	"America/New_York (EST)", "Wednesday, March 4, 2026", "Wed, Mar 4", "9:00 – 11:00 AM EST",
+	"America/New_York (EST)", "Eastern Time (New York)", "Wednesday, March 4, 2026", "Wed, Mar 4", "9:00 – 11:00 AM EST",
 	"ana@acme.test", "1,234",
 }
 
@@ -125,27 +126,27 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.Tf("board.title", map[string]any{"Date": "Wed, Mar 4"})
 			return views.DayBoard(views.BoardPage{Page: p, Notice: pl.T("fieldnotice.assigned"),
-				DayLabel: "Wednesday, March 4, 2026", Zone: "America/New_York (EST)", IsToday: true,
+				DayLabel: "Wednesday, March 4, 2026", Zone: nyZone, IsToday: true,
 				Board: fieldBoard(pl, true), Form: jobForm(pl)})
 		},
 		"day board (member, not today)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.Tf("board.title", map[string]any{"Date": "Wed, Mar 4"})
 			return views.DayBoard(views.BoardPage{Page: p, DayLabel: "Wednesday, March 4, 2026",
-				Zone: "America/New_York (EST)", Board: fieldBoard(pl, false)})
+				Zone: nyZone, Board: fieldBoard(pl, false)})
 		},
 		"jobs (admin, filter errors, pages)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("jobs.title")
 			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Admin: true, Notice: pl.T("fieldnotice.job_added"),
-				Zone: "America/New_York (EST)", Date: "2026-03-04", FilterErrors: views.FormErrors{"status": pl.T("jobs.status_invalid")},
+				Zone: nyZone, Date: "2026-03-04", FilterErrors: views.FormErrors{"status": pl.T("jobs.status_invalid")},
 				Technicians: []views.Option{{Value: "1", Label: "Ana Lima"}}, Jobs: fieldJobs(pl),
 				PrevPage: "/p1", NextPage: "/p3", Form: jobForm(pl)})
 		},
 		"jobs (none)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("jobs.title")
-			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Zone: "America/New_York (EST)", Date: "2026-03-04"})
+			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Zone: nyZone, Date: "2026-03-04"})
 		},
 		"job (member)": func(p views.Page) templ.Component {
 			p = signedIn(p)
@@ -251,8 +252,24 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.TestMessagePage(views.TestMessage{Page: p, When: "Thu, Nov 26", From: "ada@acme.test", To: "ada@acme.test",
 				Subject: "Ada Lovelace", Text: "Ada Lovelace", HTMLURL: "/h", Back: "/b"})
 		},
+		// --- IMP: the import pages, the unsubscribe pages, the day link's 404 and 429
+		// (catalog_imports_test.go).
+		"import (admin, notice, refused upload)":           importPage,
+		"import preview (a problem of every code)":         importPreviewProblems,
+		"import preview (can save, conflict, notes, file)": importPreviewSaveable,
+		"unsubscribe (confirm)":                            unsubscribeConfirm,
+		"unsubscribe (done)":                               unsubscribeDone,
+		"day link 404 (unknown or expired link)":           errorPage(404, "error.title.not_found", "daylink.error.not_found", "", false),
+		"day link 429": func(p views.Page) templ.Component {
+			p.Title = pl.T("error.title.too_many")
+			return views.ErrorPage(p, 429, pl.Tn("daylink.error.too_many", 3, nil), "")
+		},
+		// --- end IMP ---
 	}
 }
+
+// nyZone is a zone as the field pages show it (internal/web zoneLabel).
+var nyZone = views.ZoneLabel{Name: "Eastern Time (New York)", ID: "America/New_York", Abbr: "EST"}
 
 // settingsFixtures are the settings pages' data that are not the
 // catalog's: CLDR's day names and times, the preview's offsets, an SMTP
@@ -353,7 +370,7 @@ func fieldBoard(pl *i18n.Localizer, admin bool) views.Board {
 
 func jobForm(pl *i18n.Localizer) views.JobForm {
 	return views.JobForm{Action: "/orgs/acme/jobs", Next: "jobs", Customer: "Smith & Sons", Date: "2026-03-04",
-		From: "09:00", To: "11:00", ToDate: "2026-03-05", Status: "scheduled", Zone: "America/New_York (EST)",
+		From: "09:00", To: "11:00", ToDate: "2026-03-05", Status: "scheduled", Zone: nyZone,
 		Technicians: []views.Option{{Value: "1", Label: pl.Tf("jobs.inactive", map[string]any{"Name": "Ana Lima"})}},
 		Errors:      views.FormErrors{"from": pl.T("jobform.time_invalid"), "to_date": pl.T("jobform.to_date_invalid")}}
 }
@@ -469,7 +486,12 @@ func outsideMarkers(s string) string {
 		}
 	}
 	rest := b.String()
-	for _, f := range fixtures {
+	// Longest first: a short fixture (a column name such as "date") must
+	// not cut a longer one ("fieldforce.config.update") before it is
+	// removed whole.
+	byLength := slices.Clone(fixtures)
+	slices.SortStableFunc(byLength, func(a, b string) int { return len(b) - len(a) })
+	for _, f := range byLength {
 		rest = strings.ReplaceAll(rest, f, "")
 	}
 	if depth != 0 {

@@ -89,8 +89,8 @@ type JobForm struct {
 	Status        string
 	TechnicianID  string
 	Ref           string
-	Zone          string   // "America/New_York (EDT)": the zone the times are read in
-	DSTNotes      []string // times that happen twice that night: which one was taken
+	Zone          ZoneLabel // the zone the times are read in
+	DSTNotes      []string  // times that happen twice that night: which one was taken
 	Technicians   []Option
 	Errors        FormErrors
 }
@@ -101,7 +101,7 @@ type JobsPage struct {
 	Base         string
 	Admin        bool
 	Notice       string
-	Zone         string
+	Zone         ZoneLabel
 	Date         string
 	Status       string
 	Technician   string // technician id, "none" (unassigned) or "" (all)
@@ -166,7 +166,7 @@ type BoardPage struct {
 	Page
 	Notice   string
 	DayLabel string // the reader's long date: "Monday, March 9, 2026"
-	Zone     string
+	Zone     ZoneLabel
 	Prev     string
 	Next     string
 	Today    string
@@ -195,4 +195,13 @@ func jobStatusBadge(status string) string {
 		return "badge-pending"
 	}
 	return "badge-muted"
+}
+
+// ZoneLabel is a zone as the field pages name it: as people know it, in
+// the reader's language, with its IANA id and that day's abbreviation in
+// small print ("Eastern Time (New York)", "America/New_York (EST)").
+type ZoneLabel struct {
+	Name string // "Eastern Time (New York)"; says why it is UTC when the org has no zone
+	ID   string // "America/New_York"; "" when Name is the id already
+	Abbr string // "EST", the abbreviation in force that day; "" when there is none
 }

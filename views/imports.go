@@ -3,21 +3,25 @@ package views
 import "strconv"
 
 // ImportPage is the CSV import page: per kind, the upload form, the
-// columns with their help and the template link.
+// columns with their help and the template link. Its words are the
+// reader's (docs/i18n.md): the web puts messages that need numbers in the
+// reader's locale (Intro, Notice) into the model.
 type ImportPage struct {
 	Page
 	Base   string // /orgs/{slug}/import
+	Intro  string // what the page does, with the file's limits
 	Notice string
 	Kinds  []ImportKind
 }
 
 // ImportKind is one kind of file (technicians or jobs).
 type ImportKind struct {
-	Kind    string
-	Title   string
-	Intro   string
-	Columns []ImportColumn
-	Error   string // the upload was refused (too large, too many rows)
+	Kind      string
+	Title     string
+	Intro     string
+	FileLabel string
+	Columns   []ImportColumn
+	Error     string // the upload was refused (too large, too many rows)
 }
 
 // ImportColumn is one documented column.
@@ -37,8 +41,10 @@ type ImportPreview struct {
 	Title      string
 	Filename   string
 	Digest     string
-	Expires    string // when the upload is dropped, in words
+	Expires    string // when the upload is dropped, in the reader's clock
 	Conflict   string // the save found the data changed since this preview
+	Summary    string // the rows by action, in words: "2 new, 1 update, 0 unchanged rows, 1 error."
+	SaveLabel  string // "Import 3 rows"
 	Columns    []string
 	Rows       []ImportRow
 	Problems   []ImportProblem
@@ -62,19 +68,16 @@ type ImportRow struct {
 type ImportProblem struct {
 	Row     int
 	Column  string
+	Code    string // the problem's stable code (internal/fieldimport, internal/field)
 	Message string
 }
 
-func actionLabel(a string) string {
+func actionLabel(p Page, a string) string {
 	switch a {
-	case "create":
-		return "New"
-	case "update":
-		return "Update"
-	case "unchanged":
-		return "Unchanged"
+	case "create", "update", "unchanged":
+		return p.T("import.action_" + a)
 	}
-	return "Error"
+	return p.T("import.action_error")
 }
 
 func actionBadge(a string) string {
@@ -89,30 +92,10 @@ func actionBadge(a string) string {
 	return "badge-failed"
 }
 
-func rowLabel(n int) string {
+// rowLabel is a problem's row: its number, or "file" for the file as a whole.
+func rowLabel(p Page, n int) string {
 	if n == 0 {
-		return "file"
+		return p.T("import.row_file")
 	}
 	return strconv.Itoa(n)
-}
-
-// count says a count with its word: "1 row", "3 rows".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// summary counts the rows by action: "2 new, 1 update, 0 unchanged rows, 1 error."
-func (p ImportPreview) summary() string {
-	s := count(p.Created, "new", "new") + ", " + count(p.Updated, "update", "updates") + ", " +
-		count(p.Unchanged, "unchanged row", "unchanged rows")
-	if p.ErrorCount > 0 {
-		s += ", " + count(p.ErrorCount, "error", "errors")
-	}
-	if p.Skipped > 0 {
-		s += "; " + count(p.Skipped, "empty row", "empty rows") + " skipped"
-	}
-	return s + "."
 }

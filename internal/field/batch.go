@@ -24,9 +24,9 @@ const MaxBatch = 50000
 // RowError is one problem of one record in a batch. Row is the record's
 // index in the batch, from 0.
 type RowError struct {
-	Row     int
-	Field   string
-	Message string
+	Row   int
+	Field string
+	Problem
 }
 
 // BatchError lists every problem found in a batch, by row then field.
@@ -58,7 +58,9 @@ type batchErrors []RowError
 func (be *batchErrors) addAll(row int, err error) {
 	if ve, ok := err.(*ValidationError); ok {
 		for f, m := range ve.Fields {
-			*be = append(*be, RowError{Row: row, Field: f, Message: m})
+			p, _ := ve.Problem(f)
+			p.Message = m
+			*be = append(*be, RowError{Row: row, Field: f, Problem: p})
 		}
 	}
 }
@@ -140,11 +142,12 @@ func checkRefs(refs []string, be *batchErrors) {
 	first := make(map[string]int, len(refs))
 	for i, ref := range refs {
 		if ref == "" {
-			*be = append(*be, RowError{Row: i, Field: "external_ref", Message: "is required"})
+			*be = append(*be, RowError{Row: i, Field: "external_ref", Problem: problem(CodeRequired, "is required")})
 			continue
 		}
 		if j, dup := first[ref]; dup {
-			*be = append(*be, RowError{Row: i, Field: "external_ref", Message: fmt.Sprintf("%q is also used by row %d", ref, j)})
+			*be = append(*be, RowError{Row: i, Field: "external_ref", Problem: Problem{
+				Code: CodeRefRepeated, Value: ref, Other: j, Message: fmt.Sprintf("%q is also used by row %d", ref, j)}})
 			continue
 		}
 		first[ref] = i
@@ -227,7 +230,7 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 		be.addAll(i, ins[i].Validate())
 		refs[i] = ins[i].ExternalRef
 		if ins[i].TechnicianID != 0 {
-			be = append(be, RowError{Row: i, Field: "technician_id", Message: "give the technician by reference in a batch"})
+			be = append(be, RowError{Row: i, Field: "technician_id", Problem: problem(CodeTechnicianByRef, "give the technician by reference in a batch")})
 		}
 		if ins[i].TechnicianRef != "" {
 			techRefs = append(techRefs, ins[i].TechnicianRef)
@@ -250,7 +253,8 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 		if in.TechnicianRef != "" {
 			id, ok := techs[in.TechnicianRef]
 			if !ok {
-				be = append(be, RowError{Row: i, Field: "technician_ref", Message: fmt.Sprintf("no technician of this org has the reference %q", in.TechnicianRef)})
+				be = append(be, RowError{Row: i, Field: "technician_ref", Problem: Problem{
+					Code: CodeTechnicianUnknown, Value: in.TechnicianRef, Message: fmt.Sprintf("no technician of this org has the reference %q", in.TechnicianRef)}})
 			}
 			c.tech[i] = id
 		}

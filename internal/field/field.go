@@ -149,6 +149,10 @@ type JobInput struct {
 // it maps to 422 wherever errors are mapped.
 type ValidationError struct {
 	Fields map[string]string
+	// Problems has the code and parameters of each field's problem, for
+	// callers that say it in their own words; a field without one (made
+	// by a caller from its own English message) has only Fields.
+	Problems map[string]Problem
 }
 
 func (e *ValidationError) Error() string {
@@ -170,13 +174,26 @@ func (e *ValidationError) Unwrap() error {
 	names := slices.Sorted(maps.Keys(e.Fields))
 	fields := make([]apperr.Field, len(names))
 	for i, n := range names {
-		fields[i] = apperr.Field{Name: n, Message: e.Fields[n]}
+		fields[i] = apperr.Field{Name: n, Code: e.Problems[n].Code, Message: e.Fields[n]}
 	}
 	return &apperr.Error{Code: apperr.Invalid, Message: e.Error(), Fields: fields}
 }
 
 // For returns the message for one field, "" when it is fine.
 func (e *ValidationError) For(field string) string { return e.Fields[field] }
+
+// Problem returns the code and parameters of one field's problem; ok is
+// false when it has none (or the problem has no code).
+func (e *ValidationError) Problem(field string) (p Problem, ok bool) {
+	p, ok = e.Problems[field]
+	if !ok || p.Code == "" {
+		if msg, has := e.Fields[field]; has {
+			return Problem{Message: msg}, false
+		}
+		return Problem{}, false
+	}
+	return p, true
+}
 
 // staleError is the error of an update over a newer version than the one it
 // was read at (Version of the inputs): code apperr.Stale, 409 on a page.
@@ -187,23 +204,39 @@ func staleError(what string) error {
 }
 
 // fieldError is a ValidationError about one field.
-func fieldError(field, format string, args ...any) *ValidationError {
-	return &ValidationError{Fields: map[string]string{field: fmt.Sprintf(format, args...)}}
+func fieldError(field string, p Problem) *ValidationError {
+	return &ValidationError{Fields: map[string]string{field: p.Message}, Problems: map[string]Problem{field: p}}
 }
 
-type checker map[string]string
+// problem is a Problem with its English message.
+func problem(code, format string, args ...any) Problem {
+	return Problem{Code: code, Message: fmt.Sprintf(format, args...)}
+}
 
-func (c checker) add(field, msg string) {
+// checker collects the first problem of each field.
+type checker map[string]Problem
+
+func (c checker) add(field string, p Problem) {
 	if _, ok := c[field]; !ok {
-		c[field] = msg
+		c[field] = p
 	}
+}
+
+// has reports whether field has a problem already.
+func (c checker) has(field string) bool {
+	_, ok := c[field]
+	return ok
 }
 
 func (c checker) err() error {
 	if len(c) == 0 {
 		return nil
 	}
-	return &ValidationError{Fields: c}
+	ve := &ValidationError{Fields: make(map[string]string, len(c)), Problems: map[string]Problem(c)}
+	for f, p := range c {
+		ve.Fields[f] = p.Message
+	}
+	return ve
 }
 
 // text checks one text field: valid UTF-8, no NUL or control characters
@@ -212,13 +245,15 @@ func (c checker) err() error {
 func (c checker) text(field, v string, max int, required, multiline bool) {
 	switch {
 	case !utf8.ValidString(v):
-		c.add(field, "is not valid UTF-8 text")
+		c.add(field, problem(CodeNotUTF8, "is not valid UTF-8 text"))
 	case strings.ContainsFunc(v, func(r rune) bool { return controlChar(r, multiline) }):
-		c.add(field, "must not contain control characters")
+		c.add(field, problem(CodeControlChars, "must not contain control characters"))
 	case required && strings.TrimSpace(v) == "":
-		c.add(field, "is required")
+		c.add(field, problem(CodeRequired, "is required"))
 	case utf8.RuneCountInString(v) > max:
-		c.add(field, fmt.Sprintf("is too long: at most %d characters", max))
+		p := problem(CodeTooLong, "is too long: at most %d characters", max)
+		p.Limit = max
+		c.add(field, p)
 	}
 }
 
@@ -233,18 +268,25 @@ func controlChar(r rune, multiline bool) bool {
 
 func (c checker) email(field, v string) {
 	c.text(field, v, MaxEmail, false, false)
-	if v == "" || c[field] != "" {
+	if v == "" || c.has(field) {
 		return
 	}
 	// text.NormalizeRecipient: we mail technicians their day, so never
 	// to an IP literal or an internal or dotless domain (issue 19, item 14).
 	a, err := text.NormalizeRecipient(v)
-	switch code := text.AddressCode(err); {
-	case code == text.CodeAddressIP || code == text.CodeAddressDotless || code == text.CodeAddressInternal:
-		c.add(field, "is not an address at a public domain: "+err.Error())
-	case err != nil || a != v:
-		c.add(field, "is not an email address like name@example.com")
+	if code, ok := notPublic[text.AddressCode(err)]; ok && err != nil {
+		c.add(field, problem(code, "is not an address at a public domain: %s", err.Error()))
+	} else if err != nil || a != v {
+		c.add(field, problem(CodeEmailInvalid, "is not an email address like name@example.com"))
 	}
+}
+
+// notPublic are the address codes of a well-formed address we never send
+// to, with the problem codes that say why.
+var notPublic = map[string]string{
+	text.CodeAddressIP:       CodeEmailIPLiteral,
+	text.CodeAddressDotless:  CodeEmailDotless,
+	text.CodeAddressInternal: CodeEmailInternal,
 }
 
 // lastArrival bounds arrival times: every one is before it.
@@ -270,7 +312,7 @@ func (in TechnicianInput) Validate() error {
 	c.text("phone", in.Phone, MaxPhone, false, false)
 	c.text("external_ref", in.ExternalRef, MaxExternalRef, false, false)
 	if _, err := i18n.ParseLanguage("language", in.Language); err != nil {
-		c.add("language", "must be one of "+strings.Join(i18n.Languages(), ", ")+", or empty for the org's language")
+		c.add("language", problem(CodeLanguageUnknown, "must be one of %s, or empty for the org's language", strings.Join(i18n.Languages(), ", ")))
 	}
 	return c.err()
 }
@@ -303,30 +345,34 @@ func (in JobInput) Validate() error {
 	c.text("job_type", in.JobType, MaxJobType, false, false)
 	c.text("notes", in.Notes, MaxNotes, false, true)
 	c.text("status", in.Status, 20, true, false)
-	if c["status"] == "" && !ValidStatus(in.Status) {
-		c.add("status", "must be one of "+strings.Join(Statuses, ", "))
+	if !c.has("status") && !ValidStatus(in.Status) {
+		c.add("status", problem(CodeStatusUnknown, "must be one of %s", strings.Join(Statuses, ", ")))
 	}
 	c.text("technician_ref", in.TechnicianRef, MaxExternalRef, false, false)
 	if in.TechnicianID < 0 {
-		c.add("technician_id", "is not a technician")
+		c.add("technician_id", problem(CodeTechnicianInvalid, "is not a technician"))
 	}
 	if in.TechnicianID != 0 && in.TechnicianRef != "" {
-		c.add("technician_ref", "give the technician by id or by reference, not both")
+		c.add("technician_ref", problem(CodeTechnicianBoth, "give the technician by id or by reference, not both"))
 	}
 	switch {
 	case in.ArrivalStart.IsZero():
-		c.add("arrival_start", "is required")
+		c.add("arrival_start", problem(CodeRequired, "is required"))
 	case in.ArrivalEnd.IsZero():
-		c.add("arrival_end", "is required")
+		c.add("arrival_end", problem(CodeRequired, "is required"))
 	case in.ArrivalEnd.Before(in.ArrivalStart):
-		c.add("arrival_end", "must not be before the start of the window")
+		c.add("arrival_end", problem(CodeWindowReversed, "must not be before the start of the window"))
 	case in.ArrivalStart.Year() < 2000:
-		c.add("arrival_start", "is out of range: before 2000")
+		p := problem(CodeTooEarly, "is out of range: before 2000")
+		p.Limit = 2000
+		c.add("arrival_start", p)
 	case !in.ArrivalEnd.Before(lastArrival):
 		// In UTC, and a year short of 9999: times are shown in the org's
 		// zone (up to 14 hours ahead) and written as JSON (the API, the
 		// audit log), which cannot write a year past 9999.
-		c.add("arrival_end", "is out of range: after 9998")
+		p := problem(CodeTooLate, "is out of range: after 9998")
+		p.Limit = 9998
+		c.add("arrival_end", p)
 	}
 	return c.err()
 }

@@ -479,10 +479,14 @@ func TestBatchUpsertIsAllOrNothingAndIdempotent(t *testing.T) {
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, apperr.Invalid, apperr.Code(err))
 	require.Equal(t, []field.RowError{
-		{Row: 296, Field: "status", Message: "must be one of scheduled, in_progress, on_hold, done, cancelled"},
-		{Row: 297, Field: "external_ref", Message: `"J0" is also used by row 0`},
-		{Row: 298, Field: "technician_ref", Message: `no technician of this org has the reference "T-unknown"`},
-		{Row: 299, Field: "arrival_end", Message: "must not be before the start of the window"},
+		{Row: 296, Field: "status", Problem: field.Problem{Code: field.CodeStatusUnknown,
+			Message: "must be one of scheduled, in_progress, on_hold, done, cancelled"}},
+		{Row: 297, Field: "external_ref", Problem: field.Problem{Code: field.CodeRefRepeated, Value: "J0", Other: 0,
+			Message: `"J0" is also used by row 0`}},
+		{Row: 298, Field: "technician_ref", Problem: field.Problem{Code: field.CodeTechnicianUnknown, Value: "T-unknown",
+			Message: `no technician of this org has the reference "T-unknown"`}},
+		{Row: 299, Field: "arrival_end", Problem: field.Problem{Code: field.CodeWindowReversed,
+			Message: "must not be before the start of the window"}},
 	}, be.Rows)
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM jobs WHERE customer LIKE '%(edited)'`))
 

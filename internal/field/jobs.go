@@ -82,7 +82,7 @@ func (s *Store) ListJobs(ctx context.Context, orgID int64, f JobFilter) (JobPage
 // ListJobs is Store.ListJobs on q.
 func ListJobs(ctx context.Context, q database.Querier, orgID int64, f JobFilter) (JobPage, error) {
 	if f.Status != "" && !ValidStatus(f.Status) {
-		return JobPage{}, fieldError("status", "must be one of the statuses")
+		return JobPage{}, fieldError("status", problem(CodeStatusUnknown, "must be one of the statuses"))
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -159,14 +159,15 @@ func resolveAssignee(ctx context.Context, q database.Querier, orgID int64, in Jo
 		var id int64
 		err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = $2`, orgID, in.TechnicianRef).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return 0, fieldError("technician_ref", "no technician of this org has the reference %q", in.TechnicianRef)
+			return 0, fieldError("technician_ref", Problem{Code: CodeTechnicianUnknown, Value: in.TechnicianRef,
+				Message: fmt.Sprintf("no technician of this org has the reference %q", in.TechnicianRef)})
 		}
 		return id, err
 	case in.TechnicianID != 0:
 		var id int64
 		err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND id = $2`, orgID, in.TechnicianID).Scan(&id)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return 0, fieldError("technician_id", "is not a technician of this org")
+			return 0, fieldError("technician_id", problem(CodeTechnicianInvalid, "is not a technician of this org"))
 		}
 		return id, err
 	}
@@ -312,7 +313,7 @@ func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID, ver
 		in := old.Input()
 		edit(&in)
 		if in.Status == "" {
-			return fieldError("status", "is required")
+			return fieldError("status", problem(CodeRequired, "is required"))
 		}
 		in.Normalize()
 		if err := in.Validate(); err != nil {
@@ -358,7 +359,7 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 		return j, false, err
 	}
 	if in.ExternalRef == "" {
-		return j, false, fieldError("external_ref", "is required")
+		return j, false, fieldError("external_ref", problem(CodeRequired, "is required"))
 	}
 	var oldID int64
 	err = q.QueryRow(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, in.ExternalRef).Scan(&oldID)

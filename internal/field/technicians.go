@@ -275,7 +275,7 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.
 		return t, false, err
 	}
 	if in.ExternalRef == "" {
-		return t, false, fieldError("external_ref", "is required")
+		return t, false, fieldError("external_ref", problem(CodeRequired, "is required"))
 	}
 	var old Technician
 	oldErr := scanTechnician(q.QueryRow(ctx, `SELECT `+technicianColumns+` FROM technicians t WHERE t.org_id = $1 AND t.external_ref = $2 FOR UPDATE`,
@@ -326,7 +326,7 @@ func auditTechnician(ctx context.Context, q database.Querier, actor audit.Actor,
 // error; other errors pass through.
 func refTaken(err error, index string) error {
 	if database.IsUniqueViolation(err, index) {
-		return fieldError("external_ref", "is already used by another record of this org")
+		return fieldError("external_ref", problem(CodeRefTaken, "is already used by another record of this org"))
 	}
 	return err
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"fieldbrief/internal/schedule"
 )
 
 // Action is what saving does to one row.
@@ -24,7 +26,21 @@ type PlannedRow struct {
 	Row    int
 	Action Action
 	Values []string // as stored, aligned with Plan.Columns
-	Notes  []string // e.g. an ambiguous local time and the occurrence taken
+	Notes  []string // in English, e.g. an ambiguous local time and the occurrence taken
+	Twice  []Twice  // the same notes as data, for pages in the reader's words
+	// Times are the instants of the row's time columns that were read
+	// (arrival_from, arrival_to), for pages that write them in the
+	// reader's clock; Values has them as "08:00 EST".
+	Times map[string]time.Time
+}
+
+// Twice is a typed local time that happens twice that night (clocks go
+// back): First, its first occurrence, was taken.
+type Twice struct {
+	Column string
+	Date   schedule.Date
+	At     schedule.LocalTime
+	First  time.Time
 }
 
 // Plan is the preview: every row as it will be saved and every problem.

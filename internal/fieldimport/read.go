@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/schedule"
 )
 
 // Limits of one import file, enforced while reading: a larger file is
@@ -67,11 +68,47 @@ type Column struct {
 // Problem is one error, by row and column. Row is the spreadsheet row
 // number (the header is row 1); Column is empty when it concerns the row
 // or the file as a whole.
+//
+// Code says what is wrong as a stable code (Code* here, and internal/field's
+// for a value its rules refuse), with its parameters, so that a page says
+// it in the reader's language (internal/web/problems.go); Message says it in
+// English (logs, tests, the API's convention).
 type Problem struct {
 	Row     int
 	Column  string
+	Code    string
+	Value   string             // the cell or column name refused, when the message names it
+	Limit   int                // a bound: the header's columns, the most characters, a year
+	Count   int                // what the file has: a row's or the header's columns, a column's position, a CSV line
+	Other   int                // another row: the first one with the same external_ref
+	Gap     *schedule.GapError // CodeTimeGap: the clocks' jump
 	Message string
 }
+
+// Problem codes of a file and its cells (a value's own rules are
+// internal/field's codes). Stable: pages and tests switch on them, and
+// issue 19's reader keeps them.
+const (
+	CodeFileEmpty       = "file_empty"        // no header row
+	CodeNoRows          = "no_rows"           // a header and nothing below it
+	CodeHeaderTooWide   = "header_too_wide"   // Count: the header's columns; Limit: the format's
+	CodeHeaderNotUTF8   = "header_not_utf8"   // Count: the column's position, from 1
+	CodeHeaderUnnamed   = "header_unnamed"    // Count: the column's position, from 1
+	CodeColumnUnknown   = "column_unknown"    // Column, Value: the name
+	CodeColumnTwice     = "column_twice"      // Column
+	CodeColumnMissing   = "column_missing"    // Column: a required one
+	CodeRowExtraCells   = "row_extra_cells"   // Count: the row's cells; Limit: the header's
+	CodeRowMissingCells = "row_missing_cells" // Count: the row's cells; Limit: the header's
+	CodeCellNotUTF8     = "cell_not_utf8"     // Column
+	CodeCellNUL         = "cell_nul"          // Column
+	CodeCSVBareQuote    = "csv_bare_quote"    // Count: the line of the file
+	CodeCSVQuote        = "csv_quote"         // Count: the line of the file
+	CodeCSVInvalid      = "csv_invalid"       // Count: the line of the file, 0 when unknown
+	CodeYesNo           = "yes_no"            // Column, Value
+	CodeDateInvalid     = "date_invalid"      // Column, Value
+	CodeTimeInvalid     = "time_invalid"      // Column, Value
+	CodeTimeGap         = "time_gap"          // Column, Value: the time; Gap
+)
 
 // Record is one data row: its spreadsheet row number and its cells by
 // column name (only the columns the header has).
@@ -110,7 +147,7 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 	case errors.Is(err, errCapped):
 		return Table{}, ErrTooLarge
 	case errors.Is(err, io.EOF):
-		t.Problems = append(t.Problems, Problem{Row: 1, Message: "The file is empty: the first row must name the columns."})
+		t.Problems = append(t.Problems, Problem{Row: 1, Code: CodeFileEmpty, Message: "The file is empty: the first row must name the columns."})
 		return t, nil
 	case err != nil:
 		t.Problems = append(t.Problems, syntaxProblem(1, err))
@@ -145,11 +182,11 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 		r := Record{Row: row, Cells: make(map[string]string, len(t.Header))}
 		switch {
 		case len(rec) > len(t.Header):
-			t.Problems = append(t.Problems, Problem{Row: row, Message: fmt.Sprintf(
+			t.Problems = append(t.Problems, Problem{Row: row, Code: CodeRowExtraCells, Count: len(rec), Limit: len(t.Header), Message: fmt.Sprintf(
 				"This row has %d columns but the header has %d: remove the extra cells (or quote a cell that contains a comma).",
 				len(rec), len(t.Header))})
 		case len(rec) < len(t.Header):
-			t.Problems = append(t.Problems, Problem{Row: row, Message: fmt.Sprintf(
+			t.Problems = append(t.Problems, Problem{Row: row, Code: CodeRowMissingCells, Count: len(rec), Limit: len(t.Header), Message: fmt.Sprintf(
 				"This row has %d columns but the header has %d: every row needs a cell for every column, even an empty one.",
 				len(rec), len(t.Header))})
 		}
@@ -159,11 +196,11 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 			}
 			v := rec[i]
 			if !utf8.ValidString(v) {
-				t.Problems = append(t.Problems, Problem{Row: row, Column: name, Message: "This cell is not valid UTF-8 text: save the file as CSV UTF-8 and upload it again."})
+				t.Problems = append(t.Problems, Problem{Row: row, Column: name, Code: CodeCellNotUTF8, Message: "This cell is not valid UTF-8 text: save the file as CSV UTF-8 and upload it again."})
 				continue
 			}
 			if strings.ContainsRune(v, 0) {
-				t.Problems = append(t.Problems, Problem{Row: row, Column: name, Message: "This cell contains a NUL character."})
+				t.Problems = append(t.Problems, Problem{Row: row, Column: name, Code: CodeCellNUL, Message: "This cell contains a NUL character."})
 				continue
 			}
 			r.Cells[name] = strings.TrimSpace(v)
@@ -171,7 +208,7 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 		t.Records = append(t.Records, r)
 	}
 	if len(t.Records) == 0 && len(t.Problems) == 0 {
-		t.Problems = append(t.Problems, Problem{Row: 2, Message: "The file has no rows below the header: there is nothing to import."})
+		t.Problems = append(t.Problems, Problem{Row: 2, Code: CodeNoRows, Message: "The file has no rows below the header: there is nothing to import."})
 	}
 	return t, nil
 }
@@ -183,7 +220,7 @@ func readHeader(header []string, cols []Column) ([]string, []Problem) {
 	if len(header) > MaxColumns {
 		// One problem, not one per column: a line of a million commas
 		// would otherwise be a million problems for the preview to list.
-		return nil, []Problem{{Row: 1, Message: fmt.Sprintf(
+		return nil, []Problem{{Row: 1, Code: CodeHeaderTooWide, Count: len(header), Limit: len(cols), Message: fmt.Sprintf(
 			"The first row has %d columns; the format has %d at most: %s.", len(header), len(cols), columnList(cols))}}
 	}
 	var probs []Problem
@@ -191,24 +228,24 @@ func readHeader(header []string, cols []Column) ([]string, []Problem) {
 	seen := map[string]bool{}
 	for i, h := range header {
 		if !utf8.ValidString(h) {
-			probs = append(probs, Problem{Row: 1, Message: fmt.Sprintf("Column %d's name is not valid UTF-8 text: save the file as CSV UTF-8 and upload it again.", i+1)})
+			probs = append(probs, Problem{Row: 1, Code: CodeHeaderNotUTF8, Count: i + 1, Message: fmt.Sprintf("Column %d's name is not valid UTF-8 text: save the file as CSV UTF-8 and upload it again.", i+1)})
 			continue
 		}
 		name := strings.ToLower(strings.TrimSpace(h))
 		names[i] = name
 		switch {
 		case name == "":
-			probs = append(probs, Problem{Row: 1, Message: fmt.Sprintf("Column %d has no name: the first row must name every column.", i+1)})
+			probs = append(probs, Problem{Row: 1, Code: CodeHeaderUnnamed, Count: i + 1, Message: fmt.Sprintf("Column %d has no name: the first row must name every column.", i+1)})
 		case !slices.ContainsFunc(cols, func(c Column) bool { return c.Name == name }):
-			probs = append(probs, Problem{Row: 1, Column: name, Message: fmt.Sprintf("Unknown column %q. The columns are: %s.", name, columnList(cols))})
+			probs = append(probs, Problem{Row: 1, Column: name, Code: CodeColumnUnknown, Value: name, Message: fmt.Sprintf("Unknown column %q. The columns are: %s.", name, columnList(cols))})
 		case seen[name]:
-			probs = append(probs, Problem{Row: 1, Column: name, Message: fmt.Sprintf("Column %q appears twice.", name)})
+			probs = append(probs, Problem{Row: 1, Column: name, Code: CodeColumnTwice, Message: fmt.Sprintf("Column %q appears twice.", name)})
 		}
 		seen[name] = true
 	}
 	for _, c := range cols {
 		if c.Required && !seen[c.Name] {
-			probs = append(probs, Problem{Row: 1, Column: c.Name, Message: fmt.Sprintf("Missing required column %q.", c.Name)})
+			probs = append(probs, Problem{Row: 1, Column: c.Name, Code: CodeColumnMissing, Message: fmt.Sprintf("Missing required column %q.", c.Name)})
 		}
 	}
 	return names, probs
@@ -229,17 +266,22 @@ func allEmpty(rec []string) bool {
 // syntaxProblem turns the CSV reader's error into a problem on its row.
 func syntaxProblem(row int, err error) Problem {
 	msg := "This row is not valid CSV"
+	p := Problem{Row: row, Code: CodeCSVInvalid}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		switch {
 		case errors.Is(pe.Err, csv.ErrBareQuote):
+			p.Code = CodeCSVBareQuote
 			msg += ": a cell that is not in quotes contains a quote (put the cell in quotes and double each quote inside it)"
 		case errors.Is(pe.Err, csv.ErrQuote):
+			p.Code = CodeCSVQuote
 			msg += ": a quoted cell is not closed, or text follows its closing quote"
 		}
+		p.Count = pe.Line
 		msg += fmt.Sprintf(" (line %d of the file)", pe.Line)
 	}
-	return Problem{Row: row, Message: msg + ". Nothing after it was read."}
+	p.Message = msg + ". Nothing after it was read."
+	return p
 }
 
 var errCapped = errors.New("import file over the size limit")

@@ -32,19 +32,19 @@ func TestReadProblems(t *testing.T) {
 		file string
 		want Problem // the one problem expected; Message is matched as a substring
 	}{
-		{"unknown column", "external_ref,name,colour\nT-1,Dana,red\n", Problem{Row: 1, Column: "colour", Message: `Unknown column "colour"`}},
-		{"missing required column", "external_ref,phone\nT-1,555\n", Problem{Row: 1, Column: "name", Message: `Missing required column "name"`}},
-		{"column twice", "external_ref,name,Name\nT-1,Dana,Dana\n", Problem{Row: 1, Column: "name", Message: "appears twice"}},
-		{"unnamed column", "external_ref,name,\nT-1,Dana,\n", Problem{Row: 1, Message: "Column 3 has no name"}},
-		{"too many columns", "external_ref,name\nT-1,Dana\nT-2,Sam,extra\n", Problem{Row: 3, Message: "This row has 3 columns but the header has 2"}},
-		{"too few columns", "external_ref,name,phone\nT-1,Dana\n", Problem{Row: 2, Message: "This row has 2 columns but the header has 3"}},
-		{"non-UTF-8 cell", "external_ref,name\nT-1,Ren\xe9e\n", Problem{Row: 2, Column: "name", Message: "not valid UTF-8"}},
-		{"non-UTF-8 header", "external_ref,name,ph\xf6ne\nT-1,Dana,5\n", Problem{Row: 1, Message: "Column 3's name is not valid UTF-8"}},
-		{"NUL in a cell", "external_ref,name\nT-1,Da\x00na\n", Problem{Row: 2, Column: "name", Message: "NUL"}},
-		{"bare quote", "external_ref,name\nT-1,Dana\nT-2,Sam \"Fix\" Lee\n", Problem{Row: 3, Message: "not valid CSV: a cell that is not in quotes contains a quote (put the cell in quotes and double each quote inside it) (line 3"}},
-		{"unclosed quote", "external_ref,name\nT-1,\"Dana\n", Problem{Row: 2, Message: "a quoted cell is not closed"}},
-		{"empty file", "", Problem{Row: 1, Message: "The file is empty"}},
-		{"header only", "external_ref,name\r\n,\r\n", Problem{Row: 2, Message: "no rows below the header"}},
+		{"unknown column", "external_ref,name,colour\nT-1,Dana,red\n", Problem{Code: CodeColumnUnknown, Row: 1, Column: "colour", Message: `Unknown column "colour"`}},
+		{"missing required column", "external_ref,phone\nT-1,555\n", Problem{Code: CodeColumnMissing, Row: 1, Column: "name", Message: `Missing required column "name"`}},
+		{"column twice", "external_ref,name,Name\nT-1,Dana,Dana\n", Problem{Code: CodeColumnTwice, Row: 1, Column: "name", Message: "appears twice"}},
+		{"unnamed column", "external_ref,name,\nT-1,Dana,\n", Problem{Code: CodeHeaderUnnamed, Row: 1, Message: "Column 3 has no name"}},
+		{"too many columns", "external_ref,name\nT-1,Dana\nT-2,Sam,extra\n", Problem{Code: CodeRowExtraCells, Row: 3, Message: "This row has 3 columns but the header has 2"}},
+		{"too few columns", "external_ref,name,phone\nT-1,Dana\n", Problem{Code: CodeRowMissingCells, Row: 2, Message: "This row has 2 columns but the header has 3"}},
+		{"non-UTF-8 cell", "external_ref,name\nT-1,Ren\xe9e\n", Problem{Code: CodeCellNotUTF8, Row: 2, Column: "name", Message: "not valid UTF-8"}},
+		{"non-UTF-8 header", "external_ref,name,ph\xf6ne\nT-1,Dana,5\n", Problem{Code: CodeHeaderNotUTF8, Row: 1, Message: "Column 3's name is not valid UTF-8"}},
+		{"NUL in a cell", "external_ref,name\nT-1,Da\x00na\n", Problem{Code: CodeCellNUL, Row: 2, Column: "name", Message: "NUL"}},
+		{"bare quote", "external_ref,name\nT-1,Dana\nT-2,Sam \"Fix\" Lee\n", Problem{Code: CodeCSVBareQuote, Row: 3, Message: "not valid CSV: a cell that is not in quotes contains a quote (put the cell in quotes and double each quote inside it) (line 3"}},
+		{"unclosed quote", "external_ref,name\nT-1,\"Dana\n", Problem{Code: CodeCSVQuote, Row: 2, Message: "a quoted cell is not closed"}},
+		{"empty file", "", Problem{Code: CodeFileEmpty, Row: 1, Message: "The file is empty"}},
+		{"header only", "external_ref,name\r\n,\r\n", Problem{Code: CodeNoRows, Row: 2, Message: "no rows below the header"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := readString(t, tc.file)
@@ -53,6 +53,7 @@ func TestReadProblems(t *testing.T) {
 			require.Equal(t, tc.want.Row, got.Row)
 			require.Equal(t, tc.want.Column, got.Column)
 			require.Contains(t, got.Message, tc.want.Message)
+			require.Equal(t, tc.want.Code, got.Code, "the problem's stable code")
 		})
 	}
 }

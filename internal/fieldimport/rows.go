@@ -1,8 +1,10 @@
 package fieldimport
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
@@ -24,8 +26,10 @@ type parsedRow struct {
 	unreadable bool
 }
 
-func (r *parsedRow) problem(column, format string, args ...any) {
-	r.problems = append(r.problems, Problem{Row: r.planned.Row, Column: column, Message: fmt.Sprintf(format, args...)})
+// problem adds p, on this row, with its English message.
+func (r *parsedRow) problem(p Problem, format string, args ...any) {
+	p.Row, p.Message = r.planned.Row, fmt.Sprintf(format, args...)
+	r.problems = append(r.problems, p)
 }
 
 // values returns the display values in format order from cells.
@@ -43,7 +47,7 @@ func parseTechnician(rec Record) parsedRow {
 	c := rec.Cells
 	active, ok := parseYesNo(c["active"], true)
 	if !ok {
-		r.problem("active", "active must be yes or no, not %q.", c["active"])
+		r.problem(Problem{Column: "active", Code: CodeYesNo, Value: c["active"]}, "active must be yes or no, not %q.", c["active"])
 	}
 	r.tech = field.TechnicianInput{ExternalRef: c["external_ref"], Name: c["name"], Email: c["email"], Phone: c["phone"], Active: active,
 		Language: c["language"]}
@@ -70,7 +74,7 @@ func parseJob(rec Record, zone schedule.Zone) parsedRow {
 	if ok {
 		shown["emergency"] = yesNo(emergency)
 	} else {
-		r.problem("emergency", "emergency must be yes or no, not %q.", c["emergency"])
+		r.problem(Problem{Column: "emergency", Code: CodeYesNo, Value: c["emergency"]}, "emergency must be yes or no, not %q.", c["emergency"])
 	}
 	// "In progress" and "In_Progress" mean in_progress; field decides
 	// whether the result is a status.
@@ -86,12 +90,12 @@ func parseJob(rec Record, zone schedule.Zone) parsedRow {
 	}
 	d, err := schedule.ParseDate(c["date"])
 	if err != nil {
-		r.problem("date", "date %q is not a date like 2026-03-09 (YYYY-MM-DD).", c["date"])
+		r.problem(Problem{Column: "date", Code: CodeDateInvalid, Value: c["date"]}, "date %q is not a date like 2026-03-09 (YYYY-MM-DD).", c["date"])
 	}
 	for _, col := range []string{"arrival_from", "arrival_to"} {
 		lt, err := schedule.ParseLocalTime(c[col])
 		if err != nil {
-			r.problem(col, "%s %q is not a time like 08:30 (HH:MM, 24 hours, 00:00 to 23:59).", col, c[col])
+			r.problem(Problem{Column: col, Code: CodeTimeInvalid, Value: c[col]}, "%s %q is not a time like 08:30 (HH:MM, 24 hours, 00:00 to 23:59).", col, c[col])
 			continue
 		}
 		if d.IsZero() {
@@ -99,13 +103,20 @@ func parseJob(rec Record, zone schedule.Zone) parsedRow {
 		}
 		t, note, err := schedule.LocalDateTime(zone.Loc, d, lt)
 		if err != nil {
-			r.problem(col, "%s: %v.", col, err)
+			p := Problem{Column: col, Code: CodeTimeGap, Value: c[col]}
+			errors.As(err, &p.Gap)
+			r.problem(p, "%s: %v.", col, err)
 			continue
 		}
 		if note != "" {
 			r.planned.Notes = append(r.planned.Notes, col+": "+note+".")
+			r.planned.Twice = append(r.planned.Twice, Twice{Column: col, Date: d, At: lt, First: t})
 		}
 		shown[col] = lt.String() + " " + schedule.ZoneAbbr(t)
+		if r.planned.Times == nil {
+			r.planned.Times = map[string]time.Time{}
+		}
+		r.planned.Times[col] = t
 		if col == "arrival_from" {
 			r.job.ArrivalStart = t
 		} else {

@@ -111,7 +111,8 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		// then never sees one.
 		if ref := rec.Cells["external_ref"]; ref != "" {
 			if first, dup := firstRow[ref]; dup {
-				rows[i].problem("external_ref", "external_ref %q is also on row %d: each row needs its own.", ref, first)
+				rows[i].problem(Problem{Column: "external_ref", Code: field.CodeRefRepeated, Value: ref, Other: first},
+					"external_ref %q is also on row %d: each row needs its own.", ref, first)
 			} else {
 				firstRow[ref] = rec.Row
 			}
@@ -134,7 +135,11 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 			for _, re := range be.Rows {
 				r := &rows[batch[re.Row]]
 				col := columnOf(up.Kind, re.Field)
-				r.problem(col, "%s", sentence(col, re.Message))
+				p := Problem{Column: col, Code: re.Code, Value: re.Value, Limit: re.Limit}
+				if re.Code == field.CodeRefRepeated {
+					p.Other = rows[batch[re.Other]].planned.Row // the file's row, not the batch's index
+				}
+				r.problem(p, "%s", sentence(col, re.Message))
 			}
 			continue
 		}

@@ -103,22 +103,23 @@ func TestPreviewErrors(t *testing.T) {
 		row    int
 		column string
 		msg    string
+		code   string
 	}{
-		{"bad date", jobHeader + "J-1,Ann,,2026-02-30,08:00,10:00,,,,\n", 2, "date", `date "2026-02-30" is not a date like 2026-03-09`},
-		{"bad time", jobHeader + "J-1,Ann,,2026-03-09,25:00,10:00,,,,\n", 2, "arrival_from", `arrival_from "25:00" is not a time`},
-		{"window end before start", jobHeader + "J-1,Ann,,2026-03-09,10:00,08:00,,,,\n", 2, "arrival_to", "arrival_to must not be before the start of the window"},
-		{"unknown technician reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,T-404,,\n", 2, "technician_ref", `No technician of this org has the reference "T-404"`},
-		{"another org's technician reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,G-1,,\n", 2, "technician_ref", `No technician of this org has the reference "G-1"`},
-		{"unknown status", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,paused,,,\n", 2, "status", "status must be one of scheduled, in_progress"},
-		{"duplicate reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,,\nJ-1,Bob,,2026-03-09,08:00,10:00,,,,\n", 3, "external_ref", `external_ref "J-1" is also on row 2`},
-		{"missing reference", jobHeader + ",Ann,,2026-03-09,08:00,10:00,,,,\n", 2, "external_ref", "external_ref is required"},
-		{"bad yes/no", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,maybe,\n", 2, "emergency", `emergency must be yes or no, not "maybe"`},
-		{"non-UTF-8", jobHeader + "J-1,Ren\xe9e,,2026-03-09,08:00,10:00,,,,\n", 2, "customer", "not valid UTF-8"},
-		{"too many columns", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,,,extra\n", 2, "", "This row has 11 columns but the header has 10"},
-		{"missing required column", "external_ref,customer,date,arrival_from\nJ-1,Ann,2026-03-09,08:00\n", 1, "arrival_to", `Missing required column "arrival_to"`},
-		{"unknown column", "external_ref,customer,date,arrival_from,arrival_to,colour\nJ-1,Ann,2026-03-09,08:00,10:00,red\n", 1, "colour", `Unknown column "colour"`},
+		{"bad date", jobHeader + "J-1,Ann,,2026-02-30,08:00,10:00,,,,\n", 2, "date", `date "2026-02-30" is not a date like 2026-03-09`, fieldimport.CodeDateInvalid},
+		{"bad time", jobHeader + "J-1,Ann,,2026-03-09,25:00,10:00,,,,\n", 2, "arrival_from", `arrival_from "25:00" is not a time`, fieldimport.CodeTimeInvalid},
+		{"window end before start", jobHeader + "J-1,Ann,,2026-03-09,10:00,08:00,,,,\n", 2, "arrival_to", "arrival_to must not be before the start of the window", field.CodeWindowReversed},
+		{"unknown technician reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,T-404,,\n", 2, "technician_ref", `No technician of this org has the reference "T-404"`, field.CodeTechnicianUnknown},
+		{"another org's technician reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,G-1,,\n", 2, "technician_ref", `No technician of this org has the reference "G-1"`, field.CodeTechnicianUnknown},
+		{"unknown status", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,paused,,,\n", 2, "status", "status must be one of scheduled, in_progress", field.CodeStatusUnknown},
+		{"duplicate reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,,\nJ-1,Bob,,2026-03-09,08:00,10:00,,,,\n", 3, "external_ref", `external_ref "J-1" is also on row 2`, field.CodeRefRepeated},
+		{"missing reference", jobHeader + ",Ann,,2026-03-09,08:00,10:00,,,,\n", 2, "external_ref", "external_ref is required", field.CodeRequired},
+		{"bad yes/no", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,maybe,\n", 2, "emergency", `emergency must be yes or no, not "maybe"`, fieldimport.CodeYesNo},
+		{"non-UTF-8", jobHeader + "J-1,Ren\xe9e,,2026-03-09,08:00,10:00,,,,\n", 2, "customer", "not valid UTF-8", fieldimport.CodeCellNotUTF8},
+		{"too many columns", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,,,extra\n", 2, "", "This row has 11 columns but the header has 10", fieldimport.CodeRowExtraCells},
+		{"missing required column", "external_ref,customer,date,arrival_from\nJ-1,Ann,2026-03-09,08:00\n", 1, "arrival_to", `Missing required column "arrival_to"`, fieldimport.CodeColumnMissing},
+		{"unknown column", "external_ref,customer,date,arrival_from,arrival_to,colour\nJ-1,Ann,2026-03-09,08:00,10:00,red\n", 1, "colour", `Unknown column "colour"`, fieldimport.CodeColumnUnknown},
 		{"nonexistent local time", jobHeader + "J-1,Ann,,2026-03-08,02:30,04:00,,,,\n", 2, "arrival_from",
-			"arrival_from: 2026-03-08 02:30 does not exist in America/New_York: clocks jump from 02:00 to 03:00"},
+			"arrival_from: 2026-03-08 02:30 does not exist in America/New_York: clocks jump from 02:00 to 03:00", fieldimport.CodeTimeGap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			up, p := b.preview(t, b.acme, fieldimport.Jobs, tc.file)
@@ -127,6 +128,7 @@ func TestPreviewErrors(t *testing.T) {
 			require.Equal(t, tc.row, got.Row)
 			require.Equal(t, tc.column, got.Column)
 			require.Contains(t, got.Message, tc.msg)
+			require.Equal(t, tc.code, got.Code, "the problem's stable code")
 			require.False(t, p.OK())
 			_, err := b.save(up, p)
 			require.ErrorIs(t, err, fieldimport.ErrNotSaveable)
@@ -148,7 +150,7 @@ func TestPreviewShowsEveryRow(t *testing.T) {
 	}
 	// T-1 loses its email and phone (their columns are absent): an update.
 	require.Equal(t, map[int]fieldimport.Action{2: fieldimport.Update, 3: fieldimport.Update, 4: fieldimport.Invalid, 5: fieldimport.Create}, actions)
-	require.Equal(t, []fieldimport.Problem{{Row: 4, Column: "name", Message: "name is required."}}, p.Problems)
+	require.Equal(t, []fieldimport.Problem{{Row: 4, Column: "name", Code: field.CodeRequired, Message: "name is required."}}, p.Problems)
 	require.Equal(t, []string{"T-4", "New Person", "", "", "yes", ""}, p.Rows[3].Values)
 }
 

@@ -61,6 +61,11 @@ type Store struct {
 type Result struct {
 	OrgName string
 	Email   string
+	// The reader's language (docs/i18n.md): Language is that of the org's
+	// technician with this address ("" when none has one), OrgLocale the
+	// org's locale.
+	Language  string
+	OrgLocale string
 }
 
 // errBadUnsubscribeLink is every way a token can fail, told apart nowhere:
@@ -96,11 +101,11 @@ func (s *Store) Target(ctx context.Context, token string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	name, err := orgName(ctx, s.DB, orgID)
+	res, err := orgOf(ctx, s.DB, orgID, email)
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{OrgName: name, Email: email}, nil
+	return res, nil
 }
 
 // Unsubscribe acts on a verified token, in one transaction: it removes the
@@ -114,13 +119,12 @@ func (s *Store) Unsubscribe(ctx context.Context, token string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Email: email}
+	var res Result
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		name, err := orgName(ctx, tx, orgID)
-		if err != nil {
+		var err error
+		if res, err = orgOf(ctx, tx, orgID, email); err != nil {
 			return err
 		}
-		res.OrgName = name
 		oldTo, newTo, err := removeRecipient(ctx, tx, orgID, email)
 		if err != nil {
 			return err
@@ -236,16 +240,24 @@ func (s *Store) signingKey(ctx context.Context, name string) ([]byte, error) {
 
 // orgName is the org's display name; a link for an org deleted since is
 // NotFound.
-func orgName(ctx context.Context, q database.Querier, orgID int64) (string, error) {
-	var name string
-	err := q.QueryRow(ctx, `SELECT name FROM orgs WHERE id = $1`, orgID).Scan(&name)
+// orgOf is who a link is for: the org's name and locale, and the language
+// of the org's technician with that address, if one has a language (a
+// technician's briefing email has the link too).
+func orgOf(ctx context.Context, q database.Querier, orgID int64, email string) (Result, error) {
+	res := Result{Email: email}
+	err := q.QueryRow(ctx, `
+		SELECT o.name, o.locale, coalesce((
+			SELECT t.language FROM technicians t
+			WHERE t.org_id = o.id AND lower(t.email) = lower($2) AND t.language IS NOT NULL
+			ORDER BY t.active DESC, t.id LIMIT 1), '')
+		FROM orgs o WHERE o.id = $1`, orgID, email).Scan(&res.OrgName, &res.OrgLocale, &res.Language)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", apperr.Errorf(apperr.NotFound, "The organisation this link was for no longer exists, so it sends you nothing.")
+		return Result{}, apperr.Errorf(apperr.NotFound, "The organisation this link was for no longer exists, so it sends you nothing.")
 	}
 	if err != nil {
-		return "", fmt.Errorf("name of org %d: %w", orgID, err)
+		return Result{}, fmt.Errorf("org %d of an unsubscribe link: %w", orgID, err)
 	}
-	return name, nil
+	return res, nil
 }
 
 // removeRecipient takes email out of the org's stored recipient list, if

@@ -63,7 +63,7 @@ func TestUnsubscribeTokenRoundTrip(t *testing.T) {
 
 	got, err := b.Store.Unsubscribe.Target(b.Ctx, token)
 	require.NoError(t, err)
-	require.Equal(t, unsubscribe.Result{OrgName: "Acme Plumbing", Email: "Ops@Acme.example"}, got)
+	require.Equal(t, unsubscribe.Result{OrgName: "Acme Plumbing", Email: "Ops@Acme.example", OrgLocale: "en-US"}, got)
 
 	// One key for every link, created once even when first uses race.
 	tokens := make([]string, 8)
@@ -139,7 +139,7 @@ func TestUnsubscribeRemovesTheRecipient(t *testing.T) {
 	token := b.unsubscribeToken(t, b.Acme.ID, "OPS@acme.example")
 	res, err := b.Store.Unsubscribe.Unsubscribe(b.Ctx, token)
 	require.NoError(t, err)
-	require.Equal(t, unsubscribe.Result{OrgName: "Acme Plumbing", Email: "OPS@acme.example"}, res)
+	require.Equal(t, unsubscribe.Result{OrgName: "Acme Plumbing", Email: "OPS@acme.example", OrgLocale: "en-US"}, res)
 	require.Equal(t, &schedule.DeliveryConfig{
 		Email:   &schedule.EmailDelivery{To: []string{"boss@acme.example"}},
 		Webhook: &schedule.WebhookDelivery{URL: "https://hooks.acme.example/x"},

@@ -151,6 +151,10 @@ type apiErrorDetail struct {
 	Code    string            `json:"code"`
 	Message string            `json:"message"`
 	Fields  map[string]string `json:"fields"`
+	// Codes has the stable code of each field's problem that has one
+	// (internal/field's: "required", "too_long", …), beside the English
+	// message in Fields; absent when none has.
+	Codes map[string]string `json:"codes,omitempty"`
 }
 
 // apiErrorCode is the stable code clients switch on, one per status.
@@ -192,7 +196,7 @@ func writeAPIError(c echo.Context, err error, status int, msg string) {
 	}
 	body := apiErrorBody{Error: apiErrorDetail{Code: apiErrorCode(status), Message: msg, Fields: map[string]string{}}}
 	if status == http.StatusUnprocessableEntity {
-		body.Error.Fields = fieldsOf(err)
+		body.Error.Fields, body.Error.Codes = fieldsOf(err), codesOf(err)
 		if code := apiProblemCode(err); code != "" {
 			body.Error.Code = code
 		}
@@ -213,6 +217,22 @@ func fieldsOf(err error) map[string]string {
 		}
 	}
 	return fields
+}
+
+// codesOf is the problem code of each field of err that has one, nil when none has.
+func codesOf(err error) map[string]string {
+	var codes map[string]string
+	if e, ok := apperr.As(err); ok {
+		for _, f := range e.Fields {
+			if f.Code != "" {
+				if codes == nil {
+					codes = map[string]string{}
+				}
+				codes[f.Name] = f.Code
+			}
+		}
+	}
+	return codes
 }
 
 // readAPIBody reads a request body of at most maxAPIBody bytes into v: one

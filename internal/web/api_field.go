@@ -150,12 +150,14 @@ func (s *Server) apiPutJob(c echo.Context) error {
 		JobType: in.JobType, Notes: in.Notes, Emergency: in.Emergency, Status: in.Status, TechnicianRef: in.TechnicianRef}
 	var warnings []string
 	bad := map[string]string{}
+	codes := map[string]field.Problem{} // the codes of bad's problems that have one (docs/api.md)
 	for _, a := range []struct {
 		name, value string
 		to          *time.Time
 	}{{"arrival_start", in.ArrivalStart, &input.ArrivalStart}, {"arrival_end", in.ArrivalEnd, &input.ArrivalEnd}} {
 		if a.value == "" {
 			bad[a.name] = "is required"
+			codes[a.name] = field.Problem{Code: field.CodeRequired, Message: bad[a.name]}
 			continue
 		}
 		t, note, err := schedule.ParseLocalDateTime(loc, a.value)
@@ -176,10 +178,13 @@ func (s *Server) apiPutJob(c echo.Context) error {
 			for k, v := range ve.Fields {
 				if _, ok := bad[k]; !ok && k != "arrival_start" && k != "arrival_end" {
 					bad[k] = v
+					if p, ok := ve.Problems[k]; ok {
+						codes[k] = p
+					}
 				}
 			}
 		}
-		return &field.ValidationError{Fields: bad}
+		return &field.ValidationError{Fields: bad, Problems: codes}
 	}
 	m := ifMatchOf(c)
 	var j field.Job

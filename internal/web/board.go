@@ -64,16 +64,17 @@ func (s *Server) renderBoard(c echo.Context, status int, z orgZone, d schedule.D
 	l := localizer(c)
 	p := views.BoardPage{
 		Page: s.page(c, l.Tf("board.title", map[string]any{"Date": l.Locale().Date(d.Time())})), Notice: pageNotice(c),
-		DayLabel: dayLabel(l.Locale(), d), Zone: zoneLabel(z, d),
-		Prev: d.AddDays(-1).String(), Next: d.AddDays(1).String(), Today: today.String(), IsToday: d == today,
+		DayLabel: dayLabel(l.Locale(), d),
+		Prev:     d.AddDays(-1).String(), Next: d.AddDays(1).String(), Today: today.String(), IsToday: d == today,
 		Board: b,
 	}
+	p.Zone = zoneLabel(l, z, d)
 	p.Section = "board"
 	form.Action = orgBase(m.Org.Slug) + "/jobs"
 	form.Next = "board"
 	form.Technicians = b.Technicians
-	if form.Zone == "" || form.Zone == z.Name {
-		form.Zone = zoneLabel(z, d)
+	if form.Zone.Name == "" {
+		form.Zone = zoneLabel(l, z, d)
 	}
 	p.Form = form
 	return s.render(c, status, views.DayBoard(p))
@@ -168,7 +169,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		return err
 	}
 	err = change(id)
-	if errs, ok := fieldFormErrors(err); ok {
+	if errs, ok := fieldFormErrors(localizer(c), err); ok {
 		names := slices.Sorted(maps.Keys(errs))
 		return s.boardChangeRejected(c, names[0], errs[names[0]])
 	}

@@ -62,7 +62,8 @@ func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			r.CancelAt(now)
 			secs := max(1, int(math.Ceil(d.Seconds())))
 			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-			return apperr.Errorf(apperr.TooMany, "Too many requests from your network. Wait %d seconds, then reload the page.", secs)
+			// In the browser's language: no technician is known yet.
+			return readerWords(apperr.TooMany, localizer(c).Tn("daylink.error.too_many", secs, nil))
 		}
 		return next(c)
 	}
@@ -84,6 +85,10 @@ func clientNetwork(ip string) string {
 func (s *Server) technicianDay(c echo.Context) error {
 	ctx, now := c.Request().Context(), s.now()
 	l, err := s.dayLinks.Open(ctx, c.Param("token"), now)
+	if apperr.Code(err) == apperr.NotFound {
+		// Whose link it was is unknown: the browser's language says it.
+		return readerWords(apperr.NotFound, localizer(c).T("daylink.error.not_found"))
+	}
 	if err != nil {
 		return err
 	}

@@ -84,9 +84,10 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// A refusal with a stable code (account_messages.go) in the
 		// reader's words.
 		msg = w
-	} else if w, ok := catalogWords(l, status); ok && l.Language() != "en" {
+	} else if w, ok := catalogWords(l, status); ok && l.Language() != "en" && !inReaderWords(err) {
 		// Other messages of lower packages are English still (docs/i18n.md);
-		// for these statuses the reader's own words say the same.
+		// for these statuses the reader's own words say the same (a
+		// message already in them, readerWords, stays).
 		msg = w
 	}
 	if isHTMX(c) {
@@ -99,6 +100,24 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if err := s.render(c, status, views.ErrorPage(s.page(c, errorTitle(l, status)), status, msg, requestID)); err != nil {
 		s.log.Error("render error page", "error", err)
 	}
+}
+
+// readerWordsError is an application error whose message is in the
+// reader's language already (a page's own catalog message, such as the day
+// link's 404), so handleError shows it rather than the status's words.
+type readerWordsError struct{ err *apperr.Error }
+
+func (e readerWordsError) Error() string { return e.err.Error() }
+func (e readerWordsError) Unwrap() error { return e.err }
+
+// readerWords is an apperr error of code with msg, already in the reader's words.
+func readerWords(code, msg string) error {
+	return readerWordsError{err: &apperr.Error{Code: code, Message: msg}}
+}
+
+func inReaderWords(err error) bool {
+	var rw readerWordsError
+	return errors.As(err, &rw)
 }
 
 // setRetryAfter sends Retry-After, in whole seconds rounded up, for a

@@ -27,9 +27,9 @@ func orgBase(slug string) string { return "/orgs/" + slug }
 type orgZone struct {
 	schedule.Zone
 	Today schedule.Date
-	// note says why the zone is UTC when the org has no usable saved zone;
-	// every zone label shows it ("Times in UTC (…)"), so nobody reads UTC
-	// times as their own without being told.
+	// note is the catalog id saying why the zone is UTC when the org has
+	// no usable saved zone; every zone label shows it, so nobody reads
+	// UTC times as their own without being told.
 	note string
 }
 
@@ -54,7 +54,7 @@ func (s *Server) zoneOf(ctx context.Context, orgID int64) (orgZone, error) {
 		return orgZone{}, err
 	}
 	sz, err := cfg.Zone()
-	z := orgZone{Zone: sz, Today: schedule.DateOf(s.now().In(sz.Loc)), note: zoneNote(err)}
+	z := orgZone{Zone: sz, Today: schedule.DateOf(s.now().In(sz.Loc)), note: zoneNoteID(err)}
 	return z, nil
 }
 
@@ -69,18 +69,42 @@ func zoneNote(err error) string {
 	return ""
 }
 
-// zoneLabel names the zone with its abbreviation on date d: "America/New_York (EDT)",
-// or says why it is UTC.
-func zoneLabel(z orgZone, d schedule.Date) string {
-	if z.note != "" {
-		return z.Name + " (" + z.note + ")"
+// zoneNoteID is the catalog id of why an org has no zone of its own
+// (cfg.Zone's error), "" when it has one.
+func zoneNoteID(err error) string {
+	switch {
+	case errors.Is(err, tenants.ErrZoneNotSaved):
+		return "fieldzone.not_saved"
+	case errors.Is(err, tenants.ErrZoneInvalid):
+		return "fieldzone.invalid"
 	}
+	return ""
+}
+
+// zoneLabel names the zone as people know it, in l's language, on date d
+// (CLDR's metazone name and city: "Eastern Time (New York)",
+// "Nordamerikanische Ostküstenzeit (New York)"), or says why it is UTC. Its
+// IANA id and the abbreviation in force that day ("EST", as the windows
+// write it) go in small print after it (zone.ID "" when the name is the id
+// already: a zone CLDR does not name).
+func zoneLabel(l *i18n.Localizer, z orgZone, d schedule.Date) views.ZoneLabel {
 	start, _ := schedule.DayBounds(z.Loc, d)
-	abbr := schedule.ZoneAbbr(start.Add(12 * time.Hour).In(z.Loc))
-	if abbr == z.Name {
-		return z.Name
+	noon := start.Add(12 * time.Hour).In(z.Loc)
+	zl := views.ZoneLabel{Name: l.Locale().ZoneName(z.Name, noon), ID: z.Name, Abbr: schedule.ZoneAbbr(noon)}
+	if zl.Abbr == z.Name {
+		zl.Abbr = ""
 	}
-	return z.Name + " (" + abbr + ")"
+	if zl.Name == zl.ID {
+		zl.ID = ""
+		if zl.Abbr != "" {
+			zl.Name += " (" + zl.Abbr + ")"
+			zl.Abbr = ""
+		}
+	}
+	if z.note != "" {
+		zl.Name = l.Tf(z.note, map[string]any{"Zone": zl.Name})
+	}
+	return zl
 }
 
 // idParam reads a numeric id from the path; anything else is not found,
@@ -129,8 +153,8 @@ func jobFormOf(l *i18n.Localizer, z orgZone, j field.Job) views.JobForm {
 		Customer: j.Customer, CustomerPhone: j.CustomerPhone, Address: j.Address,
 		Date: d.String(), From: start.Format("15:04"), To: end.Format("15:04"), ToDate: laterDay(d, end),
 		JobType: j.JobType, Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, Ref: j.ExternalRef,
-		Zone: zoneLabel(z, d),
 	}
+	f.Zone = zoneLabel(l, z, d)
 	if j.TechnicianID != 0 {
 		f.TechnicianID = strconv.FormatInt(j.TechnicianID, 10)
 	}
@@ -174,7 +198,7 @@ func readJobForm(c echo.Context, z orgZone) jobForm {
 		ToDate:  strings.TrimSpace(v("to_date")),
 		JobType: v("job_type"), Notes: v("notes"), Emergency: v("emergency") == "true",
 		Status: v("status"), TechnicianID: strings.TrimSpace(v("technician_id")), Ref: v("external_ref"),
-		Next: nextPage(v("next")), Zone: z.Name,
+		Next: nextPage(v("next")),
 	}
 	f.in = field.JobInput{
 		ExternalRef: f.view.Ref, Customer: f.view.Customer, CustomerPhone: f.view.CustomerPhone,
@@ -193,7 +217,7 @@ func readJobForm(c echo.Context, z orgZone) jobForm {
 		f.errs["date"] = l.T("jobform.date_invalid")
 		return f
 	}
-	f.view.Zone = zoneLabel(z, d)
+	f.view.Zone = zoneLabel(l, z, d)
 	endDay := d // "to" is on the window's date unless the form names its end's
 	if f.view.ToDate != "" {
 		if endDay, err = schedule.ParseDate(f.view.ToDate); err != nil {
@@ -236,7 +260,7 @@ func nextPage(next string) string {
 
 // problems merges the form's own errors with the store's validation ones,
 // renamed to the form's fields; ok is false for any other error.
-func (f jobForm) problems(err error) (views.FormErrors, bool) {
+func (f jobForm) problems(l *i18n.Localizer, err error) (views.FormErrors, bool) {
 	out := views.FormErrors{}
 	for k, v := range f.errs {
 		out[k] = v
@@ -246,13 +270,13 @@ func (f jobForm) problems(err error) (views.FormErrors, bool) {
 		return nil, false
 	}
 	if ve != nil {
-		for k, v := range ve.Fields {
+		for k := range ve.Fields {
 			name := map[string]string{"arrival_start": "from", "arrival_end": "to", "technician_ref": "technician_id"}[k]
 			if name == "" {
 				name = k
 			}
 			if _, taken := out[name]; !taken {
-				out[name] = v
+				out[name] = fieldProblem(l, ve, k)
 			}
 		}
 	}
@@ -278,12 +302,16 @@ func (f jobForm) validate() error {
 	return in.Validate()
 }
 
-// fieldFormErrors returns a form's field errors, or ok false when err is
-// not a validation error.
-func fieldFormErrors(err error) (views.FormErrors, bool) {
+// fieldFormErrors returns a form's field errors in l's words, or ok false
+// when err is not a validation error.
+func fieldFormErrors(l *i18n.Localizer, err error) (views.FormErrors, bool) {
 	var ve *field.ValidationError
 	if !errors.As(err, &ve) {
 		return nil, false
 	}
-	return views.FormErrors(ve.Fields), true
+	errs := views.FormErrors{}
+	for name := range ve.Fields {
+		errs[name] = fieldProblem(l, ve, name)
+	}
+	return errs, true
 }

@@ -6,11 +6,16 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
+	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
 
@@ -37,16 +42,25 @@ func (s *Server) importPage(c echo.Context) error {
 // renderImportPage renders the page, with a refused upload's message
 // beside the form of its kind.
 func (s *Server) renderImportPage(c echo.Context, status int, refused fieldimport.Kind, msg string) error {
+	l := localizer(c)
+	lo := l.Locale()
 	p := views.ImportPage{
-		Page:   s.page(c, "Import"),
+		Page:   s.page(c, l.T("import.title")),
 		Base:   importURL(currentMembership(c).Org.Slug),
 		Notice: importNotice(c),
+		Intro: l.Tf("import.intro", map[string]any{
+			"MB": lo.Number(fieldimport.MaxBytes >> 20), "Rows": lo.Number(fieldimport.MaxRows), "Ref": "external_ref"}),
 	}
 	p.Section = "import"
 	for _, k := range []fieldimport.Kind{fieldimport.Technicians, fieldimport.Jobs} {
-		ik := views.ImportKind{Kind: string(k), Title: importTitle(k), Intro: importIntro(k)}
+		ik := views.ImportKind{Kind: string(k), Title: importTitle(l, k), Intro: l.T("import.intro_" + string(k)),
+			FileLabel: l.T("import.file_" + string(k))}
 		for _, col := range fieldimport.Columns(k) {
-			ik.Columns = append(ik.Columns, views.ImportColumn{Name: col.Name, Required: col.Required, Help: col.Help})
+			// Each column's help is import.help.<kind>.<column> (a new column
+			// needs one: TestImportColumnsHaveWords); col.Help is the English
+			// of docs and the template.
+			ik.Columns = append(ik.Columns, views.ImportColumn{Name: col.Name, Required: col.Required,
+				Help: l.T("import.help." + string(k) + "." + col.Name)})
 		}
 		if k == refused {
 			ik.Error = msg
@@ -56,19 +70,20 @@ func (s *Server) renderImportPage(c echo.Context, status int, refused fieldimpor
 	return s.render(c, status, views.ImportPageView(p))
 }
 
-func importTitle(k fieldimport.Kind) string {
-	if k == fieldimport.Technicians {
-		return "Technicians"
-	}
-	return "Jobs"
+func importTitle(l *i18n.Localizer, k fieldimport.Kind) string {
+	return l.T("import.kind_" + string(k))
 }
 
-func importIntro(k fieldimport.Kind) string {
-	if k == fieldimport.Technicians {
-		return "One row per technician. Import technicians before the jobs that name them in technician_ref."
+// uploadRefusal is why a whole file was refused, in l's words.
+func uploadRefusal(l *i18n.Localizer, err error) string {
+	lo := l.Locale()
+	switch {
+	case errors.Is(err, fieldimport.ErrTooLarge):
+		return l.Tf("import.too_large", map[string]any{"MB": lo.Number(fieldimport.MaxBytes >> 20)})
+	case errors.Is(err, fieldimport.ErrTooManyRows):
+		return l.Tf("import.too_many_rows", map[string]any{"Rows": lo.Number(fieldimport.MaxRows)})
 	}
-	return "One row per job. Dates and times are local to the org's time zone (Settings); a time that does not exist " +
-		"that day (clocks spring forward) is an error, and one that happens twice (clocks go back) means the first."
+	return apperr.Message(err)
 }
 
 // importNotice is the saved import's counts, from the redirect's query:
@@ -84,7 +99,7 @@ func importNotice(c echo.Context) string {
 		}
 		return strconv.Itoa(v)
 	}
-	return "Imported: " + n("created") + " new, " + n("updated") + " updated, " + n("unchanged") + " unchanged."
+	return localizer(c).Tf("import.notice", map[string]any{"Created": n("created"), "Updated": n("updated"), "Unchanged": n("unchanged")})
 }
 
 // importTemplate is a CSV with the header and one example row.
@@ -106,10 +121,10 @@ func (s *Server) importUpload(c echo.Context) error {
 	}
 	fh, err := c.FormFile("file")
 	if err != nil {
-		return s.renderImportPage(c, http.StatusUnprocessableEntity, k, "Choose a CSV file to upload.")
+		return s.renderImportPage(c, http.StatusUnprocessableEntity, k, localizer(c).T("import.choose_file"))
 	}
 	if fh.Size > fieldimport.MaxBytes {
-		return s.renderImportPage(c, http.StatusRequestEntityTooLarge, k, apperr.Message(fieldimport.ErrTooLarge))
+		return s.renderImportPage(c, http.StatusRequestEntityTooLarge, k, uploadRefusal(localizer(c), fieldimport.ErrTooLarge))
 	}
 	f, err := fh.Open()
 	if err != nil {
@@ -125,7 +140,7 @@ func (s *Server) importUpload(c echo.Context) error {
 		if errors.Is(err, fieldimport.ErrTooLarge) {
 			status = http.StatusRequestEntityTooLarge
 		}
-		return s.renderImportPage(c, status, k, apperr.Message(err))
+		return s.renderImportPage(c, status, k, uploadRefusal(localizer(c), err))
 	}
 	m := currentMembership(c)
 	up, err := s.imports.SaveUpload(c.Request().Context(), m.Org.ID, currentUserID(c), k, fh.Filename, content, s.now())
@@ -167,7 +182,7 @@ func (s *Server) importSave(c echo.Context) error {
 	plan, err := s.imports.Save(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone.Zone, s.now())
 	switch {
 	case errors.Is(err, fieldimport.ErrChanged):
-		return s.renderPreview(c, http.StatusConflict, c.Param("id"), plan, apperr.Message(err))
+		return s.renderPreview(c, http.StatusConflict, c.Param("id"), plan, localizer(c).T("import.changed"))
 	case errors.Is(err, fieldimport.ErrNotSaveable):
 		return s.renderPreview(c, http.StatusUnprocessableEntity, c.Param("id"), plan, "")
 	case err != nil:
@@ -196,15 +211,22 @@ func currentUserID(c echo.Context) int64 {
 // renderPreview shows the plan of upload id.
 func (s *Server) renderPreview(c echo.Context, status int, id string, plan fieldimport.Plan, conflict string) error {
 	slug := currentMembership(c).Org.Slug
+	l := localizer(c)
+	zone, err := s.orgZone(c)
+	if err != nil {
+		return err
+	}
 	p := views.ImportPreview{
-		Page:      s.page(c, "Import preview"),
+		Page:      s.page(c, l.T("import.preview_title")),
 		Base:      importURL(slug),
 		SaveURL:   importURL(slug) + "/" + string(plan.Kind) + "/" + id,
 		Kind:      string(plan.Kind),
-		Title:     importTitle(plan.Kind),
+		Title:     importTitle(l, plan.Kind),
 		Filename:  plan.Filename,
 		Digest:    plan.Digest,
-		Expires:   plan.Expires.UTC().Format("15:04 UTC"),
+		Expires:   expiresAt(l, zone, plan.Expires),
+		Summary:   importSummary(l, plan),
+		SaveLabel: l.Tn("import.save", plan.Created+plan.Updated+plan.Unchanged, map[string]any{"Count": l.Locale().Number(plan.Created + plan.Updated + plan.Unchanged)}),
 		Conflict:  conflict,
 		Columns:   plan.Columns,
 		Skipped:   plan.Skipped,
@@ -216,12 +238,95 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 	p.Section = "import"
 	p.Rows = make([]views.ImportRow, len(plan.Rows))
 	for i, r := range plan.Rows {
-		p.Rows[i] = views.ImportRow{Row: r.Row, Action: string(r.Action), Values: r.Values, Notes: r.Notes}
+		p.Rows[i] = views.ImportRow{Row: r.Row, Action: string(r.Action), Values: shownValues(l, zone, plan.Columns, r),
+			Notes: importNotes(l, zone, r)}
 	}
 	p.Problems = make([]views.ImportProblem, len(plan.Problems))
 	for i, e := range plan.Problems {
-		p.Problems[i] = views.ImportProblem{Row: e.Row, Column: e.Column, Message: e.Message}
+		p.Problems[i] = views.ImportProblem{Row: e.Row, Column: e.Column, Code: e.Code, Message: importProblem(l, plan.Kind, e)}
 	}
 	p.ErrorCount = len(plan.Problems)
 	return s.render(c, status, views.ImportPreviewView(p))
+}
+
+// importSummary counts the rows by action in l's words: "2 new, 1 update,
+// 0 unchanged rows, 1 error."
+func importSummary(l *i18n.Localizer, plan fieldimport.Plan) string {
+	lo := l.Locale()
+	n := func(id string, count int) string {
+		return l.Tn(id, count, map[string]any{"Count": lo.Number(count)})
+	}
+	parts := []string{n("import.count_new", plan.Created), n("import.count_updates", plan.Updated), n("import.count_unchanged", plan.Unchanged)}
+	if len(plan.Problems) > 0 {
+		parts = append(parts, n("import.count_errors", len(plan.Problems)))
+	}
+	counts := strings.Join(parts, ", ")
+	if plan.Skipped > 0 {
+		return l.Tf("import.summary_skipped", map[string]any{"Counts": counts, "Skipped": n("import.count_skipped", plan.Skipped)})
+	}
+	return l.Tf("import.summary", map[string]any{"Counts": counts})
+}
+
+// expiresAt is when an upload is dropped, in the org's zone and the
+// reader's clock: "3:15 PM EST", "15:15 MEZ" (today), with its date on
+// another day.
+func expiresAt(l *i18n.Localizer, z orgZone, t time.Time) string {
+	lo := l.Locale()
+	t = t.In(z.Loc)
+	s := lo.Time(t) + " " + schedule.ZoneAbbr(t)
+	if schedule.DateOf(t) != z.Today {
+		s = lo.MonthDay(t) + ", " + s
+	}
+	return s
+}
+
+// importNotes are a row's notes in l's words: each time that happens twice
+// that night, and the occurrence taken.
+func importNotes(l *i18n.Localizer, z orgZone, r fieldimport.PlannedRow) []string {
+	if len(r.Twice) == 0 {
+		return r.Notes // none, or notes the package has no data for (English)
+	}
+	out := make([]string, len(r.Twice))
+	for i, tw := range r.Twice {
+		out[i] = l.Tf("import.note", map[string]any{"Column": tw.Column, "Note": twiceNote(l, z.Loc, tw.Date, tw.At, tw.First)})
+	}
+	return out
+}
+
+// shownValues are a row's values as the reader reads them: its times in
+// the reader's clock ("8:00 AM EST", "08:00 EST"), its date as the locale
+// writes it, yes and no and a status in the reader's words. The file's own
+// text stays where it was not read (a row with an error shows what it
+// holds). Only the page changes: the plan, its digest and what is saved
+// do not.
+func shownValues(l *i18n.Localizer, z orgZone, cols []string, r fieldimport.PlannedRow) []string {
+	lo := l.Locale()
+	out := make([]string, len(r.Values))
+	copy(out, r.Values)
+	for i, col := range cols {
+		if i >= len(out) {
+			break
+		}
+		v := out[i]
+		switch col {
+		case "arrival_from", "arrival_to":
+			if t, ok := r.Times[col]; ok {
+				t = t.In(z.Loc)
+				out[i] = lo.Time(t) + " " + schedule.ZoneAbbr(t)
+			}
+		case "date":
+			if d, err := schedule.ParseDate(v); err == nil {
+				out[i] = lo.DateYear(d.Time())
+			}
+		case "active", "emergency":
+			if v == "yes" || v == "no" {
+				out[i] = l.T("import.value_" + v)
+			}
+		case "status":
+			if field.ValidStatus(v) {
+				out[i] = statusName(l, v)
+			}
+		}
+	}
+	return out
 }

@@ -113,8 +113,9 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 	}
 	l := localizer(c)
 	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c),
-		Zone: zoneLabel(z, q.date), Date: q.date.String(), Status: q.status, Technician: q.technician,
+		Date: q.date.String(), Status: q.status, Technician: q.technician,
 		FilterErrors: ferrs, Technicians: technicianOptions(l, techs, 0)}
+	p.Zone = zoneLabel(l, z, q.date)
 	p.Section = "jobs"
 	if len(ferrs) == 0 {
 		page, err := s.field.ListJobs(ctx, m.Org.ID, f)
@@ -133,8 +134,8 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 	}
 	form.Action = base + "/jobs"
 	form.Technicians = technicianOptions(l, techs, 0)
-	if form.Zone == "" || form.Zone == z.Name {
-		form.Zone = zoneLabel(z, q.date)
+	if form.Zone.Name == "" {
+		form.Zone = zoneLabel(l, z, q.date)
 	}
 	p.Form = form
 	return s.render(c, status, views.Jobs(p))
@@ -157,7 +158,7 @@ func (s *Server) jobCreate(c echo.Context) error {
 	} else if j, err = s.field.CreateJob(ctx, actor(c), m.Org.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, j, f, "job-added")
 	}
-	errs, ok := f.problems(err)
+	errs, ok := f.problems(localizer(c), err)
 	if !ok {
 		return err
 	}
@@ -215,7 +216,7 @@ func (s *Server) jobUpdate(c echo.Context) error {
 	} else if saved, err = s.field.UpdateJob(ctx, actor(c), m.Org.ID, j.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, saved, f, "saved")
 	}
-	errs, ok := f.problems(err)
+	errs, ok := f.problems(localizer(c), err)
 	if !ok {
 		return err
 	}
@@ -244,6 +245,9 @@ func (s *Server) renderJob(c echo.Context, status int, z orgZone, j field.Job, f
 	row := jobRow(l, z.Loc, j, day)
 	form.Action = base + "/jobs/" + strconv.FormatInt(j.ID, 10)
 	form.Technicians = technicianOptions(l, techs, j.TechnicianID)
+	if form.Zone.Name == "" { // the form's date was not a date
+		form.Zone = zoneLabel(l, z, day)
+	}
 	if form.Next == "" {
 		form.Next = "jobs"
 	}

@@ -22,7 +22,7 @@ func (s *Server) technicianCreate(c echo.Context) error {
 	m := currentMembership(c)
 	in := technicianInput(c)
 	_, err := s.field.CreateTechnician(c.Request().Context(), actor(c), m.Org.ID, in)
-	if errs, ok := fieldFormErrors(err); ok {
+	if errs, ok := fieldFormErrors(localizer(c), err); ok {
 		return s.renderTechnicians(c, http.StatusUnprocessableEntity, technicianFormOf(in, errs))
 	}
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Server) technicianUpdate(c echo.Context) error {
 	m := currentMembership(c)
 	in := technicianInput(c)
 	_, err = s.field.UpdateTechnician(c.Request().Context(), actor(c), m.Org.ID, t.ID, in)
-	if errs, ok := fieldFormErrors(err); ok {
+	if errs, ok := fieldFormErrors(localizer(c), err); ok {
 		return s.renderTechnician(c, http.StatusUnprocessableEntity, t, technicianFormOf(in, errs))
 	}
 	if err != nil {
