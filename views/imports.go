@@ -54,14 +54,16 @@ type ImportPreview struct {
 	Unchanged  int
 	CanSave    bool
 	ErrorCount int
+	ImportUpdates
 }
 
 // ImportRow is one row as it will be saved.
 type ImportRow struct {
 	Row    int
 	Action string // create, update, unchanged, error
-	Values []string
-	Notes  []string
+	Values  []string
+	Notes   []string
+	Updates ImportRowUpdates
 }
 
 // ImportProblem is one error, by row and column.
