@@ -267,7 +267,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		// --- end IMP ---
 		// --- CSVM: the import preview's updates (old → new, kept changes, overwrite), matching problems, 409 ---
 		"import preview (updates old → new, kept changes, overwrite tickbox)": importPreviewUpdates,
-		"import preview (409 after overlapping saves, overwrite ticked)":       importPreviewStale,
+		"import preview (409 after overlapping saves, overwrite ticked)":      importPreviewStale,
 		"import preview (matching problems)":                                  importPreviewMatchProblems,
 		// --- end CSVM ---
 	}

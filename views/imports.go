@@ -59,8 +59,8 @@ type ImportPreview struct {
 
 // ImportRow is one row as it will be saved.
 type ImportRow struct {
-	Row    int
-	Action string // create, update, unchanged, error
+	Row     int
+	Action  string // create, update, unchanged, error
 	Values  []string
 	Notes   []string
 	Updates ImportRowUpdates
