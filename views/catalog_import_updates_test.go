@@ -26,8 +26,9 @@ func withUpdates(pl *i18n.Localizer, ip views.ImportPreview, overwrite bool) vie
 			"Fields": field("technician_ref") + ", " + field("status") + ", " + field("active")}),
 		OverwriteLabel: pl.T("import.updates.overwrite"), OverwriteHint: pl.T("import.updates.overwrite_hint")}
 	ip.Rows[1].Updates = views.ImportRowUpdates{
-		Changes: []views.ImportChange{{Column: "external_ref", Old: pl.T("import.updates.none"), New: "T-1"},
-			{Column: "arrival_from", Old: "Ana Lima", New: "T-1"}},
+		Changes: []views.ImportChange{
+			{Column: "external_ref", Text: pl.Tf("import.updates.change", map[string]any{"Column": "external_ref", "Old": pl.T("import.updates.none"), "New": "T-1"})},
+			{Column: "arrival_from", Text: pl.Tf("import.updates.change", map[string]any{"Column": "arrival_from", "Old": "Ana Lima", "New": "T-1"})}},
 		Kept: []views.ImportKept{{Column: "status", Text: pl.Tf("import.updates.kept_field", map[string]any{
 			"Field": field("status"), "Value": "T-1", "File": pl.T("import.updates.none")})}},
 	}

@@ -18,10 +18,12 @@ type ImportRowUpdates struct {
 	Kept    []ImportKept
 }
 
-// ImportChange is one field of an update row, old → new.
+// ImportChange is one field of an update row, old → new: Text says it
+// ("customer: Pier Cafe → Pier Café").
 type ImportChange struct {
 	Column   string
 	Old, New string
+	Text     string
 }
 
 // ImportKept is a field changed in fieldbrief that saving keeps: Text says

@@ -39,8 +39,9 @@ func importRowUpdates(l *i18n.Localizer, r fieldimport.PlannedRow) views.ImportR
 	var u views.ImportRowUpdates
 	if r.Action == fieldimport.Update {
 		for _, ch := range r.Changes {
-			u.Changes = append(u.Changes, views.ImportChange{Column: ch.Column,
-				Old: updateValue(l, ch.Column, ch.Old), New: updateValue(l, ch.Column, ch.New)})
+			c := views.ImportChange{Column: ch.Column, Old: updateValue(l, ch.Column, ch.Old), New: updateValue(l, ch.Column, ch.New)}
+			c.Text = l.Tf("import.updates.change", map[string]any{"Column": c.Column, "Old": c.Old, "New": c.New})
+			u.Changes = append(u.Changes, c)
 		}
 	}
 	for _, k := range r.Kept {
