@@ -16,7 +16,7 @@
 
 -- +goose Up
 CREATE TABLE job_import_baselines (
-    org_id        bigint NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    org_id        bigint NOT NULL, -- the job's (an org's deletion reaches it through its jobs)
     job_id        bigint NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
     technician_id bigint,
     status        text   NOT NULL,

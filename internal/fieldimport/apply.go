@@ -140,6 +140,7 @@ func matchTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsed
 				base = strconv.FormatBool(*t.BaseActive)
 			}
 			r.planned.m.state = fmt.Sprintf("%d/%d/%s", t.ID, t.Version, base)
+			r.planned.m.baseKnown = t.BaseActive != nil && *t.BaseActive == in.Active
 			if !o.overwrite && t.BaseActive != nil && t.Active != *t.BaseActive && in.Active != t.Active {
 				r.planned.Kept = append(r.planned.Kept, Kept{Column: "active", Value: yesNo(t.Active), File: yesNo(in.Active)})
 				in.Active = t.Active
@@ -224,12 +225,13 @@ func matchJobs(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsedRow, x 
 			continue
 		}
 		r.planned.m.state = fmt.Sprintf("%d/%d/%t/%d/%s/%d", s.ID, s.Version, s.Imported, s.BaseTechnicianID, s.BaseStatus, in.TechnicianID)
+		r.planned.m.baseKnown = s.Imported && s.BaseTechnicianID == in.TechnicianID && s.BaseStatus == in.Status
 		if len(r.problems) > 0 {
 			continue
 		}
 		if s.Imported && !o.overwrite {
 			if s.TechnicianID != s.BaseTechnicianID && in.TechnicianID != s.TechnicianID {
-				r.planned.Kept = append(r.planned.Kept, Kept{Column: "technician_ref", Value: s.TechnicianName, File: names[in.TechnicianID]})
+				r.planned.Kept = append(r.planned.Kept, Kept{Column: "technician_ref", Value: names[s.TechnicianID], File: names[in.TechnicianID]})
 				in.TechnicianID = s.TechnicianID
 			}
 			if s.Status != s.BaseStatus && in.Status != s.Status {
@@ -251,7 +253,7 @@ func matchJobs(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsedRow, x 
 		diff(ch, "job_type", s.JobType, in.JobType)
 		diff(ch, "status", s.Status, in.Status)
 		if s.TechnicianID != in.TechnicianID {
-			*ch = append(*ch, Change{Column: "technician_ref", Old: s.TechnicianName, New: names[in.TechnicianID]})
+			*ch = append(*ch, Change{Column: "technician_ref", Old: names[s.TechnicianID], New: names[in.TechnicianID]})
 		}
 		diff(ch, "emergency", yesNo(s.Emergency), yesNo(in.Emergency))
 		diff(ch, "notes", s.Notes, in.Notes)
@@ -263,7 +265,15 @@ func matchJobs(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsedRow, x 
 // the file's values of the fields a person also changes in the app, even
 // where a change made in fieldbrief was kept — so that change is still
 // recognised as one at the next import.
-func saveBaselines(ctx context.Context, tx pgx.Tx, orgID int64, k Kind, rows []parsedRow, batch []int) error {
+func saveBaselines(ctx context.Context, tx pgx.Tx, orgID int64, k Kind, rows []parsedRow, all []int) error {
+	// Rows whose baseline already says what the file says are left out:
+	// a re-import of an unchanged file writes nothing here either.
+	batch := make([]int, 0, len(all))
+	for _, i := range all {
+		if !rows[i].planned.m.baseKnown {
+			batch = append(batch, i)
+		}
+	}
 	if len(batch) == 0 {
 		return nil
 	}

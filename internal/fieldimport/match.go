@@ -175,10 +175,9 @@ type storedJob struct {
 // "changed in fieldbrief" cannot change under the save.
 func loadJobs(ctx context.Context, q database.Querier, orgID int64, refs []string, lock bool) (map[string]storedJob, error) {
 	sql := `SELECT j.external_ref, j.id, j.customer, j.address, j.customer_phone, j.job_type, j.notes, j.status,
-		       j.arrival_start, j.arrival_end, j.emergency, coalesce(j.technician_id, 0), coalesce(t.name, ''), j.version,
+		       j.arrival_start, j.arrival_end, j.emergency, coalesce(j.technician_id, 0), j.version,
 		       b.job_id IS NOT NULL, coalesce(b.technician_id, 0), coalesce(b.status, '')
 		  FROM jobs j
-		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
 		  LEFT JOIN job_import_baselines b ON b.org_id = j.org_id AND b.job_id = j.id
 		 WHERE j.org_id = $1 AND j.external_ref = ANY($2)`
 	if lock {
@@ -194,7 +193,7 @@ func loadJobs(ctx context.Context, q database.Querier, orgID int64, refs []strin
 		var ref string
 		var j storedJob
 		if err := rows.Scan(&ref, &j.ID, &j.Customer, &j.Address, &j.Phone, &j.JobType, &j.Notes, &j.Status,
-			&j.Start, &j.End, &j.Emergency, &j.TechnicianID, &j.TechnicianName, &j.Version,
+			&j.Start, &j.End, &j.Emergency, &j.TechnicianID, &j.Version,
 			&j.Imported, &j.BaseTechnicianID, &j.BaseStatus); err != nil {
 			return nil, fmt.Errorf("jobs of org %d by reference: %w", orgID, err)
 		}

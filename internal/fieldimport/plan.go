@@ -66,6 +66,7 @@ type matchState struct {
 	fileTech   int64  // the job's technician as the file gives it (resolved)
 	fileStatus string // the job's status as the file gives it
 	fileActive bool   // the technician's active as the file gives it
+	baseKnown  bool   // the stored baseline already holds the file's values
 }
 
 // Twice is a typed local time that happens twice that night (clocks go
