@@ -232,10 +232,7 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 		ins[i].Normalize()
 		be.addAll(i, ins[i].Validate())
 		refs[i] = ins[i].ExternalRef
-		if ins[i].TechnicianID != 0 && ins[i].TechnicianRef != "" {
-			be = append(be, RowError{Row: i, Field: "technician_ref", Problem: problem(CodeTechnicianBoth, "give the technician by id or by reference, not both")})
-		}
-		if ins[i].TechnicianID != 0 {
+		if ins[i].TechnicianID != 0 { // with a reference too: Validate's technician_both
 			techIDs = append(techIDs, ins[i].TechnicianID)
 		}
 		if ins[i].TechnicianRef != "" {
