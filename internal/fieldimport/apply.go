@@ -156,8 +156,15 @@ func matchTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsed
 			if in.Language != "" && !strings.EqualFold(in.Language, t.Language) && !strings.HasPrefix(strings.ToLower(in.Language), t.Language+"-") {
 				*ch = append(*ch, Change{Column: "language", Old: t.Language, New: in.Language})
 			}
-			if r.planned.m.assignRef && len(r.problems) == 0 {
-				assignIDs, assignRefs = append(assignIDs, t.ID), append(assignRefs, in.ExternalRef)
+			if r.planned.m.assignRef {
+				if len(r.problems) == 0 {
+					assignIDs, assignRefs = append(assignIDs, t.ID), append(assignRefs, in.ExternalRef)
+				}
+				// A later row matching the same technician gets the same
+				// reference, which the batch refuses as repeated, naming
+				// this row.
+				t.Ref = in.ExternalRef
+				x.byRef[t.Ref] = m
 			}
 		}
 		if refCol >= 0 && refCol < len(r.planned.Values) {

@@ -295,3 +295,16 @@ func TestImportSaveRefusedAfterBoardChange(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Ann", job.Customer)
 }
+
+// Two rows that match one technician by name are an error naming the
+// first row, not a second record.
+func TestImportTwoRowsOneTechnician(t *testing.T) {
+	b := setup(t)
+	b.addTechnician(t, b.acme, "", "Cy Diaz", "")
+	_, p := b.preview(t, b.acme, fieldimport.Technicians, "name,phone\nCy Diaz,1\nCy Diaz,2\n")
+	require.Len(t, p.Problems, 1)
+	require.Equal(t, field.CodeRefRepeated, p.Problems[0].Code)
+	require.Equal(t, 3, p.Problems[0].Row)
+	require.Equal(t, 2, p.Problems[0].Other)
+	require.Equal(t, 1, b.count(t, "technicians", b.acme))
+}
