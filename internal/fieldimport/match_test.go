@@ -308,3 +308,18 @@ func TestImportTwoRowsOneTechnician(t *testing.T) {
 	require.Equal(t, 2, p.Problems[0].Other)
 	require.Equal(t, 1, b.count(t, "technicians", b.acme))
 }
+
+// A job's baseline goes with the job (the trigger of migration 00028),
+// and another org's jobs never touch it.
+func TestImportBaselineGoesWithItsJob(t *testing.T) {
+	b := setup(t)
+	b.importOK(t, b.acme, fieldimport.Technicians, techs)
+	b.importOK(t, b.acme, fieldimport.Jobs, jobHeader+"J-1,Ann,,2026-03-09,08:00,10:00,,T-1,,\nJ-2,Bob,,2026-03-09,08:00,10:00,,,,\n")
+	b.importOK(t, b.globex, fieldimport.Jobs, jobHeader+"J-1,Gil,,2026-03-09,08:00,10:00,,,,\n")
+	require.Equal(t, 2, b.count(t, "job_import_baselines", b.acme))
+	require.Equal(t, 2, b.count(t, "technician_import_baselines", b.acme))
+	_, err := b.store.DB.Exec(b.ctx, `DELETE FROM jobs WHERE org_id = $1 AND external_ref = 'J-1'`, b.acme.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, b.count(t, "job_import_baselines", b.acme))
+	require.Equal(t, 1, b.count(t, "job_import_baselines", b.globex))
+}
