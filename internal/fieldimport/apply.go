@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/schedule"
 )
 
@@ -23,13 +24,13 @@ type planOpts struct {
 
 // match resolves every readable row against the org's records, adding its
 // problems, so that every error of the file is in the first preview.
-func match(ctx context.Context, tx pgx.Tx, orgID int64, k Kind, rows []parsedRow, zone schedule.Zone, o planOpts) error {
+func match(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64, k Kind, rows []parsedRow, zone schedule.Zone, o planOpts) error {
 	techs, err := loadTechnicians(ctx, tx, orgID, o.save && k == Technicians)
 	if err != nil {
 		return err
 	}
 	if k == Technicians {
-		return matchTechnicians(ctx, tx, orgID, rows, techs, o)
+		return matchTechnicians(ctx, tx, actor, orgID, rows, techs, o)
 	}
 	return matchJobs(ctx, tx, orgID, rows, techs, zone, o)
 }
@@ -44,7 +45,7 @@ func colIndex(k Kind, name string) int {
 	return -1
 }
 
-func matchTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsedRow, x *techIndex, o planOpts) error {
+func matchTechnicians(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64, rows []parsedRow, x *techIndex, o planOpts) error {
 	// References the file gives are taken: generated ones continue after them.
 	for i := range rows {
 		if !rows[i].unreadable {
@@ -180,6 +181,14 @@ func matchTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsed
 		UPDATE technicians t SET external_ref = a.ref, updated_at = now()
 		  FROM unnest($2::bigint[], $3::text[]) AS a(id, ref)
 		 WHERE t.org_id = $1 AND t.id = a.id AND t.external_ref IS NULL`, orgID, assignIDs, assignRefs); err != nil {
+		return fmt.Errorf("give %d technicians of org %d a reference: %w", len(assignIDs), orgID, err)
+	}
+	// Its own audit entry: the batch's "field.technician.import" counts a
+	// technician whose only change is the reference as unchanged (the
+	// reference was already there when the batch ran), the preview as
+	// updated; with this entry the log has every change the preview showed.
+	if err := audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "field.technician.import_reference",
+		New: map[string]int{"given": len(assignIDs)}}); err != nil {
 		return fmt.Errorf("give %d technicians of org %d a reference: %w", len(assignIDs), orgID, err)
 	}
 	return nil

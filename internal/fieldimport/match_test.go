@@ -69,6 +69,11 @@ func TestImportTechnicianMatchedByEmail(t *testing.T) {
 	require.Equal(t, "555 0101", got.Phone)
 	require.Equal(t, "T-1", got.ExternalRef)
 
+	var given int
+	require.NoError(t, b.store.DB.QueryRow(b.ctx, `SELECT (new_value->>'given')::int FROM audit_log
+		WHERE org_id = $1 AND action = 'field.technician.import_reference'`, b.acme.ID).Scan(&given))
+	require.Equal(t, 1, given, "Ana's reference is in the log")
+
 	// The same file again: matched by email, nothing to do.
 	p = b.importOK(t, b.acme, fieldimport.Technicians, file)
 	require.Equal(t, 2, p.Unchanged)

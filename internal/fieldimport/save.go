@@ -139,7 +139,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 	}
 	// Rows meet what is stored: technicians matched and named, jobs'
 	// current values and what the last import set (match.go, apply.go).
-	if err := match(ctx, tx, up.OrgID, up.Kind, rows, zone, o); err != nil {
+	if err := match(ctx, tx, actor, up.OrgID, up.Kind, rows, zone, o); err != nil {
 		return Plan{}, err
 	}
 	// Rows with a problem of the file's are "error"; the others go to the
