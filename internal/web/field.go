@@ -116,7 +116,7 @@ func jobRow(l *i18n.Localizer, loc *time.Location, j field.Job, d schedule.Date)
 		Window:   window(l.Locale(), loc, j.ArrivalStart, j.ArrivalEnd, d),
 		Customer: j.Customer, Address: j.Address, JobType: j.JobType, Emergency: j.Emergency,
 		Status: j.Status, StatusLabel: statusName(l, j.Status),
-		TechnicianID: j.TechnicianID, Technician: j.TechnicianName, Ref: j.ExternalRef,
+		TechnicianID: j.TechnicianID, Technician: j.TechnicianName, Ref: j.ExternalRef, Version: j.Version,
 	}
 }
 
@@ -129,7 +129,7 @@ func jobFormOf(l *i18n.Localizer, z orgZone, j field.Job) views.JobForm {
 		Customer: j.Customer, CustomerPhone: j.CustomerPhone, Address: j.Address,
 		Date: d.String(), From: start.Format("15:04"), To: end.Format("15:04"), ToDate: laterDay(d, end),
 		JobType: j.JobType, Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, Ref: j.ExternalRef,
-		Zone: zoneLabel(z, d),
+		Zone: zoneLabel(z, d), Version: j.Version,
 	}
 	if j.TechnicianID != 0 {
 		f.TechnicianID = strconv.FormatInt(j.TechnicianID, 10)
