@@ -64,7 +64,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.ErrorPage(p, status, pl.T(text), requestID)
 		}
 	}
-	return map[string]func(p views.Page) templ.Component{
+	pages := map[string]func(p views.Page) templ.Component{
 		"sign-in": func(p views.Page) templ.Component {
 			p.Title = pl.T("signin.title")
 			return views.Login(p, views.LoginForm{Email: "ada@acme.test", Next: "/orgs/acme/jobs",
@@ -245,6 +245,12 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 				Subject: "Ada Lovelace", Text: "Ada Lovelace", HTMLURL: "/h", Back: "/b"})
 		},
 	}
+	// --- FRM: the 409 answers of a save over a newer version (catalog_frm_test.go) ---
+	for name, page := range stalePages() {
+		pages[name] = page
+	}
+	// --- end FRM ---
+	return pages
 }
 
 // settingsFixtures are the settings pages' data that are not the
