@@ -29,3 +29,53 @@
     if (question && !window.confirm(question)) ev.preventDefault();
   });
 })();
+
+// A secret's copy button (views/pwd.templ copyable). It is hidden in the
+// markup, so without JavaScript the page offers only what works: the text,
+// selectable whole. Here the button shows, copies with the Clipboard API
+// and says "Copied" in its live region; where the browser refuses (no
+// secure context, no permission) it selects the text instead and says how
+// to copy it.
+(function () {
+  "use strict";
+  function showButtons(root) {
+    (root || document).querySelectorAll("button[data-copy][hidden]").forEach(function (b) {
+      b.hidden = false;
+    });
+  }
+  function say(button, key) {
+    var status = document.getElementById(button.getAttribute("data-copy") + "-status");
+    if (!status) return;
+    // Emptied first so saying the same words again is announced again.
+    status.textContent = "";
+    window.setTimeout(function () { status.textContent = button.getAttribute(key) || ""; }, 50);
+  }
+  function select(node) {
+    var range = document.createRange();
+    range.selectNodeContents(node);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  document.addEventListener("DOMContentLoaded", function () { showButtons(document); });
+  // htmx swaps in a new token or a revealed secret.
+  document.addEventListener("htmx:load", function (ev) { showButtons(ev.target); });
+  document.addEventListener("click", function (ev) {
+    var button = ev.target instanceof Element ? ev.target.closest("button[data-copy]") : null;
+    if (!button) return;
+    var code = document.getElementById(button.getAttribute("data-copy"));
+    if (!code) return;
+    var text = code.textContent;
+    function fallback() {
+      select(code);
+      var copied = false;
+      try { copied = document.execCommand("copy"); } catch (e) { copied = false; }
+      say(button, copied ? "data-copied" : "data-selected");
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { say(button, "data-copied"); }, fallback);
+    } else {
+      fallback();
+    }
+  });
+})();

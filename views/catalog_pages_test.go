@@ -225,6 +225,13 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"API tokens (created, list, errors)":                       apiTokensPage,
 		"API tokens block (none)":                                  apiTokensEmpty,
 		// --- end BRF ---
+		// --- PWD: the password rule's hint and refusals, the copy buttons (catalog_pwd_test.go) ---
+		"invite (new account, password too easy) [PWD]": pwdInvitePage,
+		"reset password (too short) [PWD]":              pwdResetPage,
+		"profile (new password too easy) [PWD]":         pwdProfilePage,
+		"API tokens block (created, copy button) [PWD]": pwdTokenCreated,
+		"settings webhook secret (revealed) [PWD]":      pwdSecretRevealed,
+		// --- end PWD ---
 		// SET: the briefing settings page, its htmx answers, the test email.
 		"settings (errors, preview, delivery, tests, log, history)": settingsPage(pl, false),
 		"settings (not configured, late run kept, no log)":          settingsPage(pl, true),

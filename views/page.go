@@ -78,6 +78,7 @@ type Limits struct {
 	JobType         int
 	ExternalRef     int // a job's or a technician's external reference
 	ZoneQuery       int // the time zone picker's search
+	PasswordLen     int // a new password's fewest characters (accounts.MinPasswordLen)
 	// delivery.send_within: its default and bounds, spelled as typed ("3h")
 	SendWithin, MinSendWithin, MaxSendWithin string
 }

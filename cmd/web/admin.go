@@ -74,7 +74,8 @@ func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {
 	email := fs.String("email", "", "sign-in email (required)")
 	passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input")
 	password := fs.String("password", "", "the password; shows in the process list and shell history, so prefer\n"+
-		"-password-stdin or FIELDBRIEF_PASSWORD (one of the three is required). For an existing\n"+
+		"-password-stdin or FIELDBRIEF_PASSWORD (one of the three is required). At least\n"+
+		fmt.Sprintf("%d characters and not a common password (docs/accounts.md). For an existing\n", accounts.MinPasswordLen)+
 		"user, a different password replaces the old one and signs them out everywhere")
 	staff := fs.Bool("staff", false, "make the user platform staff (never taken away here)")
 	orgSlug := fs.String("org", "", "also add the user to the org with this slug")

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
@@ -72,40 +73,40 @@ func TestCLIChangesAreAudited(t *testing.T) {
 	require.Error(t, c.run(ctx, "create-org", "-slug", "acme", "-name", "Acme again").err)
 	expect()
 
-	out := c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1", "-org", "acme", "-role", "admin")
+	out := c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1-violet-harbor-tuesday", "-org", "acme", "-role", "admin")
 	require.Contains(t, out, "(created)")
 	require.Contains(t, out, "as admin (added)")
 	expect(`user.create ada@acme.test org=0 - {"email": "ada@acme.test", "staff": false}`,
 		`membership.set ada@acme.test org=ACME - {"role": "admin"}`)
 
-	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1", "-org", "acme", "-role", "admin")
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1-violet-harbor-tuesday", "-org", "acme", "-role", "admin")
 	require.Contains(t, out, "(unchanged)")
 	require.Contains(t, out, "as admin (unchanged)")
 	expect()
 
-	out = c.ok("create-user", "-email", "ADA@acme.test", "-password", "pw-2")
+	out = c.ok("create-user", "-email", "ADA@acme.test", "-password", "pw-2-violet-harbor-tuesday")
 	require.Contains(t, out, "(password changed)")
 	expect(`user.password.reset ada@acme.test org=0 - -`)
 
-	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2", "-staff")
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2-violet-harbor-tuesday", "-staff")
 	require.Contains(t, out, "staff=true (staff granted)")
 	expect(`user.staff.grant ada@acme.test org=0 {"staff": false} {"staff": true}`)
-	c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2", "-staff")
-	c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2") // staff is never taken away
+	c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2-violet-harbor-tuesday", "-staff")
+	c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-2-violet-harbor-tuesday") // staff is never taken away
 	expect()
 
-	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-3", "-org", "acme", "-role", "member")
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-3-violet-harbor-tuesday", "-org", "acme", "-role", "member")
 	require.Contains(t, out, "as member (was admin)")
 	expect(`user.password.reset ada@acme.test org=0 - -`,
 		`membership.set ada@acme.test org=ACME {"role": "admin"} {"role": "member"}`)
 
-	c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-4", "-staff")
+	c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-4-violet-harbor-tuesday", "-staff")
 	expect(`user.create root@fieldbrief.test org=0 - {"email": "root@fieldbrief.test", "staff": true}`,
 		`user.staff.grant root@fieldbrief.test org=0 {"staff": false} {"staff": true}`)
-	c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-4", "-staff")
+	c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-4-violet-harbor-tuesday", "-staff")
 	expect()
 
-	require.Error(t, c.run(ctx, "create-user", "-email", "eve@acme.test", "-password", "pw-5", "-org", "nowhere").err)
+	require.Error(t, c.run(ctx, "create-user", "-email", "eve@acme.test", "-password", "pw-5-violet-harbor-tuesday", "-org", "nowhere").err)
 	expect()
 
 	var leaks int
@@ -128,19 +129,19 @@ func TestCreateUserPasswordSources(t *testing.T) {
 		require.NoError(t, err, "%s with %q", email, password)
 	}
 
-	r := c.runStdin(ctx, "from stdin \r\nsecond line\n", "create-user", "-email", "in@acme.test", "-password-stdin")
+	r := c.runStdin(ctx, "a password from stdin \r\nsecond line\n", "create-user", "-email", "in@acme.test", "-password-stdin")
 	require.NoError(t, r.err, r.stderr)
-	signsIn("in@acme.test", "from stdin ") // only the line ending is dropped
+	signsIn("in@acme.test", "a password from stdin ") // only the line ending is dropped
 
-	r = c.runStdin(ctx, "no newline", "create-user", "-email", "eof@acme.test", "-password-stdin")
+	r = c.runStdin(ctx, "no newline at the end", "create-user", "-email", "eof@acme.test", "-password-stdin")
 	require.NoError(t, r.err, r.stderr)
-	signsIn("eof@acme.test", "no newline")
+	signsIn("eof@acme.test", "no newline at the end")
 
-	c.env["FIELDBRIEF_PASSWORD"] = "from-env"
+	c.env["FIELDBRIEF_PASSWORD"] = "from-env-violet-harbor"
 	c.ok("create-user", "-email", "env@acme.test")
-	signsIn("env@acme.test", "from-env")
-	c.ok("create-user", "-email", "flag@acme.test", "-password", "from-flag") // an explicit flag wins
-	signsIn("flag@acme.test", "from-flag")
+	signsIn("env@acme.test", "from-env-violet-harbor")
+	c.ok("create-user", "-email", "flag@acme.test", "-password", "from-flag-lantern-otter") // an explicit flag wins
+	signsIn("flag@acme.test", "from-flag-lantern-otter")
 	delete(c.env, "FIELDBRIEF_PASSWORD")
 
 	for _, tc := range []struct {
@@ -263,4 +264,31 @@ func TestCreateOrgLocale(t *testing.T) {
 	var n int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM orgs WHERE slug = 'nope'`).Scan(&n))
 	require.Zero(t, n)
+}
+
+// create-user keeps the password rule of every other way of setting one
+// (accounts.CheckNewPassword): too short and common passwords are refused
+// in English, with no user left behind, before anything is written.
+func TestCreateUserRefusesAWeakPassword(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+	for pw, want := range map[string]string{
+		"texas":             "at least 12 characters",
+		"password1234":      "too easy to guess",
+		"ada@acme.test1234": "too easy to guess", // the person's own address
+	} {
+		r := c.run(ctx, "create-user", "-email", "ada@acme.test", "-password", pw)
+		require.Error(t, r.err, pw)
+		require.False(t, isUsage(r.err), pw)
+		require.Equal(t, apperr.Invalid, apperr.Code(r.err), pw)
+		require.Contains(t, r.err.Error(), want, pw)
+	}
+	var users int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&users))
+	require.Zero(t, users)
+	c.ok("create-user", "-email", "ada@acme.test", "-password", "violet-harbor-tuesday-41")
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&users))
+	require.Equal(t, 1, users)
 }

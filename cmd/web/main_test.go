@@ -139,22 +139,22 @@ func TestCreateOrgAndUsers(t *testing.T) {
 	require.Equal(t, apperr.Conflict, apperr.Code(dup.err))
 	require.Equal(t, `create-org: an org with slug "acme" already exists`, dup.err.Error())
 
-	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1", "-org", "acme", "-role", "admin")
+	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1-violet-harbor-tuesday", "-org", "acme", "-role", "admin")
 	require.Contains(t, out, "email=ada@acme.test staff=false")
 	require.Contains(t, out, "member of acme")
 	require.Equal(t, "admin", role(t, pool, "ada@acme.test", "acme"))
 
-	c.ok("create-user", "-email", "bob@acme.test", "-password", "pw-2", "-org", "acme")
+	c.ok("create-user", "-email", "bob@acme.test", "-password", "pw-2-violet-harbor-tuesday", "-org", "acme")
 	require.Equal(t, "member", role(t, pool, "bob@acme.test", "acme"))
 
-	out = c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-3", "-staff")
+	out = c.ok("create-user", "-email", "root@fieldbrief.test", "-password", "pw-3-violet-harbor-tuesday", "-staff")
 	require.Contains(t, out, "staff=true")
 	var staff bool
 	require.NoError(t, pool.QueryRow(ctx, `SELECT is_staff FROM users WHERE email = 'root@fieldbrief.test'`).Scan(&staff))
 	require.True(t, staff)
 
 	// Running it again for the same person changes the role, not the number of people.
-	c.ok("create-user", "-email", "ADA@acme.test", "-password", "pw-4", "-org", "acme", "-role", "member")
+	c.ok("create-user", "-email", "ADA@acme.test", "-password", "pw-4-violet-harbor-tuesday", "-org", "acme", "-role", "member")
 	require.Equal(t, "member", role(t, pool, "ada@acme.test", "acme"))
 
 	unknown := c.run(ctx, "create-user", "-email", "eve@nowhere.test", "-password", "pw", "-org", "nowhere", "-role", "admin")

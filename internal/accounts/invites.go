@@ -308,7 +308,7 @@ func (s *Store) AcceptInviteNewAccount(ctx context.Context, token, name, passwor
 	if err != nil {
 		return User{}, err
 	}
-	if err := checkPassword(password); err != nil {
+	if err := CheckNewPassword(password, name); err != nil {
 		return User{}, err
 	}
 	hash, err := s.Hashing.hash(password) // before the transaction: it takes ~50 ms
@@ -319,6 +319,10 @@ func (s *Store) AcceptInviteNewAccount(ctx context.Context, token, name, passwor
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		l, err := inviteByToken(ctx, tx, token, now, true)
 		if err != nil {
+			return err
+		}
+		// Now that the address is known: not guessable from it either.
+		if err := CheckNewPassword(password, name, l.Email); err != nil {
 			return err
 		}
 		err = tx.QueryRow(ctx, `

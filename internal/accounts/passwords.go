@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/trustelem/zxcvbn"
 	"golang.org/x/crypto/argon2"
 
 	"fieldbrief/internal/apperr"
@@ -38,11 +41,86 @@ func (p Argon2) orDefault() Argon2 {
 	return p
 }
 
+// MinPasswordLen is the fewest characters (not bytes) of a password a
+// person chooses. MinPasswordScore is the lowest zxcvbn score it may have.
+// docs/accounts.md ("Passwords: the rule") says why these two.
+const (
+	MinPasswordLen   = 12
+	MinPasswordScore = 3
+)
+
+// strengthRunes is how much of a password zxcvbn reads: its matching is
+// superlinear (1,000 characters take ~18 s, 100 take ~10 ms), so a long
+// password is judged by its first 100 characters, which is Dropbox's own
+// advice for zxcvbn. A password whose first 100 characters are weak is
+// weak.
+const strengthRunes = 100
+
+// checkPassword is the bound every stored password keeps: present and at
+// most MaxPasswordLen bytes. UpsertUser (seeding: the demo, tests) checks
+// only this; every way a person sets a password checks CheckNewPassword.
 func checkPassword(password string) error {
 	if password == "" || len(password) > MaxPasswordLen {
 		return apperr.FieldCodef("password", "password_required", "password is required (at most %d bytes)", MaxPasswordLen)
 	}
 	return nil
+}
+
+// CheckNewPassword is the one rule for a password a person chooses
+// (accepting an invite, a reset, the profile, create-user): at most
+// MaxPasswordLen bytes, at least MinPasswordLen characters, and a zxcvbn
+// score of at least MinPasswordScore, the score counting the person's own
+// email and name (userInputs) as known words, so "ada@acme.test1234" is
+// weak for ada@acme.test. The refusal is a field error on "password" with
+// a stable code: password_required, password_short or password_common.
+func CheckNewPassword(password string, userInputs ...string) error {
+	if err := checkPassword(password); err != nil {
+		return err
+	}
+	if utf8.RuneCountInString(password) < MinPasswordLen {
+		return apperr.FieldCodef("password", "password_short", "Use at least %d characters.", MinPasswordLen)
+	}
+	judged := password
+	if utf8.RuneCountInString(judged) > strengthRunes {
+		judged = string([]rune(judged)[:strengthRunes])
+	}
+	if zxcvbn.PasswordStrength(judged, knownWords(userInputs)).Score < MinPasswordScore {
+		return apperr.FieldCodef("password", "password_common",
+			"This password is too easy to guess: it is a common one, or close to your name or email. Try three or four unrelated words.")
+	}
+	return nil
+}
+
+// knownWords are the user inputs zxcvbn counts as guessable: each input
+// whole and split at every character that is not a letter or digit, so
+// "ada.lovelace@acme.test" gives "ada", "lovelace", "acme" and "test" too,
+// and the product's own name.
+func knownWords(inputs []string) []string {
+	words := []string{"fieldbrief"}
+	for _, in := range inputs {
+		in = strings.ToLower(strings.TrimSpace(in))
+		if in == "" {
+			continue
+		}
+		words = append(words, in)
+		for _, w := range strings.FieldsFunc(in, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) >= 3 {
+				words = append(words, w)
+			}
+		}
+	}
+	return words
+}
+
+// asField is err, a field problem of "password", as the same problem of
+// field (the profile form names its input new_password).
+func asField(err error, field string) error {
+	e, ok := apperr.As(err)
+	if !ok || len(e.Fields) != 1 {
+		return err
+	}
+	f := e.Fields[0]
+	return apperr.FieldCodef(field, f.Code, "%s", f.Message)
 }
 
 // hash returns the encoded argon2id hash of password at cost p.

@@ -87,12 +87,12 @@ func (s *Store) ChangePassword(ctx context.Context, actor audit.Actor, current, 
 	if current == "" {
 		return apperr.FieldError("current_password", "Enter your current password.")
 	}
-	if err := checkPassword(next); err != nil {
-		return apperr.FieldError("new_password", "Enter a new password (at most %d bytes).", MaxPasswordLen)
-	}
-	var hash string
-	if err := s.DB.QueryRow(ctx, `SELECT password_hash FROM users WHERE id = $1`, actor.UserID).Scan(&hash); err != nil {
+	var hash, name string
+	if err := s.DB.QueryRow(ctx, `SELECT password_hash, coalesce(name, '') FROM users WHERE id = $1`, actor.UserID).Scan(&hash, &name); err != nil {
 		return fmt.Errorf("read password of user %d: %w", actor.UserID, err)
+	}
+	if err := CheckNewPassword(next, actor.Email, name); err != nil {
+		return asField(err, "new_password")
 	}
 	if !verifyPassword(hash, current) {
 		return apperr.FieldError("current_password", "That is not your current password.")

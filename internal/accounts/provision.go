@@ -48,7 +48,7 @@ func (s *Store) ProvisionUser(ctx context.Context, actor audit.Actor, email, pas
 	if err != nil {
 		return Provisioned{}, err
 	}
-	if err := checkPassword(password); err != nil {
+	if err := CheckNewPassword(password, email); err != nil {
 		return Provisioned{}, err
 	}
 	if orgID != 0 {

@@ -116,7 +116,7 @@ func (s *Store) CheckResetToken(ctx context.Context, token string, now time.Time
 // that link and every other open one of the account, and revokes all its
 // sessions, in one transaction. The caller holds a hashing slot.
 func (s *Store) ResetPassword(ctx context.Context, token, password string, now time.Time) (User, error) {
-	if err := checkPassword(password); err != nil {
+	if err := CheckNewPassword(password); err != nil {
 		return User{}, err
 	}
 	hash, err := s.Hashing.hash(password)
@@ -127,6 +127,10 @@ func (s *Store) ResetPassword(ctx context.Context, token, password string, now t
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if _, u, err = resetByToken(ctx, tx, token, now); err != nil {
+			return err
+		}
+		// Now that the account is known: not guessable from its email or name.
+		if err := CheckNewPassword(password, u.Email, u.Name); err != nil {
 			return err
 		}
 		if err := setPassword(ctx, tx, u.ID, hash); err != nil {

@@ -45,6 +45,8 @@ var reasonMessages = map[string]reasonMessage{
 	"name_characters":   {id: "members.err.name_characters"},
 	"email_invalid":     {id: "signin.email_invalid", max: text.MaxAddressLen},
 	"password_required": {id: "invite.password_choose", max: accounts.MaxPasswordLen},
+	"password_short":    {id: "pwrule.short", count: func() int { return accounts.MinPasswordLen }},
+	"password_common":   {id: "pwrule.common"},
 	// internal/tenants
 	"last_admin":   {id: "members.err.last_admin"},
 	"role_invalid": {id: "members.role_choose"},

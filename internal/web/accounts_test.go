@@ -82,10 +82,10 @@ func TestInviteAcceptSignIn(t *testing.T) {
 	res = invitee.get(link)
 	require.Equal(t, http.StatusOK, res.Code)
 	require.Contains(t, res.Body, "Join Acme Field Services")
-	res = invitee.post(link, url.Values{"name": {""}, "password": {"pw for new"}})
+	res = invitee.post(link, url.Values{"name": {""}, "password": {"nia picks a long passphrase"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	require.Contains(t, res.Body, "Enter your name")
-	res = invitee.post(link, url.Values{"name": {"Nia New"}, "password": {"pw for new"}})
+	res = invitee.post(link, url.Values{"name": {"Nia New"}, "password": {"nia picks a long passphrase"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 	require.Equal(t, "/orgs/acme/briefings", res.Header.Get("Location"))
 	require.Contains(t, invitee.get("/orgs/acme/settings/fieldforce").Body, "Settings", "signed in, as an admin")
@@ -95,7 +95,7 @@ func TestInviteAcceptSignIn(t *testing.T) {
 	require.Equal(t, http.StatusGone, res.Code)
 	require.Contains(t, res.Body, "accepted already")
 	// And the password works at /login.
-	f.anon().login("new@acme.test", "pw for new")
+	f.anon().login("new@acme.test", "nia picks a long passphrase")
 }
 
 func TestInviteForAnExistingAccount(t *testing.T) {
@@ -230,14 +230,14 @@ func TestPasswordResetByEmail(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Code)
 	require.Contains(t, res.Body, f.memberA.Email)
 	require.Equal(t, http.StatusUnprocessableEntity, c.post(link, url.Values{"password": {""}}).Code)
-	res = c.post(link, url.Values{"password": {"brand new password"}})
+	res = c.post(link, url.Values{"password": {"memberA picks a brand new password"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 	require.Equal(t, "/login?notice=password-reset", res.Header.Get("Location"))
 	require.Contains(t, c.get("/login?notice=password-reset").Body, "new password is set")
 
 	require.Equal(t, http.StatusSeeOther, other.get("/orgs/acme/briefings").Code, "every old session ended")
 	require.Equal(t, http.StatusUnprocessableEntity, f.anon().post("/login", url.Values{"email": {f.memberA.Email}, "password": {testPassword}}).Code)
-	f.anon().login(f.memberA.Email, "brand new password")
+	f.anon().login(f.memberA.Email, "memberA picks a brand new password")
 	res = c.post(link, url.Values{"password": {"again"}})
 	require.Equal(t, http.StatusGone, res.Code)
 	require.Contains(t, res.Body, "used already")
@@ -273,16 +273,16 @@ func TestProfileNameAndPassword(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, me.post("/profile", url.Values{"name": {"Mia Member"}}).Code)
 	require.Contains(t, me.get("/profile").Body, `value="Mia Member"`)
 
-	res = me.post("/profile/password", url.Values{"current_password": {"wrong"}, "new_password": {"next one"}})
+	res = me.post("/profile/password", url.Values{"current_password": {"wrong"}, "new_password": {"violet-harbor-tuesday-41"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	require.Contains(t, res.Body, "not your current password")
 	require.Equal(t, http.StatusOK, elsewhere.get("/orgs/acme/briefings").Code, "a refused change signs nobody out")
 
-	res = me.post("/profile/password", url.Values{"current_password": {testPassword}, "new_password": {"next one"}})
+	res = me.post("/profile/password", url.Values{"current_password": {testPassword}, "new_password": {"violet-harbor-tuesday-41"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
 	require.Equal(t, http.StatusOK, me.get("/orgs/acme/briefings").Code, "this browser stays signed in")
 	require.Equal(t, http.StatusSeeOther, elsewhere.get("/orgs/acme/briefings").Code, "every other session ended")
-	f.anon().login(f.memberA.Email, "next one")
+	f.anon().login(f.memberA.Email, "violet-harbor-tuesday-41")
 }
 
 func TestStaffCreatesAnOrg(t *testing.T) {

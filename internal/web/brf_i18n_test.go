@@ -133,7 +133,7 @@ func TestAccountPagesFollowTheBrowser(t *testing.T) {
 	doc := parseDoc(t, res.Body)
 	require.Equal(t, "Rejoindre Acme Field Services", doc.find(tagIs("h1")).text())
 	require.Contains(t, res.Body, "sur fieldbrief en tant qu’administrateur.")
-	res = fr.post(link, url.Values{"name": {""}, "password": {"pw for new"}})
+	res = fr.post(link, url.Values{"name": {""}, "password": {"nia picks a long passphrase"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	require.Contains(t, parseDoc(t, res.Body).byID("name-error").text(), "Saisissez votre nom")
 	res = fr.get("/invites/NOTATOKEN")

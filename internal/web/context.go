@@ -92,6 +92,7 @@ var pageLimits = views.Limits{
 	JobType:         field.MaxJobType,
 	ExternalRef:     field.MaxExternalRef,
 	ZoneQuery:       places.MaxQuery,
+	PasswordLen:     accounts.MinPasswordLen,
 	SendWithin:      schedule.FormatWithin(schedule.DefaultSendWithin),
 	MinSendWithin:   schedule.FormatWithin(schedule.MinSendWithin),
 	MaxSendWithin:   schedule.FormatWithin(schedule.MaxSendWithin),

@@ -80,7 +80,7 @@ func (s *Server) resetPage(c echo.Context, token string, u accounts.User) views.
 func (s *Server) reset(c echo.Context) error {
 	ctx, now, token := c.Request().Context(), s.now(), c.Param("token")
 	password := c.FormValue("password")
-	if password == "" || len(password) > 1024 {
+	if password == "" || len(password) > accounts.MaxPasswordLen {
 		u, err := s.accounts.CheckResetToken(ctx, token, now)
 		if le, ok := linkError(err); ok {
 			return s.linkProblem(c, accounts.EmailReset, le.Reason)
@@ -101,6 +101,20 @@ func (s *Server) reset(c echo.Context) error {
 	_, err = s.accounts.ResetPassword(ctx, token, password, now)
 	if le, ok := linkError(err); ok {
 		return s.linkProblem(c, accounts.EmailReset, le.Reason)
+	}
+	if fieldOf(err) == "password" {
+		// Too short or too easy to guess (accounts.CheckNewPassword): the
+		// page again, unless the link stopped working meanwhile.
+		u, lerr := s.accounts.CheckResetToken(ctx, token, now)
+		if le, ok := linkError(lerr); ok {
+			return s.linkProblem(c, accounts.EmailReset, le.Reason)
+		}
+		if lerr != nil {
+			return lerr
+		}
+		p := s.resetPage(c, token, u)
+		p.PassError = localMessage(localizer(c), err, nil)
+		return s.render(c, http.StatusUnprocessableEntity, views.Reset(p))
 	}
 	if err != nil {
 		return err

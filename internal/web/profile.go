@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
 	"fieldbrief/views"
@@ -78,8 +79,14 @@ func (s *Server) profilePassword(c echo.Context) error {
 	switch {
 	case current == "":
 		p.CurrentError = l.T("profile.current_missing")
-	case next == "" || len(next) > 1024:
+	case next == "" || len(next) > accounts.MaxPasswordLen:
 		p.NewError = l.T("profile.new_missing")
+	default:
+		// The rule first, so a weak new password costs no hashing slot and
+		// no sign-in attempt; ChangePassword checks it again with the name.
+		if err := accounts.CheckNewPassword(next, u.Email); err != nil {
+			p.NewError = localMessage(l, err, nil)
+		}
 	}
 	if p.CurrentError != "" || p.NewError != "" {
 		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
@@ -104,7 +111,7 @@ func (s *Server) profilePassword(c echo.Context) error {
 		p.CurrentError = apperr.Message(err)
 		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
 	case "new_password":
-		p.NewError = apperr.Message(err)
+		p.NewError = localMessage(l, err, nil)
 		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
 	}
 	if err != nil {
