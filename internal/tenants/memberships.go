@@ -51,6 +51,11 @@ type Membership struct {
 // schedule, delivery, API tokens and members.
 func (m Membership) IsAdmin() bool { return m.Role == RoleAdmin }
 
+// ReadsAll reports whether the membership reads everything an admin reads
+// (a briefing's errors, runs and delivery attempts, the day links sent):
+// admins and dispatchers. Members see outcomes only.
+func (m Membership) ReadsAll() bool { return m.Role == RoleAdmin || m.Role == RoleDispatcher }
+
 // CanEditField reports whether the membership may change the field data:
 // technicians, jobs, the board's assignments and statuses, CSV imports.
 func (m Membership) CanEditField() bool { return m.Role == RoleAdmin || m.Role == RoleDispatcher }
