@@ -82,6 +82,15 @@ func TestDispatcherAccess(t *testing.T) {
 	require.Equal(t, before, fingerprint(t, f), "nothing changed")
 	require.Equal(t, "dispatcher", roleOf(t, f, d.ID), "no promotion of oneself")
 
+	// A briefing's details, as an admin reads them, without the re-send.
+	_, err := f.db.Exec(context.Background(), `UPDATE ff_briefings SET last_error = 'smtp relay down' WHERE org_id = $1`, f.orgA.ID)
+	require.NoError(t, err)
+	brief := "/orgs/acme/briefings/" + testDate
+	require.Contains(t, disp.get(brief).Body, "smtp relay down")
+	require.NotContains(t, disp.get(brief).Body, "/resend")
+	require.Contains(t, f.as(&f.adminA).get(brief).Body, "/deliveries/1/resend")
+	require.NotContains(t, ff.membr.get(brief).Body, "smtp relay down", "members see outcomes only")
+
 	// The nav: import, not settings; the members page read-only.
 	nav := parseDoc(t, disp.get("/orgs/acme/board").Body).find(hasClass("nav"))
 	require.NotNil(t, nav.find(attrIs("href", "/orgs/acme/import")))
