@@ -271,6 +271,11 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		pages[name] = page
 	}
 	// --- end FRM ---
+	// --- DSP: the jobs search across days (catalog_dsp_test.go) ---
+	for name, page := range dspPages() {
+		pages[name] = page
+	}
+	// --- end DSP ---
 	return pages
 }
 

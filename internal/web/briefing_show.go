@@ -44,7 +44,7 @@ func (s *Server) briefingShow(c echo.Context) error {
 		return err
 	}
 	l := localizer(c)
-	p := briefingPage(l, b, revs, runs, m.IsAdmin())
+	p := briefingPage(l, b, revs, runs, m.ReadsAll())
 	if p.Prev, p.Next, err = s.neighbours(ctx, m, b.Date); err != nil {
 		return err
 	}
@@ -55,9 +55,12 @@ func (s *Server) briefingShow(c echo.Context) error {
 		p.Content.Link(orgBase(m.Org.Slug))
 	}
 	p.Notice = pageNotice(c)
-	resendBase := briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
+	resendBase := "" // a re-send is delivery: admins only
+	if m.IsAdmin() {
+		resendBase = briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
+	}
 	for _, d := range deliveries {
-		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.IsAdmin(), resendBase))
+		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.ReadsAll(), resendBase))
 	}
 	if p.TechnicianLinks, err = s.technicianLinks(c, m, b.Date, briefingLoc(b)); err != nil {
 		return err
@@ -67,7 +70,8 @@ func (s *Server) briefingShow(c echo.Context) error {
 
 // briefingPage is the view of a briefing in l's language and formats
 // (docs/i18n.md), its times in the briefing's own zone. Errors, worker ids
-// and attempt counts are for admins: members see outcomes only.
+// and attempt counts are for admins and dispatchers (admin, tenants.Membership.ReadsAll):
+// members see outcomes only.
 func briefingPage(l *i18n.Localizer, b briefing.Briefing, revs []briefing.Revision, runs []briefing.Run, admin bool) views.BriefingPage {
 	loc, lc := briefingLoc(b), l.Locale()
 	at := func(t time.Time) string { return stamp(lc, t, loc) }
