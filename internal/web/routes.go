@@ -129,6 +129,8 @@ func (s *Server) routes() {
 	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
 	org.GET("/import/:kind/:id", s.importPreview, s.requireAdmin, middleware.Gzip())
 	org.POST("/import/:kind/:id", s.importSave, s.requireAdmin, checkCSRF, middleware.Gzip())
+	org.POST("/import/:kind/:id/delimiter", s.importDelimiter, s.requireAdmin, checkCSRF)
+	org.POST("/import/:kind/:id/columns", s.importColumns, s.requireAdmin, checkCSRF)
 	org.GET("/settings/api-tokens", s.apiTokensPage, s.requireAdmin)
 	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
 	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)
