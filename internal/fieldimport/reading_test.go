@@ -79,9 +79,9 @@ func TestDetectDelimiter(t *testing.T) {
 		want rune
 	}{
 		{"a,b,c\n1,2,3\n", ','},
-		{"a;b;c\n1;2,5;3\n", ';'},                 // a decimal comma in a semicolon file
-		{"a;b\n\"Smith, John\";2\n", ';'},         // a quoted comma
-		{"name,notes\n\"a;b;c;d\",x\n", ','},      // semicolons only inside quotes
+		{"a;b;c\n1;2,5;3\n", ';'},            // a decimal comma in a semicolon file
+		{"a;b\n\"Smith, John\";2\n", ';'},    // a quoted comma
+		{"name,notes\n\"a;b;c;d\",x\n", ','}, // semicolons only inside quotes
 		{"a\tb\tc\n1\t2\t3\n", '\t'},
 		{"external_ref\n1\n", ','}, // one column: nothing to detect
 		{"a;b,c;d\n1;2,3;4\n", ';'},
