@@ -149,9 +149,10 @@ type Match struct {
 }
 
 // NeedsReview reports whether the columns step is shown open: a required
-// field not found, a field two columns could be, or a column not imported.
+// field not found, a field two columns could be, or a column not imported
+// (unless the admin chose these columns: then they have seen it).
 func (m *Match) NeedsReview() bool {
-	if len(m.Unused) > 0 {
+	if len(m.Unused) > 0 && !m.Remembered {
 		return true
 	}
 	for _, f := range m.Fields {
