@@ -43,8 +43,12 @@ func (s *Server) importColumns(c echo.Context) error {
 	}
 	m := fieldimport.Mapping{}
 	for _, col := range fieldimport.Columns(up.Kind) {
-		i, err := strconv.Atoi(c.FormValue("col." + col.Name))
-		if err != nil {
+		v := c.FormValue("col." + col.Name)
+		i, err := strconv.Atoi(v)
+		switch {
+		case v == "":
+			i = fieldimport.NotInFile // a field the form leaves out
+		case err != nil:
 			i = -2 // not a column: refused by RememberMapping
 		}
 		m[col.Name] = i
