@@ -54,7 +54,8 @@ func ParseDelimiter(s string) rune {
 	return 0
 }
 
-// decode returns content as UTF-8 and the encoding it was read as.
+// decode returns content as UTF-8 (content itself, without a copy, when
+// it is UTF-8 already) and the encoding it was read as.
 //
 //   - a BOM decides: UTF-8, UTF-16LE or UTF-16BE (the BOM is dropped);
 //   - without one, valid UTF-8 is UTF-8 (ASCII included);
@@ -67,30 +68,30 @@ func ParseDelimiter(s string) rune {
 //     and "Müller" is not refused. ISO-8859-1 is a subset of it for every
 //     printable character, so it is read correctly as well. UTF-16 without
 //     a BOM is not guessed: spreadsheets always write the BOM.
-func decode(content []byte) (string, string, error) {
+func decode(content []byte) ([]byte, string, error) {
 	switch {
 	case bytes.HasPrefix(content, []byte{0xEF, 0xBB, 0xBF}):
-		return string(content[3:]), EncUTF8BOM, nil
+		return content[3:], EncUTF8BOM, nil
 	case bytes.HasPrefix(content, []byte{0xFF, 0xFE}):
 		out, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(content)
 		if err != nil {
-			return "", "", fmt.Errorf("decode UTF-16LE: %w", err)
+			return nil, "", fmt.Errorf("decode UTF-16LE: %w", err)
 		}
-		return string(out), EncUTF16LE, nil
+		return out, EncUTF16LE, nil
 	case bytes.HasPrefix(content, []byte{0xFE, 0xFF}):
 		out, err := unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder().Bytes(content)
 		if err != nil {
-			return "", "", fmt.Errorf("decode UTF-16BE: %w", err)
+			return nil, "", fmt.Errorf("decode UTF-16BE: %w", err)
 		}
-		return string(out), EncUTF16BE, nil
+		return out, EncUTF16BE, nil
 	case utf8.Valid(content):
-		return string(content), EncUTF8, nil
+		return content, EncUTF8, nil
 	}
 	out, err := charmap.Windows1252.NewDecoder().Bytes(content)
 	if err != nil {
-		return "", "", fmt.Errorf("decode Windows-1252: %w", err)
+		return nil, "", fmt.Errorf("decode Windows-1252: %w", err)
 	}
-	return string(out), EncWindows1252, nil
+	return out, EncWindows1252, nil
 }
 
 // detectDelimiter picks the delimiter from the header row and the first
@@ -99,8 +100,9 @@ func decode(content []byte) (string, string, error) {
 // header (so a comma inside a "Smith, John" cell of a semicolon file does
 // not win). Quoted text is skipped while counting. A file with no
 // candidate at all is comma-separated (one column).
-func detectDelimiter(text string) rune {
-	lines := firstLines(text, 6)
+func detectDelimiter(text []byte) rune {
+	// The first lines are enough: 64 KB holds them in any file we read.
+	lines := firstLines(string(text[:min(len(text), 64<<10)]), 6)
 	if len(lines) == 0 {
 		return ','
 	}

@@ -6,6 +6,7 @@
 package fieldimport
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -189,7 +190,7 @@ func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
 	if t.Delimiter == 0 {
 		t.Delimiter, t.Detected = detectDelimiter(text), true
 	}
-	cr := csv.NewReader(strings.NewReader(text))
+	cr := csv.NewReader(bytes.NewReader(text))
 	cr.Comma = t.Delimiter
 	cr.FieldsPerRecord = -1 // column counts are checked here, per row, with a message
 	cr.ReuseRecord = false

@@ -86,7 +86,7 @@ func TestDetectDelimiter(t *testing.T) {
 		{"external_ref\n1\n", ','}, // one column: nothing to detect
 		{"a;b,c;d\n1;2,3;4\n", ';'},
 	} {
-		require.Equal(t, string(tc.want), string(detectDelimiter(tc.file)), tc.file)
+		require.Equal(t, string(tc.want), string(detectDelimiter([]byte(tc.file))), tc.file)
 	}
 	// The admin's choice wins over detection.
 	tab, err := ReadWith(bytes.NewReader([]byte("external_ref;name\nT-1;Dana\n")), Technicians, ReadOptions{Delimiter: ','})
