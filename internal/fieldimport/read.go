@@ -157,6 +157,8 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 	return ReadWith(r, kindOf(cols), ReadOptions{})
 }
 
+// kindOf is the kind whose format cols is (Read's callers pass
+// Columns(k), the package's own slices).
 func kindOf(cols []Column) Kind {
 	if len(cols) > 0 && &cols[0] == &technicianColumns[0] {
 		return Technicians
