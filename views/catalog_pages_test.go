@@ -65,7 +65,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.ErrorPage(p, status, pl.T(text), requestID)
 		}
 	}
-	return map[string]func(p views.Page) templ.Component{
+	pages := map[string]func(p views.Page) templ.Component{
 		"sign-in": func(p views.Page) templ.Component {
 			p.Title = pl.T("signin.title")
 			return views.Login(p, views.LoginForm{Email: "ada@acme.test", Next: "/orgs/acme/jobs",
@@ -266,6 +266,12 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		},
 		// --- end IMP ---
 	}
+	// --- FRM: the 409 answers of a save over a newer version (catalog_frm_test.go) ---
+	for name, page := range stalePages() {
+		pages[name] = page
+	}
+	// --- end FRM ---
+	return pages
 }
 
 // nyZone is a zone as the field pages show it (internal/web zoneLabel).

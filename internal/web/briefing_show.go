@@ -83,12 +83,14 @@ func briefingPage(l *i18n.Localizer, b briefing.Briefing, revs []briefing.Revisi
 		FiredAt:        at(b.FiredAt),
 		GeneratedAt:    at(b.GeneratedAt),
 		ZoneRules:      b.ZoneRules.String(),
+		ZoneRulesShown: rulesWords(l, b.ZoneRules),
 		Admin:          admin,
 	}
 	// The shown content is the newest revision's (revs are newest first);
 	// say so when other rules built it than decided the date.
 	if len(revs) > 0 && revs[0].Revision == b.Revision && revs[0].ZoneRules != b.ZoneRules {
 		p.ContentZoneRules = revs[0].ZoneRules.String()
+		p.ContentZoneRulesShown = rulesWords(l, revs[0].ZoneRules)
 	}
 	if admin {
 		p.LastError = b.LastError
@@ -102,7 +104,7 @@ func briefingPage(l *i18n.Localizer, b briefing.Briefing, revs []briefing.Revisi
 	}
 	for _, r := range revs {
 		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger,
-			Generated: at(r.GeneratedAt), ZoneRules: r.ZoneRules.String()})
+			Generated: at(r.GeneratedAt), ZoneRules: r.ZoneRules.String(), ZoneRulesShown: rulesWords(l, r.ZoneRules)})
 	}
 	for _, r := range runs {
 		v := views.BriefingRun{Revision: r.Revision, Trigger: r.Trigger, Outcome: r.Outcome,
@@ -184,4 +186,17 @@ func (s *Server) neighbours(ctx context.Context, m tenants.Membership, d schedul
 		return l
 	}
 	return link(d.AddDays(-1), before), link(d.AddDays(1), after), nil
+}
+
+// rulesWords names the tz database a decision was made with in l's
+// language ("tzdata 2025b (eingebaut)"); the data attributes keep
+// briefing.ZoneRules.String(), the same in every language.
+func rulesWords(l *i18n.Localizer, r briefing.ZoneRules) string {
+	switch r.Source {
+	case "":
+		return ""
+	case schedule.SourceEmbedded, schedule.SourceHost:
+		return l.Tf("briefing.rules."+r.Source, map[string]any{"Version": r.Version})
+	}
+	return r.String()
 }

@@ -197,7 +197,9 @@ func (s *Server) jobShow(c echo.Context) error {
 }
 
 // jobUpdate saves the edit form; bad input is a 422 with the form as
-// typed, and nothing saved.
+// typed, and nothing saved. The form carries the version it was read at: a
+// save over a newer one is a 409 with the form as typed, the stored job's
+// values beside it (docs/versions.md), and nothing saved.
 func (s *Server) jobUpdate(c echo.Context) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
@@ -210,11 +212,18 @@ func (s *Server) jobUpdate(c echo.Context) error {
 		return err
 	}
 	f := readJobForm(c, z)
+	if f.in.Version, err = formVersion(c, 0); err != nil {
+		return err
+	}
+	f.view.Version = f.in.Version
 	var saved field.Job
 	if len(f.errs) > 0 {
 		err = f.validate()
 	} else if saved, err = s.field.UpdateJob(ctx, actor(c), m.Org.ID, j.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, saved, f, "saved")
+	}
+	if isStale(err) {
+		return s.jobStale(c, z, j.ID, f.view)
 	}
 	errs, ok := f.problems(localizer(c), err)
 	if !ok {
@@ -222,6 +231,26 @@ func (s *Server) jobUpdate(c echo.Context) error {
 	}
 	f.view.Errors = errs
 	return s.renderJob(c, http.StatusUnprocessableEntity, z, j, f.view)
+}
+
+// jobStale answers a job form saved over a newer version: 409, the form as
+// typed but at the stored version (its next save overwrites, knowingly),
+// and what differs from the stored job.
+func (s *Server) jobStale(c echo.Context, z orgZone, id int64, typed views.JobForm) error {
+	ctx, m := c.Request().Context(), currentMembership(c)
+	now, err := s.field.Job(ctx, m.Org.ID, id)
+	if err != nil {
+		return err
+	}
+	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	l := localizer(c)
+	typed.Version = now.Version
+	stale := &views.StaleNotice{Reload: orgBase(m.Org.Slug) + "/jobs/" + strconv.FormatInt(id, 10),
+		Changes: jobChanges(l, technicianNames(techs), jobFormOf(l, z, now), typed)}
+	return s.renderJobPage(c, http.StatusConflict, z, now, typed, stale)
 }
 
 // job loads the job in the URL; another org's is not found.
@@ -234,6 +263,10 @@ func (s *Server) job(c echo.Context) (field.Job, error) {
 }
 
 func (s *Server) renderJob(c echo.Context, status int, z orgZone, j field.Job, form views.JobForm) error {
+	return s.renderJobPage(c, status, z, j, form, nil)
+}
+
+func (s *Server) renderJobPage(c echo.Context, status int, z orgZone, j field.Job, form views.JobForm, stale *views.StaleNotice) error {
 	m := currentMembership(c)
 	base := orgBase(m.Org.Slug)
 	techs, err := s.field.ListTechnicians(c.Request().Context(), m.Org.ID)
@@ -252,7 +285,7 @@ func (s *Server) renderJob(c echo.Context, status int, z orgZone, j field.Job, f
 		form.Next = "jobs"
 	}
 	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c),
-		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form}
+		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form, Stale: stale}
 	p.Section = "jobs"
 	return s.render(c, status, views.Job(p))
 }
