@@ -94,6 +94,16 @@ func TestOfficeCSVImportThroughTheScreens(t *testing.T) {
 		t.Errorf("the template's example row is among the rows to import:\n%s", rows)
 	}
 	admin.screenshot("import-office-preview")
+	// At phone width the reading part and the columns step fit the screen.
+	admin.do("phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	if _, err := eval[bool](admin, `document.querySelector('#import-columns').open = true`); err != nil {
+		t.Fatalf("open the columns step: %v", err)
+	}
+	if wide, err := eval[int](admin, `document.documentElement.scrollWidth - window.innerWidth`); err != nil || wide > 0 {
+		t.Errorf("the preview is %d px wider than a 390 px screen (%v)", wide, err)
+	}
+	admin.screenshot("import-office-preview-390")
+	admin.do("desktop viewport", chromedp.EmulateViewport(1280, 900))
 	if status := admin.submit(`#import-save button[type="submit"]`); status != 200 {
 		t.Fatalf("saving jobs answered %d:\n%s", status, admin.text("main"))
 	}
