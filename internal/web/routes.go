@@ -132,6 +132,8 @@ func (s *Server) routes() {
 	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
 	org.GET("/import/:kind/:id", s.importPreview, s.requireFieldEditor, middleware.Gzip())
 	org.POST("/import/:kind/:id", s.importSave, s.requireFieldEditor, checkCSRF, middleware.Gzip())
+	org.POST("/import/:kind/:id/delimiter", s.importDelimiter, s.requireFieldEditor, checkCSRF)
+	org.POST("/import/:kind/:id/columns", s.importColumns, s.requireFieldEditor, checkCSRF)
 	org.GET("/settings/api-tokens", s.apiTokensPage, s.requireAdmin)
 	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
 	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)

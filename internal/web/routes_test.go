@@ -113,6 +113,8 @@ var routeTable = []struct {
 	{"POST", "/orgs/:slug/import/:kind", editor},
 	{"GET", "/orgs/:slug/import/:kind/:id", editor},
 	{"POST", "/orgs/:slug/import/:kind/:id", editor},
+	{"POST", "/orgs/:slug/import/:kind/:id/delimiter", editor},
+	{"POST", "/orgs/:slug/import/:kind/:id/columns", editor},
 	{"GET", "/orgs/:slug/settings/api-tokens", admin},
 	{"POST", "/orgs/:slug/settings/api-tokens", admin},
 	{"POST", "/orgs/:slug/settings/api-tokens/:id/revoke", admin},
@@ -405,7 +407,7 @@ func TestRouteMatrix(t *testing.T) {
 		f.orgA.ID, dispatcher.ID, fieldimport.Template(fieldimport.Jobs), f.clock.Now(), f.clock.Now().Add(fieldimport.UploadTTL))
 	require.NoError(t, err)
 	pathFor := func(who, pattern string) string {
-		if who == "dispatcher" && pattern == "/orgs/:slug/import/:kind/:id" {
+		if who == "dispatcher" && strings.HasPrefix(pattern, "/orgs/:slug/import/:kind/:id") {
 			return strings.Replace(concrete(pattern), "/jobs/1", "/jobs/2", 1)
 		}
 		return concrete(pattern)
