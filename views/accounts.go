@@ -13,7 +13,8 @@ type MembersPage struct {
 	Invites   []InviteRow
 	Invite    InviteForm
 	Notice    string
-	Error     string // a refused change (the last admin, say), above the list
+	Error     string       // a refused change (the last admin, say), above the list
+	Stale     *StaleNotice // a role change over a newer version was refused (409)
 }
 
 // MemberRow is one person in the members table.
@@ -25,6 +26,18 @@ type MemberRow struct {
 	LastSignIn time.Time // zero: never
 	// LastSignInText is LastSignIn in UTC, in the reader's formats.
 	LastSignInText string
+	Version        int64 // of the membership, carried by the role form
+	// Chosen is the role a refused (stale) change asked for, kept in the
+	// row's select so it can be applied again; "" shows Role.
+	Chosen string
+}
+
+// shownRole is the role the row's select shows.
+func (m MemberRow) shownRole() string {
+	if m.Chosen != "" {
+		return m.Chosen
+	}
+	return m.Role
 }
 
 // InviteRow is one pending (or expired) invite.

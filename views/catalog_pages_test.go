@@ -65,7 +65,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.ErrorPage(p, status, pl.T(text), requestID)
 		}
 	}
-	return map[string]func(p views.Page) templ.Component{
+	pages := map[string]func(p views.Page) templ.Component{
 		"sign-in": func(p views.Page) templ.Component {
 			p.Title = pl.T("signin.title")
 			return views.Login(p, views.LoginForm{Email: "ada@acme.test", Next: "/orgs/acme/jobs",
@@ -257,9 +257,13 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"import (admin, notice, refused upload)":           importPage,
 		"import preview (a problem of every code)":         importPreviewProblems,
 		"import preview (can save, conflict, notes, file)": importPreviewSaveable,
-		"unsubscribe (confirm)":                            unsubscribeConfirm,
-		"unsubscribe (done)":                               unsubscribeDone,
-		"day link 404 (unknown or expired link)":           errorPage(404, "error.title.not_found", "daylink.error.not_found", "", false),
+		// --- CSVIN: the import preview's reading side and the board link
+		// (catalog_import_reading_test.go).
+		"import preview (how the file was read, columns step)": importPreviewReading,
+		"import (board link after a jobs import)":              importPageBoardLink,
+		"unsubscribe (confirm)":                                unsubscribeConfirm,
+		"unsubscribe (done)":                                   unsubscribeDone,
+		"day link 404 (unknown or expired link)":               errorPage(404, "error.title.not_found", "daylink.error.not_found", "", false),
 		"day link 429": func(p views.Page) templ.Component {
 			p.Title = pl.T("error.title.too_many")
 			return views.ErrorPage(p, 429, pl.Tn("daylink.error.too_many", 3, nil), "")
@@ -271,6 +275,17 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"import preview (matching problems)":                                  importPreviewMatchProblems,
 		// --- end CSVM ---
 	}
+	// --- FRM: the 409 answers of a save over a newer version (catalog_frm_test.go) ---
+	for name, page := range stalePages() {
+		pages[name] = page
+	}
+	// --- end FRM ---
+	// --- DSP: the jobs search across days (catalog_dsp_test.go) ---
+	for name, page := range dspPages() {
+		pages[name] = page
+	}
+	// --- end DSP ---
+	return pages
 }
 
 // nyZone is a zone as the field pages show it (internal/web zoneLabel).

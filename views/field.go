@@ -33,6 +33,7 @@ type TechnicianForm struct {
 	Language           string   // "" = the org's
 	Languages          []Option // Value the tag ("es"), Label its name in itself ("Español")
 	Errors             FormErrors
+	Version            int64 // the version the form was read at; 0 for a new one
 }
 
 // TechniciansPage lists an org's technicians; admins get the add form.
@@ -54,6 +55,7 @@ type TechnicianPage struct {
 	Notice string
 	Tech   TechnicianRow
 	Form   TechnicianForm
+	Stale  *StaleNotice // a save over a newer version was refused (409)
 }
 
 // JobRow is a job in a list or on the board.
@@ -70,6 +72,7 @@ type JobRow struct {
 	TechnicianID int64
 	Technician   string
 	Ref          string
+	Version      int64 // the board's quick changes carry it
 }
 
 // JobForm is the add or edit form of a job. Date, From and To are local
@@ -93,6 +96,7 @@ type JobForm struct {
 	DSTNotes      []string  // times that happen twice that night: which one was taken
 	Technicians   []Option
 	Errors        FormErrors
+	Version       int64 // the version the form was read at; 0 for a new job
 }
 
 // JobsPage lists an org's jobs by local date, status and technician.
@@ -111,6 +115,7 @@ type JobsPage struct {
 	PrevPage     string // links, "" when there is none
 	NextPage     string
 	Form         JobForm
+	Search       *JobSearch // a search across days (jobsearch.go); nil lists the day
 }
 
 // JobPage is one job: an edit form for admins, the details for members.
@@ -124,6 +129,7 @@ type JobPage struct {
 	Notes   string
 	Phone   string
 	Form    JobForm
+	Stale   *StaleNotice // a save over a newer version was refused (409)
 }
 
 // BoardColumn is one technician's jobs of the day, or the unassigned ones
@@ -147,7 +153,8 @@ type Board struct {
 	Overdue     []JobRow
 	Truncated   bool // more jobs than one board shows
 	Technicians []Option
-	I18n        Translator // the reader's language (the fragment has no Page)
+	I18n        Translator   // the reader's language (the fragment has no Page)
+	Stale       *StaleNotice // a quick change over a newer version was refused (409)
 }
 
 // T is the message id in the board reader's language.

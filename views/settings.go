@@ -22,6 +22,11 @@ type SettingsPage struct {
 	Preview       Preview
 	History       []AuditRow // the org's latest audit entries, newest first
 	Locale        LocaleForm
+	// Version is the stored document's (tenants.FieldforceConfig.Version),
+	// carried by the schedule form and the JSON editor; Stale says a save was
+	// refused because it is not the stored one any more (409).
+	Version int64
+	Stale   *StaleNotice
 }
 
 // LocaleForm is the org's locale (docs/i18n.md): the language and formats

@@ -91,6 +91,7 @@ type Plan struct {
 	Skipped                     int
 	Created, Updated, Unchanged int
 	Digest                      string
+	Reading                     Reading // how the file was read (CSVIN: remember.go)
 	// Overwrite: fields changed in fieldbrief since the last import are
 	// given the file's values too. KeptRows counts the rows that keep such
 	// a change (when not overwriting), KeptColumns names their fields.

@@ -80,6 +80,15 @@ func (c FieldforceConfig) Zone() (schedule.Zone, error) {
 // ordered, bare addresses) with one audit entry. Invalid input returns the
 // *schedule.ValidationError and changes nothing.
 func (s *Store) SaveFieldforce(ctx context.Context, actor audit.Actor, orgID int64, raw []byte) (schedule.Config, error) {
+	return s.SaveFieldforceIf(ctx, actor, orgID, raw, -1)
+}
+
+// SaveFieldforceIf is SaveFieldforce of a document read at version
+// (FieldforceConfig.Version; 0 = never saved, below 0 = whatever is stored,
+// last write wins): another stored version is apperr.Stale, nothing saved
+// and nothing audited (CheckFieldforceVersion, in the save's transaction).
+// An invalid document is refused first, whatever its version.
+func (s *Store) SaveFieldforceIf(ctx context.Context, actor audit.Actor, orgID int64, raw []byte, version int64) (schedule.Config, error) {
 	cfg, _, err := schedule.ParseConfig(raw)
 	if err != nil {
 		return schedule.Config{}, err
@@ -89,6 +98,9 @@ func (s *Store) SaveFieldforce(ctx context.Context, actor audit.Actor, orgID int
 	}
 	canonical := cfg.JSON()
 	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		if err := CheckFieldforceVersion(ctx, tx, orgID, version); err != nil {
+			return err
+		}
 		old, err := LockFieldforce(ctx, tx, orgID)
 		if err != nil {
 			return err

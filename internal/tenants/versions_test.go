@@ -63,3 +63,32 @@ func TestMemberRoleAndSettingsVersions(t *testing.T) {
 	require.Equal(t, apperr.Stale, apperr.Code(check(1)))
 	require.NoError(t, check(-1), "below 0 checks nothing")
 }
+
+// SaveFieldforceIf (the settings forms' save): a document read at an
+// older version is refused, nothing stored and nothing audited; at the
+// stored one it saves; an invalid document is refused as invalid first.
+func TestSaveFieldforceIfRefusesAnOlderVersion(t *testing.T) {
+	b := setup(t)
+	doc := func(at string) []byte {
+		return []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"` + at + `"}}`)
+	}
+	_, err := b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("08:15"), 0)
+	require.NoError(t, err, "never saved: version 0")
+	_, err = b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("07:30"), 0)
+	require.Equal(t, apperr.Stale, apperr.Code(err), "%v", err)
+	cfg, err := b.Store.Tenants.Fieldforce(b.Ctx, b.Acme.ID)
+	require.NoError(t, err)
+	require.Equal(t, "08:15", cfg.Config.Briefing.ScheduleLocalTime)
+	require.Equal(t, 1, b.AuditCount(t))
+
+	_, err = b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("25:00"), 0)
+	require.Equal(t, apperr.Invalid, apperr.Code(err), "validation comes first: %v", err)
+
+	_, err = b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("07:30"), cfg.Version)
+	require.NoError(t, err)
+	now, err := b.Store.Tenants.Fieldforce(b.Ctx, b.Acme.ID)
+	require.NoError(t, err)
+	require.Equal(t, "07:30", now.Config.Briefing.ScheduleLocalTime)
+	require.Equal(t, cfg.Version+1, now.Version)
+	require.Equal(t, 2, b.AuditCount(t))
+}

@@ -10,6 +10,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -55,11 +56,18 @@ func (s *Server) renderBoardFor(c echo.Context, status int, z orgZone, form view
 }
 
 func (s *Server) renderBoard(c echo.Context, status int, z orgZone, d schedule.Date, problem string, form views.JobForm) error {
+	return s.renderBoardWith(c, status, z, d, problem, form, nil)
+}
+
+// renderBoardWith is renderBoard with a refused stale quick change said
+// above the board (nil for none).
+func (s *Server) renderBoardWith(c echo.Context, status int, z orgZone, d schedule.Date, problem string, form views.JobForm, stale *views.StaleNotice) error {
 	m := currentMembership(c)
 	b, err := s.boardModel(c, z, d, problem)
 	if err != nil {
 		return err
 	}
+	b.Stale = stale
 	today := z.Today
 	l := localizer(c)
 	p := views.BoardPage{
@@ -89,7 +97,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	m := currentMembership(c)
 	csrf, _ := c.Get(ctxCSRF).(string)
 	l := localizer(c)
-	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.IsAdmin(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
+	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.CanEditField(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
 	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
 	if err != nil {
 		return b, err
@@ -124,7 +132,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 }
 
 // jobAssign gives a job to a technician (technician_id; empty takes it
-// away) from the board.
+// away) from the board, if the job is still at the card's version.
 func (s *Server) jobAssign(c echo.Context) error {
 	var techID int64
 	if v := c.FormValue("technician_id"); v != "" {
@@ -134,25 +142,52 @@ func (s *Server) jobAssign(c echo.Context) error {
 		}
 		techID = id
 	}
-	return s.boardChange(c, "assigned", func(jobID int64) error {
-		_, err := s.field.Assign(c.Request().Context(), actor(c), currentMembership(c).Org.ID, jobID, techID)
+	version, err := formVersion(c, 0)
+	if err != nil {
 		return err
+	}
+	return s.boardChange(c, "assigned", func(jobID int64) error {
+		_, err := s.field.AssignIf(c.Request().Context(), actor(c), currentMembership(c).Org.ID, jobID, techID, version)
+		return err
+	}, func(l *i18n.Localizer, names map[string]string, now field.Job) []views.StaleChange {
+		name := func(id int64) string {
+			if id == 0 {
+				return l.T("board.unassigned")
+			}
+			return names[strconv.FormatInt(id, 10)]
+		}
+		ch := changes{l: l}
+		ch.add("technician_id", "jobform.technician", name(now.TechnicianID), name(techID))
+		return ch.out
 	})
 }
 
-// jobSetStatus changes a job's status (status) from the board.
+// jobSetStatus changes a job's status (status) from the board, if the job
+// is still at the card's version.
 func (s *Server) jobSetStatus(c echo.Context) error {
 	status := c.FormValue("status")
-	return s.boardChange(c, "status-changed", func(jobID int64) error {
-		_, err := s.field.SetStatus(c.Request().Context(), actor(c), currentMembership(c).Org.ID, jobID, status)
+	version, err := formVersion(c, 0)
+	if err != nil {
 		return err
+	}
+	return s.boardChange(c, "status-changed", func(jobID int64) error {
+		_, err := s.field.SetStatusIf(c.Request().Context(), actor(c), currentMembership(c).Org.ID, jobID, status, version)
+		return err
+	}, func(l *i18n.Localizer, _ map[string]string, now field.Job) []views.StaleChange {
+		ch := changes{l: l}
+		ch.add("status", "jobform.status", statusName(l, now.Status), statusName(l, status))
+		return ch.out
 	})
 }
 
 // boardChange applies a change to the job in the URL, then shows the board
 // of the form's date: the fragment for htmx, a redirect for plain forms.
 // Invalid input is a 422 naming the field; another org's job is not found.
-func (s *Server) boardChange(c echo.Context, code string, change func(jobID int64) error) error {
+// A change made on a card older than the job (someone else changed it
+// since) is a 409: the board as it is now, with what differs (diff: the
+// job's stored value against the one asked for), nothing saved.
+func (s *Server) boardChange(c echo.Context, code string, change func(jobID int64) error,
+	diff func(l *i18n.Localizer, names map[string]string, now field.Job) []views.StaleChange) error {
 	id, err := idParam(c)
 	if err != nil {
 		return err
@@ -169,6 +204,9 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		return err
 	}
 	err = change(id)
+	if isStale(err) {
+		return s.boardStale(c, z, d, id, diff)
+	}
 	if errs, ok := fieldFormErrors(localizer(c), err); ok {
 		names := slices.Sorted(maps.Keys(errs))
 		return s.boardChangeRejected(c, names[0], errs[names[0]])
@@ -185,6 +223,34 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		return s.render(c, http.StatusOK, views.BoardView(b))
 	}
 	return redirect(c, orgBase(m.Org.Slug)+"/board?date="+d.String()+"&notice="+code)
+}
+
+// boardStale answers a stale quick change with 409 and the board of date
+// d as it is now, the refusal and what differs above it: the fragment for
+// htmx (layout.templ's htmx config swaps 409s), the page otherwise.
+func (s *Server) boardStale(c echo.Context, z orgZone, d schedule.Date, id int64,
+	diff func(l *i18n.Localizer, names map[string]string, now field.Job) []views.StaleChange) error {
+	ctx, m, l := c.Request().Context(), currentMembership(c), localizer(c)
+	now, err := s.field.Job(ctx, m.Org.ID, id)
+	if err != nil {
+		return err
+	}
+	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	stale := &views.StaleNotice{Board: true, Reload: orgBase(m.Org.Slug) + "/board?date=" + d.String(),
+		Changes: diff(l, technicianNames(techs), now)}
+	if isHTMX(c) {
+		b, err := s.boardModel(c, z, d, "")
+		if err != nil {
+			return err
+		}
+		b.Stale = stale
+		return s.render(c, http.StatusConflict, views.BoardView(b))
+	}
+	form := views.JobForm{Date: d.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled}
+	return s.renderBoardWith(c, http.StatusConflict, z, d, "", form, stale)
 }
 
 // boardChangeRejected answers a refused board change with 422: the board

@@ -94,6 +94,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 		if requestID != "" {
 			msg += " " + l.Tf("error.request_id", map[string]any{"ID": requestID})
 		}
+		if status == http.StatusConflict {
+			// htmx swaps 409s (layout.templ: a stale change answers with the
+			// latest); this bare message is no fragment, so it replaces nothing.
+			c.Response().Header().Set("HX-Reswap", "none")
+		}
 		_ = c.String(status, msg)
 		return
 	}

@@ -140,7 +140,7 @@ func jobRow(l *i18n.Localizer, loc *time.Location, j field.Job, d schedule.Date)
 		Window:   window(l.Locale(), loc, j.ArrivalStart, j.ArrivalEnd, d),
 		Customer: j.Customer, Address: j.Address, JobType: j.JobType, Emergency: j.Emergency,
 		Status: j.Status, StatusLabel: statusName(l, j.Status),
-		TechnicianID: j.TechnicianID, Technician: j.TechnicianName, Ref: j.ExternalRef,
+		TechnicianID: j.TechnicianID, Technician: j.TechnicianName, Ref: j.ExternalRef, Version: j.Version,
 	}
 }
 
@@ -153,6 +153,7 @@ func jobFormOf(l *i18n.Localizer, z orgZone, j field.Job) views.JobForm {
 		Customer: j.Customer, CustomerPhone: j.CustomerPhone, Address: j.Address,
 		Date: d.String(), From: start.Format("15:04"), To: end.Format("15:04"), ToDate: laterDay(d, end),
 		JobType: j.JobType, Notes: j.Notes, Emergency: j.Emergency, Status: j.Status, Ref: j.ExternalRef,
+		Version: j.Version,
 	}
 	f.Zone = zoneLabel(l, z, d)
 	if j.TechnicianID != 0 {

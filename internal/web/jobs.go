@@ -112,12 +112,19 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 		return err
 	}
 	l := localizer(c)
-	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c),
+	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
 		Date: q.date.String(), Status: q.status, Technician: q.technician,
 		FilterErrors: ferrs, Technicians: technicianOptions(l, techs, 0)}
 	p.Zone = zoneLabel(l, z, q.date)
 	p.Section = "jobs"
-	if len(ferrs) == 0 {
+	if _, searching := c.QueryParams()["q"]; searching && status == http.StatusOK {
+		if p.Search, err = s.searchJobs(c, z, q.date); err != nil {
+			return err
+		}
+		if p.Search.Error != "" {
+			status = http.StatusUnprocessableEntity
+		}
+	} else if len(ferrs) == 0 {
 		page, err := s.field.ListJobs(ctx, m.Org.ID, f)
 		if err != nil {
 			return err
@@ -197,7 +204,9 @@ func (s *Server) jobShow(c echo.Context) error {
 }
 
 // jobUpdate saves the edit form; bad input is a 422 with the form as
-// typed, and nothing saved.
+// typed, and nothing saved. The form carries the version it was read at: a
+// save over a newer one is a 409 with the form as typed, the stored job's
+// values beside it (docs/versions.md), and nothing saved.
 func (s *Server) jobUpdate(c echo.Context) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
@@ -210,11 +219,18 @@ func (s *Server) jobUpdate(c echo.Context) error {
 		return err
 	}
 	f := readJobForm(c, z)
+	if f.in.Version, err = formVersion(c, 0); err != nil {
+		return err
+	}
+	f.view.Version = f.in.Version
 	var saved field.Job
 	if len(f.errs) > 0 {
 		err = f.validate()
 	} else if saved, err = s.field.UpdateJob(ctx, actor(c), m.Org.ID, j.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, saved, f, "saved")
+	}
+	if isStale(err) {
+		return s.jobStale(c, z, j.ID, f.view)
 	}
 	errs, ok := f.problems(localizer(c), err)
 	if !ok {
@@ -222,6 +238,26 @@ func (s *Server) jobUpdate(c echo.Context) error {
 	}
 	f.view.Errors = errs
 	return s.renderJob(c, http.StatusUnprocessableEntity, z, j, f.view)
+}
+
+// jobStale answers a job form saved over a newer version: 409, the form as
+// typed but at the stored version (its next save overwrites, knowingly),
+// and what differs from the stored job.
+func (s *Server) jobStale(c echo.Context, z orgZone, id int64, typed views.JobForm) error {
+	ctx, m := c.Request().Context(), currentMembership(c)
+	now, err := s.field.Job(ctx, m.Org.ID, id)
+	if err != nil {
+		return err
+	}
+	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	l := localizer(c)
+	typed.Version = now.Version
+	stale := &views.StaleNotice{Reload: orgBase(m.Org.Slug) + "/jobs/" + strconv.FormatInt(id, 10),
+		Changes: jobChanges(l, technicianNames(techs), jobFormOf(l, z, now), typed)}
+	return s.renderJobPage(c, http.StatusConflict, z, now, typed, stale)
 }
 
 // job loads the job in the URL; another org's is not found.
@@ -234,6 +270,10 @@ func (s *Server) job(c echo.Context) (field.Job, error) {
 }
 
 func (s *Server) renderJob(c echo.Context, status int, z orgZone, j field.Job, form views.JobForm) error {
+	return s.renderJobPage(c, status, z, j, form, nil)
+}
+
+func (s *Server) renderJobPage(c echo.Context, status int, z orgZone, j field.Job, form views.JobForm, stale *views.StaleNotice) error {
 	m := currentMembership(c)
 	base := orgBase(m.Org.Slug)
 	techs, err := s.field.ListTechnicians(c.Request().Context(), m.Org.ID)
@@ -251,8 +291,45 @@ func (s *Server) renderJob(c echo.Context, status int, z orgZone, j field.Job, f
 	if form.Next == "" {
 		form.Next = "jobs"
 	}
-	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c),
-		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form}
+	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
+		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form, Stale: stale}
 	p.Section = "jobs"
 	return s.render(c, status, views.Job(p))
+}
+
+// searchJobs is the jobs page's search across days (docs/field-data.md,
+// "Finding work"): ?q= and ?page=, SearchPageSize jobs a page, newest
+// first, within the org. A query shorter than field.SearchMinLen is
+// refused with a hint, and a page out of range is the first or last one
+// allowed. day is the day list's date, for the way back.
+func (s *Server) searchJobs(c echo.Context, z orgZone, day schedule.Date) (*views.JobSearch, error) {
+	l, m := localizer(c), currentMembership(c)
+	lc, base := l.Locale(), orgBase(m.Org.Slug)
+	query, n := field.SearchQuery(c.QueryParam("q"))
+	res := &views.JobSearch{Query: query, MinLen: field.SearchMinLen, DayLabel: lc.DateYear(day.Time())}
+	if n < field.SearchMinLen {
+		res.Error = l.Tf("jobsearch.too_short", map[string]any{"Count": field.SearchMinLen})
+		return res, nil
+	}
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	page = min(max(page, 1), field.SearchMaxPages)
+	found, err := s.field.SearchJobs(c.Request().Context(), m.Org.ID, query, page)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range found.Jobs {
+		d := schedule.DateOf(j.ArrivalStart.In(z.Loc))
+		res.Rows = append(res.Rows, views.JobSearchRow{JobRow: jobRow(l, z.Loc, j, d),
+			DateLabel: lc.DateYear(j.ArrivalStart.In(z.Loc)), BoardURL: base + "/board?date=" + d.String()})
+	}
+	at := func(page int) string {
+		return base + "/jobs?" + url.Values{"q": {query}, "page": {strconv.Itoa(page)}}.Encode()
+	}
+	if page > 1 {
+		res.PrevPage = at(page - 1)
+	}
+	if found.More {
+		res.NextPage = at(page + 1)
+	}
+	return res, nil
 }

@@ -47,6 +47,12 @@ func (s *Server) members(c echo.Context) error {
 }
 
 func (s *Server) showMembers(c echo.Context, status int, p views.MembersPage) error {
+	return s.showMembersKeeping(c, status, p, 0, "")
+}
+
+// showMembersKeeping is showMembers with the role chosen for one member
+// kept in their row's select (a refused, stale change; 0 for none).
+func (s *Server) showMembersKeeping(c echo.Context, status int, p views.MembersPage, userID int64, chosen string) error {
 	ctx, m := c.Request().Context(), currentMembership(c)
 	people, err := s.tenants.Members(ctx, m.Org.ID)
 	if err != nil {
@@ -67,7 +73,10 @@ func (s *Server) showMembers(c echo.Context, status int, p views.MembersPage) er
 	u, _ := currentUser(c)
 	p.SelfID = u.ID
 	for _, x := range people {
-		row := views.MemberRow{UserID: x.UserID, Name: x.Name, Email: x.Email, Role: string(x.Role)}
+		row := views.MemberRow{UserID: x.UserID, Name: x.Name, Email: x.Email, Role: string(x.Role), Version: x.Version}
+		if x.UserID == userID {
+			row.Chosen = chosen
+		}
 		if x.LastSignInAt != nil {
 			row.LastSignIn, row.LastSignInText = *x.LastSignInAt, utcStamp(lc, *x.LastSignInAt)
 		}
@@ -132,11 +141,41 @@ func (s *Server) memberSetRole(c echo.Context) error {
 	if err != nil {
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Error: localizer(c).T("members.new_role_choose")})
 	}
+	version, err := formVersion(c, 0)
+	if err != nil {
+		return err
+	}
 	m := currentMembership(c)
-	if _, err := s.tenants.SetMemberRole(c.Request().Context(), actor(c), m.Org.ID, id, role); err != nil {
+	_, err = s.tenants.SetMemberRoleIf(c.Request().Context(), actor(c), m.Org.ID, id, role, version)
+	if isStale(err) {
+		return s.memberRoleStale(c, id, role)
+	}
+	if err != nil {
 		return s.refused(c, err)
 	}
 	return redirect(c, membersURL(m.Org.Slug)+"?notice=role-changed")
+}
+
+// memberRoleStale answers a role change made on a page older than the
+// membership (someone else changed the role since): 409, the page with the
+// latest roles, the chosen role kept in the member's select (its version
+// now the stored one, so choosing again is a knowing change), and the role
+// stored now against the one chosen (docs/versions.md). Nothing saved.
+func (s *Server) memberRoleStale(c echo.Context, userID int64, chosen tenants.Role) error {
+	ctx, m, l := c.Request().Context(), currentMembership(c), localizer(c)
+	people, err := s.tenants.Members(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
+	p := views.MembersPage{Stale: &views.StaleNotice{Reload: membersURL(m.Org.Slug)}}
+	for _, x := range people {
+		if x.UserID == userID && x.Role != chosen {
+			p.Stale.Changes = append(p.Stale.Changes, views.StaleChange{Field: "role",
+				Label:  l.Tf("members.role_of", map[string]any{"Email": x.Email}),
+				Theirs: l.T(views.RoleMessage(string(x.Role))), Yours: l.T(views.RoleMessage(string(chosen)))})
+		}
+	}
+	return s.showMembersKeeping(c, http.StatusConflict, p, userID, string(chosen))
 }
 
 // memberRemove takes someone out of the org; their sessions end at once

@@ -40,6 +40,10 @@ func (s *Server) settingsSave(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	version, err := formVersion(c, -1)
+	if err != nil {
+		return err
+	}
 	var kept *schedule.DeliveryConfig
 	if in.delivery == nil || in.enabled == nil {
 		stored, err := s.tenants.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
@@ -51,16 +55,26 @@ func (s *Server) settingsSave(c echo.Context) error {
 			in.enabled = storedInput(stored).enabled
 		}
 	}
-	return s.saveSettings(c, in.settingsDocument(kept), rejected{form: &in}, "saved", "settings")
+	return s.saveSettings(c, in.settingsDocument(kept), rejected{form: &in, version: version}, "saved", "settings")
 }
 
-// saveSettings stores a config document and redirects to next with a notice;
-// an invalid document re-renders the page (422, by statusOf) with the rejected
-// input beside its errors, and saves nothing.
+// saveSettings stores a config document read at r.version and redirects to
+// next with a notice; an invalid document re-renders the page (422, by
+// statusOf) with the rejected input beside its errors, and one saved over a
+// newer version (409, docs/versions.md) with the input kept and what differs
+// from the stored one. Either saves nothing.
 func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, next string) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
-	_, err := s.tenants.SaveFieldforce(ctx, actor(c), m.Org.ID, raw)
+	_, err := s.tenants.SaveFieldforceIf(ctx, actor(c), m.Org.ID, raw, r.version)
+	if isStale(err) {
+		stored, err := s.tenants.Fieldforce(ctx, m.Org.ID)
+		if err != nil {
+			return err
+		}
+		r.stale = true
+		return s.renderSettings(c, http.StatusConflict, stored, r, settingsAnswer{})
+	}
 	if errors.As(err, &r.err) {
 		stored, err := s.tenants.Fieldforce(ctx, m.Org.ID)
 		if err != nil {
@@ -80,6 +94,13 @@ type rejected struct {
 	form *scheduleInput
 	json *string
 	err  *schedule.ValidationError
+	// version is the one the input was read at (below 0: the form sent
+	// none, last write wins), shown again with a refused one so that its
+	// next save is still checked against it; stale says it was refused for
+	// being older than the stored one: the page then carries the stored
+	// version, as the admin has now seen what differs.
+	version int64
+	stale   bool
 }
 
 // settingsHistory is how many of the org's audit entries the settings page
@@ -124,6 +145,7 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 	}
 	p.Section = "settings"
 	in := storedInput(stored)
+	current := in
 	var ve *schedule.ValidationError
 	if errors.As(stored.Err, &ve) {
 		p.StoredProblem = messageList(plainMessages(l, ve, in.timezone))
@@ -146,6 +168,13 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 			in = typed
 		}
 		p.JSON = views.JSONForm{Text: *r.json, Errors: plainMessages(l, r.err, in.timezone)}
+	}
+	p.Version = stored.Version
+	if (r.form != nil || r.json != nil) && !r.stale && r.version >= 0 {
+		p.Version = r.version
+	}
+	if r.stale {
+		p.Stale = &views.StaleNotice{Reload: settingsURL(slug), Changes: settingsChanges(l, current, in)}
 	}
 	history, err := s.audit.ForOrg(c.Request().Context(), m.Org.ID, settingsHistory)
 	if err != nil {

@@ -27,7 +27,9 @@ func (s *Server) settingsSetEnabled(c echo.Context) error {
 	if on, _ := enabled.(bool); on {
 		notice = "resumed"
 	}
-	return s.saveSettings(c, raw, rejected{form: &in}, notice, c.FormValue("next"))
+	// Pause and resume carry no version: the button changes one member of
+	// the document as it is now, whatever else changed (docs/versions.md).
+	return s.saveSettings(c, raw, rejected{form: &in, version: -1}, notice, c.FormValue("next"))
 }
 
 // withEnabled sets briefing.enabled in a document, keeping the rest as it is.

@@ -6,5 +6,9 @@ import "github.com/labstack/echo/v4"
 // through the same strict validation as the form.
 func (s *Server) settingsSaveJSON(c echo.Context) error {
 	text := c.FormValue("config_json")
-	return s.saveSettings(c, []byte(text), rejected{json: &text}, "saved", "settings")
+	version, err := formVersion(c, -1)
+	if err != nil {
+		return err
+	}
+	return s.saveSettings(c, []byte(text), rejected{json: &text, version: version}, "saved", "settings")
 }

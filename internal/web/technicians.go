@@ -39,7 +39,7 @@ func (s *Server) renderTechnicians(c echo.Context, status int, form views.Techni
 	}
 	base := orgBase(m.Org.Slug)
 	l := localizer(c)
-	p := views.TechniciansPage{Page: s.page(c, l.T("technicians.title")), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c)}
+	p := views.TechniciansPage{Page: s.page(c, l.T("technicians.title")), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c)}
 	p.Section = "technicians"
 	for _, t := range list {
 		p.List = append(p.List, technicianRow(l, t))
@@ -60,7 +60,9 @@ func (s *Server) technicianShow(c echo.Context) error {
 }
 
 // technicianUpdate saves the edit form; bad input is a 422 with the form
-// as typed, and nothing saved.
+// as typed, and nothing saved; a save over a newer version than the form's
+// is a 409 with the form as typed and the stored values beside it
+// (docs/versions.md), nothing saved.
 func (s *Server) technicianUpdate(c echo.Context) error {
 	t, err := s.technician(c)
 	if err != nil {
@@ -68,7 +70,22 @@ func (s *Server) technicianUpdate(c echo.Context) error {
 	}
 	m := currentMembership(c)
 	in := technicianInput(c)
+	if in.Version, err = formVersion(c, 0); err != nil {
+		return err
+	}
 	_, err = s.field.UpdateTechnician(c.Request().Context(), actor(c), m.Org.ID, t.ID, in)
+	if isStale(err) {
+		now, err := s.field.Technician(c.Request().Context(), m.Org.ID, t.ID)
+		if err != nil {
+			return err
+		}
+		l := localizer(c)
+		typed := technicianFormOf(in, nil)
+		typed.Version = now.Version // seen what differs: the next save overwrites, knowingly
+		stale := &views.StaleNotice{Reload: orgBase(m.Org.Slug) + "/technicians/" + strconv.FormatInt(t.ID, 10),
+			Changes: technicianChanges(l, now.Input(), in)}
+		return s.renderTechnicianPage(c, http.StatusConflict, now, typed, stale)
+	}
 	if errs, ok := fieldFormErrors(localizer(c), err); ok {
 		return s.renderTechnician(c, http.StatusUnprocessableEntity, t, technicianFormOf(in, errs))
 	}
@@ -107,13 +124,17 @@ func (s *Server) technician(c echo.Context) (field.Technician, error) {
 }
 
 func (s *Server) renderTechnician(c echo.Context, status int, t field.Technician, form views.TechnicianForm) error {
+	return s.renderTechnicianPage(c, status, t, form, nil)
+}
+
+func (s *Server) renderTechnicianPage(c echo.Context, status int, t field.Technician, form views.TechnicianForm, stale *views.StaleNotice) error {
 	m := currentMembership(c)
 	base := orgBase(m.Org.Slug)
 	form.Action = base + "/technicians/" + strconv.FormatInt(t.ID, 10)
 	l := localizer(c)
 	form.Errors = technicianErrors(l, form.Errors)
-	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c),
-		Tech: technicianRow(l, t), Form: form}
+	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
+		Tech: technicianRow(l, t), Form: form, Stale: stale}
 	p.Section = "technicians"
 	return s.render(c, status, views.Technician(p))
 }
@@ -128,7 +149,7 @@ func technicianInput(c echo.Context) field.TechnicianInput {
 
 func technicianFormOf(in field.TechnicianInput, errs views.FormErrors) views.TechnicianForm {
 	return views.TechnicianForm{Name: in.Name, Email: in.Email, Phone: in.Phone, Ref: in.ExternalRef, Active: in.Active,
-		Language: in.Language, Languages: languageOptions(), Errors: errs}
+		Language: in.Language, Languages: languageOptions(), Errors: errs, Version: in.Version}
 }
 
 // languageOptions are the languages a person or technician may choose,
