@@ -269,6 +269,11 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 			return views.ErrorPage(p, 429, pl.Tn("daylink.error.too_many", 3, nil), "")
 		},
 		// --- end IMP ---
+		// --- CSVM: the import preview's updates (old → new, kept changes, overwrite), matching problems, 409 ---
+		"import preview (updates old → new, kept changes, overwrite tickbox)": importPreviewUpdates,
+		"import preview (409 after overlapping saves, overwrite ticked)":      importPreviewStale,
+		"import preview (matching problems)":                                  importPreviewMatchProblems,
+		// --- end CSVM ---
 	}
 	// --- FRM: the 409 answers of a save over a newer version (catalog_frm_test.go) ---
 	for name, page := range stalePages() {

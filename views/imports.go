@@ -57,14 +57,16 @@ type ImportPreview struct {
 	CanSave    bool
 	ErrorCount int
 	Reading    ImportReading // how the file was read (CSVIN: import_reading.go)
+	ImportUpdates
 }
 
 // ImportRow is one row as it will be saved.
 type ImportRow struct {
-	Row    int
-	Action string // create, update, unchanged, error
-	Values []string
-	Notes  []string
+	Row     int
+	Action  string // create, update, unchanged, error
+	Values  []string
+	Notes   []string
+	Updates ImportRowUpdates
 }
 
 // ImportProblem is one error, by row and column.

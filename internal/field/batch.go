@@ -215,7 +215,9 @@ func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor audit
 
 // UpsertJobsByRef creates or replaces jobs by external_ref (required,
 // unique within the batch) inside the caller's transaction q, all or
-// nothing: any invalid record (an unknown technician_ref included) is a
+// nothing. The technician is by TechnicianRef or by TechnicianID (one of
+// the org's; the CSV import resolves names and emails to ids). Any invalid
+// record (an unknown technician_ref included) is a
 // *BatchError and nothing is written. The batch is one entry in the audit
 // log, with its counts.
 func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, ins []JobInput) (BatchResult, error) {
@@ -225,12 +227,13 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 	var be batchErrors
 	refs := make([]string, len(ins))
 	var techRefs []string
+	var techIDs []int64 // by id: the CSV import resolves names and emails itself
 	for i := range ins {
 		ins[i].Normalize()
 		be.addAll(i, ins[i].Validate())
 		refs[i] = ins[i].ExternalRef
-		if ins[i].TechnicianID != 0 {
-			be = append(be, RowError{Row: i, Field: "technician_id", Problem: problem(CodeTechnicianByRef, "give the technician by reference in a batch")})
+		if ins[i].TechnicianID != 0 { // with a reference too: Validate's technician_both
+			techIDs = append(techIDs, ins[i].TechnicianID)
 		}
 		if ins[i].TechnicianRef != "" {
 			techRefs = append(techRefs, ins[i].TechnicianRef)
@@ -238,6 +241,10 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 	}
 	checkRefs(refs, &be)
 	techs, err := TechnicianRefs(ctx, q, orgID, techRefs)
+	if err != nil {
+		return BatchResult{}, err
+	}
+	ownIDs, err := technicianIDsOf(ctx, q, orgID, techIDs)
 	if err != nil {
 		return BatchResult{}, err
 	}
@@ -257,6 +264,12 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 					Code: CodeTechnicianUnknown, Value: in.TechnicianRef, Message: fmt.Sprintf("no technician of this org has the reference %q", in.TechnicianRef)}})
 			}
 			c.tech[i] = id
+		}
+		if in.TechnicianID != 0 {
+			if !ownIDs[in.TechnicianID] {
+				be = append(be, RowError{Row: i, Field: "technician_id", Problem: problem(CodeTechnicianInvalid, "is not a technician of this org")})
+			}
+			c.tech[i] = in.TechnicianID
 		}
 		c.customer[i], c.phone[i], c.address[i], c.jobType[i], c.notes[i], c.status[i] =
 			in.Customer, in.CustomerPhone, in.Address, in.JobType, in.Notes, in.Status
@@ -344,4 +357,27 @@ func auditBatch(ctx context.Context, q database.Querier, actor audit.Actor, orgI
 	}
 	return audit.Record(ctx, q, audit.Entry{Actor: actor, OrgID: orgID, Action: action,
 		New: map[string]int{"created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}})
+}
+
+// technicianIDsOf is the set of ids that are technicians of the org: an id
+// of another org's technician is never written (the foreign key would
+// refuse it too, but as a 500, not as the row's problem).
+func technicianIDsOf(ctx context.Context, q database.Querier, orgID int64, ids []int64) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.Query(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND id = ANY($2)`, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("technicians by id: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
 }

@@ -12,7 +12,7 @@ import (
 // nothing.
 var (
 	technicianColumns = []Column{
-		{Name: "external_ref", Required: true, Help: "Your own id for the technician, unique in this org (up to 100 characters).", Example: "EXAMPLE-T-100"},
+		{Name: "external_ref", Help: "Your own id for the technician, unique in this org (up to 100 characters); empty: matched by email, else by name, and a new technician is given T-1, T-2, …", Example: "EXAMPLE-T-100"},
 		{Name: "name", Required: true, Help: "Full name.", Example: "Dana Reyes (example)"},
 		{Name: "email", Help: "Email address, for their own day sheet.", Example: "dana@example.com"},
 		{Name: "phone", Help: "Phone number.", Example: "+1 555 0100"},
@@ -29,7 +29,7 @@ var (
 		{Name: "arrival_to", Required: true, Help: "End of the arrival window, written the same ways, not before arrival_from.", Example: "10:00"},
 		{Name: "job_type", Help: "Kind of work, e.g. repair, install.", Example: "repair"},
 		{Name: "status", Help: "scheduled, in_progress, on_hold, done or cancelled; empty means scheduled.", Example: "scheduled"},
-		{Name: "technician_ref", Help: "external_ref of an existing technician of this org; empty means unassigned.", Example: "T-100"},
+		{Name: "technician_ref", Help: "An existing technician of this org: their external_ref, email or exact name; empty means unassigned.", Example: "T-100"},
 		{Name: "emergency", Help: "yes or no (also true/false, 1/0); empty means no.", Example: "no"},
 		{Name: "notes", Help: "Free text for the technician.", Example: "Example row: it is never imported. Replace it with your own rows or leave it."},
 	}

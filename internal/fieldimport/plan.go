@@ -32,6 +32,41 @@ type PlannedRow struct {
 	// (arrival_from, arrival_to), for pages that write them in the
 	// reader's clock; Values has them as "08:00 EST".
 	Times map[string]time.Time
+	// Changes: an update row's fields that saving changes, old → new
+	// (stored formats, like Values). Kept: fields changed in fieldbrief
+	// since the last import that saving keeps (Values shows the kept
+	// value, File the file's); empty when the plan overwrites them.
+	Changes []Change
+	Kept    []Kept
+	m       matchState
+}
+
+// Change is one field of an update row: what it is now and what saving
+// makes it.
+type Change struct {
+	Column   string
+	Old, New string
+}
+
+// Kept is a field changed in fieldbrief since the last import that saving
+// leaves as it is (issue 19 item 5): Value is the kept one, File the
+// file's, which "overwrite changes made in fieldbrief" would save.
+type Kept struct {
+	Column      string
+	Value, File string
+}
+
+// matchState is what a row met when it was planned: the stored record it
+// matched (id, version, what the last import set) and how the file's
+// technician was resolved. The digest covers it, so a save goes ahead only
+// if every affected row is still as the preview found it.
+type matchState struct {
+	state      string
+	assignRef  bool   // a matched technician without a reference gets the row's
+	fileTech   int64  // the job's technician as the file gives it (resolved)
+	fileStatus string // the job's status as the file gives it
+	fileActive bool   // the technician's active as the file gives it
+	baseKnown  bool   // the stored baseline already holds the file's values
 }
 
 // Twice is a typed local time that happens twice that night (clocks go
@@ -57,15 +92,26 @@ type Plan struct {
 	Created, Updated, Unchanged int
 	Digest                      string
 	Reading                     Reading // how the file was read (CSVIN: remember.go)
+	// Overwrite: fields changed in fieldbrief since the last import are
+	// given the file's values too. KeptRows counts the rows that keep such
+	// a change (when not overwriting), KeptColumns names their fields.
+	Overwrite   bool
+	KeptRows    int
+	KeptColumns []string
 }
 
 // OK reports whether the file can be saved.
 func (p *Plan) OK() bool { return len(p.Problems) == 0 }
 
 // finish counts the actions, orders the problems and computes the digest:
-// the file's hash, the zone its times were read in, and each row's action
-// and stored values, so the same file meeting different data (a technician
-// added since the preview, a job edited, another zone) has another digest.
+// the file's hash, the zone its times were read in, each row's values as
+// the file gives them and the state of the record it meets (its id and
+// version, what the last import set, the technician its name resolved
+// to), so the same file meeting different data (a technician added since
+// the preview, a job edited or assigned on the board, another import
+// saved first, another zone) has another digest. The actions are not in
+// it: they follow from those, and they differ with "overwrite changes made
+// in fieldbrief", which the admin ticks after the preview.
 func (p *Plan) finish(fileSum [32]byte, zone string) {
 	order := map[string]int{}
 	for i, c := range Columns(p.Kind) {
@@ -87,10 +133,37 @@ func (p *Plan) finish(fileSum [32]byte, zone string) {
 		case Unchanged:
 			p.Unchanged++
 		}
-		h.Write([]byte(strconv.Itoa(r.Row) + "\x00" + string(r.Action) + "\x00"))
+		h.Write([]byte(strconv.Itoa(r.Row) + "\x00" + r.m.state + "\x00"))
+		if r.Action == Invalid {
+			h.Write([]byte("!"))
+		}
 		for _, v := range r.Values {
 			h.Write([]byte(strconv.Itoa(len(v)) + ":" + v))
 		}
 	}
 	p.Digest = hex.EncodeToString(h.Sum(nil))
+	// Then the page's values: a kept field shows what stays.
+	cols := map[string]int{}
+	for i, c := range p.Columns {
+		cols[c] = i
+	}
+	kept := map[string]bool{}
+	p.KeptRows, p.KeptColumns = 0, nil
+	for i := range p.Rows {
+		r := &p.Rows[i]
+		if len(r.Kept) > 0 && r.Action != Invalid {
+			p.KeptRows++
+		}
+		for _, k := range r.Kept {
+			if j, ok := cols[k.Column]; ok && j < len(r.Values) {
+				r.Values[j] = k.Value
+			}
+			kept[k.Column] = true
+		}
+	}
+	for _, c := range p.Columns {
+		if kept[c] {
+			p.KeptColumns = append(p.KeptColumns, c)
+		}
+	}
 }

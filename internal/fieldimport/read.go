@@ -80,7 +80,8 @@ type Problem struct {
 	Value   string             // the cell or column name refused, when the message names it
 	Limit   int                // a bound: the header's columns, the most characters, a year
 	Count   int                // what the file has: a row's or the header's columns, a column's position, a CSV line
-	Other   int                // another row: the first one with the same external_ref
+	Other   int                // another row: the first one with the same external_ref (or email)
+	Names   string             // CodeTechnicianAmbiguous, CodeEmailTaken: the technicians meant, by reference (CSVM)
 	Gap     *schedule.GapError // CodeTimeGap: the clocks' jump
 	Message string
 }

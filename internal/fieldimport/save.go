@@ -29,12 +29,18 @@ var ErrNotSaveable = apperr.Errorf(apperr.Invalid, "The file has errors, so noth
 // transaction that is rolled back: the preview's "new", "update" and
 // "unchanged" are the batch upsert's own answers, not a second opinion.
 func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone) (Plan, error) {
+	return s.PreviewWith(ctx, up, zone, false)
+}
+
+// PreviewWith is Preview, giving the file's values also to fields changed
+// in fieldbrief since the last import when overwrite is set.
+func (s *Store) PreviewWith(ctx context.Context, up Upload, zone schedule.Zone, overwrite bool) (Plan, error) {
 	tx, err := s.DB.Begin(ctx)
 	if err != nil {
 		return Plan{}, fmt.Errorf("preview import: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a rollback is the point
-	return plan(ctx, tx, audit.Actor{}, up, zone)
+	return plan(ctx, tx, audit.Actor{}, up, zone, planOpts{overwrite: overwrite})
 }
 
 // Save imports the user's upload id in one transaction, all or nothing, if
@@ -42,13 +48,26 @@ func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone) (Pla
 // used up. The plan returned is what was saved, or, with ErrChanged or
 // ErrNotSaveable, the new preview.
 func (s *Store) Save(ctx context.Context, actor audit.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time) (Plan, error) {
+	return s.SaveWith(ctx, actor, orgID, userID, kind, id, digest, zone, now, false)
+}
+
+// SaveWith is Save, overwriting fields changed in fieldbrief since the
+// last import when overwrite is set (the preview's digest is the same
+// either way). Saves of one org's imports take turns (lockImports) and
+// lock the rows they match, so of two overlapping saves at once exactly
+// one commits; the other finds the rows changed and answers ErrChanged
+// with the new preview.
+func (s *Store) SaveWith(ctx context.Context, actor audit.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time, overwrite bool) (Plan, error) {
 	var p Plan
 	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		if err := lockImports(ctx, tx, orgID); err != nil {
+			return err
+		}
 		up, err := takeUpload(ctx, tx, orgID, userID, kind, id, now)
 		if err != nil {
 			return err
 		}
-		if p, err = plan(ctx, tx, actor, up, zone); err != nil {
+		if p, err = plan(ctx, tx, actor, up, zone, planOpts{overwrite: overwrite, save: true}); err != nil {
 			return err
 		}
 		switch {
@@ -86,12 +105,12 @@ func takeUpload(ctx context.Context, tx pgx.Tx, orgID, userID int64, kind Kind, 
 
 // plan reads the upload, checks every row and runs the batch upsert in tx,
 // which the caller commits (save) or rolls back (preview).
-func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone schedule.Zone) (Plan, error) {
+func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone schedule.Zone, o planOpts) (Plan, error) {
 	tab, cr, err := readUpload(ctx, tx, up) // CSVIN: encoding, delimiter, columns step, dates in the org's locale
 	if err != nil {
 		return Plan{}, err
 	}
-	p := Plan{Kind: up.Kind, Filename: up.Filename, Expires: up.ExpiresAt, Problems: tab.Problems, Skipped: tab.Skipped}
+	p := Plan{Kind: up.Kind, Filename: up.Filename, Expires: up.ExpiresAt, Problems: tab.Problems, Skipped: tab.Skipped, Overwrite: o.overwrite}
 	for _, c := range Columns(up.Kind) {
 		p.Columns = append(p.Columns, c.Name)
 	}
@@ -120,6 +139,11 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 				firstRow[ref] = rec.Row
 			}
 		}
+	}
+	// Rows meet what is stored: technicians matched and named, jobs'
+	// current values and what the last import set (match.go, apply.go).
+	if err := match(ctx, tx, actor, up.OrgID, up.Kind, rows, zone, o); err != nil {
+		return Plan{}, err
 	}
 	// Rows with a problem of the file's are "error"; the others go to the
 	// batch. When the batch finds problems of its own, those rows become
@@ -151,6 +175,14 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		}
 		for j, i := range batch {
 			rows[i].planned.Action = actionOf(res.Outcomes[j])
+			if rows[i].planned.m.assignRef && rows[i].planned.Action == Unchanged {
+				rows[i].planned.Action = Update // it was given a reference
+			}
+		}
+		if o.save {
+			if err := saveBaselines(ctx, tx, up.OrgID, up.Kind, rows, batch); err != nil {
+				return Plan{}, err
+			}
 		}
 		break
 	}

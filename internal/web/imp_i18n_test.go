@@ -42,7 +42,7 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 		"J-1,,2026-03-09,08:00,10:00,,\n" + // customer required
 		"J-2,Bäckerei,2026-02-30,08:00,10:00,,\n" + // no such date
 		"J-3,Bäckerei,2026-03-08,02:30,04:00,,\n" + // clocks spring forward in New York
-		"J-4,Bäckerei,2026-03-09,08:00,10:00,T-404,vielleicht\n" + // yes/no; unknown technician (found after)
+		"J-4,Bäckerei,2026-03-09,08:00,10:00,T-404,vielleicht\n" + // yes/no; unknown technician (in the same first preview, CSVM)
 		"J-1,Bäckerei,2026-03-09,08:00,10:00,,\n" // the same reference again
 	_, doc = previewOf(t, ff.admin, "jobs", file)
 	probs := doc.byID("import-problems").findAll(hasTag("tr"))[1:] // the header row first
@@ -51,23 +51,24 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 		got[p.attr("data-row")+" "+p.attr("data-code")] = p.findAll(hasTag("td"))[2].text()
 	}
 	require.Equal(t, map[string]string{
-		"2 " + field.CodeRequired:          "customer ist ein Pflichtfeld.",
-		"3 " + fieldimport.CodeDateInvalid: "date: „2026-02-30“ ist kein Datum. Schreiben Sie es wie 2026-11-26 oder mit Tag, Monat und Jahr in der Reihenfolge des Gebietsschemas Ihrer Organisation (oben angegeben).",
+		"2 " + field.CodeRequired:                 "customer ist ein Pflichtfeld.",
+		"3 " + fieldimport.CodeDateInvalid:        "date: „2026-02-30“ ist kein Datum. Schreiben Sie es wie 2026-11-26 oder mit Tag, Monat und Jahr in der Reihenfolge des Gebietsschemas Ihrer Organisation (oben angegeben).",
+		"5 " + fieldimport.CodeTechnicianNotFound: "technician_ref: Kein Techniker dieser Organisation hat den Namen, die E-Mail-Adresse oder die Referenz „T-404“.",
 		"4 " + fieldimport.CodeTimeGap: "arrival_from: So., 8. März, 02:30 gibt es in America/New_York nicht: " +
 			"An diesem Tag springen die Uhren von 02:00 auf 03:00 (EST auf EDT).",
 		"5 " + fieldimport.CodeYesNo: "emergency muss yes oder no sein, nicht „vielleicht“.",
 		"6 " + field.CodeRefRepeated: "external_ref „J-1“ steht auch in Zeile 2: Jede Zeile braucht ihre eigene.",
 	}, got)
-	require.Contains(t, doc.byID("import-summary").text(), "0 neu, 0 Aktualisierungen, 0 unveränderte Zeilen, 5 Fehler.")
+	require.Contains(t, doc.byID("import-summary").text(), "0 neu, 0 Aktualisierungen, 0 unveränderte Zeilen, 6 Fehler.")
 	require.Contains(t, doc.byID("import-blocked").text(), "Gespeichert werden kann erst")
 
-	// Row 5's technician is refused by the batch once its other problem
-	// is fixed: field's code, in German, naming the reference.
+	// Row 5's technician alone: the import's code (a name, an email or a
+	// reference), in German, naming what the file says.
 	_, doc = previewOf(t, ff.admin, "jobs", "external_ref,customer,date,arrival_from,arrival_to,technician_ref\n"+
 		"J-4,Bäckerei,2026-03-09,08:00,10:00,T-404\n")
-	row := doc.byID("import-problems").find(attrIs("data-code", field.CodeTechnicianUnknown))
+	row := doc.byID("import-problems").find(attrIs("data-code", fieldimport.CodeTechnicianNotFound))
 	require.NotNil(t, row)
-	require.Contains(t, row.text(), "Kein Techniker dieser Organisation hat die Referenz „T-404“.")
+	require.Contains(t, row.text(), "Kein Techniker dieser Organisation hat den Namen, die E-Mail-Adresse oder die Referenz „T-404“.")
 
 	// A row that can be saved shows its values as the reader reads them:
 	// the date and times in the locale's words and clock, yes/no and the

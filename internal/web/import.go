@@ -180,10 +180,11 @@ func (s *Server) importSave(c echo.Context) error {
 		return err
 	}
 	m, u := currentMembership(c), currentUserID(c)
-	plan, err := s.imports.Save(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone.Zone, s.now())
+	plan, err := s.imports.SaveWith(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone.Zone, s.now(),
+		c.FormValue("overwrite") == "1")
 	switch {
 	case errors.Is(err, fieldimport.ErrChanged):
-		return s.renderPreview(c, http.StatusConflict, c.Param("id"), plan, localizer(c).T("import.changed"))
+		return s.renderPreview(c, http.StatusConflict, c.Param("id"), plan, localizer(c).T("import.updates.stale"))
 	case errors.Is(err, fieldimport.ErrNotSaveable):
 		return s.renderPreview(c, http.StatusUnprocessableEntity, c.Param("id"), plan, "")
 	case err != nil:
@@ -244,8 +245,9 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 	p.Rows = make([]views.ImportRow, len(plan.Rows))
 	for i, r := range plan.Rows {
 		p.Rows[i] = views.ImportRow{Row: r.Row, Action: string(r.Action), Values: shownValues(l, zone, plan.Columns, r),
-			Notes: importNotes(l, zone, r)}
+			Notes: importNotes(l, zone, r), Updates: importRowUpdates(l, r)}
 	}
+	p.ImportUpdates = importUpdates(l, plan)
 	p.Problems = make([]views.ImportProblem, len(plan.Problems))
 	for i, e := range plan.Problems {
 		p.Problems[i] = views.ImportProblem{Row: e.Row, Column: e.Column, Code: e.Code, Message: importProblem(l, plan.Kind, e)}

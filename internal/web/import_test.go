@@ -306,7 +306,7 @@ func TestImportSaveConflict(t *testing.T) {
 	r := saveImport(t, admin, loc, doc)
 	require.Equal(t, http.StatusConflict, r.Code)
 	again := parseDoc(t, r.Body)
-	require.Contains(t, again.byID("import-conflict").text(), "changed since this preview")
+	require.Contains(t, again.byID("import-conflict").text(), "saved changes to these rows after this preview")
 	require.Equal(t, map[string]string{"2": "create", "3": "update"}, actions(again))
 	require.Equal(t, []string{"T-2"}, f.technicianRefs(f.orgA), "nothing saved")
 

@@ -41,6 +41,15 @@ var importCodes = map[string]bool{
 	fieldimport.CodeYesNo: true, fieldimport.CodeDateInvalid: true, fieldimport.CodeTimeInvalid: true,
 	fieldimport.CodeTimeGap:         true,
 	fieldimport.CodeColumnAmbiguous: true, // CSVIN: words in import_read.problem. (readProblemIDs)
+	// Matching rows to records (CSVM): under import.match.
+	fieldimport.CodeTechnicianNotFound: true, fieldimport.CodeTechnicianAmbiguous: true,
+	fieldimport.CodeEmailRepeated: true, fieldimport.CodeEmailTaken: true,
+}
+
+// matchCodes are the import codes whose message is under import.match.
+var matchCodes = map[string]bool{
+	fieldimport.CodeTechnicianNotFound: true, fieldimport.CodeTechnicianAmbiguous: true,
+	fieldimport.CodeEmailRepeated: true, fieldimport.CodeEmailTaken: true,
 }
 
 // problemData is a problem's parameters for its message. Counts and
@@ -73,6 +82,10 @@ func importProblem(l *i18n.Localizer, k fieldimport.Kind, p fieldimport.Problem)
 	}
 	data := problemData(l, p.Code, p.Column, p.Value, p.Limit, p.Count, p.Other)
 	data["Columns"] = columnNames(k)
+	if matchCodes[p.Code] {
+		data["Names"] = p.Names
+		return l.Tf("import.match."+p.Code, data)
+	}
 	if p.Code == fieldimport.CodeTimeGap {
 		if p.Gap == nil {
 			return p.Message

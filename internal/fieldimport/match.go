@@ -1,0 +1,221 @@
+package fieldimport
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/schedule"
+)
+
+// Matching a file's rows to what is stored (issue 19 items 4 and 5,
+// docs/field-data.md "Matching rows to records"): technicians by
+// reference, else by email (case-insensitive), else by a unique exact
+// name, as Jobber's and Housecall Pro's importers do; jobs by reference.
+// What a matched record holds now is read here too, for the preview's
+// old → new and for the fields changed in fieldbrief since the last import.
+
+// Problem codes of matching (CSVM).
+const (
+	CodeTechnicianNotFound  = "technician_not_found" // Value: the cell (a name, an email or a reference)
+	CodeTechnicianAmbiguous = "technician_ambiguous" // Value: the name or email; Count: how many have it; Names: who
+	CodeEmailRepeated       = "email_repeated"       // Value: the email; Other: the row that has it first
+	CodeEmailTaken          = "email_taken"          // Value: the email; Names: the technician who has it
+)
+
+// storedTech is one of the org's technicians as matching needs it.
+type storedTech struct {
+	ID                      int64
+	Ref, Name, Email, Phone string
+	Language                string
+	Active                  bool
+	Version                 int64
+	BaseActive              *bool // what the last import set; nil: never imported since 00028
+}
+
+// label names a technician in a message: its reference, else its email,
+// else its name.
+func (t storedTech) label() string {
+	return cmpOr(t.Ref, t.Email, t.Name)
+}
+
+func cmpOr(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// techIndex is the org's technicians (at most field.MaxTechnicians), by
+// each key a file may name them by.
+type techIndex struct {
+	all     []storedTech
+	byRef   map[string]int
+	byEmail map[string][]int // lower-cased
+	byName  map[string][]int
+	maxSeq  int // the highest n of a reference "T-n" (generated references continue from it)
+}
+
+// loadTechnicians reads the org's technicians; lock takes their rows for
+// the saving transaction (a technicians import that matches by email or
+// name must not meet a record changed under it).
+func loadTechnicians(ctx context.Context, q database.Querier, orgID int64, lock bool) (*techIndex, error) {
+	sql := `SELECT t.id, coalesce(t.external_ref, ''), t.name, t.email, t.phone, coalesce(t.language, ''), t.active, t.version, b.active
+		  FROM technicians t
+		  LEFT JOIN technician_import_baselines b ON b.org_id = t.org_id AND b.technician_id = t.id
+		 WHERE t.org_id = $1 ORDER BY t.id`
+	if lock {
+		sql += ` FOR UPDATE OF t`
+	}
+	rows, err := q.Query(ctx, sql, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
+	}
+	defer rows.Close()
+	idx := &techIndex{byRef: map[string]int{}, byEmail: map[string][]int{}, byName: map[string][]int{}}
+	for rows.Next() {
+		var t storedTech
+		if err := rows.Scan(&t.ID, &t.Ref, &t.Name, &t.Email, &t.Phone, &t.Language, &t.Active, &t.Version, &t.BaseActive); err != nil {
+			return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
+		}
+		i := len(idx.all)
+		idx.all = append(idx.all, t)
+		if t.Ref != "" {
+			idx.byRef[t.Ref] = i
+			idx.seen(t.Ref)
+		}
+		if t.Email != "" {
+			e := strings.ToLower(t.Email)
+			idx.byEmail[e] = append(idx.byEmail[e], i)
+		}
+		idx.byName[t.Name] = append(idx.byName[t.Name], i)
+	}
+	return idx, rows.Err()
+}
+
+var generatedRef = regexp.MustCompile(`^T-([0-9]{1,9})$`)
+
+// seen notes a reference, so that generated ones never take it.
+func (x *techIndex) seen(ref string) {
+	if m := generatedRef.FindStringSubmatch(ref); m != nil {
+		if n, _ := strconv.Atoi(m[1]); n > x.maxSeq {
+			x.maxSeq = n
+		}
+	}
+}
+
+// generate is the next generated reference: "T-" and one more than the
+// highest such number in the org and the file. It depends only on what is
+// stored and on the file, so the preview and the save make the same one;
+// it is kept for good (the record is matched by it afterwards).
+func (x *techIndex) generate() string {
+	x.maxSeq++
+	return "T-" + strconv.Itoa(x.maxSeq)
+}
+
+// labels names the technicians at idxs: "T-1, T-7".
+func (x *techIndex) labels(idxs []int) string {
+	out := make([]string, len(idxs))
+	for i, j := range idxs {
+		out[i] = x.all[j].label()
+	}
+	return strings.Join(out, ", ")
+}
+
+// resolve finds the technician a jobs file names in its technician column:
+// a reference, else an email (case-insensitive), else an exact name.
+// ok false comes with the problem (without its row).
+func (x *techIndex) resolve(v string) (int, Problem, bool) {
+	if i, ok := x.byRef[v]; ok {
+		return i, Problem{}, true
+	}
+	if c := x.byEmail[strings.ToLower(v)]; strings.Contains(v, "@") && len(c) > 0 {
+		if len(c) == 1 {
+			return c[0], Problem{}, true
+		}
+		return -1, Problem{Code: CodeTechnicianAmbiguous, Value: v, Count: len(c), Names: x.labels(c),
+			Message: fmt.Sprintf("%d technicians have the email %s: %s. Name one by its reference.", len(c), v, x.labels(c))}, false
+	}
+	switch c := x.byName[v]; len(c) {
+	case 0:
+		return -1, Problem{Code: CodeTechnicianNotFound, Value: v,
+			Message: fmt.Sprintf("No technician of this org has the name, email or reference %q.", v)}, false
+	case 1:
+		return c[0], Problem{}, true
+	default:
+		return -1, Problem{Code: CodeTechnicianAmbiguous, Value: v, Count: len(c), Names: x.labels(c),
+			Message: fmt.Sprintf("%d technicians are called %s: %s. Name one by its reference or email.", len(c), v, x.labels(c))}, false
+	}
+}
+
+// storedJob is one of the org's jobs a file names by reference, as it is
+// now and as the last import left its assignment and status.
+type storedJob struct {
+	ID                       int64
+	Customer, Address, Phone string
+	JobType, Notes, Status   string
+	Start, End               time.Time
+	Emergency                bool
+	TechnicianID             int64
+	TechnicianName           string
+	Version                  int64
+	Imported                 bool // has a baseline
+	BaseTechnicianID         int64
+	BaseStatus               string
+}
+
+// loadJobs reads the org's jobs with refs, locked for a save: the board's
+// quick changes wait until the import commits, so what the preview called
+// "changed in fieldbrief" cannot change under the save.
+func loadJobs(ctx context.Context, q database.Querier, orgID int64, refs []string, lock bool) (map[string]storedJob, error) {
+	sql := `SELECT j.external_ref, j.id, j.customer, j.address, j.customer_phone, j.job_type, j.notes, j.status,
+		       j.arrival_start, j.arrival_end, j.emergency, coalesce(j.technician_id, 0), j.version,
+		       b.job_id IS NOT NULL, coalesce(b.technician_id, 0), coalesce(b.status, '')
+		  FROM jobs j
+		  LEFT JOIN job_import_baselines b ON b.org_id = j.org_id AND b.job_id = j.id
+		 WHERE j.org_id = $1 AND j.external_ref = ANY($2)`
+	if lock {
+		sql += ` ORDER BY j.id FOR UPDATE OF j`
+	}
+	rows, err := q.Query(ctx, sql, orgID, refs)
+	if err != nil {
+		return nil, fmt.Errorf("jobs of org %d by reference: %w", orgID, err)
+	}
+	defer rows.Close()
+	out := make(map[string]storedJob, len(refs))
+	for rows.Next() {
+		var ref string
+		var j storedJob
+		if err := rows.Scan(&ref, &j.ID, &j.Customer, &j.Address, &j.Phone, &j.JobType, &j.Notes, &j.Status,
+			&j.Start, &j.End, &j.Emergency, &j.TechnicianID, &j.Version,
+			&j.Imported, &j.BaseTechnicianID, &j.BaseStatus); err != nil {
+			return nil, fmt.Errorf("jobs of org %d by reference: %w", orgID, err)
+		}
+		out[ref] = j
+	}
+	return out, rows.Err()
+}
+
+// lockImports serialises the saves of one org's imports (both kinds: a
+// jobs file names technicians): a second save waits for the first to
+// commit, then plans against what it wrote, so its digest differs and it
+// answers 409 with the new preview rather than "created" twice.
+func lockImports(ctx context.Context, q database.Querier, orgID int64) error {
+	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('fieldimport.save', $1))`, orgID); err != nil {
+		return fmt.Errorf("lock imports of org %d: %w", orgID, err)
+	}
+	return nil
+}
+
+// clock is how a preview writes a stored instant: "08:00 EST", like the
+// file's times once read.
+func clock(t time.Time, z schedule.Zone) string {
+	t = t.In(z.Loc)
+	return t.Format("15:04") + " " + schedule.ZoneAbbr(t)
+}
