@@ -16,9 +16,8 @@ import (
 // them: preview, the columns step, save, the link to the board of the
 // first day, the jobs on the board.
 //
-// Technicians are named by their reference in the jobs file ("Tech" =
-// T-1): matching a technician by name is helper CSVM's part of issue 19,
-// not on main when this test was written.
+// The jobs file names technicians as an office does, by name ("Tech" =
+// "Dana Reyes"), not by our reference.
 func TestOfficeCSVImportThroughTheScreens(t *testing.T) {
 	e := newEnv(t)
 	e.seed() // acme: en-US, Europe/Berlin
@@ -34,8 +33,8 @@ func TestOfficeCSVImportThroughTheScreens(t *testing.T) {
 	techs := excel("Technicians.csv", "Tech ID;Name;E-Mail;Phone\nT-1;Dana Reyes;dana@acme-field.example;+49 30 1234\nT-2;Jörg Müller;joerg@acme-field.example;\n")
 	jobs := excel("Jobs.csv", "Job #;Customer Name;Address;Date;Start;End;Tech;Memo;Notes\n"+
 		"EXAMPLE-J-2001;Harbor Bakery;12 Pier Road;2026-03-09;08:00;10:00;T-100;;Example row\n"+
-		"J-1001;Café Lindner;Hauptstraße 1, Berlin;11/26/2026;9am;10:30 AM;T-1;call first;Side door\n"+
-		"J-1002;Bäckerei Schmidt;Torstraße 5, Berlin;11/26/2026;1pm;3:00 PM;T-2;;\n"+
+		"J-1001;Café Lindner;Hauptstraße 1, Berlin;11/26/2026;9am;10:30 AM;Dana Reyes;call first;Side door\n"+
+		"J-1002;Bäckerei Schmidt;Torstraße 5, Berlin;11/26/2026;1pm;3:00 PM;Jörg Müller;;\n"+
 		"J-1003;Hotel Adlon;Unter den Linden 77;12/01/2026;8:00;0930;;;\n")
 
 	upload := func(kind, path string) {
