@@ -88,13 +88,14 @@ func timeline(l *i18n.Localizer, loc *time.Location, d schedule.Date, now time.T
 }
 
 // markOverlaps flags the jobs (in arrival order) whose windows overlap
-// another's: a sweep keeping the jobs still running at each start. A
-// cancelled job occupies no time; windows that only touch (10–12, 12–14)
-// do not overlap.
+// another's: a sweep keeping the jobs still running at each start. Only
+// work still to do counts (scheduled or in progress): a job done, on hold
+// or cancelled is no conflict to resolve; windows that only touch
+// (10–12, 12–14) do not overlap.
 func markOverlaps(jobs []field.Job, out []views.BoardBlock) {
 	var running []int
 	for i, j := range jobs {
-		if j.Status == field.StatusCancelled {
+		if j.Status != field.StatusScheduled && j.Status != field.StatusInProgress {
 			continue
 		}
 		kept := running[:0]
