@@ -237,8 +237,8 @@ func TestStaleJobForm(t *testing.T) {
 	require.Equal(t, fmt.Sprint(j.Version), form.Get("version"))
 	require.Equal(t, "scheduled", form.Get("status"))
 
-	// The board marks it done, from its own card's version.
-	card := formOf(t, ff.admin.get("/orgs/acme/board?date=2026-03-04").Body,
+	// The board marks it done, from its own block's version (its Move forms).
+	card := formOf(t, ff.admin.get(fmt.Sprintf("/orgs/acme/board?date=2026-03-04&move=%d", j.ID)).Body,
 		attrIs("action", fmt.Sprintf("/orgs/acme/jobs/%d/status", j.ID)))
 	card.Set("status", "done")
 	r := ff.admin.htmx().post(fmt.Sprintf("/orgs/acme/jobs/%d/status", j.ID), card)
