@@ -26,7 +26,7 @@ var axeSource string
 // axeFixture.fill) and the HTTP status it answers with. Adding a page to
 // the sweep is one line in axePages.
 type axePage struct {
-	role   string // anon, admin, member, staff
+	role   string // anon, admin, member, dispatcher, staff
 	path   string
 	status int
 }
@@ -50,6 +50,7 @@ var axePages = []axePage{
 	{"admin", "/orgs/{org}/technicians/{technician}", 200},
 	{"admin", "/orgs/{org}/jobs", 200},
 	{"admin", "/orgs/{org}/jobs/{job}", 200},
+	{"admin", "/orgs/{org}/jobs?q=ave", 200}, // the search across days, its results table (DSP)
 	{"admin", "/orgs/{org}/board", 200},
 	{"admin", "/orgs/{org}/import", 200},
 	{"admin", "/orgs/{org}/members", 200},
@@ -62,6 +63,11 @@ var axePages = []axePage{
 	{"member", "/orgs/{org}/members", 200},
 	{"member", "/orgs/{org}/settings/fieldforce", 403},
 	{"member", "/orgs/not-my-org/briefings", 404},
+	{"dispatcher", "/orgs/{org}/board", 200},
+	{"dispatcher", "/orgs/{org}/jobs?q=ave", 200},
+	{"dispatcher", "/orgs/{org}/import", 200},
+	{"dispatcher", "/orgs/{org}/members", 200},
+	{"dispatcher", "/orgs/{org}/settings/fieldforce", 403},
 	{"staff", "/staff", 200},
 	{"staff", "/staff/flags", 200},
 	{"staff", "/staff/orgs/new", 200},
@@ -95,7 +101,9 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 	admin, _, staffAcc, _ := demoAccounts(t, sum)
 	member := account{"member-axe@demo.test", password}
 	e.addUser(member, false, org, tenants.RoleMember)
-	accounts := map[string]account{"admin": admin, "member": member, "staff": staffAcc}
+	dispatcher := account{"dispatcher-axe@demo.test", password}
+	e.addUser(dispatcher, false, org, tenants.RoleDispatcher)
+	accounts := map[string]account{"admin": admin, "member": member, "dispatcher": dispatcher, "staff": staffAcc}
 
 	fx := axeFixture{"org": org.Slug, "today": today.Date.String(), "failed": today.Date.AddDays(-1).String()}
 	for key, q := range map[string]string{

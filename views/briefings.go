@@ -48,27 +48,29 @@ type BriefingPage struct {
 	Page
 	// L is the reader (docs/i18n.md): numbers in its locale; nil is English.
 	// Every string below is already in its language and formats.
-	L                *i18n.Localizer
-	Slug             string
-	Date             string // YYYY-MM-DD
-	DateLabel        string // "Thursday, November 26, 2026" (LongDate)
-	YesterdayLabel   string // the day before, "Wed, Nov 25" (Date)
-	Timezone         string // the IANA id, in small print
-	ZoneName         string // "Central Time (Chicago)" in the reader's language (locale.ZoneName)
-	Status           string
-	Trigger          string
-	FiredAt          string
-	GeneratedAt      string
-	ZoneRules        string             // the tz database that decided it, "tzdata 2025b (embedded)"; "" when not recorded
-	ContentZoneRules string             // the one the shown content was built with, when it differs from ZoneRules
-	LastError        string             // admins only: left empty for members
-	Content          *briefview.Content // the newest revision's; nil until generated
-	Prev, Next       DayLink            // the neighbouring local dates
-	Revisions        []BriefingRevision
-	Runs             []BriefingRun
-	Deliveries       []DeliveryRow // newest revision first
-	Notice           string        // after a successful action
-	Admin            bool          // sees errors, codes and worker ids; re-sends
+	L                     *i18n.Localizer
+	Slug                  string
+	Date                  string // YYYY-MM-DD
+	DateLabel             string // "Thursday, November 26, 2026" (LongDate)
+	YesterdayLabel        string // the day before, "Wed, Nov 25" (Date)
+	Timezone              string // the IANA id, in small print
+	ZoneName              string // "Central Time (Chicago)" in the reader's language (locale.ZoneName)
+	Status                string
+	Trigger               string
+	FiredAt               string
+	GeneratedAt           string
+	ZoneRules             string             // the tz database that decided it, "tzdata 2025b (embedded)"; "" when not recorded
+	ContentZoneRules      string             // the one the shown content was built with, when it differs from ZoneRules
+	ZoneRulesShown        string             // ZoneRules in the reader's words: "tzdata 2025b (eingebaut)"
+	ContentZoneRulesShown string             // ContentZoneRules in the reader's words
+	LastError             string             // admins only: left empty for members
+	Content               *briefview.Content // the newest revision's; nil until generated
+	Prev, Next            DayLink            // the neighbouring local dates
+	Revisions             []BriefingRevision
+	Runs                  []BriefingRun
+	Deliveries            []DeliveryRow // newest revision first
+	Notice                string        // after a successful action
+	Admin                 bool          // sees errors, codes and worker ids; re-sends
 	// Admins and staff: the date's technicians' day links, newest first.
 	TechnicianLinks []TechnicianLinkRow
 }
@@ -87,10 +89,11 @@ type DayLink struct {
 
 // BriefingRevision is one generated revision, newest first.
 type BriefingRevision struct {
-	Number    int
-	Trigger   string // schedule | manual
-	Generated string
-	ZoneRules string // the tz database its content was built with; "" when not recorded
+	Number         int
+	Trigger        string // schedule | manual
+	Generated      string
+	ZoneRules      string // the tz database its content was built with; "" when not recorded
+	ZoneRulesShown string // ZoneRules in the reader's words
 }
 
 // BriefingRun is one generation attempt.

@@ -257,9 +257,13 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"import (admin, notice, refused upload)":           importPage,
 		"import preview (a problem of every code)":         importPreviewProblems,
 		"import preview (can save, conflict, notes, file)": importPreviewSaveable,
-		"unsubscribe (confirm)":                            unsubscribeConfirm,
-		"unsubscribe (done)":                               unsubscribeDone,
-		"day link 404 (unknown or expired link)":           errorPage(404, "error.title.not_found", "daylink.error.not_found", "", false),
+		// --- CSVIN: the import preview's reading side and the board link
+		// (catalog_import_reading_test.go).
+		"import preview (how the file was read, columns step)": importPreviewReading,
+		"import (board link after a jobs import)":              importPageBoardLink,
+		"unsubscribe (confirm)":                                unsubscribeConfirm,
+		"unsubscribe (done)":                                   unsubscribeDone,
+		"day link 404 (unknown or expired link)":               errorPage(404, "error.title.not_found", "daylink.error.not_found", "", false),
 		"day link 429": func(p views.Page) templ.Component {
 			p.Title = pl.T("error.title.too_many")
 			return views.ErrorPage(p, 429, pl.Tn("daylink.error.too_many", 3, nil), "")
@@ -271,6 +275,11 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		pages[name] = page
 	}
 	// --- end FRM ---
+	// --- DSP: the jobs search across days (catalog_dsp_test.go) ---
+	for name, page := range dspPages() {
+		pages[name] = page
+	}
+	// --- end DSP ---
 	// --- TL: the day board's timeline, flags, counts and Move (catalog_tl_test.go) ---
 	for name, page := range boardTimelinePages() {
 		pages[name] = page

@@ -117,6 +117,7 @@ type JobsPage struct {
 	PrevPage     string // links, "" when there is none
 	NextPage     string
 	Form         JobForm
+	Search       *JobSearch // a search across days (jobsearch.go); nil lists the day
 }
 
 // JobPage is one job: an edit form for admins, the details for members.

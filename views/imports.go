@@ -12,6 +12,8 @@ type ImportPage struct {
 	Intro  string // what the page does, with the file's limits
 	Notice string
 	Kinds  []ImportKind
+	// After a jobs import: the day board of its first day (CSVIN).
+	BoardURL, BoardLabel string
 }
 
 // ImportKind is one kind of file (technicians or jobs).
@@ -54,6 +56,7 @@ type ImportPreview struct {
 	Unchanged  int
 	CanSave    bool
 	ErrorCount int
+	Reading    ImportReading // how the file was read (CSVIN: import_reading.go)
 }
 
 // ImportRow is one row as it will be saved.

@@ -91,7 +91,8 @@ type User struct {
 
 // OrgLink is an org in the switcher and the header.
 type OrgLink struct {
-	Slug  string
-	Name  string
-	Admin bool
+	Slug      string
+	Name      string
+	Admin     bool // settings (tenants.Membership.IsAdmin)
+	EditField bool // technicians, jobs, the board, imports: admins and dispatchers (CanEditField)
 }

@@ -79,7 +79,7 @@ func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {
 		"user, a different password replaces the old one and signs them out everywhere")
 	staff := fs.Bool("staff", false, "make the user platform staff (never taken away here)")
 	orgSlug := fs.String("org", "", "also add the user to the org with this slug")
-	role := fs.String("role", "", "role in -org: admin or member (default member)")
+	role := fs.String("role", "", "role in -org: admin, dispatcher or member (default member)")
 	return func(ctx context.Context, a *app) error {
 		if *email == "" {
 			return usageErrorf("-email is required")
@@ -96,7 +96,7 @@ func createUserCommand(fs *flag.FlagSet, _ func(string) string) action {
 		}
 		if *orgSlug != "" {
 			if _, err := tenants.ParseRole(*role); err != nil {
-				return usageErrorf("-role must be admin or member, not %q", *role)
+				return usageErrorf("-role must be admin, dispatcher or member, not %q", *role)
 			}
 		}
 		pool, err := a.open(ctx)

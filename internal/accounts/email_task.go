@@ -130,10 +130,11 @@ func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
 		if inviter == "" || inviter == audit.System.Email {
 			inviter = l.T("mail.account.team")
 		}
-		role := l.T("mail.account.role_member")
-		if m.Role == tenants.RoleAdmin {
-			role = l.T("mail.account.role_admin")
+		words, ok := roleWords[m.Role]
+		if !ok {
+			words = roleWords[tenants.RoleMember]
 		}
+		role := l.T(words)
 		b.WriteString(l.Tf("mail.account.invite_body", map[string]any{"Inviter": inviter, "Org": m.OrgName, "Role": role,
 			"URL": baseURL + LinkPath(m.What, m.Token), "Expires": expires}))
 	case EmailReset:
@@ -167,4 +168,13 @@ var linkToken = regexp.MustCompile(`(/invites/|/password/reset/)[A-Za-z0-9]{16,6
 // copy kept before tokens were withheld at sending shows none either.
 func WithholdLinks(s string) string {
 	return linkToken.ReplaceAllString(s, "${1}"+WithheldToken)
+}
+
+// roleWords are the message ids of the roles as the invite says them ("as
+// an admin"); an unknown role reads as a member (tenants.ParseRole refuses
+// one before any invite is made).
+var roleWords = map[tenants.Role]string{
+	tenants.RoleMember:     "mail.account.role_member",
+	tenants.RoleDispatcher: "mail.account.roles.dispatcher",
+	tenants.RoleAdmin:      "mail.account.role_admin",
 }

@@ -126,6 +126,22 @@ func TestSeedPeopleAndFlag(t *testing.T) {
 		Scan(&maria, &jonas))
 	require.Equal(t, "es", *maria)
 	require.Nil(t, jonas, "the org's language")
+
+	// The orgs' own data reads as their offices write it: Bergmann's job
+	// types and notes in German, Northwind's in English.
+	var deKinds, enKinds []string
+	require.NoError(t, store.DB.QueryRow(ctx, `
+		SELECT (SELECT array_agg(DISTINCT j.job_type) FROM jobs j JOIN orgs o ON o.id = j.org_id WHERE o.slug = 'bergmann'),
+		       (SELECT array_agg(DISTINCT j.job_type) FROM jobs j JOIN orgs o ON o.id = j.org_id WHERE o.slug = 'northwind')`).
+		Scan(&deKinds, &enKinds))
+	require.Contains(t, deKinds, "Wartung")
+	require.NotContains(t, deKinds, "Maintenance")
+	require.Contains(t, enKinds, "Maintenance")
+	var englishNotes int
+	require.NoError(t, store.DB.QueryRow(ctx, `
+		SELECT count(*) FROM jobs j JOIN orgs o ON o.id = j.org_id
+		WHERE o.slug = 'bergmann' AND (j.notes LIKE '%Waiting%' OR j.notes LIKE '%Customer%' OR j.notes LIKE '% the %')`).Scan(&englishNotes))
+	require.Zero(t, englishNotes, "every Bergmann note is German")
 }
 
 // The jobs sit in each org's own local days, whatever the UTC date is; the

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -83,6 +84,7 @@ func plan(o orgSpec, loc *time.Location, now time.Time) []job {
 			done := start.Add(90 * time.Minute)
 			j.completedAt = &done
 		}
+		j.kind, j.notes = inOrgsWords(o, j.kind), inOrgsWords(o, j.notes)
 		jobs = append(jobs, j)
 	}
 	for day := -1; day <= 1; day++ {
@@ -114,4 +116,51 @@ func clockStatus(start, end, now time.Time, tech int) string {
 	default:
 		return "done"
 	}
+}
+
+// german is the demo's job types and notes as a Berlin office writes them:
+// they are the org's own data, which fieldbrief shows as typed, so a German
+// org's demo must bring them in German (the pages' words come from the
+// catalogs, docs/i18n.md). A text missing here stays English.
+var german = map[string]string{
+	"Maintenance":        "Wartung",
+	"Repair":             "Reparatur",
+	"Installation":       "Montage",
+	"Drain clearing":     "Rohrreinigung",
+	"Quote":              "Angebot",
+	"Inspection":         "Prüfung",
+	"Follow-up":          "Nacharbeit",
+	"Emergency call-out": "Notdienst",
+
+	"Annual service":                   "Jahreswartung",
+	"No hot water":                     "Kein Warmwasser",
+	"Leak under the kitchen sink":      "Undicht unter der Küchenspüle",
+	"Thermostat replacement":           "Thermostat tauschen",
+	"Radiator bleeding, two rooms":     "Heizkörper entlüften, zwei Räume",
+	"Blocked drain":                    "Abfluss verstopft",
+	"Boiler pressure keeps dropping":   "Kesseldruck fällt immer wieder ab",
+	"Quote for a new heat pump":        "Angebot für eine neue Wärmepumpe",
+	"Noisy pipes at night":             "Rohre nachts laut",
+	"Safety inspection before tenancy": "Sicherheitsprüfung vor Mietbeginn",
+	"Follow-up on last week's repair":  "Nacharbeit zur Reparatur der Vorwoche",
+
+	"Waiting for a replacement part":                      "Wartet auf ein Ersatzteil",
+	"Customer cancelled by phone":                         "Kunde hat telefonisch abgesagt",
+	"Nobody home – call to rebook":                        "Niemand angetroffen – anrufen und neu vereinbaren",
+	"Waiting for the landlord's approval":                 "Wartet auf die Freigabe des Vermieters",
+	"Customer fixed it themselves":                        "Kunde hat es selbst behoben",
+	"Burst pipe – water coming through the ceiling":       "Rohrbruch – Wasser kommt durch die Decke",
+	"No heating – elderly resident, call before arriving": "Heizung ausgefallen – ältere Bewohnerin, vorher anrufen",
+	"Missed visit – customer asked to rebook":             "Termin verpasst – Kunde bittet um neuen Termin",
+	"Waiting for parts from the wholesaler":               "Wartet auf Teile vom Großhandel",
+}
+
+// inOrgsWords is s as the org writes it: German for a German org.
+func inOrgsWords(o orgSpec, s string) string {
+	if strings.HasPrefix(o.locale, "de") {
+		if w, ok := german[s]; ok {
+			return w
+		}
+	}
+	return s
 }

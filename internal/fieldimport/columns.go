@@ -3,6 +3,7 @@ package fieldimport
 import (
 	"bytes"
 	"encoding/csv"
+	"strings"
 )
 
 // The file formats, documented in docs/field-data.md ("CSV import") and on
@@ -11,26 +12,26 @@ import (
 // nothing.
 var (
 	technicianColumns = []Column{
-		{Name: "external_ref", Required: true, Help: "Your own id for the technician, unique in this org (up to 100 characters).", Example: "T-100"},
-		{Name: "name", Required: true, Help: "Full name.", Example: "Dana Reyes"},
+		{Name: "external_ref", Required: true, Help: "Your own id for the technician, unique in this org (up to 100 characters).", Example: "EXAMPLE-T-100"},
+		{Name: "name", Required: true, Help: "Full name.", Example: "Dana Reyes (example)"},
 		{Name: "email", Help: "Email address, for their own day sheet.", Example: "dana@example.com"},
 		{Name: "phone", Help: "Phone number.", Example: "+1 555 0100"},
 		{Name: "active", Help: "yes or no (also true/false, 1/0); empty means yes.", Example: "yes"},
 		{Name: "language", Help: "Their language for emails and their day page: en, de, es or fr; empty keeps theirs (new technicians: the org's).", Example: "es"},
 	}
 	jobColumns = []Column{
-		{Name: "external_ref", Required: true, Help: "Your own id for the job, unique in this org (up to 100 characters).", Example: "J-2001"},
+		{Name: "external_ref", Required: true, Help: "Your own id for the job, unique in this org (up to 100 characters).", Example: "EXAMPLE-J-2001"},
 		{Name: "customer", Required: true, Help: "Customer name.", Example: "Harbor Bakery"},
 		{Name: "address", Help: "Street address.", Example: "12 Pier Road, Springfield"},
 		{Name: "customer_phone", Help: "Customer's phone number.", Example: "+1 555 0199"},
-		{Name: "date", Required: true, Help: "Local date of the visit, YYYY-MM-DD.", Example: "2026-03-09"},
-		{Name: "arrival_from", Required: true, Help: "Start of the arrival window, HH:MM (24 h) in the org's time zone.", Example: "08:00"},
-		{Name: "arrival_to", Required: true, Help: "End of the arrival window, HH:MM, not before arrival_from.", Example: "10:00"},
+		{Name: "date", Required: true, Help: "Local date of the visit: 2026-11-26, or as your org's locale writes dates (11/26/2026 in en-US; 26/11/2026 or 26.11.2026 elsewhere).", Example: "2026-03-09"},
+		{Name: "arrival_from", Required: true, Help: "Start of the arrival window in the org's time zone: 08:00, 8:00 AM, 9am, 0830 or 14h30.", Example: "08:00"},
+		{Name: "arrival_to", Required: true, Help: "End of the arrival window, written the same ways, not before arrival_from.", Example: "10:00"},
 		{Name: "job_type", Help: "Kind of work, e.g. repair, install.", Example: "repair"},
 		{Name: "status", Help: "scheduled, in_progress, on_hold, done or cancelled; empty means scheduled.", Example: "scheduled"},
 		{Name: "technician_ref", Help: "external_ref of an existing technician of this org; empty means unassigned.", Example: "T-100"},
 		{Name: "emergency", Help: "yes or no (also true/false, 1/0); empty means no.", Example: "no"},
-		{Name: "notes", Help: "Free text for the technician.", Example: "Side door; ask for Sam"},
+		{Name: "notes", Help: "Free text for the technician.", Example: "Example row: it is never imported. Replace it with your own rows or leave it."},
 	}
 )
 
@@ -54,4 +55,35 @@ func Template(k Kind) []byte {
 	w := csv.NewWriter(&buf)
 	_ = w.WriteAll([][]string{header, example}) // a bytes.Buffer does not fail
 	return buf.Bytes()
+}
+
+// The template's example row is never imported (issue 19 item 6): a row
+// is the example when its external_ref starts with ExamplePrefix (any
+// case), which the template's row has in its first column, where a
+// spreadsheet user sees it and does not delete it by accident; or, in a
+// file without an external_ref column, when every cell it has is the
+// template's example value. The preview lists it as skipped.
+const ExamplePrefix = "EXAMPLE-"
+
+// exampleRow is kind's example values by column name.
+func exampleRow(k Kind) map[string]string {
+	out := map[string]string{}
+	for _, c := range Columns(k) {
+		out[c.Name] = c.Example
+	}
+	return out
+}
+
+func isExample(cells, example map[string]string) bool {
+	if ref, ok := cells["external_ref"]; ok {
+		return len(ref) >= len(ExamplePrefix) && strings.EqualFold(ref[:len(ExamplePrefix)], ExamplePrefix)
+	}
+	n := 0
+	for name, v := range cells {
+		if v != example[name] {
+			return false
+		}
+		n++
+	}
+	return n >= 2
 }

@@ -56,6 +56,7 @@ type Plan struct {
 	Skipped                     int
 	Created, Updated, Unchanged int
 	Digest                      string
+	Reading                     Reading // how the file was read (CSVIN: remember.go)
 }
 
 // OK reports whether the file can be saved.

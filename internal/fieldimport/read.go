@@ -6,13 +6,13 @@
 package fieldimport
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -89,9 +89,14 @@ type Problem struct {
 // internal/field's codes). Stable: pages and tests switch on them, and
 // issue 19's reader keeps them.
 const (
-	CodeFileEmpty       = "file_empty"        // no header row
-	CodeNoRows          = "no_rows"           // a header and nothing below it
-	CodeHeaderTooWide   = "header_too_wide"   // Count: the header's columns; Limit: the format's
+	CodeFileEmpty     = "file_empty"      // no header row
+	CodeNoRows        = "no_rows"         // a header and nothing below it
+	CodeHeaderTooWide = "header_too_wide" // Count: the header's columns; Limit: the format's
+	// Since the columns step (issue 19) these four are no longer
+	// reported: every file is UTF-8 once decoded, an unnamed or unknown
+	// column is simply not imported (the columns step lists it), and a
+	// column twice is a field two columns could be (CodeColumnAmbiguous).
+	// They stay for pages and links that name them.
 	CodeHeaderNotUTF8   = "header_not_utf8"   // Count: the column's position, from 1
 	CodeHeaderUnnamed   = "header_unnamed"    // Count: the column's position, from 1
 	CodeColumnUnknown   = "column_unknown"    // Column, Value: the name
@@ -110,6 +115,11 @@ const (
 	CodeTimeGap         = "time_gap"          // Column, Value: the time; Gap
 )
 
+// More problem codes of the reader (issue 19).
+const (
+	CodeColumnAmbiguous = "column_ambiguous" // Column: our field; Value: the file's headers that could be it, quoted, comma-separated
+)
+
 // Record is one data row: its spreadsheet row number and its cells by
 // column name (only the columns the header has).
 type Record struct {
@@ -120,32 +130,75 @@ type Record struct {
 // Table is what Read found in a file: the header's columns in file order,
 // the rows that could be read, and the problems of the file's structure.
 type Table struct {
-	Header   []string
+	Header   []string // our field names the file has, in the file's order
 	Records  []Record
 	Problems []Problem
 	Skipped  int // rows with every cell empty (spreadsheets export them)
+	// How the file was read (the preview says it): its encoding (Enc*),
+	// the delimiter and whether it was detected, and the columns step.
+	Encoding  string
+	Delimiter rune
+	Detected  bool
+	Match     Match
+	// Examples are the rows that are the template's example (not imported).
+	Examples []int
 }
 
-// Read reads a CSV file whose first row names its columns, each one of
-// cols (in any order; optional ones may be left out). It accepts a UTF-8
-// byte order mark and CRLF or LF line ends. A file over MaxBytes or with
-// more than MaxRows data rows is refused with ErrTooLarge or
-// ErrTooManyRows; anything else wrong is a Problem, so the preview can
-// show every one of them at once.
+// ReadOptions are the admin's choices for one file: a delimiter (0:
+// detect it) and the org's remembered mapping for a header row (nil: none).
+type ReadOptions struct {
+	Delimiter  rune
+	Remembered func(headerHash string) Mapping
+}
+
+// Read reads a CSV file whose first row names its columns (see ReadWith)
+// with the delimiter detected and no remembered mapping.
 func Read(r io.Reader, cols []Column) (Table, error) {
-	var t Table
-	br := bufio.NewReader(&capped{r: r, left: MaxBytes})
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\uFEFF")) {
-		_, _ = br.Discard(3)
+	return ReadWith(r, kindOf(cols), ReadOptions{})
+}
+
+// kindOf is the kind whose format cols is (Read's callers pass
+// Columns(k), the package's own slices).
+func kindOf(cols []Column) Kind {
+	if len(cols) > 0 && &cols[0] == &technicianColumns[0] {
+		return Technicians
 	}
-	cr := csv.NewReader(br)
+	return Jobs
+}
+
+// ReadWith reads a CSV file of kind: converted to UTF-8 from what it is
+// written in (decode), its cells separated by the delimiter given or
+// detected, its header matched to our fields (matchHeader), the template's
+// example row left out. A file over MaxBytes or with more than MaxRows
+// data rows is refused with ErrTooLarge or ErrTooManyRows; anything else
+// wrong is a Problem, all of them at once where the file can be read on:
+// a header problem (a required field missing) does not stop the rows
+// from being read and checked.
+func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
+	var t Table
+	raw, err := io.ReadAll(&capped{r: r, left: MaxBytes})
+	if errors.Is(err, errCapped) {
+		return Table{}, ErrTooLarge
+	}
+	if err != nil {
+		return Table{}, fmt.Errorf("read import file: %w", err)
+	}
+	text, enc, err := decode(raw)
+	if err != nil {
+		return Table{}, err
+	}
+	t.Encoding = enc
+	t.Delimiter = opts.Delimiter
+	if t.Delimiter == 0 {
+		t.Delimiter, t.Detected = detectDelimiter(text), true
+	}
+	cr := csv.NewReader(bytes.NewReader(text))
+	cr.Comma = t.Delimiter
 	cr.FieldsPerRecord = -1 // column counts are checked here, per row, with a message
 	cr.ReuseRecord = false
 
 	header, err := cr.Read()
 	switch {
-	case errors.Is(err, errCapped):
-		return Table{}, ErrTooLarge
 	case errors.Is(err, io.EOF):
 		t.Problems = append(t.Problems, Problem{Row: 1, Code: CodeFileEmpty, Message: "The file is empty: the first row must name the columns."})
 		return t, nil
@@ -153,18 +206,34 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 		t.Problems = append(t.Problems, syntaxProblem(1, err))
 		return t, nil
 	}
-	t.Header, t.Problems = readHeader(header, cols)
-	if len(t.Problems) > 0 {
-		return t, nil // rows can't be read against a header that is wrong
+	cols := Columns(k)
+	if len(header) > MaxColumns {
+		// One problem, not one per column: a line of a million commas
+		// would otherwise be a million problems for the preview to list.
+		t.Problems = append(t.Problems, Problem{Row: 1, Code: CodeHeaderTooWide, Count: len(header), Limit: len(cols), Message: fmt.Sprintf(
+			"The first row has %d columns; the format has %d at most: %s.", len(header), len(cols), columnList(cols))})
+		return t, nil
 	}
+	var remembered Mapping
+	if opts.Remembered != nil {
+		remembered = opts.Remembered(HeaderHash(header))
+	}
+	t.Match = matchHeader(k, header, remembered)
+	t.Problems = append(t.Problems, headerProblems(t.Match)...)
+	// byIndex: the file's column i holds field byIndex[i] ("" for none).
+	byIndex := make([]string, len(header))
+	for _, f := range t.Match.Fields {
+		if f.Index != NotInFile {
+			byIndex[f.Index] = f.Name
+			t.Header = append(t.Header, f.Name)
+		}
+	}
+	example := exampleRow(k)
 
 	for row := 2; ; row++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
-		}
-		if errors.Is(err, errCapped) {
-			return Table{}, ErrTooLarge
 		}
 		if err != nil {
 			t.Problems = append(t.Problems, syntaxProblem(row, err))
@@ -181,21 +250,23 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 		}
 		r := Record{Row: row, Cells: make(map[string]string, len(t.Header))}
 		switch {
-		case len(rec) > len(t.Header):
-			t.Problems = append(t.Problems, Problem{Row: row, Code: CodeRowExtraCells, Count: len(rec), Limit: len(t.Header), Message: fmt.Sprintf(
+		case len(rec) > len(header) && !allEmpty(rec[len(header):]):
+			// Empty cells past the header are a spreadsheet's trailing
+			// delimiters, not data.
+			t.Problems = append(t.Problems, Problem{Row: row, Code: CodeRowExtraCells, Count: len(rec), Limit: len(header), Message: fmt.Sprintf(
 				"This row has %d columns but the header has %d: remove the extra cells (or quote a cell that contains a comma).",
-				len(rec), len(t.Header))})
-		case len(rec) < len(t.Header):
-			t.Problems = append(t.Problems, Problem{Row: row, Code: CodeRowMissingCells, Count: len(rec), Limit: len(t.Header), Message: fmt.Sprintf(
+				len(rec), len(header))})
+		case len(rec) < len(header):
+			t.Problems = append(t.Problems, Problem{Row: row, Code: CodeRowMissingCells, Count: len(rec), Limit: len(header), Message: fmt.Sprintf(
 				"This row has %d columns but the header has %d: every row needs a cell for every column, even an empty one.",
-				len(rec), len(t.Header))})
+				len(rec), len(header))})
 		}
-		for i, name := range t.Header {
-			if i >= len(rec) {
-				break
+		for i, name := range byIndex {
+			if name == "" || i >= len(rec) {
+				continue
 			}
 			v := rec[i]
-			if !utf8.ValidString(v) {
+			if !utf8.ValidString(v) { // only a UTF-16 file with a broken surrogate pair gets here
 				t.Problems = append(t.Problems, Problem{Row: row, Column: name, Code: CodeCellNotUTF8, Message: "This cell is not valid UTF-8 text: save the file as CSV UTF-8 and upload it again."})
 				continue
 			}
@@ -205,50 +276,38 @@ func Read(r io.Reader, cols []Column) (Table, error) {
 			}
 			r.Cells[name] = strings.TrimSpace(v)
 		}
+		if isExample(r.Cells, example) {
+			t.Examples = append(t.Examples, row)
+			continue
+		}
 		t.Records = append(t.Records, r)
 	}
-	if len(t.Records) == 0 && len(t.Problems) == 0 {
+	if len(t.Records) == 0 && !slices.ContainsFunc(t.Problems, func(p Problem) bool { return p.Row > 1 }) {
 		t.Problems = append(t.Problems, Problem{Row: 2, Code: CodeNoRows, Message: "The file has no rows below the header: there is nothing to import."})
 	}
 	return t, nil
 }
 
-// readHeader checks the first row: known names only, each once, every
-// required one present. Names are matched without case and surrounding
-// spaces.
-func readHeader(header []string, cols []Column) ([]string, []Problem) {
-	if len(header) > MaxColumns {
-		// One problem, not one per column: a line of a million commas
-		// would otherwise be a million problems for the preview to list.
-		return nil, []Problem{{Row: 1, Code: CodeHeaderTooWide, Count: len(header), Limit: len(cols), Message: fmt.Sprintf(
-			"The first row has %d columns; the format has %d at most: %s.", len(header), len(cols), columnList(cols))}}
-	}
+// headerProblems are the columns step's problems: a required field the
+// file has no column for, a field two columns could be.
+func headerProblems(m Match) []Problem {
 	var probs []Problem
-	names := make([]string, len(header))
-	seen := map[string]bool{}
-	for i, h := range header {
-		if !utf8.ValidString(h) {
-			probs = append(probs, Problem{Row: 1, Code: CodeHeaderNotUTF8, Count: i + 1, Message: fmt.Sprintf("Column %d's name is not valid UTF-8 text: save the file as CSV UTF-8 and upload it again.", i+1)})
-			continue
-		}
-		name := strings.ToLower(strings.TrimSpace(h))
-		names[i] = name
+	for _, f := range m.Fields {
 		switch {
-		case name == "":
-			probs = append(probs, Problem{Row: 1, Code: CodeHeaderUnnamed, Count: i + 1, Message: fmt.Sprintf("Column %d has no name: the first row must name every column.", i+1)})
-		case !slices.ContainsFunc(cols, func(c Column) bool { return c.Name == name }):
-			probs = append(probs, Problem{Row: 1, Column: name, Code: CodeColumnUnknown, Value: name, Message: fmt.Sprintf("Unknown column %q. The columns are: %s.", name, columnList(cols))})
-		case seen[name]:
-			probs = append(probs, Problem{Row: 1, Column: name, Code: CodeColumnTwice, Message: fmt.Sprintf("Column %q appears twice.", name)})
+		case len(f.Ambiguous) > 0:
+			names := make([]string, len(f.Ambiguous))
+			for i, idx := range f.Ambiguous {
+				names[i] = strconv.Quote(strings.TrimSpace(m.Header[idx]))
+			}
+			list := strings.Join(names, ", ")
+			probs = append(probs, Problem{Row: 1, Column: f.Name, Code: CodeColumnAmbiguous, Value: list,
+				Message: fmt.Sprintf("Columns %s could each be %q: choose one in the columns step.", list, f.Name)})
+		case f.Required && f.Index == NotInFile:
+			probs = append(probs, Problem{Row: 1, Column: f.Name, Code: CodeColumnMissing,
+				Message: fmt.Sprintf("Missing required column %q: choose the file's column for it in the columns step.", f.Name)})
 		}
-		seen[name] = true
 	}
-	for _, c := range cols {
-		if c.Required && !seen[c.Name] {
-			probs = append(probs, Problem{Row: 1, Column: c.Name, Code: CodeColumnMissing, Message: fmt.Sprintf("Missing required column %q.", c.Name)})
-		}
-	}
-	return names, probs
+	return probs
 }
 
 func columnList(cols []Column) string {

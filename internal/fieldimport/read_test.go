@@ -32,14 +32,11 @@ func TestReadProblems(t *testing.T) {
 		file string
 		want Problem // the one problem expected; Message is matched as a substring
 	}{
-		{"unknown column", "external_ref,name,colour\nT-1,Dana,red\n", Problem{Code: CodeColumnUnknown, Row: 1, Column: "colour", Message: `Unknown column "colour"`}},
 		{"missing required column", "external_ref,phone\nT-1,555\n", Problem{Code: CodeColumnMissing, Row: 1, Column: "name", Message: `Missing required column "name"`}},
-		{"column twice", "external_ref,name,Name\nT-1,Dana,Dana\n", Problem{Code: CodeColumnTwice, Row: 1, Column: "name", Message: "appears twice"}},
-		{"unnamed column", "external_ref,name,\nT-1,Dana,\n", Problem{Code: CodeHeaderUnnamed, Row: 1, Message: "Column 3 has no name"}},
+		{"column twice", "external_ref,name,Name\nT-1,Dana,Dana\n", Problem{Code: CodeColumnAmbiguous, Row: 1, Column: "name", Message: `Columns "name", "Name" could each be "name"`}},
+		{"two synonyms of one field", "external_ref,Full Name,Technician\nT-1,Dana,Dana\n", Problem{Code: CodeColumnAmbiguous, Row: 1, Column: "name", Message: `Columns "Full Name", "Technician" could each be "name"`}},
 		{"too many columns", "external_ref,name\nT-1,Dana\nT-2,Sam,extra\n", Problem{Code: CodeRowExtraCells, Row: 3, Message: "This row has 3 columns but the header has 2"}},
 		{"too few columns", "external_ref,name,phone\nT-1,Dana\n", Problem{Code: CodeRowMissingCells, Row: 2, Message: "This row has 2 columns but the header has 3"}},
-		{"non-UTF-8 cell", "external_ref,name\nT-1,Ren\xe9e\n", Problem{Code: CodeCellNotUTF8, Row: 2, Column: "name", Message: "not valid UTF-8"}},
-		{"non-UTF-8 header", "external_ref,name,ph\xf6ne\nT-1,Dana,5\n", Problem{Code: CodeHeaderNotUTF8, Row: 1, Message: "Column 3's name is not valid UTF-8"}},
 		{"NUL in a cell", "external_ref,name\nT-1,Da\x00na\n", Problem{Code: CodeCellNUL, Row: 2, Column: "name", Message: "NUL"}},
 		{"bare quote", "external_ref,name\nT-1,Dana\nT-2,Sam \"Fix\" Lee\n", Problem{Code: CodeCSVBareQuote, Row: 3, Message: "not valid CSV: a cell that is not in quotes contains a quote (put the cell in quotes and double each quote inside it) (line 3"}},
 		{"unclosed quote", "external_ref,name\nT-1,\"Dana\n", Problem{Code: CodeCSVQuote, Row: 2, Message: "a quoted cell is not closed"}},
@@ -117,9 +114,13 @@ func TestTemplateReadsBack(t *testing.T) {
 	for _, k := range []Kind{Technicians, Jobs} {
 		tab, err := Read(bytes.NewReader(Template(k)), Columns(k))
 		require.NoError(t, err)
-		require.Empty(t, tab.Problems)
-		require.Len(t, tab.Records, 1)
+		// Its one row is the example: never imported, so nothing is.
+		require.Equal(t, []int{2}, tab.Examples)
+		require.Empty(t, tab.Records)
+		require.Len(t, tab.Problems, 1)
+		require.Equal(t, CodeNoRows, tab.Problems[0].Code)
 		require.Len(t, tab.Header, len(Columns(k)))
+		require.False(t, tab.Match.NeedsReview())
 	}
 }
 
@@ -132,7 +133,10 @@ func TestReadHeaderWithHugelyManyColumnsIsOneProblem(t *testing.T) {
 	require.Contains(t, tab.Problems[0].Message, "The first row has 1048577 columns")
 	tab = readString(t, "external_ref,name"+strings.Repeat(",colour", 50_000)+"\nT-1,Dana\n")
 	require.Equal(t, 1, len(tab.Problems))
-	// A header a few columns too long still names each unknown one.
+	// A header with a few columns we don't know is read: they are not
+	// imported, and the columns step lists them.
 	tab = readString(t, "external_ref,name,a,b,c\nT-1,Dana,1,2,3\n")
-	require.Equal(t, 3, len(tab.Problems))
+	require.Empty(t, tab.Problems)
+	require.Equal(t, []int{2, 3, 4}, tab.Match.Unused)
+	require.True(t, tab.Match.NeedsReview())
 }

@@ -63,7 +63,9 @@ func parseTechnician(rec Record) parsedRow {
 	return r
 }
 
-func parseJob(rec Record, zone schedule.Zone) parsedRow {
+// parseJob reads a job row; cr reads its dates and times in the org's
+// locale.
+func parseJob(rec Record, zone schedule.Zone, cr *cellReader) parsedRow {
 	r := parsedRow{planned: PlannedRow{Row: rec.Row}}
 	c := rec.Cells
 	shown := map[string]string{}
@@ -88,14 +90,20 @@ func parseJob(rec Record, zone schedule.Zone) parsedRow {
 		Address: c["address"], JobType: c["job_type"], Notes: c["notes"], Emergency: emergency,
 		Status: status, TechnicianRef: c["technician_ref"],
 	}
-	d, err := schedule.ParseDate(c["date"])
-	if err != nil {
-		r.problem(Problem{Column: "date", Code: CodeDateInvalid, Value: c["date"]}, "date %q is not a date like 2026-03-09 (YYYY-MM-DD).", c["date"])
+	// A column the file does not have is the header's problem, said
+	// once, not every row's.
+	_, hasDate := c["date"]
+	d, ok := cr.date(rec.Row, c["date"])
+	if !ok && hasDate {
+		r.problem(Problem{Column: "date", Code: CodeDateInvalid, Value: c["date"]}, "date %q is not a date like 2026-03-09 (YYYY-MM-DD) or as your org's locale writes it.", c["date"])
 	}
 	for _, col := range []string{"arrival_from", "arrival_to"} {
-		lt, err := schedule.ParseLocalTime(c[col])
-		if err != nil {
-			r.problem(Problem{Column: col, Code: CodeTimeInvalid, Value: c[col]}, "%s %q is not a time like 08:30 (HH:MM, 24 hours, 00:00 to 23:59).", col, c[col])
+		raw, has := c[col]
+		lt, ok := cr.clock(raw)
+		if !ok {
+			if has {
+				r.problem(Problem{Column: col, Code: CodeTimeInvalid, Value: raw}, "%s %q is not a time like 08:30, 8:30 AM or 14h30.", col, raw)
+			}
 			continue
 		}
 		if d.IsZero() {
@@ -103,7 +111,7 @@ func parseJob(rec Record, zone schedule.Zone) parsedRow {
 		}
 		t, note, err := schedule.LocalDateTime(zone.Loc, d, lt)
 		if err != nil {
-			p := Problem{Column: col, Code: CodeTimeGap, Value: c[col]}
+			p := Problem{Column: col, Code: CodeTimeGap, Value: raw}
 			errors.As(err, &p.Gap)
 			r.problem(p, "%s: %v.", col, err)
 			continue

@@ -1,7 +1,6 @@
 package fieldimport
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -68,11 +67,12 @@ func (s *Store) Save(ctx context.Context, actor audit.Actor, orgID, userID int64
 func takeUpload(ctx context.Context, tx pgx.Tx, orgID, userID int64, kind Kind, id string, now time.Time) (Upload, error) {
 	up := Upload{ID: id, OrgID: orgID, UserID: userID, Kind: kind}
 	var sum []byte
+	var delim string
 	err := tx.QueryRow(ctx, `
 		DELETE FROM csv_uploads
 		 WHERE id = $1 AND org_id = $2 AND user_id = $3 AND kind = $4 AND expires_at > $5
-		RETURNING filename, content, sha256, created_at, expires_at`,
-		id, orgID, userID, string(kind), now).Scan(&up.Filename, &up.Content, &sum, &up.CreatedAt, &up.ExpiresAt)
+		RETURNING filename, content, sha256, created_at, expires_at, delimiter`,
+		id, orgID, userID, string(kind), now).Scan(&up.Filename, &up.Content, &sum, &up.CreatedAt, &up.ExpiresAt, &delim)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, errUploadGone
 	}
@@ -80,13 +80,14 @@ func takeUpload(ctx context.Context, tx pgx.Tx, orgID, userID int64, kind Kind, 
 		return Upload{}, fmt.Errorf("take upload of org %d: %w", orgID, err)
 	}
 	copy(up.SHA256[:], sum)
+	up.Delimiter = ParseDelimiter(delim)
 	return up, nil
 }
 
 // plan reads the upload, checks every row and runs the batch upsert in tx,
 // which the caller commits (save) or rolls back (preview).
 func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone schedule.Zone) (Plan, error) {
-	tab, err := Read(bytes.NewReader(up.Content), Columns(up.Kind))
+	tab, cr, err := readUpload(ctx, tx, up) // CSVIN: encoding, delimiter, columns step, dates in the org's locale
 	if err != nil {
 		return Plan{}, err
 	}
@@ -104,9 +105,11 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		if up.Kind == Technicians {
 			rows[i] = parseTechnician(rec)
 		} else {
-			rows[i] = parseJob(rec, zone)
+			rows[i] = parseJob(rec, zone, cr)
 		}
-		rows[i].unreadable = unreadable[rec.Row]
+		// A header problem (a required column missing) leaves every row
+		// out of the batch: its rows are checked but not upserted.
+		rows[i].unreadable = unreadable[rec.Row] || unreadable[1]
 		// Duplicates are found here, in the file's row numbers; the batch
 		// then never sees one.
 		if ref := rec.Cells["external_ref"]; ref != "" {
@@ -159,6 +162,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		}
 		p.Rows[i] = r.planned
 	}
+	p.Reading = readingOf(tab, cr)
 	p.finish(up.SHA256, zone.Name)
 	return p, nil
 }

@@ -114,10 +114,9 @@ func TestPreviewErrors(t *testing.T) {
 		{"duplicate reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,,\nJ-1,Bob,,2026-03-09,08:00,10:00,,,,\n", 3, "external_ref", `external_ref "J-1" is also on row 2`, field.CodeRefRepeated},
 		{"missing reference", jobHeader + ",Ann,,2026-03-09,08:00,10:00,,,,\n", 2, "external_ref", "external_ref is required", field.CodeRequired},
 		{"bad yes/no", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,maybe,\n", 2, "emergency", `emergency must be yes or no, not "maybe"`, fieldimport.CodeYesNo},
-		{"non-UTF-8", jobHeader + "J-1,Ren\xe9e,,2026-03-09,08:00,10:00,,,,\n", 2, "customer", "not valid UTF-8", fieldimport.CodeCellNotUTF8},
 		{"too many columns", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,,,extra\n", 2, "", "This row has 11 columns but the header has 10", fieldimport.CodeRowExtraCells},
 		{"missing required column", "external_ref,customer,date,arrival_from\nJ-1,Ann,2026-03-09,08:00\n", 1, "arrival_to", `Missing required column "arrival_to"`, fieldimport.CodeColumnMissing},
-		{"unknown column", "external_ref,customer,date,arrival_from,arrival_to,colour\nJ-1,Ann,2026-03-09,08:00,10:00,red\n", 1, "colour", `Unknown column "colour"`, fieldimport.CodeColumnUnknown},
+		{"two columns for one field", "external_ref,customer,Client,date,arrival_from,arrival_to\nJ-1,Ann,Ann,2026-03-09,08:00,10:00\n", 1, "customer", `Columns "customer", "Client" could each be "customer"`, fieldimport.CodeColumnAmbiguous},
 		{"nonexistent local time", jobHeader + "J-1,Ann,,2026-03-08,02:30,04:00,,,,\n", 2, "arrival_from",
 			"arrival_from: 2026-03-08 02:30 does not exist in America/New_York: clocks jump from 02:00 to 03:00", fieldimport.CodeTimeGap},
 	} {

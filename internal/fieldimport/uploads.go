@@ -40,6 +40,7 @@ type Upload struct {
 	SHA256    [32]byte
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	Delimiter rune // chosen on the preview; 0: detected (migration 00027)
 }
 
 // Store keeps uploads and saves imports.
@@ -90,10 +91,11 @@ func (s *Store) SaveUpload(ctx context.Context, orgID, userID int64, kind Kind, 
 func LoadUpload(ctx context.Context, q database.Querier, orgID, userID int64, kind Kind, id string, now time.Time) (Upload, error) {
 	u := Upload{ID: id, OrgID: orgID, UserID: userID, Kind: kind}
 	var sum []byte
+	var delim string
 	err := q.QueryRow(ctx, `
-		SELECT filename, content, sha256, created_at, expires_at FROM csv_uploads
+		SELECT filename, content, sha256, created_at, expires_at, delimiter FROM csv_uploads
 		 WHERE id = $1 AND org_id = $2 AND user_id = $3 AND kind = $4 AND expires_at > $5`,
-		id, orgID, userID, string(kind), now).Scan(&u.Filename, &u.Content, &sum, &u.CreatedAt, &u.ExpiresAt)
+		id, orgID, userID, string(kind), now).Scan(&u.Filename, &u.Content, &sum, &u.CreatedAt, &u.ExpiresAt, &delim)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, errUploadGone
 	}
@@ -101,6 +103,7 @@ func LoadUpload(ctx context.Context, q database.Querier, orgID, userID int64, ki
 		return Upload{}, fmt.Errorf("load upload of org %d: %w", orgID, err)
 	}
 	copy(u.SHA256[:], sum)
+	u.Delimiter = ParseDelimiter(delim)
 	return u, nil
 }
 

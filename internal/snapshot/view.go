@@ -69,6 +69,7 @@ func viewJob(j JobLine, loc *time.Location) briefview.Job {
 	}
 	if !j.ArrivalStart.IsZero() {
 		start, end := j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc)
+		v.Date = start.Format(time.DateOnly)
 		v.Zone = start.Format("MST")
 		if !j.ArrivalEnd.IsZero() && end.Format("MST") != v.Zone {
 			v.Zone += "/" + end.Format("MST")

@@ -15,17 +15,21 @@ import (
 type Role string
 
 const (
-	RoleAdmin  Role = "admin"
-	RoleMember Role = "member"
+	RoleAdmin      Role = "admin"
+	RoleDispatcher Role = "dispatcher"
+	RoleMember     Role = "member"
 )
 
-// ParseRole accepts "admin" or "member".
+// Roles are the roles in the order the members page offers them.
+var Roles = []Role{RoleMember, RoleDispatcher, RoleAdmin}
+
+// ParseRole accepts "admin", "dispatcher" or "member".
 func ParseRole(s string) (Role, error) {
 	switch r := Role(s); r {
-	case RoleAdmin, RoleMember:
+	case RoleAdmin, RoleDispatcher, RoleMember:
 		return r, nil
 	}
-	return "", apperr.FieldCodef("role", "role_invalid", "role must be admin or member")
+	return "", apperr.FieldCodef("role", "role_invalid", "role must be admin, dispatcher or member")
 }
 
 // Membership is a user's access to one org.
@@ -34,8 +38,27 @@ type Membership struct {
 	Role Role
 }
 
-// IsAdmin reports whether the membership may change the org's settings.
+// The capabilities of a role, the one place they are decided (docs/accounts.md,
+// "Roles"); the web's route checks (requireAdmin, requireFieldEditor) and
+// the pages' links ask these, never the role's name.
+//
+//	            read  edit field data (technicians, jobs, board, imports)  admin (settings, schedule, delivery, API tokens, members)
+//	member      yes   no                                                   no
+//	dispatcher  yes   yes                                                  no
+//	admin       yes   yes                                                  yes
+
+// IsAdmin reports whether the membership may change the org's settings,
+// schedule, delivery, API tokens and members.
 func (m Membership) IsAdmin() bool { return m.Role == RoleAdmin }
+
+// ReadsAll reports whether the membership reads everything an admin reads
+// (a briefing's errors, runs and delivery attempts, the day links sent):
+// admins and dispatchers. Members see outcomes only.
+func (m Membership) ReadsAll() bool { return m.Role == RoleAdmin || m.Role == RoleDispatcher }
+
+// CanEditField reports whether the membership may change the field data:
+// technicians, jobs, the board's assignments and statuses, CSV imports.
+func (m Membership) CanEditField() bool { return m.Role == RoleAdmin || m.Role == RoleDispatcher }
 
 // Memberships lists the orgs a user belongs to, by org name.
 func (s *Store) Memberships(ctx context.Context, userID int64) ([]Membership, error) {

@@ -103,7 +103,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	m := currentMembership(c)
 	csrf, _ := c.Get(ctxCSRF).(string)
 	l := localizer(c)
-	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.IsAdmin(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
+	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.CanEditField(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
 	if ck, err := c.Cookie(boardOverdueCookie); err == nil && ck.Value == "open" {
 		b.OverdueOpen = true
 	}

@@ -44,7 +44,7 @@ func (s *Server) briefingShow(c echo.Context) error {
 		return err
 	}
 	l := localizer(c)
-	p := briefingPage(l, b, revs, runs, m.IsAdmin())
+	p := briefingPage(l, b, revs, runs, m.ReadsAll())
 	if p.Prev, p.Next, err = s.neighbours(ctx, m, b.Date); err != nil {
 		return err
 	}
@@ -55,9 +55,12 @@ func (s *Server) briefingShow(c echo.Context) error {
 		p.Content.Link(orgBase(m.Org.Slug))
 	}
 	p.Notice = pageNotice(c)
-	resendBase := briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
+	resendBase := "" // a re-send is delivery: admins only
+	if m.IsAdmin() {
+		resendBase = briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
+	}
 	for _, d := range deliveries {
-		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.IsAdmin(), resendBase))
+		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.ReadsAll(), resendBase))
 	}
 	if p.TechnicianLinks, err = s.technicianLinks(c, m, b.Date, briefingLoc(b)); err != nil {
 		return err
@@ -67,7 +70,8 @@ func (s *Server) briefingShow(c echo.Context) error {
 
 // briefingPage is the view of a briefing in l's language and formats
 // (docs/i18n.md), its times in the briefing's own zone. Errors, worker ids
-// and attempt counts are for admins: members see outcomes only.
+// and attempt counts are for admins and dispatchers (admin, tenants.Membership.ReadsAll):
+// members see outcomes only.
 func briefingPage(l *i18n.Localizer, b briefing.Briefing, revs []briefing.Revision, runs []briefing.Run, admin bool) views.BriefingPage {
 	loc, lc := briefingLoc(b), l.Locale()
 	at := func(t time.Time) string { return stamp(lc, t, loc) }
@@ -83,12 +87,14 @@ func briefingPage(l *i18n.Localizer, b briefing.Briefing, revs []briefing.Revisi
 		FiredAt:        at(b.FiredAt),
 		GeneratedAt:    at(b.GeneratedAt),
 		ZoneRules:      b.ZoneRules.String(),
+		ZoneRulesShown: rulesWords(l, b.ZoneRules),
 		Admin:          admin,
 	}
 	// The shown content is the newest revision's (revs are newest first);
 	// say so when other rules built it than decided the date.
 	if len(revs) > 0 && revs[0].Revision == b.Revision && revs[0].ZoneRules != b.ZoneRules {
 		p.ContentZoneRules = revs[0].ZoneRules.String()
+		p.ContentZoneRulesShown = rulesWords(l, revs[0].ZoneRules)
 	}
 	if admin {
 		p.LastError = b.LastError
@@ -102,7 +108,7 @@ func briefingPage(l *i18n.Localizer, b briefing.Briefing, revs []briefing.Revisi
 	}
 	for _, r := range revs {
 		p.Revisions = append(p.Revisions, views.BriefingRevision{Number: r.Revision, Trigger: r.Trigger,
-			Generated: at(r.GeneratedAt), ZoneRules: r.ZoneRules.String()})
+			Generated: at(r.GeneratedAt), ZoneRules: r.ZoneRules.String(), ZoneRulesShown: rulesWords(l, r.ZoneRules)})
 	}
 	for _, r := range runs {
 		v := views.BriefingRun{Revision: r.Revision, Trigger: r.Trigger, Outcome: r.Outcome,
@@ -184,4 +190,17 @@ func (s *Server) neighbours(ctx context.Context, m tenants.Membership, d schedul
 		return l
 	}
 	return link(d.AddDays(-1), before), link(d.AddDays(1), after), nil
+}
+
+// rulesWords names the tz database a decision was made with in l's
+// language ("tzdata 2025b (eingebaut)"); the data attributes keep
+// briefing.ZoneRules.String(), the same in every language.
+func rulesWords(l *i18n.Localizer, r briefing.ZoneRules) string {
+	switch r.Source {
+	case "":
+		return ""
+	case schedule.SourceEmbedded, schedule.SourceHost:
+		return l.Tf("briefing.rules."+r.Source, map[string]any{"Version": r.Version})
+	}
+	return r.String()
 }

@@ -110,7 +110,7 @@ func (s *Server) renderBriefingList(c echo.Context, status int, refused error) e
 		Paused: st.Err == nil && !st.Schedule.Enabled,
 		Zone:   zone,
 		ZoneID: zoneID,
-		Days:   st.days(l, m.Org.Slug, now, today, last, m.Org.CreatedAt, list, hist, m.IsAdmin()),
+		Days:   st.days(l, m.Org.Slug, now, today, last, m.Org.CreatedAt, list, hist, m.ReadsAll()),
 		Range:  l.Tf("briefings.range", map[string]any{"From": loc.DateYear(first.Time()), "To": loc.DateYear(last.Time())}),
 		Latest: last == today,
 	}

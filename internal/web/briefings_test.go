@@ -509,12 +509,12 @@ func TestBriefingShowZoneRules(t *testing.T) {
 	doc = page()
 	meta := doc.find(hasClass("zone-rules"))
 	require.Equal(t, "tzdata 2025b (embedded)", meta.attr("data-zone-rules"))
-	require.Contains(t, doc.find(hasClass("briefing-meta")).text(), "Zone rules tzdata 2025b (embedded)")
+	require.Contains(t, doc.find(hasClass("briefing-meta")).text(), "Zone rules tzdata 2025b (built in)")
 	require.NotContains(t, meta.text(), "content built with")
-	require.Contains(t, doc.find(attrIs("data-revision", "1")).text(), "tzdata 2025b (embedded)")
+	require.Contains(t, doc.find(attrIs("data-revision", "1")).text(), "tzdata 2025b (built in)")
 
 	exec(`UPDATE ff_briefing_revisions SET tzdata_version = '2025c', tzdata_source = 'host' WHERE briefing_id = $1`)
 	doc = page()
-	require.Contains(t, doc.find(hasClass("zone-rules")).text(), "tzdata 2025b (embedded) (content built with tzdata 2025c (host))")
-	require.Contains(t, doc.find(attrIs("data-revision", "1")).text(), "tzdata 2025c (host)")
+	require.Contains(t, doc.find(hasClass("zone-rules")).text(), "tzdata 2025b (built in) (content built with tzdata 2025c (the server's))")
+	require.Contains(t, doc.find(attrIs("data-revision", "1")).text(), "tzdata 2025c (the server's)")
 }

@@ -66,10 +66,10 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 	}
 	ms, _ := c.Get(ctxMemberships).([]tenants.Membership)
 	for _, m := range ms {
-		p.Orgs = append(p.Orgs, views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()})
+		p.Orgs = append(p.Orgs, views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin(), EditField: m.CanEditField()})
 	}
 	if m := currentMembership(c); m.Org.ID != 0 {
-		p.Org = &views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin()}
+		p.Org = &views.OrgLink{Slug: m.Org.Slug, Name: m.Org.Name, Admin: m.IsAdmin(), EditField: m.CanEditField()}
 	}
 	return p
 }

@@ -128,11 +128,11 @@ func (s *Server) technicianDay(c echo.Context) error {
 }
 
 // technicianLinks are the date's day links as the briefing page lists
-// them, for the org's admins and staff (members see none): that each was
+// them, for the org's admins, dispatchers and staff (members see none): that each was
 // sent and until when, never a token.
 func (s *Server) technicianLinks(c echo.Context, m tenants.Membership, date schedule.Date, loc *time.Location) ([]views.TechnicianLinkRow, error) {
 	u, _ := currentUser(c)
-	if !m.IsAdmin() && !u.IsStaff {
+	if !m.ReadsAll() && !u.IsStaff {
 		return nil, nil
 	}
 	links, err := s.dayLinks.List(c.Request().Context(), m.Org.ID, daylinks.Filter{Date: date})

@@ -35,7 +35,7 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 	require.Equal(t, http.StatusOK, page.Code)
 	doc := parseDoc(t, page.Body)
 	require.Equal(t, "CSV-Import", doc.find(hasTag("h1")).text())
-	require.Contains(t, doc.byID("import-jobs").text(), "Beginn des Ankunftsfensters, SS:MM (24 Stunden)")
+	require.Contains(t, doc.byID("import-jobs").text(), "Beginn des Ankunftsfensters in der Zeitzone der Organisation: 08:00, 8:00 Uhr, 9am")
 	require.Contains(t, doc.byID("import-intro").text(), "höchstens 5 MB und 50.000 Zeilen", "numbers in the locale's grouping")
 
 	file := "external_ref,customer,date,arrival_from,arrival_to,technician_ref,emergency\n" +
@@ -52,7 +52,7 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{
 		"2 " + field.CodeRequired:          "customer ist ein Pflichtfeld.",
-		"3 " + fieldimport.CodeDateInvalid: "date: „2026-02-30“ ist kein Datum wie 2026-03-09 (JJJJ-MM-TT).",
+		"3 " + fieldimport.CodeDateInvalid: "date: „2026-02-30“ ist kein Datum. Schreiben Sie es wie 2026-11-26 oder mit Tag, Monat und Jahr in der Reihenfolge des Gebietsschemas Ihrer Organisation (oben angegeben).",
 		"4 " + fieldimport.CodeTimeGap: "arrival_from: So., 8. März, 02:30 gibt es in America/New_York nicht: " +
 			"An diesem Tag springen die Uhren von 02:00 auf 03:00 (EST auf EDT).",
 		"5 " + fieldimport.CodeYesNo: "emergency muss yes oder no sein, nicht „vielleicht“.",

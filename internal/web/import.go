@@ -52,6 +52,7 @@ func (s *Server) renderImportPage(c echo.Context, status int, refused fieldimpor
 			"MB": lo.Number(fieldimport.MaxBytes >> 20), "Rows": lo.Number(fieldimport.MaxRows), "Ref": "external_ref"}),
 	}
 	p.Section = "import"
+	p.BoardURL, p.BoardLabel = importBoardLink(c)
 	for _, k := range []fieldimport.Kind{fieldimport.Technicians, fieldimport.Jobs} {
 		ik := views.ImportKind{Kind: string(k), Title: importTitle(l, k), Intro: l.T("import.intro_" + string(k)),
 			FileLabel: l.T("import.file_" + string(k))}
@@ -190,6 +191,9 @@ func (s *Server) importSave(c echo.Context) error {
 	}
 	to := importURL(currentMembership(c).Org.Slug) + "?notice=imported&created=" + strconv.Itoa(plan.Created) +
 		"&updated=" + strconv.Itoa(plan.Updated) + "&unchanged=" + strconv.Itoa(plan.Unchanged)
+	if d, ok := firstDay(zone, plan); ok {
+		to += "&day=" + d.String() // the board of the first day imported (CSVIN)
+	}
 	return redirect(c, to)
 }
 
@@ -235,6 +239,7 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 		Unchanged: plan.Unchanged,
 		CanSave:   plan.OK(),
 	}
+	p.Reading = importReading(l, p.SaveURL, plan)
 	p.Section = "import"
 	p.Rows = make([]views.ImportRow, len(plan.Rows))
 	for i, r := range plan.Rows {

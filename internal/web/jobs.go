@@ -112,12 +112,19 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 		return err
 	}
 	l := localizer(c)
-	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c),
+	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
 		Date: q.date.String(), Status: q.status, Technician: q.technician,
 		FilterErrors: ferrs, Technicians: technicianOptions(l, techs, 0)}
 	p.Zone = zoneLabel(l, z, q.date)
 	p.Section = "jobs"
-	if len(ferrs) == 0 {
+	if _, searching := c.QueryParams()["q"]; searching && status == http.StatusOK {
+		if p.Search, err = s.searchJobs(c, z, q.date); err != nil {
+			return err
+		}
+		if p.Search.Error != "" {
+			status = http.StatusUnprocessableEntity
+		}
+	} else if len(ferrs) == 0 {
 		page, err := s.field.ListJobs(ctx, m.Org.ID, f)
 		if err != nil {
 			return err
@@ -284,8 +291,45 @@ func (s *Server) renderJobPage(c echo.Context, status int, z orgZone, j field.Jo
 	if form.Next == "" {
 		form.Next = "jobs"
 	}
-	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.IsAdmin(), Notice: pageNotice(c),
+	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
 		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form, Stale: stale}
 	p.Section = "jobs"
 	return s.render(c, status, views.Job(p))
+}
+
+// searchJobs is the jobs page's search across days (docs/field-data.md,
+// "Finding work"): ?q= and ?page=, SearchPageSize jobs a page, newest
+// first, within the org. A query shorter than field.SearchMinLen is
+// refused with a hint, and a page out of range is the first or last one
+// allowed. day is the day list's date, for the way back.
+func (s *Server) searchJobs(c echo.Context, z orgZone, day schedule.Date) (*views.JobSearch, error) {
+	l, m := localizer(c), currentMembership(c)
+	lc, base := l.Locale(), orgBase(m.Org.Slug)
+	query, n := field.SearchQuery(c.QueryParam("q"))
+	res := &views.JobSearch{Query: query, MinLen: field.SearchMinLen, DayLabel: lc.DateYear(day.Time())}
+	if n < field.SearchMinLen {
+		res.Error = l.Tf("jobsearch.too_short", map[string]any{"Count": field.SearchMinLen})
+		return res, nil
+	}
+	page, _ := strconv.Atoi(c.QueryParam("page"))
+	page = min(max(page, 1), field.SearchMaxPages)
+	found, err := s.field.SearchJobs(c.Request().Context(), m.Org.ID, query, page)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range found.Jobs {
+		d := schedule.DateOf(j.ArrivalStart.In(z.Loc))
+		res.Rows = append(res.Rows, views.JobSearchRow{JobRow: jobRow(l, z.Loc, j, d),
+			DateLabel: lc.DateYear(j.ArrivalStart.In(z.Loc)), BoardURL: base + "/board?date=" + d.String()})
+	}
+	at := func(page int) string {
+		return base + "/jobs?" + url.Values{"q": {query}, "page": {strconv.Itoa(page)}}.Encode()
+	}
+	if page > 1 {
+		res.PrevPage = at(page - 1)
+	}
+	if found.More {
+		res.NextPage = at(page + 1)
+	}
+	return res, nil
 }

@@ -172,7 +172,7 @@ func (s *Server) memberRoleStale(c echo.Context, userID int64, chosen tenants.Ro
 		if x.UserID == userID && x.Role != chosen {
 			p.Stale.Changes = append(p.Stale.Changes, views.StaleChange{Field: "role",
 				Label:  l.Tf("members.role_of", map[string]any{"Email": x.Email}),
-				Theirs: l.T("members.role_" + string(x.Role)), Yours: l.T("members.role_" + string(chosen))})
+				Theirs: l.T(views.RoleMessage(string(x.Role))), Yours: l.T(views.RoleMessage(string(chosen)))})
 		}
 	}
 	return s.showMembersKeeping(c, http.StatusConflict, p, userID, string(chosen))

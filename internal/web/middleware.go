@@ -410,6 +410,19 @@ func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// requireFieldEditor lets the org's admins and dispatchers through: the
+// writes to technicians, jobs and the board, and the CSV imports (403 for
+// members and for staff viewing an org they do not belong to). Who may do
+// what is tenants.Membership's (docs/accounts.md, "Roles").
+func (s *Server) requireFieldEditor(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !currentMembership(c).CanEditField() {
+			return apperr.Reasonf(apperr.Forbidden, "editors_only", "Only this org's admins and dispatchers can do that.")
+		}
+		return next(c)
+	}
+}
+
 // requireStaff guards the staff console (403 for everyone else).
 func (s *Server) requireStaff(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -39,7 +39,8 @@ var importCodes = map[string]bool{
 	fieldimport.CodeRowMissingCells: true, fieldimport.CodeCellNotUTF8: true, fieldimport.CodeCellNUL: true,
 	fieldimport.CodeCSVBareQuote: true, fieldimport.CodeCSVQuote: true, fieldimport.CodeCSVInvalid: true,
 	fieldimport.CodeYesNo: true, fieldimport.CodeDateInvalid: true, fieldimport.CodeTimeInvalid: true,
-	fieldimport.CodeTimeGap: true,
+	fieldimport.CodeTimeGap:         true,
+	fieldimport.CodeColumnAmbiguous: true, // CSVIN: words in import_read.problem. (readProblemIDs)
 }
 
 // problemData is a problem's parameters for its message. Counts and
@@ -77,6 +78,9 @@ func importProblem(l *i18n.Localizer, k fieldimport.Kind, p fieldimport.Problem)
 			return p.Message
 		}
 		data["Gap"] = gapOf(l, p.Gap)
+	}
+	if id, ok := readProblemIDs[p.Code]; ok {
+		return l.Tf(id, data)
 	}
 	return l.Tf("import.problem."+p.Code, data)
 }

@@ -10,7 +10,10 @@ import (
 
 // routes registers every route, readable top to bottom. Each route names
 // its access checks: the group's (signed in, org member, staff) and, on an
-// org's admin routes, s.requireAdmin. Every state-changing route ends with
+// org's routes that change something, s.requireFieldEditor (the field data:
+// admins and dispatchers) or s.requireAdmin (settings, schedule, delivery,
+// API tokens, members: admins only). routes_test.go lists every route with
+// who may use it. Every state-changing route ends with
 // checkCSRF, so the access checks answer first (303 to /login, 404, 403)
 // and only then is a missing or wrong token a 403.
 func (s *Server) routes() {
@@ -93,20 +96,20 @@ func (s *Server) routes() {
 	org.GET("/briefings/:date", s.briefingShow)
 	org.POST("/briefings/generate", s.briefingGenerate, s.requireAdmin, checkCSRF)
 	org.POST("/briefings/:date/deliveries/:id/resend", s.deliveryResend, s.requireAdmin, checkCSRF)
-	// Field data (docs/field-data.md): members read, admins write.
+	// Field data (docs/field-data.md): members read, admins and dispatchers write.
 	// The board of a busy day is a big page (a form per job): compressed.
 	org.GET("/board", s.board, middleware.Gzip())
 	org.GET("/technicians", s.technicianList)
-	org.POST("/technicians", s.technicianCreate, s.requireAdmin, checkCSRF)
+	org.POST("/technicians", s.technicianCreate, s.requireFieldEditor, checkCSRF)
 	org.GET("/technicians/:id", s.technicianShow)
-	org.POST("/technicians/:id", s.technicianUpdate, s.requireAdmin, checkCSRF)
-	org.POST("/technicians/:id/active", s.technicianSetActive, s.requireAdmin, checkCSRF)
+	org.POST("/technicians/:id", s.technicianUpdate, s.requireFieldEditor, checkCSRF)
+	org.POST("/technicians/:id/active", s.technicianSetActive, s.requireFieldEditor, checkCSRF)
 	org.GET("/jobs", s.jobList)
-	org.POST("/jobs", s.jobCreate, s.requireAdmin, checkCSRF)
+	org.POST("/jobs", s.jobCreate, s.requireFieldEditor, checkCSRF)
 	org.GET("/jobs/:id", s.jobShow)
-	org.POST("/jobs/:id", s.jobUpdate, s.requireAdmin, checkCSRF)
-	org.POST("/jobs/:id/assign", s.jobAssign, s.requireAdmin, checkCSRF, middleware.Gzip())
-	org.POST("/jobs/:id/status", s.jobSetStatus, s.requireAdmin, checkCSRF, middleware.Gzip())
+	org.POST("/jobs/:id", s.jobUpdate, s.requireFieldEditor, checkCSRF)
+	org.POST("/jobs/:id/assign", s.jobAssign, s.requireFieldEditor, checkCSRF, middleware.Gzip())
+	org.POST("/jobs/:id/status", s.jobSetStatus, s.requireFieldEditor, checkCSRF, middleware.Gzip())
 	org.GET("/settings/fieldforce", s.settingsForm, s.requireAdmin)
 	org.POST("/settings/fieldforce", s.settingsSave, s.requireAdmin, checkCSRF)
 	org.POST("/settings/fieldforce/json", s.settingsSaveJSON, s.requireAdmin, checkCSRF)
@@ -122,13 +125,15 @@ func (s *Server) routes() {
 	org.GET("/settings/fieldforce/preview", s.settingsPreview, s.requireAdmin)
 	org.GET("/settings/fieldforce/json/preview", s.settingsPreviewJSON, s.requireAdmin)
 	org.GET("/settings/fieldforce/zones", s.zoneSearch, s.requireAdmin)
-	org.GET("/import", s.importPage, s.requireAdmin)
-	org.GET("/import/:kind/template.csv", s.importTemplate, s.requireAdmin)
-	// The CSV upload has its own cap (fieldimport.MaxBytes), read by readUpload for admins only.
-	s.capBody(org.POST("/import/:kind", s.importUpload, s.requireAdmin, s.readUpload, checkCSRF), uploadCap)
+	org.GET("/import", s.importPage, s.requireFieldEditor)
+	org.GET("/import/:kind/template.csv", s.importTemplate, s.requireFieldEditor)
+	// The CSV upload has its own cap (fieldimport.MaxBytes), read by readUpload for admins and dispatchers only.
+	s.capBody(org.POST("/import/:kind", s.importUpload, s.requireFieldEditor, s.readUpload, checkCSRF), uploadCap)
 	// A preview lists every row of a file (3 MB of HTML at 10,000 rows): compressed.
-	org.GET("/import/:kind/:id", s.importPreview, s.requireAdmin, middleware.Gzip())
-	org.POST("/import/:kind/:id", s.importSave, s.requireAdmin, checkCSRF, middleware.Gzip())
+	org.GET("/import/:kind/:id", s.importPreview, s.requireFieldEditor, middleware.Gzip())
+	org.POST("/import/:kind/:id", s.importSave, s.requireFieldEditor, checkCSRF, middleware.Gzip())
+	org.POST("/import/:kind/:id/delimiter", s.importDelimiter, s.requireFieldEditor, checkCSRF)
+	org.POST("/import/:kind/:id/columns", s.importColumns, s.requireFieldEditor, checkCSRF)
 	org.GET("/settings/api-tokens", s.apiTokensPage, s.requireAdmin)
 	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
 	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)

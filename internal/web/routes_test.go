@@ -19,6 +19,7 @@ import (
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
+	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/tenants"
 )
 
@@ -29,37 +30,140 @@ const (
 	public    access = "public"
 	signedIn  access = "signed-in"
 	member    access = "member"
-	admin     access = "admin"
+	editor    access = "editor" // the org's admins and dispatchers: s.requireFieldEditor
+	admin     access = "admin"  // the org's admins only: s.requireAdmin
 	staffOnly access = "staff"
 	apiBearer access = "api" // a bearer token only: no cookie ever gets in
 )
 
-// routeAccess classifies a route by the rules routes.go follows, so new
-// routes are covered without editing the test: under /orgs/:slug, reading
-// is for members, and every write and every settings page is for the org's
-// admins (s.requireAdmin). A route no rule covers fails the matrix, and a
-// route registered with other checks than its rule says fails it too.
+// routeTable is every route routes.go registers and who may use it: the
+// access matrix's rows (its columns are the visitors of TestRouteMatrix).
+// A route registered and not listed here fails the matrix, and so does a
+// row no route answers to: adding a route means deciding here who gets in.
+// Under /orgs/:slug members read; admins and dispatchers change the field
+// data (technicians, jobs, the board's assign and status, imports); only
+// admins see and change settings, the schedule, delivery, API tokens and
+// members (docs/accounts.md, "Roles").
+var routeTable = []struct {
+	method, path string
+	access       access
+}{
+	{"GET", "/healthz", public},
+	{"GET", "/readyz", public},
+	{"GET", "/metrics", public},
+	{"GET", "/static/favicon.svg", public},
+	{"GET", "/static/favicon.png", public},
+	{"GET", "/static", public},
+	{"GET", "/login", public},
+	{"POST", "/login", public},
+	{"POST", "/logout", public},
+	{"GET", "/password/forgot", public},
+	{"POST", "/password/forgot", public},
+	{"GET", "/password/reset/:token", public},
+	{"POST", "/password/reset/:token", public},
+	{"GET", "/invites/:token", public},
+	{"POST", "/invites/:token", public},
+	{"GET", "/unsubscribe", public},
+	{"POST", "/unsubscribe", public},
+	{"GET", "/t/:token", public},
+	{"GET", "/", signedIn},
+	{"GET", "/profile", signedIn},
+	{"POST", "/profile", signedIn},
+	{"POST", "/profile/password", signedIn},
+	{"POST", "/profile/language", signedIn},
+	{"GET", "/orgs/:slug", member},
+	{"GET", "/orgs/:slug/briefings", member},
+	{"GET", "/orgs/:slug/members", member},
+	{"POST", "/orgs/:slug/members/invite", admin},
+	{"POST", "/orgs/:slug/members/:user/role", admin},
+	{"POST", "/orgs/:slug/members/:user/remove", admin},
+	{"POST", "/orgs/:slug/invites/:invite/resend", admin},
+	{"POST", "/orgs/:slug/invites/:invite/revoke", admin},
+	{"GET", "/orgs/:slug/briefings/:date", member},
+	{"POST", "/orgs/:slug/briefings/generate", admin},
+	{"POST", "/orgs/:slug/briefings/:date/deliveries/:id/resend", admin},
+	{"GET", "/orgs/:slug/board", member},
+	{"GET", "/orgs/:slug/technicians", member},
+	{"POST", "/orgs/:slug/technicians", editor},
+	{"GET", "/orgs/:slug/technicians/:id", member},
+	{"POST", "/orgs/:slug/technicians/:id", editor},
+	{"POST", "/orgs/:slug/technicians/:id/active", editor},
+	{"GET", "/orgs/:slug/jobs", member},
+	{"POST", "/orgs/:slug/jobs", editor},
+	{"GET", "/orgs/:slug/jobs/:id", member},
+	{"POST", "/orgs/:slug/jobs/:id", editor},
+	{"POST", "/orgs/:slug/jobs/:id/assign", editor},
+	{"POST", "/orgs/:slug/jobs/:id/status", editor},
+	{"GET", "/orgs/:slug/settings/fieldforce", admin},
+	{"POST", "/orgs/:slug/settings/fieldforce", admin},
+	{"POST", "/orgs/:slug/settings/fieldforce/json", admin},
+	{"POST", "/orgs/:slug/settings/locale", admin},
+	{"POST", "/orgs/:slug/settings/fieldforce/enabled", admin},
+	{"POST", "/orgs/:slug/settings/fieldforce/webhook-secret/reveal", admin},
+	{"POST", "/orgs/:slug/settings/fieldforce/webhook-secret/rotate", admin},
+	{"POST", "/orgs/:slug/settings/fieldforce/test-email", admin},
+	{"POST", "/orgs/:slug/settings/fieldforce/test-webhook", admin},
+	{"GET", "/orgs/:slug/settings/fieldforce/tests/:id", admin},
+	{"GET", "/orgs/:slug/settings/fieldforce/tests/:id/html", admin},
+	{"GET", "/orgs/:slug/settings/fieldforce/preview", admin},
+	{"GET", "/orgs/:slug/settings/fieldforce/json/preview", admin},
+	{"GET", "/orgs/:slug/settings/fieldforce/zones", admin},
+	{"GET", "/orgs/:slug/import", editor},
+	{"GET", "/orgs/:slug/import/:kind/template.csv", editor},
+	{"POST", "/orgs/:slug/import/:kind", editor},
+	{"GET", "/orgs/:slug/import/:kind/:id", editor},
+	{"POST", "/orgs/:slug/import/:kind/:id", editor},
+	{"POST", "/orgs/:slug/import/:kind/:id/delimiter", editor},
+	{"POST", "/orgs/:slug/import/:kind/:id/columns", editor},
+	{"GET", "/orgs/:slug/settings/api-tokens", admin},
+	{"POST", "/orgs/:slug/settings/api-tokens", admin},
+	{"POST", "/orgs/:slug/settings/api-tokens/:id/revoke", admin},
+	{"GET", "/api/v1/technicians", apiBearer},
+	{"GET", "/api/v1/technicians/:ref", apiBearer},
+	{"PUT", "/api/v1/technicians/:ref", apiBearer},
+	{"PATCH", "/api/v1/technicians/:ref", apiBearer},
+	{"DELETE", "/api/v1/technicians/:ref", apiBearer},
+	{"GET", "/api/v1/jobs", apiBearer},
+	{"GET", "/api/v1/jobs/:ref", apiBearer},
+	{"PUT", "/api/v1/jobs/:ref", apiBearer},
+	{"PATCH", "/api/v1/jobs/:ref", apiBearer},
+	{"GET", "/api/v1/briefings/:date", apiBearer},
+	{"GET", "/api/v1/openapi.json", public},
+	{"GET", "/staff", staffOnly},
+	{"GET", "/staff/flags", staffOnly},
+	{"GET", "/staff/orgs/new", staffOnly},
+	{"POST", "/staff/orgs", staffOnly},
+	{"POST", "/staff/flags/:key", staffOnly},
+	{"POST", "/staff/orgs/:slug/flags/:key", staffOnly},
+	{"GET", "/staff/audit", staffOnly},
+	{"GET", "/staff/audit/export.csv", staffOnly},
+	{"GET", "/staff/outbox", staffOnly},
+	{"GET", "/staff/outbox/:id", staffOnly},
+	{"GET", "/staff/outbox/:id/html", staffOnly},
+}
+
+// routeAccess is the route's row in routeTable.
 func routeAccess(method, path string) (access, bool) {
-	switch {
-	case path == "/login" || path == "/logout" || path == "/healthz" || path == "/readyz" || path == "/metrics",
-		path == "/unsubscribe", strings.HasPrefix(path, "/password/"), strings.HasPrefix(path, "/invites/"),
-		path == "/api/v1/openapi.json": // the API's description, opening nothing
-		return public, true
-	case path == "/", path == "/profile" || strings.HasPrefix(path, "/profile/"):
-		return signedIn, true
-	case strings.HasPrefix(path, "/api/"):
-		return apiBearer, true
-	case path == "/staff" || strings.HasPrefix(path, "/staff/"):
-		return staffOnly, true
-	case strings.HasPrefix(path, "/orgs/:slug/settings"), strings.HasPrefix(path, "/orgs/:slug/import"):
-		return admin, true
-	case path == "/orgs/:slug" || strings.HasPrefix(path, "/orgs/:slug/"):
-		if method == http.MethodGet {
-			return member, true
+	for _, r := range routeTable {
+		if r.method == method && r.path == path {
+			return r.access, true
 		}
-		return admin, true
 	}
 	return "", false
+}
+
+// TestRouteTableHasNoStaleRows: every row of routeTable is a registered
+// route, so the table cannot claim a rule for a route that is gone.
+func TestRouteTableHasNoStaleRows(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	registered := map[string]bool{}
+	for _, r := range f.srv.echo.Routes() {
+		registered[r.Method+" "+r.Path] = true
+	}
+	for _, r := range routeTable {
+		require.True(t, registered[r.method+" "+r.path], "routeTable lists %s %s, which routes.go does not register", r.method, r.path)
+	}
 }
 
 // signInTo is where a signed-out GET of path is sent: the sign-in form,
@@ -84,7 +188,8 @@ const (
 )
 
 // expected is the rule table: who gets what, per group. Outsiders are
-// members or admins of globex trying acme.
+// members or admins of globex trying acme; staff are in no org (a
+// read-only member's view of every org).
 func expected(g access, who string) outcome {
 	if g == public {
 		return allowed
@@ -108,7 +213,15 @@ func expected(g access, who string) outcome {
 		case "outsider member", "outsider admin":
 			return notFound
 		}
-		return allowed // member, admin, and staff (read-only view of every org)
+		return allowed // member, dispatcher, admin, and staff (read-only view of every org)
+	case editor:
+		switch who {
+		case "outsider member", "outsider admin":
+			return notFound
+		case "admin", "dispatcher":
+			return allowed
+		}
+		return forbidden // member, and staff who are not the org's admin
 	case admin:
 		switch who {
 		case "outsider member", "outsider admin":
@@ -116,7 +229,7 @@ func expected(g access, who string) outcome {
 		case "admin":
 			return allowed
 		}
-		return forbidden // member, and staff who are not the org's admin
+		return forbidden // member, dispatcher, and staff who are not the org's admin
 	}
 	panic("unknown group " + g)
 }
@@ -285,6 +398,20 @@ func TestRouteMatrix(t *testing.T) {
 	seedField(t, f)
 	seedUpload(t, f)
 	seedPeople(t, f)
+	dispatcher := f.member(f.orgA, "dispatcher@acme.test", tenants.RoleDispatcher)
+	// An upload is its uploader's alone (another's is 404): the dispatcher
+	// previews and saves their own, number 2.
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO csv_uploads (id, org_id, user_id, kind, filename, content, sha256, created_at, expires_at)
+		VALUES ('2', $1, $2, 'jobs', 'jobs.csv', $3, '', $4, $5)`,
+		f.orgA.ID, dispatcher.ID, fieldimport.Template(fieldimport.Jobs), f.clock.Now(), f.clock.Now().Add(fieldimport.UploadTTL))
+	require.NoError(t, err)
+	pathFor := func(who, pattern string) string {
+		if who == "dispatcher" && strings.HasPrefix(pattern, "/orgs/:slug/import/:kind/:id") {
+			return strings.Replace(concrete(pattern), "/jobs/1", "/jobs/2", 1)
+		}
+		return concrete(pattern)
+	}
 	clients := []struct {
 		who string
 		c   *client
@@ -293,6 +420,7 @@ func TestRouteMatrix(t *testing.T) {
 		{"outsider member", f.as(&f.memberB)},
 		{"outsider admin", f.as(&f.adminB)},
 		{"member", f.as(&f.memberA)},
+		{"dispatcher", f.as(&dispatcher)},
 		{"admin", f.as(&f.adminA)},
 		{"staff", f.as(&f.staff)},
 	}
@@ -302,12 +430,12 @@ func TestRouteMatrix(t *testing.T) {
 			continue
 		}
 		g, ok := routeAccess(r.Method, r.Path)
-		require.True(t, ok, "route %s %s is in no access group: add it to routeAccess", r.Method, r.Path)
+		require.True(t, ok, "route %s %s is not in the access matrix: add it to routeTable", r.Method, r.Path)
 		routes++
-		path := concrete(r.Path)
 		if r.Method != http.MethodGet {
 			before := fingerprint(t, f)
 			for _, cl := range clients {
+				path := pathFor(cl.who, r.Path)
 				want := expected(g, cl.who)
 				if want == allowed && !csrfExempt(r.Method, r.Path) {
 					want = forbidden // by the CSRF check
@@ -316,9 +444,10 @@ func TestRouteMatrix(t *testing.T) {
 				requireOutcome(t, want, false, cl.c.do(r.Method, path, plausibleForm(f)), msg)
 				requireOutcome(t, want, true, cl.c.htmx().do(r.Method, path, plausibleForm(f)), "htmx "+msg)
 			}
-			require.Equal(t, before, fingerprint(t, f), "%s %s without a token changed the database", r.Method, path)
+			require.Equal(t, before, fingerprint(t, f), "%s %s without a token changed the database", r.Method, r.Path)
 		}
 		for _, cl := range clients {
+			path := pathFor(cl.who, r.Path)
 			var res, htmx response
 			if r.Method == http.MethodGet {
 				res, htmx = cl.c.get(path), cl.c.htmx().get(path)

@@ -39,6 +39,23 @@ func (c *Content) Link(org string) {
 	a := &c.ActionItems
 	a.EmergenciesURL, a.OverdueURL, a.OnHoldURL = board, board+"#overdue", board
 	a.UnassignedURL = jobs + "&technician=none"
+	// Each job needing action links to itself and to its own day on the
+	// board (an overdue job's is an earlier day; the briefing's day when
+	// an older snapshot has no date).
+	for _, list := range [][]Job{a.Emergencies, a.Overdue, a.Unassigned, a.OnHold} {
+		for i := range list {
+			j := &list[i]
+			if j.ID == 0 {
+				continue
+			}
+			day := j.Date
+			if day == "" {
+				day = c.Date
+			}
+			j.JobURL = org + "/jobs/" + strconv.FormatInt(j.ID, 10)
+			j.BoardURL = org + "/board?date=" + url.QueryEscape(day)
+		}
+	}
 	for i := range c.Routes {
 		if r := &c.Routes[i]; r.TechnicianID != 0 {
 			r.MoreURL = jobs + "&technician=" + strconv.FormatInt(r.TechnicianID, 10)
@@ -122,6 +139,10 @@ type Job struct {
 	StatusCode string // scheduled | in_progress | on_hold | done | cancelled
 	Notes      string
 	Emergency  bool
+	Date       string // the org-local date its window starts, YYYY-MM-DD; "" when unknown
+	// Action items only (Content.Link): the job's page and its day on the
+	// board; "" elsewhere and for a job without an ID.
+	JobURL, BoardURL string
 }
 
 // Yesterday compares the previous day's plan with what got done.

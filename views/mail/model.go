@@ -433,6 +433,10 @@ func textJob(b *strings.Builder, l *i18n.Localizer, j Job) {
 			}
 		}
 	}
+	if j.JobURL != "" { // an action item: the job and its day on the board
+		fmt.Fprintln(b, "  "+l.T("actionlinks.job")+": "+j.JobURL)
+		fmt.Fprintln(b, "  "+l.T("actionlinks.board")+": "+j.BoardURL)
+	}
 }
 
 // technicianLine says who has a job; name "" is nobody.

@@ -1,0 +1,116 @@
+package field
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"fieldbrief/internal/database"
+)
+
+// The jobs search (docs/field-data.md, "Finding work"): a page holds at
+// most SearchPageSize jobs and a search goes at most SearchMaxPages deep,
+// so no request reads more than SearchPageSize × SearchMaxPages rows.
+const (
+	SearchPageSize = 50
+	SearchMaxPages = 40
+	// SearchMinLen is the shortest query searched, in characters: a
+	// trigram index needs three characters to narrow anything down.
+	SearchMinLen = 3
+	// SearchMaxLen is the longest query read, in characters.
+	SearchMaxLen = 100
+)
+
+// searchText is the text a job is searched in, as migration 00029's
+// index says it: customer, address, reference and the phone's digits,
+// lower-cased. The query must say the same expression to use the index.
+const searchText = `jobs_search_text(j.customer, j.address, j.external_ref, j.customer_phone)`
+
+// SearchJobs returns page (1, 2, …) of the org's jobs whose customer,
+// address, reference or phone contain every word of query, newest first
+// (arrival start descending, across all days), at most SearchPageSize.
+// A word of digits and phone punctuation ("555-0142", "(555)") also
+// matches the phone's digits, so a number is found however it was typed.
+// A query without words, or a page past SearchMaxPages, finds nothing.
+func (s *Store) SearchJobs(ctx context.Context, orgID int64, query string, page int) (JobPage, error) {
+	sql, args, ok := searchSQL(orgID, query, page)
+	if !ok {
+		return JobPage{}, nil
+	}
+	rows, err := database.Reader(ctx, s.DB).Query(ctx, sql, args...)
+	if err != nil {
+		return JobPage{}, fmt.Errorf("search jobs of org %d: %w", orgID, err)
+	}
+	jobs, err := collectJobs(rows)
+	if err != nil {
+		return JobPage{}, fmt.Errorf("search jobs of org %d: %w", orgID, err)
+	}
+	p := JobPage{Jobs: jobs}
+	if len(jobs) > SearchPageSize {
+		p.Jobs, p.More = jobs[:SearchPageSize], page < SearchMaxPages
+	}
+	return p, nil
+}
+
+// searchSQL is SearchJobs' statement: one LIKE per word over searchText,
+// all of them within the org. ok is false when there is nothing to search.
+func searchSQL(orgID int64, query string, page int) (sql string, args []any, ok bool) {
+	words := strings.Fields(strings.ToLower(query))
+	if len(words) == 0 || page < 1 || page > SearchMaxPages {
+		return "", nil, false
+	}
+	where, args := `j.org_id = $1`, []any{orgID}
+	like := func(s string) string {
+		args = append(args, "%"+escapeLike(s)+"%")
+		return fmt.Sprintf(searchText+` LIKE $%d`, len(args))
+	}
+	for _, w := range words {
+		if d := phoneDigits(w); d != "" && d != w {
+			where += " AND (" + like(w) + " OR " + like(d) + ")"
+			continue
+		}
+		where += " AND " + like(w)
+	}
+	args = append(args, SearchPageSize+1, (page-1)*SearchPageSize)
+	return `SELECT ` + jobColumns + jobFrom + ` WHERE ` + where +
+		fmt.Sprintf(` ORDER BY j.arrival_start DESC, j.id DESC LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args, true
+}
+
+// phoneDigits is w's digits when w is a phone number as people type one
+// (digits, spaces aside, and + - ( ) . /), "" otherwise.
+func phoneDigits(w string) string {
+	var b strings.Builder
+	for _, r := range w {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case strings.ContainsRune("+-()./", r):
+		default:
+			return ""
+		}
+	}
+	return b.String()
+}
+
+// escapeLike makes s match itself in a LIKE pattern (backslash is LIKE's
+// default escape).
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// SearchQuery is query as searched: spaces trimmed, at most SearchMaxLen
+// characters, and how many characters that is (not counting spaces).
+func SearchQuery(query string) (string, int) {
+	q := strings.TrimSpace(query)
+	if r := []rune(q); len(r) > SearchMaxLen {
+		q = strings.TrimSpace(string(r[:SearchMaxLen]))
+	}
+	n := 0
+	for _, r := range q {
+		if !unicode.IsSpace(r) {
+			n++
+		}
+	}
+	return q, n
+}
