@@ -256,6 +256,8 @@ func TestBoardBusyDay(t *testing.T) {
 	admin.open(boardPath)
 	admin.click(`#overdue > summary`)
 	admin.waitJS("the overdue section is open", `document.getElementById("overdue").open`)
+	// The toggle event (which remembers it) comes a moment after.
+	admin.waitJS("the unfolded section is remembered", `document.cookie.includes("board_overdue=open")`)
 	admin.open(boardPath)
 	admin.waitText(`#overdue`, "Overdue 00")
 	if !admin.exists(`#overdue[open]`) {
