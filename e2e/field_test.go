@@ -24,7 +24,7 @@ const (
 	boardPath       = "/orgs/acme/board"
 	technicianForm  = `#technician-form`
 	jobForm         = `#job-form`
-	unassignedCol   = `#board .board-col[data-technician="0"]`
+	unassignedCol   = `#board .tl-row[data-technician="0"]`
 )
 
 // An admin adds a technician, adds a job on the day board (unassigned) and
@@ -48,7 +48,7 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 	admin.waitText(`table.technicians`, "Tess Tech")
 	var techID int64
 	e.must("find the technician", e.db.QueryRow(e.ctx, `SELECT id FROM technicians WHERE org_id = $1 AND name = 'Tess Tech'`, e.orgA.ID).Scan(&techID))
-	techCol := fmt.Sprintf(`#board .board-col[data-technician="%d"]`, techID)
+	techCol := fmt.Sprintf(`#board .tl-row[data-technician="%d"]`, techID)
 
 	// The board of today, Berlin time: the new technician has a column.
 	admin.open(boardPath)
@@ -72,9 +72,9 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 		t.Fatalf("before the assignment, the briefing's unassigned jobs are %v", customers(before.Content.Unassigned))
 	}
 
-	// Assign it with htmx: picking the technician sends the form, and the
+	// Assign it with htmx: its Move dialog, the technician, confirm; the
 	// board is swapped in place.
-	admin.setValue(unassignedCol+` article.job-card select[name="technician_id"]`, fmt.Sprint(techID))
+	admin.moveInDialog(unassignedCol+` article.blk`, techID)
 	admin.waitText(techCol, "Boiler Co")
 	admin.waitTextWhere(unassignedCol, func(s string) bool { return !strings.Contains(s, "Boiler Co") }, "no longer list Boiler Co")
 	if p := admin.path(); p != boardPath {

@@ -39,9 +39,9 @@ func TestBoardStaleQuickChangeShowsTheLatest(t *testing.T) {
 	_, err = st.Assign(e.ctx, audit.System, e.orgA.ID, j.ID, ana.ID)
 	e.must("assign Ana", err)
 
-	admin.setValue(unassignedCol+` article.job-card select[name="technician_id"]`, fmt.Sprint(bo.ID))
+	admin.moveInDialog(unassignedCol+` article.blk`, bo.ID)
 	admin.waitText(`#board #stale-notice`, "Someone else changed this", "Ana Lima", "Bo Berg", "Reload the latest")
-	admin.waitText(fmt.Sprintf(`#board .board-col[data-technician="%d"]`, ana.ID), "Stale Bakery")
+	admin.waitText(fmt.Sprintf(`#board .tl-row[data-technician="%d"]`, ana.ID), "Stale Bakery")
 	admin.waitTextWhere(unassignedCol, func(s string) bool { return !strings.Contains(s, "Stale Bakery") }, "no longer list Stale Bakery")
 	if p := admin.path(); p != boardPath {
 		t.Errorf("the refused change left the board for %s; htmx should answer in place", p)

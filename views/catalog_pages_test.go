@@ -285,6 +285,11 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		pages[name] = page
 	}
 	// --- end DSP ---
+	// --- TL: the day board's timeline, flags, counts and Move (catalog_tl_test.go) ---
+	for name, page := range boardTimelinePages() {
+		pages[name] = page
+	}
+	// --- end TL ---
 	return pages
 }
 
@@ -378,7 +383,7 @@ func fieldJobs(pl *i18n.Localizer) []views.JobRow {
 func fieldBoard(pl *i18n.Localizer, admin bool) views.Board {
 	jobs := fieldJobs(pl)
 	b := views.Board{Base: "/orgs/acme", Admin: admin, CSRF: "tok", Date: "2026-03-04", I18n: pl,
-		Columns: []views.BoardColumn{{Name: pl.T("board.unassigned"), Jobs: jobs[:1]}, {TechnicianID: 1, Name: "Ana Lima", Jobs: jobs[1:]},
+		Columns: []views.BoardColumn{{Name: pl.T("board.unassigned"), Blocks: fieldBlocks(jobs[:1])}, {TechnicianID: 1, Name: "Ana Lima", Blocks: fieldBlocks(jobs[1:])},
 			{TechnicianID: 2, Name: "Ada Lovelace"}},
 		Overdue: jobs[:1], Truncated: true, Technicians: []views.Option{{Value: "1", Label: "Ana Lima"}}}
 	if admin {

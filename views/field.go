@@ -1,5 +1,7 @@
 package views
 
+import "strconv"
+
 // Models of the field data screens: technicians, jobs and the day board
 // (docs/field-data.md). Times arrive formatted in the org's zone.
 
@@ -132,16 +134,55 @@ type JobPage struct {
 	Stale   *StaleNotice // a save over a newer version was refused (409)
 }
 
-// BoardColumn is one technician's jobs of the day, or the unassigned ones
-// (TechnicianID 0).
+// BoardColumn is one technician's row of the day's timeline, or the
+// unassigned jobs' (TechnicianID 0), first.
 type BoardColumn struct {
 	TechnicianID int64
 	Name         string
-	Jobs         []JobRow
+	Blocks       []BoardBlock // in arrival order
 }
 
-// Board is one org-local day: a column per active technician and one for
-// unassigned jobs, with overdue jobs of earlier days apart.
+// BoardBlock is a job on the timeline: grid lines From and To of its
+// row's track (1-based, a line every quarter hour from Timeline's start),
+// and what it is flagged for.
+type BoardBlock struct {
+	JobRow
+	From, To  int
+	ClipEnd   bool // the window goes on past the board's day (multi-day): cut at its end, marked
+	Overlap   bool // another of the technician's jobs has a window that overlaps this one
+	Late      bool // still scheduled after its window ended
+	Soon      bool // still scheduled, the window ends within the hour
+	Attention bool // on today's board, unassigned and open
+}
+
+// Timeline is the board's hours: Slots quarter hours from the first hour
+// shown, the hour marks (grid line and label, in the org's zone: a day
+// the clocks change has 23 or 25 of them), and the current time's grid
+// line on today's board (0: not shown).
+type Timeline struct {
+	Slots    int
+	Hours    []HourMark
+	Now      int
+	NowLabel string
+}
+
+// HourMark is one hour of the timeline's head.
+type HourMark struct {
+	Line  int
+	Label string
+}
+
+// BoardCounts are the numbers above the board: the action item counts,
+// the same as the briefing's summary of that day (one function reads
+// both, field.Store.DayActionCounts), then the board's own flags.
+type BoardCounts struct {
+	Emergencies, Overdue, Unassigned, OnHold int
+	Overlaps, Late, Soon                     int
+}
+
+// Board is one org-local day: a timeline row per active technician and
+// one for unassigned jobs, with overdue jobs of earlier days apart
+// (folded).
 type Board struct {
 	Base        string
 	Admin       bool
@@ -150,9 +191,14 @@ type Board struct {
 	Problem     string // a rejected change, said above the board
 	Notice      string // a change made with htmx, said above the board
 	Columns     []BoardColumn
+	Timeline    Timeline
+	Counts      BoardCounts
 	Overdue     []JobRow
+	OverdueAll  int  // overdue jobs in all (Overdue holds at most the board's bound)
+	OverdueOpen bool // the reader unfolded the overdue section this session
 	Truncated   bool // more jobs than one board shows
 	Technicians []Option
+	Move        *JobRow      // the job whose move form is shown (?move=id, the way without JavaScript)
 	I18n        Translator   // the reader's language (the fragment has no Page)
 	Stale       *StaleNotice // a quick change over a newer version was refused (409)
 }
@@ -212,3 +258,8 @@ type ZoneLabel struct {
 	ID   string // "America/New_York"; "" when Name is the id already
 	Abbr string // "EST", the abbreviation in force that day; "" when there is none
 }
+
+// gs and ge are the timeline classes of a block's first and last grid
+// lines (static/field.css: .gs-1 … .gs-101, .ge-2 … .ge-101).
+func gs(line int) string { return "gs-" + strconv.Itoa(line) }
+func ge(line int) string { return "ge-" + strconv.Itoa(line) }

@@ -2,12 +2,15 @@ package field
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"fieldbrief/internal/database"
 )
 
 // DayLimits bound what a day's reads load, whatever the org's data
@@ -89,11 +92,15 @@ const (
 var (
 	overdueJob = `(` + overdueSQL("{start}") + `)`
 	// The sections, in their precedence: emergency > overdue > unassigned > on hold.
-	emergencyItem  = `j.emergency AND ((` + dayJob + ` AND ` + openJob + `) OR ` + overdueJob + ` OR ` + onHoldJob + `)`
+	onHoldOnDay    = `(` + onHoldJob + ` AND j.arrival_start < {end})`
+	emergencyItem  = `j.emergency AND ((` + dayJob + ` AND ` + openJob + `) OR ` + overdueJob + ` OR ` + onHoldOnDay + `)`
 	overdueItem    = overdueJob + ` AND NOT j.emergency`
 	unassignedItem = dayJob + ` AND ` + openJob + ` AND ` + noTechnician + ` AND NOT j.emergency`
-	onHoldItem     = onHoldJob + ` AND NOT j.emergency AND NOT ` + overdueJob + ` AND NOT (` + dayJob + ` AND ` + noTechnician + `)`
-	cancelledJob   = dayJob + ` AND j.status = 'cancelled'`
+	// On hold on the day: its window has begun by the day's end (a job on
+	// hold for next week is not the day's business; it used to be counted
+	// here, issue 20).
+	onHoldItem   = onHoldOnDay + ` AND NOT j.emergency AND NOT ` + overdueJob + ` AND NOT (` + dayJob + ` AND ` + noTechnician + `)`
+	cancelledJob = dayJob + ` AND j.status = 'cancelled'`
 )
 
 // at writes a condition with the day's bounds as the parameters start and end.
@@ -149,25 +156,8 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 			return readError(err, "the day's counts")
 		})
 	queueOwnOverdue(b, r, orgID, start, lim)
-	lists := []struct {
-		out  *JobList
-		what string
-		cond string
-	}{
-		{&r.Overdue, "overdue jobs", overdueJob},
-		{&r.OnHold, "jobs on hold", onHoldJob},
-		{&r.Emergencies, "emergencies", emergencyItem},
-		{&r.OverdueItems, "overdue action items", overdueItem},
-		{&r.UnassignedItems, "unassigned action items", unassignedItem},
-		{&r.OnHoldItems, "on-hold action items", onHoldItem},
-		{&r.Cancelled, "cancelled jobs", cancelledJob},
-	}
-	// Every count in one pass over the jobs any list can hold.
-	counts := make([]string, len(lists))
-	dest := make([]any, len(lists))
-	for i, l := range lists {
-		counts[i] = `count(*) FILTER (WHERE ` + at(l.cond, "$2", "$3") + `)`
-		dest[i] = &l.out.Total
+	lists := dayLists(r)
+	for _, l := range lists {
 		// The parameters the list uses: a statement may not leave one out.
 		where := at(l.cond, "$3", "$4") + ` ORDER BY j.arrival_start, j.id LIMIT $2`
 		args := []any{orgID, lim.List, start, end}
@@ -176,9 +166,7 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 		}
 		queueJobs(b, &l.out.Jobs, l.what, where, args...)
 	}
-	b.Queue(`SELECT `+strings.Join(counts, ", ")+jobFrom+
-		` WHERE j.org_id = $1 AND (`+at(dayJob+` OR `+overdueJob+` OR `+onHoldJob, "$2", "$3")+`)`, orgID, start, end).
-		QueryRow(func(row pgx.Row) error { return readError(row.Scan(dest...), "the lists' counts") })
+	queueCounts(b, lists, orgID, start, end)
 	b.Queue(`
 		SELECT count(*) FILTER (WHERE status <> 'cancelled'), count(*) FILTER (WHERE status = 'done')
 		  FROM jobs
@@ -188,6 +176,69 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 			return readError(row.Scan(&r.PrevScheduled, &r.PrevCompleted), "the previous day's counts")
 		})
 	return r
+}
+
+// dayList is one of a day's lists: where its rows and count go, what it
+// is (for errors), and its condition.
+type dayList struct {
+	out  *JobList
+	what string
+	cond string
+}
+
+// dayLists are the lists QueueDay reads into r, the action item sections
+// among them.
+func dayLists(r *DayReads) []dayList {
+	return []dayList{
+		{&r.Overdue, "overdue jobs", overdueJob},
+		{&r.OnHold, "jobs on hold", onHoldJob},
+		{&r.Emergencies, "emergencies", emergencyItem},
+		{&r.OverdueItems, "overdue action items", overdueItem},
+		{&r.UnassignedItems, "unassigned action items", unassignedItem},
+		{&r.OnHoldItems, "on-hold action items", onHoldItem},
+		{&r.Cancelled, "cancelled jobs", cancelledJob},
+	}
+}
+
+// queueCounts queues every list's count (countsSQL).
+func queueCounts(b *pgx.Batch, lists []dayList, orgID int64, start, end time.Time) {
+	sql, dest := countsSQL(lists)
+	b.Queue(sql, orgID, start, end).
+		QueryRow(func(row pgx.Row) error { return readError(row.Scan(dest...), "the lists' counts") })
+}
+
+// countsSQL is the statement counting every list (parameters: org, the
+// day's start and end) in one pass over the jobs any list can hold, and
+// where its columns go.
+func countsSQL(lists []dayList) (string, []any) {
+	counts := make([]string, len(lists))
+	dest := make([]any, len(lists))
+	for i, l := range lists {
+		counts[i] = `count(*) FILTER (WHERE ` + at(l.cond, "$2", "$3") + `)`
+		dest[i] = &l.out.Total
+	}
+	return `SELECT ` + strings.Join(counts, ", ") + jobFrom +
+		` WHERE j.org_id = $1 AND (` + at(dayJob+` OR `+overdueJob+` OR `+onHoldJob, "$2", "$3") + `)`, dest
+}
+
+// ActionCounts are the day's action item counts as a briefing's summary
+// has them (each job in the first section that fits it: emergency,
+// overdue, unassigned, on hold). The day board shows the same numbers,
+// read by the same statement as the briefing (queueCounts).
+type ActionCounts struct {
+	Emergencies, Overdue, Unassigned, OnHold, Cancelled int
+}
+
+// DayActionCounts reads the action item counts of the org's day
+// [start, end): one statement, the one QueueDay uses for a briefing.
+func (s *Store) DayActionCounts(ctx context.Context, orgID int64, start, end time.Time) (ActionCounts, error) {
+	r := &DayReads{}
+	sql, dest := countsSQL(dayLists(r))
+	if err := database.Reader(ctx, s.DB).QueryRow(ctx, sql, orgID, start, end).Scan(dest...); err != nil {
+		return ActionCounts{}, fmt.Errorf("action counts of org %d: %w", orgID, err)
+	}
+	return ActionCounts{Emergencies: r.Emergencies.Total, Overdue: r.OverdueItems.Total,
+		Unassigned: r.UnassignedItems.Total, OnHold: r.OnHoldItems.Total, Cancelled: r.Cancelled.Total}, nil
 }
 
 // queueOwnOverdue queues the read of each active technician's own overdue

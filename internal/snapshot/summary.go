@@ -22,11 +22,11 @@ func (s Snapshot) Summarize() (Summary, ActionItems, []JobLine) {
 // listed once, in the first section that fits it, in this order:
 //
 //  1. emergencies: emergency jobs not done or cancelled, of the day or
-//     overdue or on hold;
+//     overdue or on hold (begun by the day's end);
 //  2. overdue: window ended before the day, not done or cancelled;
 //  3. unassigned: the day's jobs without an active technician, not done or
 //     cancelled;
-//  4. on hold.
+//  4. on hold, the window begun by the day's end.
 //
 // An emergency also stays in its technician's route: the route is the
 // technician's whole day, the action items are what the dispatcher acts on.
@@ -71,7 +71,16 @@ func (s Snapshot) derive() (Summary, ActionItems, []JobLine) {
 		return true
 	}
 	items := ActionItems{Emergencies: []JobLine{}, Overdue: []JobLine{}, Unassigned: []JobLine{}, OnHold: []JobLine{}}
-	for _, j := range slices.Concat(s.Overdue, day, s.OnHold) {
+	// On hold on the day: its window has begun by the day's end (the rule
+	// of internal/field's onHoldOnDay; a snapshot without DayEnd lists
+	// them all, as it always did).
+	var onHold []JobLine
+	for _, j := range s.OnHold {
+		if s.DayEnd.IsZero() || j.ArrivalStart.Before(s.DayEnd) {
+			onHold = append(onHold, j)
+		}
+	}
+	for _, j := range slices.Concat(s.Overdue, day, onHold) {
 		if j.Emergency && open(j) && take(j) {
 			items.Emergencies = append(items.Emergencies, j)
 		}
@@ -87,7 +96,7 @@ func (s Snapshot) derive() (Summary, ActionItems, []JobLine) {
 			items.Unassigned = append(items.Unassigned, j)
 		}
 	}
-	for _, j := range s.OnHold {
+	for _, j := range onHold {
 		if take(j) {
 			items.OnHold = append(items.OnHold, j)
 		}

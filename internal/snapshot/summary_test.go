@@ -41,8 +41,9 @@ func TestGenerateActionItems(t *testing.T) {
 	u2 := job(cy, "Inactive technician's", "2026-03-10", "10:00", "scheduled")
 	u3 := job(0, "Unassigned cancelled", "2026-03-10", "08:00", "cancelled")
 	c1 := job(al, "Al cancelled", "2026-03-10", "13:00", "cancelled")
-	c2 := job(bea, "Bea cancelled", "2026-03-10", "14:00", "cancelled") // Bea is not out today
-	h1 := job(bea, "Held later", "2026-03-12", "09:00", "on_hold")
+	c2 := job(bea, "Bea cancelled", "2026-03-10", "14:00", "cancelled")      // Bea is not out today
+	job(bea, "Held later", "2026-03-12", "09:00", "on_hold")                 // not the day's business: in no section (issue 20)
+	h1 := job(al, "Held since last night", "2026-03-09", "23:30", "on_hold") // 23:30–00:30: on hold on the day
 	_, err := f.DB.Exec(f.Ctx, `UPDATE jobs SET job_type = 'Boiler repair', customer_phone = '+1 (212) 555-0100',
 		notes = 'Gate code 1234', external_ref = 'WO-1' WHERE id = $1`, e2)
 	require.NoError(t, err)
@@ -76,7 +77,7 @@ func TestGenerateActionItems(t *testing.T) {
 		*snap.Summary)
 
 	// The fields every snapshot had keep their meaning.
-	require.Equal(t, Totals{Technicians: 2, Jobs: 8, Unassigned: 4, Overdue: 2, OnHold: 4}, snap.Totals)
+	require.Equal(t, Totals{Technicians: 2, Jobs: 8, Unassigned: 4, Overdue: 2, OnHold: 5}, snap.Totals)
 	require.Equal(t, []int64{u3, u1, u2, e4}, ids(snap.Unassigned))
 	require.Equal(t, []int64{e3, e2, c1}, ids(snap.Technicians[0].Jobs), "Al's day in arrival order")
 
@@ -92,6 +93,7 @@ func TestGenerateActionItems(t *testing.T) {
 	sum, derived, cancelled := snap.derive()
 	require.Equal(t, *snap.Summary, sum)
 	require.Equal(t, ids(items.Emergencies), ids(derived.Emergencies))
+	require.Equal(t, ids(items.OnHold), ids(derived.OnHold))
 	require.Equal(t, ids(snap.Cancelled), ids(cancelled))
 }
 

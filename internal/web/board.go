@@ -88,16 +88,25 @@ func (s *Server) renderBoardWith(c echo.Context, status int, z orgZone, d schedu
 	return s.render(c, status, views.DayBoard(p))
 }
 
-// boardModel gathers one day: the org's active technicians as columns,
-// the day's jobs by assignee (jobs of inactive technicians need someone
-// else, so they are unassigned here as in the briefing), and the open jobs
-// whose window ended before the day.
+// boardOverdueCookie remembers, for the browser session, that the reader
+// unfolded the overdue section (static/board.js sets it when the section
+// is opened or closed; a session cookie, a view preference only).
+const boardOverdueCookie = "board_overdue"
+
+// boardModel gathers one day: the org's active technicians as timeline
+// rows, the day's jobs by assignee (jobs of inactive technicians need
+// someone else, so they are unassigned here as in the briefing), the open
+// jobs whose window ended before the day, and the counts above the board,
+// the action items' read by the briefing's own statement.
 func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem string) (views.Board, error) {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
 	csrf, _ := c.Get(ctxCSRF).(string)
 	l := localizer(c)
 	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.CanEditField(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
+	if ck, err := c.Cookie(boardOverdueCookie); err == nil && ck.Value == "open" {
+		b.OverdueOpen = true
+	}
 	techs, err := s.field.ListTechnicians(ctx, m.Org.ID)
 	if err != nil {
 		return b, err
@@ -116,10 +125,21 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	if err != nil {
 		return b, err
 	}
+	rows := make([][]field.Job, len(b.Columns))
 	for _, j := range day.Jobs {
 		i := column[j.TechnicianID] // 0, unassigned, for none or an inactive technician
-		b.Columns[i].Jobs = append(b.Columns[i].Jobs, jobRow(l, z.Loc, j, d))
+		rows[i] = append(rows[i], j)
 	}
+	var blocks [][]views.BoardBlock
+	b.Timeline, blocks, b.Counts = timeline(l, z.Loc, d, s.now(), d == z.Today, rows)
+	for i := range b.Columns {
+		b.Columns[i].Blocks = blocks[i]
+	}
+	ac, err := s.field.DayActionCounts(ctx, m.Org.ID, start, end)
+	if err != nil {
+		return b, err
+	}
+	b.Counts.Emergencies, b.Counts.Overdue, b.Counts.Unassigned, b.Counts.OnHold = ac.Emergencies, ac.Overdue, ac.Unassigned, ac.OnHold
 	overdue, err := s.field.ListJobs(ctx, m.Org.ID, field.JobFilter{OverdueAt: start, Limit: maxOverdue})
 	if err != nil {
 		return b, err
@@ -128,6 +148,16 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 		b.Overdue = append(b.Overdue, jobRow(l, z.Loc, j, d))
 	}
 	b.Truncated = day.More || overdue.More
+	if v := c.QueryParam("move"); v != "" && b.Admin {
+		// The move form without JavaScript: the job's technician and
+		// status forms above the board.
+		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
+			if j, err := s.field.Job(ctx, m.Org.ID, id); err == nil {
+				row := jobRow(l, z.Loc, j, d)
+				b.Move = &row
+			}
+		}
+	}
 	return b, nil
 }
 

@@ -237,8 +237,8 @@ func TestStaleJobForm(t *testing.T) {
 	require.Equal(t, fmt.Sprint(j.Version), form.Get("version"))
 	require.Equal(t, "scheduled", form.Get("status"))
 
-	// The board marks it done, from its own card's version.
-	card := formOf(t, ff.admin.get("/orgs/acme/board?date=2026-03-04").Body,
+	// The board marks it done, from its own block's version (its Move forms).
+	card := formOf(t, ff.admin.get(fmt.Sprintf("/orgs/acme/board?date=2026-03-04&move=%d", j.ID)).Body,
 		attrIs("action", fmt.Sprintf("/orgs/acme/jobs/%d/status", j.ID)))
 	card.Set("status", "done")
 	r := ff.admin.htmx().post(fmt.Sprintf("/orgs/acme/jobs/%d/status", j.ID), card)
@@ -349,7 +349,8 @@ func TestStaleBoardQuickAssign(t *testing.T) {
 	j := ff.job(ff.orgA.ID, "Corner Bakery", start, 0)
 	board := "/orgs/acme/board?date=2026-03-04"
 	assign := fmt.Sprintf("/orgs/acme/jobs/%d/assign", j.ID)
-	card := formOf(t, ff.admin.get(board).Body, attrIs("action", assign))
+	// The block's Move form, as the board without JavaScript shows it.
+	card := formOf(t, ff.admin.get(fmt.Sprintf("%s&move=%d", board, j.ID)).Body, attrIs("action", assign))
 	require.Equal(t, fmt.Sprint(j.Version), card.Get("version"))
 
 	// Someone else assigns Ana first.
@@ -366,10 +367,13 @@ func TestStaleBoardQuickAssign(t *testing.T) {
 	theirs, yours := staleRow(t, r.Body, "technician_id")
 	require.Equal(t, "Ana Lima", theirs)
 	require.Equal(t, "Bo Berg", yours)
-	// The card now shows Ana, at the current version.
-	fresh := formOf(t, r.Body, attrIs("action", assign))
-	require.Equal(t, fmt.Sprint(ff.ana.ID), fresh.Get("technician_id"))
-	require.Equal(t, fmt.Sprint(ff.storedJob(ff.orgA.ID, j.ID).Version), fresh.Get("version"))
+	// The block now shows Ana, at the current version (what a drag or
+	// the Move dialog sends: static/board.js).
+	blk := parseDoc(t, r.Body).find(attrIs("data-job", fmt.Sprint(j.ID)))
+	require.NotNil(t, blk)
+	require.Equal(t, fmt.Sprint(ff.ana.ID), blk.attr("data-tech"))
+	require.Equal(t, fmt.Sprint(ff.storedJob(ff.orgA.ID, j.ID).Version), blk.attr("data-version"))
+	fresh := url.Values{"technician_id": {""}, "version": {blk.attr("data-version")}, "date": {"2026-03-04"}}
 
 	// Without JavaScript: the page, 409 too.
 	r = ff.admin.post(assign, card)
@@ -392,7 +396,7 @@ func TestStaleBoardQuickStatus(t *testing.T) {
 	start := time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
 	j := ff.job(ff.orgA.ID, "Corner Bakery", start, ff.ana.ID)
 	status := fmt.Sprintf("/orgs/acme/jobs/%d/status", j.ID)
-	card := formOf(t, ff.admin.get("/orgs/acme/board?date=2026-03-04").Body, attrIs("action", status))
+	card := formOf(t, ff.admin.get(fmt.Sprintf("/orgs/acme/board?date=2026-03-04&move=%d", j.ID)).Body, attrIs("action", status))
 	_, err := ff.st.SetStatus(context.Background(), audit.System, ff.orgA.ID, j.ID, "cancelled")
 	require.NoError(t, err)
 	card.Set("status", "in_progress")
