@@ -68,20 +68,7 @@ func windowIn(l *i18n.Localizer, start, end time.Time, day schedule.Date, loc *t
 // localWindows rewrites the windows of jobs (made by snapshot.View from
 // s) in the reader's clock, each by its job's line in s.
 func localWindows(l *i18n.Localizer, s snapshot.Snapshot, day schedule.Date, loc *time.Location, lists ...[]briefview.Job) {
-	lines := map[int64]snapshot.JobLine{}
-	add := func(ls []snapshot.JobLine) {
-		for _, j := range ls {
-			lines[j.ID] = j
-		}
-	}
-	for _, t := range s.Technicians {
-		add(t.Jobs)
-		add(t.Overdue)
-	}
-	add(s.Unassigned)
-	add(s.Overdue)
-	add(s.OnHold)
-	add(s.Cancelled)
+	lines := snapshot.LinesByID(s)
 	for _, jobs := range lists {
 		for i := range jobs {
 			if j, ok := lines[jobs[i].ID]; ok {

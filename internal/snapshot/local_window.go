@@ -41,20 +41,7 @@ func ViewIn(s Snapshot, loc *time.Location, lc locale.Locale) briefview.Content 
 	if err != nil {
 		return v
 	}
-	lines := map[int64]JobLine{}
-	add := func(ls []JobLine) {
-		for _, j := range ls {
-			lines[j.ID] = j
-		}
-	}
-	for _, t := range s.Technicians {
-		add(t.Jobs)
-		add(t.Overdue)
-	}
-	add(s.Unassigned)
-	add(s.Overdue)
-	add(s.OnHold)
-	add(s.Cancelled)
+	lines := LinesByID(s)
 	local := func(jobs []briefview.Job) {
 		for i := range jobs {
 			if j, ok := lines[jobs[i].ID]; ok && jobs[i].ID != 0 && !j.ArrivalStart.IsZero() && !j.ArrivalEnd.IsZero() {
@@ -70,4 +57,24 @@ func ViewIn(s Snapshot, loc *time.Location, lc locale.Locale) briefview.Content 
 		local(r.Jobs)
 	}
 	return v
+}
+
+// LinesByID is every job line of s by its job's id: the lists a view is
+// made of, for rewriting a view's windows from the lines' instants.
+func LinesByID(s Snapshot) map[int64]JobLine {
+	lines := map[int64]JobLine{}
+	add := func(ls []JobLine) {
+		for _, j := range ls {
+			lines[j.ID] = j
+		}
+	}
+	for _, t := range s.Technicians {
+		add(t.Jobs)
+		add(t.Overdue)
+	}
+	add(s.Unassigned)
+	add(s.Overdue)
+	add(s.OnHold)
+	add(s.Cancelled)
+	return lines
 }
