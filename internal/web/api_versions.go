@@ -241,24 +241,32 @@ func patchRef(patch map[string]json.RawMessage, nulls map[string]bool, body *str
 	return nil
 }
 
+// readPatch reads a merge patch for the record at the path's reference
+// into in: its members, which were null, and the reference check (a body's
+// external_ref, bodyRef once decoded, must be the path's).
+func readPatch(c echo.Context, in any, bodyRef func() *string) (ref string, patch map[string]json.RawMessage, nulls map[string]bool, err error) {
+	if ref, err = apiRef(c); err != nil {
+		return "", nil, nil, err
+	}
+	if patch, err = readMergePatch(c); err != nil {
+		return "", nil, nil, err
+	}
+	if nulls, err = decodePatchMembers(patch, in); err != nil {
+		return "", nil, nil, err
+	}
+	if err = patchRef(patch, nulls, bodyRef(), ref); err != nil {
+		return "", nil, nil, err
+	}
+	return ref, patch, nulls, nil
+}
+
 // apiPatchTechnician changes the members of a technician a merge patch
 // names: a value sets it, null takes it back to its default (as a PUT that
 // leaves it out would: "" or active true); the rest stay as stored.
 func (s *Server) apiPatchTechnician(c echo.Context) error {
-	ref, err := apiRef(c)
-	if err != nil {
-		return err
-	}
-	patch, err := readMergePatch(c)
-	if err != nil {
-		return err
-	}
 	var in apiTechnicianIn
-	nulls, err := decodePatchMembers(patch, &in)
+	ref, patch, _, err := readPatch(c, &in, func() *string { return in.ExternalRef })
 	if err != nil {
-		return err
-	}
-	if err := patchRef(patch, nulls, in.ExternalRef, ref); err != nil {
 		return err
 	}
 	m := ifMatchOf(c)
@@ -306,20 +314,9 @@ func (s *Server) apiPatchTechnician(c echo.Context) error {
 // are required, so null for them is a 422. An unnamed technician stays
 // assigned, even one without a reference (assigned on the board).
 func (s *Server) apiPatchJob(c echo.Context) error {
-	ref, err := apiRef(c)
-	if err != nil {
-		return err
-	}
-	patch, err := readMergePatch(c)
-	if err != nil {
-		return err
-	}
 	var in apiJobIn
-	nulls, err := decodePatchMembers(patch, &in)
+	ref, patch, nulls, err := readPatch(c, &in, func() *string { return in.ExternalRef })
 	if err != nil {
-		return err
-	}
-	if err := patchRef(patch, nulls, in.ExternalRef, ref); err != nil {
 		return err
 	}
 	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
