@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
@@ -153,7 +154,7 @@ func TestRestoreDrill(t *testing.T) {
 		slug, to string
 		hm       string
 	}
-	orgs := []*org{{slug: "alpha", hm: "07:00"}, {slug: "bravo", hm: "08:00"}, {slug: "charlie", hm: "09:00"}}
+	orgs := []*org{{slug: "alpha", hm: "07:00"}, {slug: "bravo", hm: "08:00"}, {slug: "delta", hm: "08:30"}, {slug: "charlie", hm: "09:00"}}
 	for _, o := range orgs {
 		o.to = "dispatch@" + o.slug + ".test"
 		o.id = f.Org(o.slug, deliveryConfig("Etc/UTC", o.hm, []string{o.to}, false, ""))
@@ -161,13 +162,13 @@ func TestRestoreDrill(t *testing.T) {
 			f.Job(o.id, 0, o.slug+" customer "+d, at(d, "13:00"), at(d, "15:00"), "scheduled")
 		}
 	}
-	alpha, bravo, charlie := orgs[0], orgs[1], orgs[2]
+	alpha, bravo, delta, charlie := orgs[0], orgs[1], orgs[2], orgs[3]
 
 	clock := newClock(at(day1, "07:00"))
-	start := func(db *pgxpool.Pool) *Worker {
+	start := func(db *pgxpool.Pool, retries river.ClientRetryPolicy) *Worker {
 		mailer, err := delivery.NewMailer(sink.URL, db)
 		require.NoError(t, err)
-		w := &Worker{DB: db, Log: log, Now: clock.now, RetryPolicy: laterRetries{},
+		w := &Worker{DB: db, Log: log, Now: clock.now, RetryPolicy: retries,
 			Sender: &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test"}}
 		require.NoError(t, w.Start(ctx))
 		return w
@@ -187,7 +188,7 @@ func TestRestoreDrill(t *testing.T) {
 	// Before the backup: alpha's briefing is generated and emailed; bravo's
 	// email meets a temporary failure and waits in River's queue for its
 	// retry an hour later.
-	old := start(f.DB)
+	old := start(f.DB, laterRetries{})
 	oldStopped := false
 	t.Cleanup(func() {
 		if !oldStopped {
@@ -202,16 +203,31 @@ func TestRestoreDrill(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'retryable'`, dispatch.SendBriefingEmailArgs{}.Kind()) == 1
 	}, 15*time.Second, 50*time.Millisecond)
+	// delta's email is in flight: the SMTP server holds its RCPT TO.
+	sink.Hold()
+	attempts := sink.Attempts()
+	require.Equal(t, 1, tickOn(f.DB, at(day1, "08:30")).Enqueued)
+	require.Eventually(t, func() bool { return sink.Attempts() > attempts }, 15*time.Second, 50*time.Millisecond)
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'running'`, dispatch.SendBriefingEmailArgs{}.Kind()))
 
 	// The backup, taken while the worker runs: pg_dump reads one snapshot
 	// (a repeatable-read transaction), so the archive is consistent
 	// whatever the worker commits meanwhile.
 	dump := filepath.Join(t.TempDir(), "fieldbrief.dump")
 	began := time.Now()
-	run(t, ctx, pgDump, "--format=custom", "--file="+dump, "--dbname="+f.DB.Config().ConnString())
+	// river_leader's row names the live worker's River client: process
+	// state, not data. Restored, it would make the new worker wait out a
+	// dead leader's term (up to River's 15 s TTL) before its scheduler and
+	// rescuer run; so the runbook leaves its rows out.
+	run(t, ctx, pgDump, "--format=custom", "--exclude-table-data=river_leader", "--file="+dump, "--dbname="+f.DB.Config().ConnString())
 	t.Logf("pg_dump: %v", time.Since(began).Round(time.Millisecond))
 
-	// After the backup, before the machine dies: charlie's briefing is
+	// After the backup, the held email goes through: delta's first-day
+	// email is sent, but the backup has it in flight.
+	sink.Release()
+	waitDeliveries(f.DB, delta, day1+" sent/1")
+
+	// Later, before the machine dies: charlie's briefing is
 	// generated and emailed. None of it is in the backup.
 	require.Equal(t, 1, tickOn(f.DB, at(day1, "09:00")).Enqueued)
 	waitDeliveries(f.DB, charlie, day1+" sent/1")
@@ -244,20 +260,34 @@ func TestRestoreDrill(t *testing.T) {
 	require.Equal(t, []string{day1 + " sent/1"}, deliveryOf(t, ctx, restored, alpha.id))
 	require.Equal(t, []string{day1 + " pending/1"}, deliveryOf(t, ctx, restored, bravo.id))
 	require.Zero(t, count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1`, charlie.id))
+	require.Equal(t, []string{day1 + " pending/0"}, deliveryOf(t, ctx, restored, delta.id))
 	require.Equal(t, 1, count(`SELECT count(*) FROM river_job WHERE state = 'retryable'`))
+	require.Equal(t, 1, count(`SELECT count(*) FROM river_job WHERE state = 'running'`))
 
 	// An hour passes for River (its queue runs on the database's clock,
 	// not the test's): the retry falls due.
 	_, err = restored.Exec(ctx, `UPDATE river_job SET scheduled_at = now() WHERE state = 'retryable'`)
 	require.NoError(t, err)
+	// The task the dead worker was running is taken back by River's
+	// rescuer once its attempt is older than rescueStuckJobsAfter. A real
+	// backup is that old by the time it is restored; this one is seconds
+	// old, so its attempt is dated back instead of waiting 75 s.
+	_, err = restored.Exec(ctx, `UPDATE river_job SET attempted_at = now() - $1::interval WHERE state = 'running'`,
+		(rescueStuckJobsAfter + time.Minute).String())
+	require.NoError(t, err)
 
 	// A worker on the restored database, at 09:00 of the first day.
-	w := start(restored)
+	workerStarted := time.Now()
+	w := start(restored, quickRetries{})
 	t.Cleanup(func() { _ = w.Stop(context.WithoutCancel(ctx)) })
 	res := tickOn(restored, at(day1, "09:00"))
 	require.Equal(t, 1, res.Enqueued, "charlie fires again: its firing is not in the backup; alpha and bravo are")
 	waitDeliveries(restored, bravo, day1+" sent/2")
 	waitDeliveries(restored, charlie, day1+" sent/1")
+	require.Eventually(t, func() bool {
+		return strings.Join(deliveryOf(t, ctx, restored, delta.id), ",") == day1+" sent/1"
+	}, 45*time.Second, 100*time.Millisecond, "delta: %v", deliveryOf(t, ctx, restored, delta.id))
+	t.Logf("in-flight task rescued and sent %v after the worker started", time.Since(workerStarted).Round(time.Millisecond))
 	require.Zero(t, tickOn(restored, at(day1, "09:05")).Enqueued)
 
 	// The next day fires once per org.
