@@ -353,6 +353,12 @@ func TestRestoreDrill(t *testing.T) {
 	for id := range charlieBefore {
 		require.Equal(t, 2, ids[id], "charlie's first-day Message-ID %s, sent before the crash and again after the restore", id)
 	}
+	// delta's first-day email was in flight at the backup and sent just
+	// after it: the restored task sends it again, from the delivery row the
+	// backup holds, so with the first copy's Message-ID.
+	n, ids = sentTo(t, sink, delta.to)
+	require.Equal(t, 3, n, "delta: %v", ids)
+	require.Len(t, ids, 2, "delta: the resent first-day email has the Message-ID of the first: %v", ids)
 	var key string
 	require.NoError(t, restored.QueryRow(ctx, `
 		SELECT d.key FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
