@@ -30,8 +30,16 @@ found() {
 	fi
 }
 
+# pg_dump and pg_restore, for the restore drill (internal/worker/restore_test.go);
+# the server package brings them, a server found otherwise may not.
+has_dump() { command -v pg_dump >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/pg_dump' >/dev/null; }
+
 if [[ ${1:-} == --missing ]]; then
-	found || echo postgresql
+	if ! found; then
+		echo postgresql
+	elif ! has_dump; then
+		echo postgresql-client
+	fi
 	exit 0
 fi
 
