@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -184,6 +185,23 @@ func (a *app) open(ctx context.Context, opts ...database.Option) (*pgxpool.Pool,
 	return database.Open(ctx, config.DatabaseURL(a.getenv), a.log, opts...)
 }
 
+// openWeb is open for serve: when DATABASE_DIRECT_URL is set (DATABASE_URL
+// then goes through PgBouncer in transaction mode), the migrations and
+// their session advisory lock run on a direct connection, which is closed
+// before the pool on DATABASE_URL opens (docs/scaling.md, step 2).
+func (a *app) openWeb(ctx context.Context, opts ...database.Option) (*pgxpool.Pool, error) {
+	direct := config.DatabaseDirectURL(a.getenv)
+	if direct == "" {
+		return a.open(ctx, opts...)
+	}
+	migrated, err := database.Open(ctx, direct, a.log)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_DIRECT_URL: %w", err)
+	}
+	migrated.Close()
+	return database.Connect(ctx, cmp.Or(config.DatabaseURL(a.getenv), database.DefaultURL), opts...)
+}
+
 func lookup(name string) (command, bool) {
 	for _, c := range commands {
 		if c.name == name {
@@ -232,6 +250,11 @@ Commands:
 
 Environment:
   DATABASE_URL                    PostgreSQL URL (default %s)
+  DATABASE_DIRECT_URL             serve: a direct URL of the primary for the migrations, when DATABASE_URL is PgBouncer
+                                  in transaction mode (add default_query_exec_mode=cache_describe to DATABASE_URL)
+  DATABASE_REPLICA_URL            serve: a streaming replica that signed-in pages read from while it keeps up
+  REPLICA_MAX_LAG                 pages read the primary while the replica is further behind (default 10s)
+  REPLICA_READ_YOUR_WRITES        a browser session reads the primary this long after it wrote (default 5s)
   ADDR                            serve's listen address when -addr is not given (default :8080)
   PORT                            listen on :PORT when neither -addr nor ADDR is given
   FIELDBRIEF_ENV                  production or development (default development)

@@ -57,6 +57,23 @@ func NoJIT() Option {
 	}
 }
 
+// ConnectLazy opens a pool without waiting for the server: its first use
+// connects. For a read replica, which may be down when the web starts.
+func ConnectLazy(url string, opts ...Option) (*pgxpool.Pool, error) {
+	config, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	for _, o := range opts {
+		o(config)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), config)
+	if err != nil {
+		return nil, fmt.Errorf("open database pool: %w", err)
+	}
+	return pool, nil
+}
+
 // setsMaxConns reports whether url sets pool_max_conns; pgxpool.ParseConfig
 // consumes the parameter, so the URL is parsed again to tell.
 func setsMaxConns(url string) bool {

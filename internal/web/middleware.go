@@ -350,10 +350,21 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if !mw.SafeMethod(r.Method) || sessionFree(c) && !isAPI(c) {
+		if !mw.SafeMethod(r.Method) {
+			if s.replica != nil && !sessionFree(c) {
+				s.markWrite(c) // the session reads the primary for a while (replica.go)
+			}
+			return next(c)
+		}
+		if sessionFree(c) && !isAPI(c) {
 			return next(c)
 		}
 		ctx, rt := database.WithReadTx(r.Context(), s.db)
+		if s.replica != nil && !isAPI(c) {
+			if from := s.readFrom(c); from != nil {
+				ctx, rt = database.WithReplicaReadTx(r.Context(), s.db, from, s.replicaFailed)
+			}
+		}
 		defer rt.End(ctx)
 		c.SetRequest(r.WithContext(ctx))
 		defer c.SetRequest(r)
