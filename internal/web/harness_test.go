@@ -40,8 +40,8 @@ type fixture struct {
 	// pages read (topology_test.go).
 	replicaDB *pgxpool.Pool
 	store     *testutil.Stores
-	ts    *httptest.Server
-	clock *testClock
+	ts        *httptest.Server
+	clock     *testClock
 
 	orgA, orgB                              tenants.Org
 	staff, adminA, memberA, adminB, memberB accounts.User

@@ -1,8 +1,11 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,6 +34,39 @@ func TestRouteMatrixThroughPgBouncer(t *testing.T) {
 	require.NotEqual(t, b.Port, via, "the pool reaches PostgreSQL itself, not only the pooler's port") // sanity: the server behind
 	require.Equal(t, b.Port, int(f.webDB.Config().ConnConfig.Port), "the server's pool is not the pooler's")
 	routeMatrix(t, f)
+
+	// Pages at once: more of the web's connections than PgBouncer has
+	// server connections (pgtopo: 1), so each server connection serves
+	// several of the web's, as in production. pgx's default statement
+	// cache fails here ("prepared statement … already exists").
+	clients := []*client{f.as(&f.adminA), f.as(&f.memberA), f.as(&f.staff), f.as(&f.adminB)}
+	paths := []string{briefingsPath, "/orgs/acme/board", "/orgs/acme/jobs", "/orgs/acme/technicians", "/staff/audit"}
+	codes := make(chan string, 8*len(paths)*3)
+	var wg sync.WaitGroup
+	var shed atomic.Int64
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := clients[i%len(clients)]
+			for range 3 {
+				for _, p := range paths {
+					switch res := c.get(p); {
+					case res.Code == http.StatusServiceUnavailable:
+						shed.Add(1) // the web's own load shedding: one server connection for 8 at once
+					case res.Code >= 500:
+						codes <- fmt.Sprintf("GET %s: %d %s", p, res.Code, res.Body)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		t.Error(c)
+	}
+	require.Less(t, shed.Load(), int64(8*len(paths)*3/2), "most pages at once were shed")
 
 	// And a write that the next page shows, in a transaction of its own.
 	admin := f.as(&f.adminA)
