@@ -11,9 +11,9 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"path/filepath"
-	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -378,6 +378,7 @@ func TestServeThroughPgBouncer(t *testing.T) {
 	// for the database (pgtopo: 1). The user is made on the direct URL.
 	c.ok("create-user", "-email", "staff@example.test", "-password", "a long enough password", "-staff")
 	var wg sync.WaitGroup
+	var shed atomic.Int64
 	errs := make(chan string, 100)
 	for range 6 {
 		wg.Add(1)
@@ -407,8 +408,12 @@ func TestServeThroughPgBouncer(t *testing.T) {
 				return
 			}
 			for range 5 {
-				for _, p := range strings.Fields(os.Getenv("TOPO_PATHS")) {
-					if got := status(hc.Get(base + p)); got != http.StatusOK && got != http.StatusSeeOther {
+				for _, p := range []string{"/staff", "/staff/audit", "/staff/flags"} {
+					switch got := status(hc.Get(base + p)); got {
+					case http.StatusOK, http.StatusSeeOther:
+					case http.StatusServiceUnavailable:
+						shed.Add(1) // load shedding: one server connection for six browsers
+					default:
 						errs <- fmt.Sprintf("GET %s: %d", p, got)
 					}
 				}
@@ -420,6 +425,7 @@ func TestServeThroughPgBouncer(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
+	require.Less(t, shed.Load(), int64(6*5*3/2), "most pages were shed")
 	cancel()
 	r := <-done
 	require.NoError(t, r.err, r.stderr)
