@@ -202,13 +202,15 @@ func StreamingReplica(t testing.TB) *Replication {
 }
 
 // WaitReplayed waits until the replica has replayed everything the primary
-// has written so far.
+// has written so far: up to its insert position, since with
+// synchronous_commit off a commit may not have reached the write position
+// (pg_current_wal_lsn) yet.
 func (r *Replication) WaitReplayed(t testing.TB) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var lsn string
-	queryRow(t, ctx, r.PrimaryServerURL(), `SELECT pg_current_wal_lsn()::text`, &lsn)
+	queryRow(t, ctx, r.PrimaryServerURL(), `SELECT pg_current_wal_insert_lsn()::text`, &lsn)
 	for {
 		var done bool
 		queryRow(t, ctx, r.ReplicaAdmin(), `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, &done, lsn)
