@@ -81,8 +81,8 @@ func ConnectLazy(url string, opts ...Option) (*pgxpool.Pool, error) {
 // cache_describe, which uses only the unnamed prepared statement (pgx's
 // default names its statements per connection, and PgBouncer before 1.21,
 // Debian 12 ships 1.18, fails them: "prepared statement … already
-// exists"). Measured cost: none we could see in the page tests; a
-// statement is parsed on every execution instead of once per connection.
+// exists"). The cost, not measured yet: a statement is parsed and
+// planned on every execution instead of once per connection.
 func BehindPooler() Option {
 	return func(c *pgxpool.Config) {
 		if _, set := c.ConnConfig.Config.RuntimeParams["default_query_exec_mode"]; set || urlSets(c.ConnString(), "default_query_exec_mode") {
