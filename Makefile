@@ -65,6 +65,7 @@ hygiene: ## gofmt -l and go mod tidy -diff are empty (make test and make lint ru
 test: hygiene ## hygiene, go vet and every test, browser tests included (finds, starts or installs PostgreSQL and Chromium)
 	@scripts/need-postgres.sh
 	scripts/need-chromium.sh
+	scripts/need-pgbouncer.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
 	echo "==> go vet ./..."

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -180,8 +181,29 @@ func plain(err error) error {
 
 // open connects to DATABASE_URL and applies pending migrations. The caller
 // closes the pool.
+// The operator's commands use DATABASE_DIRECT_URL when it is set: they are
+// short, and migrate under a session advisory lock, which PgBouncer in
+// transaction mode would not keep.
 func (a *app) open(ctx context.Context, opts ...database.Option) (*pgxpool.Pool, error) {
-	return database.Open(ctx, config.DatabaseURL(a.getenv), a.log, opts...)
+	return database.Open(ctx, cmp.Or(config.DatabaseDirectURL(a.getenv), config.DatabaseURL(a.getenv)), a.log, opts...)
+}
+
+// openWeb is open for serve: when DATABASE_DIRECT_URL is set (DATABASE_URL
+// then goes through PgBouncer in transaction mode), the migrations and
+// their session advisory lock run on a direct connection, which is closed
+// before the pool on DATABASE_URL opens, in the query mode a pooler needs
+// (database.BehindPooler; docs/scaling.md, step 2).
+func (a *app) openWeb(ctx context.Context, opts ...database.Option) (*pgxpool.Pool, error) {
+	direct := config.DatabaseDirectURL(a.getenv)
+	if direct == "" {
+		return a.open(ctx, opts...)
+	}
+	migrated, err := a.open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("DATABASE_DIRECT_URL: %w", err)
+	}
+	migrated.Close()
+	return database.Connect(ctx, cmp.Or(config.DatabaseURL(a.getenv), database.DefaultURL), append(opts, database.BehindPooler())...)
 }
 
 func lookup(name string) (command, bool) {
@@ -232,6 +254,11 @@ Commands:
 
 Environment:
   DATABASE_URL                    PostgreSQL URL (default %s)
+  DATABASE_DIRECT_URL             serve: a direct URL of the primary for the migrations, when DATABASE_URL is PgBouncer
+                                  in transaction mode (DATABASE_URL's queries then default to cache_describe)
+  DATABASE_REPLICA_URL            serve: a streaming replica that signed-in pages read from while it keeps up
+  REPLICA_MAX_LAG                 pages read the primary while the replica is further behind (default 10s)
+  REPLICA_READ_YOUR_WRITES        a browser session reads the primary this long after it wrote (default 5s)
   ADDR                            serve's listen address when -addr is not given (default :8080)
   PORT                            listen on :PORT when neither -addr nor ADDR is given
   FIELDBRIEF_ENV                  production or development (default development)

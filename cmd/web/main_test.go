@@ -8,9 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testdb"
 )
@@ -330,4 +334,100 @@ func emptyDatabase(t *testing.T) string {
 	})
 	u.Path = "/" + name
 	return u.String()
+}
+
+// TestServeThroughPgBouncer: serve with DATABASE_URL through PgBouncer in
+// transaction mode, as docs/scaling.md's step 2 deploys it: the
+// migrations run on DATABASE_DIRECT_URL (their advisory lock needs a
+// session), and the pages, with several requests at once, through the
+// pooler in the query mode the web picks for it.
+func TestServeThroughPgBouncer(t *testing.T) {
+	t.Parallel()
+	b := pgtopo.PgBouncer(t)
+	direct := emptyDatabase(t)
+	pooled, err := url.Parse(b.URL(t, direct))
+	require.NoError(t, err)
+	q := pooled.Query()
+	q.Del("default_query_exec_mode") // the web must choose it itself
+	pooled.RawQuery = q.Encode()
+	c := newCLI(t, pooled.String())
+	c.env["DATABASE_DIRECT_URL"] = direct
+	c.env["LOG_LEVEL"] = "warn"
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan result, 1)
+	go func() { done <- c.run(ctx, "serve", "-addr", addr) }()
+	base := "http://" + addr
+	require.Eventually(t, func() bool {
+		select {
+		case r := <-done:
+			t.Fatalf("serve exited: %v\n%s", r.err, r.stderr)
+		default:
+		}
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 50*time.Millisecond)
+	require.NotEmpty(t, tableCounts(t, connect(t, direct)), "migrated")
+
+	// Sign-ins and pages at once, more than PgBouncer's server connections
+	// for the database (pgtopo: 1). The user is made on the direct URL.
+	c.ok("create-user", "-email", "staff@example.test", "-password", "a long enough password", "-staff")
+	var wg sync.WaitGroup
+	var shed atomic.Int64
+	errs := make(chan string, 100)
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			jar, _ := cookiejar.New(nil)
+			hc := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			status := func(resp *http.Response, err error) int {
+				if err != nil {
+					errs <- err.Error()
+					return 0
+				}
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			status(hc.Get(base + "/login"))
+			var token string
+			u, _ := url.Parse(base)
+			for _, ck := range jar.Cookies(u) {
+				if ck.Name == "_csrf" {
+					token = ck.Value
+				}
+			}
+			form := url.Values{"email": {"staff@example.test"}, "password": {"a long enough password"}, "_csrf": {token}}
+			if got := status(hc.PostForm(base+"/login", form)); got != http.StatusSeeOther {
+				errs <- fmt.Sprintf("POST /login: %d", got)
+				return
+			}
+			for range 5 {
+				for _, p := range []string{"/staff", "/staff/audit", "/staff/flags"} {
+					switch got := status(hc.Get(base + p)); got {
+					case http.StatusOK, http.StatusSeeOther:
+					case http.StatusServiceUnavailable:
+						shed.Add(1) // load shedding: one server connection for six browsers
+					default:
+						errs <- fmt.Sprintf("GET %s: %d", p, got)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	require.Less(t, shed.Load(), int64(6*5*3/2), "most pages were shed")
+	cancel()
+	r := <-done
+	require.NoError(t, r.err, r.stderr)
+	require.NotContains(t, r.stderr, "prepared statement", r.stderr)
 }

@@ -35,7 +35,7 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 		for _, w := range cfg.Warnings {
 			a.log.Warn("configuration", "warning", w)
 		}
-		pool, err := a.open(ctx, webPoolSize())
+		pool, err := a.openWeb(ctx, webPoolSize())
 		if err != nil {
 			return err
 		}
@@ -43,6 +43,18 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 		srv, err := web.New(cfg, pool, a.log) // admits as many requests at once as the pool has connections, unless WEB_MAX_IN_FLIGHT says otherwise
 		if err != nil {
 			return err
+		}
+		if u := config.DatabaseReplicaURL(getenv); u != "" {
+			// The replica pool is sized like the primary's: a page holds one
+			// connection, on one or the other. Not pinged: a replica that is
+			// down at start is one the pages fall back from (replica.go).
+			replica, err := database.ConnectLazy(u, webPoolSize())
+			if err != nil {
+				return fmt.Errorf("DATABASE_REPLICA_URL: %w", err)
+			}
+			defer replica.Close()
+			srv.UseReplica(replica)
+			a.log.Info("read replica", "max_lag", cfg.ReplicaMaxLag.String(), "read_your_writes", cfg.ReadYourWrites.String())
 		}
 		a.log.Info("admission", "max_in_flight", srv.MaxInFlight(), "pool_max_conns", pool.Config().MaxConns)
 		if cfg.MetricsAddr != "" {

@@ -156,7 +156,7 @@ func nullID(id int64) *int64 {
 // OpenInvites lists an org's invites that are neither accepted nor
 // revoked (expired ones included, so they can be resent), newest first.
 func (s *Store) OpenInvites(ctx context.Context, orgID int64) ([]Invite, error) {
-	return database.List(ctx, s.DB, fmt.Sprintf("invites of org %d", orgID), func(r pgx.CollectableRow) (Invite, error) { return scanInvite(r) },
+	return database.List(ctx, database.Reader(ctx, s.DB), fmt.Sprintf("invites of org %d", orgID), func(r pgx.CollectableRow) (Invite, error) { return scanInvite(r) },
 		`SELECT `+inviteColumns+` FROM invites WHERE org_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL
 		 ORDER BY created_at DESC, id DESC LIMIT $2`, orgID, maxInvitesListed)
 }

@@ -9,6 +9,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/i18n"
 )
 
@@ -24,7 +25,7 @@ type Profile struct {
 // ProfileOf reads a user's profile.
 func (s *Store) ProfileOf(ctx context.Context, userID int64) (Profile, error) {
 	var p Profile
-	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at, name, last_sign_in_at, coalesce(language, '') FROM users WHERE id = $1`, userID).
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT id, email, is_staff, created_at, name, last_sign_in_at, coalesce(language, '') FROM users WHERE id = $1`, userID).
 		Scan(&p.ID, &p.Email, &p.IsStaff, &p.CreatedAt, &p.Name, &p.LastSignInAt, &p.Language)
 	if err != nil {
 		return Profile{}, fmt.Errorf("profile of user %d: %w", userID, err)

@@ -79,7 +79,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	}
 	where, args := f.where()
 	args = append(args, f.Limit)
-	return database.List(ctx, s.DB, "list audit", scanAudit, auditSelect+where+`
+	return database.List(ctx, database.Reader(ctx, s.DB), "list audit", scanAudit, auditSelect+where+`
 		ORDER BY a.at DESC, a.id DESC
 		LIMIT $`+strconv.Itoa(len(args)), args...)
 }
@@ -116,7 +116,7 @@ func (s *Store) Each(ctx context.Context, f Filter, limit int, fn func(Entry) er
 // choices: a skip scan over the action index (one index probe per action,
 // not a scan of the log), at most 200.
 func (s *Store) Actions(ctx context.Context) ([]string, error) {
-	return database.List(ctx, s.DB, "audit actions", func(r pgx.CollectableRow) (string, error) {
+	return database.List(ctx, database.Reader(ctx, s.DB), "audit actions", func(r pgx.CollectableRow) (string, error) {
 		var a string
 		return a, r.Scan(&a)
 	}, `

@@ -15,6 +15,19 @@ import (
 // the PG* variables, apply where it leaves something out).
 func DatabaseURL(getenv func(string) string) string { return getenv("DATABASE_URL") }
 
+// DatabaseReplicaURL is DATABASE_REPLICA_URL, the web's only: a streaming
+// replica of DATABASE_URL's database that page reads use while it keeps up
+// (docs/scaling.md, step 3). Empty: every read goes to DATABASE_URL. The
+// worker never reads it: the tick must see what it just fired.
+func DatabaseReplicaURL(getenv func(string) string) string { return getenv("DATABASE_REPLICA_URL") }
+
+// DatabaseDirectURL is DATABASE_DIRECT_URL, the web's only: a direct
+// connection to the primary for what needs a session of its own, the
+// migrations and their advisory lock, when DATABASE_URL goes through
+// PgBouncer in transaction mode (docs/scaling.md, step 2). Empty: the web
+// migrates on DATABASE_URL.
+func DatabaseDirectURL(getenv func(string) string) string { return getenv("DATABASE_DIRECT_URL") }
+
 func envDuration(getenv func(string) string, name string, def time.Duration, errs *[]error) time.Duration {
 	v := getenv(name)
 	if v == "" {

@@ -288,3 +288,32 @@ func TestProductionWithoutSMTPWarns(t *testing.T) {
 		require.Equal(t, c.want, strings.Contains(strings.Join(w.Warnings, "\n"), "invites and password resets are refused"), c.env)
 	}
 }
+
+// TestReplicaConfig: the read replica's bounds default, parse and refuse
+// nonsense; the URLs are read as given.
+func TestReplicaConfig(t *testing.T) {
+	t.Parallel()
+	key := "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	load := func(m map[string]string) (Web, error) {
+		m["SESSION_KEYS"] = key
+		return LoadWeb(func(k string) string { return m[k] })
+	}
+	c, err := load(map[string]string{})
+	require.NoError(t, err)
+	require.Equal(t, DefaultReplicaMaxLag, c.ReplicaMaxLag)
+	require.Equal(t, DefaultReadYourWrites, c.ReadYourWrites)
+
+	c, err = load(map[string]string{"REPLICA_MAX_LAG": "30s", "REPLICA_READ_YOUR_WRITES": "2s"})
+	require.NoError(t, err)
+	require.Equal(t, 30*time.Second, c.ReplicaMaxLag)
+	require.Equal(t, 2*time.Second, c.ReadYourWrites)
+
+	_, err = load(map[string]string{"REPLICA_MAX_LAG": "soon", "REPLICA_READ_YOUR_WRITES": "-1s"})
+	require.ErrorContains(t, err, "REPLICA_MAX_LAG")
+	require.ErrorContains(t, err, "REPLICA_READ_YOUR_WRITES")
+
+	env := map[string]string{"DATABASE_REPLICA_URL": "postgres://r/db", "DATABASE_DIRECT_URL": "postgres://p/db"}
+	get := func(k string) string { return env[k] }
+	require.Equal(t, "postgres://r/db", DatabaseReplicaURL(get))
+	require.Equal(t, "postgres://p/db", DatabaseDirectURL(get))
+}

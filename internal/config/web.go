@@ -59,7 +59,21 @@ type Web struct {
 	// Warnings are configuration problems that did not stop the server
 	// (LoadWeb fills them; cmd/web logs them).
 	Warnings []string
+
+	// ReplicaMaxLag is how far behind the primary a read replica
+	// (DATABASE_REPLICA_URL) may be and still serve pages; past it pages
+	// read the primary. ReadYourWrites is how long after a write a browser
+	// session reads the primary, so it sees what it saved. Zero: the
+	// defaults (DefaultReplicaMaxLag, DefaultReadYourWrites).
+	ReplicaMaxLag  time.Duration
+	ReadYourWrites time.Duration
 }
+
+// Defaults of the read replica's bounds (docs/scaling.md, step 3).
+const (
+	DefaultReplicaMaxLag  = 10 * time.Second
+	DefaultReadYourWrites = 5 * time.Second
+)
 
 // Defaults of the API's per-token rate limit.
 const (
@@ -93,6 +107,10 @@ const minKeyLen = 32
 //	                                IP (for sign-in throttling and the session record) is the nearest
 //	                                X-Forwarded-For address outside these ranges; when the TCP peer is not
 //	                                in them, X-Forwarded-For is ignored. Unset, the client is the TCP peer.
+//	REPLICA_MAX_LAG                 with DATABASE_REPLICA_URL: pages read the primary while the replica's replay
+//	                                is further behind than this (default 10s)
+//	REPLICA_READ_YOUR_WRITES        with DATABASE_REPLICA_URL: a browser session reads the primary for this long
+//	                                after it wrote, so it sees what it saved (default 5s)
 //	METRICS_ADDR                    serve Prometheus /metrics on this address only, e.g. 127.0.0.1:9464; the
 //	                                public listener then answers 404 there (default: the public listener
 //	                                serves it, except in production, where it never does)
@@ -159,6 +177,8 @@ func LoadWeb(getenv func(string) string) (Web, error) {
 	c.MaxQueue = envInt(getenv, "WEB_MAX_QUEUE", 0, &errs)
 	c.QueueWait = envDuration(getenv, "WEB_QUEUE_WAIT", 0, &errs)
 	c.MetricsAddr = getenv("METRICS_ADDR")
+	c.ReplicaMaxLag = envDuration(getenv, "REPLICA_MAX_LAG", DefaultReplicaMaxLag, &errs)
+	c.ReadYourWrites = envDuration(getenv, "REPLICA_READ_YOUR_WRITES", DefaultReadYourWrites, &errs)
 	if c.Production && c.MetricsAddr == "" {
 		c.Warnings = append(c.Warnings, "METRICS_ADDR is unset: /metrics is not served (production never serves it on the public listener)")
 	}

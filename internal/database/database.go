@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,6 +56,46 @@ func NoJIT() Option {
 			c.ConnConfig.RuntimeParams["jit"] = "off"
 		}
 	}
+}
+
+// ConnectLazy opens a pool without waiting for the server: its first use
+// connects. For a read replica, which may be down when the web starts.
+func ConnectLazy(url string, opts ...Option) (*pgxpool.Pool, error) {
+	config, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	for _, o := range opts {
+		o(config)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), config)
+	if err != nil {
+		return nil, fmt.Errorf("open database pool: %w", err)
+	}
+	return pool, nil
+}
+
+// BehindPooler makes the pool work through PgBouncer in transaction mode,
+// where consecutive transactions of one client may run on different
+// server connections: unless the URL sets default_query_exec_mode, it is
+// cache_describe, which uses only the unnamed prepared statement (pgx's
+// default names its statements per connection, and PgBouncer before 1.21,
+// Debian 12 ships 1.18, fails them: "prepared statement … already
+// exists"). The cost, not measured yet: a statement is parsed and
+// planned on every execution instead of once per connection.
+func BehindPooler() Option {
+	return func(c *pgxpool.Config) {
+		if _, set := c.ConnConfig.Config.RuntimeParams["default_query_exec_mode"]; set || urlSets(c.ConnString(), "default_query_exec_mode") {
+			return
+		}
+		c.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	}
+}
+
+// urlSets reports whether the URL names the parameter (pgx consumes its
+// own parameters, so the parsed config cannot tell).
+func urlSets(url, param string) bool {
+	return strings.Contains(url, param+"=")
 }
 
 // setsMaxConns reports whether url sets pool_max_conns; pgxpool.ParseConfig

@@ -47,8 +47,13 @@ type readTxKey struct{}
 // from then until End. Not for concurrent use: a request's handler reads
 // one query at a time.
 type ReadTx struct {
-	pool *pgxpool.Pool
+	pool *pgxpool.Pool // the stores' pool: Reader matches on it
 	wait time.Duration
+	// from, when set, is a read replica of pool to read from instead;
+	// failed is told when no transaction could begin there (the read
+	// then falls back to pool).
+	from   *pgxpool.Pool
+	failed func(error)
 
 	mu   sync.Mutex
 	conn *pgxpool.Conn
@@ -60,6 +65,16 @@ type ReadTx struct {
 // read-only transaction; the caller ends it with End.
 func WithReadTx(ctx context.Context, pool *pgxpool.Pool) (context.Context, *ReadTx) {
 	rt := &ReadTx{pool: pool, wait: AcquireWait}
+	return context.WithValue(ctx, readTxKey{}, rt), rt
+}
+
+// WithReplicaReadTx is WithReadTx reading from replica, a streaming
+// replica of pool, instead: store reads on pool (Reader) run there. When
+// the transaction cannot begin on the replica, failed is told and it
+// begins on pool, so a replica that went down since its last check costs
+// a page nothing but the failed attempt.
+func WithReplicaReadTx(ctx context.Context, pool, replica *pgxpool.Pool, failed func(error)) (context.Context, *ReadTx) {
+	rt := &ReadTx{pool: pool, wait: AcquireWait, from: replica, failed: failed}
 	return context.WithValue(ctx, readTxKey{}, rt), rt
 }
 
@@ -81,19 +96,42 @@ func (rt *ReadTx) begin(ctx context.Context) (pgx.Tx, error) {
 	if rt.tx != nil || rt.err != nil {
 		return rt.tx, rt.err
 	}
-	conn, err := Acquire(ctx, rt.pool, rt.wait)
+	if rt.from != nil {
+		conn, tx, err := beginReadOnly(ctx, rt.from, rt.wait)
+		if err == nil {
+			rt.conn, rt.tx = conn, tx
+			return tx, nil
+		}
+		if ctx.Err() != nil {
+			rt.err = fmt.Errorf("read transaction on the replica: %w", err)
+			return nil, rt.err
+		}
+		if rt.failed != nil {
+			rt.failed(err)
+		}
+	}
+	conn, tx, err := beginReadOnly(ctx, rt.pool, rt.wait)
 	if err != nil {
-		rt.err = fmt.Errorf("read transaction: %w", err)
-		return nil, rt.err
+		rt.err = err
+		return nil, err
+	}
+	rt.conn, rt.tx = conn, tx
+	return tx, nil
+}
+
+// beginReadOnly takes a connection from pool and begins the read-only
+// snapshot transaction on it.
+func beginReadOnly(ctx context.Context, pool *pgxpool.Pool, wait time.Duration) (*pgxpool.Conn, pgx.Tx, error) {
+	conn, err := Acquire(ctx, pool, wait)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read transaction: %w", err)
 	}
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		conn.Release()
-		rt.err = fmt.Errorf("begin read transaction: %w", err)
-		return nil, rt.err
+		return nil, nil, fmt.Errorf("begin read transaction: %w", err)
 	}
-	rt.conn, rt.tx = conn, tx
-	return tx, nil
+	return conn, tx, nil
 }
 
 // End finishes the transaction, if one began, and returns its connection.

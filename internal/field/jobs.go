@@ -132,7 +132,7 @@ func ListJobs(ctx context.Context, q database.Querier, orgID int64, f JobFilter)
 
 // Job returns one of the org's jobs; another org's id is not found.
 func (s *Store) Job(ctx context.Context, orgID, id int64) (Job, error) {
-	return getJob(ctx, s.DB, orgID, id, false)
+	return getJob(ctx, database.Reader(ctx, s.DB), orgID, id, false)
 }
 
 func getJob(ctx context.Context, q database.Querier, orgID, id int64, lock bool) (Job, error) {

@@ -88,7 +88,7 @@ func ListTechnicians(ctx context.Context, q database.Querier, orgID int64) ([]Te
 // Technician returns one of the org's technicians; another org's id is
 // not found.
 func (s *Store) Technician(ctx context.Context, orgID, id int64) (Technician, error) {
-	return getTechnician(ctx, s.DB, orgID, id, false)
+	return getTechnician(ctx, database.Reader(ctx, s.DB), orgID, id, false)
 }
 
 func getTechnician(ctx context.Context, q database.Querier, orgID, id int64, lock bool) (Technician, error) {

@@ -109,7 +109,7 @@ func LoadUpload(ctx context.Context, q database.Querier, orgID, userID int64, ki
 
 // LoadUpload is LoadUpload on the pool.
 func (s *Store) LoadUpload(ctx context.Context, orgID, userID int64, kind Kind, id string, now time.Time) (Upload, error) {
-	return LoadUpload(ctx, s.DB, orgID, userID, kind, id, now)
+	return LoadUpload(ctx, database.Reader(ctx, s.DB), orgID, userID, kind, id, now)
 }
 
 // cleanFilename keeps a client's file name displayable and storable: valid

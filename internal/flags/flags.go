@@ -64,7 +64,7 @@ type Store struct {
 
 // List returns every global flag, by key.
 func (s *Store) List(ctx context.Context) ([]Flag, error) {
-	return database.List(ctx, s.DB, "list flags", func(r pgx.CollectableRow) (Flag, error) {
+	return database.List(ctx, database.Reader(ctx, s.DB), "list flags", func(r pgx.CollectableRow) (Flag, error) {
 		var f Flag
 		return f, r.Scan(&f.Key, &f.Description, &f.Enabled, &f.UpdatedAt)
 	}, `SELECT key, description, is_enabled, updated_at FROM admin_feature_flags ORDER BY key`)
@@ -160,7 +160,7 @@ func orgOverride(ctx context.Context, tx pgx.Tx, orgID int64, key string) (Overr
 // Orgs lists every org's override and effective state for one flag,
 // optionally filtered by slug or name.
 func (s *Store) Orgs(ctx context.Context, key, query string) ([]OrgFlag, error) {
-	return database.List(ctx, s.DB, fmt.Sprintf("org flags %q", key), func(r pgx.CollectableRow) (OrgFlag, error) {
+	return database.List(ctx, database.Reader(ctx, s.DB), fmt.Sprintf("org flags %q", key), func(r pgx.CollectableRow) (OrgFlag, error) {
 		var f OrgFlag
 		var global bool
 		var override *bool

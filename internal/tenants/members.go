@@ -40,7 +40,7 @@ type Member struct {
 
 // Members lists an org's people, admins first, then by email.
 func (s *Store) Members(ctx context.Context, orgID int64) ([]Member, error) {
-	return database.List(ctx, s.DB, fmt.Sprintf("members of org %d", orgID), func(r pgx.CollectableRow) (Member, error) {
+	return database.List(ctx, database.Reader(ctx, s.DB), fmt.Sprintf("members of org %d", orgID), func(r pgx.CollectableRow) (Member, error) {
 		var m Member
 		return m, r.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.JoinedAt, &m.LastSignInAt, &m.Version)
 	}, `

@@ -45,12 +45,19 @@ import (
 
 // migrator builds the template with the very function both binaries run at
 // start, so every test database has River's tables too.
-type migrator struct{}
+//
+// server is empty for the test server and the other server's address for
+// URLOn: pgtestdb remembers a template per process by its hash alone, so
+// a template on another server needs a hash of its own.
+type migrator struct{ server string }
 
 // Hash covers our migration files and River's migrations: a change to
 // either builds a new template.
-func (migrator) Hash() (string, error) {
+func (m migrator) Hash() (string, error) {
 	h := common.NewRecursiveHash()
+	if m.server != "" {
+		h.AddField("server", m.server)
+	}
 	if err := h.AddDirs(migrations.FS, "*.sql", "."); err != nil {
 		return "", fmt.Errorf("hash migrations: %w", err)
 	}
@@ -88,7 +95,7 @@ func URLOn(t testing.TB, serverURL string) string {
 	if err != nil {
 		t.Fatalf("testdb: %v", err)
 	}
-	return pgtestdb.Custom(t, cfg, migrator{}).URL()
+	return pgtestdb.Custom(t, cfg, migrator{server: net.JoinHostPort(cfg.Host, cfg.Port)}).URL()
 }
 
 // New creates an isolated, migrated database for this test and returns a pool

@@ -164,7 +164,7 @@ func scanToken(row pgx.Row) (Token, error) {
 // List lists the org's live tokens, newest first, then the 20 most
 // recently revoked ones.
 func (s *Store) List(ctx context.Context, orgID int64) ([]Token, error) {
-	return database.List(ctx, s.DB, fmt.Sprintf("api tokens of org %d", orgID),
+	return database.List(ctx, database.Reader(ctx, s.DB), fmt.Sprintf("api tokens of org %d", orgID),
 		func(r pgx.CollectableRow) (Token, error) { return scanToken(r) }, `
 		(SELECT `+tokenColumns+` FROM api_tokens WHERE org_id = $1 AND revoked_at IS NULL
 		  ORDER BY created_at DESC, id DESC LIMIT $2)

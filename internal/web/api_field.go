@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 )
@@ -242,7 +243,7 @@ func (s *Server) apiGetTechnician(c echo.Context) error {
 		return err
 	}
 	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	ids, err := field.TechnicianRefs(ctx, s.db, orgID, []string{ref})
+	ids, err := field.TechnicianRefs(ctx, database.Reader(ctx, s.db), orgID, []string{ref})
 	if err != nil {
 		return err
 	}
@@ -265,7 +266,7 @@ func (s *Server) apiGetJob(c echo.Context) error {
 		return err
 	}
 	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	ids, err := field.JobRefs(ctx, s.db, orgID, []string{ref})
+	ids, err := field.JobRefs(ctx, database.Reader(ctx, s.db), orgID, []string{ref})
 	if err != nil {
 		return err
 	}

@@ -35,9 +35,13 @@ type fixture struct {
 	t     testing.TB
 	srv   *Server
 	db    *pgxpool.Pool
-	store *testutil.Stores
-	ts    *httptest.Server
-	clock *testClock
+	webDB *pgxpool.Pool // the server's pool: db, or db through PgBouncer (topology_test.go)
+	// replicaDB, when set, is a streaming replica of db that the server's
+	// pages read (topology_test.go).
+	replicaDB *pgxpool.Pool
+	store     *testutil.Stores
+	ts        *httptest.Server
+	clock     *testClock
 
 	orgA, orgB                              tenants.Org
 	staff, adminA, memberA, adminB, memberB accounts.User
@@ -89,12 +93,51 @@ func setupCreated(t testing.TB, created time.Time) *fixture {
 // nothing rewrites created_at afterwards.
 func setupFixture(t testing.TB, adjust func(*config.Web), created time.Time) *fixture {
 	t.Helper()
+	return setupFixtureDB(t, adjust, created, fixtureDB{})
+}
+
+// fixtureDB says where a fixture's database is and how its server reaches
+// it; the zero value is the usual: a fresh database on the test server,
+// read and written directly.
+type fixtureDB struct {
+	url     func(t testing.TB) string             // a fresh database (default testdb.URL)
+	web     func(t testing.TB, url string) string // the server's URL of it (default url itself)
+	replica func(t testing.TB, url string) string // a replica of it for pages (default none)
+}
+
+func openPool(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// setupFixtureDB is setupFixture on the database topology where says.
+func setupFixtureDB(t testing.TB, adjust func(*config.Web), created time.Time, where fixtureDB) *fixture {
+	t.Helper()
 	cfg := testConfig()
 	if adjust != nil {
 		adjust(&cfg)
 	}
-	db := testdb.New(t)
-	f := &fixture{t: t, db: db, store: testutil.NewStores(db), clock: &testClock{now: testStart}}
+	var db *pgxpool.Pool
+	var url string
+	if where.url == nil && where.web == nil && where.replica == nil {
+		db = testdb.New(t)
+	} else {
+		if where.url == nil {
+			where.url = testdb.URL
+		}
+		url = where.url(t)
+		db = openPool(t, url)
+	}
+	f := &fixture{t: t, db: db, webDB: db, store: testutil.NewStores(db), clock: &testClock{now: testStart}}
+	if where.web != nil {
+		f.webDB = openPool(t, where.web(t, url))
+	}
+	if where.replica != nil {
+		f.replicaDB = openPool(t, where.replica(t, url))
+	}
 	f.srv, f.ts = f.serve(cfg)
 
 	ctx := context.Background()
@@ -116,8 +159,11 @@ func setupFixture(t testing.TB, adjust func(*config.Web), created time.Time) *fi
 func (f *fixture) serve(cfg config.Web) (*Server, *httptest.Server) {
 	f.t.Helper()
 	log := slog.New(slog.NewTextHandler(testLogWriter{f.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := New(cfg, f.db, log)
+	srv, err := New(cfg, f.webDB, log)
 	require.NoError(f.t, err)
+	if f.replicaDB != nil {
+		srv.UseReplica(f.replicaDB)
+	}
 	srv.now = f.clock.Now
 	var ts *httptest.Server
 	if cfg.SecureCookies {

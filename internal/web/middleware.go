@@ -350,15 +350,37 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if !mw.SafeMethod(r.Method) || sessionFree(c) && !isAPI(c) {
+		if !mw.SafeMethod(r.Method) {
+			if s.replica != nil && !sessionFree(c) {
+				s.markWrite(c) // the session reads the primary for a while (replica.go)
+			}
+			return next(c)
+		}
+		if sessionFree(c) && !isAPI(c) || ownTransactionPages[c.Path()] {
 			return next(c)
 		}
 		ctx, rt := database.WithReadTx(r.Context(), s.db)
+		if s.replica != nil && !isAPI(c) {
+			if from := s.readFrom(c); from != nil {
+				ctx, rt = database.WithReplicaReadTx(r.Context(), s.db, from, s.replicaFailed)
+			}
+		}
 		defer rt.End(ctx)
 		c.SetRequest(r.WithContext(ctx))
 		defer c.SetRequest(r)
 		return next(c)
 	}
+}
+
+// ownTransactionPages are GET routes that run a read-write transaction of
+// their own (the import preview does the import and rolls it back): their
+// reads stay out of the request's read-only transaction, which would
+// otherwise hold a second connection while the preview waits for one, a
+// wait that never ends behind PgBouncer once every server connection is
+// held that way (found by TestRouteMatrixThroughPgBouncer). They read the
+// primary.
+var ownTransactionPages = map[string]bool{
+	"/orgs/:slug/import/:kind/:id": true,
 }
 
 // The JSON API is session-free too: a cookie must never authenticate it

@@ -390,7 +390,12 @@ func seedPeople(t *testing.T, f *fixture) {
 // the token.
 func TestRouteMatrix(t *testing.T) {
 	t.Parallel()
-	f := setup(t)
+	routeMatrix(t, setup(t))
+}
+
+// routeMatrix walks every route as every kind of client on f (also run
+// through PgBouncer: topology_test.go).
+func routeMatrix(t *testing.T, f *fixture) {
 	seedBriefings(t, f)
 	seedDelivery(t, f)
 	seedOutbox(t, f)

@@ -19,6 +19,7 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/field"
@@ -35,6 +36,7 @@ type Server struct {
 	cfg          config.Web
 	log          *slog.Logger
 	db           *pgxpool.Pool
+	replica      *database.Replica // pages' reads, when set (UseReplica)
 	tenants      *tenants.Store
 	accounts     *accounts.Store
 	tokens       *tokens.Store

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/views"
 )
@@ -65,5 +66,5 @@ func (s *Server) testOutboxEntry(c echo.Context) (delivery.OutboxEntry, error) {
 	if err != nil {
 		return delivery.OutboxEntry{}, err
 	}
-	return delivery.GetOrgOutbox(ctx, s.db, orgID, messageID)
+	return delivery.GetOrgOutbox(ctx, database.Reader(ctx, s.db), orgID, messageID)
 }

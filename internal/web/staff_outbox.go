@@ -8,6 +8,7 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/views"
 )
@@ -36,7 +37,7 @@ func (s *Server) staffOutbox(c echo.Context) error {
 		}
 	}
 	// One more than a page tells whether there is an older page.
-	entries, err := delivery.ListOutbox(c.Request().Context(), s.db, outboxPageSize+1, before)
+	entries, err := delivery.ListOutbox(c.Request().Context(), database.Reader(c.Request().Context(), s.db), outboxPageSize+1, before)
 	if err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func (s *Server) outboxEntry(c echo.Context) (delivery.OutboxEntry, error) {
 	if err != nil || id <= 0 {
 		return delivery.OutboxEntry{}, apperr.Errorf(apperr.NotFound, "No such message in the outbox.")
 	}
-	e, err := delivery.GetOutbox(c.Request().Context(), s.db, id)
+	e, err := delivery.GetOutbox(c.Request().Context(), database.Reader(c.Request().Context(), s.db), id)
 	if err != nil {
 		return e, err
 	}

@@ -1,0 +1,140 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/config"
+	"fieldbrief/internal/pgtopo"
+	"fieldbrief/internal/testdb"
+)
+
+// The production topology of docs/scaling.md, run for real: the web
+// through PgBouncer in transaction mode (step 2) and pages from a
+// streaming replica (step 3). internal/pgtopo starts both.
+
+// TestRouteMatrixThroughPgBouncer walks every route (TestRouteMatrix: every
+// page, API call and write, as every kind of client, each signed in
+// through the web) with the server's pool going through PgBouncer in
+// transaction mode, in the query mode cmd/web is told to use there.
+func TestRouteMatrixThroughPgBouncer(t *testing.T) {
+	t.Parallel()
+	b := pgtopo.PgBouncer(t)
+	f := setupFixtureDB(t, nil, orgsCreated, fixtureDB{web: b.URL})
+	var via int
+	require.NoError(t, f.webDB.QueryRow(t.Context(), `SELECT inet_server_port()`).Scan(&via))
+	require.NotEqual(t, b.Port, via, "the pool reaches PostgreSQL itself, not only the pooler's port") // sanity: the server behind
+	require.Equal(t, b.Port, int(f.webDB.Config().ConnConfig.Port), "the server's pool is not the pooler's")
+	routeMatrix(t, f)
+
+	// Pages at once: more of the web's connections than PgBouncer has
+	// server connections (pgtopo: 1), so each server connection serves
+	// several of the web's, as in production. pgx's default statement
+	// cache fails here ("prepared statement … already exists").
+	clients := []*client{f.as(&f.adminA), f.as(&f.memberA), f.as(&f.staff), f.as(&f.adminB)}
+	paths := []string{briefingsPath, "/orgs/acme/board", "/orgs/acme/jobs", "/orgs/acme/technicians", "/staff/audit"}
+	codes := make(chan string, 8*len(paths)*3)
+	var wg sync.WaitGroup
+	var shed atomic.Int64
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := clients[i%len(clients)]
+			for range 3 {
+				for _, p := range paths {
+					switch res := c.get(p); {
+					case res.Code == http.StatusServiceUnavailable:
+						shed.Add(1) // the web's own load shedding: one server connection for 8 at once
+					case res.Code >= 500:
+						codes <- fmt.Sprintf("GET %s: %d %s", p, res.Code, res.Body)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		t.Error(c)
+	}
+	require.Less(t, shed.Load(), int64(8*len(paths)*3/2), "most pages at once were shed")
+
+	// And a write that the next page shows, in a transaction of its own.
+	admin := f.as(&f.adminA)
+	res := admin.post("/orgs/acme/technicians", url.Values{"name": {"Pooled Pat"}, "email": {"pat@acme.test"}, "active": {"true"}})
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+	require.Contains(t, admin.get("/orgs/acme/technicians").Body, "Pooled Pat")
+}
+
+// TestPagesFromReplica: with a streaming replica, pages read it; after a
+// write, the writing browser reads the primary for the read-your-writes
+// window while another browser still sees the replica's older state;
+// a replica lagging past its bound, or down, sends pages to the primary.
+func TestPagesFromReplica(t *testing.T) {
+	t.Parallel()
+	r := pgtopo.StreamingReplica(t)
+	const window = 1500 * time.Millisecond
+	f := setupFixtureDB(t, func(c *config.Web) {
+		c.ReadYourWrites = window
+		c.ReplicaMaxLag = time.Minute // the first part must not see the pause as lag
+	}, orgsCreated, fixtureDB{
+		url:     func(t testing.TB) string { return testdb.URLOn(t, r.PrimaryServerURL()) },
+		replica: r.OnReplica,
+	})
+	writer, reader := f.as(&f.adminA), f.as(&f.adminA) // two browsers of one admin
+	r.WaitReplayed(t)
+	time.Sleep(window) // the sign-ins' windows close
+	const techs = "/orgs/acme/technicians"
+	count := func(served, reason string) float64 {
+		return testutil.ToFloat64(replicaReads.WithLabelValues(served, reason))
+	}
+
+	fromReplica := count("replica", "ok")
+	require.NotContains(t, reader.get(techs).Body, "Replica Rita")
+	require.Greater(t, count("replica", "ok"), fromReplica, "a page did not read the replica")
+
+	r.PauseReplay(t)
+	res := writer.post(techs, url.Values{"name": {"Replica Rita"}, "email": {"rita@acme.test"}, "active": {"true"}})
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+	recent := count("primary", "recent_write")
+	require.Contains(t, writer.get(techs).Body, "Replica Rita", "the writer does not see what it saved")
+	require.Greater(t, count("primary", "recent_write"), recent)
+	require.NotContains(t, reader.get(techs).Body, "Replica Rita",
+		"another browser read the primary: the page did not come from the paused replica")
+
+	// The window closes: the writer reads the (still paused) replica too.
+	time.Sleep(window + 100*time.Millisecond)
+	require.NotContains(t, writer.get(techs).Body, "Replica Rita", "the read-your-writes window did not close")
+
+	// Lag past the bound: a server allowing 200 ms of lag reads the
+	// primary once its check sees replay paused behind the write.
+	cfg := testConfig()
+	cfg.ReadYourWrites, cfg.ReplicaMaxLag = window, 200*time.Millisecond
+	_, ts := f.serve(cfg)
+	strict := f.clientFor(ts)
+	strict.login(f.adminA.Email, testPassword)
+	time.Sleep(window)
+	lagging := count("primary", "lagging")
+	require.Contains(t, strict.get(techs).Body, "Replica Rita", "a lagging replica served the page")
+	require.Greater(t, count("primary", "lagging"), lagging)
+
+	// Down: pages keep working, from the primary.
+	r.ResumeReplay(t)
+	r.StopReplica(t)
+	down := count("primary", "unreachable")
+	for _, c := range []*client{reader, writer} {
+		res := c.get(techs)
+		require.Equal(t, http.StatusOK, res.Code, res.Body)
+		require.Contains(t, res.Body, "Replica Rita")
+	}
+	require.Greater(t, count("primary", "unreachable"), down)
+}
