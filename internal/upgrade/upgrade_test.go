@@ -159,12 +159,24 @@ func TestUpgrade(t *testing.T) {
 	require.NoError(t, db.QueryRow(ctx, `SELECT slug FROM orgs WHERE slug NOT LIKE 'upgrade-%' ORDER BY id LIMIT 1`).Scan(&slug))
 	var date string
 	require.NoError(t, db.QueryRow(ctx, `SELECT briefing_date::text FROM ff_briefings b JOIN orgs o ON o.id = b.org_id WHERE o.slug = 'upgrade-1' ORDER BY 1 LIMIT 1`).Scan(&date))
+	// Data only HEAD writes: a dispatcher (00029's third role). The old
+	// release knows admin and member only; it must read the org with one
+	// (the members page lists them) and let the dispatcher read pages, as
+	// a member: IsAdmin is false for any role but admin (docs/operations.md,
+	// "Upgrades").
+	dispatcher := "dispatcher@" + slug + ".test"
+	runStdin(t, env, demo.Password+"\n", filepath.Join(newBin, "web"), "create-user", "-email", dispatcher, "-org", slug, "-role", "dispatcher", "-password-stdin")
 	for _, release := range []string{"old", "new"} {
 		base := serve(t, env, filepath.Join(bins[release], "web"))
 		admin := "admin@" + slug + ".test"
 		org := "/orgs/" + slug
 		pages(t, release, base, admin, org, org+"/briefings", org+"/board", org+"/jobs", org+"/technicians",
 			org+"/members", org+"/settings/fieldforce", org+"/import")
+		pages(t, release, base, dispatcher, org, org+"/briefings", org+"/board", org+"/jobs", org+"/technicians")
+		// Settings stay the admins' in both releases: the old one's
+		// unknown role gets no more than a member's rights.
+		code, _ := signIn(t, release, base, dispatcher)(org + "/settings/fieldforce")
+		require.Equal(t, http.StatusForbidden, code, "%s web: a dispatcher's GET of the settings", release)
 		pages(t, release, base, demo.StaffEmail, "/", "/staff", "/staff/flags", "/staff/audit",
 			"/orgs/upgrade-1/briefings", "/orgs/upgrade-1/briefings/"+date)
 	}
@@ -271,7 +283,14 @@ var errorLine = regexp.MustCompile(`(?m)^.*"level":"ERROR".*$`)
 // run runs a binary to its end: it must exit 0 and log no error.
 func run(t *testing.T, env []string, bin string, args ...string) {
 	t.Helper()
+	runStdin(t, env, "", bin, args...)
+}
+
+// runStdin is run with stdin as the binary's standard input.
+func runStdin(t *testing.T, env []string, stdin, bin string, args ...string) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -413,6 +432,20 @@ var csrfField = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 // path: every one must answer 200 after redirects.
 func pages(t *testing.T, release, base, email string, paths ...string) {
 	t.Helper()
+	get := signIn(t, release, base, email)
+	for _, p := range paths {
+		code, body := get(p)
+		if code != http.StatusOK {
+			t.Errorf("%s web, %s: GET %s = %d\n%s", release, email, p, code, tail(body))
+		}
+	}
+	t.Logf("%s/web: signed in as %s, read %d pages", release, email, len(paths))
+}
+
+// signIn signs email in (demo.Password) on the web at base and returns a
+// GET on that session: status code and body after redirects.
+func signIn(t *testing.T, release, base, email string) func(path string) (int, string) {
+	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	c := &http.Client{Jar: jar, Timeout: 20 * time.Second}
@@ -433,11 +466,5 @@ func pages(t *testing.T, release, base, email string, paths ...string) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s: sign in as %s", release, email)
 	require.NotContains(t, resp.Request.URL.Path, "/login", "%s: sign in as %s failed:\n%s", release, email, tail(string(b)))
-	for _, p := range paths {
-		code, body := get(p)
-		if code != http.StatusOK {
-			t.Errorf("%s web, %s: GET %s = %d\n%s", release, email, p, code, tail(body))
-		}
-	}
-	t.Logf("%s/web: signed in as %s, read %d pages", release, email, len(paths))
+	return get
 }
