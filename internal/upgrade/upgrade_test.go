@@ -42,7 +42,8 @@ import (
 //     generated exactly once (one row per org and date, one revision).
 //  3. The previous release's web and HEAD's serve the same database; an
 //     org admin and platform staff sign in to each and read the main pages:
-//     no 5xx, every page 200.
+//     no 5xx, every page 200; a session begun on either web is good on
+//     the other (a user's requests reach both during the deploy).
 func TestUpgrade(t *testing.T) {
 	root, prev := previousRelease(t)
 	t.Logf("previous release %s, checked against HEAD in %s", prev, root)
@@ -166,8 +167,10 @@ func TestUpgrade(t *testing.T) {
 	// "Upgrades").
 	dispatcher := "dispatcher@" + slug + ".test"
 	runStdin(t, env, demo.Password+"\n", filepath.Join(newBin, "web"), "create-user", "-email", dispatcher, "-org", slug, "-role", "dispatcher", "-password-stdin")
+	bases := map[string]string{}
 	for _, release := range []string{"old", "new"} {
 		base := serve(t, env, filepath.Join(bins[release], "web"))
+		bases[release] = base
 		admin := "admin@" + slug + ".test"
 		org := "/orgs/" + slug
 		pages(t, release, base, admin, org, org+"/briefings", org+"/board", org+"/jobs", org+"/technicians",
@@ -175,10 +178,24 @@ func TestUpgrade(t *testing.T) {
 		pages(t, release, base, dispatcher, org, org+"/briefings", org+"/board", org+"/jobs", org+"/technicians")
 		// Settings stay the admins' in both releases: the old one's
 		// unknown role gets no more than a member's rights.
-		code, _ := signIn(t, release, base, dispatcher)(org + "/settings/fieldforce")
+		code, _ := getPage(t, signIn(t, release, base, dispatcher), base+org+"/settings/fieldforce")
 		require.Equal(t, http.StatusForbidden, code, "%s web: a dispatcher's GET of the settings", release)
 		pages(t, release, base, demo.StaffEmail, "/", "/staff", "/staff/flags", "/staff/audit",
 			"/orgs/upgrade-1/briefings", "/orgs/upgrade-1/briefings/"+date)
+	}
+	// During the deploy a user's requests reach old and new replicas in
+	// turn: a session begun on one is good on the other (cookies do not
+	// depend on the port, so this jar sends the old web's to the new).
+	for _, from := range []string{"old", "new"} {
+		to := map[string]string{"old": "new", "new": "old"}[from]
+		c := signIn(t, from, bases[from], "admin@"+slug+".test")
+		for _, p := range []string{"/orgs/" + slug + "/briefings", "/orgs/" + slug + "/settings/fieldforce"} {
+			resp, err := c.Get(bases[to] + p)
+			require.NoError(t, err)
+			resp.Body.Close()
+			require.Equal(t, http.StatusOK, resp.StatusCode, "signed in on the %s web, GET %s on the %s web", from, p, to)
+			require.NotContains(t, resp.Request.URL.Path, "/login", "signed in on the %s web, the %s web sent to sign in", from, to)
+		}
 	}
 }
 
@@ -432,9 +449,9 @@ var csrfField = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
 // path: every one must answer 200 after redirects.
 func pages(t *testing.T, release, base, email string, paths ...string) {
 	t.Helper()
-	get := signIn(t, release, base, email)
+	c := signIn(t, release, base, email)
 	for _, p := range paths {
-		code, body := get(p)
+		code, body := getPage(t, c, base+p)
 		if code != http.StatusOK {
 			t.Errorf("%s web, %s: GET %s = %d\n%s", release, email, p, code, tail(body))
 		}
@@ -442,21 +459,24 @@ func pages(t *testing.T, release, base, email string, paths ...string) {
 	t.Logf("%s/web: signed in as %s, read %d pages", release, email, len(paths))
 }
 
+// getPage GETs u: status code and body after redirects.
+func getPage(t *testing.T, c *http.Client, u string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	require.NoError(t, err, "GET %s", u)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
 // signIn signs email in (demo.Password) on the web at base and returns a
-// GET on that session: status code and body after redirects.
-func signIn(t *testing.T, release, base, email string) func(path string) (int, string) {
+// client with that session.
+func signIn(t *testing.T, release, base, email string) *http.Client {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
 	c := &http.Client{Jar: jar, Timeout: 20 * time.Second}
-	get := func(path string) (int, string) {
-		resp, err := c.Get(base + path)
-		require.NoError(t, err, "%s GET %s", release, path)
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	code, body := get("/login")
+	code, body := getPage(t, c, base+"/login")
 	require.Equal(t, http.StatusOK, code, "%s GET /login", release)
 	m := csrfField.FindStringSubmatch(body)
 	require.NotNil(t, m, "%s: no _csrf field on /login", release)
@@ -466,5 +486,5 @@ func signIn(t *testing.T, release, base, email string) func(path string) (int, s
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s: sign in as %s", release, email)
 	require.NotContains(t, resp.Request.URL.Path, "/login", "%s: sign in as %s failed:\n%s", release, email, tail(string(b)))
-	return get
+	return c
 }
