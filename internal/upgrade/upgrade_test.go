@@ -44,6 +44,8 @@ import (
 //     org admin and platform staff sign in to each and read the main pages:
 //     no 5xx, every page 200; a session begun on either web is good on
 //     the other (a user's requests reach both during the deploy).
+//  4. Writes: the previous release's API creates and changes a job, then
+//     HEAD's changes it; 00026's version trigger counts each change.
 func TestUpgrade(t *testing.T) {
 	root, prev := previousRelease(t)
 	t.Logf("previous release %s, checked against HEAD in %s", prev, root)
@@ -183,6 +185,42 @@ func TestUpgrade(t *testing.T) {
 		pages(t, release, base, demo.StaffEmail, "/", "/staff", "/staff/flags", "/staff/audit",
 			"/orgs/upgrade-1/briefings", "/orgs/upgrade-1/briefings/"+date)
 	}
+	// The previous release writes on HEAD's schema through its API (an
+	// INSERT that leaves out 00026's version, an UPDATE its trigger
+	// bumps), then HEAD writes the same job: both succeed, each change
+	// counts one version, and both webs show the job.
+	token := output(t, env, filepath.Join(oldBin, "web"), "create-token", "-org", slug, "-name", "Upgrade test")
+	api := func(release, method, path, body string, want int) {
+		t.Helper()
+		req, err := http.NewRequest(method, bases[release]+"/api/v1"+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, want, resp.StatusCode, "%s web: %s %s\n%s", release, method, path, b)
+	}
+	job := func(customer, tech string) string {
+		return fmt.Sprintf(`{"customer": %q, "address": "1 Upgrade Rd", "arrival_start": %q, "arrival_end": %q, "technician_ref": %q}`,
+			customer, first.Format("2006-01-02")+"T09:00", first.Format("2006-01-02")+"T10:00", tech)
+	}
+	api("old", http.MethodPut, "/technicians/T-UPG", `{"name": "Upgrade Tech"}`, http.StatusCreated)
+	api("old", http.MethodPut, "/jobs/J-UPG", job("Old One", "T-UPG"), http.StatusCreated)
+	api("old", http.MethodPut, "/jobs/J-UPG", job("Old Two", "T-UPG"), http.StatusOK)
+	api("new", http.MethodPut, "/jobs/J-UPG", job("New Three", ""), http.StatusOK)
+	var version int64
+	var customer string
+	var jobID int64
+	require.NoError(t, db.QueryRow(ctx, `SELECT j.id, j.version, j.customer FROM jobs j JOIN orgs o ON o.id = j.org_id WHERE o.slug = $1 AND j.external_ref = 'J-UPG'`, slug).
+		Scan(&jobID, &version, &customer))
+	require.Equal(t, "New Three", customer)
+	require.EqualValues(t, 3, version, "the job's version after an insert and two changes")
+	for _, release := range []string{"old", "new"} {
+		pages(t, release, bases[release], "admin@"+slug+".test", fmt.Sprintf("/orgs/%s/jobs/%d", slug, jobID))
+	}
+
 	// During the deploy a user's requests reach old and new replicas in
 	// turn: a session begun on one is good on the other (cookies do not
 	// depend on the port, so this jar sends the old web's to the new).
@@ -303,14 +341,21 @@ func run(t *testing.T, env []string, bin string, args ...string) {
 	runStdin(t, env, "", bin, args...)
 }
 
-// runStdin is run with stdin as the binary's standard input.
-func runStdin(t *testing.T, env []string, stdin, bin string, args ...string) {
+// output is run returning the binary's standard output, trimmed.
+func output(t *testing.T, env []string, bin string, args ...string) string {
+	t.Helper()
+	return strings.TrimSpace(runStdin(t, env, "", bin, args...))
+}
+
+// runStdin is run with stdin as the binary's standard input; it returns
+// the standard output.
+func runStdin(t *testing.T, env []string, stdin, bin string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	cmd.Env = append(os.Environ(), env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var stdout, out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&stdout, &out), &out
 	start := time.Now()
 	done := make(chan error, 1)
 	require.NoError(t, cmd.Start())
@@ -325,12 +370,13 @@ func runStdin(t *testing.T, env []string, stdin, bin string, args ...string) {
 	name := rel(bin) + " " + strings.Join(args, " ")
 	if err != nil {
 		t.Errorf("%s: %v\n%s", name, err, tail(out.String()))
-		return
+		return stdout.String()
 	}
 	if m := errorLine.FindString(out.String()); m != "" {
 		t.Errorf("%s logged an error: %s", name, m)
 	}
 	t.Logf("%s: ok in %v", name, time.Since(start).Round(time.Millisecond))
+	return stdout.String()
 }
 
 // rel names a binary by its release and program: old/worker, new/web.
