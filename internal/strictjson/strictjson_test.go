@@ -127,3 +127,34 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// A document of nothing but repeated members, nested deep, costs a bounded
+// list of bounded paths (review finding: 5.8 GB for a 622 KB body).
+func TestAllIsBounded(t *testing.T) {
+	t.Parallel()
+	const depth = 8000
+	var b strings.Builder
+	for range depth {
+		b.WriteString(`{"a":`)
+	}
+	b.WriteString(`{"a":1`)
+	for range 20000 {
+		b.WriteString(`,"a":1`)
+	}
+	b.WriteString(`}`)
+	for range depth {
+		b.WriteString(`}`)
+	}
+	all := strictjson.All([]byte(b.String()))
+	require.Len(t, all, strictjson.MaxProblems)
+	for _, p := range all {
+		require.LessOrEqual(t, len(p.Path), strictjson.MaxPathLen+len("…"))
+		require.True(t, strings.HasPrefix(p.Path, "…"), p.Path[:20])
+		require.Equal(t, strictjson.CodeDuplicateMember, p.Code)
+	}
+	// A long member name cut from its path still names the first spelling.
+	long := strings.Repeat("x", 300)
+	p := strictjson.Check([]byte(`{"` + long + `":1,"` + strings.ToUpper(long) + `":2}`))
+	require.NotNil(t, p)
+	require.Equal(t, long, p.Other)
+}
