@@ -36,6 +36,7 @@ func TestSearchJobs(t *testing.T) {
 	add(b.acme.ID, "Smithers & Co", "9 Oak Avenue", "J-2001", "+1 555 777 0000", 10)
 	add(b.acme.ID, "Bob Jones", "3 Elm Street", "", "", 0)
 	add(b.other.ID, "Maria Smith of Globex", "12 Elm Street, Springfield", "J-1042", "(555) 014-2233", 0)
+	add(b.acme.ID, "MÜLLER Haustechnik", "Straße des 17. Juni 1", "", "", -1)
 
 	search := func(q string) []string {
 		t.Helper()
@@ -57,6 +58,22 @@ func TestSearchJobs(t *testing.T) {
 	require.Empty(t, search("100%"), "LIKE's wildcards are plain characters")
 	require.Empty(t, search("_"))
 	require.Empty(t, search("   "))
+	// Upper-case letters beyond ASCII meet themselves whichever way they
+	// are typed: the database lower-cases both sides (a database without a
+	// locale lowers ASCII only).
+	require.Equal(t, []string{"MÜLLER Haustechnik"}, search("müller"))
+	require.Equal(t, []string{"MÜLLER Haustechnik"}, search("MÜLLER"))
+	require.Equal(t, []string{"MÜLLER Haustechnik"}, search("straße"))
+	// Words shorter than SearchMinLen are not searched: the index cannot
+	// narrow them (a query of them alone finds nothing rather than reading
+	// every row), and at most SearchMaxWords words are.
+	require.Empty(t, search("q z x"))
+	require.Equal(t, []string{"Bob Jones", "Maria Smith"}, search("elm st"), "st is too short to search")
+	_, args, ok := field.SearchSQL(1, "aaa bbb ccc ddd eee fff ggg", 1)
+	require.True(t, ok)
+	require.Len(t, args, 1+field.SearchMaxWords+2, "org, five words, limit and offset")
+	_, _, ok = field.SearchSQL(1, strings.Repeat("ab ", 30), 1)
+	require.False(t, ok)
 
 	p, err := b.store.SearchJobs(b.ctx, b.other.ID, "smith", 1)
 	require.NoError(t, err)
