@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -93,25 +94,32 @@ func (r *Replica) LastError() error {
 // received is replayed, the lag is 0 however old the last transaction (a
 // quiet primary writes nothing); otherwise it is the age of the last
 // transaction replayed, which grows while replay is behind or paused.
+// "Everything received" means something only while the replica streams
+// from its primary: a replica whose receiver is not streaming (the primary
+// gone, the connection lost) has received nothing new and would look
+// current forever, and a server not in recovery (promoted, or another
+// primary by mistake) is no replica of ours. Both are unusable: pages read
+// the primary (found in review).
 func (r *Replica) check(ctx context.Context) (ReplicaState, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replicaCheckTimeout)
 	defer cancel()
 	var lag *float64
 	err := r.Pool.QueryRow(ctx, `
 		SELECT CASE
-		         WHEN NOT pg_is_in_recovery() THEN 0
+		         WHEN NOT pg_is_in_recovery() THEN NULL
+		         WHEN NOT EXISTS (SELECT FROM pg_stat_wal_receiver) THEN NULL
+		         WHEN EXISTS (SELECT FROM pg_stat_wal_receiver WHERE status <> 'streaming') THEN NULL
 		         WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
 		         ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())
 		       END::float8`).Scan(&lag)
 	if err != nil {
 		return ReplicaUnreachable, fmt.Errorf("check replica lag: %w", err)
 	}
-	if lag == nil || time.Duration(*lag*float64(time.Second)) > r.MaxLag {
-		behind := "unknown"
-		if lag != nil {
-			behind = time.Duration(*lag * float64(time.Second)).Round(time.Millisecond).String()
-		}
-		return ReplicaLagging, fmt.Errorf("replica replay is %s behind (bound %s)", behind, r.MaxLag)
+	if lag == nil {
+		return ReplicaLagging, errors.New("the replica is not in recovery, or not streaming from its primary")
+	}
+	if behind := time.Duration(*lag * float64(time.Second)); behind > r.MaxLag {
+		return ReplicaLagging, fmt.Errorf("replica replay is %s behind (bound %s)", behind.Round(time.Millisecond), r.MaxLag)
 	}
 	return ReplicaOK, nil
 }

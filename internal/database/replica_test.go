@@ -31,13 +31,14 @@ func TestBehindPooler(t *testing.T) {
 }
 
 // TestReplicaStateOfAPrimaryAndOfNothing: a server that is not in recovery
-// has no lag; one that does not answer is unreachable, and a read that
+// is no replica (promoted, or another primary by mistake): pages do not
+// read it; one that does not answer is unreachable, and a read that
 // cannot begin on it falls back to the primary and says so.
 func TestReplicaStateOfAPrimaryAndOfNothing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	primary := testdb.New(t)
-	require.Equal(t, database.ReplicaOK, database.NewReplica(primary, time.Second).State(ctx))
+	require.Equal(t, database.ReplicaLagging, database.NewReplica(primary, time.Second).State(ctx))
 
 	gone, err := database.ConnectLazy("postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
 	require.NoError(t, err)
