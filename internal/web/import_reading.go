@@ -111,7 +111,7 @@ func importReading(l *i18n.Localizer, saveURL string, plan fieldimport.Plan) vie
 	if len(m.Unused) > 0 {
 		names := make([]string, len(m.Unused))
 		for i, idx := range m.Unused {
-			names[i] = "“" + strings.TrimSpace(m.Header[idx]) + "”"
+			names[i] = "“" + headerLabel(m.Header[idx]) + "”"
 		}
 		out.Unused = l.Tf("import_read.columns_unused", map[string]any{"Columns": strings.Join(names, ", ")})
 	}
@@ -121,7 +121,7 @@ func importReading(l *i18n.Localizer, saveURL string, plan fieldimport.Plan) vie
 		fc.Options = append(fc.Options, views.ImportOption{Value: strconv.Itoa(fieldimport.NotInFile),
 			Label: l.T("import_read.columns_not_in_file"), Selected: f.Index == fieldimport.NotInFile})
 		for i, h := range m.Header {
-			label := strings.TrimSpace(h)
+			label := headerLabel(h)
 			if label == "" {
 				label = l.Tf("import_read.columns_unnamed", map[string]any{"Number": strconv.Itoa(i + 1)})
 			}
@@ -190,4 +190,19 @@ func importBoardLink(c echo.Context) (url, label string) {
 // reader (issue 19), whose words live in the catalogs' CSVIN block.
 var readProblemIDs = map[string]string{
 	fieldimport.CodeColumnAmbiguous: "import_read.problem.column_ambiguous",
+}
+
+// maxHeaderLabel bounds how much of a header cell the columns step shows:
+// each label is printed in every field's select, so a file of huge header
+// cells made a preview of many times its size (found in review).
+const maxHeaderLabel = 80
+
+// headerLabel is a file's header cell as the columns step shows it:
+// trimmed, at most maxHeaderLabel characters, "…" when cut.
+func headerLabel(h string) string {
+	h = strings.TrimSpace(h)
+	if r := []rune(h); len(r) > maxHeaderLabel {
+		return string(r[:maxHeaderLabel-1]) + "…"
+	}
+	return h
 }

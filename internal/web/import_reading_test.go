@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -82,4 +83,12 @@ func TestImportReadingForms(t *testing.T) {
 	_, doc = previewOf(t, admin, "jobs", strings.Replace(file, "J-1;Ann", "J-3;Cy", 1))
 	require.Contains(t, doc.byID("import-columns-state").text(), "chosen last time")
 	require.Nil(t, doc.byID("import-problems"))
+}
+
+func TestHeaderLabelIsBounded(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "Job #", headerLabel("  Job # "))
+	long := headerLabel(strings.Repeat("ü", 10_000))
+	require.Equal(t, maxHeaderLabel, utf8.RuneCountInString(long))
+	require.True(t, strings.HasSuffix(long, "…"))
 }
