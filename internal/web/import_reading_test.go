@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
