@@ -98,7 +98,7 @@ func (e *env) requireOneMove(what string, before map[int64][2]int64, id, techID 
 	}
 }
 
-// Issue 20: a busy day (11 technicians, 60 jobs, 13 overdue) on the
+// The day board (docs/field-data.md, "The day board"): a busy day (11 technicians, 60 jobs, 13 overdue) on the
 // timeline. The overlap and late flags show; a drag, a keyboard move (no
 // change on arrow keys alone) and a plain-form move each change exactly
 // one job; a move from a stale board is refused (409) and the board shown

@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// Issue 19's "done means" for the reading side of the CSV import: the
+// The reading side of the CSV import (docs/field-data.md, "CSV import"): the
 // files an office has (Excel's BOM and semicolons, US dates, "9am" and
 // "10:30 AM", the headers people write, a column we don't import, the
 // template's example row left in) go through the screens without editing

@@ -28,7 +28,7 @@ import (
 	"fieldbrief/internal/worker"
 )
 
-// Issue 18's "done means", in a browser at a phone's width (390 px): each
+// Languages and formats (docs/i18n.md), in a browser at a phone's width (390 px): each
 // of the four languages on an org page and in an email, on the demo's own
 // orgs where it has them. Bergmann (de-DE) reads German on a 24-hour clock,
 // Northwind (en-US) English on a 12-hour clock, Maria Lopez (a Spanish

@@ -1,4 +1,4 @@
--- The CSV import's columns step (issue 19 item 2, docs/field-data.md "CSV
+-- The CSV import's columns step (docs/field-data.md "CSV
 -- import"): the mapping an admin chose from a file's headers to our fields,
 -- remembered per org and kind for the next file with the same header row
 -- (header_hash: SHA-256 of the normalized header names, in order). mapping

@@ -1,4 +1,4 @@
--- What the CSV import last set (issue 19 item 5, docs/field-data.md "Updates
+-- What the CSV import last set (docs/field-data.md "Updates
 -- keep changes made in fieldbrief"): for each record an import wrote, the
 -- values of the fields a person also changes in the app — a job's
 -- assignment and status, a technician's active flag — as the file gave

@@ -1,4 +1,4 @@
--- Issue 20 items 5 and 6 (docs/accounts.md "Roles", docs/field-data.md
+-- The dispatcher role and the jobs search (docs/accounts.md "Roles", docs/field-data.md
 -- "Finding work").
 --
 -- 1. A third role, dispatcher: reads what an admin reads and edits the

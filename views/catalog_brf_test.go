@@ -10,7 +10,7 @@ import (
 	"fieldbrief/views/briefview"
 )
 
-// The pages helper BRF converted (docs/i18n.md): the briefing page and its
+// The pages converted (docs/i18n.md): the briefing page and its
 // history, the members page, the invite, password and link pages, and the
 // API tokens page. Their entries in coveredPages call these.
 

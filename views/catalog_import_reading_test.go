@@ -8,7 +8,7 @@ import (
 	"fieldbrief/views"
 )
 
-// The reading side of the import preview (helper CSVIN) for
+// The reading side of the import preview for
 // coveredPages: how the file was read, the columns step open with every
 // kind of choice, ambiguous dates, example rows, the board link.
 

@@ -8,7 +8,7 @@ import (
 	"fieldbrief/views"
 )
 
-// The import preview's updates and matching problems (helper CSVM) for
+// The import preview's updates and matching problems for
 // coveredPages, every message from the pseudo-locale as internal/web
 // (import_updates.go, problems.go) fills them.
 

@@ -12,7 +12,7 @@ import (
 )
 
 // The import pages, the unsubscribe pages and the day link's errors
-// (helper IMP) for coveredPages: their models as internal/web fills them,
+// for coveredPages: their models as internal/web fills them,
 // every message from the pseudo-locale.
 
 // importProblemCodes is every problem an import preview can show, by code:

@@ -13,7 +13,7 @@ import (
 	"fieldbrief/views"
 )
 
-// The pages of helper PWD's states in coveredPages: each new-password field
+// The password and copy-button states in coveredPages: each new-password field
 // with its rule (Limits.PasswordLen as the web sets it) and a refusal, and
 // a secret with its copy button.
 

@@ -1,7 +1,6 @@
 package views
 
-// The reading side of a CSV import's preview (issue 19 items 1–3, 6;
-// helper CSVIN): how the file was read (encoding, delimiter, with a select
+// The reading side of a CSV import's preview (docs/field-data.md, "CSV import"): how the file was read (encoding, delimiter, with a select
 // to read it again), the columns step, how ambiguous dates were read and
 // which rows were the template's example. Its own components
 // (import_reading.templ), so the preview's row list stays apart.

@@ -71,7 +71,7 @@ func TestWorkerMailsInviteAndResetLinks(t *testing.T) {
 }
 
 // Without SMTP_URL the emails are kept in the outbox, which staff read, so
-// the copy there withholds the token (issue 19, item 12): the link it shows
+// the copy there withholds the token (docs/security.md, "Account emails and the staff outbox"): the link it shows
 // is no link, and the database has no hash of it. The worker's log (the
 // operator's, in development) has the working link.
 func TestOutboxCopyWithholdsTheToken(t *testing.T) {

@@ -34,7 +34,7 @@ type Store struct {
 }
 
 // ErrAccountMailOff is why an invite or a reset cannot be sent: the server
-// runs in production without SMTP_URL (issue 19, item 12).
+// runs in production without SMTP_URL (docs/security.md, "Account emails and the staff outbox").
 var ErrAccountMailOff = apperr.Reasonf(apperr.Unavailable, "account_mail_off",
 	"This server cannot send email (SMTP_URL is not set), so invites and password-reset links cannot be sent. Ask the operator to set SMTP_URL.")
 
@@ -68,7 +68,7 @@ func normalizeEmail(email string) (string, error) {
 
 // normalizeInvitee is the address an invite is stored under and mailed
 // to: text.NormalizeRecipient, so never an IP literal or an internal or
-// dotless domain (issue 19, item 14).
+// dotless domain (docs/security.md, "Email addresses we send to").
 func normalizeInvitee(email string) (string, error) {
 	addr, err := text.NormalizeRecipient(email)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"fieldbrief/internal/delivery"
 )
 
-// Issue 19, item 15: a webhook URL's port is 1–65535, or none (the
+// docs/security.md, "Deliveries to dropped addresses; webhook ports": a webhook URL's port is 1–65535, or none (the
 // scheme's own). 0 and 65536 are refused on save with a clear error, and
 // at send time as permanent failures (a URL stored before the rule).
 func TestWebhookURLPortIsOneTo65535(t *testing.T) {

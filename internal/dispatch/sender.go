@@ -254,7 +254,7 @@ func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, er
 }
 
 // droppedAddress says why an email delivery's address is no longer one the
-// org sends to (issue 19, item 15): a dispatcher's that is not in
+// org sends to (docs/security.md, "Deliveries to dropped addresses; webhook ports"): a dispatcher's that is not in
 // delivery.email.to any more (compared as addresses are, ignoring case), a
 // technician's that changed or whose technician was deleted. nil when it
 // still is.

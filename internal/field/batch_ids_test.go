@@ -10,7 +10,7 @@ import (
 
 // A batch may name technicians by id (the CSV import resolves names and
 // emails to ids): an id of another org's technician is the row's problem,
-// nothing is saved, and an id with a reference is refused (helper CSVM).
+// nothing is saved, and an id with a reference is refused.
 func TestBatchTechniciansByID(t *testing.T) {
 	b := setup(t)
 	ctx := b.ctx

@@ -98,7 +98,7 @@ var (
 	unassignedItem = dayJob + ` AND ` + openJob + ` AND ` + noTechnician + ` AND NOT j.emergency`
 	// On hold on the day: its window has begun by the day's end (a job on
 	// hold for next week is not the day's business; it used to be counted
-	// here, issue 20).
+	// here: docs/field-data.md, "The day board").
 	onHoldItem   = onHoldOnDay + ` AND NOT j.emergency AND NOT ` + overdueJob + ` AND NOT (` + dayJob + ` AND ` + noTechnician + `)`
 	cancelledJob = dayJob + ` AND j.status = 'cancelled'`
 )

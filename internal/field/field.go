@@ -272,7 +272,7 @@ func (c checker) email(field, v string) {
 		return
 	}
 	// text.NormalizeRecipient: we mail technicians their day, so never
-	// to an IP literal or an internal or dotless domain (issue 19, item 14).
+	// to an IP literal or an internal or dotless domain (docs/security.md, "Email addresses we send to").
 	a, err := text.NormalizeRecipient(v)
 	if code, ok := notPublic[text.AddressCode(err)]; ok && err != nil {
 		c.add(field, problem(code, "is not an address at a public domain: %s", err.Error()))

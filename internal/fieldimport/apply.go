@@ -12,7 +12,7 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// How a row meets what is stored (issue 19 items 4 and 5): which record it
+// How a row meets what is stored (docs/field-data.md, "Matching rows to records"): which record it
 // updates, what it changes (old → new), which fields changed in fieldbrief
 // since the last import it keeps, and, on save, what the import set this
 // time (the baselines of migration 00028).

@@ -57,7 +57,7 @@ func Template(k Kind) []byte {
 	return buf.Bytes()
 }
 
-// The template's example row is never imported (issue 19 item 6): a row
+// The template's example row is never imported (docs/field-data.md, "CSV import"): a row
 // is the example when its external_ref starts with ExamplePrefix (any
 // case), which the template's row has in its first column, where a
 // spreadsheet user sees it and does not delete it by accident; or, in a

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// The column-matching step (issue 19 item 2): our fields on one side, the
+// The column-matching step (docs/field-data.md, "CSV import"): our fields on one side, the
 // file's headers on the other. Headers are matched by the names offices
 // use in the four languages, compared after normalizing (normHeader); a
 // header that names no field is not imported (Jobber and Housecall Pro

@@ -9,7 +9,7 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// Dates and times as people write them (issue 19 item 3), read in the
+// Dates and times as people write them (docs/field-data.md, "CSV import"), read in the
 // org's locale: ISO dates always; otherwise day, month and year separated
 // by "/", "." or "-" in the locale's order (month first in en-US, day
 // first everywhere else fieldbrief supports: CLDR's short date of en-GB,

@@ -10,7 +10,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 )
 
-// What spreadsheets write (issue 19 item 1; docs/field-data.md, "CSV
+// What spreadsheets write (docs/field-data.md, "CSV
 // import"): Excel's "CSV UTF-8" starts with a byte order mark, its plain
 // "CSV" is Windows-1252 and, in locales whose decimal separator is a comma
 // (de, fr, es), separates cells with semicolons; "Unicode text" is UTF-16LE

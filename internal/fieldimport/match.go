@@ -12,8 +12,8 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// Matching a file's rows to what is stored (issue 19 items 4 and 5,
-// docs/field-data.md "Matching rows to records"): technicians by
+// Matching a file's rows to what is stored (docs/field-data.md,
+// "Matching rows to records"): technicians by
 // reference, else by email (case-insensitive), else by a unique exact
 // name, as Jobber's and Housecall Pro's importers do; jobs by reference.
 // What a matched record holds now is read here too, for the preview's

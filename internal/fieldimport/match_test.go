@@ -12,7 +12,7 @@ import (
 	"fieldbrief/internal/tenants"
 )
 
-// Issue 19 items 4, 5 and 9 (helper CSVM): matching rows to records,
+// Matching rows to records,
 // keeping changes made in fieldbrief, overlapping saves.
 
 func (b *bundle) addTechnician(t *testing.T, org tenants.Org, ref, name, email string) field.Technician {

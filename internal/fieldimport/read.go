@@ -88,12 +88,12 @@ type Problem struct {
 
 // Problem codes of a file and its cells (a value's own rules are
 // internal/field's codes). Stable: pages and tests switch on them, and
-// issue 19's reader keeps them.
+// the reader keeps them.
 const (
 	CodeFileEmpty     = "file_empty"      // no header row
 	CodeNoRows        = "no_rows"         // a header and nothing below it
 	CodeHeaderTooWide = "header_too_wide" // Count: the header's columns; Limit: the format's
-	// Since the columns step (issue 19) these four are no longer
+	// Since the columns step these four are no longer
 	// reported: every file is UTF-8 once decoded, an unnamed or unknown
 	// column is simply not imported (the columns step lists it), and a
 	// column twice is a field two columns could be (CodeColumnAmbiguous).
@@ -116,7 +116,7 @@ const (
 	CodeTimeGap         = "time_gap"          // Column, Value: the time; Gap
 )
 
-// More problem codes of the reader (issue 19).
+// More problem codes of the reader.
 const (
 	CodeColumnAmbiguous = "column_ambiguous" // Column: our field; Value: the file's headers that could be it, quoted, comma-separated
 )

@@ -11,7 +11,7 @@ import (
 	"fieldbrief/internal/tenants"
 )
 
-// The office file of issue 19 through the preview and the save: Excel's
+// An office's file through the preview and the save: Excel's
 // BOM and semicolons, US dates, "9am" times, the headers people write,
 // the template's example row left in.
 func TestImportOfficeFile(t *testing.T) {

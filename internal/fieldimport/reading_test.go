@@ -13,7 +13,7 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// Files as spreadsheets write them (issue 19 item 1), built byte by byte.
+// Files as spreadsheets write them built byte by byte.
 
 func readBytes(t *testing.T, k Kind, b []byte) Table {
 	t.Helper()

@@ -117,8 +117,7 @@ func readUpload(ctx context.Context, q database.Querier, up Upload) (Table, *cel
 	return tab, newCellReader(locale.Nearest(tag)), nil
 }
 
-// Reading is how a file was read, for the preview (issue 19 items 1–3,
-// 6): its encoding and delimiter, the columns step, the ambiguous dates
+// Reading is how a file was read, for the preview (docs/field-data.md, "CSV import"): its encoding and delimiter, the columns step, the ambiguous dates
 // and how they were read, the example rows left out.
 type Reading struct {
 	Encoding       string

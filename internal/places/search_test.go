@@ -26,7 +26,7 @@ func zones(rs []places.Result) []string {
 	return out
 }
 
-// Every example of the issue, with the order of the results asserted: want
+// What people type for a zone (docs/timezone-picker.md), with the order of the results asserted: want
 // is the beginning of the answer, in order.
 func TestSearchFindsWhatPeopleType(t *testing.T) {
 	t.Parallel()

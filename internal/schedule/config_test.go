@@ -202,7 +202,7 @@ func TestJSONOfAnInvalidConfigIsVerbatim(t *testing.T) {
 	require.Equal(t, `{"briefing":{"timezone":"Mars/Base","schedule_local_time":"08:00","days":["sun","mon"]}}`, string(c.JSON()))
 }
 
-// Issue 19, item 14: a recipient at a domain we never send to is refused
+// docs/security.md, "Email addresses we send to": a recipient at a domain we never send to is refused
 // with text's code for it, so pages can word each.
 func TestRecipientAtADomainWeNeverSendTo(t *testing.T) {
 	t.Parallel()

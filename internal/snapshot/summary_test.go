@@ -42,7 +42,7 @@ func TestGenerateActionItems(t *testing.T) {
 	u3 := job(0, "Unassigned cancelled", "2026-03-10", "08:00", "cancelled")
 	c1 := job(al, "Al cancelled", "2026-03-10", "13:00", "cancelled")
 	c2 := job(bea, "Bea cancelled", "2026-03-10", "14:00", "cancelled")      // Bea is not out today
-	job(bea, "Held later", "2026-03-12", "09:00", "on_hold")                 // not the day's business: in no section (issue 20)
+	job(bea, "Held later", "2026-03-12", "09:00", "on_hold")                 // not the day's business: in no section
 	h1 := job(al, "Held since last night", "2026-03-09", "23:30", "on_hold") // 23:30–00:30: on hold on the day
 	_, err := f.DB.Exec(f.Ctx, `UPDATE jobs SET job_type = 'Boiler repair', customer_phone = '+1 (212) 555-0100',
 		notes = 'Gate code 1234', external_ref = 'WO-1' WHERE id = $1`, e2)

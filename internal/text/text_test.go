@@ -66,7 +66,7 @@ func TestHasControl(t *testing.T) {
 	}
 }
 
-// Issue 19, item 14: the addresses we never send to, each with its code,
+// docs/security.md, "Email addresses we send to": the addresses we never send to, each with its code,
 // and what stays allowed.
 func TestRecipientRefusesIPLiteralsDotlessAndInternalDomains(t *testing.T) {
 	t.Parallel()

@@ -59,7 +59,7 @@ var reasonMessages = map[string]reasonMessage{
 	"token_limit":           {id: "tokens.err.limit", count: func() int { return tokens.MaxLive }},
 	"token_name_taken":      {id: "tokens.err.name_taken"},
 
-	// SEC (issue 19): internal/accounts' addresses we never send to
+	// internal/accounts' addresses we never send to
 	// (text's codes, on the email field) and account emails refused in
 	// production without SMTP_URL (accounts.ErrAccountMailOff).
 	text.CodeAddressIP:       {id: "security.email_public_domain"},

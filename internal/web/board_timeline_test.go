@@ -44,7 +44,7 @@ func boardCounts(t *testing.T, doc htmlDoc) map[string]int {
 	return out
 }
 
-// Issue 20 item 3: the board flags overlapping windows of one technician,
+// docs/field-data.md, "The day board": the board flags overlapping windows of one technician,
 // late jobs (still scheduled after their window) and windows ending within
 // the hour, as of the server's clock (10:00 EST on the test's day); and
 // its counts are the briefing summary's, read for the same day and data.
@@ -156,7 +156,7 @@ func TestBoardTimelineOnDSTDays(t *testing.T) {
 	require.Equal(t, []string{"12:00 AM", "1:00 AM", "1:00 AM", "2:00 AM"}, h[:4])
 }
 
-// Issue 20 item 4: the overdue section is folded unless the reader
+// docs/field-data.md, "The day board": the overdue section is folded unless the reader
 // unfolded it this session (the cookie static/board.js sets).
 func TestBoardOverdueFoldedAndRemembered(t *testing.T) {
 	ff := setupField(t)

@@ -259,7 +259,7 @@ func TestBriefingPageDeliveries(t *testing.T) {
 		require.NotContains(t, r.Body, hidden, "members do not see %q", hidden)
 	}
 	require.NotContains(t, r.Body, "/resend")
-	// Issue 8 #8: how many tries it took and how long each one ran is for
+	// How many tries it took and how long each one ran is for
 	// the people who can act on it; members get the state in words.
 	require.NotContains(t, text, "attempt", "members see no attempt count")
 	require.Nil(t, row.find(func(n *html.Node) bool { return n.Type == html.ElementNode && n.Data == "details" }),

@@ -21,7 +21,7 @@ import (
 // on the board and runs an import, and is refused (403, nothing changed)
 // on settings, the schedule, delivery, API tokens and members. The nav
 // shows what they may use. (TestRouteMatrix walks every route; this is the
-// issue's list, with the changes checked in the database.)
+// list of docs/accounts.md "Roles", with the changes checked in the database.)
 func TestDispatcherAccess(t *testing.T) {
 	ff := setupField(t)
 	f := ff.fixture

@@ -54,7 +54,7 @@ func busyBoard(tb testing.TB, f *fixture) {
 	require.NoError(tb, err)
 }
 
-// maxBoardHTML bounds the busy day's board page (issue 20 item 7: under
+// maxBoardHTML bounds the busy day's board page (docs/benchmarks.md, "The day board": under
 // 300 KB; it was 1,955 KiB with a technician menu in every card).
 const maxBoardHTML = 300_000
 

@@ -21,7 +21,7 @@ import (
 )
 
 // The import pages, field problems, zone names, the day link's errors and
-// the unsubscribe pages in the reader's language (docs/i18n.md; helper IMP).
+// the unsubscribe pages in the reader's language (docs/i18n.md).
 
 // An import preview of a de-DE org says every row's problem in German,
 // from its code; the page around it is German too, and the codes are on

@@ -13,8 +13,7 @@ import (
 	"fieldbrief/views"
 )
 
-// The reading side of the CSV import's preview (issue 19 items 1–3, 6;
-// docs/field-data.md, "CSV import"): how the file was read, a delimiter to
+// The reading side of the CSV import's preview (docs/field-data.md, "CSV import"): how the file was read, a delimiter to
 // read it again with, the columns step (remembered per org), how
 // ambiguous dates were read, the template's example rows, and after a
 // save the link to the board of the first day imported.
@@ -187,7 +186,7 @@ func importBoardLink(c echo.Context) (url, label string) {
 }
 
 // readProblemIDs are the catalog ids of fieldimport's codes added by the
-// reader (issue 19), whose words live in the catalogs' CSVIN block.
+// reader, whose words live in the catalogs' CSVIN block.
 var readProblemIDs = map[string]string{
 	fieldimport.CodeColumnAmbiguous: "import_read.problem.column_ambiguous",
 }

@@ -12,7 +12,7 @@ import (
 	"fieldbrief/internal/tenants"
 )
 
-// The reading side of the import preview (helper CSVIN): the delimiter
+// The reading side of the import preview: the delimiter
 // and columns forms are the uploader's alone, CSRF-checked; a columns
 // choice that does not fit is 422 and remembers nothing; a chosen one is
 // used by the next preview of the same header row; the save links to the

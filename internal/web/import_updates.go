@@ -10,8 +10,8 @@ import (
 	"fieldbrief/views"
 )
 
-// The preview's updates in the reader's words (issue 19 item 5, helper
-// CSVM): old → new per field, the fields kept because they were changed in
+// The preview's updates in the reader's words (docs/field-data.md,
+// "Updates"): old → new per field, the fields kept because they were changed in
 // fieldbrief since the last import, and the overwrite tickbox.
 
 // importUpdates is the note on kept changes and the tickbox's words.

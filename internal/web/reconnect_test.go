@@ -43,7 +43,7 @@ func (f *fixture) warmPool(n int) {
 	}
 }
 
-// Issue 8 #10: the first request after the database connections were killed
+// The first request after the database connections were killed
 // got a 500. An idempotent read is retried once on a fresh connection, and
 // /readyz says the database is there when it is.
 func TestReadsSurviveKilledConnections(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// badRecipients are addresses we never send to (issue 19, item 14), each
+// badRecipients are addresses we never send to (docs/security.md, "Email addresses we send to"), each
 // with a word of the message that explains it.
 var badRecipients = map[string]string{
 	"x@y@z":                        "valid email address",

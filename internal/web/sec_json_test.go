@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 19, item 11: a JSON body whose members encoding/json would read
+// docs/security.md, "JSON bodies": a JSON body whose members encoding/json would read
 // silently otherwise (the last of two wins, names match whatever their
 // case, bad bytes become U+FFFD) is 422 naming the member, with the code of
 // the problem in the envelope, and nothing is saved.

@@ -38,7 +38,7 @@ func runAccountMail(t *testing.T, f *fixture, what string, production bool) erro
 // linkPattern finds an account link in a message as staff read it.
 var linkPattern = regexp.MustCompile(`/(password/reset|invites)/[^\s<"]+`)
 
-// Issue 19, item 12: staff read the outbox, where a password reset is kept
+// docs/security.md, "Account emails and the staff outbox": staff read the outbox, where a password reset is kept
 // when SMTP_URL is unset; the link they see cannot reset the password, so
 // staff cannot take over an org admin's account. The same for an invite.
 func TestStaffOutboxResetLinkCannotResetThePassword(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Issue 19, item 15: a webhook URL's port is 1–65535, by the form and the
+// docs/security.md, "Deliveries to dropped addresses; webhook ports": a webhook URL's port is 1–65535, by the form and the
 // JSON editor, beside the field; nothing saved.
 func TestWebhookURLPortOutOfRangeIsRefused(t *testing.T) {
 	t.Parallel()

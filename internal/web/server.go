@@ -101,7 +101,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		db:      db,
 		tenants: &tenants.Store{DB: db, AllowPrivateWebhooks: cfg.AllowPrivateWebhooks},
 		// Production without SMTP_URL: account emails would only be kept
-		// in the staff-readable outbox, so they are refused (issue 19, item 12).
+		// in the staff-readable outbox, so they are refused (docs/security.md, "Account emails and the staff outbox").
 		accounts:     &accounts.Store{DB: db, MailOff: cfg.Production && cfg.SMTPURL == ""},
 		tokens:       &tokens.Store{DB: db},
 		audit:        &audit.Store{DB: db},

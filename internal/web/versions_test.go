@@ -17,7 +17,7 @@ import (
 	"fieldbrief/internal/tenants"
 )
 
-// Issue 19 item 7 (docs/versions.md, "Forms"): every form that edits a
+// docs/versions.md, "Forms": every form that edits a
 // stored thing carries the version it was read at, and a save over a newer
 // one is a 409 with what differs, nothing saved, nothing audited.
 

@@ -9,7 +9,7 @@ import (
 	"fieldbrief/internal/delivery/deliverytest"
 )
 
-// Issue 19, item 15: a delivery waiting for a retry (or sent again) to an
+// docs/security.md, "Deliveries to dropped addresses; webhook ports": a delivery waiting for a retry (or sent again) to an
 // address the org has removed from its recipients is voided, as a webhook
 // delivery is when its URL changes; an address still listed (in any case)
 // is sent. A technician's delivery likewise, when their address changed.
