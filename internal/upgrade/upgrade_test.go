@@ -30,7 +30,7 @@ import (
 )
 
 // TestUpgrade is the safe-upgrade check (docs/operations.md, "Upgrades"):
-// the previous release (the newest v* tag before HEAD) must keep working on
+// the previous release (the newest in docs/releases.md before HEAD) must keep working on
 // HEAD's schema while both run, as they do during a rolling deploy.
 //
 //  1. A fresh database is migrated by the previous release's `web migrate`
@@ -241,28 +241,69 @@ func TestUpgrade(t *testing.T) {
 // tag that HEAD descends from, HEAD's own tag excluded. Without git history
 // or such a tag the test cannot run: a failure under CI=true, so CI never
 // passes without checking, and a skip elsewhere.
-func previousRelease(t *testing.T) (root, tag string) {
+func previousRelease(t *testing.T) (root, commit string) {
 	t.Helper()
 	miss := func(format string, args ...any) {
 		t.Helper()
 		msg := fmt.Sprintf(format, args...)
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; the upgrade test needs the repository's history and tags (in CI: a clone with fetch-depth 0 and tags)", msg)
+			t.Fatalf("%s; the upgrade test needs main's history (in CI: a clone that is not shallow)", msg)
 		}
-		t.Skipf("%s: the upgrade test needs the repository's history and tags", msg)
+		t.Skipf("%s: the upgrade test needs main's history", msg)
 	}
 	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
 	if err != nil {
 		miss("not a git checkout (git rev-parse: %v)", err)
 	}
 	root = strings.TrimSpace(string(out))
-	// HEAD^: the newest tag strictly before HEAD, so a tagged HEAD (the
-	// release being cut) is checked against the release before it.
-	out, err = exec.Command("git", "-C", root, "describe", "--tags", "--abbrev=0", "--match", "v*", "HEAD^").Output()
-	if err != nil {
-		miss("no v* tag before HEAD (git describe --tags --abbrev=0 --match 'v*' HEAD^: %v)", err)
+	releases, err := readReleases(filepath.Join(root, "docs", "releases.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, releases, "docs/releases.md lists no release")
+	head := gitOut(t, root, "rev-parse", "HEAD")
+	// The newest recorded release that HEAD descends from and is not HEAD:
+	// a release is checked against the one it replaces.
+	for i := len(releases) - 1; i >= 0; i-- {
+		r := releases[i]
+		if r.commit == head {
+			continue
+		}
+		if exec.Command("git", "-C", root, "cat-file", "-e", r.commit+"^{commit}").Run() != nil {
+			miss("release %s (%s) is not in this clone", r.name, r.commit)
+		}
+		if exec.Command("git", "-C", root, "merge-base", "--is-ancestor", r.commit, "HEAD").Run() == nil {
+			t.Logf("previous release: %s", r.name)
+			return root, r.commit
+		}
 	}
-	return root, strings.TrimSpace(string(out))
+	t.Fatalf("no release in docs/releases.md is an ancestor of HEAD (%s)", head)
+	return "", ""
+}
+
+type release struct{ name, commit string }
+
+// releaseRow is a row of docs/releases.md's table: | v0.N.0 | <40 hex> | …
+var releaseRow = regexp.MustCompile(`^\|\s*(v\d+\.\d+\.\d+)\s*\|\s*([0-9a-f]{40})\s*\|`)
+
+// readReleases returns docs/releases.md's releases, oldest first.
+func readReleases(path string) ([]release, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the release record: %w", err)
+	}
+	var rs []release
+	for _, line := range strings.Split(string(b), "\n") {
+		if m := releaseRow.FindStringSubmatch(line); m != nil {
+			rs = append(rs, release{m[1], m[2]})
+		}
+	}
+	return rs, nil
+}
+
+func gitOut(t *testing.T, root string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", root}, args...)...).Output()
+	require.NoError(t, err, "git %v", args)
+	return strings.TrimSpace(string(out))
 }
 
 // archive writes the tree of tag into dir (git archive | tar -x).
