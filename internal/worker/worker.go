@@ -112,7 +112,12 @@ type Worker struct {
 	UpdateDelay time.Duration
 
 	client *river.Client[pgx.Tx]
-	kinds  []string // the task kinds this worker runs, for RunOnce's wait
+	// clientID is this process's River client ID, kept across restarts of
+	// the client: its heartbeat row's key (lifeline.go).
+	clientID     string
+	stopLifeline context.CancelFunc
+	lifelineDone chan struct{}
+	kinds        []string // the task kinds this worker runs, for RunOnce's wait
 	// working holds the tasks this process works until River records their
 	// outcome: RunOnce waits for them whatever -wait says.
 	working inFlight
@@ -187,7 +192,11 @@ func (w *Worker) build(periodic bool) error {
 	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now,
 		Production: w.Production})
 	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)
+	if w.clientID == "" {
+		w.clientID = newClientID()
+	}
 	cfg := &river.Config{
+		ID:                          w.clientID, // whose attempt a task is: the lifeline's key
 		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(w.Concurrency, DefaultConcurrency)}},
 		Workers:                     handlers,
 		Logger:                      w.Log,
@@ -279,15 +288,37 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 			}
 		}
 	}()
+	// Registered before River fetches anything: every task this process
+	// attempts names a client the lifeline knows.
+	if err := database.RetryTransient(ctx, w.Log, "register worker", func(ctx context.Context) error {
+		_, err := w.DB.Exec(ctx, heartbeatSQL, w.clientID)
+		return err
+	}); err != nil {
+		cancel()
+		return fmt.Errorf("register worker %s: %w", w.clientID, err)
+	}
+	lifeCtx, stopLifeline := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopLifeline, w.lifelineDone = stopLifeline, make(chan struct{})
+	go w.lifeline(lifeCtx, w.lifelineDone)
 	// Start checks the schema first: a lost connection fails it before
 	// anything runs. Start keeps the context it is given for the client's
 	// life, so every attempt gets ctx itself, not RetryTransient's.
 	err := database.RetryTransient(ctx, w.Log, "start river", func(context.Context) error { return w.client.Start(ctx) })
 	if err != nil {
 		cancel()
+		w.endLifeline(ctx)
 		return fmt.Errorf("start river: %w", err)
 	}
 	return nil
+}
+
+// endLifeline stops the heartbeats and removes this process's row.
+func (w *Worker) endLifeline(ctx context.Context) {
+	w.stopLifeline()
+	<-w.lifelineDone
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	w.unregister(uctx)
 }
 
 // Stop stops the tick and River. Tasks running get until ctx ends to finish
@@ -321,6 +352,15 @@ func (w *Worker) stopRiver(ctx context.Context) error {
 	}
 	w.stopMetrics()
 	<-w.metricsDone
+	if err == nil {
+		// Stopped cleanly: no task of ours is left running. After a failed
+		// stop the row stays, and the lifeline of another process gives
+		// back what is left once the heartbeats have stopped.
+		w.endLifeline(ctx)
+	} else {
+		w.stopLifeline()
+		<-w.lifelineDone
+	}
 	if err != nil {
 		return fmt.Errorf("stop river: %w", err)
 	}
