@@ -46,19 +46,23 @@ const taskTimeout = time.Minute
 
 // rescueStuckJobsAfter is when River's rescuer takes back a task still
 // "running" whose worker was killed (no graceful stop): it is retried, or
-// discarded when out of attempts. It exceeds every kind's timeout (the
-// longest is a minute, plus the 5 s a failing task takes to record its
-// failure), so a live task is never rescued (River's rescuer also leaves
-// alone a task younger than its own timeout); short beyond that, so a killed
-// worker's briefing is late by a minute or two, not River's default hour.
+// discarded when out of attempts. It is the backstop: the lifeline
+// (lifeline.go) gives a registered worker's tasks back within
+// lifelineWithin of its last heartbeat, since River's rescuer goes by the
+// attempt's age alone (docs/architecture.md, "Crashes and shutdown"). It
+// exceeds every kind's timeout (the longest is a minute, plus the 5 s a
+// failing task takes to record its failure), so a live task is never
+// rescued by it (River's rescuer also leaves alone a task younger than its
+// own timeout).
 const rescueStuckJobsAfter = 75 * time.Second
 
 // rescueWithin is how long after its attempt began a task left running by a
-// dead worker is available again at the latest: rescueStuckJobsAfter, plus
-// the rescuer's interval (River's default, 30 s), plus a dead leader's term
-// running out before another replica's rescuer starts (River's elect
-// interval and TTL padding, 15 s). -once waits for such a task when this
-// falls within -wait (docs/architecture.md, "Crashes and shutdown").
+// dead worker is available again at the latest, whoever gives it back:
+// rescueStuckJobsAfter, plus the rescuer's interval (River's default, 30 s),
+// plus a dead leader's term running out before another replica's rescuer
+// starts (River's elect interval and TTL padding, 15 s). -once waits for
+// such a task when this falls within -wait (docs/architecture.md, "Crashes
+// and shutdown"); the lifeline usually returns it much sooner.
 const rescueWithin = rescueStuckJobsAfter + 30*time.Second + 15*time.Second
 
 // stopAndCancelTimeout bounds the wait, after Stop's grace period, for the
@@ -325,8 +329,10 @@ func (w *Worker) endLifeline(ctx context.Context) {
 // (River's Stop); then they are cancelled (StopAndCancel): a generation
 // records a "retry" run in our history, and River makes the task available
 // again at once without counting the attempt, for another replica or the
-// next start. A task whose process dies without either is taken back by
-// River's rescuer after rescueStuckJobsAfter.
+// next start. A task whose process dies without either is given back by
+// another process's lifeline once the heartbeats have stopped for
+// lifelineSilence (River's rescuer, after rescueStuckJobsAfter, is the
+// backstop). A clean stop removes this process's heartbeat row.
 func (w *Worker) Stop(ctx context.Context) error {
 	if w.stopWatch != nil {
 		w.stopWatch()
