@@ -32,9 +32,6 @@ const (
 	lifelineSilence = 10 * time.Second
 	// lifelineReapEvery is how often each process looks for dead ones.
 	lifelineReapEvery = 2 * time.Second
-	// lifelineLockKey is the transaction-level advisory lock under which one
-	// process at a time looks (the tick has its own key).
-	lifelineLockKey = 0x6662_6c69_6665 // "fblife"
 	// lifelineWithin is how long after a killed process's last heartbeat its
 	// running tasks are available again at the latest: the silence, a look
 	// missed by a heartbeat's interval, and one look's interval.
@@ -134,13 +131,14 @@ func (w *Worker) lifeline(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
-// reapDead looks, if no other process does at the moment, for processes
+// reapDead looks, if no other process does at the moment (a
+// transaction-level advisory lock), for processes
 // silent for lifelineSilence and gives their running tasks back, in one
 // transaction.
 func (w *Worker) reapDead(ctx context.Context, conn *pgx.Conn) error {
 	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		var locked bool
-		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, int64(lifelineLockKey)).Scan(&locked); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('worker.lifeline', 0))`).Scan(&locked); err != nil {
 			return fmt.Errorf("lifeline lock: %w", err)
 		}
 		if !locked {
