@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/auth"
 	"fieldbrief/internal/delivery/deliverytest"
 )
 
@@ -73,4 +75,52 @@ func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_briefing_revisions`))
 	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE state NOT IN ('completed')`))
+}
+
+// TestLifelineGivesBackOnlyTheDeadOnes: the lifeline takes back the running
+// tasks whose last attempt is a silent process's, as River's rescuer would
+// (the attempt counted: discarded on the last one, cancelled when asked),
+// and leaves a live process's alone, even one a dead process attempted
+// before.
+func TestLifelineGivesBackOnlyTheDeadOnes(t *testing.T) {
+	f := setup(t)
+	_, err := f.DB.Exec(f.Ctx, `INSERT INTO ff_worker_heartbeats (client_id, seen_at) VALUES
+		('dead', now() - interval '1 minute'), ('alive', now())`)
+	require.NoError(t, err)
+	running := func(attemptedBy []string, attempt int, metadata string) int64 {
+		id := f.insertTask(auth.PruneArgs{}).Job.ID
+		_, err := f.DB.Exec(f.Ctx, `UPDATE river_job SET state = 'running', attempted_at = now(), attempted_by = $2,
+		                                   attempt = $3, max_attempts = 3, metadata = $4::jsonb WHERE id = $1`,
+			id, attemptedBy, attempt, metadata)
+		require.NoError(t, err)
+		return id
+	}
+	retried := running([]string{"dead"}, 1, `{}`)
+	last := running([]string{"dead"}, 3, `{}`)
+	cancelled := running([]string{"dead"}, 1, `{"cancel_attempted_at": "2026-11-26T10:00:00Z"}`)
+	live := running([]string{"dead", "alive"}, 2, `{}`)
+
+	w := &Worker{DB: f.DB, Log: slog.New(slog.DiscardHandler), clientID: "looker", Metrics: NewMetrics()}
+	conn, err := pgx.ConnectConfig(f.Ctx, f.DB.Config().ConnConfig.Copy())
+	require.NoError(t, err)
+	defer conn.Close(f.Ctx)
+	require.NoError(t, w.reapDead(f.Ctx, conn))
+
+	state := func(id int64) string {
+		var s string
+		require.NoError(t, f.DB.QueryRow(f.Ctx, `SELECT state || ' ' || attempt || ' ' || coalesce(errors[cardinality(errors)]->>'error', '-')
+		                                           FROM river_job WHERE id = $1`, id).Scan(&s))
+		return s
+	}
+	require.Equal(t, "available 1 "+lifelineError+"dead", state(retried))
+	require.Equal(t, "discarded 3 "+lifelineError+"dead", state(last))
+	require.Equal(t, "cancelled 1 "+lifelineError+"dead", state(cancelled))
+	require.Equal(t, "running 2 -", state(live))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats`))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE client_id = 'alive'`))
+	require.Contains(t, scrape(t, w.Metrics), `fieldbrief_tasks_rescued_total{kind="prune_auth",state="available"} 1`)
+
+	// A second look finds nobody dead and changes nothing.
+	require.NoError(t, w.reapDead(f.Ctx, conn))
+	require.Equal(t, "available 1 "+lifelineError+"dead", state(retried))
 }
