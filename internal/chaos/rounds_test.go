@@ -95,8 +95,8 @@ func (r *round) untilDone(limit time.Duration, stop func() bool) (outcome, time.
 }
 
 // takeOver is what follows a worker's death: a fresh worker (serve mode,
-// as a restarted replica runs: River takes back the dead worker's running
-// jobs with its rescuer) and that worker's first tick, at the fake instant
+// as a restarted replica runs: its lifeline takes back the dead worker's
+// running jobs, River's rescuer being the backstop) and that worker's first tick, at the fake instant
 // (`-once -now`, which also works the available jobs). It returns once
 // everything is done or limit passes.
 //
@@ -484,7 +484,9 @@ func (w *orphans) report(t *testing.T, ta *tally) {
 // Every briefing must be generated exactly once and its email accepted by
 // the SMTP server exactly once.
 //
-// Short: 2 rounds of 40 orgs, River's rescue waits fast-forwarded.
+// Short: 2 rounds of 40 orgs, the lifeline's wait fast-forwarded. Its figures
+// include the killed worker's own running jobs: who gave them back, and from
+// the kill to the last of their briefings ready and of their emails accepted.
 // CHAOS=full: 100 rounds of 1,000 orgs, CHAOS_LANES (10) at a time, real waits.
 func TestKill9(t *testing.T) {
 	scenario{
