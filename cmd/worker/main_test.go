@@ -472,6 +472,11 @@ func TestOnceAfterKill(t *testing.T) {
 	_ = first.Wait() // killed: its exit status says so
 	sink.Release()
 	require.Empty(t, sink.Messages())
+	// This test is about River's rescue: the killed worker's heartbeat is
+	// made to look fresh, so no lifeline takes its tasks back first
+	// (TestKilledWorkerRescuedByLifeline covers that).
+	_, err = db.Exec(ctx, `UPDATE ff_worker_heartbeats SET seen_at = now() + interval '1 hour'`)
+	require.NoError(t, err)
 
 	// Rescue is a minute or two away: not waited for, and not clean.
 	second := workerCmd(t, ctx, url, "-once", "-now", now.Format(time.RFC3339), "-wait", "5s")

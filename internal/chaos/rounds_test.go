@@ -95,20 +95,19 @@ func (r *round) untilDone(limit time.Duration, stop func() bool) (outcome, time.
 }
 
 // takeOver is what follows a worker's death: a fresh worker (serve mode,
-// as a restarted replica runs: River takes back the dead worker's running
-// jobs with its rescuer) and that worker's first tick, at the fake instant
+// as a restarted replica runs: its lifeline takes back the dead worker's
+// running jobs, River's rescuer being the backstop) and that worker's first tick, at the fake instant
 // (`-once -now`, which also works the available jobs). It returns once
 // everything is done or limit passes.
 //
-// In the short version only, it first stands in for the waits River makes
-// before it takes back an orphan (docs/architecture.md, "Crashes and
-// shutdown"): the rescuer's horizon and the dead leader's 15-second term. Called only once the round's
-// workers are all dead, so every running job is an orphan.
+// In the short version only, it first stands in for the wait before the
+// lifeline takes a dead worker's running jobs back (docs/architecture.md,
+// "Crashes and shutdown"): the dead worker's heartbeats are made old.
+// Called only once the round's workers are all dead, so every heartbeat
+// row is a dead worker's.
 func (r *round) takeOver(faultAt time.Time, limit time.Duration) (outcome, time.Duration, bool) {
 	if !full() {
-		_, err := r.db.Exec(r.ctx, `UPDATE river_job SET attempted_at = attempted_at - interval '1 hour' WHERE state = 'running'`)
-		require.NoError(r.t, err)
-		_, err = r.db.Exec(r.ctx, `DELETE FROM river_leader`)
+		_, err := r.db.Exec(r.ctx, `UPDATE ff_worker_heartbeats SET seen_at = seen_at - interval '1 hour'`)
 		require.NoError(r.t, err)
 	}
 	serve := r.worker("-shutdown-timeout", "5s")
@@ -159,6 +158,12 @@ type tally struct {
 	missed, inTick, notExact int
 	workerFailed, takenOver  int
 	phases                   map[string]int // where the faults landed: start, tick, jobs
+	// After a kill, the killed worker's own running jobs (orphans): from the
+	// kill to the last of their briefings ready (rounds killed while it
+	// generated) and to the last of their emails accepted, and who gave
+	// them back.
+	orphanReady, orphanSent       stats
+	byLifeline, byRescuer, orphan int
 }
 
 func (ta *tally) add(o outcome, atFault outcome, phase string, recovery time.Duration) {
@@ -190,10 +195,16 @@ func (ta *tally) add(o outcome, atFault outcome, phase string, recovery time.Dur
 
 func (ta *tally) String() string {
 	o := ta.total
-	return fmt.Sprintf("briefings=%d/%d ready=%d failed=%d revisions=%d emails=%d received=%d duplicates=%d (recipients shown two Message-IDs: %d) lost=%d strays=%d; "+
+	line := fmt.Sprintf("briefings=%d/%d ready=%d failed=%d revisions=%d emails=%d received=%d duplicates=%d (recipients shown two Message-IDs: %d) lost=%d strays=%d; "+
 		"rounds not exactly once=%d; workers that did not survive=%d; faults by phase %v, with orgs not yet fired=%d, after the worker finished=%d; recovery %v",
 		o.Briefings, o.Orgs, o.Ready, o.GenerateFails, o.Revisions, o.Emails, o.Received, o.Duplicates, o.MixedIDs, o.Lost, o.Strays,
 		ta.notExact, ta.workerFailed, ta.phases, ta.inTick, ta.missed, ta.recovery)
+	if ta.orphan > 0 {
+		line += fmt.Sprintf("; killed worker's running jobs=%d (given back by the lifeline %d, by River's rescuer %d): "+
+			"kill → their briefings ready %v, kill → their emails accepted %v",
+			ta.orphan, ta.byLifeline, ta.byRescuer, ta.orphanReady, ta.orphanSent)
+	}
+	return line
 }
 
 // run calibrates on a clean run (which must be exact), then runs the
@@ -366,7 +377,9 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay moment) {
 		}
 	} else {
 		atFault = r.measure() // what it had committed when it died
+		orphans := r.watchOrphans(faultAt)
 		o, recovery, ok = r.takeOver(faultAt, s.limit)
+		orphans.report(t, ta)
 	}
 	if !ok {
 		t.Errorf("not recovered %v after the fault at %v: %v", s.limit, delay, o)
@@ -380,12 +393,100 @@ func (s scenario) round(t *testing.T, ta *tally, app string, delay moment) {
 	ta.add(final, atFault, phase, recovery)
 }
 
+// orphans are a killed worker's running jobs at its death, and when they
+// were done with.
+type orphans struct {
+	r              *round
+	ids, briefings []int64
+	generating     bool // some were generations
+	ready, sent    time.Duration
+	stop           chan struct{}
+	done           chan struct{}
+}
+
+// watchOrphans notes the jobs the killed worker left running, then polls
+// until their briefings are ready and those briefings' emails are all
+// accepted (their deliveries recorded sent), timed from the kill.
+func (r *round) watchOrphans(killedAt time.Time) *orphans {
+	w := &orphans{r: r, stop: make(chan struct{}), done: make(chan struct{})}
+	var generations int
+	require.NoError(r.t, r.db.QueryRow(r.ctx, `
+		SELECT coalesce(array_agg(id ORDER BY id), '{}'),
+		       coalesce(array_agg(DISTINCT (args->>'briefing_id')::bigint) FILTER (WHERE args ? 'briefing_id'), '{}'),
+		       count(*) FILTER (WHERE kind = 'generate_briefing')
+		  FROM river_job WHERE state = 'running'`).Scan(&w.ids, &w.briefings, &generations))
+	w.generating = generations > 0
+	go func() {
+		defer close(w.done)
+		for w.ready == 0 || w.sent == 0 {
+			var notReady, unsent int
+			err := r.db.QueryRow(r.ctx, `
+				SELECT (SELECT count(*) FROM ff_briefings WHERE id = ANY($1) AND status <> 'ready'),
+				       (SELECT count(*) FROM river_job WHERE id = ANY($2) AND state = 'running') +
+				       (SELECT count(*) FROM ff_briefings b WHERE b.id = ANY($1)
+				           AND NOT EXISTS (SELECT FROM ff_deliveries d WHERE d.briefing_id = b.id)) +
+				       (SELECT count(*) FROM ff_deliveries WHERE briefing_id = ANY($1) AND state <> 'sent')`,
+				w.briefings, w.ids).Scan(&notReady, &unsent)
+			if err == nil {
+				at := time.Since(killedAt)
+				if notReady == 0 && w.ready == 0 {
+					w.ready = at
+				}
+				if notReady == 0 && unsent == 0 && w.sent == 0 {
+					w.sent = at
+				}
+			}
+			select {
+			case <-w.stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return w
+}
+
+// report adds the orphans' figures to the tally: who gave them back, and
+// when their briefings and emails were done.
+func (w *orphans) report(t *testing.T, ta *tally) {
+	// The round is done: the watcher's next look sees it so, unless the
+	// round was not recovered.
+	select {
+	case <-w.done:
+	case <-time.After(5 * time.Second):
+	}
+	close(w.stop)
+	<-w.done
+	var lifeline, rescuer int
+	require.NoError(t, w.r.db.QueryRow(w.r.ctx, `
+		SELECT count(*) FILTER (WHERE e->>'error' LIKE 'task rescued by the lifeline%'),
+		       count(*) FILTER (WHERE e->>'error' LIKE 'Stuck job rescued by JobRescuer%')
+		  FROM river_job, unnest(errors) e WHERE id = ANY($1)`, w.ids).Scan(&lifeline, &rescuer))
+	t.Logf("killed worker's running jobs: %d (%d briefings; generating: %v), given back by the lifeline %d, by River's rescuer %d; "+
+		"kill → briefings ready %v, → emails accepted %v", len(w.ids), len(w.briefings), w.generating, lifeline, rescuer,
+		w.ready.Round(time.Millisecond), w.sent.Round(time.Millisecond))
+	if len(w.ids) == 0 || w.sent == 0 {
+		return
+	}
+	ta.mu.Lock()
+	defer ta.mu.Unlock()
+	ta.orphan += len(w.ids)
+	ta.byLifeline += lifeline
+	ta.byRescuer += rescuer
+	if w.generating {
+		ta.orphanReady = append(ta.orphanReady, w.ready)
+	}
+	ta.orphanSent = append(ta.orphanSent, w.sent)
+}
+
 // TestKill9 kills a worker with SIGKILL at a random moment of its -once run
 // (its tick, the generations, the sends); a fresh worker takes over.
 // Every briefing must be generated exactly once and its email accepted by
 // the SMTP server exactly once.
 //
-// Short: 2 rounds of 40 orgs, River's rescue waits fast-forwarded.
+// Short: 2 rounds of 40 orgs, the lifeline's wait fast-forwarded. Its figures
+// include the killed worker's own running jobs: who gave them back, and from
+// the kill to the last of their briefings ready and of their emails accepted.
 // CHAOS=full: 100 rounds of 1,000 orgs, CHAOS_LANES (10) at a time, real waits.
 func TestKill9(t *testing.T) {
 	scenario{

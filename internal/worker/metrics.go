@@ -16,6 +16,10 @@ type Metrics struct {
 	Tick       *tick.Metrics
 	Deliveries *dispatch.Metrics
 	Tasks      *prometheus.CounterVec // River task outcomes in this process, by kind and outcome
+	// Rescued counts the tasks this process's lifeline gave back from dead
+	// workers, by kind and the state given (available, discarded,
+	// cancelled).
+	Rescued *prometheus.CounterVec
 }
 
 // NewMetrics creates the collectors; register them with Collectors.
@@ -27,12 +31,16 @@ func NewMetrics() *Metrics {
 			Name: "fieldbrief_jobs_total",
 			Help: "Task attempts run by this worker, by kind and outcome (completed, retry, discarded, cancelled).",
 		}, []string{"kind", "outcome"}),
+		Rescued: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldbrief_tasks_rescued_total",
+			Help: "Running tasks of dead workers given back by this worker's lifeline, by kind and the state given.",
+		}, []string{"kind", "state"}),
 	}
 }
 
 // Collectors lists every collector, for prometheus.Registerer.MustRegister.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return append(append(m.Tick.Collectors(), m.Deliveries.Collectors()...), m.Tasks)
+	return append(append(m.Tick.Collectors(), m.Deliveries.Collectors()...), m.Tasks, m.Rescued)
 }
 
 func (m *Metrics) tick() *tick.Metrics {
@@ -66,4 +74,12 @@ func (m *Metrics) taskOutcome(ev *river.Event) {
 		}
 	}
 	m.Tasks.WithLabelValues(ev.Job.Kind, outcome).Inc()
+}
+
+// rescued counts a task the lifeline gave back.
+func (m *Metrics) rescued(kind, state string) {
+	if m == nil {
+		return
+	}
+	m.Rescued.WithLabelValues(kind, state).Inc()
 }

@@ -46,19 +46,23 @@ const taskTimeout = time.Minute
 
 // rescueStuckJobsAfter is when River's rescuer takes back a task still
 // "running" whose worker was killed (no graceful stop): it is retried, or
-// discarded when out of attempts. It exceeds every kind's timeout (the
-// longest is a minute, plus the 5 s a failing task takes to record its
-// failure), so a live task is never rescued (River's rescuer also leaves
-// alone a task younger than its own timeout); short beyond that, so a killed
-// worker's briefing is late by a minute or two, not River's default hour.
+// discarded when out of attempts. It is the backstop: the lifeline
+// (lifeline.go) gives a registered worker's tasks back within
+// lifelineWithin of its last heartbeat, since River's rescuer goes by the
+// attempt's age alone (docs/architecture.md, "Crashes and shutdown"). It
+// exceeds every kind's timeout (the longest is a minute, plus the 5 s a
+// failing task takes to record its failure), so a live task is never
+// rescued by it (River's rescuer also leaves alone a task younger than its
+// own timeout).
 const rescueStuckJobsAfter = 75 * time.Second
 
 // rescueWithin is how long after its attempt began a task left running by a
-// dead worker is available again at the latest: rescueStuckJobsAfter, plus
-// the rescuer's interval (River's default, 30 s), plus a dead leader's term
-// running out before another replica's rescuer starts (River's elect
-// interval and TTL padding, 15 s). -once waits for such a task when this
-// falls within -wait (docs/architecture.md, "Crashes and shutdown").
+// dead worker is available again at the latest, whoever gives it back:
+// rescueStuckJobsAfter, plus the rescuer's interval (River's default, 30 s),
+// plus a dead leader's term running out before another replica's rescuer
+// starts (River's elect interval and TTL padding, 15 s). -once waits for
+// such a task when this falls within -wait (docs/architecture.md, "Crashes
+// and shutdown"); the lifeline usually returns it much sooner.
 const rescueWithin = rescueStuckJobsAfter + 30*time.Second + 15*time.Second
 
 // stopAndCancelTimeout bounds the wait, after Stop's grace period, for the
@@ -112,7 +116,12 @@ type Worker struct {
 	UpdateDelay time.Duration
 
 	client *river.Client[pgx.Tx]
-	kinds  []string // the task kinds this worker runs, for RunOnce's wait
+	// clientID is this process's River client ID, kept across restarts of
+	// the client: its heartbeat row's key (lifeline.go).
+	clientID     string
+	stopLifeline context.CancelFunc
+	lifelineDone chan struct{}
+	kinds        []string // the task kinds this worker runs, for RunOnce's wait
 	// working holds the tasks this process works until River records their
 	// outcome: RunOnce waits for them whatever -wait says.
 	working inFlight
@@ -187,7 +196,11 @@ func (w *Worker) build(periodic bool) error {
 	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now,
 		Production: w.Production})
 	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)
+	if w.clientID == "" {
+		w.clientID = newClientID()
+	}
 	cfg := &river.Config{
+		ID:                          w.clientID, // whose attempt a task is: the lifeline's key
 		Queues:                      map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cmp.Or(w.Concurrency, DefaultConcurrency)}},
 		Workers:                     handlers,
 		Logger:                      w.Log,
@@ -279,23 +292,47 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 			}
 		}
 	}()
+	// Registered before River fetches anything: every task this process
+	// attempts names a client the lifeline knows.
+	if err := database.RetryTransient(ctx, w.Log, "register worker", func(ctx context.Context) error {
+		_, err := w.DB.Exec(ctx, heartbeatSQL, w.clientID)
+		return err
+	}); err != nil {
+		cancel()
+		return fmt.Errorf("register worker %s: %w", w.clientID, err)
+	}
+	lifeCtx, stopLifeline := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopLifeline, w.lifelineDone = stopLifeline, make(chan struct{})
+	go w.lifeline(lifeCtx, w.lifelineDone)
 	// Start checks the schema first: a lost connection fails it before
 	// anything runs. Start keeps the context it is given for the client's
 	// life, so every attempt gets ctx itself, not RetryTransient's.
 	err := database.RetryTransient(ctx, w.Log, "start river", func(context.Context) error { return w.client.Start(ctx) })
 	if err != nil {
 		cancel()
+		w.endLifeline(ctx)
 		return fmt.Errorf("start river: %w", err)
 	}
 	return nil
+}
+
+// endLifeline stops the heartbeats and removes this process's row.
+func (w *Worker) endLifeline(ctx context.Context) {
+	w.stopLifeline()
+	<-w.lifelineDone
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	w.unregister(uctx)
 }
 
 // Stop stops the tick and River. Tasks running get until ctx ends to finish
 // (River's Stop); then they are cancelled (StopAndCancel): a generation
 // records a "retry" run in our history, and River makes the task available
 // again at once without counting the attempt, for another replica or the
-// next start. A task whose process dies without either is taken back by
-// River's rescuer after rescueStuckJobsAfter.
+// next start. A task whose process dies without either is given back by
+// another process's lifeline once the heartbeats have stopped for
+// lifelineSilence (River's rescuer, after rescueStuckJobsAfter, is the
+// backstop). A clean stop removes this process's heartbeat row.
 func (w *Worker) Stop(ctx context.Context) error {
 	if w.stopWatch != nil {
 		w.stopWatch()
@@ -321,6 +358,15 @@ func (w *Worker) stopRiver(ctx context.Context) error {
 	}
 	w.stopMetrics()
 	<-w.metricsDone
+	if err == nil {
+		// Stopped cleanly: no task of ours is left running. After a failed
+		// stop the row stays, and the lifeline of another process gives
+		// back what is left once the heartbeats have stopped.
+		w.endLifeline(ctx)
+	} else {
+		w.stopLifeline()
+		<-w.lifelineDone
+	}
 	if err != nil {
 		return fmt.Errorf("stop river: %w", err)
 	}

@@ -1,0 +1,192 @@
+package worker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The lifeline gives a killed worker's running tasks back within seconds
+// (docs/architecture.md, "Crashes and shutdown"). River v0.51.2 knows no
+// liveness of its clients — a task only records the IDs of the clients that
+// attempted it (river_job.attempted_by), and its rescuer goes by the age of
+// the attempt alone, which must exceed every task's timeout — so each worker
+// process heartbeats a row of ff_worker_heartbeats under its River client
+// ID, and every live one looks, one at a time, for processes silent for
+// lifelineSilence: their running tasks are made available at once and their
+// row removed. River's rescuer stays as the backstop (a process that never
+// registered, such as the previous release's). A process only stalled, not
+// dead, may see its task run twice; generation and sending are idempotent
+// (docs/architecture.md, "Tasks", "Generation is idempotent"; "Delivery").
+const (
+	// heartbeatEvery is how often a process records that it is alive.
+	heartbeatEvery = 2 * time.Second
+	// lifelineSilence is how long a process may go without a heartbeat
+	// before it counts as dead: five heartbeats missed, so a busy machine or
+	// a reconnect does not declare a live process dead.
+	lifelineSilence = 10 * time.Second
+	// lifelineReapEvery is how often each process looks for dead ones.
+	lifelineReapEvery = 2 * time.Second
+	// lifelineWithin is how long after a killed process's last heartbeat its
+	// running tasks are available again at the latest: the silence, a look
+	// missed by a heartbeat's interval, and one look's interval.
+	lifelineWithin = lifelineSilence + heartbeatEvery + lifelineReapEvery
+)
+
+// newClientID names this process's River client: unique per process and
+// readable in river_job.attempted_by (host, pid, random).
+func newClientID() string {
+	host, _ := os.Hostname()
+	if len(host) > 60 {
+		host = host[:60]
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// heartbeatSQL records that the process is alive, at the database's clock
+// (every replica's heartbeats and the look for the dead ones compare on one
+// clock: docs/architecture.md, "One clock").
+const heartbeatSQL = `
+	INSERT INTO ff_worker_heartbeats (client_id) VALUES ($1)
+	ON CONFLICT (client_id) DO UPDATE SET seen_at = now()`
+
+// reapDeadSQL removes the rows of processes silent for longer than $1
+// seconds (never the caller's own, $2).
+const reapDeadSQL = `
+	DELETE FROM ff_worker_heartbeats
+	 WHERE seen_at < now() - make_interval(secs => $1) AND client_id <> $2
+	RETURNING client_id`
+
+// rescueSQL gives back the running tasks whose last attempt belongs to a
+// dead process, as River's rescuer would but at once: the attempt counts
+// (a task that kills its worker every time ends), one on its last attempt
+// is discarded, one whose cancellation was asked is cancelled, any other is
+// available now, with the reason among its errors.
+const rescueSQL = `
+	UPDATE river_job
+	   SET state = CASE WHEN metadata ? 'cancel_attempted_at' THEN 'cancelled'
+	                    WHEN attempt >= max_attempts THEN 'discarded'
+	                    ELSE 'available' END::river_job_state,
+	       finalized_at = CASE WHEN metadata ? 'cancel_attempted_at' OR attempt >= max_attempts THEN now() END,
+	       scheduled_at = CASE WHEN metadata ? 'cancel_attempted_at' OR attempt >= max_attempts THEN scheduled_at ELSE now() END,
+	       errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', greatest(attempt, 0),
+	                    'error', $2::text || attempted_by[cardinality(attempted_by)], 'trace', ''))
+	 WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = ANY($1::text[])
+	RETURNING id, kind, attempt, state::text, attempted_by[cardinality(attempted_by)]`
+
+// lifelineError starts the error a rescued task records; the dead client's
+// ID follows.
+const lifelineError = "task rescued by the lifeline: no heartbeat from worker "
+
+// lifeline heartbeats and looks for dead processes until ctx ends, on a
+// connection of its own (a pool busy with tasks does not delay a
+// heartbeat), reconnecting when it is lost. It closes done when it returns.
+func (w *Worker) lifeline(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	var conn *pgx.Conn
+	defer func() {
+		if conn != nil {
+			_ = conn.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	beat := time.NewTicker(heartbeatEvery)
+	defer beat.Stop()
+	lastReap := time.Time{}
+	for {
+		if conn == nil || conn.IsClosed() {
+			c, err := pgx.ConnectConfig(ctx, w.DB.Config().ConnConfig.Copy())
+			if err != nil {
+				if ctx.Err() == nil {
+					w.Log.Warn("lifeline: connect", "error", err) // the next beat tries again
+				}
+			} else {
+				conn = c
+			}
+		}
+		if conn != nil {
+			if _, err := conn.Exec(ctx, heartbeatSQL, w.clientID); err != nil && ctx.Err() == nil {
+				w.Log.Warn("lifeline: heartbeat", "client_id", w.clientID, "error", err)
+				_ = conn.Close(ctx)
+				conn = nil
+			}
+		}
+		if conn != nil && time.Since(lastReap) >= lifelineReapEvery-heartbeatEvery/2 {
+			lastReap = time.Now()
+			if err := w.reapDead(ctx, conn); err != nil && ctx.Err() == nil {
+				w.Log.Warn("lifeline: rescue", "error", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-beat.C:
+		}
+	}
+}
+
+// reapDead looks, if no other process does at the moment (a
+// transaction-level advisory lock), for processes
+// silent for lifelineSilence and gives their running tasks back, in one
+// transaction.
+func (w *Worker) reapDead(ctx context.Context, conn *pgx.Conn) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		var locked bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('worker.lifeline', 0))`).Scan(&locked); err != nil {
+			return fmt.Errorf("lifeline lock: %w", err)
+		}
+		if !locked {
+			return nil // another process is looking
+		}
+		rows, err := tx.Query(ctx, reapDeadSQL, lifelineSilence.Seconds(), w.clientID)
+		if err != nil {
+			return fmt.Errorf("find dead workers: %w", err)
+		}
+		dead, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("find dead workers: %w", err)
+		}
+		if len(dead) == 0 {
+			return nil
+		}
+		rows, err = tx.Query(ctx, rescueSQL, dead, lifelineError)
+		if err != nil {
+			return fmt.Errorf("rescue dead workers' tasks: %w", err)
+		}
+		type rescued struct {
+			ID      int64
+			Kind    string
+			Attempt int
+			State   string
+			Client  string
+		}
+		tasks, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rescued])
+		if err != nil {
+			return fmt.Errorf("rescue dead workers' tasks: %w", err)
+		}
+		for _, c := range dead {
+			w.Log.Warn("lifeline: worker silent, its running tasks given back", "dead_client_id", c,
+				"silent_for_more_than", lifelineSilence.String(), "client_id", w.clientID)
+		}
+		for _, t := range tasks {
+			w.Log.Info("lifeline: task rescued", "task_id", t.ID, "kind", t.Kind, "attempt", t.Attempt,
+				"state", t.State, "dead_client_id", t.Client)
+			w.Metrics.rescued(t.Kind, t.State)
+		}
+		return nil
+	})
+}
+
+// unregister removes this process's heartbeat row on a clean stop: it is
+// not dead, it is gone, and its tasks were finished or given back by River.
+func (w *Worker) unregister(ctx context.Context) {
+	if _, err := w.DB.Exec(ctx, `DELETE FROM ff_worker_heartbeats WHERE client_id = $1`, w.clientID); err != nil {
+		w.Log.Warn("lifeline: unregister", "client_id", w.clientID, "error", err)
+	}
+}

@@ -1,0 +1,126 @@
+package worker
+
+import (
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/auth"
+	"fieldbrief/internal/delivery/deliverytest"
+)
+
+// TestLifelineStalledWorkerSendsOnce: a worker alive but silent (its
+// heartbeats stopped while its emails wait on the SMTP server) is taken for
+// dead; its tasks are given back and a second worker runs them while the
+// first still sends. The second waits on the delivery rows' locks and finds
+// them sent: one email per recipient, one revision per briefing
+// (docs/architecture.md, "Crashes and shutdown").
+func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	sink.Hold()
+	const orgs = 2
+	for i := range orgs {
+		f.Org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
+	}
+	now := utc("2026-03-10T07:00:00Z")
+
+	stalled := f.deliveringWorker(sink.URL, nil)
+	stalled.Concurrency = orgs
+	stalledDone := make(chan error, 1)
+	go func() { _, err := stalled.RunOnce(f.Ctx, now, time.Minute); stalledDone <- err }()
+	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, time.Minute, 10*time.Millisecond)
+
+	// Its heartbeats stop and lapse; the process and its sends go on.
+	stalled.stopLifeline()
+	<-stalled.lifelineDone
+	tag, err := f.DB.Exec(f.Ctx, `UPDATE ff_worker_heartbeats SET seen_at = now() - interval '1 hour' WHERE client_id = $1`, stalled.clientID)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), tag.RowsAffected())
+
+	second := f.deliveringWorker(sink.URL, nil)
+	second.clientID = "second"
+	conn, err := pgx.ConnectConfig(f.Ctx, f.DB.Config().ConnConfig.Copy())
+	require.NoError(t, err)
+	defer conn.Close(f.Ctx)
+	require.NoError(t, second.reapDead(f.Ctx, conn))
+	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM river_job WHERE kind = 'send_briefing_email' AND state = 'available'
+	                                   AND errors[cardinality(errors)]->>'error' = $1`, lifelineError+stalled.clientID))
+	require.Zero(t, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE client_id = $1`, stalled.clientID))
+
+	// The second run takes them while the first still holds the rows.
+	secondDone := make(chan error, 1)
+	go func() { _, err := second.RunOnce(f.Ctx, now, time.Minute); secondDone <- err }()
+	require.Eventually(t, func() bool {
+		return f.Count(`SELECT count(*) FROM river_job WHERE kind = 'send_briefing_email' AND state = 'running'
+		                  AND attempted_by[cardinality(attempted_by)] = 'second'`) == orgs
+	}, time.Minute, 10*time.Millisecond)
+	sink.Release()
+	require.NoError(t, <-stalledDone)
+	require.NoError(t, <-secondDone)
+
+	received := map[string]int{}
+	for _, m := range sink.Messages() {
+		received[strings.Join(m.To, ",")]++
+	}
+	require.Len(t, received, orgs)
+	for to, n := range received {
+		require.Equal(t, 1, n, to)
+	}
+	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
+	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_briefing_revisions`))
+	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE state NOT IN ('completed')`))
+}
+
+// TestLifelineGivesBackOnlyTheDeadOnes: the lifeline takes back the running
+// tasks whose last attempt is a silent process's, as River's rescuer would
+// (the attempt counted: discarded on the last one, cancelled when asked),
+// and leaves a live process's alone, even one a dead process attempted
+// before.
+func TestLifelineGivesBackOnlyTheDeadOnes(t *testing.T) {
+	f := setup(t)
+	_, err := f.DB.Exec(f.Ctx, `INSERT INTO ff_worker_heartbeats (client_id, seen_at) VALUES
+		('dead', now() - interval '1 minute'), ('alive', now())`)
+	require.NoError(t, err)
+	running := func(attemptedBy []string, attempt int, metadata string) int64 {
+		id := f.insertTask(auth.PruneArgs{}).Job.ID
+		_, err := f.DB.Exec(f.Ctx, `UPDATE river_job SET state = 'running', attempted_at = now(), attempted_by = $2,
+		                                   attempt = $3, max_attempts = 3, metadata = $4::jsonb WHERE id = $1`,
+			id, attemptedBy, attempt, metadata)
+		require.NoError(t, err)
+		return id
+	}
+	retried := running([]string{"dead"}, 1, `{}`)
+	last := running([]string{"dead"}, 3, `{}`)
+	cancelled := running([]string{"dead"}, 1, `{"cancel_attempted_at": "2026-11-26T10:00:00Z"}`)
+	live := running([]string{"dead", "alive"}, 2, `{}`)
+
+	w := &Worker{DB: f.DB, Log: slog.New(slog.DiscardHandler), clientID: "looker", Metrics: NewMetrics()}
+	conn, err := pgx.ConnectConfig(f.Ctx, f.DB.Config().ConnConfig.Copy())
+	require.NoError(t, err)
+	defer conn.Close(f.Ctx)
+	require.NoError(t, w.reapDead(f.Ctx, conn))
+
+	state := func(id int64) string {
+		var s string
+		require.NoError(t, f.DB.QueryRow(f.Ctx, `SELECT state || ' ' || attempt || ' ' || coalesce(errors[cardinality(errors)]->>'error', '-')
+		                                           FROM river_job WHERE id = $1`, id).Scan(&s))
+		return s
+	}
+	require.Equal(t, "available 1 "+lifelineError+"dead", state(retried))
+	require.Equal(t, "discarded 3 "+lifelineError+"dead", state(last))
+	require.Equal(t, "cancelled 1 "+lifelineError+"dead", state(cancelled))
+	require.Equal(t, "running 2 -", state(live))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats`))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE client_id = 'alive'`))
+	require.Contains(t, scrape(t, w.Metrics), `fieldbrief_tasks_rescued_total{kind="prune_auth",state="available"} 1`)
+
+	// A second look finds nobody dead and changes nothing.
+	require.NoError(t, w.reapDead(f.Ctx, conn))
+	require.Equal(t, "available 1 "+lifelineError+"dead", state(retried))
+}
