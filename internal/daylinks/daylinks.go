@@ -99,7 +99,7 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 			RETURNING id
 		), over AS (
 			DELETE FROM technician_day_links
-			 WHERE id IN (SELECT id FROM technician_day_links
+			 WHERE org_id = $1 AND id IN (SELECT id FROM technician_day_links
 			               WHERE org_id = $1 AND briefing_date = $3 AND technician_id = $2
 			               ORDER BY id DESC OFFSET $7)
 		), old AS (

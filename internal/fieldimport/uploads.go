@@ -69,7 +69,7 @@ func (s *Store) SaveUpload(ctx context.Context, orgID, userID int64, kind Kind, 
 			return err
 		}
 		if _, err := tx.Exec(ctx, `
-			DELETE FROM csv_uploads WHERE id IN (
+			DELETE FROM csv_uploads WHERE org_id = $1 AND id IN (
 				SELECT id FROM csv_uploads WHERE org_id = $1 AND user_id = $2
 				ORDER BY created_at DESC, id OFFSET $3)`, orgID, userID, UploadsPerUser-1); err != nil {
 			return err

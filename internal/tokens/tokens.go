@@ -242,7 +242,7 @@ func (s *Store) Authenticate(ctx context.Context, token string, now time.Time) (
 		// together still writes the row once.
 		_, err := s.DB.Exec(ctx, `
 			UPDATE api_tokens SET last_used_at = $2
-			 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $3)`, t.ID, now, now.Add(-TouchEvery))
+			 WHERE org_id = $4 AND id = $1 AND (last_used_at IS NULL OR last_used_at <= $3)`, t.ID, now, now.Add(-TouchEvery), t.OrgID)
 		if err != nil {
 			return Token{}, fmt.Errorf("touch api token %d: %w", t.ID, err)
 		}
