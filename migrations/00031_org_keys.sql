@@ -87,15 +87,16 @@ ALTER TABLE ff_deliveries
         FOREIGN KEY (org_id, update_id) REFERENCES ff_briefing_updates (org_id, id) ON DELETE CASCADE;
 ALTER TABLE ff_delivery_attempts ADD CONSTRAINT ff_delivery_attempts_org_id_delivery_id_fkey
     FOREIGN KEY (org_id, delivery_id) REFERENCES ff_deliveries (org_id, id) ON DELETE CASCADE;
--- announced_in alone is cleared when its update goes: org_id is NOT NULL and
--- stays (a column list on SET NULL, PostgreSQL 15).
+-- A change goes with the update that announced it (updates go only with
+-- their briefing, that is with their org). Not SET NULL (announced_in):
+-- Citus refuses SET NULL on a key that includes the distribution column.
 ALTER TABLE ff_job_changes
     ADD CONSTRAINT ff_job_changes_org_id_job_id_fkey
         FOREIGN KEY (org_id, job_id) REFERENCES jobs (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_job_changes_org_id_update_id_fkey
         FOREIGN KEY (org_id, update_id) REFERENCES ff_briefing_updates (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_job_changes_org_id_announced_in_fkey
-        FOREIGN KEY (org_id, announced_in) REFERENCES ff_briefing_updates (org_id, id) ON DELETE SET NULL (announced_in),
+        FOREIGN KEY (org_id, announced_in) REFERENCES ff_briefing_updates (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_job_changes_org_id_technician_id_fkey
         FOREIGN KEY (org_id, technician_id) REFERENCES technicians (org_id, id) ON DELETE CASCADE;
 ALTER TABLE jobs ADD CONSTRAINT jobs_org_id_technician_id_fkey

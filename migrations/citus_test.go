@@ -56,6 +56,9 @@ func TestCitusReady(t *testing.T) {
 			ALTER TABLE ff_job_changes ADD COLUMN other_job bigint,
 				ADD FOREIGN KEY (other_job, org_id) REFERENCES jobs (org_id, id);
 			CREATE INDEX ON ff_job_changes (other_job, org_id);
+			ALTER TABLE ff_job_changes ADD COLUMN later_job bigint,
+				ADD FOREIGN KEY (org_id, later_job) REFERENCES jobs (org_id, id) ON DELETE SET NULL (later_job);
+			CREATE INDEX ON ff_job_changes (org_id, later_job);
 			ALTER TABLE sessions ADD COLUMN job_org bigint, ADD COLUMN job_id bigint,
 				ADD FOREIGN KEY (job_org, job_id) REFERENCES jobs (org_id, id);
 			ALTER TABLE import_columns RENAME COLUMN org_id TO tenant_id;
@@ -73,6 +76,7 @@ func TestCitusReady(t *testing.T) {
 			`citus_gone is listed in docs/scaling.md but is not in the schema`,
 			`citus_unlisted is not listed in docs/scaling.md`,
 			`email_suppressions (distributed by org_id): org_id may be NULL`,
+			`ff_job_changes (distributed by org_id): foreign key ff_job_changes_org_id_later_job_fkey to jobs sets columns to NULL or their default, which Citus refuses on a key with org_id`,
 			`ff_job_changes (distributed by org_id): foreign key ff_job_changes_other_job_org_id_fkey to jobs does not map org_id to org_id`,
 			`import_columns (distributed by org_id): has no column org_id`,
 			`import_columns (distributed by org_id): primary key import_columns_pkey (tenant_id, kind, header_hash) lacks org_id`,
@@ -309,7 +313,8 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 		                WHERE i.indrelid = con.conrelid AND i.indpred IS NULL
 		                  AND i.indnkeyatts >= cardinality(con.conkey)
 		                  AND (SELECT array_agg(x ORDER BY x) FROM unnest(i.indkey[:cardinality(con.conkey) - 1]) x)
-		                    = (SELECT array_agg(x ORDER BY x) FROM unnest(con.conkey) x))
+		                    = (SELECT array_agg(x ORDER BY x) FROM unnest(con.conkey) x)),
+		       con.confdeltype::text, con.confupdtype::text
 		  FROM pg_constraint con
 		 WHERE con.contype = 'f' AND con.conparentid = 0`)
 	require.NoError(t, err)
@@ -318,7 +323,8 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 		var from, to uint32
 		var cols, refCols []string
 		var indexed bool
-		require.NoError(t, rows.Scan(&fk, &from, &to, &cols, &refCols, &indexed))
+		var onDelete, onUpdate string
+		require.NoError(t, rows.Scan(&fk, &from, &to, &cols, &refCols, &indexed, &onDelete, &onUpdate))
 		src, ok := tables[from]
 		if !ok {
 			continue
@@ -346,6 +352,12 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 			}
 			if !maps {
 				report("%s (%s): foreign key %s to %s does not map %s to %s", src, sp, fk, dst, sp.column, dp.column)
+			}
+			// Citus refuses SET NULL and SET DEFAULT on a foreign key that
+			// includes the distribution column, column list or not
+			// (docs/scaling.md, "Every table and its Citus kind").
+			if maps && (onDelete == "n" || onDelete == "d" || onUpdate == "n" || onUpdate == "d") {
+				report("%s (%s): foreign key %s to %s sets columns to NULL or their default, which Citus refuses on a key with %s", src, sp, fk, dst, sp.column)
 			}
 		}
 	}

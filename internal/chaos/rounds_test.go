@@ -102,7 +102,8 @@ func (r *round) untilDone(limit time.Duration, stop func() bool) (outcome, time.
 //
 // In the short version only, it first stands in for the wait before the
 // lifeline takes a dead worker's running jobs back (docs/architecture.md,
-// "Crashes and shutdown"): the dead worker's heartbeats are made old.
+// "Crashes and shutdown"): the dead worker's heartbeats are made old, and
+// the fresh worker's run of heartbeats long.
 // Called only once the round's workers are all dead, so every heartbeat
 // row is a dead worker's.
 func (r *round) takeOver(faultAt time.Time, limit time.Duration) (outcome, time.Duration, bool) {
@@ -111,6 +112,15 @@ func (r *round) takeOver(faultAt time.Time, limit time.Duration) (outcome, time.
 		require.NoError(r.t, err)
 	}
 	serve := r.worker("-shutdown-timeout", "5s")
+	if !full() {
+		// ... and for the fresh worker's own unbroken run of heartbeats
+		// before it may take others for dead, once its row is there.
+		require.Eventually(r.t, func() bool {
+			tag, err := r.db.Exec(r.ctx, `UPDATE ff_worker_heartbeats SET streak_since = now() - interval '1 hour'
+			                               WHERE seen_at > now() - interval '1 minute'`)
+			return err == nil && tag.RowsAffected() > 0
+		}, time.Minute, 50*time.Millisecond)
+	}
 	defer func() {
 		_ = serve.cmd.Process.Signal(syscall.SIGTERM)
 		if code := serve.wait(30 * time.Second); code != 0 {

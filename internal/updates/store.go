@@ -96,7 +96,7 @@ func Prune(ctx context.Context, q database.Querier, orgID int64, date schedule.D
 		   AND NOT (`+firingUnderway+`)
 		   AND NOT EXISTS (
 		       SELECT FROM ff_deliveries d
-		         LEFT JOIN ff_briefing_revisions r ON r.briefing_id = d.briefing_id AND r.revision = d.revision
+		         LEFT JOIN ff_briefing_revisions r ON r.org_id = d.org_id AND r.briefing_id = d.briefing_id AND r.revision = d.revision
 		        WHERE d.org_id = $1 AND d.briefing_id = b.id AND d.technician_id = c.technician_id
 		          AND d.audience = 'technician' AND d.update_id IS NULL AND d.state <> 'skipped'
 		          -- a revision without a snapshot (made before it was kept) had none of them

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // The lifeline gives a killed worker's running tasks back within seconds
@@ -36,6 +37,25 @@ const (
 	// running tasks are available again at the latest: the silence, a look
 	// missed by a heartbeat's interval, and one look's interval.
 	lifelineWithin = lifelineSilence + heartbeatEvery + lifelineReapEvery
+	// streakGap is the longest time between two heartbeats of an unbroken
+	// run: longer, and the run starts again at the later one.
+	streakGap = 2*heartbeatEvery + time.Second
+	// reapAfterStreak is how long a process must have heartbeated without a
+	// break before it may take others for dead. After an outage of the
+	// database (a restart, a failover, a partition of this process) every
+	// process's heartbeats lapsed together; the first back must not give
+	// back the tasks of the others, which are alive, whose transactions
+	// (and the delivery row locks their sends hold) died with the outage,
+	// and whose sends go on: a second run would send again. Once this
+	// process has beaten for lifelineSilence, every live process that
+	// reaches the database has beaten too.
+	reapAfterStreak = lifelineSilence
+	// heartbeatTimeout and reapTimeout bound one heartbeat and one look: a
+	// half-open connection must not hold the lifeline (and the look's
+	// advisory lock) until TCP gives up; the connection is dropped and made
+	// again.
+	heartbeatTimeout = 5 * time.Second
+	reapTimeout      = 5 * time.Second
 )
 
 // newClientID names this process's River client: unique per process and
@@ -53,9 +73,20 @@ func newClientID() string {
 // heartbeatSQL records that the process is alive, at the database's clock
 // (every replica's heartbeats and the look for the dead ones compare on one
 // clock: docs/architecture.md, "One clock").
+// A heartbeat more than $2 seconds after the previous one starts a new
+// unbroken run (streak_since).
 const heartbeatSQL = `
-	INSERT INTO ff_worker_heartbeats (client_id) VALUES ($1)
-	ON CONFLICT (client_id) DO UPDATE SET seen_at = now()`
+	INSERT INTO ff_worker_heartbeats AS h (client_id) VALUES ($1)
+	ON CONFLICT (client_id) DO UPDATE
+	   SET streak_since = CASE WHEN h.seen_at >= now() - make_interval(secs => $2) THEN h.streak_since ELSE now() END,
+	       seen_at = now()`
+
+// mayReapSQL: has the caller ($1) heartbeated without a break for $2
+// seconds? A process without a row (never registered, or reaped itself)
+// may not reap.
+const mayReapSQL = `
+	SELECT coalesce((SELECT streak_since <= now() - make_interval(secs => $2)
+	                   FROM ff_worker_heartbeats WHERE client_id = $1), false)`
 
 // reapDeadSQL removes the rows of processes silent for longer than $1
 // seconds (never the caller's own, $2).
@@ -68,7 +99,9 @@ const reapDeadSQL = `
 // dead process, as River's rescuer would but at once: the attempt counts
 // (a task that kills its worker every time ends), one on its last attempt
 // is discarded, one whose cancellation was asked is cancelled, any other is
-// available now, with the reason among its errors.
+// available now, with the reason among its errors. Rows locked by another
+// transaction are skipped, not waited for (a lost machine's backend may
+// hold them until TCP gives up): River's rescuer takes those later.
 const rescueSQL = `
 	UPDATE river_job
 	   SET state = CASE WHEN metadata ? 'cancel_attempted_at' THEN 'cancelled'
@@ -78,7 +111,9 @@ const rescueSQL = `
 	       scheduled_at = CASE WHEN metadata ? 'cancel_attempted_at' OR attempt >= max_attempts THEN scheduled_at ELSE now() END,
 	       errors = array_append(errors, jsonb_build_object('at', now(), 'attempt', greatest(attempt, 0),
 	                    'error', $2::text || attempted_by[cardinality(attempted_by)], 'trace', ''))
-	 WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = ANY($1::text[])
+	 WHERE id IN (SELECT id FROM river_job
+	               WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] = ANY($1::text[])
+	               FOR UPDATE SKIP LOCKED)
 	RETURNING id, kind, attempt, state::text, attempted_by[cardinality(attempted_by)]`
 
 // lifelineError starts the error a rescued task records; the dead client's
@@ -101,7 +136,7 @@ func (w *Worker) lifeline(ctx context.Context, done chan<- struct{}) {
 	lastReap := time.Time{}
 	for {
 		if conn == nil || conn.IsClosed() {
-			c, err := pgx.ConnectConfig(ctx, w.DB.Config().ConnConfig.Copy())
+			c, err := w.lifelineConnect(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
 					w.Log.Warn("lifeline: connect", "error", err) // the next beat tries again
@@ -111,16 +146,21 @@ func (w *Worker) lifeline(ctx context.Context, done chan<- struct{}) {
 			}
 		}
 		if conn != nil {
-			if _, err := conn.Exec(ctx, heartbeatSQL, w.clientID); err != nil && ctx.Err() == nil {
+			if err := w.heartbeat(ctx, conn); err != nil && ctx.Err() == nil {
 				w.Log.Warn("lifeline: heartbeat", "client_id", w.clientID, "error", err)
-				_ = conn.Close(ctx)
+				_ = conn.Close(context.WithoutCancel(ctx))
 				conn = nil
 			}
 		}
 		if conn != nil && time.Since(lastReap) >= lifelineReapEvery-heartbeatEvery/2 {
 			lastReap = time.Now()
-			if err := w.reapDead(ctx, conn); err != nil && ctx.Err() == nil {
+			rctx, cancel := context.WithTimeout(ctx, reapTimeout)
+			err := w.reapDead(rctx, conn)
+			cancel()
+			if err != nil && ctx.Err() == nil {
 				w.Log.Warn("lifeline: rescue", "error", err)
+				_ = conn.Close(context.WithoutCancel(ctx))
+				conn = nil
 			}
 		}
 		select {
@@ -131,10 +171,37 @@ func (w *Worker) lifeline(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
+// lifelineConnect opens the lifeline's own connection, with lock and
+// statement timeouts so that no wait of the lifeline is open-ended.
+func (w *Worker) lifelineConnect(ctx context.Context) (*pgx.Conn, error) {
+	cfg := w.DB.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["lock_timeout"] = "2s"
+	cfg.RuntimeParams["statement_timeout"] = "5s"
+	cctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("lifeline connection: %w", err)
+	}
+	return conn, nil
+}
+
+// heartbeat records that this process is alive, within heartbeatTimeout.
+func (w *Worker) heartbeat(ctx context.Context, q interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}) error {
+	hctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
+	defer cancel()
+	if _, err := q.Exec(hctx, heartbeatSQL, w.clientID, streakGap.Seconds()); err != nil {
+		return fmt.Errorf("heartbeat of %s: %w", w.clientID, err)
+	}
+	return nil
+}
+
 // reapDead looks, if no other process does at the moment (a
-// transaction-level advisory lock), for processes
-// silent for lifelineSilence and gives their running tasks back, in one
-// transaction.
+// transaction-level advisory lock) and this process has heartbeated
+// without a break for reapAfterStreak, for processes silent for
+// lifelineSilence and gives their running tasks back, in one transaction.
 func (w *Worker) reapDead(ctx context.Context, conn *pgx.Conn) error {
 	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		var locked bool
@@ -143,6 +210,13 @@ func (w *Worker) reapDead(ctx context.Context, conn *pgx.Conn) error {
 		}
 		if !locked {
 			return nil // another process is looking
+		}
+		var may bool
+		if err := tx.QueryRow(ctx, mayReapSQL, w.clientID, reapAfterStreak.Seconds()).Scan(&may); err != nil {
+			return fmt.Errorf("lifeline streak: %w", err)
+		}
+		if !may {
+			return nil // back from a break of its own, or new: the others may be alive
 		}
 		rows, err := tx.Query(ctx, reapDeadSQL, lifelineSilence.Seconds(), w.clientID)
 		if err != nil {

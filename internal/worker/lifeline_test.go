@@ -45,6 +45,7 @@ func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
 
 	second := f.deliveringWorker(sink.URL, nil)
 	second.clientID = "second"
+	longStreak(t, f, "second")
 	conn, err := pgx.ConnectConfig(f.Ctx, f.DB.Config().ConnConfig.Copy())
 	require.NoError(t, err)
 	defer conn.Close(f.Ctx)
@@ -84,8 +85,9 @@ func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
 // before.
 func TestLifelineGivesBackOnlyTheDeadOnes(t *testing.T) {
 	f := setup(t)
-	_, err := f.DB.Exec(f.Ctx, `INSERT INTO ff_worker_heartbeats (client_id, seen_at) VALUES
-		('dead', now() - interval '1 minute'), ('alive', now())`)
+	_, err := f.DB.Exec(f.Ctx, `INSERT INTO ff_worker_heartbeats (client_id, seen_at, streak_since) VALUES
+		('dead', now() - interval '1 minute', now() - interval '2 minutes'), ('alive', now(), now()),
+		('looker', now(), now() - interval '1 minute')`)
 	require.NoError(t, err)
 	running := func(attemptedBy []string, attempt int, metadata string) int64 {
 		id := f.insertTask(auth.PruneArgs{}).Job.ID
@@ -116,11 +118,109 @@ func TestLifelineGivesBackOnlyTheDeadOnes(t *testing.T) {
 	require.Equal(t, "discarded 3 "+lifelineError+"dead", state(last))
 	require.Equal(t, "cancelled 1 "+lifelineError+"dead", state(cancelled))
 	require.Equal(t, "running 2 -", state(live))
-	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats`))
+	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_worker_heartbeats`))
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE client_id = 'alive'`))
 	require.Contains(t, scrape(t, w.Metrics), `fieldbrief_tasks_rescued_total{kind="prune_auth",state="available"} 1`)
 
 	// A second look finds nobody dead and changes nothing.
 	require.NoError(t, w.reapDead(f.Ctx, conn))
 	require.Equal(t, "available 1 "+lifelineError+"dead", state(retried))
+}
+
+// longStreak gives client a heartbeat row that has beaten without a break
+// for an hour: a process that may take others for dead.
+func longStreak(t *testing.T, f *fixture, client string) {
+	t.Helper()
+	_, err := f.DB.Exec(f.Ctx, `INSERT INTO ff_worker_heartbeats (client_id, seen_at, streak_since) VALUES ($1, now(), now() - interval '1 hour')
+		ON CONFLICT (client_id) DO UPDATE SET seen_at = now(), streak_since = now() - interval '1 hour'`, client)
+	require.NoError(t, err)
+}
+
+// TestLifelineAfterAnOutageTakesNobodyForDead: the database was away for
+// longer than lifelineSilence (a restart, a failover), so every process's
+// heartbeats lapsed together, and the outage ended the transactions — and
+// the delivery row locks — of a live worker whose emails are still on
+// their way to the SMTP server. The first process back must not give that
+// worker's tasks to a second run, which would find the rows pending and
+// unlocked and send again: a process reaps only after an unbroken run of
+// its own heartbeats (docs/architecture.md, "Crashes and shutdown").
+func TestLifelineAfterAnOutageTakesNobodyForDead(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	sink.Hold()
+	const orgs = 2
+	for i := range orgs {
+		f.Org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
+	}
+	now := utc("2026-03-10T07:00:00Z")
+	first := f.deliveringWorker(sink.URL, nil)
+	first.Concurrency = orgs
+	firstDone := make(chan error, 1)
+	go func() { _, err := first.RunOnce(f.Ctx, now, time.Minute); firstDone <- err }()
+	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, time.Minute, 10*time.Millisecond)
+
+	// The outage: the sends' transactions end, every heartbeat is old.
+	first.stopLifeline()
+	<-first.lifelineDone
+	_, err := f.DB.Exec(f.Ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	   WHERE datname = current_database() AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`)
+	require.NoError(t, err)
+	_, err = f.DB.Exec(f.Ctx, `INSERT INTO ff_worker_heartbeats (client_id, seen_at, streak_since)
+		VALUES ('second', now() - interval '11 seconds', now() - interval '1 hour')`)
+	require.NoError(t, err)
+	_, err = f.DB.Exec(f.Ctx, `UPDATE ff_worker_heartbeats SET seen_at = now() - interval '11 seconds'`)
+	require.NoError(t, err)
+
+	// The second process is back first: its heartbeat starts a new run, and
+	// its look gives nothing back.
+	second := f.deliveringWorker(sink.URL, nil)
+	second.clientID = "second"
+	conn, err := pgx.ConnectConfig(f.Ctx, f.DB.Config().ConnConfig.Copy())
+	require.NoError(t, err)
+	defer conn.Close(f.Ctx)
+	require.NoError(t, second.heartbeat(f.Ctx, conn))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE client_id = 'second' AND streak_since > now() - interval '1 minute'`))
+	require.NoError(t, second.reapDead(f.Ctx, conn))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE client_id = $1`, first.clientID))
+	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM river_job WHERE kind = 'send_briefing_email' AND state = 'running'
+	                                   AND attempted_by[cardinality(attempted_by)] = $1`, first.clientID))
+
+	secondDone := make(chan error, 1)
+	go func() { _, err := second.RunOnce(f.Ctx, now, 5*time.Second); secondDone <- err }()
+	sink.Release()
+	require.NoError(t, <-firstDone)
+	<-secondDone
+	received := map[string]int{}
+	for _, m := range sink.Messages() {
+		received[strings.Join(m.To, ",")]++
+	}
+	require.Len(t, received, orgs)
+	for to, n := range received {
+		require.Equal(t, 1, n, to)
+	}
+	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
+}
+
+// TestHeartbeatStreak: a heartbeat within streakGap of the previous one
+// continues the run; a later one starts it again.
+func TestHeartbeatStreak(t *testing.T) {
+	f := setup(t)
+	w := &Worker{DB: f.DB, Log: slog.New(slog.DiscardHandler), clientID: "beater", Metrics: NewMetrics()}
+	require.NoError(t, w.heartbeat(f.Ctx, f.DB))
+	_, err := f.DB.Exec(f.Ctx, `UPDATE ff_worker_heartbeats SET streak_since = now() - interval '1 minute', seen_at = now() - interval '2 seconds'`)
+	require.NoError(t, err)
+	require.NoError(t, w.heartbeat(f.Ctx, f.DB))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE streak_since < now() - interval '50 seconds'`), "run continued")
+	_, err = f.DB.Exec(f.Ctx, `UPDATE ff_worker_heartbeats SET seen_at = now() - make_interval(secs => $1)`, streakGap.Seconds()+1)
+	require.NoError(t, err)
+	require.NoError(t, w.heartbeat(f.Ctx, f.DB))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_worker_heartbeats WHERE streak_since > now() - interval '1 second'`), "run started again")
+	conn, err := pgx.ConnectConfig(f.Ctx, f.DB.Config().ConnConfig.Copy())
+	require.NoError(t, err)
+	defer conn.Close(f.Ctx)
+	var may bool
+	require.NoError(t, conn.QueryRow(f.Ctx, mayReapSQL, "beater", reapAfterStreak.Seconds()).Scan(&may))
+	require.False(t, may)
+	require.NoError(t, conn.QueryRow(f.Ctx, mayReapSQL, "nobody", reapAfterStreak.Seconds()).Scan(&may))
+	require.False(t, may)
 }

@@ -295,8 +295,7 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 	// Registered before River fetches anything: every task this process
 	// attempts names a client the lifeline knows.
 	if err := database.RetryTransient(ctx, w.Log, "register worker", func(ctx context.Context) error {
-		_, err := w.DB.Exec(ctx, heartbeatSQL, w.clientID)
-		return err
+		return w.heartbeat(ctx, w.DB)
 	}); err != nil {
 		cancel()
 		return fmt.Errorf("register worker %s: %w", w.clientID, err)
