@@ -29,33 +29,66 @@ type cluster struct {
 	URL            string   // postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable
 }
 
-var ownCluster struct {
+// clusters are the process's own clusters, by name (see clusterName).
+var clusters struct {
+	sync.Mutex
+	byName map[string]*clusterOnce
+}
+
+type clusterOnce struct {
 	once sync.Once
 	c    *cluster
 	err  error
 }
 
-// theCluster starts the process's cluster on first use; TestMain stops it.
-func theCluster(t testing.TB) *cluster {
-	t.Helper()
-	ownCluster.once.Do(func() { ownCluster.c, ownCluster.err = startCluster() })
-	if ownCluster.err != nil {
-		t.Fatalf("chaos: own PostgreSQL cluster: %v", ownCluster.err)
+// sharedCluster is the one cluster of the short version.
+const sharedCluster = "shared"
+
+// clusterName is the cluster a scenario's databases live on. Under
+// CHAOS=full the scenarios run side by side (docs/guarantees.md, "When
+// things break"), each on a cluster of its own: a restart cuts only its
+// own scenario's connections, and ten kill -9 lanes (two workers each,
+// 21 connections apiece) and ten pg_terminate_backend lanes do not share
+// one max_connections. The short version runs them one after the other on
+// one cluster: no initdb more than before.
+func clusterName(scenario string) string {
+	if full() {
+		return scenario
 	}
-	return ownCluster.c
+	return sharedCluster
 }
 
-// serverURL is where a scenario makes its databases: the chaos tests' own
-// cluster, or, in the short version on a machine without PostgreSQL's
-// server binaries, the server the other tests use (testdb). The restart
-// scenario needs the cluster of its own: it calls theCluster.
-func serverURL(t testing.TB) string {
+// theCluster starts the named cluster on first use; TestMain stops them all.
+func theCluster(t testing.TB, name string) *cluster {
+	t.Helper()
+	clusters.Lock()
+	if clusters.byName == nil {
+		clusters.byName = map[string]*clusterOnce{}
+	}
+	co := clusters.byName[name]
+	if co == nil {
+		co = &clusterOnce{}
+		clusters.byName[name] = co
+	}
+	clusters.Unlock()
+	co.once.Do(func() { co.c, co.err = startCluster() })
+	if co.err != nil {
+		t.Fatalf("chaos: own PostgreSQL cluster %q: %v", name, co.err)
+	}
+	return co.c
+}
+
+// serverURL is where a scenario makes its databases: its cluster
+// (clusterName), or, in the short version on a machine without
+// PostgreSQL's server binaries, the server the other tests use (testdb).
+// The restart scenario needs a cluster it can restart: it calls theCluster.
+func serverURL(t testing.TB, scenario string) string {
 	t.Helper()
 	if _, err := pgBin(); err != nil && !full() {
 		t.Logf("chaos: %v; using the tests' server instead of a cluster of our own", err)
 		return testdb.ServerURL(t)
 	}
-	return theCluster(t).URL
+	return theCluster(t, clusterName(scenario)).URL
 }
 
 func pgBin() (string, error) {
@@ -188,10 +221,20 @@ func (c *cluster) logTail() string {
 }
 
 func TestMain(m *testing.M) {
+	start := time.Now()
 	code := m.Run()
-	if ownCluster.c != nil {
-		ownCluster.c.stop()
+	if full() {
+		// The whole run's time next to the scenarios' own FIGURES lines
+		// (`make chaos` fails past CHAOS_TIMEOUT).
+		fmt.Printf("FIGURES chaos: the whole run took %v (exit %d)\n", time.Since(start).Round(time.Second), code)
 	}
+	clusters.Lock()
+	for _, co := range clusters.byName {
+		if co.c != nil {
+			co.c.stop()
+		}
+	}
+	clusters.Unlock()
 	testutil.RemoveWorkerBinary()
 	os.Exit(code)
 }
