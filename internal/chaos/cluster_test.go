@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/peterldowns/pgtestdb"
 
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
@@ -171,8 +175,32 @@ full_page_writes = off
 		return nil, err
 	}
 	c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	if err := c.addTestRole(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
+
+// addTestRole creates the role the test databases belong to. pgtestdb
+// creates it once per process, on the first server it meets: a second
+// cluster would lack it.
+func (c *cluster) addTestRole() error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.URL)
+	if err != nil {
+		return fmt.Errorf("connect to the new cluster: %w", err)
+	}
+	defer conn.Close(ctx)
+	r := pgtestdb.DefaultRole()
+	_, err = conn.Exec(ctx, fmt.Sprintf(`CREATE ROLE %s LOGIN PASSWORD %s %s`,
+		pgx.Identifier{r.Username}.Sanitize(), quoteLiteral(r.Password), r.Capabilities))
+	if err != nil {
+		return fmt.Errorf("create the test role: %w", err)
+	}
+	return nil
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func (c *cluster) cmd(name string, args ...string) *exec.Cmd {
 	full := append(append([]string{}, c.asOwner...), append([]string{filepath.Join(c.bin, name)}, args...)...)
