@@ -124,9 +124,9 @@ chaos: ## Fault injection, full counts: kill -9, pg_terminate_backend, PostgreSQ
 	# due orgs each, 10 PostgreSQL restarts, 5 replicas over 2 × 8 days of
 	# minutes. CHAOS_KILL_ROUNDS, CHAOS_TERMINATE_ROUNDS, CHAOS_RESTART_ROUNDS,
 	# CHAOS_ORGS, CHAOS_LANES, CHAOS_DST_WINDOWS and CHAOS_SEED override them.
-	# The four scenarios run side by side (-parallel 4; CHAOS_SIDE_BY_SIDE=0:
-	# one after the other), each on a cluster of its own; a run longer than
-	# CHAOS_TIMEOUT (70m: the budget is an hour) fails.
+	# The scenarios run one after the other, each on a cluster of its own
+	# (CHAOS_SIDE_BY_SIDE=1: all four at once, -parallel 4); a run longer
+	# than CHAOS_TIMEOUT (70m: the budget is an hour) fails.
 	mkdir -p bin
 	CHAOS=full $(GO) test -count=1 -v -parallel 4 -timeout=$(CHAOS_TIMEOUT) ./internal/chaos/ 2>&1 | tee bin/chaos.log | grep -E '^(FIGURES|--- |ok|FAIL|PASS)|FINDING'
 

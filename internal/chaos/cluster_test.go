@@ -49,11 +49,11 @@ type clusterOnce struct {
 const sharedCluster = "shared"
 
 // clusterName is the cluster a scenario's databases live on. Under
-// CHAOS=full the scenarios run side by side (docs/guarantees.md, "When
-// things break"), each on a cluster of its own: a restart cuts only its
-// own scenario's connections, and ten kill -9 lanes (two workers each,
-// 21 connections apiece) and ten pg_terminate_backend lanes do not share
-// one max_connections. The short version runs them one after the other on
+// CHAOS=full each scenario has a cluster of its own, so they may run side
+// by side (sideBySide; docs/guarantees.md, "When things break"): a restart
+// cuts only its own scenario's connections, and ten kill -9 lanes (two
+// workers each, 21 connections apiece) and ten pg_terminate_backend lanes
+// do not share one max_connections. The short version runs them one after the other on
 // one cluster: no initdb more than before.
 func clusterName(scenario string) string {
 	if full() {
