@@ -178,7 +178,7 @@ func TestDSTSimulation(t *testing.T) {
 	var windowsRun sync.WaitGroup
 	defer func() {
 		windowsRun.Wait()
-		figures(t, "%d windows at the same time in %v", len(windows), time.Since(start).Round(time.Second))
+		figures(t, "windows at the same time: %d, in %v", len(windows), time.Since(start).Round(time.Second))
 	}()
 	for _, w := range windows {
 		windowsRun.Go(func() {
