@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/peterldowns/pgtestdb"
 
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
@@ -29,33 +33,66 @@ type cluster struct {
 	URL            string   // postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable
 }
 
-var ownCluster struct {
+// clusters are the process's own clusters, by name (see clusterName).
+var clusters struct {
+	sync.Mutex
+	byName map[string]*clusterOnce
+}
+
+type clusterOnce struct {
 	once sync.Once
 	c    *cluster
 	err  error
 }
 
-// theCluster starts the process's cluster on first use; TestMain stops it.
-func theCluster(t testing.TB) *cluster {
-	t.Helper()
-	ownCluster.once.Do(func() { ownCluster.c, ownCluster.err = startCluster() })
-	if ownCluster.err != nil {
-		t.Fatalf("chaos: own PostgreSQL cluster: %v", ownCluster.err)
+// sharedCluster is the one cluster of the short version.
+const sharedCluster = "shared"
+
+// clusterName is the cluster a scenario's databases live on. Under
+// CHAOS=full each scenario has a cluster of its own, so they may run side
+// by side (sideBySide; docs/guarantees.md, "When things break"): a restart
+// cuts only its own scenario's connections, and ten kill -9 lanes (two
+// workers each, 21 connections apiece) and ten pg_terminate_backend lanes
+// do not share one max_connections. The short version runs them one after the other on
+// one cluster: no initdb more than before.
+func clusterName(scenario string) string {
+	if full() {
+		return scenario
 	}
-	return ownCluster.c
+	return sharedCluster
 }
 
-// serverURL is where a scenario makes its databases: the chaos tests' own
-// cluster, or, in the short version on a machine without PostgreSQL's
-// server binaries, the server the other tests use (testdb). The restart
-// scenario needs the cluster of its own: it calls theCluster.
-func serverURL(t testing.TB) string {
+// theCluster starts the named cluster on first use; TestMain stops them all.
+func theCluster(t testing.TB, name string) *cluster {
+	t.Helper()
+	clusters.Lock()
+	if clusters.byName == nil {
+		clusters.byName = map[string]*clusterOnce{}
+	}
+	co := clusters.byName[name]
+	if co == nil {
+		co = &clusterOnce{}
+		clusters.byName[name] = co
+	}
+	clusters.Unlock()
+	co.once.Do(func() { co.c, co.err = startCluster() })
+	if co.err != nil {
+		t.Fatalf("chaos: own PostgreSQL cluster %q: %v", name, co.err)
+	}
+	return co.c
+}
+
+// serverURL is where a scenario makes its databases: its cluster
+// (clusterName), or, in the short version on a machine without
+// PostgreSQL's server binaries, the server the other tests use (testdb).
+// The restart scenario needs a cluster it can restart: it calls theCluster.
+func serverURL(t testing.TB, scenario string) string {
 	t.Helper()
 	if _, err := pgBin(); err != nil && !full() {
 		t.Logf("chaos: %v; using the tests' server instead of a cluster of our own", err)
 		return testdb.ServerURL(t)
 	}
-	return theCluster(t).URL
+	return theCluster(t, clusterName(scenario)).URL
 }
 
 func pgBin() (string, error) {
@@ -121,11 +158,14 @@ func startCluster() (*cluster, error) {
 	if out, err := c.run("initdb", "-D", c.data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-locale", "--no-instructions"); err != nil {
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
+	// max_connections: ten kill -9 lanes at once hold about 50 each (the
+	// fresh serving worker's and the -once worker's pools, the round's own);
+	// 400 ran out (53300) once the lanes really ran ten at a time.
 	conf := fmt.Sprintf(`
 listen_addresses = '127.0.0.1'
 port = %d
 unix_socket_directories = '%s'
-max_connections = 400
+max_connections = 1000
 shared_buffers = 64MB
 fsync = off
 synchronous_commit = off
@@ -138,8 +178,32 @@ full_page_writes = off
 		return nil, err
 	}
 	c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	if err := c.addTestRole(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
+
+// addTestRole creates the role the test databases belong to. pgtestdb
+// creates it once per process, on the first server it meets: a second
+// cluster would lack it.
+func (c *cluster) addTestRole() error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, c.URL)
+	if err != nil {
+		return fmt.Errorf("connect to the new cluster: %w", err)
+	}
+	defer conn.Close(ctx)
+	r := pgtestdb.DefaultRole()
+	_, err = conn.Exec(ctx, fmt.Sprintf(`CREATE ROLE %s LOGIN PASSWORD %s %s`,
+		pgx.Identifier{r.Username}.Sanitize(), quoteLiteral(r.Password), r.Capabilities))
+	if err != nil {
+		return fmt.Errorf("create the test role: %w", err)
+	}
+	return nil
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func (c *cluster) cmd(name string, args ...string) *exec.Cmd {
 	full := append(append([]string{}, c.asOwner...), append([]string{filepath.Join(c.bin, name)}, args...)...)
@@ -188,10 +252,20 @@ func (c *cluster) logTail() string {
 }
 
 func TestMain(m *testing.M) {
+	start := time.Now()
 	code := m.Run()
-	if ownCluster.c != nil {
-		ownCluster.c.stop()
+	if full() {
+		// The whole run's time next to the scenarios' own FIGURES lines
+		// (`make chaos` fails past CHAOS_TIMEOUT).
+		fmt.Printf("FIGURES chaos: the whole run took %v (exit %d)\n", time.Since(start).Round(time.Second), code)
 	}
+	clusters.Lock()
+	for _, co := range clusters.byName {
+		if co.c != nil {
+			co.c.stop()
+		}
+	}
+	clusters.Unlock()
 	testutil.RemoveWorkerBinary()
 	os.Exit(code)
 }
