@@ -30,7 +30,8 @@ func ConnectionLost(err error) bool {
 			return true
 		case pgErr.Code == "57P01", // admin_shutdown: pg_terminate_backend, smart/fast shutdown
 			pgErr.Code == "57P02", // crash_shutdown
-			pgErr.Code == "57P03": // cannot_connect_now: starting up or in recovery
+			pgErr.Code == "57P03", // cannot_connect_now: starting up or in recovery
+			pgErr.Code == "53300": // too_many_connections: every slot (or the role's limit) taken, at connect
 			return true
 		}
 		return false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,4 +56,46 @@ func TestConnectionLostOnTerminatedSession(t *testing.T) {
 	require.True(t, database.ConnectionLost(err), "%v", err)
 	_, err = conn.Exec(ctx, `SELECT 1`)
 	require.True(t, database.ConnectionLost(err), "a second use of the dead connection: %v", err)
+}
+
+// TestRetryTransientWaitsForAConnectionSlot: a server whose connection
+// slots are all taken answers a new connection with 53300
+// (too_many_connections); RetryTransient waits for a slot rather than
+// failing (a crowded server during a burst is a passing state, not a fault).
+func TestRetryTransientWaitsForAConnectionSlot(t *testing.T) {
+	pool := testdb.New(t)
+	ctx := t.Context()
+	role := fmt.Sprintf("slots_%d", time.Now().UnixNano())
+	admin, err := pgx.Connect(ctx, testdb.ServerURL(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = admin.Close(context.WithoutCancel(ctx)) })
+	_, err = admin.Exec(ctx, `CREATE ROLE `+role+` LOGIN CONNECTION LIMIT 1`)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = admin.Exec(context.WithoutCancel(ctx), `DROP ROLE IF EXISTS `+role) })
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.User = role
+	held, err := pgx.ConnectConfig(ctx, cfg)
+	require.NoError(t, err)
+
+	_, err = pgx.ConnectConfig(ctx, cfg)
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr)
+	require.Equal(t, "53300", pgErr.Code)
+
+	connected := make(chan error, 1)
+	var attempts atomic.Int32
+	go func() {
+		connected <- database.RetryTransient(ctx, nil, "connect", func(ctx context.Context) error {
+			attempts.Add(1)
+			c, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			return c.Close(ctx)
+		})
+	}()
+	require.Eventually(t, func() bool { return attempts.Load() >= 2 }, 30*time.Second, 10*time.Millisecond, "a refused attempt, then another")
+	require.NoError(t, held.Close(ctx))
+	require.NoError(t, <-connected)
+	require.Greater(t, attempts.Load(), int32(2))
 }

@@ -20,6 +20,7 @@ func TestTransient(t *testing.T) {
 		{&pgconn.PgError{Code: "57P01"}, true}, // admin_shutdown: pg_terminate_backend
 		{&pgconn.PgError{Code: "57P02"}, true},
 		{&pgconn.PgError{Code: "57P03"}, true}, // cannot_connect_now: starting up
+		{&pgconn.PgError{Code: "53300"}, true}, // too_many_connections
 		{&pgconn.PgError{Code: "08006"}, true},
 		{fmt.Errorf("tick: %w", &pgconn.PgError{Code: "08000"}), true},
 		{io.EOF, true},
