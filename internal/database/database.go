@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"fieldbrief/internal/history"
 	"fieldbrief/migrations"
 )
 
@@ -177,7 +178,20 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	if err := migrateGoose(ctx, pool, log); err != nil {
 		return err
 	}
-	return migrateRiver(ctx, pool, log)
+	if err := migrateRiver(ctx, pool, log); err != nil {
+		return err
+	}
+	// The history tables' months ahead (docs/operations.md, "History
+	// retention"): a database migrated today has this month's and the next
+	// three's partitions, whatever day 00032 ran.
+	created, err := history.EnsurePartitions(ctx, pool, time.Now())
+	if err != nil {
+		return err
+	}
+	if len(created) > 0 {
+		log.Info("history partitions created", "partitions", created)
+	}
+	return nil
 }
 
 func migrateGoose(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
