@@ -203,10 +203,10 @@ func seedMonth(b *testing.B, db *pgxpool.Pool, orgs int, m time.Time) {
 			                  'notes', 'Gate code ' || (b.id % 9000 + 1000) || ', ring twice; parts in van ' || j))
 			             FROM generate_series(1, 8) j),
 			           'yesterday', jsonb_build_object('completed', 7, 'missed', 1)),
-			       b.generated_at, '2025b', 'embedded' ` + brief,
+			       b.generated_at, '2025b', 'embedded' `+brief,
 			`
 			INSERT INTO ff_briefing_runs (org_id, briefing_id, revision, river_job_id, attempt, trigger, started_at, finished_at, outcome, worker)
-			SELECT b.org_id, b.id, 1, b.id, 1, 'schedule', b.generated_at, b.generated_at + interval '2 seconds', 'completed', 'worker-1' ` + brief),
+			SELECT b.org_id, b.id, 1, b.id, 1, 'schedule', b.generated_at, b.generated_at + interval '2 seconds', 'completed', 'worker-1' `+brief),
 		step(`
 			INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, state, attempts, due_at, sent_at, created_at, updated_at)
 			SELECT b.org_id, b.id, 1, 'email', CASE WHEN r = 1 THEN 'dispatcher' ELSE 'technician' END,
