@@ -1,0 +1,41 @@
+package web
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/history"
+	"fieldbrief/internal/locale"
+)
+
+// The briefing page says how long history is kept and the first day of
+// the oldest month kept, in the reader's language and date format
+// (docs/operations.md, "History retention").
+func TestBriefingPageSaysWhereHistoryStarts(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	oldest := history.Month(time.Now()).AddDate(0, -5, 0)
+	_, err := history.EnsurePartitions(t.Context(), f.db, oldest)
+	require.NoError(t, err)
+	f.setLocale(f.orgA.ID, "de-DE")
+	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: contentSnapshot()})
+	insertBriefing(t, f, f.orgB.ID, briefingRow{Date: "2026-03-03", Content: contentSnapshot()})
+
+	de, err := locale.Parse("de-DE")
+	require.NoError(t, err)
+	res := f.as(&f.memberA).get(briefingsPath + "/2026-03-03")
+	require.Equal(t, http.StatusOK, res.Code, res.Body)
+	note := parseDoc(t, res.Body).find(attrIs("data-history-note", "")).text()
+	require.Equal(t, "Der Verlauf wird 400 Tage lang aufbewahrt; der älteste erhaltene Eintrag stammt vom "+de.DateYear(oldest)+".", note)
+
+	en, err := locale.Parse("en-US")
+	require.NoError(t, err)
+	res = f.as(&f.memberB).get("/orgs/globex/briefings/2026-03-03")
+	require.Equal(t, http.StatusOK, res.Code, res.Body)
+	note = parseDoc(t, res.Body).find(attrIs("data-history-note", "")).text()
+	require.Equal(t, "History is kept for 400 days; the oldest kept is from "+en.DateYear(oldest)+".", note)
+	require.NotEqual(t, en.DateYear(oldest), de.DateYear(oldest), "each in its reader's format")
+}
