@@ -84,6 +84,12 @@ func monthOf(table, name string) (time.Time, bool) {
 // idempotent, and safe to run concurrently: one transaction-scoped
 // advisory lock orders the callers. It returns the partitions it created.
 func EnsurePartitions(ctx context.Context, db DB, now time.Time) (created []string, err error) {
+	return EnsureMonths(ctx, db, Month(now), Month(now).AddDate(0, Ahead, 0))
+}
+
+// EnsureMonths makes the missing partitions of every history table for
+// the months from's through to's, as EnsurePartitions does.
+func EnsureMonths(ctx context.Context, db DB, from, to time.Time) (created []string, err error) {
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("history partitions: begin: %w", err)
@@ -97,10 +103,8 @@ func EnsurePartitions(ctx context.Context, db DB, now time.Time) (created []stri
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey); err != nil {
 		return nil, fmt.Errorf("history partitions: take the lock: %w", err)
 	}
-	first := Month(now)
 	for _, t := range Tables {
-		for i := 0; i <= Ahead; i++ {
-			m := first.AddDate(0, i, 0)
+		for m := Month(from); !m.After(Month(to)); m = m.AddDate(0, 1, 0) {
 			name := PartitionName(t.Name, m)
 			var exists bool
 			if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {

@@ -40,6 +40,7 @@ import (
 	"github.com/peterldowns/pgtestdb/migrators/common"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/history"
 	"fieldbrief/migrations"
 )
 
@@ -80,8 +81,23 @@ func (migrator) Migrate(ctx context.Context, _ *sql.DB, cfg pgtestdb.Config) err
 		return fmt.Errorf("open template pool: %w", err)
 	}
 	defer pool.Close()
-	return database.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+	if err := database.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
+		return err
+	}
+	// The history tables' months where the tests' fixed clocks are
+	// (2025–2028): production has the months of its rows and three ahead,
+	// tests write history at instants of their own (docs/testing.md,
+	// "History partitions in tests").
+	_, err = history.EnsureMonths(ctx, pool, TestMonthsFrom, TestMonthsTo)
+	return err
 }
+
+// TestMonthsFrom and TestMonthsTo bound the history months every test
+// database has beside the current ones.
+var (
+	TestMonthsFrom = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	TestMonthsTo   = time.Date(2028, 12, 1, 0, 0, 0, 0, time.UTC)
+)
 
 // URL creates an isolated, migrated database for this test and returns its
 // connection string. It is dropped when the test passes.

@@ -17,8 +17,8 @@ import (
 func TestBriefingPageSaysWhereHistoryStarts(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	oldest := history.Month(time.Now()).AddDate(0, -5, 0)
-	_, err := history.EnsurePartitions(t.Context(), f.db, oldest)
+	oldest := time.Date(2023, 2, 1, 0, 0, 0, 0, time.UTC) // before every month a test database has
+	_, err := history.EnsureMonths(t.Context(), f.db, oldest, oldest)
 	require.NoError(t, err)
 	f.setLocale(f.orgA.ID, "de-DE")
 	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: contentSnapshot()})
