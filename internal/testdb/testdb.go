@@ -62,6 +62,7 @@ func (m migrator) Hash() (string, error) {
 	// A template has the history partitions of the month it was built in
 	// and three ahead (history.EnsurePartitions): a new month, a new one.
 	h.AddField("month", time.Now().UTC().Format("2006-01"))
+	h.AddField("history-months", TestMonthsFrom.Format("2006-01")+"/"+TestMonthsTo.Format("2006-01"))
 	if err := h.AddDirs(migrations.FS, "*.sql", "."); err != nil {
 		return "", fmt.Errorf("hash migrations: %w", err)
 	}
