@@ -15,7 +15,8 @@
 --   * every primary key and unique key ends with the partition column
 --     (PostgreSQL requires it): uniqueness holds within a month; across
 --     months the writers' own guards hold it (docs/operations.md,
---     "History retention", "Keys").
+--     "History retention", "Keys"), and for revisions a trigger too
+--     (ff_briefing_revisions_unique, below).
 --   * id columns draw from a sequence (a partitioned table has no identity
 --     column in PostgreSQL 15), set to continue after the old identity.
 --   * the foreign key ff_delivery_attempts → ff_deliveries is gone: the
@@ -117,6 +118,28 @@ ALTER TABLE ff_briefing_revisions
         FOREIGN KEY (org_id, briefing_id) REFERENCES ff_briefings (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_briefing_revisions_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 
+-- A revision number stays unique per briefing across months, as the old
+-- key kept it: a second row of (org_id, briefing_id, revision) is refused
+-- like a key violation, whatever its generated_at. (Two inserts of one
+-- revision at once are already kept apart by the generation's lock on its
+-- briefing row.)
+-- +goose StatementBegin
+CREATE FUNCTION ff_briefing_revisions_unique() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT FROM ff_briefing_revisions
+                WHERE org_id = NEW.org_id AND briefing_id = NEW.briefing_id AND revision = NEW.revision) THEN
+        RAISE EXCEPTION 'duplicate key value violates unique constraint "ff_briefing_revisions_pkey"'
+            USING ERRCODE = 'unique_violation', CONSTRAINT = 'ff_briefing_revisions_pkey',
+                  DETAIL = format('Key (org_id, briefing_id, revision)=(%s, %s, %s) already exists.',
+                                  NEW.org_id, NEW.briefing_id, NEW.revision);
+    END IF;
+    RETURN NEW;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER ff_briefing_revisions_unique BEFORE INSERT ON ff_briefing_revisions
+    FOR EACH ROW EXECUTE FUNCTION ff_briefing_revisions_unique();
+
 ALTER TABLE ff_briefing_runs
     ADD CONSTRAINT ff_briefing_runs_pkey PRIMARY KEY (org_id, id, started_at),
     ADD CONSTRAINT ff_briefing_runs_briefing_id_fkey
@@ -189,6 +212,7 @@ END
 $$;
 -- +goose StatementEnd
 DROP TABLE ff_briefing_revisions;
+DROP FUNCTION ff_briefing_revisions_unique();
 ALTER TABLE ff_briefing_revisions_plain RENAME TO ff_briefing_revisions;
 
 ALTER TABLE ff_briefing_revisions
