@@ -113,7 +113,7 @@ bench-history: ## History retention: a month of HISTORY_BENCH_ORGS (default 100k
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"
 	mkdir -p bin
-	$(GO) test -run='^$$' -bench='BenchmarkDropMonth' -benchtime=1x -timeout=120m ./internal/history/ | tee bin/bench-history.txt
+	$(GO) test -run='^$$' -bench='BenchmarkDropMonth' -benchtime=1x -timeout=120m -v ./internal/history/ | tee bin/bench-history.txt
 
 bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of cmd/web (WEBLOAD_RATES=200,1000 WEBLOAD_DURATION=10s WEBLOAD_PAGES=...)
 	@scripts/need-postgres.sh
