@@ -183,10 +183,13 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	}
 	// The history tables' months ahead (docs/operations.md, "History
 	// retention"): a database migrated today has this month's and the next
-	// three's partitions, whatever day 00032 ran.
+	// three's partitions, whatever day 00032 ran. A failure (its lock
+	// timeout on a busy table) does not stop the process: 00032 made three
+	// months ahead, and the worker's daily task makes them too.
 	created, err := history.EnsurePartitions(ctx, pool, time.Now())
 	if err != nil {
-		return err
+		log.Warn("history partitions not made at start; the worker's daily task retries", "error", err)
+		return nil
 	}
 	if len(created) > 0 {
 		log.Info("history partitions created", "partitions", created)
