@@ -13,7 +13,8 @@ import (
 
 // The briefing page says how long history is kept and the first day of
 // the oldest month kept, in the reader's language and date format
-// (docs/operations.md, "History retention").
+// (docs/operations.md, "History retention"); the delivery log on the
+// settings page too.
 func TestBriefingPageSaysWhereHistoryStarts(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
@@ -30,6 +31,11 @@ func TestBriefingPageSaysWhereHistoryStarts(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Code, res.Body)
 	note := parseDoc(t, res.Body).find(attrIs("data-history-note", "")).text()
 	require.Equal(t, "Der Verlauf wird 400 Tage lang aufbewahrt; der älteste erhaltene Eintrag stammt vom "+de.DateYear(oldest)+".", note)
+
+	// The settings page's delivery log says it too.
+	log := parseDoc(t, f.as(&f.adminA).get(settingsPath).Body).byID("delivery-log")
+	require.NotNil(t, log)
+	require.Equal(t, note, log.find(attrIs("data-history-note", "")).text())
 
 	en, err := locale.Parse("en-US")
 	require.NoError(t, err)
