@@ -114,7 +114,7 @@ ALTER TABLE audit_log ALTER COLUMN id SET DEFAULT nextval('audit_log_id_seq');
 
 ALTER TABLE ff_briefing_revisions
     ADD CONSTRAINT ff_briefing_revisions_pkey PRIMARY KEY (org_id, briefing_id, revision, generated_at),
-    ADD CONSTRAINT ff_briefing_revisions_briefing_id_fkey
+    ADD CONSTRAINT ff_briefing_revisions_org_id_briefing_id_fkey
         FOREIGN KEY (org_id, briefing_id) REFERENCES ff_briefings (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_briefing_revisions_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 
@@ -142,23 +142,24 @@ CREATE TRIGGER ff_briefing_revisions_unique BEFORE INSERT ON ff_briefing_revisio
 
 ALTER TABLE ff_briefing_runs
     ADD CONSTRAINT ff_briefing_runs_pkey PRIMARY KEY (org_id, id, started_at),
-    ADD CONSTRAINT ff_briefing_runs_briefing_id_fkey
+    ADD CONSTRAINT ff_briefing_runs_org_id_briefing_id_fkey
         FOREIGN KEY (org_id, briefing_id) REFERENCES ff_briefings (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_briefing_runs_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 CREATE INDEX ff_briefing_runs_briefing_idx ON ff_briefing_runs (org_id, briefing_id, id);
 
 ALTER TABLE ff_deliveries
     ADD CONSTRAINT ff_deliveries_pkey PRIMARY KEY (org_id, id, created_at),
-    ADD CONSTRAINT ff_deliveries_key_key UNIQUE (org_id, key, created_at),
-    ADD CONSTRAINT ff_deliveries_briefing_id_fkey
+    ADD CONSTRAINT ff_deliveries_org_id_key_key UNIQUE (org_id, key, created_at),
+    ADD CONSTRAINT ff_deliveries_org_id_briefing_id_fkey
         FOREIGN KEY (org_id, briefing_id) REFERENCES ff_briefings (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_deliveries_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE,
-    ADD CONSTRAINT ff_deliveries_update_id_fkey
+    ADD CONSTRAINT ff_deliveries_org_id_update_id_fkey
         FOREIGN KEY (org_id, update_id) REFERENCES ff_briefing_updates (org_id, id) ON DELETE CASCADE;
 CREATE UNIQUE INDEX ff_deliveries_once ON ff_deliveries (org_id, briefing_id, revision, channel, lower(recipient), created_at)
     WHERE audience <> 'test' AND update_id IS NULL;
 CREATE INDEX ff_deliveries_briefing_idx ON ff_deliveries (org_id, briefing_id, id);
 CREATE INDEX ff_deliveries_org_recent_idx ON ff_deliveries (org_id, id DESC);
+CREATE INDEX ff_deliveries_update_idx ON ff_deliveries (org_id, update_id);
 
 ALTER TABLE ff_delivery_attempts
     ADD CONSTRAINT ff_delivery_attempts_pkey PRIMARY KEY (org_id, id, attempted_at),
@@ -217,29 +218,30 @@ ALTER TABLE ff_briefing_revisions_plain RENAME TO ff_briefing_revisions;
 
 ALTER TABLE ff_briefing_revisions
     ADD CONSTRAINT ff_briefing_revisions_pkey PRIMARY KEY (org_id, briefing_id, revision),
-    ADD CONSTRAINT ff_briefing_revisions_briefing_id_fkey
+    ADD CONSTRAINT ff_briefing_revisions_org_id_briefing_id_fkey
         FOREIGN KEY (org_id, briefing_id) REFERENCES ff_briefings (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_briefing_revisions_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 
 ALTER TABLE ff_briefing_runs
     ADD CONSTRAINT ff_briefing_runs_pkey PRIMARY KEY (org_id, id),
-    ADD CONSTRAINT ff_briefing_runs_briefing_id_fkey
+    ADD CONSTRAINT ff_briefing_runs_org_id_briefing_id_fkey
         FOREIGN KEY (org_id, briefing_id) REFERENCES ff_briefings (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_briefing_runs_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 CREATE INDEX ff_briefing_runs_briefing_idx ON ff_briefing_runs (org_id, briefing_id, id);
 
 ALTER TABLE ff_deliveries
     ADD CONSTRAINT ff_deliveries_pkey PRIMARY KEY (org_id, id),
-    ADD CONSTRAINT ff_deliveries_key_key UNIQUE (org_id, key),
-    ADD CONSTRAINT ff_deliveries_briefing_id_fkey
+    ADD CONSTRAINT ff_deliveries_org_id_key_key UNIQUE (org_id, key),
+    ADD CONSTRAINT ff_deliveries_org_id_briefing_id_fkey
         FOREIGN KEY (org_id, briefing_id) REFERENCES ff_briefings (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_deliveries_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE,
-    ADD CONSTRAINT ff_deliveries_update_id_fkey
+    ADD CONSTRAINT ff_deliveries_org_id_update_id_fkey
         FOREIGN KEY (org_id, update_id) REFERENCES ff_briefing_updates (org_id, id) ON DELETE CASCADE;
 CREATE UNIQUE INDEX ff_deliveries_once ON ff_deliveries (org_id, briefing_id, revision, channel, lower(recipient))
     WHERE audience <> 'test' AND update_id IS NULL;
 CREATE INDEX ff_deliveries_briefing_idx ON ff_deliveries (org_id, briefing_id, id);
 CREATE INDEX ff_deliveries_org_recent_idx ON ff_deliveries (org_id, id DESC);
+CREATE INDEX ff_deliveries_update_idx ON ff_deliveries (org_id, update_id);
 
 -- Attempts whose delivery is gone (dropped with an earlier month) cannot
 -- come back under the foreign key.
@@ -247,7 +249,7 @@ DELETE FROM ff_delivery_attempts a
  WHERE NOT EXISTS (SELECT FROM ff_deliveries d WHERE d.org_id = a.org_id AND d.id = a.delivery_id);
 ALTER TABLE ff_delivery_attempts
     ADD CONSTRAINT ff_delivery_attempts_pkey PRIMARY KEY (org_id, id),
-    ADD CONSTRAINT ff_delivery_attempts_delivery_id_fkey
+    ADD CONSTRAINT ff_delivery_attempts_org_id_delivery_id_fkey
         FOREIGN KEY (org_id, delivery_id) REFERENCES ff_deliveries (org_id, id) ON DELETE CASCADE,
     ADD CONSTRAINT ff_delivery_attempts_org_id_fkey FOREIGN KEY (org_id) REFERENCES orgs (id) ON DELETE CASCADE;
 CREATE INDEX ff_delivery_attempts_delivery_idx ON ff_delivery_attempts (org_id, delivery_id, id);
