@@ -26,7 +26,7 @@ TICK_BENCHTIME ?= 20x
 BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 70m
 
-.PHONY: help run hygiene test bench bench-burst bench-tick bench-web fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run hygiene test bench bench-burst bench-tick bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -108,6 +108,12 @@ bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs the plain
 	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/tick/ | tee bin/bench-tick.txt
 	awk -f scripts/tick-table.awk bin/bench-tick.txt
 	$(GO) test -run='^$$' -bench='BenchmarkWorkerOnceColdStart' -benchtime=3x -timeout=30m ./internal/tick/
+
+bench-history: ## History retention: a month of HISTORY_BENCH_ORGS (default 100k) orgs' history dropped with the tick running (docs/benchmarks.md, "History retention")
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	mkdir -p bin
+	$(GO) test -run='^$$' -bench='BenchmarkDropMonth' -benchtime=1x -timeout=120m -v ./internal/history/ | tee bin/bench-history.txt
 
 bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of cmd/web (WEBLOAD_RATES=200,1000 WEBLOAD_DURATION=10s WEBLOAD_PAGES=...)
 	@scripts/need-postgres.sh

@@ -69,6 +69,7 @@ type BriefingPage struct {
 	Revisions             []BriefingRevision
 	Runs                  []BriefingRun
 	Deliveries            []DeliveryRow // newest revision first
+	HistoryNote           string        // how long history is kept and where it starts; "" to say nothing
 	Notice                string        // after a successful action
 	Admin                 bool          // sees errors, codes and worker ids; re-sends
 	// Admins and staff: the date's technicians' day links, newest first.

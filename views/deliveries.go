@@ -29,6 +29,9 @@ type DeliveryLog struct {
 	Zone   string // the zone the times are in, as people know it ("Central Time (Chicago)")
 	ZoneID string // its IANA id, in small print
 	Rows   []DeliveryRow
+	// History says how long deliveries are kept and where they start
+	// (docs/operations.md, "History retention"); "" says nothing.
+	History string
 }
 
 // DeliveryRow is one delivery: a recipient of one revision of a briefing.

@@ -138,6 +138,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	historyRetention, err := config.HistoryRetention(getenv)
+	if err != nil {
+		return err
+	}
 	rules, err := config.ZoneRules(getenv)
 	if err != nil {
 		return fmt.Errorf("zone rules: %w", err)
@@ -176,7 +180,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("FIELDBRIEF_ENV=production without SMTP_URL: briefing emails are kept in the outbox, account emails (invites, password resets) are refused")
 	}
 	w := &worker.Worker{DB: pool, Log: log, Metrics: metrics, Concurrency: workers, TaskRetention: *retention, FullScanEvery: *fullScanEvery, Sender: sender,
-		UpdateDelay: updateDelay, Production: production}
+		UpdateDelay: updateDelay, Production: production, HistoryRetention: historyRetention}
 	log.Info("delivery", "smtp", settings.SMTPURL != "", "outbox", settings.SMTPURL == "",
 		"base_url", sender.BaseURL, "allow_private_webhooks", settings.AllowPrivateWebhooks, "update_delay", updateDelay.String())
 	if *once {

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
+
+	"fieldbrief/internal/history"
 )
 
 // DatabaseURL is DATABASE_URL, for both processes (pgx's own defaults,
@@ -106,3 +108,20 @@ func LogLevel(getenv func(string) string) (slog.Level, error) {
 // -password-stdin nor -password gives one (so it stays out of ps and the
 // shell's history).
 func Password(getenv func(string) string) string { return getenv("FIELDBRIEF_PASSWORD") }
+
+// HistoryRetention is HISTORY_RETENTION, for both processes: how long the
+// history tables keep their months (docs/operations.md, "History
+// retention"; docs/configuration.md). Days ("400d") or a Go duration
+// ("9600h"); unset is history.DefaultRetention; under 35 days, or
+// unparsable, is an error at start-up.
+func HistoryRetention(getenv func(string) string) (time.Duration, error) {
+	v := getenv("HISTORY_RETENTION")
+	if v == "" {
+		return history.DefaultRetention, nil
+	}
+	d, err := history.ParseRetention(v)
+	if err != nil {
+		return 0, fmt.Errorf("HISTORY_RETENTION: %w", err)
+	}
+	return d, nil
+}

@@ -317,3 +317,29 @@ func TestReplicaConfig(t *testing.T) {
 	require.Equal(t, "postgres://r/db", DatabaseReplicaURL(get))
 	require.Equal(t, "postgres://p/db", DatabaseDirectURL(get))
 }
+
+// HISTORY_RETENTION: days or a Go duration, 400 days unset; under 35 days
+// or unparsable stops both processes with the variable named, the web's
+// LoadWeb too (docs/configuration.md).
+func TestHistoryRetention(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	d, err := HistoryRetention(env(map[string]string{}))
+	require.NoError(t, err)
+	require.Equal(t, 400*24*time.Hour, d)
+	d, err = HistoryRetention(env(map[string]string{"HISTORY_RETENTION": "90d"}))
+	require.NoError(t, err)
+	require.Equal(t, 90*24*time.Hour, d)
+	d, err = HistoryRetention(env(map[string]string{"HISTORY_RETENTION": "2160h"}))
+	require.NoError(t, err)
+	require.Equal(t, 90*24*time.Hour, d)
+	for _, bad := range []string{"30d", "1h", "a year", "400"} {
+		_, err := HistoryRetention(env(map[string]string{"HISTORY_RETENTION": bad}))
+		require.ErrorContains(t, err, "HISTORY_RETENTION", bad)
+	}
+	_, err = LoadWeb(env(map[string]string{"SESSION_KEY_FILE": filepath.Join(t.TempDir(), "k"), "HISTORY_RETENTION": "7d"}))
+	require.ErrorContains(t, err, "HISTORY_RETENTION")
+	cfg, err := LoadWeb(env(map[string]string{"SESSION_KEY_FILE": filepath.Join(t.TempDir(), "k"), "HISTORY_RETENTION": "500d"}))
+	require.NoError(t, err)
+	require.Equal(t, 500*24*time.Hour, cfg.HistoryRetention)
+}

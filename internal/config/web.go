@@ -30,6 +30,9 @@ type Web struct {
 	// ends any session this long after sign-in.
 	IdleTimeout     time.Duration
 	AbsoluteTimeout time.Duration
+	// HistoryRetention is HISTORY_RETENTION: the briefing page says how
+	// long history is kept (docs/operations.md, "History retention").
+	HistoryRetention time.Duration
 	// MaxLoginFailuresPerAccount (one email from one client) and
 	// MaxLoginFailuresPerClient (one client, any email) are the failures in
 	// an hour before further attempts must wait (auth.Throttle).
@@ -163,6 +166,11 @@ func LoadWeb(getenv func(string) string) (Web, error) {
 	c.SecureCookies = envBool(getenv, "COOKIE_SECURE", c.Production, &errs)
 	c.IdleTimeout = envDuration(getenv, "SESSION_IDLE_TIMEOUT", 12*time.Hour, &errs)
 	c.AbsoluteTimeout = envDuration(getenv, "SESSION_ABSOLUTE_TIMEOUT", 168*time.Hour, &errs)
+	if d, err := HistoryRetention(getenv); err != nil {
+		errs = append(errs, err)
+	} else {
+		c.HistoryRetention = d
+	}
 	c.MaxLoginFailuresPerAccount = envInt(getenv, "LOGIN_MAX_FAILURES_PER_ACCOUNT", 10, &errs)
 	c.MaxLoginFailuresPerClient = envInt(getenv, "LOGIN_MAX_FAILURES_PER_CLIENT", 1000, &errs)
 	if v := getenv("TRUSTED_PROXIES"); v != "" {

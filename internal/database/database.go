@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"fieldbrief/internal/history"
 	"fieldbrief/migrations"
 )
 
@@ -177,7 +178,23 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	if err := migrateGoose(ctx, pool, log); err != nil {
 		return err
 	}
-	return migrateRiver(ctx, pool, log)
+	if err := migrateRiver(ctx, pool, log); err != nil {
+		return err
+	}
+	// The history tables' months ahead (docs/operations.md, "History
+	// retention"): a database migrated today has this month's and the next
+	// three's partitions, whatever day 00032 ran. A failure (its lock
+	// timeout on a busy table) does not stop the process: 00032 made three
+	// months ahead, and the worker's daily task makes them too.
+	created, err := history.EnsurePartitions(ctx, pool, time.Now())
+	if err != nil {
+		log.Warn("history partitions not made at start; the worker's daily task retries", "error", err)
+		return nil
+	}
+	if len(created) > 0 {
+		log.Info("history partitions created", "partitions", created)
+	}
+	return nil
 }
 
 func migrateGoose(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {

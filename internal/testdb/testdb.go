@@ -40,6 +40,7 @@ import (
 	"github.com/peterldowns/pgtestdb/migrators/common"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/history"
 	"fieldbrief/migrations"
 )
 
@@ -58,6 +59,10 @@ func (m migrator) Hash() (string, error) {
 	if m.server != "" {
 		h.AddField("server", m.server)
 	}
+	// A template has the history partitions of the month it was built in
+	// and three ahead (history.EnsurePartitions): a new month, a new one.
+	h.AddField("month", time.Now().UTC().Format("2006-01"))
+	h.AddField("history-months", TestMonthsFrom.Format("2006-01")+"/"+TestMonthsTo.Format("2006-01"))
 	if err := h.AddDirs(migrations.FS, "*.sql", "."); err != nil {
 		return "", fmt.Errorf("hash migrations: %w", err)
 	}
@@ -77,8 +82,23 @@ func (migrator) Migrate(ctx context.Context, _ *sql.DB, cfg pgtestdb.Config) err
 		return fmt.Errorf("open template pool: %w", err)
 	}
 	defer pool.Close()
-	return database.Migrate(ctx, pool, slog.New(slog.DiscardHandler))
+	if err := database.Migrate(ctx, pool, slog.New(slog.DiscardHandler)); err != nil {
+		return err
+	}
+	// The history tables' months where the tests' fixed clocks are
+	// (2025–2028): production has the months of its rows and three ahead,
+	// tests write history at instants of their own (docs/testing.md,
+	// "History partitions in tests").
+	_, err = history.EnsureMonths(ctx, pool, TestMonthsFrom, TestMonthsTo)
+	return err
 }
+
+// TestMonthsFrom and TestMonthsTo bound the history months every test
+// database has beside the current ones.
+var (
+	TestMonthsFrom = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	TestMonthsTo   = time.Date(2028, 12, 1, 0, 0, 0, 0, time.UTC)
+)
 
 // URL creates an isolated, migrated database for this test and returns its
 // connection string. It is dropped when the test passes.

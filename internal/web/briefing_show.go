@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/history"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
@@ -46,6 +48,9 @@ func (s *Server) briefingShow(c echo.Context) error {
 	l := localizer(c)
 	p := briefingPage(l, b, revs, runs, m.ReadsAll())
 	if p.Prev, p.Next, err = s.neighbours(ctx, m, b.Date); err != nil {
+		return err
+	}
+	if p.HistoryNote, err = s.historyNote(ctx, l); err != nil {
 		return err
 	}
 	p.Page = s.page(c, l.Tf("mail.title", map[string]any{"Date": l.Locale().Date(b.Date.Time())}))
@@ -203,4 +208,18 @@ func rulesWords(l *i18n.Localizer, r briefing.ZoneRules) string {
 		return l.Tf("briefing.rules."+r.Source, map[string]any{"Version": r.Version})
 	}
 	return r.String()
+}
+
+// historyNote says, in l's language and formats, how long history is kept
+// and the first day of the oldest month still kept: "History is kept for
+// 400 days; the oldest kept is from Wed, Oct 1, 2025" (docs/operations.md,
+// "History retention"). "" before the history tables are partitioned.
+func (s *Server) historyNote(ctx context.Context, l *i18n.Localizer) (string, error) {
+	oldest, ok, err := history.Oldest(ctx, s.db)
+	if err != nil || !ok {
+		return "", err
+	}
+	days := int(cmp.Or(s.cfg.HistoryRetention, history.DefaultRetention) / (24 * time.Hour))
+	lc := l.Locale()
+	return l.Tf("history.kept", map[string]any{"Days": lc.Number(days), "Date": lc.DateYear(oldest)}), nil
 }

@@ -149,6 +149,9 @@ func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64
 	st := orgState{flags.BriefingState{FieldforceConfig: stored}}
 	log := views.DeliveryLog{}
 	log.Zone, log.ZoneID = st.zoneWords(l, s.now())
+	if log.History, err = s.historyNote(ctx, l); err != nil {
+		return views.DeliveryLog{}, err
+	}
 	for _, d := range ds {
 		r := deliveryRow(d, st.loc(), true, "")
 		r.At = dateTime(l, d.UpdatedAt.In(st.loc()))

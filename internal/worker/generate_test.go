@@ -17,6 +17,7 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/history"
 	"fieldbrief/internal/schedule"
 )
 
@@ -206,6 +207,10 @@ func TestRunOnceRealClock(t *testing.T) {
 	f.Org("future", config("Etc/UTC", "08:00"))
 	f.Org("past", config("Asia/Tokyo", "08:00"))
 	for _, now := range []time.Time{utc("2031-01-07T12:00:00Z"), utc("2019-06-03T12:00:00Z")} {
+		// The history months of a clock outside every test database's
+		// (docs/testing.md, "History partitions in tests").
+		_, err := history.EnsureMonths(f.Ctx, f.DB, now, now)
+		require.NoError(t, err)
 		res := f.runOnce(now)
 		require.Equal(t, 2, res.Tick.Enqueued, now)
 		require.Empty(t, res.Pending, now)

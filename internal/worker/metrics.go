@@ -20,6 +20,9 @@ type Metrics struct {
 	// workers, by kind and the state given (available, discarded,
 	// cancelled).
 	Rescued *prometheus.CounterVec
+	// HistoryDropped counts the history partitions dropped, by table
+	// (docs/operations.md, "History retention").
+	HistoryDropped *prometheus.CounterVec
 }
 
 // NewMetrics creates the collectors; register them with Collectors.
@@ -35,12 +38,25 @@ func NewMetrics() *Metrics {
 			Name: "fieldbrief_tasks_rescued_total",
 			Help: "Running tasks of dead workers given back by this worker's lifeline, by kind and the state given.",
 		}, []string{"kind", "state"}),
+		HistoryDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fieldbrief_history_partitions_dropped_total",
+			Help: "History month partitions dropped by the retention task, by table.",
+		}, []string{"table"}),
 	}
 }
 
 // Collectors lists every collector, for prometheus.Registerer.MustRegister.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return append(append(m.Tick.Collectors(), m.Deliveries.Collectors()...), m.Tasks, m.Rescued)
+	return append(append(m.Tick.Collectors(), m.Deliveries.Collectors()...), m.Tasks, m.Rescued, m.HistoryDropped)
+}
+
+// historyDropped counts a history partition dropped; the label is one of
+// history.Tables.
+func (m *Metrics) historyDropped(table string) {
+	if m == nil || m.HistoryDropped == nil {
+		return
+	}
+	m.HistoryDropped.WithLabelValues(table).Inc()
 }
 
 func (m *Metrics) tick() *tick.Metrics {

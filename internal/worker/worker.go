@@ -26,6 +26,7 @@ import (
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/history"
 	"fieldbrief/internal/tick"
 )
 
@@ -96,6 +97,9 @@ type Worker struct {
 	Host          func() time.Time
 	Concurrency   int           // tasks run at once; default DefaultConcurrency
 	TaskRetention time.Duration // how long River keeps finished tasks; default DefaultTaskRetention
+	// HistoryRetention is how long the history tables keep their months
+	// (HISTORY_RETENTION); default history.DefaultRetention.
+	HistoryRetention time.Duration
 	// RetryPolicy schedules a failed task's next attempt; nil is River's
 	// default (attempt⁴ seconds), which the tasks' attempt budgets are
 	// made for.
@@ -189,6 +193,8 @@ func (w *Worker) build(periodic bool) error {
 	handlers := river.NewWorkers()
 	register(handlers, &w.kinds, &briefing.GenerateHandler{DB: w.DB, Log: w.Log, Now: w.now})
 	register(handlers, &w.kinds, &auth.PruneHandler{DB: w.DB, Log: w.Log, Now: w.now})
+	register(handlers, &w.kinds, &history.RetainHandler{DB: w.DB, Log: w.Log, Now: w.now, Retention: w.HistoryRetention,
+		Dropped: w.Metrics.historyDropped})
 	sender := w.sender()
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
@@ -222,8 +228,17 @@ func (w *Worker) build(periodic bool) error {
 		if err != nil {
 			return fmt.Errorf("auth prune schedule: %w", err)
 		}
-		cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(sched,
-			func() (river.JobArgs, *river.InsertOpts) { return auth.PruneArgs{}, nil }, &river.PeriodicJobOpts{ID: "prune_auth"})}
+		daily, err := cron.ParseStandard(history.RetainSchedule)
+		if err != nil {
+			return fmt.Errorf("history retention schedule: %w", err)
+		}
+		cfg.PeriodicJobs = []*river.PeriodicJob{
+			river.NewPeriodicJob(sched,
+				func() (river.JobArgs, *river.InsertOpts) { return auth.PruneArgs{}, nil }, &river.PeriodicJobOpts{ID: "prune_auth"}),
+			// docs/operations.md, "History retention".
+			river.NewPeriodicJob(daily,
+				func() (river.JobArgs, *river.InsertOpts) { return history.RetainArgs{}, nil }, &river.PeriodicJobOpts{ID: "history_retention"}),
+		}
 	}
 	client, err := river.NewClient(riverpgxv5.New(w.DB), cfg)
 	if err != nil {

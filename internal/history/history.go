@@ -1,0 +1,271 @@
+// Package history keeps the day-keyed history tables bounded: they are
+// partitioned by UTC month (migrations/00032_history_partitions.sql),
+// EnsurePartitions makes the months ahead, DropExpired detaches and drops
+// whole months older than the retention, Oldest says where kept history
+// starts. docs/operations.md, "History retention", tells the whole story.
+package history
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Tables are the partitioned history tables and their partition columns.
+var Tables = []Table{
+	{"ff_briefing_revisions", "generated_at"},
+	{"ff_briefing_runs", "started_at"},
+	{"ff_deliveries", "created_at"},
+	{"ff_delivery_attempts", "attempted_at"},
+	{"audit_log", "at"},
+}
+
+// Table is a history table partitioned by month on Column.
+type Table struct{ Name, Column string }
+
+// Ahead is how many months after the current one EnsurePartitions makes:
+// with no DEFAULT partition, a row of a month without a partition fails.
+const Ahead = 3
+
+// DefaultRetention is HISTORY_RETENTION's default: 400 days.
+const DefaultRetention = 400 * 24 * time.Hour
+
+// MinRetention is the shortest retention accepted: more than a month, so
+// the current month and the one before are never dropped.
+const MinRetention = 35 * 24 * time.Hour
+
+// DB is what the functions here need: a pool (*pgxpool.Pool). DropExpired
+// runs statements that cannot run in a transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// lockKey serializes EnsurePartitions and DropExpired across processes.
+const lockKey int64 = 0x6662_6869_7374 // "fbhist"
+
+// Month is the first instant (UTC) of t's month.
+func Month(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
+
+// PartitionName is the partition of table for the month starting at m.
+func PartitionName(table string, m time.Time) string {
+	return fmt.Sprintf("%s_p%s", table, m.UTC().Format("200601"))
+}
+
+// monthOf parses the month out of a partition's name; ok is false for a
+// table not named by PartitionName.
+func monthOf(table, name string) (time.Time, bool) {
+	s, found := strings.CutPrefix(name, table+"_p")
+	if !found || len(s) != 6 {
+		return time.Time{}, false
+	}
+	if _, err := strconv.Atoi(s); err != nil {
+		return time.Time{}, false
+	}
+	m, err := time.Parse("200601", s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return m, true
+}
+
+// EnsurePartitions makes the partitions of every history table for now's
+// month and the Ahead months after it, those missing only. It is
+// idempotent, and safe to run concurrently: one transaction-scoped
+// advisory lock orders the callers. It returns the partitions it created.
+func EnsurePartitions(ctx context.Context, db DB, now time.Time) (created []string, err error) {
+	return EnsureMonths(ctx, db, Month(now), Month(now).AddDate(0, Ahead, 0))
+}
+
+// EnsureMonths makes the missing partitions of every history table for
+// the months from's through to's, as EnsurePartitions does.
+func EnsureMonths(ctx context.Context, db DB, from, to time.Time) (created []string, err error) {
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("history partitions: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	// Creating a partition locks its parent briefly; never queue behind a
+	// long query for long (the next run retries).
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '10s'`); err != nil {
+		return nil, fmt.Errorf("history partitions: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey); err != nil {
+		return nil, fmt.Errorf("history partitions: take the lock: %w", err)
+	}
+	for _, t := range Tables {
+		for m := Month(from); !m.After(Month(to)); m = m.AddDate(0, 1, 0) {
+			name := PartitionName(t.Name, m)
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil {
+				return nil, fmt.Errorf("history partitions: look up %s: %w", name, err)
+			}
+			if exists {
+				continue
+			}
+			sql := fmt.Sprintf(`CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s)`,
+				pgx.Identifier{name}.Sanitize(), pgx.Identifier{t.Name}.Sanitize(),
+				literal(m), literal(m.AddDate(0, 1, 0)))
+			if _, err := tx.Exec(ctx, sql); err != nil {
+				return nil, fmt.Errorf("history partitions: create %s: %w", name, err)
+			}
+			created = append(created, name)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("history partitions: commit: %w", err)
+	}
+	return created, nil
+}
+
+// literal is a timestamptz literal for m, independent of the session's TimeZone.
+func literal(m time.Time) string {
+	return "'" + m.UTC().Format("2006-01-02 15:04:05") + "+00'"
+}
+
+// Dropped is one partition DropExpired removed.
+type Dropped struct {
+	Table, Partition string
+	Month            time.Time // the first instant of its month
+}
+
+// partition is a month partition of a history table as the catalog has it.
+type partition struct {
+	table, name string
+	month       time.Time
+	attached    bool // false: detached (an earlier run stopped before DROP)
+	pending     bool // a DETACH … CONCURRENTLY that did not finish
+}
+
+// partitions lists the month partitions of every history table, attached
+// or left detached by an interrupted DropExpired, oldest first.
+func partitions(ctx context.Context, db DB) ([]partition, error) {
+	var out []partition
+	for _, t := range Tables {
+		rows, err := db.Query(ctx, `
+			SELECT c.relname, i.inhrelid IS NOT NULL, coalesce(i.inhdetachpending, false)
+			  FROM pg_class c
+			  JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+			  LEFT JOIN pg_inherits i ON i.inhrelid = c.oid AND i.inhparent = to_regclass($1)
+			 WHERE c.relkind = 'r' AND c.relname LIKE $2
+			 ORDER BY c.relname`, t.Name, strings.ReplaceAll(t.Name, "_", `\_`)+`\_p______`)
+		if err != nil {
+			return nil, fmt.Errorf("list partitions of %s: %w", t.Name, err)
+		}
+		for rows.Next() {
+			var p partition
+			if err := rows.Scan(&p.name, &p.attached, &p.pending); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("list partitions of %s: %w", t.Name, err)
+			}
+			m, ok := monthOf(t.Name, p.name)
+			if !ok {
+				continue
+			}
+			p.table, p.month = t.Name, m
+			out = append(out, p)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("list partitions of %s: %w", t.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// Expired reports whether the month starting at m ends before now −
+// retention: every row it can hold is older than the retention.
+func Expired(m, now time.Time, retention time.Duration) bool {
+	return !m.AddDate(0, 1, 0).After(now.Add(-retention))
+}
+
+// DropExpired removes every month partition whose whole range ends before
+// now − retention: ALTER TABLE … DETACH PARTITION … CONCURRENTLY (which
+// waits for the queries using the table instead of blocking them), then
+// DROP TABLE, each its own statement outside a transaction. It finishes
+// what an interrupted earlier run left (a pending detach, a detached
+// partition not dropped), logs each partition dropped and returns them.
+// A retention under MinRetention is refused, nothing dropped.
+func DropExpired(ctx context.Context, db DB, log *slog.Logger, now time.Time, retention time.Duration) ([]Dropped, error) {
+	if retention < MinRetention {
+		return nil, fmt.Errorf("history retention %s is under the minimum %s", retention, MinRetention)
+	}
+	ps, err := partitions(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	var dropped []Dropped
+	for _, p := range ps {
+		if !Expired(p.month, now, retention) {
+			continue
+		}
+		parent, child := pgx.Identifier{p.table}.Sanitize(), pgx.Identifier{p.name}.Sanitize()
+		start := time.Now()
+		if p.attached {
+			detach := `ALTER TABLE ` + parent + ` DETACH PARTITION ` + child + ` CONCURRENTLY`
+			if p.pending {
+				detach = `ALTER TABLE ` + parent + ` DETACH PARTITION ` + child + ` FINALIZE`
+			}
+			if _, err := db.Exec(ctx, detach); err != nil {
+				return dropped, fmt.Errorf("detach %s from %s: %w", p.name, p.table, err)
+			}
+		}
+		if _, err := db.Exec(ctx, `DROP TABLE `+child); err != nil {
+			return dropped, fmt.Errorf("drop %s: %w", p.name, err)
+		}
+		d := Dropped{Table: p.table, Partition: p.name, Month: p.month}
+		dropped = append(dropped, d)
+		log.Info("history partition dropped", "table", p.table, "partition", p.name,
+			"month", p.month.Format("2006-01"), "duration", time.Since(start))
+	}
+	return dropped, nil
+}
+
+// Oldest is the first instant of the oldest month still kept: the oldest
+// attached partition of any history table. ok is false when there is
+// none (a database before migration 00032).
+func Oldest(ctx context.Context, db DB) (time.Time, bool, error) {
+	ps, err := partitions(ctx, db)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	var oldest time.Time
+	for _, p := range ps {
+		if p.attached && !p.pending && (oldest.IsZero() || p.month.Before(oldest)) {
+			oldest = p.month
+		}
+	}
+	return oldest, !oldest.IsZero(), nil
+}
+
+// ParseRetention reads a retention: a number of days ("400d") or a Go
+// duration ("9600h"), at least MinRetention.
+func ParseRetention(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 100*366 {
+			return 0, fmt.Errorf("%q is not a number of days (e.g. 400d) or a duration (e.g. 9600h)", s)
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("%q is not a number of days (e.g. 400d) or a duration (e.g. 9600h)", s)
+		}
+	}
+	if d < MinRetention {
+		return 0, fmt.Errorf("%q is under the minimum of %d days: the current and the previous month are always kept", s, int(MinRetention/(24*time.Hour)))
+	}
+	return d, nil
+}
