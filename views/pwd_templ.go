@@ -11,8 +11,8 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// The password rule's hint and the copy button (helper PWD, issue 19 items
-// 10 and 13); kept in this file so the pages that use them stay short.
+// The password rule's hint and the copy button (docs/accounts.md, "Passwords: the
+// rule"); kept in this file so the pages that use them stay short.
 
 // passwordRule is the hint under a new-password field: the rule the server
 // enforces (accounts.CheckNewPassword), stated before the person types,
