@@ -83,19 +83,21 @@ func TestRetryTransientWaitsForAConnectionSlot(t *testing.T) {
 	require.Equal(t, "53300", pgErr.Code)
 
 	connected := make(chan error, 1)
-	var attempts atomic.Int32
+	var refused atomic.Int32
 	go func() {
 		connected <- database.RetryTransient(ctx, nil, "connect", func(ctx context.Context) error {
-			attempts.Add(1)
 			c, err := pgx.ConnectConfig(ctx, cfg)
 			if err != nil {
+				if errors.As(err, new(*pgconn.PgError)) {
+					refused.Add(1)
+				}
 				return err
 			}
 			return c.Close(ctx)
 		})
 	}()
-	require.Eventually(t, func() bool { return attempts.Load() >= 2 }, 30*time.Second, 10*time.Millisecond, "a refused attempt, then another")
+	require.Eventually(t, func() bool { return refused.Load() >= 1 }, 30*time.Second, 10*time.Millisecond, "a refused attempt")
 	require.NoError(t, held.Close(ctx))
 	require.NoError(t, <-connected)
-	require.Greater(t, attempts.Load(), int32(2))
+	require.GreaterOrEqual(t, refused.Load(), int32(1))
 }

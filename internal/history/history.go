@@ -48,6 +48,14 @@ type DB interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
+// Querier is what reading the partitions needs: a pool, a transaction, or
+// a web request's read transaction (database.Reader), so that a page asks
+// on the connection it already holds (behind a pooler, a second one may
+// never come: docs/scaling.md).
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // lockKey serializes EnsurePartitions and DropExpired across processes.
 const lockKey int64 = 0x6662_6869_7374 // "fbhist"
 
@@ -149,7 +157,7 @@ type partition struct {
 
 // partitions lists the month partitions of every history table, attached
 // or left detached by an interrupted DropExpired, oldest first.
-func partitions(ctx context.Context, db DB) ([]partition, error) {
+func partitions(ctx context.Context, db Querier) ([]partition, error) {
 	var out []partition
 	for _, t := range Tables {
 		rows, err := db.Query(ctx, `
@@ -233,7 +241,7 @@ func DropExpired(ctx context.Context, db DB, log *slog.Logger, now time.Time, re
 // Oldest is the first instant of the oldest month still kept: the oldest
 // attached partition of any history table. ok is false when there is
 // none (a database before migration 00032).
-func Oldest(ctx context.Context, db DB) (time.Time, bool, error) {
+func Oldest(ctx context.Context, db Querier) (time.Time, bool, error) {
 	ps, err := partitions(ctx, db)
 	if err != nil {
 		return time.Time{}, false, err

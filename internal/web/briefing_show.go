@@ -11,6 +11,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/history"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
@@ -215,7 +216,7 @@ func rulesWords(l *i18n.Localizer, r briefing.ZoneRules) string {
 // 400 days; the oldest kept is from Wed, Oct 1, 2025" (docs/operations.md,
 // "History retention"). "" before the history tables are partitioned.
 func (s *Server) historyNote(ctx context.Context, l *i18n.Localizer) (string, error) {
-	oldest, ok, err := history.Oldest(ctx, s.db)
+	oldest, ok, err := history.Oldest(ctx, database.Reader(ctx, s.db))
 	if err != nil || !ok {
 		return "", err
 	}
