@@ -21,20 +21,9 @@ import (
 // them sent: one email per recipient, one revision per briefing
 // (docs/architecture.md, "Crashes and shutdown").
 func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
-	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
-	sink.Hold()
 	const orgs = 2
-	for i := range orgs {
-		f.Org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
-	}
-	now := utc("2026-03-10T07:00:00Z")
-
-	stalled := f.deliveringWorker(sink.URL, nil)
-	stalled.Concurrency = orgs
-	stalledDone := make(chan error, 1)
-	go func() { _, err := stalled.RunOnce(f.Ctx, now, time.Minute); stalledDone <- err }()
-	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, time.Minute, 10*time.Millisecond)
+	f, sink, stalled, stalledDone := sendsOnTheirWay(t, orgs)
+	now := sendsAt
 
 	// Its heartbeats stop and lapse; the process and its sends go on.
 	stalled.stopLifeline()
@@ -65,14 +54,7 @@ func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
 	require.NoError(t, <-stalledDone)
 	require.NoError(t, <-secondDone)
 
-	received := map[string]int{}
-	for _, m := range sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
-	require.Len(t, received, orgs)
-	for to, n := range received {
-		require.Equal(t, 1, n, to)
-	}
+	requireOneEmailEach(t, sink, orgs)
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_briefing_revisions`))
 	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE state NOT IN ('completed')`))
@@ -145,19 +127,9 @@ func longStreak(t *testing.T, f *fixture, client string) {
 // unlocked and send again: a process reaps only after an unbroken run of
 // its own heartbeats (docs/architecture.md, "Crashes and shutdown").
 func TestLifelineAfterAnOutageTakesNobodyForDead(t *testing.T) {
-	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
-	sink.Hold()
 	const orgs = 2
-	for i := range orgs {
-		f.Org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
-	}
-	now := utc("2026-03-10T07:00:00Z")
-	first := f.deliveringWorker(sink.URL, nil)
-	first.Concurrency = orgs
-	firstDone := make(chan error, 1)
-	go func() { _, err := first.RunOnce(f.Ctx, now, time.Minute); firstDone <- err }()
-	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, time.Minute, 10*time.Millisecond)
+	f, sink, first, firstDone := sendsOnTheirWay(t, orgs)
+	now := sendsAt
 
 	// The outage: the sends' transactions end, every heartbeat is old.
 	first.stopLifeline()
@@ -190,14 +162,7 @@ func TestLifelineAfterAnOutageTakesNobodyForDead(t *testing.T) {
 	sink.Release()
 	require.NoError(t, <-firstDone)
 	<-secondDone
-	received := map[string]int{}
-	for _, m := range sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
-	require.Len(t, received, orgs)
-	for to, n := range received {
-		require.Equal(t, 1, n, to)
-	}
+	requireOneEmailEach(t, sink, orgs)
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 }
 
@@ -223,4 +188,41 @@ func TestHeartbeatStreak(t *testing.T) {
 	require.False(t, may)
 	require.NoError(t, conn.QueryRow(f.Ctx, mayReapSQL, "nobody", reapAfterStreak.Seconds()).Scan(&may))
 	require.False(t, may)
+}
+
+// sendsAt is when sendsOnTheirWay's orgs fire.
+var sendsAt = utc("2026-03-10T07:00:00Z")
+
+// sendsOnTheirWay sets up orgs orgs due at sendsAt, one dispatcher each,
+// and a worker running them (RunOnce) whose emails have reached the SMTP
+// server, which holds them: the worker is mid-send, holding the delivery
+// rows' locks. done gets RunOnce's error.
+func sendsOnTheirWay(t *testing.T, orgs int) (f *fixture, sink *deliverytest.SMTPServer, w *Worker, done chan error) {
+	t.Helper()
+	f = setup(t)
+	sink = deliverytest.NewSMTPServer(t)
+	sink.Hold()
+	for i := range orgs {
+		f.Org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
+	}
+	w = f.deliveringWorker(sink.URL, nil)
+	w.Concurrency = orgs
+	done = make(chan error, 1)
+	go func() { _, err := w.RunOnce(f.Ctx, sendsAt, time.Minute); done <- err }()
+	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, time.Minute, 10*time.Millisecond)
+	return f, sink, w, done
+}
+
+// requireOneEmailEach: the SMTP server accepted exactly one email for each
+// of n recipients.
+func requireOneEmailEach(t *testing.T, sink *deliverytest.SMTPServer, n int) {
+	t.Helper()
+	received := map[string]int{}
+	for _, m := range sink.Messages() {
+		received[strings.Join(m.To, ",")]++
+	}
+	require.Len(t, received, n)
+	for to, c := range received {
+		require.Equal(t, 1, c, to)
+	}
 }
