@@ -14,6 +14,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/history"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/tokens"
@@ -235,6 +236,42 @@ func createTokenCommand(fs *flag.FlagSet, _ func(string) string) action {
 		// The token alone on stdout, so scripts can capture it; it is shown
 		// nowhere else, ever.
 		fmt.Fprintln(a.stdout, token)
+		return nil
+	}
+}
+
+// historyRetentionCommand runs what the worker's daily history_retention
+// task runs, now: an operator who shortened HISTORY_RETENTION need not wait
+// for 03:17 UTC (docs/operations.md, "History retention").
+func historyRetentionCommand(_ *flag.FlagSet, getenv func(string) string) action {
+	return func(ctx context.Context, a *app) error {
+		retention, err := config.HistoryRetention(getenv)
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		pool, err := a.open(ctx)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		now := time.Now()
+		if _, err := history.EnsurePartitions(ctx, pool, now); err != nil {
+			return err
+		}
+		dropped, err := history.DropExpired(ctx, pool, a.log, now, retention)
+		for _, d := range dropped {
+			fmt.Fprintf(a.stdout, "dropped %s (%s, %s)\n", d.Partition, d.Table, d.Month.Format("2006-01"))
+		}
+		if err != nil {
+			return err
+		}
+		oldest, ok, err := history.Oldest(ctx, pool)
+		if err != nil {
+			return err
+		}
+		if ok {
+			fmt.Fprintf(a.stdout, "history kept from %s (HISTORY_RETENTION %d days)\n", oldest.Format("2006-01-02"), int(retention/(24*time.Hour)))
+		}
 		return nil
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/history"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/tokens"
@@ -291,4 +292,36 @@ func TestCreateUserRefusesAWeakPassword(t *testing.T) {
 	c.ok("create-user", "-email", "ada@acme.test", "-password", "violet-harbor-tuesday-41")
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&users))
 	require.Equal(t, 1, users)
+}
+
+// history-retention drops, now, the history months older than
+// HISTORY_RETENTION and keeps the others; a retention under the minimum
+// is a usage error and drops nothing.
+func TestHistoryRetentionCommand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCLI(t, testdb.URL(t))
+	pool := connect(t, c.env["DATABASE_URL"])
+	old := history.Month(time.Now().AddDate(-2, 0, 0))
+	_, err := history.EnsureMonths(ctx, pool, old, old)
+	require.NoError(t, err)
+	exists := func(m time.Time) bool {
+		var ok bool
+		require.NoError(t, pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, history.PartitionName("ff_deliveries", m)).Scan(&ok))
+		return ok
+	}
+	require.True(t, exists(old))
+
+	c.env["HISTORY_RETENTION"] = "10d"
+	bad := c.run(ctx, "history-retention")
+	require.True(t, isUsage(bad.err), "%v", bad.err)
+	require.True(t, exists(old), "a refused retention drops nothing")
+
+	c.env["HISTORY_RETENTION"] = "400d"
+	out := c.ok("history-retention")
+	require.Contains(t, out, "dropped "+history.PartitionName("ff_deliveries", old)+" (ff_deliveries, "+old.Format("2006-01")+")")
+	require.False(t, exists(old))
+	require.True(t, exists(history.Month(time.Now())))
+	require.Regexp(t, `history kept from \d{4}-\d{2}-01 \(HISTORY_RETENTION 400 days\)`, out)
+	require.Contains(t, c.ok("help"), "history-retention")
 }

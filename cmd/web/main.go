@@ -62,6 +62,7 @@ var commands = []command{
 	{"seed-demo", "", "add the demo orgs, people and jobs (refused with FIELDBRIEF_ENV=production); running it again changes nothing", seedDemoCommand},
 	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
 	{"create-token", "-org SLUG -name NAME", "create an API token for the org (audited) and print it: it is shown only this once", createTokenCommand},
+	{"history-retention", "", "make the history months ahead and drop the months older than HISTORY_RETENTION now, as the worker's daily task does, and print each month dropped", historyRetentionCommand},
 }
 
 // app is what every action gets: the process's input and outputs, its
