@@ -74,6 +74,7 @@ func TestLifelineGivesBackOnlyTheDeadOnes(t *testing.T) {
 	running := func(attemptedBy []string, attempt int, metadata string) int64 {
 		id := f.insertTask(auth.PruneArgs{}).Job.ID
 		_, err := f.DB.Exec(f.Ctx, `UPDATE river_job SET state = 'running', attempted_at = now(), attempted_by = $2,
+		                                   scheduled_at = now() - interval '2 hours',
 		                                   attempt = $3, max_attempts = 3, metadata = $4::jsonb WHERE id = $1`,
 			id, attemptedBy, attempt, metadata)
 		require.NoError(t, err)
@@ -97,6 +98,8 @@ func TestLifelineGivesBackOnlyTheDeadOnes(t *testing.T) {
 		return s
 	}
 	require.Equal(t, "available 1 "+lifelineError+"dead", state(retried))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM river_job WHERE id = $1 AND scheduled_at < now() - interval '1 hour'`, retried),
+		"a task given back keeps its place in the queue")
 	require.Equal(t, "discarded 3 "+lifelineError+"dead", state(last))
 	require.Equal(t, "cancelled 1 "+lifelineError+"dead", state(cancelled))
 	require.Equal(t, "running 2 -", state(live))
