@@ -1,4 +1,4 @@
--- Versions of what people edit (DESIGN section 11, docs/versions.md): a
+-- Versions of what people edit (docs/versions.md): a
 -- technician, a job, an org's module config (the schedule, delivery and
 -- JSON editor settings are one row) and a membership (a member's role)
 -- carry `version`, 1 when inserted. A form or an API client sends back the
