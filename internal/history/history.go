@@ -158,34 +158,37 @@ type partition struct {
 // partitions lists the month partitions of every history table, attached
 // or left detached by an interrupted DropExpired, oldest first.
 func partitions(ctx context.Context, db Querier) ([]partition, error) {
+	names := make([]string, len(Tables))
+	for i, t := range Tables {
+		names[i] = t.Name
+	}
+	// One statement for every table: a briefing page asks this (Oldest).
+	rows, err := db.Query(ctx, `
+		SELECT t.name, c.relname, i.inhrelid IS NOT NULL, coalesce(i.inhdetachpending, false)
+		  FROM unnest($1::text[]) t(name)
+		  JOIN pg_class c ON c.relkind = 'r' AND c.relname LIKE replace(t.name, '_', '\_') || '\_p______'
+		  JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+		  LEFT JOIN pg_inherits i ON i.inhrelid = c.oid AND i.inhparent = to_regclass(t.name)
+		 ORDER BY t.name, c.relname`, names)
+	if err != nil {
+		return nil, fmt.Errorf("list history partitions: %w", err)
+	}
+	defer rows.Close()
 	var out []partition
-	for _, t := range Tables {
-		rows, err := db.Query(ctx, `
-			SELECT c.relname, i.inhrelid IS NOT NULL, coalesce(i.inhdetachpending, false)
-			  FROM pg_class c
-			  JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
-			  LEFT JOIN pg_inherits i ON i.inhrelid = c.oid AND i.inhparent = to_regclass($1)
-			 WHERE c.relkind = 'r' AND c.relname LIKE $2
-			 ORDER BY c.relname`, t.Name, strings.ReplaceAll(t.Name, "_", `\_`)+`\_p______`)
-		if err != nil {
-			return nil, fmt.Errorf("list partitions of %s: %w", t.Name, err)
+	for rows.Next() {
+		var p partition
+		if err := rows.Scan(&p.table, &p.name, &p.attached, &p.pending); err != nil {
+			return nil, fmt.Errorf("list history partitions: %w", err)
 		}
-		for rows.Next() {
-			var p partition
-			if err := rows.Scan(&p.name, &p.attached, &p.pending); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("list partitions of %s: %w", t.Name, err)
-			}
-			m, ok := monthOf(t.Name, p.name)
-			if !ok {
-				continue
-			}
-			p.table, p.month = t.Name, m
-			out = append(out, p)
+		m, ok := monthOf(p.table, p.name)
+		if !ok {
+			continue
 		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("list partitions of %s: %w", t.Name, err)
-		}
+		p.month = m
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list history partitions: %w", err)
 	}
 	return out, nil
 }
