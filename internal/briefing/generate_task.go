@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/schedule"
@@ -198,8 +199,12 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 			if err != nil {
 				return fmt.Errorf("delivery tasks: %w", err)
 			}
-			if _, err := client.InsertManyTx(ctx, tx, tasks); err != nil {
+			inserted, err := client.InsertManyTx(ctx, tx, tasks)
+			if err != nil {
 				return fmt.Errorf("insert delivery tasks: %w", err)
+			}
+			if err := keepPlace(ctx, tx, job, inserted); err != nil {
+				return err
 			}
 		}
 		if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
@@ -211,6 +216,31 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 		return "", fmt.Errorf("generate briefing %d revision %d for org %d: %w", a.BriefingID, a.Revision, a.OrgID, err)
 	}
 	return outcome, nil
+}
+
+// keepPlace gives the delivery tasks of a generation that runs again (given
+// back by the lifeline after its worker died, or retried) the generation's
+// own place in the queue: its scheduled_at. River fetches the available by
+// (priority, scheduled_at, id), so without it those emails waited behind
+// every send of the burst queued since the first attempt — over a minute
+// after a kill -9 with ten bursts at once on two cores
+// (docs/architecture.md, "Crashes and shutdown"). River's insert options
+// cannot say it: a ScheduledAt makes a task "scheduled", made available
+// only by River's scheduler seconds later. A first attempt's tasks keep
+// River's own order.
+func keepPlace(ctx context.Context, tx pgx.Tx, job *river.Job[GenerateBriefingArgs], inserted []*rivertype.JobInsertResult) error {
+	if job.Attempt <= 1 || job.ScheduledAt.IsZero() {
+		return nil
+	}
+	ids := make([]int64, 0, len(inserted))
+	for _, r := range inserted {
+		ids = append(ids, r.Job.ID)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE river_job SET scheduled_at = $1 WHERE id = ANY($2) AND state = 'available' AND scheduled_at > $1`,
+		job.ScheduledAt, ids); err != nil {
+		return fmt.Errorf("delivery tasks of attempt %d keep the generation's place: %w", job.Attempt, err)
+	}
+	return nil
 }
 
 // lockedBriefing is the briefing row as the generation locked it.

@@ -229,3 +229,45 @@ func requireOneEmailEach(t *testing.T, sink *deliverytest.SMTPServer, n int) {
 		require.Equal(t, 1, c, to)
 	}
 }
+
+// TestGivenBackGenerationsSendsKeepItsPlace: a generation given back by the
+// lifeline runs again (attempt 2) with its old scheduled_at; the emails it
+// queues take that place at the head of the queue, not the back behind the
+// rest of the burst. A first attempt's emails keep River's own order.
+func TestGivenBackGenerationsSendsKeepItsPlace(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	given := f.Org("given-back", deliveryConfig("Etc/UTC", "07:00", []string{"a@acme.test", "b@acme.test"}, false, ""))
+	first := f.Org("first-try", deliveryConfig("Etc/UTC", "07:00", []string{"c@acme.test"}, false, ""))
+	require.Equal(t, 2, f.tick(sendsAt).Enqueued)
+
+	// The generation of "given-back" was running on a worker that died: the
+	// lifeline made it available again, its attempt counted, its place kept.
+	var place time.Time
+	require.NoError(t, f.DB.QueryRow(f.Ctx, `
+		UPDATE river_job SET attempt = 1, attempted_at = now() - interval '20 seconds', attempted_by = '{dead}',
+		       scheduled_at = now() - interval '1 hour',
+		       errors = ARRAY[jsonb_build_object('at', now(), 'attempt', 1, 'error', $2::text || 'dead', 'trace', '')]
+		 WHERE kind = 'generate_briefing' AND (args->>'org_id')::bigint = $1
+		RETURNING scheduled_at`, given, lifelineError).Scan(&place))
+
+	f.runOnceWith(f.deliveringWorker(sink.URL, nil), sendsAt)
+	require.Len(t, sink.Messages(), 3)
+
+	sends := func(org int64) []time.Time {
+		rows, err := f.DB.Query(f.Ctx, `SELECT scheduled_at FROM river_job
+			WHERE kind = 'send_briefing_email' AND (args->>'org_id')::bigint = $1`, org)
+		require.NoError(t, err)
+		at, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
+		require.NoError(t, err)
+		return at
+	}
+	givenSends := sends(given)
+	require.Len(t, givenSends, 2)
+	for _, at := range givenSends {
+		require.True(t, at.Equal(place), "the given-back generation's emails take its place %v, not %v", place, at)
+	}
+	firstSends := sends(first)
+	require.Len(t, firstSends, 1)
+	require.True(t, firstSends[0].After(place.Add(30*time.Minute)), "a first attempt's emails are queued as River queues them: %v", firstSends[0])
+}
