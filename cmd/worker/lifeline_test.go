@@ -1,17 +1,11 @@
 package main
 
 import (
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
-
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/testdb"
 )
 
 // TestKilledWorkerRescuedByLifeline: a worker killed (SIGKILL) while its
@@ -23,33 +17,9 @@ import (
 // and shutdown"). No time is simulated.
 func TestKilledWorkerRescuedByLifeline(t *testing.T) {
 	t.Parallel()
-	url := testdb.URL(t)
-	db, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	sink := deliverytest.NewSMTPServer(t)
-	sink.Hold()
-	now := time.Now().UTC()
 	const orgs, concurrency = 4, 3
-	_, err = db.Exec(t.Context(), `
-		WITH o AS (INSERT INTO orgs (slug, name) SELECT 'org-' || g, 'Org ' || g FROM generate_series(1, $1::int) g RETURNING id, slug)
-		INSERT INTO org_module_configs (org_id, module, config_json)
-		SELECT id, 'fieldforce', jsonb_build_object(
-		         'briefing', jsonb_build_object('timezone', 'Etc/UTC', 'schedule_local_time', '00:00', 'days', jsonb_build_array($2::text)),
-		         'delivery', jsonb_build_object('email', jsonb_build_object('to', jsonb_build_array('dispatch@' || slug || '.test')),
-		                                        'send_within', '24h'))
-		  FROM o`, orgs, strings.ToLower(now.Weekday().String()[:3]))
-	require.NoError(t, err)
-	env := []string{"SMTP_URL=" + sink.URL}
-
-	first := workerCmd(t, t.Context(), url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
-	first.Env = append(first.Env, env...)
-	require.NoError(t, first.Start())
-	require.Eventually(t, func() bool { return sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
-	require.NoError(t, first.Process.Kill())
-	_ = first.Wait() // killed: its exit status says so
-	sink.Release()   // the killed worker's connections are gone: nothing held is accepted
-	require.Empty(t, sink.Messages())
+	k := killMidSend(t, t.Context(), orgs, concurrency, "")
+	url, db, env := k.url, k.db, k.env
 
 	// Its running tasks are in its name, and it had registered that name.
 	var killed []string
@@ -99,12 +69,5 @@ func TestKilledWorkerRescuedByLifeline(t *testing.T) {
 		SELECT count(*), count(*) FILTER (WHERE status = 'ready'), (SELECT count(*) FROM ff_briefing_revisions) FROM ff_briefings`).
 		Scan(&briefings, &ready, &revisions))
 	require.Equal(t, []int{orgs, orgs, orgs}, []int{briefings, ready, revisions})
-	received := map[string]int{}
-	for _, m := range sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
-	require.Len(t, received, orgs)
-	for to, n := range received {
-		require.Equal(t, 1, n, to)
-	}
+	k.requireOneEmailEach(t, orgs)
 }

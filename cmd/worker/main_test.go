@@ -59,6 +59,70 @@ func workerCmd(t testing.TB, ctx context.Context, url string, args ...string) *e
 	return cmd
 }
 
+// killedMidSend is what a worker killed mid-send leaves: orgs due today and
+// on no other day (a worker's own ticks on the real clock fire nothing
+// more, even past midnight), sent however late in the day (send_within
+// 24h: docs/guarantees.md, "Late briefings"), by email to
+// dispatch@<slug>.test and, when hook is set, by webhook to hook/<slug>; a
+// -once worker at concurrency was killed (SIGKILL) while every task slot
+// held an email the SMTP server had not answered. The server accepts again;
+// nothing held was accepted.
+type killedMidSend struct {
+	url  string
+	db   *pgxpool.Pool
+	sink *deliverytest.SMTPServer
+	env  []string // what every worker of the test runs with
+	now  time.Time
+}
+
+func killMidSend(t *testing.T, ctx context.Context, orgs, concurrency int, hook string) killedMidSend {
+	t.Helper()
+	k := killedMidSend{url: testdb.URL(t), now: time.Now().UTC()}
+	var err error
+	k.db, err = pgxpool.New(ctx, k.url)
+	require.NoError(t, err)
+	t.Cleanup(k.db.Close)
+	k.sink = deliverytest.NewSMTPServer(t)
+	k.sink.Hold()
+	_, err = k.db.Exec(ctx, `
+		WITH o AS (INSERT INTO orgs (slug, name) SELECT 'org-' || g, 'Org ' || g FROM generate_series(1, $1::int) g RETURNING id, slug)
+		INSERT INTO org_module_configs (org_id, module, config_json)
+		SELECT id, 'fieldforce', jsonb_build_object(
+		         'briefing', jsonb_build_object('timezone', 'Etc/UTC', 'schedule_local_time', '00:00', 'days', jsonb_build_array($2::text)),
+		         'delivery', jsonb_strip_nulls(jsonb_build_object(
+		                       'email', jsonb_build_object('to', jsonb_build_array('dispatch@' || slug || '.test')),
+		                       'webhook', CASE WHEN $3::text <> '' THEN jsonb_build_object('url', $3::text || '/' || slug) END,
+		                       'send_within', '24h')))
+		  FROM o`, orgs, strings.ToLower(k.now.Weekday().String()[:3]), hook)
+	require.NoError(t, err)
+	k.env = []string{"SMTP_URL=" + k.sink.URL, "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"}
+
+	first := workerCmd(t, ctx, k.url, "-once", "-now", k.now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
+	first.Env = append(first.Env, k.env...)
+	first.Stdout = t.Output()
+	require.NoError(t, first.Start())
+	require.Eventually(t, func() bool { return k.sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
+	require.NoError(t, first.Process.Kill())
+	_ = first.Wait() // killed: its exit status says so
+	k.sink.Release() // the killed worker's connections are gone: nothing held is accepted
+	require.Empty(t, k.sink.Messages())
+	return k
+}
+
+// requireOneEmailEach: the SMTP server accepted exactly one email for each
+// of the n orgs' recipients.
+func (k killedMidSend) requireOneEmailEach(t *testing.T, n int) {
+	t.Helper()
+	received := map[string]int{}
+	for _, m := range k.sink.Messages() {
+		received[strings.Join(m.To, ",")]++
+	}
+	require.Len(t, received, n)
+	for to, c := range received {
+		require.Equal(t, 1, c, to)
+	}
+}
+
 func TestOnce(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
@@ -321,12 +385,6 @@ func TestPoolSize(t *testing.T) {
 // message.
 func TestKilledDuringDelivery(t *testing.T) {
 	t.Parallel()
-	url := testdb.URL(t)
-	db, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	sink := deliverytest.NewSMTPServer(t)
-	sink.Hold()
 	var mu sync.Mutex
 	hookIDs := map[string]map[string]bool{} // path → webhook-ids received
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -339,35 +397,9 @@ func TestKilledDuringDelivery(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(hook.Close)
-
-	// Due all day today and on no other day, so the fresh worker's own
-	// ticks on the real clock fire nothing more, even past midnight; sent
-	// however late in the day (send_within 24h: docs/guarantees.md, "Late
-	// briefings").
-	now := time.Now().UTC()
 	const orgs, concurrency = 6, 4
-	_, err = db.Exec(t.Context(), `
-		WITH o AS (INSERT INTO orgs (slug, name) SELECT 'org-' || g, 'Org ' || g FROM generate_series(1, $1::int) g RETURNING id, slug)
-		INSERT INTO org_module_configs (org_id, module, config_json)
-		SELECT id, 'fieldforce', jsonb_build_object(
-		         'briefing', jsonb_build_object('timezone', 'Etc/UTC', 'schedule_local_time', '00:00', 'days', jsonb_build_array($2::text)),
-		         'delivery', jsonb_build_object('email', jsonb_build_object('to', jsonb_build_array('dispatch@' || slug || '.test')),
-		                                        'webhook', jsonb_build_object('url', $3::text || '/' || slug),
-		                                        'send_within', '24h'))
-		  FROM o`, orgs, strings.ToLower(now.Weekday().String()[:3]), hook.URL)
-	require.NoError(t, err)
-	env := []string{"SMTP_URL=" + sink.URL, "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"}
-
-	first := workerCmd(t, t.Context(), url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
-	first.Env = append(first.Env, env...)
-	first.Stdout = t.Output()
-	require.NoError(t, first.Start())
-	// Every job slot holds an email the server has not answered.
-	require.Eventually(t, func() bool { return sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
-	require.NoError(t, first.Process.Kill())
-	_ = first.Wait() // killed: its exit status says so
-	sink.Release()   // the killed worker's connections are gone: nothing held is accepted
-	require.Empty(t, sink.Messages())
+	k := killMidSend(t, t.Context(), orgs, concurrency, hook.URL)
+	url, db, env := k.url, k.db, k.env
 
 	// The passage of time, simulated: River's rescuer takes back a job still
 	// running only rescueStuckJobsAfter (75 s) after it was attempted, and
@@ -394,20 +426,14 @@ func TestKilledDuringDelivery(t *testing.T) {
 	require.NoError(t, fresh.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, fresh.Wait())
 
-	received := map[string]int{}
-	for _, m := range sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
+	k.requireOneEmailEach(t, orgs)
 	mu.Lock()
 	defer mu.Unlock()
 	for i := 1; i <= orgs; i++ {
-		slug := fmt.Sprintf("org-%d", i)
-		require.Equal(t, 1, received["dispatch@"+slug+".test"], slug)
 		// A webhook answered as the worker died is sent again: at least
 		// once, always with the same webhook-id.
-		require.Len(t, hookIDs["/"+slug], 1, slug)
+		require.Len(t, hookIDs[fmt.Sprintf("/org-%d", i)], 1, i)
 	}
-	require.Len(t, received, orgs)
 	require.Len(t, hookIDs, orgs)
 }
 
@@ -443,39 +469,15 @@ func lastLine(t *testing.T, out []byte) onceLastLine {
 // them and everything is sent, each message once.
 func TestOnceAfterKill(t *testing.T) {
 	t.Parallel()
-	url := testdb.URL(t)
-	db, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	sink := deliverytest.NewSMTPServer(t)
-	sink.Hold()
-	now := time.Now().UTC()
-	const orgs, concurrency = 3, 2
-	_, err = db.Exec(t.Context(), `
-		WITH o AS (INSERT INTO orgs (slug, name) SELECT 'org-' || g, 'Org ' || g FROM generate_series(1, $1::int) g RETURNING id, slug)
-		INSERT INTO org_module_configs (org_id, module, config_json)
-		SELECT id, 'fieldforce', jsonb_build_object(
-		         'briefing', jsonb_build_object('timezone', 'Etc/UTC', 'schedule_local_time', '00:00', 'days', jsonb_build_array($2::text)),
-		         'delivery', jsonb_build_object('email', jsonb_build_object('to', jsonb_build_array('dispatch@' || slug || '.test')),
-		                                        'send_within', '24h'))
-		  FROM o`, orgs, strings.ToLower(now.Weekday().String()[:3]))
-	require.NoError(t, err)
-	env := []string{"SMTP_URL=" + sink.URL}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-
-	first := workerCmd(t, ctx, url, "-once", "-now", now.Format(time.RFC3339), "-concurrency", strconv.Itoa(concurrency))
-	first.Env = append(first.Env, env...)
-	require.NoError(t, first.Start())
-	require.Eventually(t, func() bool { return sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
-	require.NoError(t, first.Process.Kill())
-	_ = first.Wait() // killed: its exit status says so
-	sink.Release()
-	require.Empty(t, sink.Messages())
+	const orgs, concurrency = 3, 2
+	k := killMidSend(t, ctx, orgs, concurrency, "")
+	url, db, env, now := k.url, k.db, k.env, k.now
 	// This test is about River's rescue: the killed worker's heartbeat is
 	// made to look fresh, so no lifeline takes its tasks back first
 	// (TestKilledWorkerRescuedByLifeline covers that).
-	_, err = db.Exec(ctx, `UPDATE ff_worker_heartbeats SET seen_at = now() + interval '1 hour'`)
+	_, err := db.Exec(ctx, `UPDATE ff_worker_heartbeats SET seen_at = now() + interval '1 hour'`)
 	require.NoError(t, err)
 
 	// Rescue is a minute or two away: not waited for, and not clean.
@@ -514,12 +516,5 @@ func TestOnceAfterKill(t *testing.T) {
 	require.Equal(t, "INFO", last.Level, string(out))
 	require.True(t, last.AllDone)
 	require.Empty(t, last.Pending)
-	received := map[string]int{}
-	for _, m := range sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
-	require.Len(t, received, orgs)
-	for to, n := range received {
-		require.Equal(t, 1, n, to)
-	}
+	k.requireOneEmailEach(t, orgs)
 }
