@@ -254,7 +254,10 @@ func historyRetentionCommand(_ *flag.FlagSet, getenv func(string) string) action
 			return err
 		}
 		defer pool.Close()
-		now := time.Now()
+		now, err := history.DatabaseNow(ctx, pool) // not the host's clock: docs/architecture.md, "One clock"
+		if err != nil {
+			return err
+		}
 		if _, err := history.EnsurePartitions(ctx, pool, now); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Tables are the partitioned history tables and their partition columns.
@@ -48,6 +49,29 @@ type DB interface {
 	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
+// Pool is what dropping partitions needs: the statements, and a
+// connection of its own to hold the lock that lets one process drop at a
+// time.
+type Pool interface {
+	DB
+	Acquire(ctx context.Context) (*pgxpool.Conn, error)
+}
+
+// DatabaseNow is the database's clock, what retention measures from: a
+// host whose clock runs ahead must not drop a month still kept
+// (docs/architecture.md, "One clock").
+func DatabaseNow(ctx context.Context, db Querier) (time.Time, error) {
+	rows, err := db.Query(ctx, `SELECT now()`)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("history: the database's clock: %w", err)
+	}
+	now, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[time.Time])
+	if err != nil {
+		return time.Time{}, fmt.Errorf("history: the database's clock: %w", err)
+	}
+	return now, nil
+}
+
 // Querier is what reading the partitions needs: a pool, a transaction, or
 // a web request's read transaction (database.Reader), so that a page asks
 // on the connection it already holds (behind a pooler, a second one may
@@ -56,7 +80,8 @@ type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// lockKey serializes EnsurePartitions and DropExpired across processes.
+// lockKey serializes EnsurePartitions (a transaction lock) and DropExpired
+// (a session lock) across processes.
 const lockKey int64 = 0x6662_6869_7374 // "fbhist"
 
 // Month is the first instant (UTC) of t's month.
@@ -206,10 +231,30 @@ func Expired(m, now time.Time, retention time.Duration) bool {
 // what an interrupted earlier run left (a pending detach, a detached
 // partition not dropped), logs each partition dropped and returns them.
 // A retention under MinRetention is refused, nothing dropped.
-func DropExpired(ctx context.Context, db DB, log *slog.Logger, now time.Time, retention time.Duration) ([]Dropped, error) {
+func DropExpired(ctx context.Context, db Pool, log *slog.Logger, now time.Time, retention time.Duration) (_ []Dropped, err error) {
 	if retention < MinRetention {
 		return nil, fmt.Errorf("history retention %s is under the minimum %s", retention, MinRetention)
 	}
+	// One process drops at a time (the daily task on one replica, `web
+	// history-retention` by hand): two detaching the same month at once
+	// fail. DETACH … CONCURRENTLY cannot run in a transaction, so the lock
+	// is a session lock, held on a connection of its own and given back at
+	// the end (closing the connection if the unlock fails).
+	lock, err := db.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("history retention: a connection for the lock: %w", err)
+	}
+	defer lock.Release()
+	if _, err := lock.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+		return nil, fmt.Errorf("history retention: take the lock: %w", err)
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, uerr := lock.Exec(uctx, `SELECT pg_advisory_unlock($1)`, lockKey); uerr != nil {
+			_ = lock.Conn().Close(uctx) // the session, and its lock, end with it
+		}
+	}()
 	ps, err := partitions(ctx, db)
 	if err != nil {
 		return nil, err

@@ -291,3 +291,48 @@ func TestParseRetention(t *testing.T) {
 		require.Error(t, err, in)
 	}
 }
+
+// TestDropExpiredTakesTurns: while another process drops (it holds the
+// retention lock), DropExpired waits for it rather than detaching the same
+// months at once, and drops once the lock is given back.
+func TestDropExpiredTakesTurns(t *testing.T) {
+	f := testutil.Setup(t)
+	now, err := history.DatabaseNow(f.Ctx, f.DB)
+	require.NoError(t, err)
+	// The test database has months from January 2025: those before March
+	// 2025 are expired.
+	retention := now.Sub(time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC))
+	holder, err := f.DB.Acquire(f.Ctx)
+	require.NoError(t, err)
+	defer holder.Release()
+	_, err = holder.Exec(f.Ctx, `SELECT pg_advisory_lock($1)`, history.LockKey)
+	require.NoError(t, err)
+
+	type result struct {
+		dropped []history.Dropped
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := history.DropExpired(f.Ctx, f.DB, slog.New(slog.DiscardHandler), now, retention)
+		done <- result{d, err}
+	}()
+	require.Eventually(t, func() bool {
+		return f.Count(`SELECT count(*) FROM pg_stat_activity
+		                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`) == 1
+	}, 30*time.Second, 20*time.Millisecond, "DropExpired waits for the lock")
+	select {
+	case r := <-done:
+		t.Fatalf("dropped %d partitions while another process held the lock (err %v)", len(r.dropped), r.err)
+	default:
+	}
+	require.Contains(t, partitionNames(t, f, "audit_log"), "audit_log_p202501")
+
+	_, err = holder.Exec(f.Ctx, `SELECT pg_advisory_unlock($1)`, history.LockKey)
+	require.NoError(t, err)
+	r := <-done
+	require.NoError(t, r.err)
+	require.Len(t, r.dropped, 2*len(history.Tables), "January and February 2025 of every table")
+	require.NotContains(t, partitionNames(t, f, "audit_log"), "audit_log_p202501")
+	require.Contains(t, partitionNames(t, f, "audit_log"), "audit_log_p202503")
+}

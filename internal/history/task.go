@@ -30,8 +30,10 @@ const retainTimeout = 30 * time.Minute
 // RetainHandler runs RetainArgs tasks.
 type RetainHandler struct {
 	river.WorkerDefaults[RetainArgs]
-	DB        DB
-	Log       *slog.Logger
+	DB  Pool
+	Log *slog.Logger
+	// Now is a test's clock; nil (production) is the database's, not the
+	// host's (DatabaseNow).
 	Now       func() time.Time
 	Retention time.Duration // zero: DefaultRetention
 	// Dropped, when set, is called once per partition dropped (a metric).
@@ -42,8 +44,13 @@ func (h *RetainHandler) Timeout(*river.Job[RetainArgs]) time.Duration { return r
 
 // Work makes the months ahead, then drops the expired ones; River retries
 // a failure, and a retry finishes what the failed run left.
-func (h *RetainHandler) Work(ctx context.Context, _ *river.Job[RetainArgs]) error {
-	now := h.Now()
+func (h *RetainHandler) Work(ctx context.Context, _ *river.Job[RetainArgs]) (err error) {
+	var now time.Time
+	if h.Now != nil {
+		now = h.Now()
+	} else if now, err = DatabaseNow(ctx, h.DB); err != nil {
+		return err
+	}
 	created, err := EnsurePartitions(ctx, h.DB, now)
 	if err != nil {
 		return err

@@ -193,7 +193,7 @@ func (w *Worker) build(periodic bool) error {
 	handlers := river.NewWorkers()
 	register(handlers, &w.kinds, &briefing.GenerateHandler{DB: w.DB, Log: w.Log, Now: w.now})
 	register(handlers, &w.kinds, &auth.PruneHandler{DB: w.DB, Log: w.Log, Now: w.now})
-	register(handlers, &w.kinds, &history.RetainHandler{DB: w.DB, Log: w.Log, Now: w.now, Retention: w.HistoryRetention,
+	register(handlers, &w.kinds, &history.RetainHandler{DB: w.DB, Log: w.Log, Now: w.Now, Retention: w.HistoryRetention,
 		Dropped: w.Metrics.historyDropped})
 	sender := w.sender()
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
