@@ -259,7 +259,8 @@ Environment:
                                   in transaction mode (DATABASE_URL's queries then default to cache_describe)
   DATABASE_REPLICA_URL            serve: a streaming replica that signed-in pages read from while it keeps up
   REPLICA_MAX_LAG                 pages read the primary while the replica is further behind (default 10s)
-  REPLICA_READ_YOUR_WRITES        a browser session reads the primary this long after it wrote (default 5s)
+  REPLICA_READ_YOUR_WRITES        after a write a browser reads the primary until the replica has it, this long at most
+                                  (default 5s, at least REPLICA_MAX_LAG + 2s)
   ADDR                            serve's listen address when -addr is not given (default :8080)
   PORT                            listen on :PORT when neither -addr nor ADDR is given
   FIELDBRIEF_ENV                  production or development (default development)

@@ -65,8 +65,9 @@ type Web struct {
 
 	// ReplicaMaxLag is how far behind the primary a read replica
 	// (DATABASE_REPLICA_URL) may be and still serve pages; past it pages
-	// read the primary. ReadYourWrites is how long after a write a browser
-	// session reads the primary, so it sees what it saved. Zero: the
+	// read the primary. ReadYourWrites is the longest a browser session
+	// reads the primary after a write while the replica has not replayed
+	// it (the web makes it at least ReplicaMaxLag + 2 s). Zero: the
 	// defaults (DefaultReplicaMaxLag, DefaultReadYourWrites).
 	ReplicaMaxLag  time.Duration
 	ReadYourWrites time.Duration
@@ -112,8 +113,9 @@ const minKeyLen = 32
 //	                                in them, X-Forwarded-For is ignored. Unset, the client is the TCP peer.
 //	REPLICA_MAX_LAG                 with DATABASE_REPLICA_URL: pages read the primary while the replica's replay
 //	                                is further behind than this (default 10s)
-//	REPLICA_READ_YOUR_WRITES        with DATABASE_REPLICA_URL: a browser session reads the primary for this long
-//	                                after it wrote, so it sees what it saved (default 5s)
+//	REPLICA_READ_YOUR_WRITES        with DATABASE_REPLICA_URL: after a write a browser session reads the primary
+//	                                until the replica has replayed it, this long at most, so it sees what it
+//	                                saved (default 5s; at least REPLICA_MAX_LAG + 2s)
 //	METRICS_ADDR                    serve Prometheus /metrics on this address only, e.g. 127.0.0.1:9464; the
 //	                                public listener then answers 404 there (default: the public listener
 //	                                serves it, except in production, where it never does)

@@ -97,7 +97,9 @@ func (rt *ReadTx) begin(ctx context.Context) (pgx.Tx, error) {
 		return rt.tx, rt.err
 	}
 	if rt.from != nil {
-		conn, tx, err := beginReadOnly(ctx, rt.from, rt.wait)
+		bctx, cancel := context.WithTimeout(ctx, replicaBeginTimeout)
+		conn, tx, err := beginReadOnly(bctx, rt.from, rt.wait)
+		cancel()
 		if err == nil {
 			rt.conn, rt.tx = conn, tx
 			return tx, nil

@@ -1,8 +1,8 @@
 package web
 
 import (
+	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -17,17 +17,21 @@ import (
 // Reading pages from a streaming replica (docs/scaling.md, step 3).
 //
 // A signed-in page's read-only transaction (readTx) runs on the replica
-// when it keeps up, except in the few seconds after the same browser wrote
-// something (the read-your-writes window): a cookie, set on every write
-// request, carries the instant until which the session reads the primary.
-// It is not signed: forging it only makes one's own pages read the
-// primary, which any page does when the replica lags.
+// when it keeps up, except when the same browser wrote something the
+// replica has not replayed yet (read your writes): every write request,
+// as its answer goes out (its transaction committed), sets a cookie with
+// the primary's WAL position; until the replica's last check has it
+// replayed that far, or the cookie expires, that browser reads the
+// primary. A position, not a deadline: no clock of any web process is
+// involved, and a slow write (an import waiting its turn) counts from
+// its commit. The cookie is not signed: forging it only makes one's own
+// pages read the primary, which any page does when the replica lags.
 //
 // The JSON API reads the primary: its clients send no cookie to carry the
-// window, and an integration that creates a job and reads it back must
+// position, and an integration that creates a job and reads it back must
 // find it. Writes, sign-in and the session lookup are on the primary too.
 
-// Cookie that holds the read-your-writes deadline (Unix milliseconds).
+// Cookie that holds the write's WAL position (database.LSN).
 const (
 	readPrimaryCookie       = "fieldbrief_read_primary"
 	readPrimaryCookieSecure = "__Host-fieldbrief_read_primary"
@@ -38,7 +42,7 @@ const (
 var replicaReads = promauto.NewCounterVec(prometheus.CounterOpts{
 	Name: "fieldbrief_replica_page_reads_total",
 	Help: "Page read transactions with a read replica configured, by the server that served them (replica, primary) " +
-		"and why (ok; recent_write: the session wrote within REPLICA_READ_YOUR_WRITES; lagging: past REPLICA_MAX_LAG; " +
+		"and why (ok; recent_write: the session wrote what the replica has not replayed yet; lagging: past REPLICA_MAX_LAG; " +
 		"unreachable: the replica did not answer).",
 }, []string{"served_by", "reason"})
 
@@ -46,18 +50,26 @@ var replicaReads = promauto.NewCounterVec(prometheus.CounterOpts{
 // of the server's database, within cfg's bounds. cmd/web calls it when
 // DATABASE_REPLICA_URL is set; call it before serving.
 func (s *Server) UseReplica(replica *pgxpool.Pool) {
-	maxLag := s.cfg.ReplicaMaxLag
-	if maxLag <= 0 {
-		maxLag = config.DefaultReplicaMaxLag
-	}
-	s.replica = database.NewReplica(replica, maxLag)
+	s.replica = database.NewReplica(replica, s.db, s.replicaMaxLag())
 }
 
-func (s *Server) readYourWrites() time.Duration {
-	if s.cfg.ReadYourWrites > 0 {
-		return s.cfg.ReadYourWrites
+func (s *Server) replicaMaxLag() time.Duration {
+	if s.cfg.ReplicaMaxLag > 0 {
+		return s.cfg.ReplicaMaxLag
 	}
-	return config.DefaultReadYourWrites
+	return config.DefaultReplicaMaxLag
+}
+
+// readYourWrites is how long the cookie lives: REPLICA_READ_YOUR_WRITES,
+// but never less than the lag a replica may have plus two checks. Past
+// that, a replica within its bound holds the write whatever its position
+// said, so the cookie is no longer needed.
+func (s *Server) readYourWrites() time.Duration {
+	d := s.cfg.ReadYourWrites
+	if d <= 0 {
+		d = config.DefaultReadYourWrites
+	}
+	return max(d, s.replicaMaxLag()+2*database.DefaultReplicaCheckEvery)
 }
 
 func (s *Server) readPrimaryCookieName() string {
@@ -67,11 +79,26 @@ func (s *Server) readPrimaryCookieName() string {
 	return readPrimaryCookie
 }
 
-// markWrite opens the session's read-your-writes window. Wall-clock time,
-// not s.now: the window covers replication, which runs on real time.
+// markWrite makes the session read the primary until the replica has
+// what this request writes: as the answer goes out (the request's
+// transactions committed), the cookie gets the primary's WAL position. A
+// refused request (4xx, 5xx) wrote nothing. If the position cannot be
+// read, MaxLSN: the primary until the cookie expires.
 func (s *Server) markWrite(c echo.Context) {
-	until := time.Now().Add(s.readYourWrites())
-	c.SetCookie(s.readPrimaryCookie(strconv.FormatInt(until.UnixMilli(), 10), int(s.readYourWrites()/time.Second)+1))
+	res := c.Response()
+	res.Before(func() {
+		if res.Status >= http.StatusBadRequest {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), time.Second)
+		defer cancel()
+		lsn, err := database.CommittedPosition(ctx, s.db)
+		if err != nil {
+			s.log.Warn("read your writes: the primary's WAL position", "error", err)
+			lsn = database.MaxLSN
+		}
+		c.SetCookie(s.readPrimaryCookie(lsn.String(), int(s.readYourWrites()/time.Second)))
+	})
 }
 
 func (s *Server) readPrimaryCookie(value string, maxAge int) *http.Cookie {
@@ -81,29 +108,29 @@ func (s *Server) readPrimaryCookie(value string, maxAge int) *http.Cookie {
 	}
 }
 
-// recentWrite reports whether the request's session wrote within the window.
-func (s *Server) recentWrite(c echo.Context) bool {
+// unreplayedWrite reports whether the request's session wrote what the
+// replica had not replayed at its last check.
+func (s *Server) unreplayedWrite(c echo.Context) bool {
 	ck, err := c.Cookie(s.readPrimaryCookieName())
 	if err != nil {
 		return false
 	}
-	ms, err := strconv.ParseInt(ck.Value, 10, 64)
+	lsn, err := database.ParseLSN(ck.Value)
 	if err != nil {
 		return false
 	}
-	until := time.UnixMilli(ms)
-	// A deadline further out than one window was not set by us.
-	return time.Now().Before(until) && time.Until(until) <= s.readYourWrites()+time.Second
+	return !s.replica.Replayed(lsn)
 }
 
 // readFrom decides where a page's reads go: the replica, or the primary
 // (nil) and why.
 func (s *Server) readFrom(c echo.Context) *pgxpool.Pool {
-	if s.recentWrite(c) {
+	st := s.replica.State(c.Request().Context())
+	if st == database.ReplicaOK && s.unreplayedWrite(c) {
 		replicaReads.WithLabelValues("primary", "recent_write").Inc()
 		return nil
 	}
-	switch st := s.replica.State(c.Request().Context()); st {
+	switch st {
 	case database.ReplicaOK:
 		replicaReads.WithLabelValues("replica", "ok").Inc()
 		return s.replica.Pool

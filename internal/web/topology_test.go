@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -78,31 +79,39 @@ func TestRouteMatrixThroughPgBouncer(t *testing.T) {
 }
 
 // TestPagesFromReplica: with a streaming replica, pages read it; after a
-// write, the writing browser reads the primary for the read-your-writes
-// window while another browser still sees the replica's older state;
-// a replica lagging past its bound, or down, sends pages to the primary.
+// write, the writing browser reads the primary until the replica has
+// replayed the write (its WAL position, in a cookie), while another
+// browser still sees the replica's older state; a replica lagging past its
+// bound, or down, sends pages to the primary.
 func TestPagesFromReplica(t *testing.T) {
 	t.Parallel()
 	r := pgtopo.StreamingReplica(t)
-	const window = 1500 * time.Millisecond
 	f := setupFixtureDB(t, func(c *config.Web) {
-		c.ReadYourWrites = window
 		c.ReplicaMaxLag = time.Minute // the first part must not see the pause as lag
+		c.ReadYourWrites = time.Second // shorter than the lag allowed: the cookie outlives it
 	}, orgsCreated, fixtureDB{
 		url:     func(t testing.TB) string { return testdb.URLOn(t, r.PrimaryServerURL()) },
 		replica: r.OnReplica,
 	})
 	writer, reader := f.as(&f.adminA), f.as(&f.adminA) // two browsers of one admin
 	r.WaitReplayed(t)
-	time.Sleep(window) // the sign-ins' windows close
 	const techs = "/orgs/acme/technicians"
 	count := func(served, reason string) float64 {
 		return testutil.ToFloat64(replicaReads.WithLabelValues(served, reason))
 	}
-
-	fromReplica := count("replica", "ok")
-	require.NotContains(t, reader.get(techs).Body, "Replica Rita")
-	require.Greater(t, count("replica", "ok"), fromReplica, "a page did not read the replica")
+	// fromReplica: the page get makes reads the replica (within the check's
+	// second, once the replica has what the browser wrote: its sign-in).
+	fromReplica := func(c *client, what string) string {
+		t.Helper()
+		var body string
+		require.Eventually(t, func() bool {
+			before := count("replica", "ok")
+			body = c.get(techs).Body
+			return count("replica", "ok") > before
+		}, 10*time.Second, 50*time.Millisecond, "%s: a page did not read the replica", what)
+		return body
+	}
+	require.NotContains(t, fromReplica(reader, "reader"), "Replica Rita")
 
 	r.PauseReplay(t)
 	res := writer.post(techs, url.Values{"name": {"Replica Rita"}, "email": {"rita@acme.test"}, "active": {"true"}})
@@ -112,22 +121,30 @@ func TestPagesFromReplica(t *testing.T) {
 	require.Greater(t, count("primary", "recent_write"), recent)
 	require.NotContains(t, reader.get(techs).Body, "Replica Rita",
 		"another browser read the primary: the page did not come from the paused replica")
+	// However long replay stays paused (within the bound), the writer reads
+	// the primary: a position, not a few seconds.
+	time.Sleep(2 * time.Second)
+	require.Contains(t, writer.get(techs).Body, "Replica Rita", "the writer read the replica before it had the write")
 
-	// The window closes: the writer reads the (still paused) replica too.
-	time.Sleep(window + 100*time.Millisecond)
-	require.NotContains(t, writer.get(techs).Body, "Replica Rita", "the read-your-writes window did not close")
+	// Replayed: the writer reads the replica again, and the write is there.
+	r.ResumeReplay(t)
+	r.WaitReplayed(t)
+	require.Contains(t, fromReplica(writer, "writer"), "Replica Rita")
 
 	// Lag past the bound: a server allowing 200 ms of lag reads the
-	// primary once its check sees replay paused behind the write.
+	// primary once its checks see replay paused behind a later write.
 	cfg := testConfig()
-	cfg.ReadYourWrites, cfg.ReplicaMaxLag = window, 200*time.Millisecond
+	cfg.ReplicaMaxLag = 200 * time.Millisecond
 	_, ts := f.serve(cfg)
 	strict := f.clientFor(ts)
 	strict.login(f.adminA.Email, testPassword)
-	time.Sleep(window)
-	lagging := count("primary", "lagging")
-	require.Contains(t, strict.get(techs).Body, "Replica Rita", "a lagging replica served the page")
-	require.Greater(t, count("primary", "lagging"), lagging)
+	r.PauseReplay(t)
+	res = writer.post(techs, url.Values{"name": {"Lagging Lee"}, "email": {"lee@acme.test"}, "active": {"true"}})
+	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
+	require.Eventually(t, func() bool {
+		lagging := count("primary", "lagging")
+		return strings.Contains(strict.get(techs).Body, "Lagging Lee") && count("primary", "lagging") > lagging
+	}, 10*time.Second, 100*time.Millisecond, "a lagging replica served the page")
 
 	// Down: pages keep working, from the primary.
 	r.ResumeReplay(t)
