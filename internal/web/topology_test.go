@@ -87,7 +87,7 @@ func TestPagesFromReplica(t *testing.T) {
 	t.Parallel()
 	r := pgtopo.StreamingReplica(t)
 	f := setupFixtureDB(t, func(c *config.Web) {
-		c.ReplicaMaxLag = time.Minute // the first part must not see the pause as lag
+		c.ReplicaMaxLag = time.Minute  // the first part must not see the pause as lag
 		c.ReadYourWrites = time.Second // shorter than the lag allowed: the cookie outlives it
 	}, orgsCreated, fixtureDB{
 		url:     func(t testing.TB) string { return testdb.URLOn(t, r.PrimaryServerURL()) },
