@@ -69,5 +69,5 @@ func TestKilledWorkerRescuedByLifeline(t *testing.T) {
 		SELECT count(*), count(*) FILTER (WHERE status = 'ready'), (SELECT count(*) FROM ff_briefing_revisions) FROM ff_briefings`).
 		Scan(&briefings, &ready, &revisions))
 	require.Equal(t, []int{orgs, orgs, orgs}, []int{briefings, ready, revisions})
-	k.requireOneEmailEach(t, orgs)
+	k.sink.RequireOneEach(t, orgs)
 }

@@ -109,20 +109,6 @@ func killMidSend(t *testing.T, ctx context.Context, orgs, concurrency int, hook 
 	return k
 }
 
-// requireOneEmailEach: the SMTP server accepted exactly one email for each
-// of the n orgs' recipients.
-func (k killedMidSend) requireOneEmailEach(t *testing.T, n int) {
-	t.Helper()
-	received := map[string]int{}
-	for _, m := range k.sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
-	require.Len(t, received, n)
-	for to, c := range received {
-		require.Equal(t, 1, c, to)
-	}
-}
-
 func TestOnce(t *testing.T) {
 	t.Parallel()
 	url := testdb.URL(t)
@@ -426,7 +412,7 @@ func TestKilledDuringDelivery(t *testing.T) {
 	require.NoError(t, fresh.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, fresh.Wait())
 
-	k.requireOneEmailEach(t, orgs)
+	k.sink.RequireOneEach(t, orgs)
 	mu.Lock()
 	defer mu.Unlock()
 	for i := 1; i <= orgs; i++ {
@@ -516,5 +502,5 @@ func TestOnceAfterKill(t *testing.T) {
 	require.Equal(t, "INFO", last.Level, string(out))
 	require.True(t, last.AllDone)
 	require.Empty(t, last.Pending)
-	k.requireOneEmailEach(t, orgs)
+	k.sink.RequireOneEach(t, orgs)
 }

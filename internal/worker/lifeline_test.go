@@ -3,7 +3,6 @@ package worker
 import (
 	"log/slog"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +53,7 @@ func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
 	require.NoError(t, <-stalledDone)
 	require.NoError(t, <-secondDone)
 
-	requireOneEmailEach(t, sink, orgs)
+	sink.RequireOneEach(t, orgs)
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_briefing_revisions`))
 	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE state NOT IN ('completed')`))
@@ -165,7 +164,7 @@ func TestLifelineAfterAnOutageTakesNobodyForDead(t *testing.T) {
 	sink.Release()
 	require.NoError(t, <-firstDone)
 	<-secondDone
-	requireOneEmailEach(t, sink, orgs)
+	sink.RequireOneEach(t, orgs)
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 }
 
@@ -214,20 +213,6 @@ func sendsOnTheirWay(t *testing.T, orgs int) (f *fixture, sink *deliverytest.SMT
 	go func() { _, err := w.RunOnce(f.Ctx, sendsAt, time.Minute); done <- err }()
 	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, time.Minute, 10*time.Millisecond)
 	return f, sink, w, done
-}
-
-// requireOneEmailEach: the SMTP server accepted exactly one email for each
-// of n recipients.
-func requireOneEmailEach(t *testing.T, sink *deliverytest.SMTPServer, n int) {
-	t.Helper()
-	received := map[string]int{}
-	for _, m := range sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
-	require.Len(t, received, n)
-	for to, c := range received {
-		require.Equal(t, 1, c, to)
-	}
 }
 
 // TestGivenBackGenerationsSendsKeepItsPlace: a generation given back by the

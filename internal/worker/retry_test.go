@@ -79,14 +79,7 @@ func TestRunOnceSurvivesTerminatedConnections(t *testing.T) {
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_briefing_revisions`))
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM river_job WHERE kind = 'generate_briefing'`))
 	require.Equal(t, orgs, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
-	received := map[string]int{}
-	for _, m := range sink.Messages() {
-		received[strings.Join(m.To, ",")]++
-	}
-	require.Len(t, received, orgs)
-	for to, n := range received {
-		require.Equal(t, 1, n, to)
-	}
+	sink.RequireOneEach(t, orgs)
 }
 
 // TestRunOnceWaitsForRescue: a job a killed worker left running long ago

@@ -141,6 +141,24 @@ func (s *SMTPServer) WaitMessages(t testing.TB, n int, timeout time.Duration) []
 	}
 }
 
+// RequireOneEach fails the test unless the server accepted exactly one
+// message for each of n recipient lists: nothing lost, nothing twice.
+func (s *SMTPServer) RequireOneEach(t testing.TB, n int) {
+	t.Helper()
+	received := map[string]int{}
+	for _, m := range s.Messages() {
+		received[strings.Join(m.To, ",")]++
+	}
+	if len(received) != n {
+		t.Fatalf("deliverytest: messages for %d recipients, want %d: %v", len(received), n, received)
+	}
+	for to, c := range received {
+		if c != 1 {
+			t.Fatalf("deliverytest: %d messages for %s, want 1", c, to)
+		}
+	}
+}
+
 // nextReply pops the reply for one RCPT TO, and the channel to wait on
 // before replying while Hold is in force.
 func (s *SMTPServer) nextReply() (code int, held <-chan struct{}) {
