@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
@@ -69,7 +70,7 @@ func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmail
 		return river.JobCancel(ErrAccountMailOff)
 	}
 	var devLink string
-	err := pgx.BeginFunc(ctx, w.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, w.DB, func(tx pgx.Tx) error {
 		m, err := PrepareAccountEmail(ctx, tx, a, w.Now())
 		if err != nil {
 			return err

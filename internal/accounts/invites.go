@@ -75,7 +75,7 @@ func (s *Store) CreateInvite(ctx context.Context, actor audit.Actor, orgID int64
 		return Invite{}, err
 	}
 	var inv Invite
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		inv, err = createInvite(ctx, tx, actor, orgID, email, role, now)
 		return err
@@ -183,7 +183,7 @@ func (s *Store) ResendInvite(ctx context.Context, actor audit.Actor, orgID, id i
 		return Invite{}, err
 	}
 	var inv Invite
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if inv, err = lockInvite(ctx, tx, orgID, id); err != nil {
 			return err
@@ -218,7 +218,7 @@ func (s *Store) ResendInvite(ctx context.Context, actor audit.Actor, orgID, id i
 // member instead).
 func (s *Store) RevokeInvite(ctx context.Context, actor audit.Actor, orgID, id int64, now time.Time) (Invite, error) {
 	var inv Invite
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if inv, err = lockInvite(ctx, tx, orgID, id); err != nil {
 			return err
@@ -316,7 +316,7 @@ func (s *Store) AcceptInviteNewAccount(ctx context.Context, token, name, passwor
 		return User{}, err
 	}
 	var u User
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		l, err := inviteByToken(ctx, tx, token, now, true)
 		if err != nil {
 			return err
@@ -352,7 +352,7 @@ func (s *Store) AcceptInviteNewAccount(ctx context.Context, token, name, passwor
 // AcceptInvite accepts an invite for the signed-in (or just
 // authenticated) user u, whose email must be the invited one.
 func (s *Store) AcceptInvite(ctx context.Context, token string, u User, now time.Time) error {
-	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		l, err := inviteByToken(ctx, tx, token, now, true)
 		if err != nil {
 			return err

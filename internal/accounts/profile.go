@@ -39,7 +39,7 @@ func (s *Store) SetName(ctx context.Context, actor audit.Actor, name string) (st
 	if err != nil {
 		return "", err
 	}
-	return name, pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return name, database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var old string
 		if err := tx.QueryRow(ctx, `SELECT name FROM users WHERE id = $1 FOR UPDATE`, actor.UserID).Scan(&old); err != nil {
 			return fmt.Errorf("lock user %d: %w", actor.UserID, err)
@@ -64,7 +64,7 @@ func (s *Store) SetLanguage(ctx context.Context, actor audit.Actor, language str
 	if err != nil {
 		return "", err
 	}
-	return language, pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return language, database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var old string
 		if err := tx.QueryRow(ctx, `SELECT coalesce(language, '') FROM users WHERE id = $1 FOR UPDATE`, actor.UserID).Scan(&old); err != nil {
 			return fmt.Errorf("lock user %d: %w", actor.UserID, err)
@@ -102,7 +102,7 @@ func (s *Store) ChangePassword(ctx context.Context, actor audit.Actor, current, 
 	if err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := setPassword(ctx, tx, actor.UserID, newHash); err != nil {
 			return err
 		}

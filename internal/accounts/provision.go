@@ -10,6 +10,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/text"
@@ -57,26 +58,37 @@ func (s *Store) ProvisionUser(ctx context.Context, actor audit.Actor, email, pas
 		}
 	}
 	var p Provisioned
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		p = Provisioned{}
-		// Two provisioners of the same new email must not both record user.create.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('fieldbrief.user:' || lower($1), 0))`, email); err != nil {
-			return fmt.Errorf("lock user %q: %w", email, err)
-		}
+		// Two provisioners of the same new email must not both record
+		// user.create: the email's unique key decides which one creates
+		// (the other's insert waits for it, inserts nothing, and then
+		// finds and locks the user as an existing one).
 		var hash string
-		err := tx.QueryRow(ctx, `
-			SELECT id, email, is_staff, created_at, password_hash FROM users
-			WHERE lower(email) = lower($1) FOR UPDATE`, email).
-			Scan(&p.User.ID, &p.User.Email, &p.User.IsStaff, &p.User.CreatedAt, &hash)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			p.Created = true
-		case err != nil:
-			return fmt.Errorf("find user %q: %w", email, err)
+		for attempt := 0; ; attempt++ {
+			err := tx.QueryRow(ctx, `
+				SELECT id, email, is_staff, created_at, password_hash FROM users
+				WHERE lower(email) = lower($1) FOR UPDATE`, email).
+				Scan(&p.User.ID, &p.User.Email, &p.User.IsStaff, &p.User.CreatedAt, &hash)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("find user %q: %w", email, err)
+			}
+			if p.User, p.Created, err = s.insertUser(ctx, tx, email, password, staff); err != nil {
+				return err
+			}
+			if p.Created {
+				break
+			}
+			if attempt == 2 {
+				return fmt.Errorf("user %q: created and deleted by others three times in a row", email)
+			}
 		}
 		p.PasswordChanged = !p.Created && !verifyPassword(hash, password)
 		p.StaffGranted = staff && !p.User.IsStaff
-		if p.Created || p.PasswordChanged || p.StaffGranted {
+		if !p.Created && (p.PasswordChanged || p.StaffGranted) {
 			if p.User, err = s.upsertUser(ctx, tx, email, password, staff); err != nil {
 				return err
 			}
@@ -161,7 +173,7 @@ func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, s
 	}
 	var org tenants.Org
 	var inv Invite
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		org, err = tenants.ProvisionOrgTx(ctx, tx, actor, slug, name, locale, now)
 		if apperr.Code(err) == apperr.Conflict {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
 )
 
 // Password resets by email (docs/accounts.md); the profile page is in profile.go.
@@ -40,7 +41,7 @@ func (s *Store) RequestPasswordReset(ctx context.Context, email, clientIP string
 		return err
 	}
 	email = strings.TrimSpace(email)
-	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var userID int64
 		var addr string
 		err := tx.QueryRow(ctx, `SELECT id, email FROM users WHERE lower(email) = lower($1) FOR UPDATE`, email).Scan(&userID, &addr)
@@ -104,7 +105,7 @@ func resetByToken(ctx context.Context, tx pgx.Tx, token string, now time.Time) (
 // when not), without using it.
 func (s *Store) CheckResetToken(ctx context.Context, token string, now time.Time) (User, error) {
 	var u User
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		_, u, err = resetByToken(ctx, tx, token, now)
 		return err
@@ -124,7 +125,7 @@ func (s *Store) ResetPassword(ctx context.Context, token, password string, now t
 		return User{}, err
 	}
 	var u User
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if _, u, err = resetByToken(ctx, tx, token, now); err != nil {
 			return err

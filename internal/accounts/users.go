@@ -95,7 +95,7 @@ func addressError(err error) error {
 // script is safe.
 func (s *Store) UpsertUser(ctx context.Context, email, password string, staff bool) (User, error) {
 	var u User
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if u, err = s.upsertUser(ctx, tx, email, password, staff); err != nil {
 			return err
@@ -134,6 +134,28 @@ func (s *Store) upsertUser(ctx context.Context, q database.Querier, email, passw
 	return u, nil
 }
 
+// insertUser adds a user with a new email; one whose email is taken
+// (or being taken by a concurrent transaction that then commits) is left
+// as it is, and inserted is false.
+func (s *Store) insertUser(ctx context.Context, q database.Querier, email, password string, staff bool) (u User, inserted bool, err error) {
+	hash, err := s.Hashing.hash(password)
+	if err != nil {
+		return User{}, false, err
+	}
+	err = q.QueryRow(ctx, `
+		INSERT INTO users (email, password_hash, is_staff) VALUES ($1, $2, $3)
+		ON CONFLICT (lower(email)) DO NOTHING
+		RETURNING id, email, is_staff, created_at`, email, hash, staff).
+		Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, false, nil
+	}
+	if err != nil {
+		return User{}, false, fmt.Errorf("insert user %q: %w", email, err)
+	}
+	return u, true, nil
+}
+
 // revokeSessions signs a user out everywhere. Every way of setting a
 // password calls it in the same transaction, so no session outlives the
 // password it was started with (whoever knew the old one is out).
@@ -151,7 +173,7 @@ func revokeSessions(ctx context.Context, q database.Querier, userID int64) error
 // request).
 func (s *Store) RemoveMember(ctx context.Context, actor audit.Actor, orgID, userID int64) (tenants.Member, error) {
 	var m tenants.Member
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if m, err = tenants.RemoveMemberTx(ctx, tx, actor, orgID, userID); err != nil {
 			return err

@@ -39,5 +39,10 @@ func Prune(ctx context.Context, db database.Querier, now time.Time) (sessions, f
 	if err != nil {
 		return sessions, 0, fmt.Errorf("prune failed sign-ins: %w", err)
 	}
-	return sessions, tag.RowsAffected(), nil
+	failures = tag.RowsAffected()
+	// A client's row only takes turns among its attempts of the last hour.
+	if _, err := db.Exec(ctx, `DELETE FROM login_clients WHERE last_try < $1`, now.Add(-failureRetention)); err != nil {
+		return sessions, failures, fmt.Errorf("prune sign-in clients: %w", err)
+	}
+	return sessions, failures, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"fieldbrief/internal/database"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -29,11 +30,12 @@ const (
 // The real user, signing in from their own address, is never held back by
 // an attacker elsewhere.
 //
-// Counting is exact under concurrency: Admit takes a transaction-scoped
-// lock on the account-and-client and on the client, counts, and records the
-// attempt as a failure before the password is checked; Succeeded takes the
-// record back. So concurrent attempts see each other, and no more than the
-// limit are ever checked.
+// Counting is exact under concurrency: Admit locks the client's own row
+// (login_clients, upserted), counts, and records the attempt as a failure
+// before the password is checked; Succeeded takes the record back. Both
+// counts are of one client, so attempts of one client take turns on its
+// row and see each other, and no more than the limit are ever checked. No
+// lock is named by what the client typed.
 type Throttle struct {
 	DB         *pgxpool.Pool
 	PerAccount int
@@ -70,13 +72,12 @@ type Attempt struct{ failureID int64 }
 func (t *Throttle) Admit(ctx context.Context, email, clientIP string, now time.Time) (Attempt, error) {
 	email = normalize(email)
 	var a Attempt
-	err := pgx.BeginFunc(ctx, t.DB, func(tx pgx.Tx) error {
-		// Account-and-client first, then client: the same order in every
-		// attempt, so two attempts never wait for each other's lock.
+	err := database.BeginFunc(ctx, t.DB, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `
-			SELECT pg_advisory_xact_lock(hashtextextended('fieldbrief.signin:' || $1 || ' ' || $2, 0)),
-			       pg_advisory_xact_lock(hashtextextended('fieldbrief.signin: ' || $2, 0))`, email, clientIP); err != nil {
-			return fmt.Errorf("lock sign-in throttle: %w", err)
+			INSERT INTO login_clients (client_ip, last_try) VALUES ($1, $2)
+			ON CONFLICT (client_ip) DO UPDATE SET last_try = greatest(login_clients.last_try, excluded.last_try)`,
+			clientIP, now); err != nil {
+			return fmt.Errorf("lock sign-in throttle of the client: %w", err)
 		}
 		var account, client int
 		var accountLast, clientLast *time.Time

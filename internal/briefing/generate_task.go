@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
@@ -342,7 +343,7 @@ func (h *GenerateHandler) recordFailure(ctx context.Context, job *river.Job[Gene
 	if final {
 		outcome = RunFailed
 	}
-	return pgx.BeginFunc(ctx, h.DB, func(tx pgx.Tx) error {
+	return database.BeginFunc(ctx, h.DB, func(tx pgx.Tx) error {
 		now := h.Now()
 		if err := recordRun(ctx, tx, job, started, now, outcome, cause.Error()); err != nil {
 			return err

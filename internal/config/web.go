@@ -59,6 +59,13 @@ type Web struct {
 	MaxInFlight int
 	MaxQueue    int
 	QueueWait   time.Duration
+	// LockTimeout and StatementTimeout bound each statement of a request's
+	// transactions, RequestTimeout all of a request's database work; past
+	// one the request answers 503 with Retry-After, nothing changed
+	// (internal/web/mw, Bound). Zero takes the defaults: 4 s, 10 s, 12 s.
+	LockTimeout      time.Duration
+	StatementTimeout time.Duration
+	RequestTimeout   time.Duration
 	// Warnings are configuration problems that did not stop the server
 	// (LoadWeb fills them; cmd/web logs them).
 	Warnings []string
@@ -186,6 +193,9 @@ func LoadWeb(getenv func(string) string) (Web, error) {
 	c.MaxInFlight = envInt(getenv, "WEB_MAX_IN_FLIGHT", 0, &errs)
 	c.MaxQueue = envInt(getenv, "WEB_MAX_QUEUE", 0, &errs)
 	c.QueueWait = envDuration(getenv, "WEB_QUEUE_WAIT", 0, &errs)
+	c.LockTimeout = envDuration(getenv, "WEB_LOCK_TIMEOUT", 0, &errs)
+	c.StatementTimeout = envDuration(getenv, "WEB_STATEMENT_TIMEOUT", 0, &errs)
+	c.RequestTimeout = envDuration(getenv, "WEB_REQUEST_TIMEOUT", 0, &errs)
 	c.MetricsAddr = getenv("METRICS_ADDR")
 	c.ReplicaMaxLag = envDuration(getenv, "REPLICA_MAX_LAG", DefaultReplicaMaxLag, &errs)
 	c.ReadYourWrites = envDuration(getenv, "REPLICA_READ_YOUR_WRITES", DefaultReadYourWrites, &errs)
@@ -259,6 +269,9 @@ func (c Web) Validate() error {
 	}
 	if c.APIRate < 0 || c.APIBurst < 0 {
 		errs = append(errs, errors.New("API_RATE_LIMIT and API_RATE_BURST must be positive"))
+	}
+	if c.LockTimeout < 0 || c.StatementTimeout < 0 || c.RequestTimeout < 0 {
+		errs = append(errs, errors.New("WEB_LOCK_TIMEOUT, WEB_STATEMENT_TIMEOUT and WEB_REQUEST_TIMEOUT must be positive"))
 	}
 	if c.MaxInFlight < 0 || c.MaxQueue < 0 || c.QueueWait < 0 {
 		errs = append(errs, errors.New("WEB_MAX_IN_FLIGHT, WEB_MAX_QUEUE and WEB_QUEUE_WAIT must be positive"))

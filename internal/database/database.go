@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"fieldbrief/internal/history"
+	"fieldbrief/internal/pglock"
 	"fieldbrief/migrations"
 )
 
@@ -144,9 +145,6 @@ func Connect(ctx context.Context, url string, opts ...Option) (*pgxpool.Pool, er
 	return pool, nil
 }
 
-// migrateLockKey is our own session advisory lock around both migrators.
-const migrateLockKey int64 = 0x6662_6d69_6772 // "fbmigr"
-
 // Migrate applies pending migrations: ours with goose, then River's with
 // rivermigrate. River's schema is migrated by its own tool at run time
 // rather than copied into migrations/ as goose files: its SQL stays River's
@@ -163,14 +161,15 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 		return fmt.Errorf("acquire connection for the migration lock: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrateLockKey); err != nil {
+	lock := pglock.SessionLockOf(pglock.LockMigrate)
+	if err := lock.Lock(ctx, conn); err != nil {
 		return fmt.Errorf("take the migration lock: %w", err)
 	}
 	defer func() {
 		// A connection that can't unlock is closed: the lock goes with its session.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, migrateLockKey); err != nil {
+		if err := lock.Unlock(ctx, conn); err != nil {
 			log.Warn("release the migration lock", "error", err)
 			_ = conn.Conn().Close(ctx)
 		}

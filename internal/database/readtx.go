@@ -128,7 +128,7 @@ func beginReadOnly(ctx context.Context, pool *pgxpool.Pool, wait time.Duration) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("read transaction: %w", err)
 	}
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, err := conn.BeginTx(ctx, txOptions(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}))
 	if err != nil {
 		conn.Release()
 		return nil, nil, fmt.Errorf("begin read transaction: %w", err)

@@ -20,6 +20,7 @@ import (
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 )
@@ -137,7 +138,7 @@ func seedOrg(ctx context.Context, store *tenants.Store, spec orgSpec, now time.T
 	}
 	s.Schedule = cfg.Config.Briefing.ScheduleLocalTime + " " + days
 
-	err = pgx.BeginFunc(ctx, store.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, store.DB, func(tx pgx.Tx) error {
 		// Lock the org row: two seeders at once must not both find "no jobs".
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE`, org.ID); err != nil {
 			return fmt.Errorf("lock org: %w", err)

@@ -93,7 +93,7 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 	var sendErr error
 	var sent bool
 	var start time.Time
-	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	txErr := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if d, err = lockDelivery(ctx, tx, orgID, id); err != nil {
 			return err
@@ -114,7 +114,7 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 		// the old connection; lockDelivery takes it again, and a delivery
 		// no longer pending (the commit did land) is left alone.
 		txErr = database.RetryTransient(ctx, s.Log, "record sent delivery", func(ctx context.Context) error {
-			return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+			return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 				cur, err := lockDelivery(ctx, tx, orgID, id)
 				if err != nil || cur.State != DeliveryPending {
 					outcome = ""
@@ -147,7 +147,7 @@ func (s *Sender) attemptOnce(ctx context.Context, orgID, id int64) (outcome stri
 	}
 	start := s.now()
 	sendErr := s.send(ctx, s.DB, d, ex)
-	txErr := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	txErr := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		outcome, err = s.record(ctx, tx, d, start, sendErr, true, "web")
 		return err
 	})

@@ -213,7 +213,7 @@ func (s *Store) RecentDeliveries(ctx context.Context, orgID int64, limit int) ([
 // Only failed scheduled deliveries can be re-sent (a test is simply sent
 // again); anything else is apperr Conflict, another org's id NotFound.
 func (s *Store) Resend(ctx context.Context, orgID, deliveryID int64, actor audit.Actor, now time.Time) error {
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var briefingID int64
 		var channel, state, audience, recipient string
 		err := tx.QueryRow(ctx, `SELECT briefing_id, channel, state, audience, recipient FROM ff_deliveries

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/updates"
 )
@@ -70,7 +71,7 @@ func (h *UpdateHandler) Work(ctx context.Context, job *river.Job[updates.Briefin
 	var wait time.Duration
 	var res foldResult
 	var pruned int64
-	err = pgx.BeginFunc(ctx, h.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, h.DB, func(tx pgx.Tx) error {
 		if err := updates.LockOrg(ctx, tx, a.OrgID); err != nil {
 			return err
 		}

@@ -181,9 +181,9 @@ func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, i
 		return Job{}, err
 	}
 	var j Job
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
-		if j, err = insertJob(ctx, tx, orgID, in); err != nil {
+		if j, _, err = insertJob(ctx, tx, orgID, in, false); err != nil {
 			return err
 		}
 		if err := noteJob(ctx, tx, orgID, nil, j); err != nil {
@@ -197,10 +197,17 @@ func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, i
 	return j, nil
 }
 
-func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput) (Job, error) {
+// With byRef, a job that has in.ExternalRef already (or is being made by a
+// concurrent transaction that then commits) is not an error: nothing is
+// inserted and inserted is false.
+func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput, byRef bool) (j Job, inserted bool, err error) {
 	techID, err := resolveAssignee(ctx, q, orgID, in)
 	if err != nil {
-		return Job{}, err
+		return Job{}, false, err
+	}
+	onConflict := ""
+	if byRef {
+		onConflict = `ON CONFLICT (org_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING`
 	}
 	var id int64
 	err = q.QueryRow(ctx, `
@@ -208,13 +215,18 @@ func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput
 		                  job_type, notes, emergency, status, technician_id, completed_at)
 		VALUES ($1, nullif($2, ''), $3, $4, $5, $6, $7, $8, $9, $10, $11, nullif($12::bigint, 0),
 		        CASE WHEN $11 = 'done' THEN now() END)
+		`+onConflict+`
 		RETURNING id`,
 		orgID, in.ExternalRef, in.Customer, in.CustomerPhone, in.Address, in.ArrivalStart, in.ArrivalEnd,
 		in.JobType, in.Notes, in.Emergency, in.Status, techID).Scan(&id)
-	if err != nil {
-		return Job{}, refTaken(err, "jobs_org_external_ref_key")
+	if byRef && errors.Is(err, pgx.ErrNoRows) {
+		return Job{}, false, nil
 	}
-	return getJob(ctx, q, orgID, id, false)
+	if err != nil {
+		return Job{}, false, refTaken(err, "jobs_org_external_ref_key")
+	}
+	j, err = getJob(ctx, q, orgID, id, false)
+	return j, err == nil, err
 }
 
 // UpdateJob validates and replaces a job's fields.
@@ -224,7 +236,7 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 		return Job{}, err
 	}
 	var j Job
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getJob(ctx, tx, orgID, id, true)
 		if err != nil {
 			return err
@@ -302,7 +314,7 @@ func (s *Store) SetStatusIf(ctx context.Context, actor audit.Actor, orgID, jobID
 // if the job is still at version (any when 0).
 func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID, version int64, action string, edit func(*JobInput)) (Job, error) {
 	var j Job
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getJob(ctx, tx, orgID, jobID, true)
 		if err != nil {
 			return err
@@ -361,20 +373,33 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 	if in.ExternalRef == "" {
 		return j, false, fieldError("external_ref", problem(CodeRequired, "is required"))
 	}
+	// The reference's unique key serialises writers of one reference: the
+	// row is locked if it exists; if not, the insert waits for a concurrent
+	// creator and, when that one committed, inserts nothing, so the row is
+	// locked and updated instead. No lock is named by the reference.
 	var oldID int64
-	err = q.QueryRow(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, in.ExternalRef).Scan(&oldID)
-	if errors.Is(err, pgx.ErrNoRows) && in.Version != 0 {
-		// Read at a version, and gone since (or never there).
-		return j, false, staleError("job")
-	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		if j, err = insertJob(ctx, q, orgID, in); err != nil {
+	for attempt := 0; ; attempt++ {
+		err = q.QueryRow(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, in.ExternalRef).Scan(&oldID)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			break
+		}
+		if in.Version != 0 {
+			// Read at a version, and gone since (or never there).
+			return j, false, staleError("job")
+		}
+		var inserted bool
+		if j, inserted, err = insertJob(ctx, q, orgID, in, true); err != nil {
 			return j, false, fmt.Errorf("insert job %q: %w", in.ExternalRef, err)
 		}
-		if err := noteJob(ctx, q, orgID, nil, j); err != nil {
-			return j, false, err
+		if inserted {
+			if err := noteJob(ctx, q, orgID, nil, j); err != nil {
+				return j, false, err
+			}
+			return j, true, auditJob(ctx, q, actor, orgID, "field.job.create", nil, &j)
 		}
-		return j, true, auditJob(ctx, q, actor, orgID, "field.job.create", nil, &j)
+		if attempt == 2 {
+			return j, false, fmt.Errorf("job %q: created and deleted by others three times in a row", in.ExternalRef)
+		}
 	}
 	if err != nil {
 		return j, false, fmt.Errorf("job %q: %w", in.ExternalRef, err)

@@ -11,6 +11,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/pglock"
 )
 
 // Store reads and writes field data over one pool. Its methods run one
@@ -35,7 +36,7 @@ func roomForTechnicians(ctx context.Context, q database.Querier, orgID int64, n 
 	if n <= 0 {
 		return nil
 	}
-	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('field.technicians', $1))`, orgID); err != nil {
+	if err := pglock.XactLock(ctx, q, pglock.LockTechnicians, orgID); err != nil {
 		return fmt.Errorf("lock technicians of org %d: %w", orgID, err)
 	}
 	var have int
@@ -116,7 +117,7 @@ func (s *Store) CreateTechnician(ctx context.Context, actor audit.Actor, orgID i
 		return Technician{}, err
 	}
 	var t Technician
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := roomForTechnicians(ctx, tx, orgID, 1); err != nil {
 			return err
 		}
@@ -142,7 +143,7 @@ func (s *Store) UpdateTechnician(ctx context.Context, actor audit.Actor, orgID, 
 		return Technician{}, err
 	}
 	var t Technician
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getTechnician(ctx, tx, orgID, id, true)
 		if err != nil {
 			return err
@@ -211,7 +212,7 @@ func checkVersion(what string, want, have int64) error {
 // briefings and the day board's columns.
 func (s *Store) SetTechnicianActive(ctx context.Context, actor audit.Actor, orgID, id int64, active bool) (Technician, error) {
 	var t Technician
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getTechnician(ctx, tx, orgID, id, true)
 		if err != nil {
 			return err
@@ -241,7 +242,7 @@ func (s *Store) DeleteTechnician(ctx context.Context, actor audit.Actor, orgID, 
 // DeleteTechnicianIf is DeleteTechnician of the technician as read at
 // version (any when 0): another version is apperr.Stale, nothing deleted.
 func (s *Store) DeleteTechnicianIf(ctx context.Context, actor audit.Actor, orgID, id, version int64) error {
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getTechnician(ctx, tx, orgID, id, true)
 		if err != nil {
 			return err
@@ -277,27 +278,39 @@ func UpsertTechnicianByRef(ctx context.Context, q database.Querier, actor audit.
 	if in.ExternalRef == "" {
 		return t, false, fieldError("external_ref", problem(CodeRequired, "is required"))
 	}
+	// Writers of one reference take turns on its unique key, as
+	// UpsertJobByRef's do: no lock is named by the reference.
 	var old Technician
-	oldErr := scanTechnician(q.QueryRow(ctx, `SELECT `+technicianColumns+` FROM technicians t WHERE t.org_id = $1 AND t.external_ref = $2 FOR UPDATE`,
-		orgID, in.ExternalRef), &old)
-	switch {
-	case errors.Is(oldErr, pgx.ErrNoRows) && in.Version != 0:
-		// Read at a version, and gone since (or never there).
-		return t, false, staleError("technician")
-	case errors.Is(oldErr, pgx.ErrNoRows):
+	for attempt := 0; ; attempt++ {
+		oldErr := scanTechnician(q.QueryRow(ctx, `SELECT `+technicianColumns+` FROM technicians t WHERE t.org_id = $1 AND t.external_ref = $2 FOR UPDATE`,
+			orgID, in.ExternalRef), &old)
+		if oldErr == nil {
+			break
+		}
+		if !errors.Is(oldErr, pgx.ErrNoRows) {
+			return t, false, fmt.Errorf("technician %q: %w", in.ExternalRef, oldErr)
+		}
+		if in.Version != 0 {
+			// Read at a version, and gone since (or never there).
+			return t, false, staleError("technician")
+		}
 		if err := roomForTechnicians(ctx, q, orgID, 1); err != nil {
 			return t, false, err
 		}
 		err = scanTechnician(q.QueryRow(ctx, `
 			INSERT INTO technicians AS t (org_id, name, email, phone, active, external_ref, language)
 			VALUES ($1, $2, $3, $4, $5, $6, nullif($7, ''))
+			ON CONFLICT (org_id, external_ref) WHERE external_ref IS NOT NULL DO NOTHING
 			RETURNING `+technicianColumns, orgID, in.Name, in.Email, in.Phone, in.Active, in.ExternalRef, in.Language), &t)
-		if err != nil {
-			return t, false, fmt.Errorf("insert technician %q: %w", in.ExternalRef, refTaken(err, "technicians_org_external_ref_key"))
+		if err == nil {
+			return t, true, auditTechnician(ctx, q, actor, orgID, "field.technician.create", nil, &t)
 		}
-		return t, true, auditTechnician(ctx, q, actor, orgID, "field.technician.create", nil, &t)
-	case oldErr != nil:
-		return t, false, fmt.Errorf("technician %q: %w", in.ExternalRef, oldErr)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return t, false, fmt.Errorf("insert technician %q: %w", in.ExternalRef, err)
+		}
+		if attempt == 2 {
+			return t, false, fmt.Errorf("technician %q: created and deleted by others three times in a row", in.ExternalRef)
+		}
 	}
 	if err := checkVersion("technician", in.Version, old.Version); err != nil {
 		return t, false, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/schedule"
 )
 
@@ -207,7 +208,7 @@ func loadJobs(ctx context.Context, q database.Querier, orgID int64, refs []strin
 // commit, then plans against what it wrote, so its digest differs and it
 // answers 409 with the new preview rather than "created" twice.
 func lockImports(ctx context.Context, q database.Querier, orgID int64) error {
-	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('fieldimport.save', $1))`, orgID); err != nil {
+	if err := pglock.XactLock(ctx, q, pglock.LockImports, orgID); err != nil {
 		return fmt.Errorf("lock imports of org %d: %w", orgID, err)
 	}
 	return nil

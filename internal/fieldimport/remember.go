@@ -33,7 +33,7 @@ func (s *Store) RememberMapping(ctx context.Context, up Upload, m Mapping, now t
 	if err != nil {
 		return fmt.Errorf("encode mapping: %w", err)
 	}
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO import_columns (org_id, kind, header_hash, mapping, updated_at) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (org_id, kind, header_hash) DO UPDATE SET mapping = EXCLUDED.mapping, updated_at = EXCLUDED.updated_at`,

@@ -11,6 +11,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 )
@@ -35,7 +36,7 @@ func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone) (Pla
 // PreviewWith is Preview, giving the file's values also to fields changed
 // in fieldbrief since the last import when overwrite is set.
 func (s *Store) PreviewWith(ctx context.Context, up Upload, zone schedule.Zone, overwrite bool) (Plan, error) {
-	tx, err := s.DB.Begin(ctx)
+	tx, err := database.Begin(ctx, s.DB)
 	if err != nil {
 		return Plan{}, fmt.Errorf("preview import: %w", err)
 	}
@@ -59,7 +60,7 @@ func (s *Store) Save(ctx context.Context, actor audit.Actor, orgID, userID int64
 // with the new preview.
 func (s *Store) SaveWith(ctx context.Context, actor audit.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time, overwrite bool) (Plan, error) {
 	var p Plan
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := lockImports(ctx, tx, orgID); err != nil {
 			return err
 		}

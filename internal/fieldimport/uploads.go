@@ -64,7 +64,7 @@ func (s *Store) SaveUpload(ctx context.Context, orgID, userID int64, kind Kind, 
 		ID: rand.Text(), OrgID: orgID, UserID: userID, Kind: kind, Filename: filename,
 		Content: content, SHA256: sha256.Sum256(content), CreatedAt: now, ExpiresAt: now.Add(UploadTTL),
 	}
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `DELETE FROM csv_uploads WHERE expires_at <= $1`, now); err != nil {
 			return err
 		}

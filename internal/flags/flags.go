@@ -80,7 +80,7 @@ func (s *Store) SetGlobal(ctx context.Context, actor audit.Actor, key string, en
 	if err := checkReason(reason); err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var old bool
 		err := tx.QueryRow(ctx, `SELECT is_enabled FROM admin_feature_flags WHERE key = $1 FOR UPDATE`, key).Scan(&old)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -109,7 +109,7 @@ func (s *Store) SetOrg(ctx context.Context, actor audit.Actor, orgID int64, key 
 	if err := checkReason(reason); err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT key FROM admin_feature_flags WHERE key = $1`, key).Scan(&key); errors.Is(err, pgx.ErrNoRows) {
 			return apperr.Detailf(apperr.NotFound, "no flag %q", key)
 		} else if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"fieldbrief/internal/pglock"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -80,9 +81,9 @@ type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// lockKey serializes EnsurePartitions (a transaction lock) and DropExpired
-// (a session lock) across processes.
-const lockKey int64 = 0x6662_6869_7374 // "fbhist"
+// retentionLock serializes EnsurePartitions (the same purpose's
+// transaction lock) and DropExpired (this session lock) across processes.
+var retentionLock = pglock.SessionLockOf(pglock.LockHistory)
 
 // Month is the first instant (UTC) of t's month.
 func Month(t time.Time) time.Time {
@@ -133,7 +134,7 @@ func EnsureMonths(ctx context.Context, db DB, from, to time.Time) (created []str
 	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '10s'`); err != nil {
 		return nil, fmt.Errorf("history partitions: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey); err != nil {
+	if err := pglock.XactLock(ctx, tx, pglock.LockHistory, 0); err != nil {
 		return nil, fmt.Errorf("history partitions: take the lock: %w", err)
 	}
 	for _, t := range Tables {
@@ -245,13 +246,13 @@ func DropExpired(ctx context.Context, db Pool, log *slog.Logger, now time.Time, 
 		return nil, fmt.Errorf("history retention: a connection for the lock: %w", err)
 	}
 	defer lock.Release()
-	if _, err := lock.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+	if err := retentionLock.Lock(ctx, lock); err != nil {
 		return nil, fmt.Errorf("history retention: take the lock: %w", err)
 	}
 	defer func() {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if _, uerr := lock.Exec(uctx, `SELECT pg_advisory_unlock($1)`, lockKey); uerr != nil {
+		if uerr := retentionLock.Unlock(uctx, lock); uerr != nil {
 			_ = lock.Conn().Close(uctx) // the session, and its lock, end with it
 		}
 	}()

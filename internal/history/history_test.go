@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/history"
+	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/testutil"
 )
 
@@ -305,7 +306,7 @@ func TestDropExpiredTakesTurns(t *testing.T) {
 	holder, err := f.DB.Acquire(f.Ctx)
 	require.NoError(t, err)
 	defer holder.Release()
-	_, err = holder.Exec(f.Ctx, `SELECT pg_advisory_lock($1)`, history.LockKey)
+	err = pglock.SessionLockOf(pglock.LockHistory).Lock(f.Ctx, holder)
 	require.NoError(t, err)
 
 	type result struct {
@@ -328,7 +329,7 @@ func TestDropExpiredTakesTurns(t *testing.T) {
 	}
 	require.Contains(t, partitionNames(t, f, "audit_log"), "audit_log_p202501")
 
-	_, err = holder.Exec(f.Ctx, `SELECT pg_advisory_unlock($1)`, history.LockKey)
+	err = pglock.SessionLockOf(pglock.LockHistory).Unlock(f.Ctx, holder)
 	require.NoError(t, err)
 	r := <-done
 	require.NoError(t, r.err)

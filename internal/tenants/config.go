@@ -97,7 +97,7 @@ func (s *Store) SaveFieldforceIf(ctx context.Context, actor audit.Actor, orgID i
 		return schedule.Config{}, err
 	}
 	canonical := cfg.JSON()
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := CheckFieldforceVersion(ctx, tx, orgID, version); err != nil {
 			return err
 		}

@@ -103,7 +103,7 @@ func (s *Store) SetMemberRoleIf(ctx context.Context, actor audit.Actor, orgID, u
 		return Member{}, err
 	}
 	var m Member
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if m, err = lockMember(ctx, tx, orgID, userID); err != nil {
 			return err

@@ -67,7 +67,7 @@ func (s *Store) ProvisionOrg(ctx context.Context, actor audit.Actor, slug, name 
 // "" is the default); an unsupported one is a field error on "locale".
 func (s *Store) ProvisionOrgIn(ctx context.Context, actor audit.Actor, slug, name, locale string) (Org, error) {
 	var org Org
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		org, err = ProvisionOrgTx(ctx, tx, actor, slug, name, locale, time.Time{})
 		return err
@@ -98,7 +98,7 @@ func (s *Store) SetLocale(ctx context.Context, actor audit.Actor, orgID int64, l
 	if err != nil {
 		return "", err
 	}
-	return locale, pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	return locale, database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var old, slug string
 		err := tx.QueryRow(ctx, `SELECT locale, slug FROM orgs WHERE id = $1 FOR NO KEY UPDATE`, orgID).Scan(&old, &slug)
 		if errors.Is(err, pgx.ErrNoRows) {

@@ -78,7 +78,7 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, actor audit.Actor, orgI
 	if err != nil {
 		return "", err
 	}
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := rotateSecret(ctx, tx, orgID, fresh); err != nil {
 			return err
 		}

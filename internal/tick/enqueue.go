@@ -11,8 +11,8 @@ import (
 
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/schedule"
-	"fieldbrief/internal/updates"
 )
 
 // due is one briefing to create: the org-local date at the tick, in the zone
@@ -97,7 +97,7 @@ func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []d
 // leaves out and returns the items whose lock a job write holds.
 func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[pgx.Tx], firedAt time.Time, rules *schedule.ZoneRules,
 	items []due, wait bool) (briefingIDs []int64, busy []due, err error) {
-	err = pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		// The firings this transaction records need not invalidate their
 		// orgs' hints: the tick stores them itself, computed with these
 		// dates (migration 00013; docs/architecture.md, "The next-fire hint").
@@ -172,10 +172,7 @@ func lockFirings(ctx context.Context, tx pgx.Tx, items []due, wait bool) (map[in
 	for i, it := range items {
 		orgIDs[i] = it.OrgID
 	}
-	key := updates.FiringLockKey("o.id")
-	take := "pg_try_advisory_xact_lock(" + key + ")"
 	if wait {
-		take = "(SELECT true FROM pg_advisory_xact_lock(" + key + "))"
 		// A write that holds its org's lock for longer (a connection left
 		// idle in its transaction) fails this tick rather than stopping
 		// every tick after it: its orgs stay due, and their hints are not
@@ -184,17 +181,9 @@ func lockFirings(ctx context.Context, tx pgx.Tx, items []due, wait bool) (map[in
 			return nil, fmt.Errorf("firing lock timeout: %w", err)
 		}
 	}
-	// Taken row by row, in the array's order.
-	rows, err := tx.Query(ctx, `
-		SELECT o.id FROM unnest($1::bigint[]) WITH ORDINALITY AS o(id, n)
-		 WHERE `+take+`
-		 ORDER BY o.n`, orgIDs)
+	held, err := pglock.XactLockEach(ctx, tx, pglock.LockFirings, orgIDs, wait)
 	if err != nil {
-		return nil, fmt.Errorf("firing locks of %d orgs: %w", len(orgIDs), err)
-	}
-	held, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("firing locks of %d orgs: %w", len(orgIDs), err)
+		return nil, fmt.Errorf("firing locks: %w", err)
 	}
 	out := make(map[int64]bool, len(held))
 	for _, id := range held {

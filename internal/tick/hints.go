@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 )
 
@@ -172,7 +173,7 @@ func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hint
 // writeHintChunk runs one hint statement in its own transaction.
 func writeHintChunk(ctx context.Context, db *pgxpool.Pool, sql string, args []any) (int, error) {
 	var n int64
-	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true), set_config('lock_timeout', $1, true)`, hintLockTimeout); err != nil {
 			return err
 		}

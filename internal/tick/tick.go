@@ -13,12 +13,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/schedule"
 )
 
-// tickLockKey is the advisory lock that lets one replica at a time scan. It
+// tickLock is the advisory lock that lets one replica at a time scan. It
 // saves work only; the unique key is what prevents duplicates.
-const tickLockKey int64 = 0x6662_7469_636b // "fbtick"
+var tickLock = pglock.SessionLockOf(pglock.LockTick)
 
 // Ticker runs the tick (docs/architecture.md, "The tick"): candidate scan,
 // Go-side decision, enqueue.
@@ -273,11 +274,12 @@ func (t *Ticker) lock(ctx context.Context) (unlock func(), ok bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("acquire connection for tick lock: %w", err)
 	}
-	lockSQL := `SELECT pg_try_advisory_lock($1)`
 	if t.WaitLock {
-		lockSQL = `SELECT true FROM pg_advisory_lock($1)`
+		ok, err = true, tickLock.Lock(ctx, conn)
+	} else {
+		ok, err = tickLock.TryLock(ctx, conn)
 	}
-	if err := conn.QueryRow(ctx, lockSQL, tickLockKey).Scan(&ok); err != nil || !ok {
+	if err != nil || !ok {
 		conn.Release()
 		if err != nil {
 			return nil, false, fmt.Errorf("take tick lock: %w", err)
@@ -289,7 +291,7 @@ func (t *Ticker) lock(ctx context.Context) (unlock func(), ok bool, err error) {
 		// can't unlock is closed, which releases the lock with the session.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, tickLockKey); err != nil {
+		if err := tickLock.Unlock(ctx, conn); err != nil {
 			t.Log.Warn("release tick lock", "error", err)
 			_ = conn.Conn().Close(ctx)
 		}

@@ -331,14 +331,14 @@ func TestTickLockHeldElsewhere(t *testing.T) {
 	conn, err := f.DB.Acquire(f.Ctx)
 	require.NoError(t, err)
 	defer conn.Release()
-	_, err = conn.Exec(f.Ctx, `SELECT pg_advisory_lock($1)`, tickLockKey)
+	err = tickLock.Lock(f.Ctx, conn)
 	require.NoError(t, err)
 
 	res := f.tick(utc("2026-03-10T12:00:00Z"))
 	require.False(t, res.Ran)
 	require.Zero(t, res.Candidates)
 
-	_, err = conn.Exec(f.Ctx, `SELECT pg_advisory_unlock($1)`, tickLockKey)
+	err = tickLock.Unlock(f.Ctx, conn)
 	require.NoError(t, err)
 	res = f.tick(utc("2026-03-10T12:00:00Z"))
 	require.True(t, res.Ran)

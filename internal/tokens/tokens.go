@@ -115,7 +115,7 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 	if actor.UserID != 0 {
 		createdBy = &actor.UserID
 	}
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		// Serialises creations in one org, so the cap below holds.
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE`, orgID); err != nil {
 			return fmt.Errorf("lock org %d: %w", orgID, err)
@@ -178,7 +178,7 @@ func (s *Store) List(ctx context.Context, orgID int64) ([]Token, error) {
 // changes nothing (a double click); a token of another org is NotFound.
 func (s *Store) Revoke(ctx context.Context, actor audit.Actor, orgID, id int64, now time.Time) (Token, error) {
 	var t Token
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		t, err = scanToken(tx.QueryRow(ctx, `
 			SELECT `+tokenColumns+` FROM api_tokens WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))

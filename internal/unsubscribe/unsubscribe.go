@@ -120,7 +120,7 @@ func (s *Store) Unsubscribe(ctx context.Context, token string) (Result, error) {
 		return Result{}, err
 	}
 	var res Result
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if res, err = orgOf(ctx, tx, orgID, email); err != nil {
 			return err

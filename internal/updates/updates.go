@@ -26,6 +26,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/schedule"
 )
 
@@ -195,16 +196,10 @@ func Open(ctx context.Context, q database.Querier, orgID int64, now time.Time) (
 // never recorded while a job write that read the org's watched days
 // before it is still uncommitted. Job writes do not block each other.
 func HoldFirings(ctx context.Context, q database.Querier, orgID int64) error {
-	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(`+FiringLockKey("$1")+`)`, orgID); err != nil {
+	if err := pglock.XactLockShared(ctx, q, pglock.LockFirings, orgID); err != nil {
 		return fmt.Errorf("firing lock of org %d: %w", orgID, err)
 	}
 	return nil
-}
-
-// FiringLockKey is the SQL of the advisory lock key of the org whose id is
-// the SQL expression orgID: the firing lock (HoldFirings).
-func FiringLockKey(orgID string) string {
-	return "hashtextextended('briefing.fire', " + orgID + ")"
 }
 
 // watched reports whether d is a watched day.
@@ -384,7 +379,7 @@ func (w *Watch) Record(ctx context.Context, q database.Querier, edits []Edit) er
 // recording changes and folding them take it, so the two never interleave
 // (see Record).
 func LockOrg(ctx context.Context, q database.Querier, orgID int64) error {
-	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('briefing.update', $1))`, orgID); err != nil {
+	if err := pglock.XactLock(ctx, q, pglock.LockUpdates, orgID); err != nil {
 		return fmt.Errorf("lock updates of org %d: %w", orgID, err)
 	}
 	return nil

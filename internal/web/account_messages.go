@@ -66,6 +66,8 @@ var reasonMessages = map[string]reasonMessage{
 	text.CodeAddressDotless:  {id: "security.email_public_domain"},
 	text.CodeAddressInternal: {id: "security.email_public_domain"},
 	"account_mail_off":       {id: "security.mail_off"},
+	// internal/web/mw: a request past its database bounds (mw.Bound)
+	"busy_record": {id: "error.text.busy_record"},
 }
 
 // reasonWords is err's code in l's words, with data for the message's

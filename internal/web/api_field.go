@@ -111,10 +111,7 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 	m := ifMatchOf(c)
 	var t field.Technician
 	var created bool
-	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if err := lockRef(ctx, tx, "technician", apiToken(c).OrgID, ref); err != nil {
-			return err
-		}
+	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		if input.Version, err = ifMatchRef(ctx, tx, m, "technicians", apiToken(c).OrgID, ref); err != nil {
 			return err
 		}
@@ -190,10 +187,7 @@ func (s *Server) apiPutJob(c echo.Context) error {
 	m := ifMatchOf(c)
 	var j field.Job
 	var created bool
-	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if err := lockRef(ctx, tx, "job", orgID, ref); err != nil {
-			return err
-		}
+	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		if input.Version, err = ifMatchRef(ctx, tx, m, "jobs", orgID, ref); err != nil {
 			return err
 		}
@@ -205,16 +199,6 @@ func (s *Server) apiPutJob(c echo.Context) error {
 	}
 	setETag(c, j.ID, j.Version)
 	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
-}
-
-// lockRef serialises writes of one reference in one org for the rest of
-// the transaction, so two first PUTs of a new reference racing each other
-// make one create and one update rather than a unique-key failure.
-func lockRef(ctx context.Context, tx pgx.Tx, kind string, orgID int64, ref string) error {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, $2))`, kind+":"+ref, orgID); err != nil {
-		return err
-	}
-	return nil
 }
 
 // apiZone is the org's zone, the one the screens use (field.go's zoneOf).

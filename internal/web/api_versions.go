@@ -272,10 +272,7 @@ func (s *Server) apiPatchTechnician(c echo.Context) error {
 	m := ifMatchOf(c)
 	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
 	var t field.Technician
-	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if err := lockRef(ctx, tx, "technician", orgID, ref); err != nil {
-			return err
-		}
+	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		cur, err := field.TechnicianByRef(ctx, tx, orgID, ref, true)
 		if err != nil {
 			return err
@@ -327,10 +324,7 @@ func (s *Server) apiPatchJob(c echo.Context) error {
 	m := ifMatchOf(c)
 	var j field.Job
 	var warnings []string
-	err = pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if err := lockRef(ctx, tx, "job", orgID, ref); err != nil {
-			return err
-		}
+	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		cur, err := field.JobByRef(ctx, tx, orgID, ref, true)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@
 package web
 
 import (
+	"cmp"
 	"log/slog"
 	"net"
 	"net/http"
@@ -33,32 +34,34 @@ import (
 
 // Server holds the dependencies handlers use.
 type Server struct {
-	cfg          config.Web
-	log          *slog.Logger
-	db           *pgxpool.Pool
-	replica      *database.Replica // pages' reads, when set (UseReplica)
-	tenants      *tenants.Store
-	accounts     *accounts.Store
-	tokens       *tokens.Store
-	audit        *audit.Store
-	flags        *flags.Store
-	unsubscribes *unsubscribe.Store
-	briefings    *briefing.Store
-	deliver      *dispatch.Store
-	field        *field.Store
-	imports      *fieldimport.Store
-	sender       *dispatch.Sender // the settings page's test sends
-	sessions     *auth.Sessions
-	throttle     *auth.Throttle
-	hashes       *auth.HashGate    // bounds the sign-ins hashing at once
-	apiLimits    *limiters[int64]  // per API token
-	dayLimits    *limiters[string] // the day link page's, per client address
-	dayLinks     *daylinks.Store
-	admission    *mw.Admission // requests served at once
-	csrf         mw.CSRF
-	now          func() time.Time
-	echo         *echo.Echo
-	bodyCaps     map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
+	cfg            config.Web
+	log            *slog.Logger
+	db             *pgxpool.Pool
+	replica        *database.Replica // pages' reads, when set (UseReplica)
+	tenants        *tenants.Store
+	accounts       *accounts.Store
+	tokens         *tokens.Store
+	audit          *audit.Store
+	flags          *flags.Store
+	unsubscribes   *unsubscribe.Store
+	briefings      *briefing.Store
+	deliver        *dispatch.Store
+	field          *field.Store
+	imports        *fieldimport.Store
+	sender         *dispatch.Sender // the settings page's test sends
+	sessions       *auth.Sessions
+	throttle       *auth.Throttle
+	hashes         *auth.HashGate    // bounds the sign-ins hashing at once
+	apiLimits      *limiters[int64]  // per API token
+	dayLimits      *limiters[string] // the day link page's, per client address
+	dayLinks       *daylinks.Store
+	admission      *mw.Admission // requests served at once
+	dbLimits       database.Limits
+	requestTimeout time.Duration
+	csrf           mw.CSRF
+	now            func() time.Time
+	echo           *echo.Echo
+	bodyCaps       map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
 }
 
 // New builds the server and registers every route.
@@ -126,10 +129,13 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		dayLimits: newLimiters[string](dayLinkRate, dayLinkBurst, maxDayLinkLimiters),
 		dayLinks:  &daylinks.Store{DB: db},
 		admission: mw.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
-		csrf:      mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
-		now:       time.Now,
-		echo:      echo.New(),
-		bodyCaps:  map[string]bodyCap{},
+		dbLimits: database.Limits{Lock: cmp.Or(cfg.LockTimeout, mw.DefaultLockTimeout),
+			Statement: cmp.Or(cfg.StatementTimeout, mw.DefaultStatementTimeout)},
+		requestTimeout: cmp.Or(cfg.RequestTimeout, mw.DefaultRequestTimeout),
+		csrf:           mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
+		now:            time.Now,
+		echo:           echo.New(),
+		bodyCaps:       map[string]bodyCap{},
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true

@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/pglock"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -207,9 +209,9 @@ func (w *Worker) heartbeat(ctx context.Context, q interface {
 // without a break for reapAfterStreak, for processes silent for
 // lifelineSilence and gives their running tasks back, in one transaction.
 func (w *Worker) reapDead(ctx context.Context, conn *pgx.Conn) error {
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		var locked bool
-		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtextextended('worker.lifeline', 0))`).Scan(&locked); err != nil {
+	return database.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		locked, err := pglock.TryXactLock(ctx, tx, pglock.LockLifeline, 0)
+		if err != nil {
 			return fmt.Errorf("lifeline lock: %w", err)
 		}
 		if !locked {
