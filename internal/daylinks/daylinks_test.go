@@ -149,15 +149,72 @@ func TestDeactivatedOrDeletedTechnician(t *testing.T) {
 	notFound(t, err)
 	assert.Zero(t, f.Count(`SELECT count(*) FROM technician_day_links WHERE technician_id = $1`, bo))
 
-	// Revoked is over too.
+	// Active again: the deactivation revoked the link for good; a new one opens.
 	_, err = f.DB.Exec(f.Ctx, `UPDATE technicians SET active = true WHERE id = $1`, ana)
 	require.NoError(t, err)
 	_, err = f.store.Open(f.Ctx, anaTok, now)
+	notFound(t, err)
+	anaTok = f.issue(org, ana, "2026-11-26", "UTC", now)
+	_, err = f.store.Open(f.Ctx, anaTok, now)
 	require.NoError(t, err)
+	// Revoked is over too.
 	_, err = f.DB.Exec(f.Ctx, `UPDATE technician_day_links SET revoked_at = $1`, now)
 	require.NoError(t, err)
 	_, err = f.store.Open(f.Ctx, anaTok, now)
 	notFound(t, err)
+}
+
+// TestRevokedWhenTheReasonEnds: a change of email, a deactivation or a
+// raised link generation ends every link issued before it, whoever
+// wrote the change; other changes and other technicians' links do not;
+// a link issued in a transaction that raced the change ends with it.
+func TestRevokedWhenTheReasonEnds(t *testing.T) {
+	f := setup(t)
+	org := f.Org("acme", "")
+	ana := f.Tech(org, "Ana", true)
+	bo := f.Tech(org, "Bo", true)
+	now := testutil.UTC("2026-11-26T12:30:00Z")
+	opens := func(tok string) bool {
+		_, err := f.store.Open(f.Ctx, tok, now)
+		if err != nil {
+			notFound(t, err)
+		}
+		return err == nil
+	}
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		_, err := f.DB.Exec(f.Ctx, sql, args...)
+		require.NoError(t, err)
+	}
+	anaTok, boTok := f.issue(org, ana, "2026-11-26", "UTC", now), f.issue(org, bo, "2026-11-26", "UTC", now)
+	exec(`UPDATE technicians SET name = 'Ana R', phone = '+1 555 0100' WHERE id = $1`, ana)
+	require.True(t, opens(anaTok), "a change of name or phone revoked the link")
+	exec(`UPDATE technicians SET email = 'ana@new.example' WHERE id = $1`, ana)
+	require.False(t, opens(anaTok), "a change of email left the link open")
+	require.True(t, opens(boTok), "another technician's link was revoked")
+
+	// Issued in a transaction that read the technician before a change
+	// that committed after it: revoked all the same.
+	tx, err := f.DB.Begin(f.Ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(f.Ctx) }() // a no-op once committed
+	raced, err := daylinks.Issue(f.Ctx, tx, org, ana, testutil.Date("2026-11-26"), time.UTC, now)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.DB.Exec(f.Ctx, `UPDATE technicians SET email = 'ana@newer.example' WHERE id = $1`, ana)
+		done <- err
+	}()
+	require.NoError(t, tx.Commit(f.Ctx))
+	require.NoError(t, <-done)
+	require.False(t, opens(raced), "a link issued beside a change of email outlived it")
+
+	// The version a form holds does not move with a revocation alone.
+	var version int64
+	require.NoError(t, f.DB.QueryRow(f.Ctx, `SELECT version FROM technicians WHERE id = $1`, bo).Scan(&version))
+	exec(`UPDATE technicians SET link_generation = link_generation + 1 WHERE id = $1`, bo)
+	require.False(t, opens(boTok))
+	require.Equal(t, version, int64(f.Count(`SELECT version FROM technicians WHERE id = $1`, bo)), "revoking made open forms stale")
 }
 
 func TestOrgsApart(t *testing.T) {

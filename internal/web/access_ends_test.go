@@ -1,0 +1,118 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/tenants"
+)
+
+// Access ends when its reason ends (docs/security.md, "Access ends with
+// its reason"): through the real pages and API, another org's people tried
+// where they could reach.
+
+// TestDayLinksEndWithTheirReason: a technician's day links stop opening
+// when their email changes (form, API, CSV import), when they are
+// deactivated or deleted, and when an admin revokes them; reactivation
+// does not bring one back, and links made after the change open.
+func TestDayLinksEndWithTheirReason(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	admin, anon := f.as(&f.adminA), f.anon()
+	opens := func(tok string) bool {
+		t.Helper()
+		r := anon.get("/t/" + tok)
+		require.Contains(t, []int{http.StatusOK, http.StatusNotFound}, r.Code, r.Body)
+		requireDayLinkHeaders(t, r)
+		return r.Code == http.StatusOK
+	}
+	ana := f.dayTech(f.orgA.ID, "Ana Ruiz", "")
+	anaPath := "/orgs/acme/technicians/" + strconv.FormatInt(ana, 10)
+	_, err := f.db.Exec(ctx, `UPDATE technicians SET email = 'ana@acme.test' WHERE id = $1`, ana)
+	require.NoError(t, err)
+	f.dayJob(f.orgA.ID, ana, "Dogwood Bakery", "", "", "", "scheduled", time.Date(2026, 3, 4, 16, 0, 0, 0, time.UTC))
+
+	// The email changes on the edit form: the old address's links end.
+	before := f.dayToken(f.orgA.ID, ana, "2026-03-04")
+	require.True(t, opens(before))
+	edit := func(email string) {
+		t.Helper()
+		r := admin.post(anaPath, url.Values{"name": {"Ana Ruiz"}, "email": {email}, "active": {"true"}})
+		require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	}
+	edit("ana@acme.test") // the same address: nothing ends
+	require.True(t, opens(before), "a save that keeps the address revoked the links")
+	edit("ana.ruiz@acme.test")
+	require.False(t, opens(before), "a link sent to the old address still opens")
+
+	// Deactivated: the links end, and reactivation does not bring them back.
+	live := f.dayToken(f.orgA.ID, ana, "2026-03-04")
+	require.True(t, opens(live))
+	require.Equal(t, http.StatusSeeOther, admin.post(anaPath+"/active", url.Values{"active": {"false"}}).Code)
+	require.False(t, opens(live))
+	require.Equal(t, http.StatusSeeOther, admin.post(anaPath+"/active", url.Values{"active": {"true"}}).Code)
+	require.False(t, opens(live), "reactivation brought a revoked link back")
+	require.True(t, opens(f.dayToken(f.orgA.ID, ana, "2026-03-04")), "a link made after reactivation does not open")
+
+	// An admin's "revoke links": every link of Ana's ends, Ben's stay; audited.
+	ben := f.dayTech(f.orgA.ID, "Ben Ode", "")
+	anaTok, benTok := f.dayToken(f.orgA.ID, ana, "2026-03-04"), f.dayToken(f.orgA.ID, ana, "2026-03-05")
+	benOwn := f.dayToken(f.orgA.ID, ben, "2026-03-04")
+	page := admin.get(anaPath)
+	require.Equal(t, http.StatusOK, page.Code)
+	require.Contains(t, page.Body, `action="`+anaPath+`/revoke-links"`)
+	// Not without the CSRF token; not by a member, a dispatcher or another org's admin.
+	require.Equal(t, http.StatusForbidden, admin.postNoCSRF(anaPath+"/revoke-links", url.Values{}).Code)
+	dispatcher := f.member(f.orgA, "dispatcher@acme.test", tenants.RoleDispatcher)
+	require.Equal(t, http.StatusForbidden, f.as(&f.memberA).post(anaPath+"/revoke-links", nil).Code)
+	require.Equal(t, http.StatusForbidden, f.as(&dispatcher).post(anaPath+"/revoke-links", nil).Code)
+	otherAdmin := f.as(&f.adminB)
+	require.Equal(t, http.StatusNotFound, otherAdmin.post(anaPath+"/revoke-links", nil).Code)
+	require.Equal(t, http.StatusNotFound, otherAdmin.post("/orgs/globex/technicians/"+strconv.FormatInt(ana, 10)+"/revoke-links", nil).Code)
+	require.True(t, opens(anaTok) && opens(benTok) && opens(benOwn), "a refused revoke revoked")
+	audits := f.count(`SELECT count(*) FROM audit_log WHERE action = 'field.technician.revoke_links'`)
+
+	r := admin.htmx().post(anaPath+"/revoke-links", nil)
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	require.Contains(t, r.Body, "every link sent to this technician so far no longer opens")
+	require.False(t, opens(anaTok))
+	require.False(t, opens(benTok))
+	require.True(t, opens(benOwn), "another technician's link was revoked")
+	require.Equal(t, audits+1, f.count(`SELECT count(*) FROM audit_log WHERE action = 'field.technician.revoke_links' AND org_id = $1`, f.orgA.ID))
+	// Without JavaScript: the form posts, the page comes back with the notice.
+	again := f.dayToken(f.orgA.ID, ana, "2026-03-04")
+	r = admin.post(anaPath+"/revoke-links", nil)
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Contains(t, admin.get(r.Header.Get("Location")).Body, "every link sent to this technician so far no longer opens")
+	require.False(t, opens(again))
+
+	// The API: a PUT that changes the address ends the links; a DELETE too.
+	api := f.api(f.newToken(f.orgA, "sync"))
+	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/cara", map[string]any{"name": "Cara", "email": "cara@acme.test"}).Code)
+	var cara int64
+	require.NoError(t, f.db.QueryRow(ctx, `SELECT id FROM technicians WHERE external_ref = 'cara'`).Scan(&cara))
+	caraTok := f.dayToken(f.orgA.ID, cara, "2026-03-04")
+	require.Equal(t, http.StatusOK, api.put("/api/v1/technicians/cara", map[string]any{"name": "Cara Lee", "email": "cara@acme.test"}).Code)
+	require.True(t, opens(caraTok), "a PUT that keeps the address revoked the links")
+	require.Equal(t, http.StatusOK, api.put("/api/v1/technicians/cara", map[string]any{"name": "Cara Lee", "email": "cara@elsewhere.example"}).Code)
+	require.False(t, opens(caraTok))
+	caraTok = f.dayToken(f.orgA.ID, cara, "2026-03-04")
+	require.True(t, opens(caraTok))
+	require.Equal(t, http.StatusOK, api.call(http.MethodDelete, "/api/v1/technicians/cara", nil).Code)
+	require.False(t, opens(caraTok))
+
+	// The CSV import: a row that changes the address ends the links.
+	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/dev", map[string]any{"name": "Dev", "email": "dev@acme.test"}).Code)
+	var dev int64
+	require.NoError(t, f.db.QueryRow(ctx, `SELECT id FROM technicians WHERE external_ref = 'dev'`).Scan(&dev))
+	devTok := f.dayToken(f.orgA.ID, dev, "2026-03-04")
+	f.importFile(f.orgA, "technicians", "external_ref,name,email\ndev,Dev,dev@new.example\n")
+	require.False(t, opens(devTok), "an imported new address left the links open")
+}
