@@ -116,3 +116,90 @@ func TestDayLinksEndWithTheirReason(t *testing.T) {
 	f.importFile(f.orgA, "technicians", "external_ref,name,email\ndev,Dev,dev@new.example\n")
 	require.False(t, opens(devTok), "an imported new address left the links open")
 }
+
+// TestAPITokensEndWithTheirCreatorsAdminRole: a token stops working when
+// the admin who made it stops being an admin (demoted) or leaves the org,
+// in the same change, audited, shown revoked with the reason; being made
+// an admin again does not bring it back. A token made by an operator
+// (web create-token) belongs to the org and says so. The same person's
+// token in another org is that org's business.
+func TestAPITokensEndWithTheirCreatorsAdminRole(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	owner := f.as(&f.adminA)
+	const tokensPath = "/orgs/acme/settings/api-tokens"
+	createAs := func(c *client, path, name string) *apiClient {
+		t.Helper()
+		res := c.post(path, url.Values{"name": {name}})
+		require.Equal(t, http.StatusOK, res.Code, res.Body)
+		api := f.api(between(t, res.Body, `id="api-token-value">`, "<"))
+		require.Equal(t, http.StatusOK, api.get("/api/v1/technicians").Code)
+		return api
+	}
+	works := func(api *apiClient) bool {
+		t.Helper()
+		r := api.get("/api/v1/technicians")
+		require.Contains(t, []int{http.StatusOK, http.StatusUnauthorized}, r.Code, r.Body)
+		return r.Code == http.StatusOK
+	}
+	rowOf := func(name string) string {
+		t.Helper()
+		page := owner.get(tokensPath)
+		require.Equal(t, http.StatusOK, page.Code)
+		var id int64
+		require.NoError(t, f.db.QueryRow(ctx, `SELECT id FROM api_tokens WHERE org_id = $1 AND name = $2`, f.orgA.ID, name).Scan(&id))
+		row := parseDoc(t, page.Body).find(attrIs("data-token-id", strconv.FormatInt(id, 10)))
+		require.NotNil(t, row, page.Body)
+		return row.text()
+	}
+	revokes := func() int {
+		return f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'api_token.revoke'`, f.orgA.ID)
+	}
+
+	// Dana, an admin of both orgs, makes a token in each.
+	dana := f.member(f.orgA, "dana@acme.test", tenants.RoleAdmin)
+	require.NoError(t, f.store.Tenants.AddMember(ctx, f.orgB.ID, dana.ID, tenants.RoleAdmin))
+	danaC := f.as(&dana)
+	danaAcme := createAs(danaC, tokensPath, "Dana sync")
+	danaGlobex := createAs(danaC, "/orgs/globex/settings/api-tokens", "Dana sync")
+	ownerAPI := createAs(owner, tokensPath, "Owner sync")
+	orgAPI := f.api(f.newToken(f.orgA, "Nightly export")) // as web create-token makes them: no person
+	require.Contains(t, rowOf("Owner sync"), f.adminA.Email)
+	require.Contains(t, rowOf("Nightly export"), "Belongs to the org")
+
+	// Another org's admin cannot touch Dana's acme membership.
+	danaPath := "/orgs/acme/members/" + strconv.FormatInt(dana.ID, 10)
+	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).post(danaPath+"/role", url.Values{"role": {"member"}}).Code)
+	require.True(t, works(danaAcme))
+
+	// Demoted to dispatcher: acme's token ends with the change; globex's does not.
+	before := revokes()
+	r := owner.post(danaPath+"/role", url.Values{"role": {"dispatcher"}})
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.False(t, works(danaAcme), "a demoted admin's token still works")
+	require.True(t, works(danaGlobex), "another org's token of the same person ended")
+	require.True(t, works(ownerAPI) && works(orgAPI), "tokens of others ended")
+	require.Equal(t, before+1, revokes())
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'api_token.revoke' AND reason <> ''`, f.orgA.ID))
+	row := rowOf("Dana sync")
+	require.Contains(t, row, "Revoked")
+	require.Contains(t, row, "its creator is no longer an admin")
+	// An admin again: the token stays revoked.
+	require.Equal(t, http.StatusSeeOther, owner.post(danaPath+"/role", url.Values{"role": {"admin"}}).Code)
+	require.False(t, works(danaAcme), "promotion brought a revoked token back")
+
+	// Removed from the org: the token made since ends too.
+	danaAcme = createAs(danaC, tokensPath, "Dana sync 2")
+	require.Equal(t, http.StatusSeeOther, owner.post(danaPath+"/remove", nil).Code)
+	require.False(t, works(danaAcme), "a removed admin's token still works")
+	require.True(t, works(danaGlobex))
+	require.Contains(t, rowOf("Dana sync 2"), "its creator left the org")
+
+	// An operator's demotion (web create-user -role) ends them as well.
+	eve := f.member(f.orgA, "eve@acme.test", tenants.RoleAdmin)
+	eveAPI := createAs(f.as(&eve), tokensPath, "Eve sync")
+	require.NoError(t, f.store.Tenants.AddMember(ctx, f.orgA.ID, eve.ID, tenants.RoleMember))
+	require.False(t, works(eveAPI), "a token outlived its creator's demotion by an operator")
+	require.True(t, works(ownerAPI) && works(orgAPI))
+}
