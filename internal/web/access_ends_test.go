@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/tenants"
 )
 
@@ -202,4 +203,44 @@ func TestAPITokensEndWithTheirCreatorsAdminRole(t *testing.T) {
 	require.NoError(t, f.store.Tenants.AddMember(ctx, f.orgA.ID, eve.ID, tenants.RoleMember))
 	require.False(t, works(eveAPI), "a token outlived its creator's demotion by an operator")
 	require.True(t, works(ownerAPI) && works(orgAPI))
+}
+
+// TestDispatchersSeeAWebhooksOriginOnly: the webhook URL's path and query
+// may carry a credential; a dispatcher sees what a member sees of it, the
+// origin, on the briefing page's deliveries, attempt details included.
+func TestDispatchersSeeAWebhooksOriginOnly(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	const hook = "https://hooks.acme.example:8443/fieldbrief/T0K3N-SECRET?sig=Q5ECRET"
+	b := readyBriefing(t, f, f.orgA.ID)
+	var id int64
+	require.NoError(t, f.db.QueryRow(ctx, `
+		INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, key, state, attempts,
+		                           last_code, last_detail, due_at)
+		VALUES ($1, $2, 1, 'webhook', 'webhook', $3, 'msg_hook', 'failed', 1, '404', $4, '2026-03-03 13:00Z') RETURNING id`,
+		f.orgA.ID, b, hook, `Post "`+hook+`": 404 Not Found`).Scan(&id))
+	_, err := f.db.Exec(ctx, `
+		INSERT INTO ff_delivery_attempts (org_id, delivery_id, attempted_at, outcome, code, detail, duration_ms, worker)
+		VALUES ($1, $2, '2026-03-03 13:00:05Z', 'failed', '404', $3, 120, 'worker-7')`, f.orgA.ID, id, `Post "`+hook+`": 404 Not Found`)
+	require.NoError(t, err)
+	dispatcher := f.member(f.orgA, "dispatcher@acme.test", tenants.RoleDispatcher)
+	path := briefingsPath + "/2026-03-03"
+
+	admin := f.as(&f.adminA).get(path)
+	require.Equal(t, http.StatusOK, admin.Code)
+	require.Contains(t, admin.Body, "T0K3N-SECRET", "the admin sees the whole URL")
+	for who, u := range map[string]*accounts.User{"dispatcher": &dispatcher, "member": &f.memberA} {
+		r := f.as(u).get(path)
+		require.Equal(t, http.StatusOK, r.Code, who)
+		row := parseDoc(t, r.Body).find(attrIs("data-delivery-id", strconv.FormatInt(id, 10)))
+		require.NotNil(t, row, "%s: %s", who, r.Body)
+		require.Contains(t, row.text(), "https://hooks.acme.example:8443", who)
+		for _, secret := range []string{"T0K3N-SECRET", "Q5ECRET", "/fieldbrief"} {
+			require.NotContains(t, r.Body, secret, "%s sees the webhook's %q", who, secret)
+		}
+	}
+	// Another org's dispatcher sees nothing of it.
+	other := f.member(f.orgB, "dispatcher@globex.test", tenants.RoleDispatcher)
+	require.Equal(t, http.StatusNotFound, f.as(&other).get(path).Code)
 }
