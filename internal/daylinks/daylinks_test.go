@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
 )
 
@@ -297,4 +299,43 @@ func TestBounded(t *testing.T) {
 	assert.Zero(t, f.Count(`SELECT count(*) FROM technician_day_links WHERE briefing_date = '2026-09-01'`))
 	_, err := f.store.Open(f.Ctx, newest, now.Add(time.Hour))
 	require.NoError(t, err)
+}
+
+// TestOpenReadsThePrimary: a page whose reads go to a replica that has not
+// replayed a revocation yet does not open the revoked link: Open reads the
+// primary, not the request's read transaction. The "replica" is a second
+// database holding the link as it was before the revocation.
+func TestOpenReadsThePrimary(t *testing.T) {
+	f := setup(t)
+	org := f.Org("acme", "")
+	ana := f.Tech(org, "Ana", true)
+	now := testutil.UTC("2026-11-26T12:30:00Z")
+	tok := f.issue(org, ana, "2026-11-26", "UTC", now)
+
+	stale := &testutil.Fixture{T: t, Ctx: f.Ctx, DB: testdb.New(t)}
+	require.Equal(t, org, stale.Org("acme", ""))
+	require.Equal(t, ana, stale.Tech(org, "Ana", true))
+	var link struct {
+		date             time.Time
+		zone             string
+		hash             []byte
+		created, expires time.Time
+		generation       int64
+	}
+	require.NoError(t, f.DB.QueryRow(f.Ctx, `
+		SELECT briefing_date, timezone, token_hash, created_at, expires_at, generation FROM technician_day_links`).
+		Scan(&link.date, &link.zone, &link.hash, &link.created, &link.expires, &link.generation))
+	_, err := stale.DB.Exec(f.Ctx, `
+		INSERT INTO technician_day_links (org_id, technician_id, briefing_date, timezone, token_hash, created_at, expires_at, generation)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, org, ana, link.date, link.zone, link.hash, link.created, link.expires, link.generation)
+	require.NoError(t, err)
+
+	ctx, rt := database.WithReplicaReadTx(f.Ctx, f.DB, stale.DB, func(err error) { t.Errorf("replica refused: %v", err) })
+	defer rt.End(ctx)
+	_, err = f.store.Open(ctx, tok, now)
+	require.NoError(t, err)
+	_, err = f.DB.Exec(f.Ctx, `UPDATE technicians SET active = false WHERE id = $1`, ana)
+	require.NoError(t, err)
+	_, err = f.store.Open(ctx, tok, now)
+	notFound(t, err)
 }
