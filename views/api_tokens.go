@@ -33,6 +33,8 @@ type APITokenRow struct {
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never
 	RevokedAt  time.Time // zero: live
+	OrgOwned   bool      // made by web create-token: no person's role ends it
+	RevokedWhy string    // why it was revoked, in the reader's words; "" when not known
 	// The three times in UTC, in the reader's formats.
 	CreatedText, LastUsedText, RevokedText string
 }

@@ -204,7 +204,9 @@ func apiTokensPage(p views.Page) templ.Component {
 		Tokens: []views.APITokenRow{
 			{ID: 1, Name: "Dispatch sync", Hint: "fb_live_0123456789abcdef", CreatedBy: "ada@acme.test", CreatedAt: at, CreatedText: stamp},
 			{ID: 2, Name: "Dispatch sync", Hint: "fb_live_0123456789abcdef", CreatedBy: "ada@acme.test", CreatedAt: at, CreatedText: stamp, LastUsedAt: at, LastUsedText: stamp},
-			{ID: 3, Name: "Dispatch sync", Hint: "fb_live_0123456789abcdef", CreatedBy: "ada@acme.test", CreatedAt: at, CreatedText: stamp, RevokedAt: at, RevokedText: stamp},
+			{ID: 3, Name: "Dispatch sync", Hint: "fb_live_0123456789abcdef", CreatedBy: "ada@acme.test", CreatedAt: at, CreatedText: stamp, RevokedAt: at, RevokedText: stamp,
+				RevokedWhy: pl.T("tokens.revoked_creator_not_admin")},
+			{ID: 4, Name: "Dispatch sync", Hint: "fb_live_0123456789abcdef", CreatedBy: "system", OrgOwned: true, CreatedAt: at, CreatedText: stamp},
 		}}})
 }
 

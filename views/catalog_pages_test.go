@@ -174,7 +174,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"technician (admin, inactive)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = "Ana Lima"
-			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Admin: true,
+			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Admin: true, OrgAdmin: true,
 				Notice: pl.T("fieldnotice.saved"), Tech: fieldTechs()[1], Form: techForm(pl)})
 		},
 		"technician (member)": func(p views.Page) templ.Component {

@@ -52,12 +52,13 @@ type TechniciansPage struct {
 // for members.
 type TechnicianPage struct {
 	Page
-	Base   string
-	Admin  bool
-	Notice string
-	Tech   TechnicianRow
-	Form   TechnicianForm
-	Stale  *StaleNotice // a save over a newer version was refused (409)
+	Base     string
+	Admin    bool // edits field data: an admin or a dispatcher
+	OrgAdmin bool // revokes the technician's day links
+	Notice   string
+	Tech     TechnicianRow
+	Form     TechnicianForm
+	Stale    *StaleNotice // a save over a newer version was refused (409)
 }
 
 // JobRow is a job in a list or on the board.
@@ -263,3 +264,8 @@ type ZoneLabel struct {
 // lines (static/field.css: .gs-1 … .gs-101, .ge-2 … .ge-101).
 func gs(line int) string { return "gs-" + strconv.Itoa(line) }
 func ge(line int) string { return "ge-" + strconv.Itoa(line) }
+
+// revokeLinksURL is where the technician's "revoke day links" posts.
+func revokeLinksURL(base string, id int64) string {
+	return base + "/technicians/" + strconv.FormatInt(id, 10) + "/revoke-links"
+}

@@ -92,10 +92,15 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 		return "", fmt.Errorf("issue day link: %w", err)
 	}
 	token = base64.RawURLEncoding.EncodeToString(raw)
-	if _, err := q.Exec(ctx, `
+	// The link is of the technician's link generation as this transaction
+	// reads it: a change that ends their links (migration 00036) and
+	// commits after it ends this one too.
+	var made int
+	if err := q.QueryRow(ctx, `
 		WITH ins AS (
-			INSERT INTO technician_day_links (org_id, technician_id, briefing_date, timezone, token_hash, created_at, expires_at)
-			VALUES ($1, $2, $3, $9, $4, $5, $6)
+			INSERT INTO technician_day_links (org_id, technician_id, briefing_date, timezone, token_hash, created_at, expires_at, generation)
+			SELECT $1, $2, $3, $9, $4, $5, $6, t.link_generation
+			  FROM technicians t WHERE t.org_id = $1 AND t.id = $2
 			RETURNING id
 		), over AS (
 			DELETE FROM technician_day_links
@@ -105,12 +110,15 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 		), old AS (
 			DELETE FROM technician_day_links WHERE org_id = $1 AND expires_at < $8
 		)
-		SELECT id FROM ins`,
-		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String()); err != nil {
+		SELECT count(*) FROM ins`,
+		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String()).Scan(&made); err != nil {
 		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "23503" { // foreign_key_violation
 			return "", ErrNoTechnician
 		}
 		return "", fmt.Errorf("issue day link for technician %d of org %d on %s: %w", technicianID, orgID, date, err)
+	}
+	if made == 0 {
+		return "", ErrNoTechnician
 	}
 	return token, nil
 }
@@ -156,18 +164,26 @@ type Link struct {
 // an expired or revoked link, and one whose technician is deactivated or
 // deleted are all the same apperr.NotFound, whose message never says
 // which. The token appears in no error.
+//
+// A link is revoked when its technician's link generation has moved past
+// the one it was issued in: their email changed, they were deactivated, or
+// an admin revoked their links (docs/security.md, "Access ends with its
+// reason"). Reactivation does not move it back. The check reads the
+// primary, never a page's replica transaction: a replica behind by a
+// second would open a link revoked a second ago.
 func (s *Store) Open(ctx context.Context, token string, now time.Time) (Link, error) {
 	if !wellFormed(token) {
 		return Link{}, errNotFound
 	}
 	var l Link
 	var d time.Time
-	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
+	err := s.DB.QueryRow(ctx, `
 		SELECT l.id, l.org_id, o.name, l.technician_id, t.name, l.briefing_date, l.timezone, l.expires_at
 		  FROM technician_day_links l
 		  JOIN technicians t ON t.org_id = l.org_id AND t.id = l.technician_id
 		  JOIN orgs o ON o.id = l.org_id
-		 WHERE l.token_hash = $1 AND l.expires_at > $2 AND l.revoked_at IS NULL AND t.active`,
+		 WHERE l.token_hash = $1 AND l.expires_at > $2 AND l.revoked_at IS NULL
+		   AND l.generation = t.link_generation AND t.active`,
 		hash(token), now).Scan(&l.ID, &l.OrgID, &l.OrgName, &l.TechnicianID, &l.TechnicianName, &d, &l.Zone, &l.ExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Link{}, errNotFound
@@ -228,7 +244,8 @@ func List(ctx context.Context, q database.Querier, orgID int64, f Filter) ([]Inf
 		i.Date = schedule.DateOf(d)
 		return i, err
 	}, `
-		SELECT l.id, l.technician_id, t.name, l.briefing_date, l.created_at, l.expires_at, l.revoked_at IS NOT NULL
+		SELECT l.id, l.technician_id, t.name, l.briefing_date, l.created_at, l.expires_at,
+		       l.revoked_at IS NOT NULL OR l.generation <> t.link_generation
 		  FROM technician_day_links l
 		  JOIN technicians t ON t.org_id = l.org_id AND t.id = l.technician_id
 		 WHERE l.org_id = $1

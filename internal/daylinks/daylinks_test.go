@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
 )
 
@@ -149,15 +151,72 @@ func TestDeactivatedOrDeletedTechnician(t *testing.T) {
 	notFound(t, err)
 	assert.Zero(t, f.Count(`SELECT count(*) FROM technician_day_links WHERE technician_id = $1`, bo))
 
-	// Revoked is over too.
+	// Active again: the deactivation revoked the link for good; a new one opens.
 	_, err = f.DB.Exec(f.Ctx, `UPDATE technicians SET active = true WHERE id = $1`, ana)
 	require.NoError(t, err)
 	_, err = f.store.Open(f.Ctx, anaTok, now)
+	notFound(t, err)
+	anaTok = f.issue(org, ana, "2026-11-26", "UTC", now)
+	_, err = f.store.Open(f.Ctx, anaTok, now)
 	require.NoError(t, err)
+	// Revoked is over too.
 	_, err = f.DB.Exec(f.Ctx, `UPDATE technician_day_links SET revoked_at = $1`, now)
 	require.NoError(t, err)
 	_, err = f.store.Open(f.Ctx, anaTok, now)
 	notFound(t, err)
+}
+
+// TestRevokedWhenTheReasonEnds: a change of email, a deactivation or a
+// raised link generation ends every link issued before it, whoever
+// wrote the change; other changes and other technicians' links do not;
+// a link issued in a transaction that raced the change ends with it.
+func TestRevokedWhenTheReasonEnds(t *testing.T) {
+	f := setup(t)
+	org := f.Org("acme", "")
+	ana := f.Tech(org, "Ana", true)
+	bo := f.Tech(org, "Bo", true)
+	now := testutil.UTC("2026-11-26T12:30:00Z")
+	opens := func(tok string) bool {
+		_, err := f.store.Open(f.Ctx, tok, now)
+		if err != nil {
+			notFound(t, err)
+		}
+		return err == nil
+	}
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		_, err := f.DB.Exec(f.Ctx, sql, args...)
+		require.NoError(t, err)
+	}
+	anaTok, boTok := f.issue(org, ana, "2026-11-26", "UTC", now), f.issue(org, bo, "2026-11-26", "UTC", now)
+	exec(`UPDATE technicians SET name = 'Ana R', phone = '+1 555 0100' WHERE id = $1`, ana)
+	require.True(t, opens(anaTok), "a change of name or phone revoked the link")
+	exec(`UPDATE technicians SET email = 'ana@new.example' WHERE id = $1`, ana)
+	require.False(t, opens(anaTok), "a change of email left the link open")
+	require.True(t, opens(boTok), "another technician's link was revoked")
+
+	// Issued in a transaction that read the technician before a change
+	// that committed after it: revoked all the same.
+	tx, err := f.DB.Begin(f.Ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(f.Ctx) }() // a no-op once committed
+	raced, err := daylinks.Issue(f.Ctx, tx, org, ana, testutil.Date("2026-11-26"), time.UTC, now)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.DB.Exec(f.Ctx, `UPDATE technicians SET email = 'ana@newer.example' WHERE id = $1`, ana)
+		done <- err
+	}()
+	require.NoError(t, tx.Commit(f.Ctx))
+	require.NoError(t, <-done)
+	require.False(t, opens(raced), "a link issued beside a change of email outlived it")
+
+	// The version a form holds does not move with a revocation alone.
+	var version int64
+	require.NoError(t, f.DB.QueryRow(f.Ctx, `SELECT version FROM technicians WHERE id = $1`, bo).Scan(&version))
+	exec(`UPDATE technicians SET link_generation = link_generation + 1 WHERE id = $1`, bo)
+	require.False(t, opens(boTok))
+	require.Equal(t, version, int64(f.Count(`SELECT version FROM technicians WHERE id = $1`, bo)), "revoking made open forms stale")
 }
 
 func TestOrgsApart(t *testing.T) {
@@ -240,4 +299,43 @@ func TestBounded(t *testing.T) {
 	assert.Zero(t, f.Count(`SELECT count(*) FROM technician_day_links WHERE briefing_date = '2026-09-01'`))
 	_, err := f.store.Open(f.Ctx, newest, now.Add(time.Hour))
 	require.NoError(t, err)
+}
+
+// TestOpenReadsThePrimary: a page whose reads go to a replica that has not
+// replayed a revocation yet does not open the revoked link: Open reads the
+// primary, not the request's read transaction. The "replica" is a second
+// database holding the link as it was before the revocation.
+func TestOpenReadsThePrimary(t *testing.T) {
+	f := setup(t)
+	org := f.Org("acme", "")
+	ana := f.Tech(org, "Ana", true)
+	now := testutil.UTC("2026-11-26T12:30:00Z")
+	tok := f.issue(org, ana, "2026-11-26", "UTC", now)
+
+	stale := &testutil.Fixture{T: t, Ctx: f.Ctx, DB: testdb.New(t)}
+	require.Equal(t, org, stale.Org("acme", ""))
+	require.Equal(t, ana, stale.Tech(org, "Ana", true))
+	var link struct {
+		date             time.Time
+		zone             string
+		hash             []byte
+		created, expires time.Time
+		generation       int64
+	}
+	require.NoError(t, f.DB.QueryRow(f.Ctx, `
+		SELECT briefing_date, timezone, token_hash, created_at, expires_at, generation FROM technician_day_links`).
+		Scan(&link.date, &link.zone, &link.hash, &link.created, &link.expires, &link.generation))
+	_, err := stale.DB.Exec(f.Ctx, `
+		INSERT INTO technician_day_links (org_id, technician_id, briefing_date, timezone, token_hash, created_at, expires_at, generation)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, org, ana, link.date, link.zone, link.hash, link.created, link.expires, link.generation)
+	require.NoError(t, err)
+
+	ctx, rt := database.WithReplicaReadTx(f.Ctx, f.DB, stale.DB, func(err error) { t.Errorf("replica refused: %v", err) })
+	defer rt.End(ctx)
+	_, err = f.store.Open(ctx, tok, now)
+	require.NoError(t, err)
+	_, err = f.DB.Exec(f.Ctx, `UPDATE technicians SET active = false WHERE id = $1`, ana)
+	require.NoError(t, err)
+	_, err = f.store.Open(ctx, tok, now)
+	notFound(t, err)
 }

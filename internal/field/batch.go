@@ -275,6 +275,9 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 			in.Customer, in.CustomerPhone, in.Address, in.JobType, in.Notes, in.Status
 		c.start[i], c.end[i], c.emergency[i] = in.ArrivalStart, in.ArrivalEnd, in.Emergency
 	}
+	if err := checkAssignees(ctx, q, orgID, ins, refs, c.tech, &be); err != nil {
+		return BatchResult{}, err
+	}
 	if err := be.err(); err != nil {
 		return BatchResult{}, err
 	}
@@ -357,6 +360,38 @@ func auditBatch(ctx context.Context, q database.Querier, actor audit.Actor, orgI
 	}
 	return audit.Record(ctx, q, audit.Entry{Actor: actor, OrgID: orgID, Action: action,
 		New: map[string]int{"created": res.Created, "updated": res.Updated, "unchanged": res.Unchanged}})
+}
+
+// checkAssignees adds to be the rows that would give a job to a
+// deactivated technician (assignProblem): tech[i] is row i's technician
+// (0: none), refs[i] its job's reference, whose job may have them already.
+func checkAssignees(ctx context.Context, q database.Querier, orgID int64, ins []JobInput, refs []string, tech []int64, be *batchErrors) error {
+	rows, err := q.Query(ctx, `
+		SELECT i.n, t.active, coalesce(j.technician_id, 0)
+		  FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS i(tech, ref, n)
+		  JOIN technicians t ON t.org_id = $1 AND t.id = i.tech
+		  LEFT JOIN jobs j ON j.org_id = $1 AND j.external_ref = i.ref
+		 WHERE NOT t.active`, orgID, tech, refs)
+	if err != nil {
+		return fmt.Errorf("assignees of %d jobs: %w", len(refs), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n, current int64
+		var active bool
+		if err := rows.Scan(&n, &active, &current); err != nil {
+			return fmt.Errorf("assignees of %d jobs: %w", len(refs), err)
+		}
+		i := int(n - 1)
+		if p := assignProblem(tech[i], active, current); p != nil {
+			name := "technician_id"
+			if ins[i].TechnicianRef != "" {
+				name = "technician_ref"
+			}
+			*be = append(*be, RowError{Row: i, Field: name, Problem: *p})
+		}
+	}
+	return rows.Err()
 }
 
 // technicianIDsOf is the set of ids that are technicians of the org: an id

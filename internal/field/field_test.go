@@ -275,12 +275,23 @@ func TestJobsAssignStatusAndIsolation(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, j.TechnicianID)
 
-	// An inactive technician may still be assigned (by id or reference).
-	_, err = b.store.SetTechnicianActive(b.ctx, b.actor, b.acme.ID, ana.ID, false)
-	require.NoError(t, err)
+	// A deactivated technician gets no new job, by id or reference; one
+	// they had keeps them and can still change.
 	j, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, ana.ID)
 	require.NoError(t, err)
+	_, err = b.store.SetTechnicianActive(b.ctx, b.actor, b.acme.ID, ana.ID, false)
+	require.NoError(t, err)
+	j, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, field.StatusInProgress)
+	require.NoError(t, err)
 	require.Equal(t, ana.ID, j.TechnicianID)
+	j, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, 0)
+	require.NoError(t, err)
+	_, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, ana.ID)
+	require.Contains(t, fieldsOf(t, err), "technician_id")
+	in = j.Input()
+	in.TechnicianID, in.TechnicianRef, in.ExternalRef, in.Version = 0, ana.ExternalRef, "J-ana", 0
+	_, _, err = field.UpsertJobByRef(b.ctx, b.store.DB, b.actor, b.acme.ID, in)
+	require.Contains(t, fieldsOf(t, err), "technician_ref")
 }
 
 func TestListJobsFiltersAndPages(t *testing.T) {

@@ -152,26 +152,47 @@ func getJob(ctx context.Context, q database.Querier, orgID, id int64, lock bool)
 }
 
 // resolveAssignee returns the technician id in refers to, checked to be
-// one of the org's (active or not); 0 when unassigned.
-func resolveAssignee(ctx context.Context, q database.Querier, orgID int64, in JobInput) (int64, error) {
+// one of the org's that job jobID (0: a new one) may be given
+// (assignProblem); 0 when unassigned.
+func resolveAssignee(ctx context.Context, q database.Querier, orgID, jobID int64, in JobInput) (int64, error) {
+	name, where, arg := "technician_id", `t.id = $2`, any(in.TechnicianID)
 	switch {
 	case in.TechnicianRef != "":
-		var id int64
-		err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = $2`, orgID, in.TechnicianRef).Scan(&id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return 0, fieldError("technician_ref", Problem{Code: CodeTechnicianUnknown, Value: in.TechnicianRef,
-				Message: fmt.Sprintf("no technician of this org has the reference %q", in.TechnicianRef)})
-		}
-		return id, err
-	case in.TechnicianID != 0:
-		var id int64
-		err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND id = $2`, orgID, in.TechnicianID).Scan(&id)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return 0, fieldError("technician_id", problem(CodeTechnicianInvalid, "is not a technician of this org"))
-		}
-		return id, err
+		name, where, arg = "technician_ref", `t.external_ref = $2`, in.TechnicianRef
+	case in.TechnicianID == 0:
+		return 0, nil
 	}
-	return 0, nil
+	var id, current int64
+	var active bool
+	err := q.QueryRow(ctx, `
+		SELECT t.id, t.active, coalesce((SELECT j.technician_id FROM jobs j WHERE j.org_id = $1 AND j.id = $3), 0)
+		  FROM technicians t WHERE t.org_id = $1 AND `+where, orgID, arg, jobID).Scan(&id, &active, &current)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows) && in.TechnicianRef != "":
+		return 0, fieldError(name, Problem{Code: CodeTechnicianUnknown, Value: in.TechnicianRef,
+			Message: fmt.Sprintf("no technician of this org has the reference %q", in.TechnicianRef)})
+	case errors.Is(err, pgx.ErrNoRows):
+		return 0, fieldError(name, problem(CodeTechnicianInvalid, "is not a technician of this org"))
+	case err != nil:
+		return 0, fmt.Errorf("technician of job %d: %w", jobID, err)
+	}
+	if p := assignProblem(id, active, current); p != nil {
+		return 0, fieldError(name, *p)
+	}
+	return id, nil
+}
+
+// assignProblem is the rule that a job is given to active technicians
+// only (docs/field-data.md, "Technicians"): a deactivated one keeps the
+// jobs they had, which can still be edited, but gets no new one. current
+// is the job's technician now (0: none, or a new job). Every way in (the
+// forms, the board, the API, the CSV import) asks it.
+func assignProblem(technicianID int64, active bool, current int64) *Problem {
+	if technicianID == 0 || active || technicianID == current {
+		return nil
+	}
+	p := problem(CodeTechnicianInactive, "is a deactivated technician: reactivate them first, or choose another")
+	return &p
 }
 
 // CreateJob validates and adds a job.
@@ -201,7 +222,7 @@ func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, i
 // concurrent transaction that then commits) is not an error: nothing is
 // inserted and inserted is false.
 func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput, byRef bool) (j Job, inserted bool, err error) {
-	techID, err := resolveAssignee(ctx, q, orgID, in)
+	techID, err := resolveAssignee(ctx, q, orgID, 0, in)
 	if err != nil {
 		return Job{}, false, err
 	}
@@ -263,7 +284,7 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 // apperr.Stale. completed_at is set when the job becomes done, kept while
 // it stays done, cleared otherwise. The version is the trigger's (00026).
 func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobInput) (Job, error) {
-	techID, err := resolveAssignee(ctx, q, orgID, in)
+	techID, err := resolveAssignee(ctx, q, orgID, id, in)
 	if err != nil {
 		return Job{}, err
 	}
@@ -286,8 +307,8 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 	return getJob(ctx, q, orgID, id, false)
 }
 
-// Assign gives a job to a technician of the org (active or not), or takes
-// it away with technicianID 0.
+// Assign gives a job to an active technician of the org, or takes it
+// away with technicianID 0.
 func (s *Store) Assign(ctx context.Context, actor audit.Actor, orgID, jobID, technicianID int64) (Job, error) {
 	return s.AssignIf(ctx, actor, orgID, jobID, technicianID, 0)
 }
@@ -411,7 +432,7 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 	if err := checkVersion("job", in.Version, old.Version); err != nil {
 		return j, false, err
 	}
-	techID, err := resolveAssignee(ctx, q, orgID, in)
+	techID, err := resolveAssignee(ctx, q, orgID, oldID, in)
 	if err != nil {
 		return j, false, err
 	}

@@ -233,6 +233,30 @@ func (s *Store) SetTechnicianActive(ctx context.Context, actor audit.Actor, orgI
 	return t, nil
 }
 
+// RevokeDayLinks ends every day link the technician was sent so far
+// (docs/security.md, "Access ends with its reason"): it raises their link
+// generation, which links issued before no longer match; links sent
+// afterwards open. Changing their email or deactivating them does the
+// same, by the technicians trigger (migration 00036).
+func (s *Store) RevokeDayLinks(ctx context.Context, actor audit.Actor, orgID, id int64) (Technician, error) {
+	var t Technician
+	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		if t, err = getTechnician(ctx, tx, orgID, id, true); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE technicians SET link_generation = link_generation + 1 WHERE org_id = $1 AND id = $2`, orgID, id); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "field.technician.revoke_links",
+			Target: fmt.Sprintf("technician:%d", id)})
+	})
+	if err != nil {
+		return Technician{}, fmt.Errorf("revoke day links of technician %d: %w", id, err)
+	}
+	return t, nil
+}
+
 // DeleteTechnician removes a technician who never had a job; one with jobs
 // is a conflict (deactivate them instead, so their history stays readable).
 func (s *Store) DeleteTechnician(ctx context.Context, actor audit.Actor, orgID, id int64) error {

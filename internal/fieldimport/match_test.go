@@ -164,7 +164,10 @@ func TestImportKeepsChangesMadeInFieldbrief(t *testing.T) {
 	require.NoError(t, b.store.DB.QueryRow(b.ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = 'J-1'`, b.acme.ID).Scan(&j1))
 	require.NoError(t, b.store.DB.QueryRow(b.ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = 'J-2'`, b.acme.ID).Scan(&j2))
 	require.NoError(t, b.store.DB.QueryRow(b.ctx, `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = 'T-2'`, b.acme.ID).Scan(&sam))
-	_, err := b.field.Assign(b.ctx, b.actor, b.acme.ID, j1, sam)
+	// Sam was imported deactivated; a job goes to active technicians only.
+	_, err := b.field.SetTechnicianActive(b.ctx, b.actor, b.acme.ID, sam, true)
+	require.NoError(t, err)
+	_, err = b.field.Assign(b.ctx, b.actor, b.acme.ID, j1, sam)
 	require.NoError(t, err)
 	_, err = b.field.SetStatus(b.ctx, b.actor, b.acme.ID, j2, field.StatusDone)
 	require.NoError(t, err)

@@ -309,13 +309,14 @@ func TestImportAllOrNothing(t *testing.T) {
 	require.Equal(t, 10_000, b.count(t, "jobs", b.acme))
 }
 
-// jobsFile is n jobs over a month, assigned in turn to T-1, T-2 and nobody;
+// jobsFile is n jobs over a month, assigned in turn to T-1, T-1 and nobody
+// (T-2 of techs is deactivated: no job goes to them);
 // row bad (a spreadsheet row number, 0 for none) has a window that ends
 // before it starts.
 func jobsFile(n, bad int) string {
 	var sb strings.Builder
 	sb.WriteString(jobHeader)
-	refs := []string{"T-1", "T-2", ""}
+	refs := []string{"T-1", "T-1", ""}
 	for i := range n {
 		from, to := "08:00", "10:00"
 		if i+2 == bad {

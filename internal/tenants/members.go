@@ -11,6 +11,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/tokens"
 )
 
 // Members: an org's people and their roles, managed by its admins
@@ -23,6 +24,10 @@ import (
 //
 //	membership.set     old/new: {"role"}
 //	membership.remove  old: {"role"}; the person's sessions are revoked
+//
+// An admin who stops being one, or leaves, takes the API tokens they made
+// in the org with them, in the same transaction (tokens.RevokeCreatedBy;
+// docs/security.md, "Access ends with its reason").
 
 // maxMembersListed bounds the members page.
 const maxMembersListed = 1000
@@ -126,10 +131,30 @@ func (s *Store) SetMemberRoleIf(ctx context.Context, actor audit.Actor, orgID, u
 		}
 		old := m.Role
 		m.Role = role
-		return audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "membership.set", Target: m.Email,
-			Old: map[string]Role{"role": old}, New: map[string]Role{"role": role}})
+		if err := audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "membership.set", Target: m.Email,
+			Old: map[string]Role{"role": old}, New: map[string]Role{"role": role}}); err != nil {
+			return err
+		}
+		return endAdminTokens(ctx, tx, actor, orgID, userID, old, role)
 	})
 	return m, err
+}
+
+// endAdminTokens revokes the API tokens userID made in the org when their
+// role goes from admin to from (none: "", they left); any other change
+// leaves them.
+func endAdminTokens(ctx context.Context, q database.Querier, actor audit.Actor, orgID, userID int64, from, to Role) error {
+	if from != RoleAdmin || to == RoleAdmin {
+		return nil
+	}
+	reason := tokens.RevokedCreatorNotAdmin
+	if to == "" {
+		reason = tokens.RevokedCreatorRemoved
+	}
+	if _, err := tokens.RevokeCreatedBy(ctx, q, actor, orgID, userID, reason); err != nil {
+		return fmt.Errorf("end the api tokens of user %d in org %d: %w", userID, orgID, err)
+	}
+	return nil
 }
 
 // RemoveMemberTx takes a person out of the org in tx. The caller
@@ -147,6 +172,9 @@ func RemoveMemberTx(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID, us
 	if _, err := tx.Exec(ctx, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID); err != nil {
 		return Member{}, fmt.Errorf("remove user %d from org %d: %w", userID, orgID, err)
 	}
-	return m, audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "membership.remove", Target: m.Email,
-		Old: map[string]Role{"role": m.Role}})
+	if err := audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "membership.remove", Target: m.Email,
+		Old: map[string]Role{"role": m.Role}}); err != nil {
+		return Member{}, err
+	}
+	return m, endAdminTokens(ctx, tx, actor, orgID, userID, m.Role, "")
 }

@@ -119,21 +119,27 @@ func (s *Store) SetLocale(ctx context.Context, actor audit.Actor, orgID int64, l
 }
 
 // AddMember gives a user a role in an org, replacing any previous role, on
-// any Querier, so it can run inside a transaction.
+// any Querier, so it can run inside a transaction. An admin it demotes
+// loses the API tokens they made (endAdminTokens), in the same statement's
+// transaction when q is one.
 func AddMember(ctx context.Context, q database.Querier, orgID, userID int64, role Role) error {
 	if _, err := ParseRole(string(role)); err != nil {
 		return err
 	}
-	_, err := q.Exec(ctx, `
+	var old Role
+	err := q.QueryRow(ctx, `SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2 FOR UPDATE`, orgID, userID).Scan(&old)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("role of user %d in org %d: %w", userID, orgID, err)
+	}
+	if _, err := q.Exec(ctx, `
 		INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, $3)
-		ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role`, orgID, userID, role)
-	if err != nil {
+		ON CONFLICT (org_id, user_id) DO UPDATE SET role = EXCLUDED.role`, orgID, userID, role); err != nil {
 		return fmt.Errorf("add user %d to org %d: %w", userID, orgID, err)
 	}
-	return nil
+	return endAdminTokens(ctx, q, audit.System, orgID, userID, old, role)
 }
 
 // AddMember gives a user a role in an org, replacing any previous role.
 func (s *Store) AddMember(ctx context.Context, orgID, userID int64, role Role) error {
-	return AddMember(ctx, s.DB, orgID, userID, role)
+	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error { return AddMember(ctx, tx, orgID, userID, role) })
 }

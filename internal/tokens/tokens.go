@@ -27,7 +27,9 @@ import (
 // Actions written:
 //
 //	api_token.create  an admin or operator created a token (new: {"name", "hint"}; never the token)
-//	api_token.revoke  an admin revoked one (old: {"name", "hint"})
+//	api_token.revoke  an admin revoked one (old: {"name", "hint"}), or its
+//	                  creator stopped being an admin of the org or left it
+//	                  (reason: "creator_not_admin", "creator_removed")
 
 // Prefix starts every token, so secret scanners (and people) can
 // recognise one pasted where it should not be.
@@ -46,15 +48,32 @@ const hintLen = len(Prefix) + 8
 
 // Token is a token's record; the token itself is never stored.
 type Token struct {
-	ID         int64
-	OrgID      int64
-	Name       string
-	Hint       string // the token's first characters, e.g. "fb_K3XQ2M7A"
-	CreatedBy  string // the creator's email, "system" for web create-token
+	ID        int64
+	OrgID     int64
+	Name      string
+	Hint      string // the token's first characters, e.g. "fb_K3XQ2M7A"
+	CreatedBy string // the creator's email, "system" for web create-token
+	// CreatorID is the admin who made it; 0 for a token of the org itself
+	// (web create-token), which no membership change ends.
+	CreatorID  int64
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never used
 	RevokedAt  time.Time // zero: live
+	// RevokedFor says why a revoked token was: an admin revoked it, or its
+	// creator stopped being an admin or left; "" for a live token and for
+	// those revoked before reasons were kept.
+	RevokedFor RevokeReason
 }
+
+// RevokeReason is why a token was revoked (docs/security.md, "Access ends
+// with its reason").
+type RevokeReason string
+
+const (
+	RevokedByAdmin         RevokeReason = "admin"             // an admin revoked it on the tokens page
+	RevokedCreatorRemoved  RevokeReason = "creator_removed"   // its creator left the org
+	RevokedCreatorNotAdmin RevokeReason = "creator_not_admin" // its creator is no longer an admin
+)
 
 // Revoked reports whether the token no longer authenticates.
 func (t Token) Revoked() bool { return !t.RevokedAt.IsZero() }
@@ -146,12 +165,12 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 	return t, token, nil
 }
 
-const tokenColumns = `id, org_id, name, hint, created_by_email, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, org_id, name, hint, created_by_email, coalesce(created_by, 0), created_at, last_used_at, revoked_at, coalesce(revoked_reason, '')`
 
 func scanToken(row pgx.Row) (Token, error) {
 	var t Token
 	var used, revoked *time.Time
-	err := row.Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &t.CreatedBy, &t.CreatedAt, &used, &revoked)
+	err := row.Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &t.CreatedBy, &t.CreatorID, &t.CreatedAt, &used, &revoked, &t.RevokedFor)
 	if used != nil {
 		t.LastUsedAt = *used
 	}
@@ -191,14 +210,39 @@ func (s *Store) Revoke(ctx context.Context, actor audit.Actor, orgID, id int64, 
 		if t.Revoked() {
 			return nil
 		}
-		t.RevokedAt = now
-		if _, err := tx.Exec(ctx, `UPDATE api_tokens SET revoked_at = $3 WHERE org_id = $1 AND id = $2`, orgID, id, now); err != nil {
+		t.RevokedAt, t.RevokedFor = now, RevokedByAdmin
+		if _, err := tx.Exec(ctx, `UPDATE api_tokens SET revoked_at = $3, revoked_reason = $4 WHERE org_id = $1 AND id = $2`,
+			orgID, id, now, RevokedByAdmin); err != nil {
 			return fmt.Errorf("revoke api token %d of org %d: %w", id, orgID, err)
 		}
 		return audit.Record(ctx, tx, audit.Entry{Actor: actor, OrgID: orgID, Action: "api_token.revoke",
 			Target: fmt.Sprintf("api token %d", id), Old: map[string]string{"name": t.Name, "hint": t.Hint}})
 	})
 	return t, err
+}
+
+// RevokeCreatedBy revokes the live tokens that userID made in the org, in
+// the caller's transaction q: the membership change that ends their being
+// an admin (tenants), so the two commit together, stamped with that
+// transaction's time as its audit entry is. Each is recorded as
+// "api_token.revoke" with the reason; it returns how many were.
+func RevokeCreatedBy(ctx context.Context, q database.Querier, actor audit.Actor, orgID, userID int64, reason RevokeReason) (int, error) {
+	revoked, err := database.List(ctx, q, fmt.Sprintf("revoke api tokens of user %d in org %d", userID, orgID),
+		func(r pgx.CollectableRow) (Token, error) { return scanToken(r) }, `
+		UPDATE api_tokens SET revoked_at = now(), revoked_reason = $3
+		 WHERE org_id = $1 AND created_by = $2 AND revoked_at IS NULL
+		RETURNING `+tokenColumns, orgID, userID, reason)
+	if err != nil {
+		return 0, err
+	}
+	for _, t := range revoked {
+		if err := audit.Record(ctx, q, audit.Entry{Actor: actor, OrgID: orgID, Action: "api_token.revoke",
+			Target: fmt.Sprintf("api token %d", t.ID), Old: map[string]string{"name": t.Name, "hint": t.Hint},
+			Reason: string(reason)}); err != nil {
+			return 0, err
+		}
+	}
+	return len(revoked), nil
 }
 
 // errBadToken is every authentication failure, alike: a caller learns

@@ -66,7 +66,7 @@ func (s *Server) briefingShow(c echo.Context) error {
 		resendBase = briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
 	}
 	for _, d := range deliveries {
-		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), m.ReadsAll(), resendBase))
+		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), deliveryAccessOf(m), resendBase))
 	}
 	if p.TechnicianLinks, err = s.technicianLinks(c, m, b.Date, briefingLoc(b)); err != nil {
 		return err

@@ -154,8 +154,8 @@ func TestDayLinkOverdue(t *testing.T) {
 	require.Contains(t, f.anon().get("/t/"+tok).Body, "Overdue (59)")
 }
 
-// TestDayLinkNotFound: a tampered, unknown, expired or deactivated link
-// is the same 404, with the link's headers; another org's link shows its
+// TestDayLinkNotFound: a tampered, unknown, expired or revoked link
+// (deactivated, even if active again) is the same 404, with the link's headers; another org's link shows its
 // own technician's day only.
 func TestDayLinkNotFound(t *testing.T) {
 	t.Parallel()
@@ -189,12 +189,15 @@ func TestDayLinkNotFound(t *testing.T) {
 	require.Contains(t, r.Body, "Customer of Globex")
 	require.NotContains(t, r.Body, "Acme")
 
-	// Deactivated: 404; active again: back.
+	// Deactivated: 404; active again: still 404 (the link was revoked),
+	// a new link opens.
 	_, err := f.db.Exec(context.Background(), `UPDATE technicians SET active = false WHERE id = $1`, ana)
 	require.NoError(t, err)
 	notFound("/t/"+tok, "deactivated")
 	_, err = f.db.Exec(context.Background(), `UPDATE technicians SET active = true WHERE id = $1`, ana)
 	require.NoError(t, err)
+	notFound("/t/"+tok, "reactivated")
+	tok = f.dayToken(f.orgA.ID, ana, "2026-03-04")
 	require.Equal(t, http.StatusOK, c.get("/t/"+tok).Code)
 
 	// Expired at the end of the following local day: Fri 6 Mar 00:00 CST.

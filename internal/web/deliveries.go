@@ -10,6 +10,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
 
@@ -29,33 +30,57 @@ func (s *Server) deliveryResend(c echo.Context) error {
 	return redirect(c, briefingsURL(m.Org.Slug)+"/"+date.String()+"?notice=resending")
 }
 
-// deliveryRow is the view of a delivery with its times in loc. Codes,
-// details, worker ids and the attempt history are for admins; members see
-// who and the state in words, and of a webhook only its host (its path may
-// hold a token). resendBase,
-// when set, is where the briefing page's "Send again" posts, offered to
-// admins on a failed scheduled delivery.
-func deliveryRow(d dispatch.Delivery, loc *time.Location, admin bool, resendBase string) views.DeliveryRow {
+// deliveryAccess is what a reader sees of a delivery: the codes, details,
+// worker ids and attempt history (admins and dispatchers), and a
+// webhook's whole URL (admins alone: its path or query may hold a
+// credential, docs/security.md "Access ends with its reason"; the others
+// see its origin, and no detail text, which may quote the URL).
+type deliveryAccess struct {
+	details    bool
+	webhookURL bool
+}
+
+// deliveryAccessOf is what m's role sees of deliveries.
+func deliveryAccessOf(m tenants.Membership) deliveryAccess {
+	return deliveryAccess{details: m.ReadsAll(), webhookURL: m.IsAdmin()}
+}
+
+// adminDeliveries is the settings page's delivery log: admins only.
+var adminDeliveries = deliveryAccess{details: true, webhookURL: true}
+
+// deliveryRow is the view of a delivery with its times in loc, as a
+// reads it (deliveryAccess); members see who and the state in words.
+// resendBase, when set, is where the briefing page's "Send again" posts,
+// offered to admins on a failed scheduled delivery.
+func deliveryRow(d dispatch.Delivery, loc *time.Location, a deliveryAccess, resendBase string) views.DeliveryRow {
 	r := views.DeliveryRow{
 		ID: d.ID, At: clock(d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
 		Update: updateLabel(d),
+	}
+	hidden := d.Channel == dispatch.ChannelWebhook && !a.webhookURL
+	if hidden {
+		r.Recipient = webhookOrigin(d.Recipient)
 	}
 	if d.State == dispatch.DeliverySkipped {
 		// Why it was not sent is for everyone who sees the delivery
 		// (docs/guarantees.md, "Late briefings").
 		r.Note, r.Code = d.LastDetail, d.LastCode
 	}
-	if !admin {
-		if d.Channel == dispatch.ChannelWebhook {
-			r.Recipient = webhookHost(d.Recipient)
-		}
+	if !a.details {
 		return r
 	}
-	r.Code, r.Detail = d.LastCode, d.LastDetail
-	for _, a := range d.History {
-		r.History = append(r.History, views.DeliveryAttemptRow{At: clock(a.At, loc), Outcome: a.Outcome, Duration: took(a.Duration),
-			Code: a.Code, Detail: a.Detail, Worker: a.Worker})
+	r.Code = d.LastCode
+	if !hidden {
+		r.Detail = d.LastDetail
+	}
+	for _, at := range d.History {
+		row := views.DeliveryAttemptRow{At: clock(at.At, loc), Outcome: at.Outcome, Duration: took(at.Duration),
+			Code: at.Code, Worker: at.Worker}
+		if !hidden {
+			row.Detail = at.Detail
+		}
+		r.History = append(r.History, row)
 	}
 	if resendBase != "" && d.State == dispatch.DeliveryFailed && d.Audience != dispatch.AudienceTest {
 		r.ResendURL = resendBase + strconv.FormatInt(d.ID, 10) + "/resend"
@@ -63,8 +88,9 @@ func deliveryRow(d dispatch.Delivery, loc *time.Location, admin bool, resendBase
 	return r
 }
 
-// webhookHost is a webhook URL as members see it: scheme and host.
-func webhookHost(raw string) string {
+// webhookOrigin is a webhook URL as those who may not see it whole see
+// it: scheme, host and port, never the path, query or user info.
+func webhookOrigin(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return "webhook"

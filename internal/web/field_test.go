@@ -300,12 +300,15 @@ func TestDayBoard(t *testing.T) {
 	ctx := context.Background()
 	bo, err := ff.st.CreateTechnician(ctx, audit.System, ff.orgA.ID, field.TechnicianInput{Name: "Bo Berg", Active: true})
 	require.NoError(t, err)
-	gone, err := ff.st.CreateTechnician(ctx, audit.System, ff.orgA.ID, field.TechnicianInput{Name: "Gone Gary", Active: false})
+	gone, err := ff.st.CreateTechnician(ctx, audit.System, ff.orgA.ID, field.TechnicianInput{Name: "Gone Gary", Active: true})
 	require.NoError(t, err)
 	today := time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC) // the test clock's org-local day, 09:00 EST
 	assigned := ff.job(ff.orgA.ID, "Assigned Co", today, ff.ana.ID)
 	open := ff.job(ff.orgA.ID, "Open Co", today.Add(time.Hour), 0)
 	orphan := ff.job(ff.orgA.ID, "Orphan Co", today.Add(2*time.Hour), gone.ID)
+	// Deactivated after the job was theirs: no new job goes to them.
+	_, err = ff.st.SetTechnicianActive(ctx, audit.System, ff.orgA.ID, gone.ID, false)
+	require.NoError(t, err)
 	late := ff.job(ff.orgA.ID, "Late Co", today.Add(-48*time.Hour), ff.ana.ID)
 	doneEarlier := ff.job(ff.orgA.ID, "Done Co", today.Add(-48*time.Hour), ff.ana.ID)
 	_, err = ff.st.SetStatus(ctx, audit.System, ff.orgA.ID, doneEarlier.ID, field.StatusDone)

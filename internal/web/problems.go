@@ -27,7 +27,7 @@ var fieldCodes = map[string]bool{
 	field.CodeEmailInvalid: true, field.CodeEmailIPLiteral: true, field.CodeEmailDotless: true, field.CodeEmailInternal: true,
 	field.CodeLanguageUnknown: true, field.CodeStatusUnknown: true,
 	field.CodeTechnicianInvalid: true, field.CodeTechnicianBoth: true, field.CodeTechnicianByRef: true,
-	field.CodeTechnicianUnknown: true, field.CodeWindowReversed: true, field.CodeTooEarly: true,
+	field.CodeTechnicianUnknown: true, field.CodeTechnicianInactive: true, field.CodeWindowReversed: true, field.CodeTooEarly: true,
 	field.CodeTooLate: true, field.CodeRefTaken: true, field.CodeRefRepeated: true,
 }
 

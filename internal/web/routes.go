@@ -105,6 +105,7 @@ func (s *Server) routes() {
 	org.GET("/technicians/:id", s.technicianShow)
 	org.POST("/technicians/:id", s.technicianUpdate, s.requireFieldEditor, checkCSRF)
 	org.POST("/technicians/:id/active", s.technicianSetActive, s.requireFieldEditor, checkCSRF)
+	org.POST("/technicians/:id/revoke-links", s.technicianRevokeLinks, s.requireAdmin, checkCSRF)
 	org.GET("/jobs", s.jobList)
 	org.POST("/jobs", s.jobCreate, s.requireFieldEditor, checkCSRF)
 	org.GET("/jobs/:id", s.jobShow)

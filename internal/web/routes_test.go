@@ -88,6 +88,7 @@ var routeTable = []struct {
 	{"GET", "/orgs/:slug/technicians/:id", member},
 	{"POST", "/orgs/:slug/technicians/:id", editor},
 	{"POST", "/orgs/:slug/technicians/:id/active", editor},
+	{"POST", "/orgs/:slug/technicians/:id/revoke-links", admin},
 	{"GET", "/orgs/:slug/jobs", member},
 	{"POST", "/orgs/:slug/jobs", editor},
 	{"GET", "/orgs/:slug/jobs/:id", member},

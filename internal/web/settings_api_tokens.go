@@ -61,7 +61,11 @@ func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBloc
 	b.CSRF, _ = c.Get(ctxCSRF).(string)
 	b.NameLen = pageLimits.TokenNameLen
 	for _, t := range tokens {
-		b.Tokens = append(b.Tokens, apiTokenRow(t, l.Locale()))
+		r := apiTokenRow(t, l.Locale())
+		if id := revokedWhyIDs[t.RevokedFor]; id != "" {
+			r.RevokedWhy = l.T(id)
+		}
+		b.Tokens = append(b.Tokens, r)
 	}
 	if isHTMX(c) {
 		return s.render(c, status, views.APITokensBlockView(b))
@@ -71,8 +75,16 @@ func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBloc
 	return s.render(c, status, views.APITokens(views.APITokensPage{Page: p, Block: b}))
 }
 
+// revokedWhyIDs are the catalog's words for why a token was revoked
+// (docs/security.md, "Access ends with its reason").
+var revokedWhyIDs = map[tokens.RevokeReason]string{
+	tokens.RevokedByAdmin:         "tokens.revoked_admin",
+	tokens.RevokedCreatorRemoved:  "tokens.revoked_creator_removed",
+	tokens.RevokedCreatorNotAdmin: "tokens.revoked_creator_not_admin",
+}
+
 func apiTokenRow(t tokens.Token, lc locale.Locale) views.APITokenRow {
-	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy,
+	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy, OrgOwned: t.CreatorID == 0,
 		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt,
 		CreatedText: utcStamp(lc, t.CreatedAt), LastUsedText: utcStamp(lc, t.LastUsedAt), RevokedText: utcStamp(lc, t.RevokedAt)}
 }

@@ -114,6 +114,27 @@ func (s *Server) technicianSetActive(c echo.Context) error {
 	return redirect(c, orgBase(m.Org.Slug)+"/technicians?notice="+code)
 }
 
+// technicianRevokeLinks ends every day link the technician was sent so
+// far (docs/security.md, "Access ends with its reason"): htmx gets the
+// section back with the notice, a plain form the page.
+func (s *Server) technicianRevokeLinks(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	t, err := s.field.RevokeDayLinks(c.Request().Context(), actor(c), m.Org.ID, id)
+	if err != nil {
+		return err
+	}
+	base := orgBase(m.Org.Slug)
+	if isHTMX(c) {
+		l := localizer(c)
+		return s.render(c, http.StatusOK, views.TechnicianDayLinks(s.page(c, t.Name), base, technicianRow(l, t), l.T("fieldnotice.day_links_revoked")))
+	}
+	return redirect(c, base+"/technicians/"+strconv.FormatInt(t.ID, 10)+"?notice=day-links-revoked")
+}
+
 // technician loads the technician in the URL; another org's is not found.
 func (s *Server) technician(c echo.Context) (field.Technician, error) {
 	id, err := idParam(c)
@@ -133,7 +154,7 @@ func (s *Server) renderTechnicianPage(c echo.Context, status int, t field.Techni
 	form.Action = base + "/technicians/" + strconv.FormatInt(t.ID, 10)
 	l := localizer(c)
 	form.Errors = technicianErrors(l, form.Errors)
-	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
+	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.CanEditField(), OrgAdmin: m.IsAdmin(), Notice: pageNotice(c),
 		Tech: technicianRow(l, t), Form: form, Stale: stale}
 	p.Section = "technicians"
 	return s.render(c, status, views.Technician(p))
