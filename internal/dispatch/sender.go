@@ -510,19 +510,15 @@ func technicianDay(l *i18n.Localizer, c content, techID int64) mail.TechnicianDa
 }
 
 // firstVisit is a visit as a subject line names it, in the reader's
-// language and clock: "8:00 AM at 500 W 2nd St", the street part of the address (its customer without one), at
-// most 60 characters of it.
+// language and clock: "8:00 AM at 500 W 2nd St", the street part of the
+// address (its customer without one), one short line of it (mail.VisitAt).
 func firstVisit(l *i18n.Localizer, j snapshot.JobLine, loc *time.Location) string {
 	at, _, _ := strings.Cut(j.Window, "–")
 	if !j.ArrivalStart.IsZero() {
 		at = l.Locale().Time(j.ArrivalStart.In(loc))
 	}
 	place, _, _ := strings.Cut(j.Address, ",")
-	place = strings.Join(strings.Fields(cmp.Or(strings.TrimSpace(place), j.Customer)), " ")
-	if r := []rune(place); len(r) > 60 {
-		place = string(r[:59]) + "…"
-	}
-	return mail.VisitAt(l, at, place)
+	return mail.VisitAt(l, at, cmp.Or(text.SubjectPart(place), j.Customer))
 }
 
 // work is the part both delivery tasks share: one attempt, recorded,
