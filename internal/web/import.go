@@ -166,6 +166,11 @@ func (s *Server) importPreview(c echo.Context) error {
 		return err
 	}
 	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone)
+	if errors.Is(err, fieldimport.ErrHeaderTooLong) || errors.Is(err, fieldimport.ErrHeaderTooWide) {
+		// Read with a delimiter chosen on the preview, or stored before the
+		// header's bounds: refused as an upload would be, on the import page.
+		return s.renderImportPage(c, http.StatusUnprocessableEntity, up.Kind, uploadRefusal(localizer(c), err))
+	}
 	if err != nil {
 		return err
 	}

@@ -337,4 +337,17 @@ func TestImportUploadWideHeader(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
 	require.Contains(t, r.Body, "Die erste Zeile hat mehr als 200 Spalten, daher wurde die Datei nicht gelesen.")
 	require.Zero(t, f.rows("csv_uploads"), "nothing stored")
+
+	// An upload stored before the bounds (or read with a delimiter chosen
+	// on its preview that makes its header too wide) is refused the same
+	// way when its preview reads it again.
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO csv_uploads (id, org_id, user_id, kind, filename, content, sha256, created_at, expires_at)
+		VALUES ('old', $1, $2, 'jobs', 'wide.csv', $3, '', $4, $5)`,
+		f.orgA.ID, f.adminA.ID, []byte(wide), f.clock.Now(), f.clock.Now().Add(fieldimport.UploadTTL))
+	require.NoError(t, err)
+	r = admin.get(importPath + "/jobs/old")
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Contains(t, r.Body, "Die erste Zeile hat mehr als 200 Spalten, daher wurde die Datei nicht gelesen.")
+	require.Contains(t, r.Body, `id="import-jobs"`, "on the import page")
 }
