@@ -66,3 +66,24 @@ func TestDailyEmailCapHoldsAcrossWorkers(t *testing.T) {
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_delivery_attempts WHERE org_id = $1 AND outcome <> 'sent'`, org), "a skipped delivery is never attempted")
 	require.Equal(t, "sent/1", f.deliveryStates(other)["dispatch@other.test"], "another org's count is its own")
 }
+
+// Update emails count against the same cap: an org whose day's cap is
+// reached gets its updates recorded as skipped (daily cap), and its
+// webhook (not counted) still hears of the change.
+func TestDailyEmailCapSkipsUpdates(t *testing.T) {
+	f := setup(t)
+	d := f.sentDay("capupd", nil)
+	require.Equal(t, 2, f.Count(`SELECT emails FROM org_daily_emails WHERE org_id = $1`, d.org), "the morning's two emails")
+	_, err := f.DB.Exec(f.Ctx, `UPDATE org_daily_emails SET emails = $2 WHERE org_id = $1`, d.org, delivery.DefaultDailyCap.Min)
+	require.NoError(t, err)
+
+	_, err = d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	require.NoError(t, err)
+	d.run()
+
+	require.Len(t, d.sink.Messages(), 2, "no update email over the cap")
+	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_deliveries WHERE org_id = $1 AND update_id IS NOT NULL AND channel = 'email'
+		AND state = 'skipped' AND last_code = $2`, d.org, dispatch.SkippedDailyCap))
+	require.Equal(t, []string{"briefing.ready", "briefing.updated"}, d.hook.types())
+	require.Equal(t, delivery.DefaultDailyCap.Min, f.Count(`SELECT emails FROM org_daily_emails WHERE org_id = $1`, d.org))
+}
