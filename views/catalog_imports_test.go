@@ -19,7 +19,7 @@ import (
 // the file's (internal/fieldimport) and a value's (internal/field).
 // internal/web TestEveryProblemCodeHasWords checks the web knows each one.
 var importProblemCodes = []string{
-	fieldimport.CodeFileEmpty, fieldimport.CodeNoRows, fieldimport.CodeHeaderTooWide, fieldimport.CodeHeaderNotUTF8,
+	fieldimport.CodeFileEmpty, fieldimport.CodeNoRows, fieldimport.CodeRowTooWide, fieldimport.CodeHeaderTooWide, fieldimport.CodeHeaderNotUTF8,
 	fieldimport.CodeHeaderUnnamed, fieldimport.CodeColumnUnknown, fieldimport.CodeColumnTwice, fieldimport.CodeColumnMissing,
 	fieldimport.CodeRowExtraCells, fieldimport.CodeRowMissingCells, fieldimport.CodeCellNotUTF8, fieldimport.CodeCellNUL,
 	fieldimport.CodeCSVBareQuote, fieldimport.CodeCSVQuote, fieldimport.CodeCSVInvalid, fieldimport.CodeYesNo,

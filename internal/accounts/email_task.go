@@ -22,6 +22,7 @@ import (
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/text"
 )
 
 // EmailHandler is the task handler of SendAccountEmailArgs.
@@ -126,7 +127,7 @@ func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
 	var b strings.Builder
 	switch m.What {
 	case EmailInvite:
-		msg.Subject = l.Tf("mail.account.invite_subject", map[string]any{"Org": oneLine(m.OrgName)})
+		msg.Subject = l.Tf("mail.account.invite_subject", map[string]any{"Org": text.SubjectPart(m.OrgName)})
 		inviter := m.Inviter
 		if inviter == "" || inviter == audit.System.Email {
 			inviter = l.T("mail.account.team")
@@ -148,9 +149,6 @@ func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
 	msg.Text = b.String()
 	return msg, nil
 }
-
-// oneLine keeps an org name from breaking the subject header.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // LinkPath is the path of an account email's link.
 func LinkPath(what, token string) string {

@@ -343,3 +343,25 @@ func TestHistoryRetention(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 500*24*time.Hour, cfg.HistoryRetention)
 }
+
+// The daily email cap's two settings (docs/delivery.md, "Daily cap"): 5
+// per address and at least 50 unset; anything but a positive whole number
+// stops both processes with the variable named.
+func TestDailyEmailCap(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	s, err := Delivery(env(map[string]string{}))
+	require.NoError(t, err)
+	require.Equal(t, delivery.DailyCap{PerAddress: 5, Min: 50}, s.DailyCap)
+	require.Equal(t, 50, s.DailyCap.Of(3))
+	require.Equal(t, 60, s.DailyCap.Of(12))
+	s, err = Delivery(env(map[string]string{"MAIL_DAILY_CAP_PER_ADDRESS": "2", "MAIL_DAILY_CAP_MIN": "10"}))
+	require.NoError(t, err)
+	require.Equal(t, 24, s.DailyCap.Of(12))
+	for _, name := range []string{"MAIL_DAILY_CAP_PER_ADDRESS", "MAIL_DAILY_CAP_MIN"} {
+		for _, bad := range []string{"0", "-1", "many"} {
+			_, err := Delivery(env(map[string]string{name: bad}))
+			require.ErrorContains(t, err, name, bad)
+		}
+	}
+}

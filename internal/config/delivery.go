@@ -7,8 +7,9 @@ import (
 	"fieldbrief/internal/delivery"
 )
 
-// Delivery reads and checks SMTP_URL, MAIL_FROM, BASE_URL and
-// WEBHOOK_ALLOW_PRIVATE_NETWORKS, for both processes. BaseURL stays ""
+// Delivery reads and checks SMTP_URL, MAIL_FROM, BASE_URL,
+// WEBHOOK_ALLOW_PRIVATE_NETWORKS and the daily cap's MAIL_DAILY_CAP_PER_ADDRESS
+// and MAIL_DAILY_CAP_MIN, for both processes. BaseURL stays ""
 // when unset: the web derives it from its listen address (BaseURLFor), the
 // worker takes delivery.DefaultBaseURL.
 func Delivery(getenv func(string) string) (delivery.Settings, error) {
@@ -22,5 +23,9 @@ func Delivery(getenv func(string) string) (delivery.Settings, error) {
 	}
 	var errs []error
 	s.AllowPrivateWebhooks = envBool(getenv, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false, &errs)
+	s.DailyCap = delivery.DailyCap{
+		PerAddress: envInt(getenv, "MAIL_DAILY_CAP_PER_ADDRESS", delivery.DefaultDailyCap.PerAddress, &errs),
+		Min:        envInt(getenv, "MAIL_DAILY_CAP_MIN", delivery.DefaultDailyCap.Min, &errs),
+	}
 	return s, errors.Join(append(errs, s.Check())...)
 }

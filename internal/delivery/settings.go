@@ -23,6 +23,33 @@ type Settings struct {
 	MailFrom             string // MAIL_FROM
 	BaseURL              string // BASE_URL, without a trailing slash; "" until defaulted
 	AllowPrivateWebhooks bool   // WEBHOOK_ALLOW_PRIVATE_NETWORKS
+	DailyCap             DailyCap
+}
+
+// DailyCap bounds the briefing and update emails one org sends per
+// org-local day (docs/delivery.md, "Daily cap"): PerAddress times the
+// addresses the org sends to (its active technicians with an email and
+// its configured recipients), at least Min. An operator's setting, not an
+// org's: the addresses are the tenant's choice, so the bound must not be.
+type DailyCap struct {
+	PerAddress int // MAIL_DAILY_CAP_PER_ADDRESS; 0 is DefaultDailyCap's
+	Min        int // MAIL_DAILY_CAP_MIN; 0 is DefaultDailyCap's
+}
+
+// DefaultDailyCap: a briefing and four updates a day for every address,
+// and at least 50 emails for a small org.
+var DefaultDailyCap = DailyCap{PerAddress: 5, Min: 50}
+
+// Of is the cap of an org that sends to addresses addresses.
+func (c DailyCap) Of(addresses int) int {
+	per, least := c.PerAddress, c.Min
+	if per <= 0 {
+		per = DefaultDailyCap.PerAddress
+	}
+	if least <= 0 {
+		least = DefaultDailyCap.Min
+	}
+	return max(least, per*addresses)
 }
 
 // Check validates settings however they were made. Empty MailFrom and

@@ -39,7 +39,8 @@ type Sender struct {
 	Webhooks *delivery.WebhookClient // its AllowPrivate is WEBHOOK_ALLOW_PRIVATE_NETWORKS
 	Log      *slog.Logger
 	Metrics  *Metrics
-	Now      func() time.Time // default time.Now
+	Now      func() time.Time  // default time.Now
+	Cap      delivery.DailyCap // emails per org and day (daily_cap.go); zero is the default
 }
 
 // NewSender is the Sender both processes build from their delivery
@@ -56,6 +57,7 @@ func NewSender(db *pgxpool.Pool, set delivery.Settings, log *slog.Logger) (*Send
 		From:     cmp.Or(set.MailFrom, delivery.DefaultMailFrom),
 		BaseURL:  cmp.Or(set.BaseURL, delivery.DefaultBaseURL),
 		Webhooks: &delivery.WebhookClient{AllowPrivate: set.AllowPrivateWebhooks},
+		Cap:      set.DailyCap,
 	}, nil
 }
 
@@ -89,6 +91,15 @@ func (s *Sender) attempt(ctx context.Context, orgID, id int64, final func(delive
 	}
 	if ex, err = s.extras(ctx, d); err != nil {
 		return d, "", err
+	}
+	if ex.void == nil {
+		over, err := s.capped(ctx, d)
+		if err != nil || over {
+			if over {
+				d.State = DeliverySkipped
+			}
+			return d, "", err
+		}
 	}
 	var sendErr error
 	var sent bool
@@ -499,19 +510,15 @@ func technicianDay(l *i18n.Localizer, c content, techID int64) mail.TechnicianDa
 }
 
 // firstVisit is a visit as a subject line names it, in the reader's
-// language and clock: "8:00 AM at 500 W 2nd St", the street part of the address (its customer without one), at
-// most 60 characters of it.
+// language and clock: "8:00 AM at 500 W 2nd St", the street part of the
+// address (its customer without one), one short line of it (mail.VisitAt).
 func firstVisit(l *i18n.Localizer, j snapshot.JobLine, loc *time.Location) string {
 	at, _, _ := strings.Cut(j.Window, "–")
 	if !j.ArrivalStart.IsZero() {
 		at = l.Locale().Time(j.ArrivalStart.In(loc))
 	}
 	place, _, _ := strings.Cut(j.Address, ",")
-	place = strings.Join(strings.Fields(cmp.Or(strings.TrimSpace(place), j.Customer)), " ")
-	if r := []rune(place); len(r) > 60 {
-		place = string(r[:59]) + "…"
-	}
-	return mail.VisitAt(l, at, place)
+	return mail.VisitAt(l, at, cmp.Or(text.SubjectPart(place), j.Customer))
 }
 
 // work is the part both delivery tasks share: one attempt, recorded,
@@ -530,6 +537,8 @@ func (s *Sender) work(ctx context.Context, orgID, deliveryID int64, job *riverty
 	attrs := []any{"job_id", job.ID, "kind", job.Kind, "org_id", orgID, "delivery_id", deliveryID,
 		"briefing_id", d.BriefingID, "attempt", job.Attempt, "outcome", outcome}
 	switch {
+	case outcome == "" && err == nil && d.State == DeliverySkipped:
+		s.Log.Warn("delivery skipped: the org's daily email cap is reached", attrs...)
 	case outcome == "" && err == nil:
 		s.Log.Info("delivery skipped: no longer pending", append(attrs, "state", d.State)...)
 	case outcome == AttemptSent:

@@ -125,6 +125,50 @@ func detectDelimiter(text []byte) rune {
 	return best
 }
 
+// checkShape bounds a file's records before the CSV reader sees them
+// (docs/field-data.md, "CSV import"): the reader allocates per cell, so a
+// 5 MB line of delimiters would cost it hundreds of megabytes, again on
+// every preview. One pass, no allocation: the header record (after any
+// empty lines, which the reader skips too) is at most MaxHeaderBytes and
+// MaxColumns cells, or the file is refused (ErrHeaderTooLong,
+// ErrHeaderTooWide); wideRow is the position (the header being 1) of the
+// first record with more than MaxColumns cells, 0 if none, where reading
+// stops. Delimiters are counted outside quotes, and a newline inside
+// quotes continues the record, as the reader does for valid CSV; where
+// quotes are not valid the reader refuses the row anyway.
+func checkShape(text []byte, d rune) (wideRow int, err error) {
+	delim := byte(d) // Delimiters are ASCII
+	for rec, i := 1, 0; i < len(text); rec++ {
+		for i < len(text) && (text[i] == '\n' || text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n') {
+			i++ // an empty line is not a record
+		}
+		start, cells, quoted := i, 1, false
+		for ; i < len(text); i++ {
+			c := text[i]
+			if c == '\n' && !quoted {
+				break
+			}
+			if rec == 1 && i-start >= MaxHeaderBytes {
+				return 0, ErrHeaderTooLong
+			}
+			switch {
+			case c == '"':
+				quoted = !quoted
+			case c == delim && !quoted:
+				cells++
+			}
+		}
+		i++
+		if cells > MaxColumns {
+			if rec == 1 {
+				return 0, ErrHeaderTooWide
+			}
+			return rec, nil
+		}
+	}
+	return 0, nil
+}
+
 // firstLines is up to n non-empty lines of text (a quoted cell spanning
 // lines only makes a later line count differently, which lowers every
 // candidate's score alike).

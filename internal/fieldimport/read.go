@@ -22,16 +22,22 @@ import (
 
 // Limits of one import file, enforced while reading: a larger file is
 // refused before more than MaxBytes+1 bytes were read, a longer one at its
-// MaxRows+1st row.
+// MaxRows+1st row. The header row is bounded before the CSV reader sees
+// it (checkShape): at most MaxHeaderBytes and MaxColumns columns.
 const (
-	MaxBytes   = 5 << 20 // 5 MB
-	MaxRows    = 50_000
-	MaxColumns = 50 // in the header: a file's rows have no more (a row with more is a problem)
+	MaxBytes       = 5 << 20 // 5 MB
+	MaxRows        = 50_000
+	MaxHeaderBytes = 64 << 10 // 64 KiB
+	MaxColumns     = 200      // in the header and in any row
 )
 
-// ErrTooLarge and ErrTooManyRows refuse a whole file, with a message for
-// the person who uploaded it.
+// ErrTooLarge, ErrTooManyRows, ErrHeaderTooLong and ErrHeaderTooWide
+// refuse a whole file, with a message for the person who uploaded it.
 var (
+	ErrHeaderTooLong = apperr.Errorf(apperr.Invalid,
+		"The first row is longer than %d KB, so the file was not read. The first row must name the columns: remove what is not a column name.", MaxHeaderBytes>>10)
+	ErrHeaderTooWide = apperr.Errorf(apperr.Invalid,
+		"The first row has more than %d columns, so the file was not read. Keep only the columns to import and upload it again.", MaxColumns)
 	ErrTooLarge = apperr.Errorf(apperr.Invalid,
 		"The file is larger than %d MB, so it was not read. Split it into smaller files and import them one by one.", MaxBytes>>20)
 	// "50,000": MaxRows is written with its thousands separator (it is
@@ -90,14 +96,16 @@ type Problem struct {
 // internal/field's codes). Stable: pages and tests switch on them, and
 // the reader keeps them.
 const (
-	CodeFileEmpty     = "file_empty"      // no header row
-	CodeNoRows        = "no_rows"         // a header and nothing below it
-	CodeHeaderTooWide = "header_too_wide" // Count: the header's columns; Limit: the format's
-	// Since the columns step these four are no longer
+	CodeFileEmpty  = "file_empty"   // no header row
+	CodeNoRows     = "no_rows"      // a header and nothing below it
+	CodeRowTooWide = "row_too_wide" // Limit: MaxColumns; nothing from this row on is read
+	// Since the columns step these five are no longer
 	// reported: every file is UTF-8 once decoded, an unnamed or unknown
-	// column is simply not imported (the columns step lists it), and a
-	// column twice is a field two columns could be (CodeColumnAmbiguous).
+	// column is simply not imported (the columns step lists it), a
+	// column twice is a field two columns could be (CodeColumnAmbiguous),
+	// and a header too wide refuses the file (ErrHeaderTooWide).
 	// They stay for pages and links that name them.
+	CodeHeaderTooWide   = "header_too_wide"   // Count: the header's columns; Limit: the format's
 	CodeHeaderNotUTF8   = "header_not_utf8"   // Count: the column's position, from 1
 	CodeHeaderUnnamed   = "header_unnamed"    // Count: the column's position, from 1
 	CodeColumnUnknown   = "column_unknown"    // Column, Value: the name
@@ -176,7 +184,6 @@ func kindOf(cols []Column) Kind {
 // a header problem (a required field missing) does not stop the rows
 // from being read and checked.
 func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
-	var t Table
 	raw, err := io.ReadAll(&capped{r: r, left: MaxBytes})
 	if errors.Is(err, errCapped) {
 		return Table{}, ErrTooLarge
@@ -184,6 +191,17 @@ func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
 	if err != nil {
 		return Table{}, fmt.Errorf("read import file: %w", err)
 	}
+	return readContent(raw, k, opts)
+}
+
+// readContent is ReadWith of a file already in memory (a stored upload,
+// read again by every preview, the columns step and the save), without
+// a copy of it.
+func readContent(raw []byte, k Kind, opts ReadOptions) (Table, error) {
+	if len(raw) > MaxBytes {
+		return Table{}, ErrTooLarge
+	}
+	var t Table
 	text, enc, err := decode(raw)
 	if err != nil {
 		return Table{}, err
@@ -192,6 +210,10 @@ func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
 	t.Delimiter = opts.Delimiter
 	if t.Delimiter == 0 {
 		t.Delimiter, t.Detected = detectDelimiter(text), true
+	}
+	wideRow, err := checkShape(text, t.Delimiter)
+	if err != nil {
+		return Table{}, err
 	}
 	cr := csv.NewReader(bytes.NewReader(text))
 	cr.Comma = t.Delimiter
@@ -205,14 +227,6 @@ func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
 		return t, nil
 	case err != nil:
 		t.Problems = append(t.Problems, syntaxProblem(1, err))
-		return t, nil
-	}
-	cols := Columns(k)
-	if len(header) > MaxColumns {
-		// One problem, not one per column: a line of a million commas
-		// would otherwise be a million problems for the preview to list.
-		t.Problems = append(t.Problems, Problem{Row: 1, Code: CodeHeaderTooWide, Count: len(header), Limit: len(cols), Message: fmt.Sprintf(
-			"The first row has %d columns; the format has %d at most: %s.", len(header), len(cols), columnList(cols))})
 		return t, nil
 	}
 	var remembered Mapping
@@ -232,6 +246,11 @@ func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
 	example := exampleRow(k)
 
 	for row := 2; ; row++ {
+		if row == wideRow {
+			t.Problems = append(t.Problems, Problem{Row: row, Code: CodeRowTooWide, Limit: MaxColumns, Message: fmt.Sprintf(
+				"This row has more than %d columns. Nothing after it was read.", MaxColumns)})
+			break
+		}
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -309,14 +328,6 @@ func headerProblems(m Match) []Problem {
 		}
 	}
 	return probs
-}
-
-func columnList(cols []Column) string {
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.Name
-	}
-	return strings.Join(names, ", ")
 }
 
 func allEmpty(rec []string) bool {

@@ -1,7 +1,6 @@
 package fieldimport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +21,7 @@ const RememberedPerKind = 50
 // like the upload's, for the org's next import of the same kind. The
 // mapping must fit the header (every field, each column at most once).
 func (s *Store) RememberMapping(ctx context.Context, up Upload, m Mapping, now time.Time) error {
-	tab, err := ReadWith(bytes.NewReader(up.Content), up.Kind, ReadOptions{Delimiter: up.Delimiter})
+	tab, err := readContent(up.Content, up.Kind, ReadOptions{Delimiter: up.Delimiter})
 	if err != nil {
 		return err
 	}
@@ -100,7 +99,7 @@ func readUpload(ctx context.Context, q database.Querier, up Upload) (Table, *cel
 		return Table{}, nil, fmt.Errorf("locale of org %d: %w", up.OrgID, err)
 	}
 	var lookupErr error
-	tab, err := ReadWith(bytes.NewReader(up.Content), up.Kind, ReadOptions{
+	tab, err := readContent(up.Content, up.Kind, ReadOptions{
 		Delimiter: up.Delimiter,
 		Remembered: func(hash string) Mapping {
 			m, err := rememberedMapping(ctx, q, up.OrgID, up.Kind, hash)

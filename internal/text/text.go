@@ -27,3 +27,29 @@ func IsControl(r rune) bool {
 func HasControl(s string) bool {
 	return !utf8.ValidString(s) || strings.ContainsFunc(s, IsControl)
 }
+
+// MaxSubjectPart is the most characters of a stored value (a customer, a
+// street, an org's name) that a subject line carries.
+const MaxSubjectPart = 60
+
+// SubjectPart is s as a subject line carries it (docs/delivery.md,
+// "Subjects"): one line, whatever a tenant typed or imported. Line breaks
+// and other spaces become one space, control characters (see IsControl)
+// and invalid UTF-8 are dropped, and a longer value is cut to
+// MaxSubjectPart characters, the last an ellipsis.
+func SubjectPart(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r):
+			return ' '
+		case IsControl(r), r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > MaxSubjectPart {
+		s = strings.TrimRight(string(r[:MaxSubjectPart-1]), " ") + "…"
+	}
+	return s
+}

@@ -3,6 +3,7 @@ package text_test
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -119,5 +120,20 @@ func TestURLPortOK(t *testing.T) {
 		"h:0": false, "h:65536": false, "h:": false, "h:00000": false, "h:99999999999999999999": false, "[::1]:0": false, "h:-1": false,
 	} {
 		require.Equal(t, ok, text.URLPortOK(host), host)
+	}
+}
+
+func TestSubjectPart(t *testing.T) {
+	for in, want := range map[string]string{
+		"Mrs Jones":                            "Mrs Jones",
+		"  Mrs\r\nBcc: x@evil.test\t\x1b[31m ": "Mrs Bcc: x@evil.test [31m",
+		"a\u202eb\u2066c\x00d\xffe":            "abcde",
+		strings.Repeat("x", 500):               strings.Repeat("x", 59) + "…",
+		strings.Repeat("é", 60):                strings.Repeat("é", 60),
+		strings.Repeat("ab ", 30):              strings.Repeat("ab ", 19) + "ab…",
+	} {
+		got := text.SubjectPart(in)
+		require.Equal(t, want, got, "%q", in)
+		require.LessOrEqual(t, utf8.RuneCountInString(got), text.MaxSubjectPart)
 	}
 }

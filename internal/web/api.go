@@ -283,9 +283,12 @@ func codesOf(err error) map[string]string {
 func readAPIBody(c echo.Context, v any) error {
 	r := c.Request()
 	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
+		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
 			return apperr.Errorf(apperr.Unsupported, "Send the body as JSON with Content-Type: application/json.")
+		}
+		if err := utf8Only(params); err != nil {
+			return err
 		}
 	}
 	if r.ContentLength > maxAPIBody {
@@ -318,6 +321,20 @@ func readAPIBody(c echo.Context, v any) error {
 	}
 	return nil
 }
+
+// utf8Only refuses a body its Content-Type says is in another charset than
+// UTF-8 (415): JSON is UTF-8 (docs/api.md, "Errors"), and a body read as
+// UTF-8 that its sender encoded otherwise would be stored garbled.
+// No charset, or utf-8 in any case, is UTF-8.
+func utf8Only(params map[string]string) error {
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return errNotUTF8
+	}
+	return nil
+}
+
+var errNotUTF8 = apperr.Errorf(apperr.Unsupported,
+	"Send the body in UTF-8: leave out the charset parameter of Content-Type or make it charset=utf-8.")
 
 var errAPIBodyTooLarge = apperr.Errorf(apperr.TooLarge,
 	"The body is larger than 1 MiB. Send one object per request.")

@@ -141,10 +141,13 @@ func ifMatchRef(ctx context.Context, tx pgx.Tx, m ifMatch, table string, orgID i
 // matched exactly here already (decodePatchMembers).
 func readMergePatch(c echo.Context) (map[string]json.RawMessage, error) {
 	r := c.Request()
-	mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+	mt, params, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
 	if err != nil || mt != mimeMergePatch {
 		c.Response().Header().Set("Accept-Patch", mimeMergePatch)
 		return nil, apperr.Errorf(apperr.Unsupported, "Send a PATCH body as a JSON Merge Patch, with Content-Type: %s.", mimeMergePatch)
+	}
+	if err := utf8Only(params); err != nil {
+		return nil, err
 	}
 	if r.ContentLength > maxAPIBody {
 		return nil, errAPIBodyTooLarge

@@ -12,6 +12,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/history"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
@@ -66,7 +67,11 @@ func (s *Server) briefingShow(c echo.Context) error {
 		resendBase = briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
 	}
 	for _, d := range deliveries {
-		p.Deliveries = append(p.Deliveries, deliveryRow(d, briefingLoc(b), deliveryAccessOf(m), resendBase))
+		r := deliveryRow(d, briefingLoc(b), deliveryAccessOf(m), resendBase)
+		if d.LastCode == dispatch.SkippedDailyCap {
+			r.Note = deliveryNote(l, d, r.Note)
+		}
+		p.Deliveries = append(p.Deliveries, r)
 	}
 	if p.TechnicianLinks, err = s.technicianLinks(c, m, b.Date, briefingLoc(b)); err != nil {
 		return err

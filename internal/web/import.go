@@ -83,6 +83,10 @@ func uploadRefusal(l *i18n.Localizer, err error) string {
 		return l.Tf("import.too_large", map[string]any{"MB": lo.Number(fieldimport.MaxBytes >> 20)})
 	case errors.Is(err, fieldimport.ErrTooManyRows):
 		return l.Tf("import.too_many_rows", map[string]any{"Rows": lo.Number(fieldimport.MaxRows)})
+	case errors.Is(err, fieldimport.ErrHeaderTooLong):
+		return l.Tf("import.header_too_long", map[string]any{"KB": lo.Number(fieldimport.MaxHeaderBytes >> 10)})
+	case errors.Is(err, fieldimport.ErrHeaderTooWide):
+		return l.Tf("import.header_too_wide", map[string]any{"Columns": lo.Number(fieldimport.MaxColumns)})
 	}
 	return apperr.Message(err)
 }
@@ -162,6 +166,11 @@ func (s *Server) importPreview(c echo.Context) error {
 		return err
 	}
 	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone)
+	if errors.Is(err, fieldimport.ErrHeaderTooLong) || errors.Is(err, fieldimport.ErrHeaderTooWide) {
+		// Read with a delimiter chosen on the preview, or stored before the
+		// header's bounds: refused as an upload would be, on the import page.
+		return s.renderImportPage(c, http.StatusUnprocessableEntity, up.Kind, uploadRefusal(localizer(c), err))
+	}
 	if err != nil {
 		return err
 	}

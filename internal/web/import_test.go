@@ -314,3 +314,40 @@ func TestImportSaveConflict(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
 	require.Equal(t, importPath+"?notice=imported&created=1&updated=1&unchanged=0", r.Header.Get("Location"))
 }
+
+// A header row over the bounds refuses the upload before it is parsed
+// (docs/field-data.md, "CSV import"): 422 with the reason in the org's
+// language, nothing stored; a row over them is a problem on the preview.
+func TestImportUploadWideHeader(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+
+	r := admin.upload(importPath+"/technicians", "commas.csv", bytes.Repeat([]byte{','}, fieldimport.MaxBytes), false)
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Contains(t, r.Body, "The first row is longer than 64 KB, so the file was not read.")
+
+	wide := "external_ref,name" + strings.Repeat(",x", fieldimport.MaxColumns) + "\nT-1,Dana\n"
+	r = admin.upload(importPath+"/jobs", "wide.csv", []byte(wide), false)
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Contains(t, r.Body, "The first row has more than 200 columns, so the file was not read.")
+
+	f.setLocale(f.orgA.ID, "de-DE")
+	r = admin.upload(importPath+"/jobs", "wide.csv", []byte(wide), false)
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Contains(t, r.Body, "Die erste Zeile hat mehr als 200 Spalten, daher wurde die Datei nicht gelesen.")
+	require.Zero(t, f.rows("csv_uploads"), "nothing stored")
+
+	// An upload stored before the bounds (or read with a delimiter chosen
+	// on its preview that makes its header too wide) is refused the same
+	// way when its preview reads it again.
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO csv_uploads (id, org_id, user_id, kind, filename, content, sha256, created_at, expires_at)
+		VALUES ('old', $1, $2, 'jobs', 'wide.csv', $3, '', $4, $5)`,
+		f.orgA.ID, f.adminA.ID, []byte(wide), f.clock.Now(), f.clock.Now().Add(fieldimport.UploadTTL))
+	require.NoError(t, err)
+	r = admin.get(importPath + "/jobs/old")
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Contains(t, r.Body, "Die erste Zeile hat mehr als 200 Spalten, daher wurde die Datei nicht gelesen.")
+	require.Contains(t, r.Body, `id="import-jobs"`, "on the import page")
+}

@@ -33,7 +33,7 @@ var fieldCodes = map[string]bool{
 
 // importCodes are fieldimport's own codes, with a message under import.problem.
 var importCodes = map[string]bool{
-	fieldimport.CodeFileEmpty: true, fieldimport.CodeNoRows: true, fieldimport.CodeHeaderTooWide: true,
+	fieldimport.CodeFileEmpty: true, fieldimport.CodeNoRows: true, fieldimport.CodeRowTooWide: true, fieldimport.CodeHeaderTooWide: true,
 	fieldimport.CodeHeaderNotUTF8: true, fieldimport.CodeHeaderUnnamed: true, fieldimport.CodeColumnUnknown: true,
 	fieldimport.CodeColumnTwice: true, fieldimport.CodeColumnMissing: true, fieldimport.CodeRowExtraCells: true,
 	fieldimport.CodeRowMissingCells: true, fieldimport.CodeCellNotUTF8: true, fieldimport.CodeCellNUL: true,

@@ -165,10 +165,16 @@ func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64
 	return log, nil
 }
 
-// deliveryNote is a skipped delivery's reason in l's words: a late one
-// said from its briefing's firing (lateDetail), anything else as stored.
+// deliveryNote is a skipped delivery's reason in l's words: one over the
+// daily cap from the catalog, a late one said from its briefing's firing
+// (lateDetail), anything else as stored.
 func deliveryNote(l *i18n.Localizer, d dispatch.Delivery, stored string) string {
-	if stored != "" && d.LastCode == dispatch.SkippedLate && !d.Fired.At.IsZero() && !d.Fired.For.IsZero() {
+	switch {
+	case stored == "":
+		return ""
+	case d.LastCode == dispatch.SkippedDailyCap:
+		return l.T("bsettings.log.skipped_daily_cap") // docs/delivery.md, "Daily cap"
+	case d.LastCode == dispatch.SkippedLate && !d.Fired.At.IsZero() && !d.Fired.For.IsZero():
 		return lateDetail(l, d.Fired)
 	}
 	return stored

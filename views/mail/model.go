@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/text"
 	"fieldbrief/views/briefview"
 )
 
@@ -126,7 +127,7 @@ func status(l *i18n.Localizer, j Job) string {
 // VisitAt is a visit as a technician's subject names it: "8:00 AM at 500 W
 // 2nd St"; at is already in the reader's clock.
 func VisitAt(l *i18n.Localizer, at, place string) string {
-	return l.Tf("mail.visit_at", map[string]any{"Time": at, "Place": place})
+	return l.Tf("mail.visit_at", map[string]any{"Time": at, "Place": text.SubjectPart(place)})
 }
 
 // The content types are the briefing page's (views/briefview): the email
@@ -154,9 +155,10 @@ func sections(a ActionItems) []briefview.Section {
 	return out
 }
 
-// Subject is a dispatcher's subject: the org and the local date.
+// Subject is a dispatcher's subject: the org and the local date. The org's
+// name is the tenant's text: one short line of it (text.SubjectPart).
 func Subject(l *i18n.Localizer, orgName, dateLabel string) string {
-	return l.Tf("mail.subject", map[string]any{"Org": orgName, "Date": dateLabel})
+	return l.Tf("mail.subject", map[string]any{"Org": text.SubjectPart(orgName), "Date": dateLabel})
 }
 
 // Subject is the email's subject. A technician's is about their day:
