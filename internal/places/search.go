@@ -395,6 +395,10 @@ func stripMarks(s string) string {
 // letters the decomposition above leaves alone.
 var foldLetters = strings.NewReplacer("ß", "ss", "ø", "o", "đ", "d", "ł", "l", "æ", "ae", "œ", "oe", "ı", "i")
 
+// Normalize is a name or query as the search compares them (normalize);
+// the generator dedupes names.tsv with it.
+func Normalize(s string) string { return normalize(s) }
+
 // normalize lowercases, folds accents, reads "_", "-", "," and "." as
 // spaces (zone and city spellings differ there), drops control characters
 // and apostrophes, and collapses spaces.
