@@ -13,8 +13,8 @@ const MaxChoices = 8
 // is ("Denv"). Otherwise it returns no zone and the choices to offer
 // ("Springfield": four zones), best first; both are empty when nothing
 // matches. The caller still validates the zone (internal/schedule).
-func Resolve(text string, now time.Time) (zone string, choices []Result) {
-	found := search(text, now, MaxResults)
+func Resolve(text string, r Reader, now time.Time) (zone string, choices []Result) {
+	found := search(text, r, now, MaxResults)
 	if len(found) == 0 {
 		return "", nil
 	}
@@ -23,7 +23,9 @@ func Resolve(text string, now time.Time) (zone string, choices []Result) {
 	for tied < len(found) && found[tied].rank == best {
 		tied++
 	}
-	if best == rankCanonical || (tied == 1 && (best <= rankExact || len(found) == 1)) {
+	// A weak match (a word inside a name, a typo) is never taken, even
+	// alone: "München" once found only "Munchon" (North Korea) by a typo.
+	if best == rankCanonical || (tied == 1 && (best <= rankExact || len(found) == 1 && best <= rankPrefix)) {
 		return found[0].Zone, nil
 	}
 	if best > rankExact { // no name in full: the best of what was found

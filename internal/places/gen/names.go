@@ -110,7 +110,7 @@ func writeNames(out, sources string, src nameSources, zones map[string]*zone) er
 	fmt.Fprintf(w, "# GeoNames' names of %d cities of places.tsv: its own name from population %d, other names (Latin letters of German, English, Spanish and French) from %d.\n", kept, src.minPop, src.minPopOther)
 	fmt.Fprintln(w, "# A name is \"langs:Name\" (the languages writing it so) or \"Name\" (GeoNames' other names, untagged); lists are |-separated.")
 	fmt.Fprintln(w, "# W<TAB>lang<TAB>words zone names are made of (\"heure\", \"de\"), space-separated")
-	fmt.Fprintln(w, "# K<TAB>country as places.tsv names it<TAB>its names")
+	fmt.Fprintln(w, "# K<TAB>country as places.tsv names it<TAB>ISO code<TAB>its names")
 	fmt.Fprintln(w, "# M<TAB>metazone<TAB>zone for the world<TAB>zones by region (CC=zone, comma-separated)<TAB>zones keeping it now (comma-separated)")
 	fmt.Fprintln(w, "# N<TAB>metazone or zone<TAB>long names<TAB>short names")
 	fmt.Fprintln(w, "# E<TAB>zone<TAB>its exemplar city in English<TAB>its names")
@@ -119,7 +119,7 @@ func writeNames(out, sources string, src nameSources, zones map[string]*zone) er
 		fmt.Fprintf(w, "W\t%s\t%s\n", l, strings.Join(tz.words[l], " "))
 	}
 	for _, c := range slices.Sorted(maps.Keys(countries)) {
-		fmt.Fprintf(w, "K\t%s\t%s\n", c, joinTagged(countries[c]))
+		fmt.Fprintf(w, "K\t%s\t%s\t%s\n", c, countries[c].code, joinTagged(countries[c].names))
 	}
 	for _, mz := range slices.Sorted(maps.Keys(tz.members)) {
 		var regional []string
@@ -311,7 +311,7 @@ func readCLDRZones(src nameSources, zones map[string]*zone) (*cldrZones, error) 
 		for _, k := range []string{"regionFormat", "regionFormat-type-daylight", "regionFormat-type-standard"} {
 			var format string
 			if json.Unmarshal(tzn[k], &format) == nil {
-				cz.words[lang] = appendNew(cz.words[lang], strings.Fields(places.Normalize(strings.ReplaceAll(format, "{0}", " ")))...)
+				cz.words[lang] = appendNew(cz.words[lang], words(strings.ReplaceAll(format, "{0}", " "))...)
 			}
 		}
 	}
@@ -336,7 +336,7 @@ func readCLDRZones(src nameSources, zones map[string]*zone) (*cldrZones, error) 
 		for _, names := range byMZ {
 			seen := map[string]bool{}
 			for _, n := range names {
-				for _, word := range strings.Fields(places.Normalize(n)) {
+				for _, word := range words(n) {
 					if !seen[word] {
 						seen[word] = true
 						count[word]++
@@ -352,6 +352,11 @@ func readCLDRZones(src nameSources, zones map[string]*zone) (*cldrZones, error) 
 		slices.Sort(cz.words[lang])
 	}
 	return cz, nil
+}
+
+// words are a name's words as the search reads them, punctuation left out.
+func words(s string) []string {
+	return strings.FieldsFunc(places.Normalize(s), func(r rune) bool { return !unicode.IsLetter(r) })
 }
 
 func (cz *cldrZones) addNames(key string, n tzNames, lang string) {
@@ -389,7 +394,12 @@ func walkZoneNames(prefix string, node map[string]json.RawMessage, f func(string
 
 // readCountryNames names each country of places.tsv in the four languages
 // (CLDR territories, and their short forms: "USA").
-func readCountryNames(src nameSources, zones map[string]*zone) (map[string][]tagged, error) {
+type country struct {
+	code  string
+	names []tagged
+}
+
+func readCountryNames(src nameSources, zones map[string]*zone) (map[string]*country, error) {
 	codes := map[string]string{} // places.tsv's country -> ISO code
 	for _, z := range zones {
 		for _, c := range z.cities {
@@ -398,7 +408,10 @@ func readCountryNames(src nameSources, zones map[string]*zone) (map[string][]tag
 			}
 		}
 	}
-	out := map[string][]tagged{}
+	out := map[string]*country{}
+	for name, code := range codes {
+		out[name] = &country{code: code}
+	}
 	for _, lang := range langs {
 		var doc struct {
 			Main map[string]struct {
@@ -411,10 +424,10 @@ func readCountryNames(src nameSources, zones map[string]*zone) (map[string][]tag
 			return nil, err
 		}
 		t := doc.Main[lang].Names.Territories
-		for country, code := range codes {
+		for name, code := range codes {
 			for _, k := range []string{code, code + "-alt-short", code + "-alt-variant"} {
-				if n := t[k]; n != "" && n != country {
-					out[country] = addTagged(out[country], n, lang)
+				if n := t[k]; n != "" && n != name {
+					out[name].names = addTagged(out[name].names, n, lang)
 				}
 			}
 		}
