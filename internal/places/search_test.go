@@ -324,7 +324,7 @@ func FuzzSearch(f *testing.F) {
 }
 
 func BenchmarkSearch(b *testing.B) {
-	places.Search("warm up", places.Reader{}, winter, 1)                                                 // the index is built on first use
+	places.Search("warm up", places.Reader{}, winter, 1)                                // the index is built on first use
 	for _, q := range []string{"lon", "new york", "CET", "utc+1", "chicgo", "zzzzqx"} { // the last two: the typo pass
 		b.Run(q, func(b *testing.B) {
 			for b.Loop() {
