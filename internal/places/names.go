@@ -202,11 +202,12 @@ func (ix *index) parseNames(text string, zoneByName map[string]int) {
 
 // label is how a place is named to a reader of lang who found it by its
 // key matched (-1: not by a name): by that name if it is the reader's
-// language; else by the place's name in the reader's language (the city
-// data's own names are English); else by the name typed when it was one of
-// GeoNames' others ("Mailand"); else by its own name.
+// language or one of GeoNames' others, whose language is not known (the
+// reader typed it: "Mailand", "Genf"); else by the place's name in the
+// reader's language (the city data's own names are English); else by its
+// own name.
 func (p place) label(matched int, lang langSet) string {
-	if matched >= 0 && p.keys[matched].langs&lang != 0 {
+	if matched >= 0 && (p.keys[matched].langs&lang != 0 || p.keys[matched].other) {
 		return p.keys[matched].shown
 	}
 	if lang != english { // the city data's own names are English
@@ -215,9 +216,6 @@ func (p place) label(matched int, lang langSet) string {
 				return k.shown
 			}
 		}
-	}
-	if matched >= 0 && p.keys[matched].other {
-		return p.keys[matched].shown
 	}
 	return p.name
 }

@@ -57,8 +57,13 @@ const (
 	byZoneData = -2 // its abbreviation or offset matched: show its biggest place
 )
 
+// better reports whether h names its zone better than o: a closer match,
+// in the reader's language, then a place over the zone itself (the link
+// America/Montreal finds Toronto's zone, but the place typed is Montréal),
+// then the larger population.
 func (h hit) better(o hit) bool {
-	return cmp.Or(cmp.Compare(h.rank, o.rank), compareBool(h.foreign, o.foreign), cmp.Compare(o.pop, h.pop)) < 0
+	return cmp.Or(cmp.Compare(h.rank, o.rank), compareBool(h.foreign, o.foreign),
+		compareBool(h.place < 0, o.place < 0), cmp.Compare(o.pop, h.pop)) < 0
 }
 
 func compareBool(a, b bool) int {

@@ -400,11 +400,22 @@ type country struct {
 }
 
 func readCountryNames(src nameSources, zones map[string]*zone) (map[string]*country, error) {
-	codes := map[string]string{} // places.tsv's country -> ISO code
+	votes := map[string]map[string]int{} // places.tsv's country -> ISO code -> cities
 	for _, z := range zones {
 		for _, c := range z.cities {
 			if len(c.iso) == 2 && c.country != "" {
-				codes[c.country] = c.iso
+				if votes[c.country] == nil {
+					votes[c.country] = map[string]int{}
+				}
+				votes[c.country][c.iso]++
+			}
+		}
+	}
+	codes := map[string]string{} // the code most of its cities have: the data puts French Guiana's in "France"
+	for country, v := range votes {
+		for code, n := range v {
+			if best := codes[country]; best == "" || n > v[best] || n == v[best] && code < best {
+				codes[country] = code
 			}
 		}
 	}
