@@ -88,8 +88,9 @@ func TestSearchLabelsInTheReadersLanguage(t *testing.T) {
 // A clock's name stands for its zone in the reader's region: "hora
 // central" is Chicago's in Spain and Mexico City's in Mexico; "MEZ" lists
 // Berlin first in Germany, Vienna in Austria; "BST" is London's to a
-// British reader.
-func TestSearchClockNamesFollowTheRegion(t *testing.T) {
+// British reader. A place named in full weighs more in the reader's
+// country, not enough to outweigh a capital ("Paris").
+func TestSearchFollowsTheReadersRegion(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		query string
@@ -103,6 +104,9 @@ func TestSearchClockNamesFollowTheRegion(t *testing.T) {
 		{"Mitteleuropäische Zeit", places.Reader{Lang: "de", Region: "CH"}, "Europe/Zurich"},
 		{"heure d’Europe centrale", places.Reader{Lang: "fr", Region: "BE"}, "Europe/Brussels"},
 		{"BST", places.Reader{Lang: "en", Region: "GB"}, "Europe/London"},
+		{"Cambridge", places.Reader{Lang: "en", Region: "GB"}, "Europe/London"},
+		{"Paris", places.Reader{Lang: "en", Region: "US"}, "Europe/Paris"},
+		{"lon", places.Reader{Lang: "en", Region: "US"}, "Europe/London"},
 	} {
 		got := places.Search(tc.query, tc.r, winter, 3)
 		require.NotEmpty(t, got, "%v %q", tc.r, tc.query)

@@ -80,9 +80,9 @@ func compareBool(a, b bool) int {
 // the zone a clock's name stands for in the reader's region.
 const preferred = int64(1) << 62
 
-// regionBoost weighs a place in the reader's country against more
-// populous ones elsewhere: "Cambridge" is England's to a British reader,
-// Massachusetts' to an American; "Paris" stays France's for both.
+// regionBoost weighs a place named in full in the reader's country
+// against more populous ones elsewhere (ten times their population), not
+// enough to outweigh a capital: "Paris" stays France's to an American.
 const regionBoost = 10
 
 // Search returns at most limit zones (MaxResults if limit is out of range)
@@ -129,8 +129,8 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 		}
 		return 0
 	}
-	placePop := func(p place) int64 {
-		if reader.Region != "" && ix.countries[p.country].code == reader.Region {
+	placePop := func(p place, rank int) int64 { // a whole name only: "lon" is London's before Los Angeles' to an American too
+		if rank <= rankExact && reader.Region != "" && ix.countries[p.country].code == reader.Region {
 			return p.pop * regionBoost
 		}
 		return p.pop
@@ -142,7 +142,7 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 		countries := ix.rankCountries(q, lang)
 		for i, p := range ix.places {
 			if r, k, foreign := p.rank(q, lang, countries); r != noMatch {
-				offer(p.zone, hit{rank: max(r+worse, rankCanonical+worse), foreign: foreign, pop: placePop(p), place: i, key: k})
+				offer(p.zone, hit{rank: max(r+worse, rankCanonical+worse), foreign: foreign, pop: placePop(p, r+worse), place: i, key: k})
 			}
 		}
 	}
@@ -235,7 +235,7 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 		for i, p := range ix.places {
 			for ki, k := range p.keys {
 				if withinOneEdit(k.norm, q) {
-					offer(p.zone, hit{rank: rankTypo, foreign: k.langs != 0 && k.langs&lang == 0, pop: placePop(p), place: i, key: ki})
+					offer(p.zone, hit{rank: rankTypo, foreign: k.langs != 0 && k.langs&lang == 0, pop: placePop(p, rankTypo), place: i, key: ki})
 				}
 			}
 		}
