@@ -362,6 +362,9 @@ func (p place) rank(q string, lang langSet, countries []countryMatch) (int, int,
 	r, key, foreign := noMatch, -1, false
 	for i, k := range p.keys {
 		kr := rankName(k.norm, q)
+		if kr == rankSubstring && k.other {
+			continue // GeoNames' other names in full or by a word only: "koln" is not in "Stjokolna"
+		}
 		kf := k.langs != 0 && k.langs&lang == 0
 		if kr < r || kr == r && foreign && !kf {
 			r, key, foreign = kr, i, kf

@@ -424,6 +424,7 @@ func readCountryNames(src nameSources, zones map[string]*zone) (map[string]*coun
 	for name, code := range codes {
 		out[name] = &country{code: code}
 	}
+	territories := map[string]map[string]string{}
 	for _, lang := range langs {
 		var doc struct {
 			Main map[string]struct {
@@ -435,10 +436,15 @@ func readCountryNames(src nameSources, zones map[string]*zone) (map[string]*coun
 		if err := readJSON(filepath.Join(src.names, "main", lang, "territories.json"), &doc); err != nil {
 			return nil, err
 		}
-		t := doc.Main[lang].Names.Territories
-		for name, code := range codes {
-			for _, k := range []string{code, code + "-alt-short", code + "-alt-variant"} {
-				if n := t[k]; n != "" && n != name {
+		territories[lang] = doc.Main[lang].Names.Territories
+	}
+	// Each language's own name comes before the short forms ("United
+	// Kingdom", then "UK"): the first name of a language is what a label
+	// shows.
+	for _, suffix := range []string{"", "-alt-short", "-alt-variant"} {
+		for _, lang := range langs {
+			for name, code := range codes {
+				if n := territories[lang][code+suffix]; n != "" {
 					out[name].names = addTagged(out[name].names, n, lang)
 				}
 			}
