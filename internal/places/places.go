@@ -1,9 +1,12 @@
 // Package places finds time zones by what people type into the picker:
 // a city ("Dallas", "são paulo"), an acronym ("NYC"), a US state code
 // ("ny"), a country, an abbreviation ("IST", "PDT"), an offset ("UTC+1",
-// "+05:30") or a zone name ("America/New"). The cities come from a dataset
-// (places.tsv, generated; see docs/timezone-picker.md), the zones from
-// internal/schedule, which also loads every zone a result shows.
+// "+05:30") or a zone name ("America/New"), in German, Spanish, French or
+// English ("München", "Nueva York", "MEZ", "heure de Paris"), and names
+// what it finds in the reader's language. The cities come from a dataset
+// (places.tsv, and names.tsv for their names in four languages; generated,
+// see docs/timezone-picker.md), the zones from internal/schedule, which
+// also loads every zone a result shows.
 //
 // The search is ours rather than a fuzzy-matching library's: the ranking is
 // the product (exact, prefix, word, substring, then population; one result
