@@ -142,7 +142,7 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 		countries := ix.rankCountries(q, lang)
 		for i, p := range ix.places {
 			if r, k, foreign := p.rank(q, lang, countries); r != noMatch {
-				offer(p.zone, hit{rank: max(r+worse, rankCanonical+worse), foreign: foreign, pop: placePop(p, r+worse), place: i, key: k})
+				offer(p.zone, hit{rank: r + worse, foreign: foreign, pop: placePop(p, r+worse), place: i, key: k})
 			}
 		}
 	}
@@ -152,10 +152,7 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 		byNames(stripped, 1)
 	}
 
-	// The clocks' names in the four languages: a long name in full stands
-	// for its zone in the reader's region ("hora central": Chicago, in
-	// Mexico Mexico City), as an alias does; the clock's other zones follow.
-	aliased := map[int]bool{} // clocks an alias of aliases.tsv names in full: it stands
+	aliased := map[int]bool{} // clocks an alias of aliases.tsv names in full: its zone stands
 	for _, a := range ix.aliases {
 		if r := rankName(a.key, q); r != noMatch {
 			if r == rankExact {
@@ -167,6 +164,10 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 			offer(a.zone, hit{rank: r, pop: zonePop(a.zone), place: byZoneName, key: -1})
 		}
 	}
+	// The clocks' names in the four languages: a long name in full stands
+	// for its zone in the reader's region ("hora central": Chicago, in
+	// Mexico Mexico City), as an alias does; the clock's other zones follow.
+	// A short name ("MEZ") is an abbreviation: its zones, the region's first.
 	for ci, c := range ix.clocks {
 		r, foreign := noMatch, false
 		for _, k := range c.long {
