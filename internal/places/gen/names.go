@@ -300,7 +300,7 @@ func readCLDRZones(src nameSources, zones map[string]*zone) (*cldrZones, error) 
 			if n.City == "" {
 				return
 			}
-			if lang == "en" && loc == "en" {
+			if loc == "en" {
 				english[z] = n.City
 			}
 			e := cz.exemplars[z]
