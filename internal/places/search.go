@@ -445,34 +445,33 @@ func (z zoneEntry) shownCity(lang langSet) string {
 }
 
 // rankName ranks a query against one normalized name; zone names count
-// "/" as a word break, so "new" finds "america/new york" by a word.
+// "/" as a word break, so "new" finds "america/new york" by a word. One
+// scan of the name's occurrences of q decides prefix, word and substring.
 func rankName(name, q string) int {
-	switch {
-	case name == q:
+	if name == q {
 		return rankExact
-	case strings.HasPrefix(name, q):
+	}
+	i := strings.Index(name, q)
+	switch {
+	case i < 0:
+		return noMatch
+	case i == 0:
 		return rankPrefix
-	case startsWord(name, q):
-		return rankWord
-	case len(q) >= 3 && strings.Contains(name, q):
+	}
+	for {
+		if name[i-1] == ' ' || name[i-1] == '/' {
+			return rankWord
+		}
+		j := strings.Index(name[i+1:], q)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if len(q) >= 3 {
 		return rankSubstring
 	}
 	return noMatch
-}
-
-// startsWord reports whether q begins a word of name after its first.
-func startsWord(name, q string) bool {
-	for i := 0; i < len(name); {
-		j := strings.Index(name[i:], q)
-		if j < 0 {
-			return false
-		}
-		if j += i; j > 0 && (name[j-1] == ' ' || name[j-1] == '/') {
-			return true
-		}
-		i = j + 1
-	}
-	return false
 }
 
 // abbreviation is the query as a zone abbreviation ("ist" → "IST"), or ""
