@@ -307,17 +307,19 @@ func TestResolve(t *testing.T) {
 }
 
 func FuzzSearch(f *testing.F) {
-	for _, s := range []string{"nyc", "são paulo", "+05:30", "utc-3", "America/New", "\x00", "שלום"} {
+	for _, s := range []string{"nyc", "são paulo", "+05:30", "utc-3", "America/New", "\x00", "שלום", "heure de", "MEZ", "hora de de"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := places.Search(q, places.Reader{}, winter, 5)
-		if len(got) > 5 {
-			t.Fatalf("%d results", len(got))
-		}
-		for _, r := range got {
-			if _, err := schedule.LoadZone(r.Zone); err != nil {
-				t.Fatalf("result %q does not load: %v", r.Zone, err)
+		for _, r := range []places.Reader{{}, {Lang: "de", Region: "DE"}, {Lang: "fr", Region: "CA"}} {
+			got := places.Search(q, r, winter, 5)
+			if len(got) > 5 {
+				t.Fatalf("%d results", len(got))
+			}
+			for _, res := range got {
+				if _, err := schedule.LoadZone(res.Zone); err != nil {
+					t.Fatalf("result %q does not load: %v", res.Zone, err)
+				}
 			}
 		}
 	})
