@@ -147,8 +147,8 @@ func TestZonePickerByKeyboard(t *testing.T) {
 	}
 }
 
-// The picker speaks the admin's language (docs/timezone-picker.md, "Names
-// in four languages"): in a German org "Mailand" and "München" are found,
+// The picker speaks the admin's language (docs/timezone-picker.md, "The
+// reader's language and region"): in a German org "Mailand" and "München" are found,
 // labelled in German and taken on blur; "Tucsn", a near match only, is not
 // taken: the field says to choose one and keeps the list open, and saving
 // it anyway is refused beside the field with the one choice.

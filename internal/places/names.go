@@ -4,8 +4,8 @@ import "strings"
 
 // Reader is who searches: names in their language are matched first and
 // shown, and their region's places and zones come first among equals
-// (docs/timezone-picker.md, "Names in four languages"). The zero Reader
-// reads English and prefers no region.
+// (docs/timezone-picker.md, "The reader's language and region"). The zero
+// Reader reads English and prefers no region.
 type Reader struct {
 	Lang   string // "de", "en", "es", "fr"; anything else reads as English
 	Region string // "DE", "MX": the reader's country, "" for none

@@ -39,8 +39,8 @@ func (s *Server) zoneSearch(c echo.Context) error {
 
 // zoneReader is who searches the zones: the reader's language, whose
 // names are found first and shown, and the org's region, whose places and
-// zones come first among equals (docs/timezone-picker.md, "Names in four
-// languages").
+// zones come first among equals (docs/timezone-picker.md, "The reader's
+// language and region").
 func zoneReader(tr *i18n.Localizer) places.Reader {
 	_, region, _ := strings.Cut(tr.Formats(), "-")
 	return places.Reader{Lang: tr.Language(), Region: region}
