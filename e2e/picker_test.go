@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"fieldbrief/internal/audit"
 )
 
 // The picker's hidden field: the zone the form saves (static/picker.js).
@@ -142,6 +145,68 @@ func TestZonePickerByKeyboard(t *testing.T) {
 	for _, m := range admin.consoleErrors() {
 		t.Errorf("browser console error during the picker flow: %s", m)
 	}
+}
+
+// The picker speaks the admin's language (docs/timezone-picker.md, "The
+// reader's language and region"): in a German org "Mailand" and "München" are found,
+// labelled in German and taken on blur; "Tucsn", a near match only, is not
+// taken: the field says to choose one and keeps the list open, and saving
+// it anyway is refused beside the field with the one choice.
+func TestZonePickerInGerman(t *testing.T) {
+	e := newEnv(t)
+	e.seed()
+	_, err := e.store.Tenants.SetLocale(e.ctx, audit.System, e.orgA.ID, "de-DE")
+	e.must("make the org German", err)
+	admin := e.newSession("admin")
+	admin.login(adminA)
+	admin.open(settingsPath)
+	admin.waitJS("the picker to be a combobox", `document.querySelector("#timezone").getAttribute("role") === "combobox"`)
+
+	admin.searchZone("Mailand", "Europe/Rome")
+	admin.do("Tab away", chromedp.SendKeys(chromedp.CSS(zoneInput), kb.Tab))
+	admin.waitJS("Rome taken on blur", `document.querySelector("#timezone-value").value === "Europe/Rome"`)
+	admin.expectClosed("after the blur")
+
+	admin.searchZone("München", "Europe/Berlin")
+	first := admin.text(`#zone-results [role="option"]`)
+	for _, want := range []string{"München, Bayern, Deutschland", "Mitteleuropäische Zeit (Berlin)", "Europe/Berlin"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first option for München reads %q, want %q in it", first, want)
+		}
+	}
+	admin.screenshot("picker-de-muenchen")
+	admin.do("Tab away", chromedp.SendKeys(chromedp.CSS(zoneInput), kb.Tab))
+	admin.waitJS("Berlin taken on blur", `document.querySelector("#timezone").value === "Europe/Berlin" && document.querySelector("#timezone-value").value === "Europe/Berlin"`)
+	admin.expectClosed("after the blur")
+
+	admin.searchZone("Tucsn", "America/Phoenix")
+	admin.do("Tab away", chromedp.SendKeys(chromedp.CSS(zoneInput), kb.Tab))
+	admin.expectChooseOne("Keiner dieser Orte heißt genau so: Wählen Sie einen aus.")
+	admin.screenshot("picker-de-choose-one")
+	if got := admin.value(zoneField); got != "Europe/Berlin" {
+		t.Errorf("a near match changed the form's zone to %q", got)
+	}
+	if status := admin.submit(saveSchedule); status != 422 {
+		t.Fatalf("saving a near match answered %d, want 422:\n%s", status, admin.text("main"))
+	}
+	admin.waitText("#timezone-error", "Kein Ort heißt genau „Tucsn“. Wählen Sie einen davon:")
+	admin.waitText("#zone-choices", "Tucson, Arizona, Vereinigte Staaten")
+	admin.expectStoredZone("Europe/Berlin")
+	for _, m := range admin.consoleErrors() {
+		t.Errorf("browser console error: %s", m)
+	}
+}
+
+// expectChooseOne checks the picker took nothing on blur and says so: the
+// note under the field is shown with msg and the list stays open.
+func (s *session) expectChooseOne(msg string) {
+	s.t.Helper()
+	s.waitText("#zone-choose", msg)
+	s.waitJS("the list to stay open", `(() => {
+		const input = document.querySelector("#timezone");
+		return !document.querySelector("#zone-choose").hidden && input.getAttribute("aria-expanded") === "true" &&
+			!document.querySelector("#zone-results").hidden && document.querySelector("#zone-results .zone-option") !== null;
+	})()`)
 }
 
 // attr is an attribute of the first element matching sel ("" if absent).

@@ -22,6 +22,7 @@
     if (!input || !list || input.dataset.combobox) return;
     input.dataset.combobox = "on";
     var status = document.getElementById("zone-status");
+    var chooseNote = document.getElementById("zone-choose");
     var offer = document.getElementById("browser-zone");
     // What the picker says is the page's, in the reader's language: the
     // template puts the catalog's messages on the field's wrapper
@@ -102,7 +103,22 @@
       updateOffer();
     }
 
+    // Text the list has answers for but no one zone stands for (a near
+    // match only, or several places): nothing is taken; the field says
+    // "choose one" and the list stays open (docs/timezone-picker.md,
+    // "Typed, not picked").
+    function askToChoose() {
+      var answered = list.dataset.for === input.value.trim() && options().length > 0;
+      if (input.value === field.value || !answered) { close(); return; }
+      list.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+      if (chooseNote) { chooseNote.textContent = msg("PickOne"); chooseNote.hidden = false; }
+      announce(msg("PickOne"));
+    }
+    function stopAsking() { if (chooseNote) chooseNote.hidden = true; }
+
     function pick(zone) {
+      stopAsking();
       input.value = zone;
       settle();
       commit(zone);
@@ -199,11 +215,12 @@
 
     input.addEventListener("input", function () {
       settled = null;
+      stopAsking();
       highlight(-1);
     });
     input.addEventListener("blur", function () {
       var unique = uniqueOption();
-      if (unique) pick(unique.dataset.zone); else close();
+      if (unique) pick(unique.dataset.zone); else askToChoose();
     });
     input.addEventListener("zone-set", function (ev) { // for other scripts that set the zone
       if (ev.detail && ev.detail.zone) pick(ev.detail.zone);
@@ -250,9 +267,12 @@
       announce(n === 0 ? msg("None") : msg(n === 1 ? "One" : "Many", { n: String(n) }));
       var exact = exactOption();
       if (exact && exact.dataset.zone === input.value.trim()) commit(exact.dataset.zone);
-      var unique = document.activeElement !== input && uniqueOption();
-      if (unique) { pick(unique.dataset.zone); return; } // the answer came after the blur
-      if (document.activeElement === input) open(); else close();
+      if (document.activeElement !== input) { // the answer came after the blur
+        var unique = uniqueOption();
+        if (unique) pick(unique.dataset.zone); else askToChoose();
+        return;
+      }
+      open();
     });
 
     updateOffer();

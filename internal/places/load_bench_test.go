@@ -6,6 +6,6 @@ import "testing"
 // the index.
 func BenchmarkLoad(b *testing.B) {
 	for b.Loop() {
-		parse(data, aliasData)
+		parse(data, aliasData, namesData)
 	}
 }

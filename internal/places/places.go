@@ -1,9 +1,12 @@
 // Package places finds time zones by what people type into the picker:
 // a city ("Dallas", "são paulo"), an acronym ("NYC"), a US state code
 // ("ny"), a country, an abbreviation ("IST", "PDT"), an offset ("UTC+1",
-// "+05:30") or a zone name ("America/New"). The cities come from a dataset
-// (places.tsv, generated; see docs/timezone-picker.md), the zones from
-// internal/schedule, which also loads every zone a result shows.
+// "+05:30") or a zone name ("America/New"), in German, Spanish, French or
+// English ("München", "Nueva York", "MEZ", "heure de Paris"), and names
+// what it finds in the reader's language. The cities come from a dataset
+// (places.tsv, and names.tsv for their names in four languages; generated,
+// see docs/timezone-picker.md), the zones from internal/schedule, which
+// also loads every zone a result shows.
 //
 // The search is ours rather than a fuzzy-matching library's: the ranking is
 // the product (exact, prefix, word, substring, then population; one result
@@ -28,17 +31,29 @@ var data string
 //go:embed aliases.tsv
 var aliasData string
 
+//go:embed names.tsv
+var namesData string
+
 // place is a city of the dataset, or a main city tzdb names for its zone.
 type place struct {
-	zone     int      // index in index.zones
-	name     string   // as shown: "São Paulo"
-	region   string   // as shown: "São Paulo, Brazil"
-	keys     []string // normalized names: "sao paulo"
-	acronym  string   // "nyc" for New York City; "" for one-word names
-	state    string   // normalized US state code: "ny"
-	province string   // normalized
-	country  string   // normalized
-	pop      int64
+	zone      int    // index in index.zones
+	name      string // as shown: "São Paulo"
+	province  string // as shown: "São Paulo"
+	keys      []key  // its names: its own first, then in the four languages and GeoNames' others
+	acronym   string // "nyc" for New York City; "" for one-word names
+	state     string // normalized US state code: "ny"
+	provinceN string // normalized
+	country   int    // index in index.countries
+	pop       int64
+}
+
+// key is a name as searched ("munchen") and as shown ("München"), with the
+// languages that write it so (none: the place's own name in the city data,
+// or one of GeoNames' other names, whose language the data does not say).
+type key struct {
+	norm, shown string
+	langs       langSet
+	other       bool // one of GeoNames' other names
 }
 
 // zoneEntry is a canonical zone of internal/schedule.
@@ -51,6 +66,8 @@ type zoneEntry struct {
 	city    string   // shown when no place names it: "New York"
 	country string   // shown likewise: "United States"
 	raw     bool     // a name no one lives under ("PST8PDT", "Etc/GMT+5"): never listed
+	local   []key    // its city in the four languages (CLDR): "Mexiko-Stadt"
+	clock   int      // the CLDR metazone it keeps now (index in index.clocks), -1 if none
 }
 
 // alias is a line of aliases.tsv: a name people use for a zone.
@@ -60,12 +77,16 @@ type alias struct {
 }
 
 type index struct {
-	zones   []zoneEntry
-	places  []place
-	aliases []alias
+	zones         []zoneEntry
+	places        []place
+	aliases       []alias
+	countries     []country
+	countryByName map[string]int
+	clocks        []clock
+	words         map[string]bool // the words zone names are made of: "heure", "hora", "zeit", "time"
 }
 
-var load = sync.OnceValue(func() *index { return parse(data, aliasData) })
+var load = sync.OnceValue(func() *index { return parse(data, aliasData, namesData) })
 
 // raw reports whether a canonical zone is one of tz's names for a rule or
 // an offset rather than a place: "PST8PDT", "EST", "CET", "Etc/GMT+5". They
@@ -80,11 +101,11 @@ func raw(name string) bool {
 // table. A zone of the file that schedule does not know is skipped: the
 // generator maps names through schedule, so that happens only when the tz
 // release changes before the file is regenerated.
-func parse(text, aliasText string) *index {
+func parse(text, aliasText, namesText string) *index {
 	ix := &index{}
 	byName := map[string]int{}
 	for _, z := range schedule.Zones() {
-		e := zoneEntry{name: z.Name, top: -1, city: z.City, country: z.Country, raw: raw(z.Name)}
+		e := zoneEntry{name: z.Name, top: -1, city: z.City, country: z.Country, raw: raw(z.Name), clock: -1}
 		for _, n := range append([]string{z.Name}, z.Aliases...) {
 			e.names = append(e.names, normalize(n))
 			e.cities = append(e.cities, normalize(n[strings.LastIndex(n, "/")+1:]))
@@ -92,6 +113,8 @@ func parse(text, aliasText string) *index {
 		byName[z.Name] = len(ix.zones)
 		ix.zones = append(ix.zones, e)
 	}
+	countries := ix.parseCountries(namesText)
+	ix.countryByName = countries
 	current := -1
 	mains := map[int][]string{} // added once every zone's own cities are in
 	for line := range strings.Lines(text) {
@@ -117,14 +140,15 @@ func parse(text, aliasText string) *index {
 		case f[0] == "" && len(f) == 7 && current >= 0:
 			pop, _ := strconv.ParseInt(f[6], 10, 64)
 			ix.add(place{
-				zone: current, name: f[1], region: join(f[3], f[5]),
+				zone: current, name: f[1], province: f[3],
 				keys:  keys(f[1], f[2]),
-				state: normalize(f[4]), province: normalize(f[3]), country: normalize(f[5]),
+				state: normalize(f[4]), provinceN: normalize(f[3]), country: ix.countryIndex(countries, f[5]),
 				pop: pop,
 			})
 		}
 	}
-	ix.addMainCities(mains)
+	ix.addMainCities(mains, countries)
+	ix.parseNames(namesText, byName)
 	for line := range strings.Lines(aliasText) {
 		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
 		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
@@ -138,7 +162,7 @@ func parse(text, aliasText string) *index {
 }
 
 func (ix *index) add(p place) {
-	if words := strings.Fields(p.keys[0]); len(words) > 1 {
+	if words := strings.Fields(p.keys[0].norm); len(words) > 1 {
 		var b strings.Builder
 		for _, w := range words {
 			b.WriteString(w[:1])
@@ -154,30 +178,30 @@ func (ix *index) add(p place) {
 
 // addMainCities adds tzdb's main cities of zones the city dataset lacks
 // ("New York City", "Brooklyn"), with no population of their own.
-func (ix *index) addMainCities(mains map[int][]string) {
+func (ix *index) addMainCities(mains map[int][]string, countries map[string]int) {
 	have := map[int]map[string]bool{}
 	for _, p := range ix.places {
 		if have[p.zone] == nil {
 			have[p.zone] = map[string]bool{}
 		}
 		for _, k := range p.keys {
-			have[p.zone][k] = true
+			have[p.zone][k.norm] = true
 		}
 	}
 	for zi := range ix.zones {
 		z := ix.zones[zi]
 		for _, n := range mains[zi] {
 			if k := normalize(n); k != "" && !have[zi][k] {
-				ix.add(place{zone: zi, name: n, region: z.country, keys: []string{k}, country: normalize(z.country)})
+				ix.add(place{zone: zi, name: n, keys: []key{{norm: k, shown: n}}, country: ix.countryIndex(countries, z.country)})
 			}
 		}
 	}
 }
 
-func keys(name, ascii string) []string {
-	k := []string{normalize(name)}
-	if a := normalize(ascii); a != "" && a != k[0] {
-		k = append(k, a)
+func keys(name, ascii string) []key {
+	k := []key{{norm: normalize(name), shown: name}}
+	if a := normalize(ascii); a != "" && a != k[0].norm {
+		k = append(k, key{norm: a, shown: name})
 	}
 	return k
 }

@@ -6,15 +6,18 @@ import "time"
 const MaxChoices = 8
 
 // Resolve reads text typed into the zone field and never picked from the
-// list, as the picker's search reads it (docs/timezone-picker.md, "Typed,
-// not picked"). It returns the zone when one place or name matches best and
-// alone: a zone's own or alias name in full, one zone of the places named
-// exactly so ("Denver"), an alias ("Eastern Time"), or the only result there
-// is ("Denv"). Otherwise it returns no zone and the choices to offer
-// ("Springfield": four zones), best first; both are empty when nothing
-// matches. The caller still validates the zone (internal/schedule).
-func Resolve(text string, now time.Time) (zone string, choices []Result) {
-	found := search(text, now, MaxResults)
+// list, as the picker's search for reader r reads it (docs/timezone-picker.md,
+// "Typed, not picked"). It returns the zone when one place or name matches
+// best and alone: a zone's own or alias name in full, one zone of the places
+// named exactly so ("Denver", "München"), an alias or a clock's name in
+// full ("Eastern Time", "Mitteleuropäische Zeit"), or the only result there
+// is when it matches by a name's beginning ("Denv"). A weak match (a word
+// inside a name, a substring, a typo) is never taken. Otherwise it returns
+// no zone and the choices to offer ("Springfield": four zones; "Tucsn":
+// Tucson alone), best first; both are empty when nothing matches. The
+// caller still validates the zone (internal/schedule).
+func Resolve(text string, r Reader, now time.Time) (zone string, choices []Result) {
+	found := search(text, r, now, MaxResults)
 	if len(found) == 0 {
 		return "", nil
 	}
@@ -23,7 +26,9 @@ func Resolve(text string, now time.Time) (zone string, choices []Result) {
 	for tied < len(found) && found[tied].rank == best {
 		tied++
 	}
-	if best == rankCanonical || (tied == 1 && (best <= rankExact || len(found) == 1)) {
+	// A weak match (a word inside a name, a typo) is never taken, even
+	// alone: "München" once found only "Munchon" (North Korea) by a typo.
+	if best == rankCanonical || (tied == 1 && (best <= rankExact || len(found) == 1 && best <= rankPrefix)) {
 		return found[0].Zone, nil
 	}
 	if best > rankExact { // no name in full: the best of what was found

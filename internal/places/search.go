@@ -45,9 +45,11 @@ const (
 )
 
 type hit struct {
-	rank  int
-	pop   int64
-	place int // index in index.places, or one of the two below
+	rank    int
+	foreign bool // matched by a name of another language only
+	pop     int64
+	place   int // index in index.places, or one of the two below
+	key     int // the place's key matched, -1 for none
 }
 
 const (
@@ -55,16 +57,42 @@ const (
 	byZoneData = -2 // its abbreviation or offset matched: show its biggest place
 )
 
+// better reports whether h names its zone better than o: a closer match,
+// in the reader's language, then a place over the zone itself (the link
+// America/Montreal finds Toronto's zone, but the place typed is Montréal),
+// then the larger population.
 func (h hit) better(o hit) bool {
-	return h.rank < o.rank || h.rank == o.rank && h.pop > o.pop
+	return cmp.Or(cmp.Compare(h.rank, o.rank), compareBool(h.foreign, o.foreign),
+		compareBool(h.place < 0, o.place < 0), cmp.Compare(o.pop, h.pop)) < 0
 }
 
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// preferred is the population that puts a zone first among its equals:
+// the zone a clock's name stands for in the reader's region.
+const preferred = int64(1) << 62
+
+// regionBoost weighs a place named in full in the reader's country
+// against more populous ones elsewhere (ten times their population), not
+// enough to outweigh a capital: "Paris" stays France's to an American.
+const regionBoost = 10
+
 // Search returns at most limit zones (MaxResults if limit is out of range)
-// matching query, best first: by how well they match, then by the
-// population of the place that matched, a zone appearing once under its
-// best place. Offsets are compared, and shown, as they are at now.
-func Search(query string, now time.Time, limit int) []Result {
-	found := search(query, now, limit)
+// matching query, best first: by how well they match, then names in the
+// reader's language before others, then by the population of the place
+// that matched (its reader's region's weighing more), a zone appearing once
+// under its best place, named in the reader's language. Offsets are
+// compared, and shown, as they are at now.
+func Search(query string, r Reader, now time.Time, limit int) []Result {
+	found := search(query, r, now, limit)
 	out := make([]Result, len(found))
 	for i, f := range found {
 		out[i] = f.Result
@@ -78,7 +106,7 @@ type scored struct {
 	rank int
 }
 
-func search(query string, now time.Time, limit int) []scored {
+func search(query string, reader Reader, now time.Time, limit int) []scored {
 	if limit <= 0 || limit > MaxResults {
 		limit = MaxResults
 	}
@@ -88,6 +116,7 @@ func search(query string, now time.Time, limit int) []scored {
 		return nil
 	}
 	ix := load()
+	lang := langOf(reader.Lang)
 	best := make(map[int]hit) // zone index -> its best hit
 	offer := func(zone int, h hit) {
 		if b, ok := best[zone]; !ok || h.better(b) {
@@ -100,18 +129,74 @@ func search(query string, now time.Time, limit int) []scored {
 		}
 		return 0
 	}
+	placePop := func(p place, rank int) int64 { // a whole name only: "lon" is London's before Los Angeles' to an American too
+		if rank <= rankExact && reader.Region != "" && ix.countries[p.country].code == reader.Region {
+			return p.pop * regionBoost
+		}
+		return p.pop
+	}
 
-	for i, p := range ix.places {
-		if r := p.rank(q); r != noMatch {
-			offer(p.zone, hit{rank: r, pop: p.pop, place: i})
+	// Places and zones by their names; with the words of zone names left
+	// out ("heure de Paris"), a rank lower.
+	byNames := func(q string, worse int) {
+		countries := ix.rankCountries(q, lang)
+		for i, p := range ix.places {
+			if r, k, foreign := p.rank(q, lang, countries); r != noMatch {
+				offer(p.zone, hit{rank: r + worse, foreign: foreign, pop: placePop(p, r+worse), place: i, key: k})
+			}
 		}
 	}
+	byNames(q, 0)
+	stripped := ix.withoutZoneWords(q)
+	if stripped != "" {
+		byNames(stripped, 1)
+	}
+
+	aliased := map[int]bool{} // clocks an alias of aliases.tsv names in full: its zone stands
 	for _, a := range ix.aliases {
 		if r := rankName(a.key, q); r != noMatch {
 			if r == rankExact {
 				r = rankAlias
+				if c := ix.zones[a.zone].clock; c >= 0 {
+					aliased[c] = true
+				}
 			}
-			offer(a.zone, hit{rank: r, pop: zonePop(a.zone), place: byZoneName})
+			offer(a.zone, hit{rank: r, pop: zonePop(a.zone), place: byZoneName, key: -1})
+		}
+	}
+	// The clocks' names in the four languages: a long name in full stands
+	// for its zone in the reader's region ("hora central": Chicago, in
+	// Mexico Mexico City), as an alias does; the clock's other zones follow.
+	// A short name ("MEZ") is an abbreviation: its zones, the region's first.
+	for ci, c := range ix.clocks {
+		r, foreign := noMatch, false
+		for _, k := range c.long {
+			if kr := rankName(k.norm, q); kr < r || kr == r && foreign && k.langs&lang != 0 {
+				r, foreign = kr, k.langs&lang == 0
+			}
+		}
+		short := false
+		for _, k := range c.short {
+			if k.norm == q && (r > rankExact || foreign && k.langs&lang != 0) {
+				r, foreign, short = rankExact, k.langs&lang == 0, true
+			}
+		}
+		if r == noMatch {
+			continue
+		}
+		own := c.zoneFor(reader.Region)
+		if _, regional := c.regional[reader.Region]; r != rankExact || short && !regional {
+			own = -1 // "IST" is India's, Israel's and Ireland's: by population
+		}
+		for _, zi := range c.members {
+			h := hit{rank: r, foreign: foreign, pop: zonePop(zi), place: byZoneData, key: -1}
+			if zi == own {
+				h.pop = preferred
+				if r == rankExact && !short && !aliased[ci] {
+					h.rank = rankAlias
+				}
+			}
+			offer(zi, h)
 		}
 	}
 	abbr := abbreviation(query)
@@ -125,17 +210,22 @@ func search(query string, now time.Time, limit int) []scored {
 	for zi, z := range ix.zones {
 		byAbbr := abbr != "" && slices.Contains(z.abbrs, abbr)
 		if byAbbr || (isOffset && offsetAt(z.name, now) == offset) {
-			offer(zi, hit{rank: rankExact, pop: zonePop(zi), place: byZoneData})
+			offer(zi, hit{rank: rankExact, pop: zonePop(zi), place: byZoneData, key: -1})
 		}
 		abbrKnown = abbrKnown || byAbbr
 	}
 	for zi, z := range ix.zones {
-		r := z.rank(q)
+		r, foreign := z.rank(q, lang)
 		if r == rankCanonical && abbrKnown {
 			r = rankExact
 		}
 		if r != noMatch {
-			offer(zi, hit{rank: r, pop: zonePop(zi), place: byZoneName})
+			offer(zi, hit{rank: r, foreign: foreign, pop: zonePop(zi), place: byZoneName, key: -1})
+		}
+		if stripped != "" {
+			if r, foreign := z.rank(stripped, lang); r != noMatch {
+				offer(zi, hit{rank: r + 1, foreign: foreign, pop: zonePop(zi), place: byZoneName, key: -1})
+			}
 		}
 	}
 
@@ -144,16 +234,16 @@ func search(query string, now time.Time, limit int) []scored {
 	// names within a letter of its length, from four letters).
 	if !anyBetter(best, rankSubstring) && len(q) >= 4 {
 		for i, p := range ix.places {
-			for _, k := range p.keys {
-				if withinOneEdit(k, q) {
-					offer(p.zone, hit{rank: rankTypo, pop: p.pop, place: i})
+			for ki, k := range p.keys {
+				if withinOneEdit(k.norm, q) {
+					offer(p.zone, hit{rank: rankTypo, foreign: k.langs != 0 && k.langs&lang == 0, pop: placePop(p, rankTypo), place: i, key: ki})
 				}
 			}
 		}
 		for zi, z := range ix.zones {
 			for _, c := range z.cities {
 				if withinOneEdit(c, q) {
-					offer(zi, hit{rank: rankTypo, pop: zonePop(zi), place: byZoneName})
+					offer(zi, hit{rank: rankTypo, pop: zonePop(zi), place: byZoneName, key: -1})
 				}
 			}
 		}
@@ -167,7 +257,7 @@ func search(query string, now time.Time, limit int) []scored {
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		ha, hb := best[a], best[b]
-		return cmp.Or(cmp.Compare(ha.rank, hb.rank), cmp.Compare(hb.pop, ha.pop),
+		return cmp.Or(cmp.Compare(ha.rank, hb.rank), compareBool(ha.foreign, hb.foreign), cmp.Compare(hb.pop, ha.pop),
 			cmp.Compare(ix.zones[a].name, ix.zones[b].name))
 	})
 	var out []scored
@@ -180,13 +270,17 @@ func search(query string, now time.Time, limit int) []scored {
 		if err != nil {
 			continue // in the table but not in the embedded rules: nothing to offer
 		}
-		res := Result{Zone: loaded.Name, City: z.city, Region: z.country}
-		pi := best[zi].place
-		if pi == byZoneData {
-			pi = z.top
+		res := Result{Zone: loaded.Name, City: z.shownCity(lang), Region: z.country}
+		if ci, ok := ix.countryByName[z.country]; ok {
+			res.Region = ix.countries[ci].shown(lang)
 		}
-		if pi >= 0 {
-			res.City, res.Region = ix.places[pi].name, ix.places[pi].region
+		h := best[zi]
+		if h.place == byZoneData {
+			h.place = z.top
+		}
+		if h.place >= 0 {
+			p := ix.places[h.place]
+			res.City, res.Region = p.label(h.key, lang), join(p.province, ix.countries[p.country].shown(lang))
 		}
 		res.Offset, res.Local = schedule.ZoneLabel(loaded, now)
 		out = append(out, scored{Result: res, rank: best[zi].rank})
@@ -261,62 +355,123 @@ func Bound(s string) string {
 	return s
 }
 
-func (p place) rank(q string) int {
-	r := noMatch
-	for _, k := range p.keys {
-		r = min(r, rankName(k, q))
+// rank is how well q matches the place: the rank, the key matched (-1
+// for its country, province, acronym or state code) and whether only a
+// name of another language than lang matched. countries is
+// rankCountries' answer for q.
+func (p place) rank(q string, lang langSet, countries []countryMatch) (int, int, bool) {
+	r, key, foreign := noMatch, -1, false
+	for i, k := range p.keys {
+		kr := rankName(k.norm, q)
+		if kr == rankSubstring && k.other {
+			continue // GeoNames' other names in full or by a word only: "koln" is not in "Stjokolna"
+		}
+		kf := k.langs != 0 && k.langs&lang == 0
+		if kr < r || kr == r && foreign && !kf {
+			r, key, foreign = kr, i, kf
+		}
 	}
+	c := countries[p.country]
 	switch {
-	case q == p.country || q == p.province:
-		r = rankExact
+	case c.rank == rankExact || q == p.provinceN:
+		if r > rankExact || foreign {
+			r, key, foreign = rankExact, -1, c.foreign && q != p.provinceN
+		}
 	case q == p.acronym || q == p.state:
-		r = min(r, rankPrefix)
-	case len(q) >= 3 && (strings.HasPrefix(p.country, q) || strings.HasPrefix(p.province, q)):
-		r = min(r, rankSubstring)
+		if r > rankPrefix || r == rankPrefix && key >= 0 && p.keys[key].other {
+			r, key, foreign = rankPrefix, -1, false
+		}
+	case c.rank == rankSubstring || len(q) >= 3 && strings.HasPrefix(p.provinceN, q):
+		if r > rankSubstring {
+			r, key, foreign = rankSubstring, -1, c.foreign
+		}
 	}
-	return r
+	return r, key, foreign
 }
 
-func (z zoneEntry) rank(q string) int {
-	if z.names[0] == q {
-		return rankCanonical
+// countryMatch is how well a query matches a country's names: in full
+// (rankExact) or their beginning (rankSubstring), from three letters.
+type countryMatch struct {
+	rank    int
+	foreign bool
+}
+
+func (ix *index) rankCountries(q string, lang langSet) []countryMatch {
+	out := make([]countryMatch, len(ix.countries))
+	for i, c := range ix.countries {
+		m := countryMatch{rank: noMatch}
+		for _, k := range c.keys {
+			r := noMatch
+			switch {
+			case k.norm == q:
+				r = rankExact
+			case len(q) >= 3 && strings.HasPrefix(k.norm, q):
+				r = rankSubstring
+			}
+			if f := k.langs&lang == 0; r < m.rank || r == m.rank && m.foreign && !f {
+				m = countryMatch{rank: r, foreign: f}
+			}
+		}
+		out[i] = m
 	}
-	r := noMatch
+	return out
+}
+
+func (z zoneEntry) rank(q string, lang langSet) (int, bool) {
+	if z.names[0] == q {
+		return rankCanonical, false
+	}
+	r, foreign := noMatch, false
 	for i := range z.names {
 		r = min(r, rankName(z.names[i], q), rankName(z.cities[i], q))
 	}
-	return r
+	for _, k := range z.local {
+		if kr := rankName(k.norm, q); kr < r || kr == r && foreign && k.langs&lang != 0 {
+			r, foreign = kr, k.langs&lang == 0
+		}
+	}
+	return r, foreign
+}
+
+// shownCity is the zone's city in lang ("Mexiko-Stadt"), shown when no
+// place names the zone.
+func (z zoneEntry) shownCity(lang langSet) string {
+	for _, k := range z.local {
+		if k.langs&lang != 0 {
+			return k.shown
+		}
+	}
+	return z.city
 }
 
 // rankName ranks a query against one normalized name; zone names count
-// "/" as a word break, so "new" finds "america/new york" by a word.
+// "/" as a word break, so "new" finds "america/new york" by a word. One
+// scan of the name's occurrences of q decides prefix, word and substring.
 func rankName(name, q string) int {
-	switch {
-	case name == q:
+	if name == q {
 		return rankExact
-	case strings.HasPrefix(name, q):
+	}
+	i := strings.Index(name, q)
+	switch {
+	case i < 0:
+		return noMatch
+	case i == 0:
 		return rankPrefix
-	case startsWord(name, q):
-		return rankWord
-	case len(q) >= 3 && strings.Contains(name, q):
+	}
+	for {
+		if name[i-1] == ' ' || name[i-1] == '/' {
+			return rankWord
+		}
+		j := strings.Index(name[i+1:], q)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	if len(q) >= 3 {
 		return rankSubstring
 	}
 	return noMatch
-}
-
-// startsWord reports whether q begins a word of name after its first.
-func startsWord(name, q string) bool {
-	for i := 0; i < len(name); {
-		j := strings.Index(name[i:], q)
-		if j < 0 {
-			return false
-		}
-		if j += i; j > 0 && (name[j-1] == ' ' || name[j-1] == '/') {
-			return true
-		}
-		i = j + 1
-	}
-	return false
 }
 
 // abbreviation is the query as a zone abbreviation ("ist" → "IST"), or ""
@@ -394,6 +549,10 @@ func stripMarks(s string) string {
 
 // letters the decomposition above leaves alone.
 var foldLetters = strings.NewReplacer("ß", "ss", "ø", "o", "đ", "d", "ł", "l", "æ", "ae", "œ", "oe", "ı", "i")
+
+// Normalize is a name or query as the search compares them (normalize);
+// the generator dedupes names.tsv with it.
+func Normalize(s string) string { return normalize(s) }
 
 // normalize lowercases, folds accents, reads "_", "-", "," and "." as
 // spaces (zone and city spellings differ there), drops control characters

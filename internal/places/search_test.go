@@ -83,7 +83,7 @@ func TestSearchFindsWhatPeopleType(t *testing.T) {
 		{"katmandu", winter, []string{"Asia/Kathmandu"}, ""},
 		{"texas", winter, []string{"America/Chicago", "America/Denver"}, "Houston"},
 	} {
-		got := places.Search(tc.query, tc.now, 10)
+		got := places.Search(tc.query, places.Reader{}, tc.now, 10)
 		require.GreaterOrEqual(t, len(got), len(tc.want), "%q: %v", tc.query, zones(got))
 		require.Equal(t, tc.want, zones(got)[:len(tc.want)], "%q at %s", tc.query, tc.now)
 		if tc.city != "" {
@@ -95,7 +95,7 @@ func TestSearchFindsWhatPeopleType(t *testing.T) {
 // "lon": London first, Longyearbyen found but well after it.
 func TestSearchRanksByMatchThenPopulation(t *testing.T) {
 	t.Parallel()
-	got := zones(places.Search("lon", winter, places.MaxResults))
+	got := zones(places.Search("lon", places.Reader{}, winter, places.MaxResults))
 	london, longyearbyen := -1, -1
 	for i, z := range got {
 		switch z {
@@ -110,8 +110,8 @@ func TestSearchRanksByMatchThenPopulation(t *testing.T) {
 
 	// An exact name beats a more populous prefix: "Paris" is Paris, not
 	// Parisian suburbs elsewhere; a prefix beats a word inside a name.
-	require.Equal(t, "Europe/Paris", places.Search("paris", winter, 1)[0].Zone)
-	york := places.Search("york", winter, places.MaxResults)
+	require.Equal(t, "Europe/Paris", places.Search("paris", places.Reader{}, winter, 1)[0].Zone)
+	york := places.Search("york", places.Reader{}, winter, places.MaxResults)
 	require.Equal(t, "Europe/London", york[0].Zone, "York (England) exactly, before New York by a word: %v", zones(york))
 	require.Contains(t, zones(york), "America/New_York")
 }
@@ -120,7 +120,7 @@ func TestSearchRanksByMatchThenPopulation(t *testing.T) {
 // clock at the instant asked for.
 func TestSearchResultsAreZonesWithTheirTime(t *testing.T) {
 	t.Parallel()
-	got := places.Search("new york", winter, places.MaxResults)
+	got := places.Search("new york", places.Reader{}, winter, places.MaxResults)
 	seen := map[string]bool{}
 	for _, r := range got {
 		require.False(t, seen[r.Zone], "zone %s listed twice in %v", r.Zone, zones(got))
@@ -131,18 +131,18 @@ func TestSearchResultsAreZonesWithTheirTime(t *testing.T) {
 	}
 	ny := got[0]
 	require.Equal(t, places.Result{Zone: "America/New_York", City: "New York",
-		Region: "New York, United States of America", Offset: "UTC−05:00", Local: "08:04"}, ny)
-	summerNY := places.Search("new york", summer, 1)[0]
+		Region: "New York, United States", Offset: "UTC−05:00", Local: "08:04"}, ny)
+	summerNY := places.Search("new york", places.Reader{}, summer, 1)[0]
 	require.Equal(t, "UTC−04:00", summerNY.Offset)
 	require.Equal(t, "09:04", summerNY.Local)
 }
 
 func TestSearchBoundsItsAnswer(t *testing.T) {
 	t.Parallel()
-	require.Len(t, places.Search("a", winter, 3), 3)
-	require.Len(t, places.Search("a", winter, 0), places.MaxResults, "0 means the most there is")
-	require.Len(t, places.Search("a", winter, 1000), places.MaxResults)
-	require.Len(t, places.Search("CET", winter, places.MaxResults), places.MaxResults, "all CET zones up to the bound")
+	require.Len(t, places.Search("a", places.Reader{}, winter, 3), 3)
+	require.Len(t, places.Search("a", places.Reader{}, winter, 0), places.MaxResults, "0 means the most there is")
+	require.Len(t, places.Search("a", places.Reader{}, winter, 1000), places.MaxResults)
+	require.Len(t, places.Search("CET", places.Reader{}, winter, places.MaxResults), places.MaxResults, "all CET zones up to the bound")
 }
 
 // Odd input finds nothing or something, never panics, and costs no more
@@ -155,26 +155,26 @@ func TestSearchOddInput(t *testing.T) {
 		strings.Repeat("a", 10<<10), strings.Repeat("é", 5<<10), strings.Repeat("\x00", 10<<10),
 		strings.Repeat("new york ", 2000),
 	} {
-		got := places.Search(q, winter, places.MaxResults)
+		got := places.Search(q, places.Reader{}, winter, places.MaxResults)
 		require.LessOrEqual(t, len(got), places.MaxResults, "%.40q", q)
 		for _, r := range got {
 			require.True(t, utf8.ValidString(r.City+r.Region), "%.40q", q)
 		}
 	}
-	require.Empty(t, places.Search("", winter, 10))
-	require.Empty(t, places.Search(" \t", winter, 10))
-	require.Empty(t, places.Search("\x00", winter, 10))
-	require.Empty(t, places.Search("zzzzqx", winter, 10))
-	require.Empty(t, places.Search("utc+99", winter, 10))
+	require.Empty(t, places.Search("", places.Reader{}, winter, 10))
+	require.Empty(t, places.Search(" \t", places.Reader{}, winter, 10))
+	require.Empty(t, places.Search("\x00", places.Reader{}, winter, 10))
+	require.Empty(t, places.Search("zzzzqx", places.Reader{}, winter, 10))
+	require.Empty(t, places.Search("utc+99", places.Reader{}, winter, 10))
 	// NUL is dropped, not a separator: "new\x00york" reads "newyork",
 	// which the typo pass finds (one space missing).
-	require.Equal(t, "America/New_York", places.Search("new\x00york", winter, 1)[0].Zone)
+	require.Equal(t, "America/New_York", places.Search("new\x00york", places.Reader{}, winter, 1)[0].Zone)
 	// The query is cut at MaxQuery characters: a long one finds what its
 	// beginning finds.
 	long := "Sao Paulo" + strings.Repeat(" ", places.MaxQuery) + "zzzz"
-	require.Equal(t, "America/Sao_Paulo", places.Search(long, winter, 1)[0].Zone)
+	require.Equal(t, "America/Sao_Paulo", places.Search(long, places.Reader{}, winter, 1)[0].Zone)
 	// Spaces around it do not count towards that.
-	require.Equal(t, "Europe/Paris", places.Search(strings.Repeat(" ", 200)+"Paris ", winter, 1)[0].Zone)
+	require.Equal(t, "Europe/Paris", places.Search(strings.Repeat(" ", 200)+"Paris ", places.Reader{}, winter, 1)[0].Zone)
 }
 
 // Every canonical zone is found first by its own name, except tz's raw
@@ -184,7 +184,7 @@ func TestEveryZoneIsFoundByName(t *testing.T) {
 	t.Parallel()
 	raw := 0
 	for _, z := range schedule.Zones() {
-		got := places.Search(z.Name, winter, 1)
+		got := places.Search(z.Name, places.Reader{}, winter, 1)
 		if z.Name != "UTC" && (!strings.Contains(z.Name, "/") || strings.HasPrefix(z.Name, "Etc/")) {
 			raw++ // Etc/GMT+12 finds nothing: no one lives at UTC-12
 			require.True(t, len(got) == 0 || got[0].Zone != z.Name, "%s is listed", z.Name)
@@ -202,7 +202,7 @@ func TestEveryZoneIsFoundByName(t *testing.T) {
 func TestSearchHidesRawZoneNames(t *testing.T) {
 	t.Parallel()
 	for _, q := range []string{"PST", "PDT", "EST", "CET", "MST", "HST", "EET", "WET", "gmt", "utc+1", "utc-5", "etc", "GMT+5", "pst8", "est5edt", "a", "e"} {
-		for _, r := range places.Search(q, winter, places.MaxResults) {
+		for _, r := range places.Search(q, places.Reader{}, winter, places.MaxResults) {
 			require.True(t, r.Zone == "UTC" || (strings.Contains(r.Zone, "/") && !strings.HasPrefix(r.Zone, "Etc/")), "%q lists %s", q, r.Zone)
 		}
 	}
@@ -211,7 +211,7 @@ func TestSearchHidesRawZoneNames(t *testing.T) {
 		"Etc/GMT+5": "America/New_York", // five hours behind UTC: POSIX's sign
 		"Etc/GMT-1": "Africa/Kinshasa",
 	} {
-		got := places.Search(q, winter, 3)
+		got := places.Search(q, places.Reader{}, winter, 3)
 		require.NotEmpty(t, got, q)
 		require.Equal(t, want, got[0].Zone, "%q: %v", q, zones(got))
 	}
@@ -227,14 +227,14 @@ func TestSearchAliases(t *testing.T) {
 		"Pacific Time": "America/Los_Angeles", "Mountain Time": "America/Denver", "GMT": "Europe/London", "CET": "Europe/Paris",
 		"pacific t": "America/Los_Angeles", // a prefix of an alias
 	} {
-		got := places.Search(q, winter, 3)
+		got := places.Search(q, places.Reader{}, winter, 3)
 		require.NotEmpty(t, got, q)
 		require.Equal(t, want, got[0].Zone, "%q: %v", q, zones(got))
 	}
 	lines := places.AliasLines()
 	require.Greater(t, len(lines), 40)
 	for _, l := range lines {
-		got := places.Search(l[0], winter, 1)
+		got := places.Search(l[0], places.Reader{}, winter, 1)
 		require.NotEmpty(t, got, "alias %q (zone %s) does not load", l[0], l[1])
 		require.Equal(t, l[1], got[0].Zone, "alias %q", l[0])
 	}
@@ -248,12 +248,12 @@ func TestSearchTypos(t *testing.T) {
 		"chicgo": "America/Chicago", "berln": "Europe/Berlin", "Chciago": "America/Chicago", // swapped
 		"denverr": "America/Denver", "vancover": "America/Vancouver", "sydny": "Australia/Sydney", "lodnon": "Europe/London",
 	} {
-		got := places.Search(q, winter, 3)
+		got := places.Search(q, places.Reader{}, winter, 3)
 		require.NotEmpty(t, got, q)
 		require.Equal(t, want, got[0].Zone, "%q: %v", q, zones(got))
 	}
-	require.Empty(t, places.Search("chcgoo", winter, 3), "two edits are too many")
-	require.Empty(t, places.Search("xqz", winter, 3), "short text is not guessed at")
+	require.Empty(t, places.Search("chcgoo", places.Reader{}, winter, 3), "two edits are too many")
+	require.Empty(t, places.Search("xqz", places.Reader{}, winter, 3), "short text is not guessed at")
 }
 
 // "EST" lists New York first and no zone whose clocks are not EST: tzdb
@@ -261,11 +261,11 @@ func TestSearchTypos(t *testing.T) {
 // zones' own rules.
 func TestSearchESTOrder(t *testing.T) {
 	t.Parallel()
-	got := zones(places.Search("EST", winter, places.MaxResults))
+	got := zones(places.Search("EST", places.Reader{}, winter, places.MaxResults))
 	require.Equal(t, "America/New_York", got[0])
 	require.NotContains(t, got, "America/Winnipeg")
-	require.Contains(t, zones(places.Search("CST", winter, places.MaxResults)), "America/Winnipeg")
-	require.Contains(t, zones(places.Search("PST", winter, places.MaxResults)), "America/Vancouver")
+	require.Contains(t, zones(places.Search("CST", places.Reader{}, winter, places.MaxResults)), "America/Winnipeg")
+	require.Contains(t, zones(places.Search("PST", places.Reader{}, winter, places.MaxResults)), "America/Vancouver")
 }
 
 // A city the data had on the wrong clock is on its own (gen/corrections.tsv).
@@ -275,7 +275,7 @@ func TestSearchCorrectedCities(t *testing.T) {
 		"Winslow": "America/Phoenix", "Lhasa": "Asia/Shanghai", "Zhanjiang": "Asia/Shanghai",
 		"Punta Arenas": "America/Punta_Arenas", "Cobija": "America/La_Paz",
 	} {
-		got := places.Search(q, winter, 1)
+		got := places.Search(q, places.Reader{}, winter, 1)
 		require.NotEmpty(t, got, q)
 		require.Equal(t, want, got[0].Zone, q)
 	}
@@ -290,45 +290,47 @@ func TestResolve(t *testing.T) {
 		"Europe/Berlin": "Europe/Berlin", "US/Eastern": "America/New_York", "Central": "America/Chicago", "Denv": "America/Denver",
 		"Winslow": "America/Phoenix", "UTC": "UTC",
 	} {
-		zone, choices := places.Resolve(q, winter)
+		zone, choices := places.Resolve(q, places.Reader{}, winter)
 		require.Equal(t, want, zone, q)
 		require.Empty(t, choices, q)
 	}
-	zone, choices := places.Resolve("Springfield", winter)
+	zone, choices := places.Resolve("Springfield", places.Reader{}, winter)
 	require.Empty(t, zone)
 	require.Equal(t, []string{"America/New_York", "America/Chicago", "America/Los_Angeles"}, zones(choices))
 	require.Equal(t, "Springfield", choices[0].City)
-	zone, choices = places.Resolve("EST", winter)
+	zone, choices = places.Resolve("EST", places.Reader{}, winter)
 	require.Empty(t, zone, "an abbreviation many zones use is a choice")
 	require.Len(t, choices, places.MaxChoices)
-	zone, choices = places.Resolve("zzzzqx", winter)
+	zone, choices = places.Resolve("zzzzqx", places.Reader{}, winter)
 	require.Empty(t, zone)
 	require.Empty(t, choices)
 }
 
 func FuzzSearch(f *testing.F) {
-	for _, s := range []string{"nyc", "são paulo", "+05:30", "utc-3", "America/New", "\x00", "שלום"} {
+	for _, s := range []string{"nyc", "são paulo", "+05:30", "utc-3", "America/New", "\x00", "שלום", "heure de", "MEZ", "hora de de"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := places.Search(q, winter, 5)
-		if len(got) > 5 {
-			t.Fatalf("%d results", len(got))
-		}
-		for _, r := range got {
-			if _, err := schedule.LoadZone(r.Zone); err != nil {
-				t.Fatalf("result %q does not load: %v", r.Zone, err)
+		for _, r := range []places.Reader{{}, {Lang: "de", Region: "DE"}, {Lang: "fr", Region: "CA"}} {
+			got := places.Search(q, r, winter, 5)
+			if len(got) > 5 {
+				t.Fatalf("%d results", len(got))
+			}
+			for _, res := range got {
+				if _, err := schedule.LoadZone(res.Zone); err != nil {
+					t.Fatalf("result %q does not load: %v", res.Zone, err)
+				}
 			}
 		}
 	})
 }
 
 func BenchmarkSearch(b *testing.B) {
-	places.Search("warm up", winter, 1)                                                 // the index is built on first use
+	places.Search("warm up", places.Reader{}, winter, 1)                                // the index is built on first use
 	for _, q := range []string{"lon", "new york", "CET", "utc+1", "chicgo", "zzzzqx"} { // the last two: the typo pass
 		b.Run(q, func(b *testing.B) {
 			for b.Loop() {
-				places.Search(q, winter, 12)
+				places.Search(q, places.Reader{}, winter, 12)
 			}
 		})
 	}

@@ -234,8 +234,12 @@ func (s *Server) formModel(tr *i18n.Localizer, in scheduleInput, errs map[string
 		f.ZoneHint = s.zoneHint(tr, in.timezone)
 	} else if in.timezone != "" {
 		// Typed text several places match: say so, and offer them.
-		if _, choices := places.Resolve(in.timezone, s.now()); len(choices) > 0 {
-			errs["timezone"] = tr.Tf("bsettings.msg.zone_choices", map[string]any{"Typed": places.Bound(in.timezone)})
+		if _, choices := places.Resolve(in.timezone, zoneReader(tr), s.now()); len(choices) > 0 {
+			msg := "bsettings.msg.zone_choices"
+			if len(choices) == 1 { // a near match only ("Munchon" for "München"): never taken unasked
+				msg = "bsettings.msg.zone_choose_one"
+			}
+			errs["timezone"] = tr.Tf(msg, map[string]any{"Typed": places.Bound(in.timezone)})
 			for _, r := range choices {
 				f.ZoneChoices = append(f.ZoneChoices, zoneOption(r, l, s.now()))
 			}

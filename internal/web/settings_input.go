@@ -50,7 +50,7 @@ func scheduleInputFrom(c echo.Context, l locale.Locale, now time.Time) (schedule
 		return scheduleInput{}, apperr.Errorf(apperr.Malformed, "Unreadable form.")
 	}
 	in := scheduleInput{
-		timezone:  typedZone(form, now),
+		timezone:  typedZone(form, zoneReader(localizer(c)), now),
 		localTime: documentClock(l, form.Get("schedule_local_time")),
 		typedTime: strings.TrimSpace(form.Get("schedule_local_time")),
 		days:      form["days"],
@@ -69,7 +69,7 @@ func scheduleInputFrom(c echo.Context, l locale.Locale, now time.Time) (schedule
 // picker takes a unique match on blur (docs/timezone-picker.md, "Typed, not
 // picked"); anything else is kept as typed for the validator to refuse,
 // with the choices beside the field (formModel).
-func typedZone(form url.Values, now time.Time) string {
+func typedZone(form url.Values, r places.Reader, now time.Time) string {
 	if choice := strings.TrimSpace(form.Get("timezone_choice")); choice != "" {
 		return choice
 	}
@@ -80,7 +80,7 @@ func typedZone(form url.Values, now time.Time) string {
 	if _, err := schedule.LoadZone(typed); err == nil {
 		return typed
 	}
-	if zone, _ := places.Resolve(typed, now); zone != "" {
+	if zone, _ := places.Resolve(typed, r, now); zone != "" {
 		return zone
 	}
 	return typed

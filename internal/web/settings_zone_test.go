@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -135,4 +136,57 @@ func TestZoneSearchMarksUniqueMatch(t *testing.T) {
 	require.Equal(t, []string{"Asia/Kolkata"}, unique("Bombay"))
 	require.Empty(t, unique("Springfield"))
 	require.Empty(t, unique("EST"))
+}
+
+// A German admin finds zones by German names and reads them in German;
+// text that is only a near match is never saved: the field says to choose
+// and offers the match (docs/timezone-picker.md, "Typed, not picked").
+func TestZonePickerSpeaksTheAdminsLanguage(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	setClock(f, time.Date(2026, 1, 15, 13, 4, 0, 0, time.UTC))
+	f.setLocale(f.orgA.ID, "de-DE")
+	admin := f.as(&f.adminA)
+	first := func(q string) *htmlNode {
+		t.Helper()
+		r := admin.htmx().get(settingsPath + "/zones?q=" + url.QueryEscape(q))
+		require.Equal(t, http.StatusOK, r.Code)
+		opts := parseDoc(t, r.Body).findAll(hasClass("zone-option"))
+		require.NotEmpty(t, opts, q)
+		return &opts[0]
+	}
+	munich := first("München")
+	require.Equal(t, "Europe/Berlin", munich.attr("data-zone"))
+	require.Equal(t, "true", munich.attr("data-unique"), "a whole name: taken on blur")
+	require.Equal(t, "München, Bayern, Deutschland", munich.find(hasClass("zone-place")).text())
+	require.Equal(t, "Mitteleuropäische Zeit (Berlin)", munich.find(hasClass("zone-label")).text())
+	for q, want := range map[string]string{
+		"Mitteleuropäische Zeit": "Europe/Berlin", "MEZ": "Europe/Berlin", "Mailand": "Europe/Rome",
+		"Mexiko-Stadt": "America/Mexico_City", "Köln": "Europe/Berlin",
+	} {
+		require.Equal(t, want, first(q).attr("data-zone"), q)
+	}
+	tucson := first("Tucsn")
+	require.Equal(t, "America/Phoenix", tucson.attr("data-zone"))
+	require.Empty(t, tucson.attr("data-unique"), "a near match alone is not taken on blur")
+
+	// Saved: a German name is stored as its zone; a near match is refused.
+	r := admin.post(settingsPath, scheduleForm("München", "07:30", "mon"))
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Contains(t, storedConfig(t, f, f.orgA.ID).Raw, `"Europe/Berlin"`)
+	before := storedConfig(t, f, f.orgA.ID)
+	r = admin.post(settingsPath, scheduleForm("Tucsn", "07:30", "mon"))
+	require.Equal(t, http.StatusUnprocessableEntity, r.Code)
+	require.Equal(t, before, storedConfig(t, f, f.orgA.ID), "nothing saved")
+	doc := parseDoc(t, r.Body)
+	require.Contains(t, doc.byID("timezone-error").text(), "Kein Ort heißt genau „Tucsn“. Wählen Sie einen davon:")
+	var offered []string
+	for _, b := range doc.byID("zone-choices").findAll(attrIs("name", "timezone_choice")) {
+		offered = append(offered, b.attr("value"))
+	}
+	require.Equal(t, []string{"America/Phoenix"}, offered)
+	require.Contains(t, doc.byID("zone-choices").text(), "Tucson, Arizona, Vereinigte Staaten")
+	// The picker's words for it are on the field, for the script.
+	require.Equal(t, "Keiner dieser Orte heißt genau so: Wählen Sie einen aus.",
+		doc.find(hasClass("zone-picker")).attr("data-msg-pick-one"))
 }

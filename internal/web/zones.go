@@ -2,10 +2,12 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
 	"fieldbrief/views"
@@ -24,15 +26,24 @@ func (s *Server) zoneSearch(c echo.Context) error {
 		q = c.QueryParam("timezone")
 	}
 	q = places.Bound(q) // longer than any name: echo back only what was searched
-	now, l := s.now(), s.clockLocale(c)
-	found := places.Search(q, now, zoneResultsLimit)
-	unique, _ := places.Resolve(q, now)
+	now, l, r := s.now(), s.clockLocale(c), zoneReader(localizer(c))
+	found := places.Search(q, r, now, zoneResultsLimit)
+	unique, _ := places.Resolve(q, r, now)
 	options := make([]views.ZoneOption, len(found))
 	for i, r := range found {
 		options[i] = zoneOption(r, l, now)
 		options[i].Unique = r.Zone == unique && i == 0
 	}
 	return s.render(c, http.StatusOK, views.ZoneResults(views.Page{I18n: localizer(c)}, q, options))
+}
+
+// zoneReader is who searches the zones: the reader's language, whose
+// names are found first and shown, and the org's region, whose places and
+// zones come first among equals (docs/timezone-picker.md, "The reader's
+// language and region").
+func zoneReader(tr *i18n.Localizer) places.Reader {
+	_, region, _ := strings.Cut(tr.Formats(), "-")
+	return places.Reader{Lang: tr.Language(), Region: region}
 }
 
 // zoneOption is a search result as the picker shows it, its zone named in

@@ -38,7 +38,7 @@ func TestZoneSearch(t *testing.T) {
 	require.Equal(t, "option", ny[0].attr("role"))
 	require.Equal(t, "zone-opt-America--New_York", ny[0].attr("id"))
 	require.Equal(t, "false", ny[0].attr("aria-selected"))
-	require.Contains(t, ny[0].text(), "New York, New York, United States of America")
+	require.Contains(t, ny[0].text(), "New York, New York, United States")
 	require.Contains(t, ny[0].text(), "America/New_York")
 	require.Contains(t, ny[0].text(), "UTC−05:00, 8:04 AM now", "current offset and local time, on acme's (en-US) 12-hour clock")
 

@@ -4,16 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"fieldbrief/internal/schedule"
 )
-
-func canonicalZone(name string) string {
-	if z, err := schedule.LoadZone(name); err == nil {
-		return z.Name
-	}
-	return ""
-}
 
 // The corrections file parses, names real zones only, and moves the cities
 // the checks found on the wrong clock, and no others.

