@@ -172,7 +172,9 @@ func matchTechnicians(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID i
 			r.planned.Values[refCol] = in.ExternalRef
 		}
 	}
-	if len(assignIDs) == 0 {
+	if len(assignIDs) == 0 || !o.save {
+		// A preview reads: it gives no reference, so it locks no
+		// technician (plan leaves these rows out of its batch).
 		return nil
 	}
 	// Matched technicians without a reference are given one, so that the

@@ -1,9 +1,11 @@
 package fieldimport_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -52,7 +54,20 @@ func TestImportTechnicianMatchedByEmail(t *testing.T) {
 	b.addTechnician(t, b.globex, "", "Ana Lima", "ana@example.com") // another org's never matches
 
 	file := "name,email,phone\nAna Lima,ANA@example.com,555 0101\nBo Chen,bo@example.com,\n"
-	_, p := b.preview(t, b.acme, fieldimport.Technicians, file)
+	// The preview reads: with Ana's row held by another transaction (an
+	// edit being saved), it still answers, as it gives her no reference.
+	holder, err := b.store.DB.Begin(b.ctx)
+	require.NoError(t, err)
+	defer holder.Rollback(b.ctx) //nolint:errcheck // rolled back below; again on a failure
+	_, err = holder.Exec(b.ctx, `SELECT id FROM technicians WHERE id = $1 FOR UPDATE`, hand.ID)
+	require.NoError(t, err)
+	up, err := b.store.SaveUpload(b.ctx, b.acme.ID, b.user.ID, fieldimport.Technicians, "file.csv", []byte(file), b.now)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	p, err := b.store.Preview(ctx, up, b.zone)
+	cancel()
+	require.NoError(t, err, "the preview does not wait for a technician's row")
+	require.NoError(t, holder.Rollback(b.ctx))
 	require.Empty(t, p.Problems)
 	require.Equal(t, 1, p.Created)
 	require.Equal(t, 1, p.Updated)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -153,9 +155,30 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 	for {
 		var batch []int // indexes into rows
 		for i := range rows {
-			if len(rows[i].problems) == 0 && !rows[i].unreadable {
-				batch = append(batch, i)
+			if len(rows[i].problems) > 0 || rows[i].unreadable {
+				continue
 			}
+			if !o.save && rows[i].planned.m.assignRef {
+				// A matched technician the save gives a reference: it
+				// updates them (it is an update whatever else changes,
+				// below), and the preview, which gives none, checks the
+				// row as the batch would instead of writing it.
+				rows[i].planned.Action = Update
+				rows[i].tech.Normalize()
+				if err := rows[i].tech.Validate(); err != nil {
+					var ve *field.ValidationError
+					if !errors.As(err, &ve) {
+						return Plan{}, err
+					}
+					for _, name := range slices.Sorted(maps.Keys(ve.Fields)) {
+						fp, _ := ve.Problem(name)
+						col := columnOf(up.Kind, name)
+						rows[i].problem(Problem{Column: col, Code: fp.Code, Value: fp.Value, Limit: fp.Limit}, "%s", sentence(col, ve.Fields[name]))
+					}
+				}
+				continue
+			}
+			batch = append(batch, i)
 		}
 		res, err := upsert(ctx, tx, actor, up.Kind, up.OrgID, rows, batch)
 		var be *field.BatchError
