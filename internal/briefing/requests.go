@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/database"
 )
 
 // Briefings on request — "generate now" and test sends, which generate one —
@@ -90,7 +91,7 @@ func inWords(d time.Duration) string {
 func (s *Store) requestTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	var err error
 	for try := 1; try <= serializationRetries; try++ {
-		err = pgx.BeginTxFunc(ctx, s.DB, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, fn)
+		err = database.BeginTxFunc(ctx, s.DB, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, fn)
 		if !isSerializationFailure(err) {
 			return err
 		}

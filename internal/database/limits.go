@@ -74,7 +74,12 @@ type TxBeginner interface {
 // and rolled back otherwise, under the context's limits (WithLimits).
 // Every transaction the web can open begins here or in ReadTx.
 func BeginFunc(ctx context.Context, db TxBeginner, fn func(pgx.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, db, txOptions(ctx, pgx.TxOptions{}), fn)
+	return BeginTxFunc(ctx, db, pgx.TxOptions{}, fn)
+}
+
+// BeginTxFunc is BeginFunc with opts (an isolation level, read only).
+func BeginTxFunc(ctx context.Context, db TxBeginner, opts pgx.TxOptions, fn func(pgx.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, db, txOptions(ctx, opts), fn)
 }
 
 // Begin begins a transaction on db under the context's limits; the caller

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 )
 
@@ -35,7 +36,7 @@ func (s *Sender) capped(ctx context.Context, d deliveryRow) (bool, error) {
 		return false, err
 	}
 	over := false
-	err = pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var state string
 		var counted *time.Time
 		err := tx.QueryRow(ctx, `SELECT state, counted_on FROM ff_deliveries WHERE id = $1 AND org_id = $2 FOR UPDATE`,

@@ -240,7 +240,7 @@ func (s *Store) SetTechnicianActive(ctx context.Context, actor audit.Actor, orgI
 // same, by the technicians trigger (migration 00036).
 func (s *Store) RevokeDayLinks(ctx context.Context, actor audit.Actor, orgID, id int64) (Technician, error) {
 	var t Technician
-	err := pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
 		if t, err = getTechnician(ctx, tx, orgID, id, true); err != nil {
 			return err

@@ -141,5 +141,5 @@ func AddMember(ctx context.Context, q database.Querier, orgID, userID int64, rol
 
 // AddMember gives a user a role in an org, replacing any previous role.
 func (s *Store) AddMember(ctx context.Context, orgID, userID int64, role Role) error {
-	return pgx.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error { return AddMember(ctx, tx, orgID, userID, role) })
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error { return AddMember(ctx, tx, orgID, userID, role) })
 }

@@ -240,7 +240,7 @@ func (t *Ticker) scanAndDecide(ctx context.Context, now time.Time, full bool, re
 // change in between. The caller holds t.mu.
 func (t *Ticker) fullScan(ctx context.Context, now time.Time, d *decider) error {
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	return pgx.BeginTxFunc(ctx, t.DB, opts, func(tx pgx.Tx) error {
+	return database.BeginTxFunc(ctx, t.DB, opts, func(tx pgx.Tx) error {
 		if err := eachCandidate(ctx, tx, now, false, d.count); err != nil {
 			return err
 		}
