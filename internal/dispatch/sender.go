@@ -158,8 +158,12 @@ func (s *Sender) attemptOnce(ctx context.Context, orgID, id int64) (outcome stri
 	}
 	start := s.now()
 	sendErr := s.send(ctx, s.DB, d, ex)
-	txErr := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
-		outcome, err = s.record(ctx, tx, d, start, sendErr, true, "web")
+	// Recorded even when the request's deadline passed during the send:
+	// what was sent is never left pending.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	txErr := database.BeginFunc(rctx, s.DB, func(tx pgx.Tx) error {
+		outcome, err = s.record(rctx, tx, d, start, sendErr, true, "web")
 		return err
 	})
 	return outcome, errors.Join(sendErr, txErr)

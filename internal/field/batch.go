@@ -365,13 +365,18 @@ func auditBatch(ctx context.Context, q database.Querier, actor audit.Actor, orgI
 // checkAssignees adds to be the rows that would give a job to a
 // deactivated technician (assignProblem): tech[i] is row i's technician
 // (0: none), refs[i] its job's reference, whose job may have them already.
+//
+// The technicians' rows are locked (shared, in id order) for the rest of
+// q's transaction, as resolveAssignee's: a concurrent deactivation is
+// waited for and seen.
 func checkAssignees(ctx context.Context, q database.Querier, orgID int64, ins []JobInput, refs []string, tech []int64, be *batchErrors) error {
 	rows, err := q.Query(ctx, `
 		SELECT i.n, t.active, coalesce(j.technician_id, 0)
 		  FROM unnest($2::bigint[], $3::text[]) WITH ORDINALITY AS i(tech, ref, n)
 		  JOIN technicians t ON t.org_id = $1 AND t.id = i.tech
 		  LEFT JOIN jobs j ON j.org_id = $1 AND j.external_ref = i.ref
-		 WHERE NOT t.active`, orgID, tech, refs)
+		 ORDER BY t.id
+		   FOR SHARE OF t`, orgID, tech, refs)
 	if err != nil {
 		return fmt.Errorf("assignees of %d jobs: %w", len(refs), err)
 	}

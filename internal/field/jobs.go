@@ -153,7 +153,9 @@ func getJob(ctx context.Context, q database.Querier, orgID, id int64, lock bool)
 
 // resolveAssignee returns the technician id in refers to, checked to be
 // one of the org's that job jobID (0: a new one) may be given
-// (assignProblem); 0 when unassigned.
+// (assignProblem); 0 when unassigned. The technician's row is locked
+// (shared) for the rest of q's transaction, so a deactivation being
+// committed meanwhile is waited for and read, never missed.
 func resolveAssignee(ctx context.Context, q database.Querier, orgID, jobID int64, in JobInput) (int64, error) {
 	name, where, arg := "technician_id", `t.id = $2`, any(in.TechnicianID)
 	switch {
@@ -166,7 +168,8 @@ func resolveAssignee(ctx context.Context, q database.Querier, orgID, jobID int64
 	var active bool
 	err := q.QueryRow(ctx, `
 		SELECT t.id, t.active, coalesce((SELECT j.technician_id FROM jobs j WHERE j.org_id = $1 AND j.id = $3), 0)
-		  FROM technicians t WHERE t.org_id = $1 AND `+where, orgID, arg, jobID).Scan(&id, &active, &current)
+		  FROM technicians t WHERE t.org_id = $1 AND `+where+`
+		   FOR SHARE OF t`, orgID, arg, jobID).Scan(&id, &active, &current)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows) && in.TechnicianRef != "":
 		return 0, fieldError(name, Problem{Code: CodeTechnicianUnknown, Value: in.TechnicianRef,

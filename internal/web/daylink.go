@@ -72,6 +72,9 @@ func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // clientNetwork is the key a client is limited by: an IPv4 address, or an
 // IPv6 address's /64, which one home, office or phone is given whole (a
 // client choosing a new address in it gets no new burst).
+//
+// The sign-in throttle counts by it too: an IPv6 customer has a /64 and
+// every address in it, so counting by address would count nothing.
 func clientNetwork(ip string) string {
 	a, err := netip.ParseAddr(ip)
 	if err != nil || !a.Is6() || a.Is4In6() {

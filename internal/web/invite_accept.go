@@ -93,7 +93,7 @@ func (s *Server) inviteAccept(c echo.Context) error {
 
 	if l.HasAccount {
 		// Signing in here is a sign-in like /login's: throttled alike.
-		attempt, err := s.throttle.Admit(ctx, l.Email, c.RealIP(), now)
+		attempt, err := s.throttle.Admit(ctx, l.Email, clientNetwork(c.RealIP()), now)
 		if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 			c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
 			p.Error = throttledMessage(lz, throttled)

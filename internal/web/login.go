@@ -82,7 +82,7 @@ func (s *Server) login(c echo.Context) error {
 		return err
 	}
 	defer release()
-	attempt, err := s.throttle.Admit(ctx, f.Email, ip, now)
+	attempt, err := s.throttle.Admit(ctx, f.Email, clientNetwork(ip), now)
 	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
 		f.Error = throttledMessage(l, throttled)

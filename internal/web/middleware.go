@@ -454,3 +454,22 @@ func (s *Server) requireStaff(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// slowRoutes wait for something besides the database: a CSV upload's body
+// (up to the server's 30 s ReadTimeout) or a test send's receiver (an SMTP
+// server has 30 s). Their request deadline is this instead of
+// RequestTimeout; their transactions keep the lock and statement timeouts.
+var slowRoutes = map[string]bool{
+	"POST /orgs/:slug/import/:kind":                     true,
+	"POST /orgs/:slug/settings/fieldforce/test-email":   true,
+	"POST /orgs/:slug/settings/fieldforce/test-webhook": true,
+}
+
+const slowRouteDeadline = 45 * time.Second
+
+func (s *Server) longerDeadline(c echo.Context) time.Duration {
+	if slowRoutes[c.Request().Method+" "+c.Path()] {
+		return slowRouteDeadline
+	}
+	return 0
+}

@@ -38,7 +38,7 @@ func (s *Server) forgot(c echo.Context) error {
 		return s.render(c, http.StatusUnprocessableEntity, views.Forgot(p))
 	}
 	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP()
-	_, err := s.resetThrottle().Admit(ctx, "reset:"+p.Email, ip, now)
+	_, err := s.resetThrottle().Admit(ctx, "reset:"+p.Email, clientNetwork(ip), now)
 	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 		c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
 		p.Error = l.Tn("forgot.throttled", throttled.Seconds(), map[string]any{"Count": l.Locale().Number(throttled.Seconds())})

@@ -96,7 +96,7 @@ func (s *Server) profilePassword(c echo.Context) error {
 		return err
 	}
 	defer release()
-	attempt, err := s.throttle.Admit(ctx, u.Email, c.RealIP(), now)
+	attempt, err := s.throttle.Admit(ctx, u.Email, clientNetwork(c.RealIP()), now)
 	if throttled, ok := errors.AsType[*auth.Throttled](err); ok {
 		c.Response().Header().Set("Retry-After", itoa(throttled.Seconds()))
 		p.Error = throttledMessage(l, throttled)

@@ -26,16 +26,16 @@ func (s *Server) routes() {
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}),
 		s.requestLog,
-		s.admission.Admit(admissionExempt),     // at most MaxInFlight at once, a short queue, 503 for the rest
-		mw.Bound(s.dbLimits, s.requestTimeout), // lock_timeout, statement_timeout and a deadline on every request's database work: 503 past them
-		s.bodyLimit(),                          // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (api.go)
-		s.readForm,                             // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, fieldimport.MaxBytes: readUpload, after its access checks)
-		checkText,                              // no NUL or invalid UTF-8 in the path, query or form
-		mw.RetryLostReads(s.db, s.log),         // a GET or HEAD runs again once when the database connection was lost
-		s.loadSession,                          // sets the user when a valid session cookie is present
-		s.localize,                             // the reader's language and formats (docs/i18n.md)
-		s.readTx,                               // a GET's or HEAD's store reads share one read-only transaction
-		issueCSRF,                              // the token every page's forms and hx-headers carry
+		s.admission.Admit(admissionExempt), // at most MaxInFlight at once, a short queue, 503 for the rest
+		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (api.go)
+		s.readForm,                         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, fieldimport.MaxBytes: readUpload, after its access checks)
+		checkText,                          // no NUL or invalid UTF-8 in the path, query or form
+		mw.Bound(s.dbLimits, s.requestTimeout, s.longerDeadline), // lock_timeout, statement_timeout and a deadline on a request's database work, from when its form is read: 503 past them
+		mw.RetryLostReads(s.db, s.log),                           // a GET or HEAD runs again once when the database connection was lost
+		s.loadSession,                                            // sets the user when a valid session cookie is present
+		s.localize,                                               // the reader's language and formats (docs/i18n.md)
+		s.readTx,                                                 // a GET's or HEAD's store reads share one read-only transaction
+		issueCSRF,                                                // the token every page's forms and hx-headers carry
 	)
 
 	e.GET("/healthz", s.healthz)

@@ -42,12 +42,20 @@ var ErrWaitedTooLong = &apperr.Error{Code: apperr.Unavailable, Reason: "busy_rec
 // of total for all of it; a request that runs out of either answers 503
 // with Retry-After (ErrWaitedTooLong), having changed nothing: its
 // transaction was rolled back.
-func Bound(l database.Limits, total time.Duration) echo.MiddlewareFunc {
+//
+// longer gives the routes that wait for something else than the database
+// (a CSV upload's body, a test send's receiver) a deadline of their own, 0
+// for the rest; their transactions keep l.
+func Bound(l database.Limits, total time.Duration, longer func(echo.Context) time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
 			client := r.Context()
-			ctx, cancel := context.WithTimeout(database.WithLimits(client, l), total)
+			d := total
+			if longer != nil {
+				d = max(d, longer(c))
+			}
+			ctx, cancel := context.WithTimeout(database.WithLimits(client, l), d)
 			defer cancel()
 			c.SetRequest(r.WithContext(ctx))
 			defer c.SetRequest(r)
