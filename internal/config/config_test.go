@@ -358,6 +358,12 @@ func TestDailyEmailCap(t *testing.T) {
 	s, err = Delivery(env(map[string]string{"MAIL_DAILY_CAP_PER_ADDRESS": "2", "MAIL_DAILY_CAP_MIN": "10"}))
 	require.NoError(t, err)
 	require.Equal(t, 24, s.DailyCap.Of(12))
+	// A huge setting saturates (no cap in effect) instead of overflowing
+	// the counter and stopping every email.
+	s, err = Delivery(env(map[string]string{"MAIL_DAILY_CAP_PER_ADDRESS": "4611686018427387904"}))
+	require.NoError(t, err)
+	require.Equal(t, 1<<30, s.DailyCap.Of(4))
+	require.Equal(t, 1<<30, delivery.DailyCap{PerAddress: 1 << 30, Min: 1}.Of(2))
 	for _, name := range []string{"MAIL_DAILY_CAP_PER_ADDRESS", "MAIL_DAILY_CAP_MIN"} {
 		for _, bad := range []string{"0", "-1", "many"} {
 			_, err := Delivery(env(map[string]string{name: bad}))

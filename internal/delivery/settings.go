@@ -49,7 +49,14 @@ func (c DailyCap) Of(addresses int) int {
 	if least <= 0 {
 		least = DefaultDailyCap.Min
 	}
-	return max(least, per*addresses)
+	// Saturated well below the counter's int4: a large setting means "no
+	// cap", never an overflow that stops every email.
+	const most = 1 << 30
+	per, least = min(per, most), min(least, most)
+	if addresses > 0 && per > most/addresses {
+		return most
+	}
+	return min(max(least, per*addresses), most)
 }
 
 // Check validates settings however they were made. Empty MailFrom and

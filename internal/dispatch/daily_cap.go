@@ -49,7 +49,7 @@ func (s *Sender) capped(ctx context.Context, d deliveryRow) (bool, error) {
 		var n int
 		err = tx.QueryRow(ctx, `
 			INSERT INTO org_daily_emails AS e (org_id, local_date, emails) VALUES ($1, $2, 1)
-			ON CONFLICT (org_id, local_date) DO UPDATE SET emails = e.emails + 1 WHERE e.emails < $3
+			ON CONFLICT (org_id, local_date) DO UPDATE SET emails = e.emails + 1 WHERE e.emails < $3::bigint
 			RETURNING e.emails`, d.OrgID, day.Time(), limit).Scan(&n)
 		if errors.Is(err, pgx.ErrNoRows) {
 			over = true

@@ -87,3 +87,19 @@ func TestDailyEmailCapSkipsUpdates(t *testing.T) {
 	require.Equal(t, []string{"briefing.ready", "briefing.updated"}, d.hook.types())
 	require.Equal(t, delivery.DefaultDailyCap.Min, f.Count(`SELECT emails FROM org_daily_emails WHERE org_id = $1`, d.org))
 }
+
+// A cap set far above anything an org sends is no cap: the emails go out
+// (a setting past the counter's range once failed every email task).
+func TestDailyEmailCapSetHugeSendsEverything(t *testing.T) {
+	f := setup(t)
+	sink := deliverytest.NewSMTPServer(t)
+	org := f.Org("big", deliveryConfig("Europe/Berlin", "07:00", []string{"dispatch@big.test"}, true, ""))
+	tech := f.techWithEmail(org, "Tech", "tech@big.test")
+	f.Job(org, tech, "Customer", utc("2026-03-10T09:00:00Z"), utc("2026-03-10T10:00:00Z"), "scheduled")
+	now := utc("2026-03-10T06:30:00Z")
+	w := f.deliveringWorker(sink.URL, func() time.Time { return now })
+	w.Sender.Cap = delivery.DailyCap{PerAddress: 1 << 30, Min: 50}
+	_, err := w.RunOnce(f.Ctx, now, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, sink.Messages(), 2, "the dispatcher's briefing and the technician's day")
+}
