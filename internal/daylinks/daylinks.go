@@ -78,8 +78,11 @@ func Expiry(d schedule.Date, loc *time.Location) time.Time {
 // transaction. loc is a schedule.Zone's (the briefing's), recorded by name for
 // the page. A date whose links would have expired at now is ErrExpired; a
 // technician who is not the org's (another org's, or deleted) is
-// ErrNoTechnician, which a foreign key decides.
-func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, date schedule.Date, loc *time.Location, now time.Time) (token string, err error) {
+// ErrNoTechnician, which a foreign key decides. With to set (the address
+// the link is sent to), the link is minted only while to is the active
+// technician's address, read in the same statement: a link never goes to
+// an address the technician no longer has (ErrNoTechnician otherwise).
+func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, date schedule.Date, loc *time.Location, now time.Time, to string) (token string, err error) {
 	if orgID <= 0 || technicianID <= 0 || date.IsZero() || loc == nil {
 		return "", fmt.Errorf("issue day link: org %d, technician %d, date %s: missing argument", orgID, technicianID, date)
 	}
@@ -101,6 +104,7 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 			INSERT INTO technician_day_links (org_id, technician_id, briefing_date, timezone, token_hash, created_at, expires_at, generation)
 			SELECT $1, $2, $3, $9, $4, $5, $6, t.link_generation
 			  FROM technicians t WHERE t.org_id = $1 AND t.id = $2
+			   AND ($10 = '' OR (t.active AND lower(t.email) = lower($10)))
 			RETURNING id
 		), over AS (
 			DELETE FROM technician_day_links
@@ -111,7 +115,7 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 			DELETE FROM technician_day_links WHERE org_id = $1 AND expires_at < $8
 		)
 		SELECT count(*) FROM ins`,
-		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String()).Scan(&made); err != nil {
+		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String(), to).Scan(&made); err != nil {
 		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "23503" { // foreign_key_violation
 			return "", ErrNoTechnician
 		}

@@ -28,7 +28,7 @@ func setup(t *testing.T) fixture {
 
 func (f fixture) issue(orgID, techID int64, date string, zone string, now time.Time) string {
 	f.T.Helper()
-	tok, err := daylinks.Issue(f.Ctx, f.DB, orgID, techID, testutil.Date(date), testutil.MustZone(zone), now)
+	tok, err := daylinks.Issue(f.Ctx, f.DB, orgID, techID, testutil.Date(date), testutil.MustZone(zone), now, "")
 	require.NoError(f.T, err)
 	return tok
 }
@@ -127,7 +127,7 @@ func TestExpiryAcrossDST(t *testing.T) {
 
 	// A re-send of a date whose links are over makes none.
 	_, err := daylinks.Issue(f.Ctx, f.DB, org, tech, testutil.Date("2026-03-07"), testutil.MustZone("America/New_York"),
-		testutil.UTC("2026-03-09T04:00:00Z"))
+		testutil.UTC("2026-03-09T04:00:00Z"), "")
 	require.ErrorIs(t, err, daylinks.ErrExpired)
 }
 
@@ -200,7 +200,7 @@ func TestRevokedWhenTheReasonEnds(t *testing.T) {
 	tx, err := f.DB.Begin(f.Ctx)
 	require.NoError(t, err)
 	defer func() { _ = tx.Rollback(f.Ctx) }() // a no-op once committed
-	raced, err := daylinks.Issue(f.Ctx, tx, org, ana, testutil.Date("2026-11-26"), time.UTC, now)
+	raced, err := daylinks.Issue(f.Ctx, tx, org, ana, testutil.Date("2026-11-26"), time.UTC, now, "")
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	go func() {
@@ -228,9 +228,9 @@ func TestOrgsApart(t *testing.T) {
 	now := testutil.UTC("2026-11-26T12:30:00Z")
 
 	// No link for another org's technician, nor for one that is gone.
-	_, err := daylinks.Issue(f.Ctx, f.DB, acme, zed, testutil.Date("2026-11-26"), time.UTC, now)
+	_, err := daylinks.Issue(f.Ctx, f.DB, acme, zed, testutil.Date("2026-11-26"), time.UTC, now, "")
 	require.ErrorIs(t, err, daylinks.ErrNoTechnician)
-	_, err = daylinks.Issue(f.Ctx, f.DB, acme, zed+1000, testutil.Date("2026-11-26"), time.UTC, now)
+	_, err = daylinks.Issue(f.Ctx, f.DB, acme, zed+1000, testutil.Date("2026-11-26"), time.UTC, now, "")
 	require.ErrorIs(t, err, daylinks.ErrNoTechnician)
 	assert.Zero(t, f.Count(`SELECT count(*) FROM technician_day_links`))
 
@@ -338,4 +338,27 @@ func TestOpenReadsThePrimary(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.store.Open(ctx, tok, now)
 	notFound(t, err)
+}
+
+// TestIssuedOnlyToTheCurrentAddress: a link for an address is minted only
+// while it is the active technician's: after the address changed (between
+// a send's checks and its mint), or once they are deactivated, none is.
+func TestIssuedOnlyToTheCurrentAddress(t *testing.T) {
+	f := setup(t)
+	acme := f.Org("acme", "")
+	ana := f.Tech(acme, "Ana", true)
+	now := testutil.UTC("2026-11-26T12:30:00Z")
+	_, err := f.DB.Exec(f.Ctx, `UPDATE technicians SET email = 'ana@new.test' WHERE id = $1`, ana)
+	require.NoError(t, err)
+
+	_, err = daylinks.Issue(f.Ctx, f.DB, acme, ana, testutil.Date("2026-11-26"), time.UTC, now, "ana@old.test")
+	require.ErrorIs(t, err, daylinks.ErrNoTechnician, "not to the address she had")
+	tok, err := daylinks.Issue(f.Ctx, f.DB, acme, ana, testutil.Date("2026-11-26"), time.UTC, now, "ANA@new.test")
+	require.NoError(t, err)
+	require.NotEmpty(t, tok)
+
+	_, err = f.DB.Exec(f.Ctx, `UPDATE technicians SET active = false WHERE id = $1`, ana)
+	require.NoError(t, err)
+	_, err = daylinks.Issue(f.Ctx, f.DB, acme, ana, testutil.Date("2026-11-26"), time.UTC, now, "ana@new.test")
+	require.ErrorIs(t, err, daylinks.ErrNoTechnician, "not once she is deactivated")
 }

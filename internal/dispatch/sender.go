@@ -229,7 +229,7 @@ func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	token, err := daylinks.Issue(ctx, s.DB, d.OrgID, d.TechnicianID, schedule.DateOf(date), zone.Loc, s.now())
+	token, err := daylinks.Issue(ctx, s.DB, d.OrgID, d.TechnicianID, schedule.DateOf(date), zone.Loc, s.now(), d.Recipient)
 	if errors.Is(err, daylinks.ErrExpired) || errors.Is(err, daylinks.ErrNoTechnician) {
 		return "", nil
 	}

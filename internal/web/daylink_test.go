@@ -49,7 +49,7 @@ func (f *fixture) dayToken(orgID, tech int64, date string) string {
 	require.NoError(f.t, err)
 	zone, err := schedule.LoadZone("America/Chicago")
 	require.NoError(f.t, err)
-	tok, err := daylinks.Issue(context.Background(), f.db, orgID, tech, d, zone.Loc, f.clock.Now())
+	tok, err := daylinks.Issue(context.Background(), f.db, orgID, tech, d, zone.Loc, f.clock.Now(), "")
 	require.NoError(f.t, err)
 	return tok
 }
