@@ -95,10 +95,15 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) ([]Ch
 	// distributed table and the foreign keys added after it would
 	// otherwise conflict with the parallel connections of the first.
 	// Our trigger functions (version stamps, next-fire hints) touch only
-	// the org's own rows, on co-located shards: docs/scaling.md.
+	// the org's own rows, on co-located shards: docs/scaling.md. They must
+	// not fire while Citus copies the rows into the shards (a hint trigger
+	// would read a table not distributed yet): the copy runs with
+	// session_replication_role = replica, on the workers too.
 	for _, s := range []string{
 		`SET LOCAL citus.multi_shard_modify_mode = 'sequential'`,
 		`SET LOCAL citus.enable_unsafe_triggers = on`,
+		`SET LOCAL citus.propagate_set_commands = 'local'`,
+		`SET LOCAL session_replication_role = replica`,
 	} {
 		if _, err := tx.Exec(ctx, s); err != nil {
 			return nil, fmt.Errorf("citus: %s: %w", s, err)
