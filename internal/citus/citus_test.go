@@ -27,9 +27,9 @@ func open(t *testing.T, url string) *pgxpool.Pool {
 	return pool
 }
 
-// TestDistribute: on a migrated database of a real cluster, every table
+// TestCitusDistribute: on a migrated database of a real cluster, every table
 // becomes its listed kind; a second run changes nothing.
-func TestDistribute(t *testing.T) {
+func TestCitusDistribute(t *testing.T) {
 	ctx := t.Context()
 	c := pgtopo.CitusCluster(t)
 	pool := open(t, c.Database(t))
@@ -68,9 +68,9 @@ func TestDistribute(t *testing.T) {
 	require.Empty(t, again)
 }
 
-// TestDistributeRefusesPlainPostgreSQL: a database without Citus is refused
+// TestCitusDistributeRefusesPlainPostgreSQLDatabase: a database without Citus is refused
 // with the reason.
-func TestDistributeRefusesPlainPostgreSQL(t *testing.T) {
+func TestCitusDistributeRefusesPlainPostgreSQLDatabase(t *testing.T) {
 	pool := testdb.New(t)
 	_, err := citus.Distribute(t.Context(), pool, log)
 	require.ErrorIs(t, err, citus.ErrNoCitus)
