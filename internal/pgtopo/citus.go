@@ -3,6 +3,7 @@ package pgtopo
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/citus"
+	"fieldbrief/internal/database"
+	"fieldbrief/internal/history"
+	"fieldbrief/internal/testdb"
 )
 
 // Citus is a throwaway Citus cluster for one test (docs/scaling.md,
@@ -157,4 +164,32 @@ func (c *Citus) Query(t testing.TB, url, sql string, args ...any) [][]string {
 		t.Fatalf("pgtopo: %s: %v", sql, err)
 	}
 	return out
+}
+
+// DistributedDatabase is Database, migrated as the binaries migrate at
+// start, with the history months the tests' clocks need (testdb's
+// TestMonthsFrom to TestMonthsTo), and distributed as `web
+// citus-distribute` does: the database the product runs on in
+// `make test-citus`.
+func (c *Citus) DistributedDatabase(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	url := c.Database(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatalf("pgtopo: %v", err)
+	}
+	defer pool.Close()
+	log := slog.New(slog.DiscardHandler)
+	if err := database.Migrate(ctx, pool, log); err != nil {
+		t.Fatalf("pgtopo: migrate on Citus: %v", err)
+	}
+	if _, err := history.EnsureMonths(ctx, pool, testdb.TestMonthsFrom, testdb.TestMonthsTo); err != nil {
+		t.Fatalf("pgtopo: history months: %v", err)
+	}
+	if _, err := citus.Distribute(ctx, pool, log); err != nil {
+		t.Fatalf("pgtopo: distribute: %v", err)
+	}
+	return url
 }
