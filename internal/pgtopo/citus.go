@@ -18,7 +18,6 @@ import (
 	"fieldbrief/internal/citus"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/history"
-	"fieldbrief/internal/testdb"
 )
 
 // Citus is a throwaway Citus cluster for one test (docs/scaling.md,
@@ -166,11 +165,19 @@ func (c *Citus) Query(t testing.TB, url, sql string, args ...any) [][]string {
 	return out
 }
 
+// CitusMonthsFrom and CitusMonthsTo bound the history months a
+// DistributedDatabase has beside the current ones: the year the Citus
+// tests' clocks are in. Fewer than testdb's four years, since every month
+// of every history table is a distributed partition with its shards.
+var (
+	CitusMonthsFrom = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	CitusMonthsTo   = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+)
+
 // DistributedDatabase is Database, migrated as the binaries migrate at
-// start, with the history months the tests' clocks need (testdb's
-// TestMonthsFrom to TestMonthsTo), and distributed as `web
-// citus-distribute` does: the database the product runs on in
-// `make test-citus`.
+// start, with the history months CitusMonthsFrom to CitusMonthsTo, and
+// distributed as `web citus-distribute` does: the database the product
+// runs on in `make test-citus`.
 func (c *Citus) DistributedDatabase(t testing.TB) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -185,7 +192,7 @@ func (c *Citus) DistributedDatabase(t testing.TB) string {
 	if err := database.Migrate(ctx, pool, log); err != nil {
 		t.Fatalf("pgtopo: migrate on Citus: %v", err)
 	}
-	if _, err := history.EnsureMonths(ctx, pool, testdb.TestMonthsFrom, testdb.TestMonthsTo); err != nil {
+	if _, err := history.EnsureMonths(ctx, pool, CitusMonthsFrom, CitusMonthsTo); err != nil {
 		t.Fatalf("pgtopo: history months: %v", err)
 	}
 	if _, err := citus.Distribute(ctx, pool, log); err != nil {
