@@ -74,6 +74,7 @@ func TestCitusReady(t *testing.T) {
 				ADD FOREIGN KEY (job_org, job_id) REFERENCES jobs (org_id, id);
 			ALTER TABLE import_columns RENAME COLUMN org_id TO tenant_id;
 			ALTER TABLE email_suppressions ALTER COLUMN org_id DROP NOT NULL;
+			ALTER TABLE email_suppressions REPLICA IDENTITY DEFAULT;
 			`)
 		require.NoError(t, err)
 		withGone := map[string]placement{"citus_gone": {kind: reference}}
@@ -86,6 +87,7 @@ func TestCitusReady(t *testing.T) {
 			`admin_feature_flags: foreign key admin_feature_flags_job_org_job_id_fkey (job_org, job_id) has no index leading with its columns`,
 			`citus_gone is listed in docs/scaling.md but is not in the schema`,
 			`citus_unlisted is not listed in docs/scaling.md`,
+			`email_suppressions (distributed by org_id): no primary key or replica identity, which the rebalancer's logical replication needs`,
 			`email_suppressions (distributed by org_id): org_id may be NULL`,
 			`ff_job_changes (distributed by org_id): foreign key ff_job_changes_org_id_later_job_fkey to jobs sets columns to NULL or their default, which Citus refuses on a key with org_id`,
 			`ff_job_changes (distributed by org_id): foreign key ff_job_changes_other_job_org_id_fkey to jobs does not map org_id to org_id`,
@@ -122,7 +124,8 @@ func TestCitusReady(t *testing.T) {
 				probe_at timestamptz NOT NULL,
 				FOREIGN KEY (org_id, probe_id, probe_at) REFERENCES citus_probe (org_id, id, at) ON DELETE CASCADE
 			);
-			CREATE INDEX ON citus_probe_child (org_id, probe_id, probe_at);`)
+			CREATE INDEX ON citus_probe_child (org_id, probe_id, probe_at);
+			ALTER TABLE citus_probe_child REPLICA IDENTITY FULL;`)
 		require.NoError(t, err)
 		withProbe := map[string]placement{
 			"citus_probe":       {kind: distributed, column: "org_id"},
@@ -285,6 +288,23 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 			report("%s (%s): has no column %s", name, p, p.column)
 		case !notNull:
 			report("%s (%s): %s may be NULL", name, p, p.column)
+		}
+	}
+
+	// A distributed table has a primary key or a replica identity: the
+	// rebalancer moves its shards by logical replication.
+	for oid, name := range tables {
+		p, ok := kinds[name]
+		if !ok || p.kind != distributed {
+			continue
+		}
+		var identity bool
+		require.NoError(t, db.QueryRow(ctx, `
+			SELECT relreplident = 'f' OR (relreplident = 'd' AND EXISTS (SELECT FROM pg_index WHERE indrelid = c.oid AND indisprimary))
+			       OR (relreplident = 'i' AND EXISTS (SELECT FROM pg_index WHERE indrelid = c.oid AND indisreplident))
+			  FROM pg_class c WHERE c.oid = $1`, oid).Scan(&identity))
+		if !identity {
+			report("%s (%s): no primary key or replica identity, which the rebalancer's logical replication needs", name, p)
 		}
 	}
 
