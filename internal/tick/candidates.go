@@ -116,7 +116,7 @@ SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
 
 const (
 	overrideSwitchedOff = `om.org_id NOT IN (SELECT oo.org_id FROM org_feature_flags oo WHERE oo.key = $2 AND NOT oo.is_enabled)`
-	overrideProbe    = `coalesce((SELECT oo.is_enabled FROM org_feature_flags oo WHERE oo.org_id = om.org_id AND oo.key = $2), true)`
+	overrideProbe       = `coalesce((SELECT oo.is_enabled FROM org_feature_flags oo WHERE oo.org_id = om.org_id AND oo.key = $2), true)`
 )
 
 // The dates, two ways, as a bit set: bit i is the window's i-th date. The
