@@ -112,7 +112,12 @@ func TestCitusBriefingPipeline(t *testing.T) {
 		defer off(f, d.org)
 		_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
 		require.NoError(t, err)
+		require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
+			"one change for each of the two technicians")
 		d.run()
+		for _, e := range f.Strings(`SELECT kind || ' ' || state || ' ' || coalesce(errors::text, '') FROM river_job WHERE state <> 'completed'`) {
+			t.Log("task:", e)
+		}
 		subjects, texts := d.mail("ben@reassign.test")
 		require.Len(t, subjects, 2)
 		require.Equal(t, d.changesSubject(), subjects[1])
