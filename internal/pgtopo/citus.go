@@ -29,6 +29,7 @@ type Citus struct {
 	dir, bin        string
 	template        string // an initdb'd data directory, copied for each node
 	databases       []string
+	extra           []string // server settings this PostgreSQL needs beside the usual
 	seq             atomic.Int64
 }
 
@@ -63,6 +64,14 @@ func CitusCluster(t testing.TB) *Citus {
 	c.template = filepath.Join(c.dir, "template")
 	run(t, filepath.Join(bin, "initdb"), "-D", c.template, "-U", "postgres", "--auth=trust",
 		"--encoding=UTF8", "--no-locale", "--no-instructions", "--no-sync")
+	// Debian's PostgreSQL 15 (15.20) names the libraries that may be
+	// logical decoding output plugins; Citus splits shards online
+	// (isolate_tenant_to_new_shard) through its own, "citus"
+	// (docs/scaling.md, "Installing Citus").
+	if out, err := command(t, filepath.Join(bin, "postgres"), "--describe-config").Output(); err == nil &&
+		strings.Contains(string(out), "output_plugin_libraries\t") {
+		c.extra = append(c.extra, "-c", "output_plugin_libraries=pgoutput,test_decoding,citus")
+	}
 	c.CoordinatorPort = c.startNode(t, "coordinator")
 	for range 2 {
 		c.WorkerPorts = append(c.WorkerPorts, c.startNode(t, fmt.Sprintf("worker%d", len(c.WorkerPorts)+1)))
@@ -86,6 +95,7 @@ func (c *Citus) startNode(t testing.TB, name string) int {
 		"-c", "max_connections=200", "-c", "shared_buffers=32MB", "-c", "max_prepared_transactions=100",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "citus.shard_count=8", "-c", "citus.node_conninfo=sslmode=disable"}
+	args = append(args, c.extra...)
 	start(t, name, filepath.Join(c.dir, name+".log"), filepath.Join(c.bin, "postgres"), args...)
 	waitAnswers(t, adminURL(port, "postgres"), filepath.Join(c.dir, name+".log"))
 	return port
