@@ -65,11 +65,12 @@ func TestCitusGrowWhileRunning(t *testing.T) {
 	bin := testutil.WorkerBinary(t)
 	workerDone := make(chan error, 1)
 	go func() {
-		for m := 0; m < 60; m += 3 {
-			cmd := exec.Command(bin, "-once", "-now", fmt.Sprintf("2026-03-10T06:%02d:30Z", m), "-wait", "60s")
+		for m := 0; m <= 60; m += 3 { // 06:00:30 … 07:00:30
+			at := time.Date(2026, 3, 10, 6, m, 30, 0, time.UTC)
+			cmd := exec.Command(bin, "-once", "-now", at.Format(time.RFC3339), "-wait", "60s")
 			cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				workerDone <- fmt.Errorf("worker -once at 06:%02d: %w\n%s", m, err, out)
+				workerDone <- fmt.Errorf("worker -once at %s: %w\n%s", at.Format("15:04"), err, out)
 				return
 			}
 		}
