@@ -30,6 +30,64 @@ func TestCitusRouteMatrix(t *testing.T) {
 	routeMatrix(t, f)
 }
 
+// TestCitusImportAndAPIWrites: on a real Citus cluster, a technicians CSV
+// import and the same file again, a jobs import that updates a job done in
+// the app, and the API's writes with their version checks (ETag,
+// If-Match → 412, PATCH) — as on one node (docs/scaling.md, step 4).
+func TestCitusImportAndAPIWrites(t *testing.T) {
+	c := pgtopo.CitusCluster(t)
+	f := setupFixtureDB(t, nil, orgsCreated, fixtureDB{url: func(t testing.TB) string { return c.DistributedDatabase(t) }})
+	admin := f.as(&f.adminA)
+
+	loc, doc := previewOf(t, admin, "technicians", "\uFEFF"+techCSV)
+	require.Equal(t, map[string]string{"2": "create", "3": "create"}, actions(doc))
+	r := saveImport(t, admin, loc, doc)
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, importPath+"?notice=imported&created=2&updated=0&unchanged=0", r.Header.Get("Location"))
+	require.Equal(t, []string{"T-1", "T-2"}, f.technicianRefs(f.orgA))
+	loc, doc = previewOf(t, admin, "technicians", techCSV)
+	require.Equal(t, map[string]string{"2": "unchanged", "3": "unchanged"}, actions(doc))
+	r = saveImport(t, admin, loc, doc)
+	require.Equal(t, importPath+"?notice=imported&created=0&updated=0&unchanged=2", r.Header.Get("Location"))
+
+	const jobs = "external_ref,customer,date,arrival_from,arrival_to,technician_ref,status\n"
+	loc, doc = previewOf(t, admin, "jobs", jobs+"J-1,Mrs Jones,2026-03-09,08:00,10:00,T-1,scheduled\nJ-2,Mr Smith,2026-03-09,11:00,12:00,,done\n")
+	require.Equal(t, map[string]string{"2": "create", "3": "create"}, actions(doc))
+	r = saveImport(t, admin, loc, doc)
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, 1, f.count(`SELECT count(*) FROM jobs WHERE org_id = $1 AND external_ref = 'J-2' AND completed_at IS NOT NULL`, f.orgA.ID))
+	loc, doc = previewOf(t, admin, "jobs", jobs+"J-1,Mrs Jones,2026-03-09,08:00,10:30,T-1,done\n")
+	require.Equal(t, map[string]string{"2": "update"}, actions(doc))
+	r = saveImport(t, admin, loc, doc)
+	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
+	require.Equal(t, "done", f.text(`SELECT status FROM jobs WHERE org_id = $1 AND external_ref = 'J-1'`, f.orgA.ID))
+
+	api := f.api(f.newToken(f.orgA, "sync"))
+	r2 := api.put("/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "1"})
+	require.Equal(t, http.StatusCreated, r2.Code, r2.Body)
+	first := r2.Header.Get("ETag")
+	r2 = api.put("/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "2"})
+	require.Equal(t, http.StatusOK, r2.Code, r2.Body)
+	second := r2.Header.Get("ETag")
+	require.NotEqual(t, first, second)
+	requireAPIError(t, api.call(http.MethodPut, "/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "stale"}, "If-Match", first),
+		http.StatusPreconditionFailed, "precondition_failed")
+	requireAPIError(t, api.call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "stale"}`, "Content-Type", mergePatch, "If-Match", first),
+		http.StatusPreconditionFailed, "precondition_failed")
+	require.Equal(t, "2", f.text(`SELECT phone FROM technicians WHERE org_id = $1 AND external_ref = 'T-3'`, f.orgA.ID))
+	r2 = api.call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "3"}`, "Content-Type", mergePatch, "If-Match", second)
+	require.Equal(t, http.StatusOK, r2.Code, r2.Body)
+	r2 = api.get("/api/v1/jobs/J-1")
+	require.Equal(t, http.StatusOK, r2.Code, r2.Body)
+	jobTag := r2.Header.Get("ETag")
+	_, err := f.db.Exec(t.Context(), `UPDATE jobs SET notes = 'board' WHERE org_id = $1 AND external_ref = 'J-1'`, f.orgA.ID)
+	require.NoError(t, err)
+	requireAPIError(t, api.call(http.MethodPut, "/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones",
+		"arrival_start": "2026-03-09T08:00:00Z", "arrival_end": "2026-03-09T10:00:00Z"}, "If-Match", jobTag),
+		http.StatusPreconditionFailed, "precondition_failed")
+	requireAPIError(t, api.call(http.MethodDelete, "/api/v1/technicians/T-1", nil), http.StatusConflict, "conflict")
+}
+
 // TestCitusGrowWhileRunning grows the cluster while the product works
 // (docs/scaling.md, "Growing while running"): worker processes tick
 // through a morning of 60 orgs' schedules and the web serves pages while
