@@ -33,8 +33,9 @@ type Citus struct {
 	seq             atomic.Int64
 }
 
-// CitusVersion is the PostgreSQL major version the Citus build in
-// ../shared/citus is made for (docs/scaling.md, "Citus in tests").
+// citusPGVersion is the PostgreSQL major version the tests run Citus on:
+// the one the Citus build CI installs is made for (docs/scaling.md,
+// "Citus in tests").
 const citusPGVersion = 15
 
 // CitusCluster starts a coordinator and two workers with
