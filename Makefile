@@ -26,7 +26,7 @@ TICK_BENCHTIME ?= 20x
 BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 70m
 
-.PHONY: help run hygiene test bench bench-burst bench-tick bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run hygiene test test-citus bench bench-burst bench-tick bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -82,6 +82,15 @@ test: hygiene ## hygiene, go vet and every test, browser tests included (finds, 
 	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec 'nice -n $(TEST_NICE)' $$pkgs || rc=$$?
 	wait $$e2e || rc=$$?
 	exit $$rc
+
+CITUS_TIMEOUT ?= 20m
+test-citus: ## The product on a real Citus cluster (a coordinator and two workers; needs ../shared/citus/install.sh run as root, as .ci/run does)
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	# Tests behind the citus build tag, one cluster at a time (each starts
+	# three PostgreSQL servers); docs/scaling.md, "Citus in tests".
+	$(GO) vet -tags citus ./...
+	$(GO) test -count=1 -tags citus -p 1 -parallel 1 -timeout=$(CITUS_TIMEOUT) -run 'Citus' ./...
 
 bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	@scripts/need-postgres.sh

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/citus"
 	"fieldbrief/internal/testdb"
 )
 
@@ -23,6 +24,16 @@ import (
 func TestCitusReady(t *testing.T) {
 	t.Parallel()
 	kinds := readKinds(t, "../docs/scaling.md")
+
+	// citus.Tables, which `web citus-distribute` applies, is this table.
+	t.Run("the command's list", func(t *testing.T) {
+		t.Parallel()
+		listed := map[string]placement{}
+		for _, tb := range citus.Tables {
+			listed[tb.Name] = placement{kind: kind(tb.Kind), column: tb.Column}
+		}
+		require.Equal(t, kinds, listed, "internal/citus.Tables and docs/scaling.md disagree")
+	})
 
 	t.Run("schema", func(t *testing.T) {
 		t.Parallel()
@@ -63,6 +74,7 @@ func TestCitusReady(t *testing.T) {
 				ADD FOREIGN KEY (job_org, job_id) REFERENCES jobs (org_id, id);
 			ALTER TABLE import_columns RENAME COLUMN org_id TO tenant_id;
 			ALTER TABLE email_suppressions ALTER COLUMN org_id DROP NOT NULL;
+			ALTER TABLE email_suppressions REPLICA IDENTITY DEFAULT;
 			`)
 		require.NoError(t, err)
 		withGone := map[string]placement{"citus_gone": {kind: reference}}
@@ -75,6 +87,7 @@ func TestCitusReady(t *testing.T) {
 			`admin_feature_flags: foreign key admin_feature_flags_job_org_job_id_fkey (job_org, job_id) has no index leading with its columns`,
 			`citus_gone is listed in docs/scaling.md but is not in the schema`,
 			`citus_unlisted is not listed in docs/scaling.md`,
+			`email_suppressions (distributed by org_id): no primary key or replica identity, which the rebalancer's logical replication needs`,
 			`email_suppressions (distributed by org_id): org_id may be NULL`,
 			`ff_job_changes (distributed by org_id): foreign key ff_job_changes_org_id_later_job_fkey to jobs sets columns to NULL or their default, which Citus refuses on a key with org_id`,
 			`ff_job_changes (distributed by org_id): foreign key ff_job_changes_other_job_org_id_fkey to jobs does not map org_id to org_id`,
@@ -111,7 +124,8 @@ func TestCitusReady(t *testing.T) {
 				probe_at timestamptz NOT NULL,
 				FOREIGN KEY (org_id, probe_id, probe_at) REFERENCES citus_probe (org_id, id, at) ON DELETE CASCADE
 			);
-			CREATE INDEX ON citus_probe_child (org_id, probe_id, probe_at);`)
+			CREATE INDEX ON citus_probe_child (org_id, probe_id, probe_at);
+			ALTER TABLE citus_probe_child REPLICA IDENTITY FULL;`)
 		require.NoError(t, err)
 		withProbe := map[string]placement{
 			"citus_probe":       {kind: distributed, column: "org_id"},
@@ -126,6 +140,14 @@ func TestCitusReady(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{
 			`citus_probe (distributed by org_id): unique index citus_probe_id_at (id, at) lacks org_id`,
+		}, citusViolations(t.Context(), t, db, withProbe))
+
+		_, err = db.Exec(t.Context(), `DROP INDEX citus_probe_id_at;
+			ALTER TABLE citus_probe ADD FOREIGN KEY (org_id) REFERENCES orgs (id);
+			CREATE INDEX ON citus_probe (org_id)`)
+		require.NoError(t, err)
+		require.Equal(t, []string{
+			`citus_probe (distributed by org_id, partitioned): foreign key citus_probe_org_id_fkey references orgs, a reference table`,
 		}, citusViolations(t.Context(), t, db, withProbe))
 	})
 }
@@ -269,6 +291,23 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 		}
 	}
 
+	// A distributed table has a primary key or a replica identity: the
+	// rebalancer moves its shards by logical replication.
+	for oid, name := range tables {
+		p, ok := kinds[name]
+		if !ok || p.kind != distributed {
+			continue
+		}
+		var identity bool
+		require.NoError(t, db.QueryRow(ctx, `
+			SELECT relreplident = 'f' OR (relreplident = 'd' AND EXISTS (SELECT FROM pg_index WHERE indrelid = c.oid AND indisprimary))
+			       OR (relreplident = 'i' AND EXISTS (SELECT FROM pg_index WHERE indrelid = c.oid AND indisreplident))
+			  FROM pg_class c WHERE c.oid = $1`, oid).Scan(&identity))
+		if !identity {
+			report("%s (%s): no primary key or replica identity, which the rebalancer's logical replication needs", name, p)
+		}
+	}
+
 	// Every primary key, unique constraint and unique index of a
 	// distributed table includes its distribution column as a plain column.
 	rows, err = db.Query(ctx, `
@@ -305,6 +344,7 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 	// the parent's.
 	rows, err = db.Query(ctx, `
 		SELECT con.conname, con.conrelid::oid, con.confrelid::oid,
+		       (SELECT relkind = 'p' FROM pg_class WHERE oid = con.conrelid),
 		       ARRAY(SELECT a.attname::text FROM unnest(con.conkey) WITH ORDINALITY k(attnum, n)
 		               JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum ORDER BY k.n),
 		       ARRAY(SELECT a.attname::text FROM unnest(con.confkey) WITH ORDINALITY k(attnum, n)
@@ -322,9 +362,9 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 		var fk string
 		var from, to uint32
 		var cols, refCols []string
-		var indexed bool
+		var indexed, partitioned bool
 		var onDelete, onUpdate string
-		require.NoError(t, rows.Scan(&fk, &from, &to, &cols, &refCols, &indexed, &onDelete, &onUpdate))
+		require.NoError(t, rows.Scan(&fk, &from, &to, &partitioned, &cols, &refCols, &indexed, &onDelete, &onUpdate))
 		src, ok := tables[from]
 		if !ok {
 			continue
@@ -339,6 +379,12 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 			continue // reported above as not listed
 		}
 		switch {
+		case sp.kind == distributed && dp.kind == reference && partitioned:
+			// PostgreSQL 15 refuses the NOT VALID key Citus adds to a
+			// partitioned table, and while the key exists
+			// create_reference_table converts the table into a Citus local
+			// one (docs/scaling.md, "What the real cluster refused").
+			report("%s (%s, partitioned): foreign key %s references %s, a reference table", src, sp, fk, dst)
 		case sp.kind == reference && dp.kind != reference:
 			report("%s (%s): foreign key %s references %s, not a reference table", src, sp, fk, dst)
 		case sp.kind == distributed && dp.kind == local:

@@ -1,6 +1,7 @@
 // Command web serves fieldbrief's web app and carries the operator's
 // sub-commands: serve (the default), migrate, create-org, create-user,
-// seed-demo, webhook-secret and create-token. Every sub-command applies pending
+// seed-demo, webhook-secret, create-token, history-retention and
+// citus-distribute. Every sub-command applies pending
 // migrations first.
 package main
 
@@ -62,6 +63,7 @@ var commands = []command{
 	{"seed-demo", "", "add the demo orgs, people and jobs (refused with FIELDBRIEF_ENV=production); running it again changes nothing", seedDemoCommand},
 	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
 	{"create-token", "-org SLUG -name NAME", "create an API token for the org (audited) and print it: it is shown only this once", createTokenCommand},
+	{"citus-distribute", "", "on a Citus coordinator with workers, make every table its Citus kind (docs/scaling.md); running it again changes nothing", citusDistributeCommand},
 	{"history-retention", "", "make the history months ahead and drop the months older than HISTORY_RETENTION now, as the worker's daily task does, and print each month dropped", historyRetentionCommand},
 }
 

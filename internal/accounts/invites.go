@@ -258,11 +258,24 @@ func inviteByToken(ctx context.Context, q database.Querier, token string, now ti
 	               i.accepted_at, i.revoked_at, o.name, o.slug,
 	               EXISTS (SELECT FROM users u WHERE lower(u.email) = lower(i.email))
 	          FROM invites i JOIN orgs o ON o.id = i.org_id WHERE i.token_hash = $1`
+	args := []any{hashLinkToken(token)}
 	if lock {
-		sql += ` FOR UPDATE OF i`
+		// The row is locked by its org too: on Citus a lock is taken on one
+		// shard, and invites is distributed by org_id (docs/scaling.md,
+		// "What the real cluster refused"). The org is the token's.
+		var orgID int64
+		err := q.QueryRow(ctx, `SELECT org_id FROM invites WHERE token_hash = $1`, args[0]).Scan(&orgID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return l, &LinkError{Reason: LinkInvalid}
+		}
+		if err != nil {
+			return l, fmt.Errorf("find invite by token: %w", err)
+		}
+		sql += ` AND i.org_id = $2 FOR UPDATE OF i`
+		args = append(args, orgID)
 	}
 	i := &l.Invite
-	err := q.QueryRow(ctx, sql, hashLinkToken(token)).Scan(&i.ID, &i.OrgID, &i.Email, &i.Role, &i.InvitedBy, &i.CreatedAt,
+	err := q.QueryRow(ctx, sql, args...).Scan(&i.ID, &i.OrgID, &i.Email, &i.Role, &i.InvitedBy, &i.CreatedAt,
 		&i.ExpiresAt, &i.LastSentAt, &i.Sends, &i.AcceptedAt, &i.RevokedAt, &l.OrgName, &l.OrgSlug, &l.HasAccount)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, &LinkError{Reason: LinkInvalid}

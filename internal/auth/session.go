@@ -166,12 +166,20 @@ func (v Visit) Membership(slug string) (tenants.Membership, bool) {
 // request (docs/architecture.md, "Web under load"). Its UPDATE writes the
 // last-seen time of a valid session at most once per touchEvery; the
 // SELECT reads the row as it was before, as the checks in Go expect.
-// Times come from Go ($3–$5), so the clock stays injectable.
+// Times come from Go ($3–$5), so the clock stays injectable. The user's
+// memberships are read first (mine, materialized) rather than in a
+// lateral subquery joined to the user: on Citus, memberships is
+// distributed by org_id, and a lateral join on user_id cannot be pushed
+// down to its shards (docs/scaling.md, "What the real cluster refused").
 const visitSQL = `
 WITH touch AS (
 	UPDATE sessions SET last_seen_at = $2
 	 WHERE id = $1 AND revoked_at IS NULL AND last_seen_at < $2
 	   AND last_seen_at <= $5 AND last_seen_at > $4 AND created_at > $3
+),
+mine AS MATERIALIZED (
+	SELECT m.org_id, m.role FROM memberships m
+	 WHERE m.user_id = (SELECT user_id FROM sessions WHERE id = $1)
 )
 SELECT s.created_at, s.last_seen_at, s.revoked_at IS NOT NULL, u.id, u.email, u.is_staff, u.created_at,
        coalesce(u.language, ''),
@@ -179,15 +187,14 @@ SELECT s.created_at, s.last_seen_at, s.revoked_at IS NOT NULL, u.id, u.email, u.
        so.id, so.slug, so.name, so.created_at, so.locale
   FROM sessions s
   JOIN users u ON u.id = s.user_id
-  CROSS JOIN LATERAL (
+  CROSS JOIN (
 	SELECT coalesce(array_agg(o.id ORDER BY o.name, o.id), '{}') AS ids,
 	       coalesce(array_agg(o.slug ORDER BY o.name, o.id), '{}') AS slugs,
 	       coalesce(array_agg(o.name ORDER BY o.name, o.id), '{}') AS names,
 	       coalesce(array_agg(o.created_at ORDER BY o.name, o.id), '{}') AS created,
 	       coalesce(array_agg(m.role ORDER BY o.name, o.id), '{}') AS roles,
 	       coalesce(array_agg(o.locale ORDER BY o.name, o.id), '{}') AS locales
-	  FROM memberships m JOIN orgs o ON o.id = m.org_id
-	 WHERE m.user_id = u.id) ms
+	  FROM mine m JOIN orgs o ON o.id = m.org_id) ms
   LEFT JOIN orgs so ON u.is_staff AND so.slug = $6
  WHERE s.id = $1`
 

@@ -5,7 +5,9 @@ package database
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math"
 	"strings"
@@ -174,7 +176,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 			_ = conn.Conn().Close(ctx)
 		}
 	}()
-	if err := migrateGoose(ctx, pool, log); err != nil {
+	if err := MigrateGoose(ctx, pool, log, migrations.FS); err != nil {
 		return err
 	}
 	if err := migrateRiver(ctx, pool, log); err != nil {
@@ -196,14 +198,19 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
 	return nil
 }
 
-func migrateGoose(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {
+// MigrateGoose applies the goose migrations of fsys that the database has
+// not applied yet: ours (migrations.FS) at every start, under Migrate's lock.
+func MigrateGoose(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger, fsys fs.FS) error {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return fmt.Errorf("migration locker: %w", err)
 	}
-	db := stdlib.OpenDBFromPool(pool)
+	db, err := migrationDB(ctx, pool)
+	if err != nil {
+		return err
+	}
 	defer db.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithSessionLocker(locker))
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, fsys, goose.WithSessionLocker(locker))
 	if err != nil {
 		return fmt.Errorf("migration provider: %w", err)
 	}
@@ -215,6 +222,28 @@ func migrateGoose(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) err
 		log.Info("migration applied", "version", r.Source.Version, "file", r.Source.Path, "duration", r.Duration)
 	}
 	return nil
+}
+
+// migrationDB is the database/sql handle goose migrates through. On a
+// Citus coordinator its connections run multi-shard DDL over one
+// connection per worker (citus.multi_shard_modify_mode = sequential): a
+// migration is one transaction, and Citus refuses a function or a second
+// DDL after a parallel one in the same transaction (docs/scaling.md,
+// "What the real cluster refused"). They may create triggers on
+// distributed tables (citus.enable_unsafe_triggers), as ours do: each of
+// our trigger functions touches only its org's rows, on co-located shards.
+func migrationDB(ctx context.Context, pool *pgxpool.Pool) (*sql.DB, error) {
+	var onCitus bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')`).Scan(&onCitus); err != nil {
+		return nil, fmt.Errorf("look for citus: %w", err)
+	}
+	if !onCitus {
+		return stdlib.OpenDBFromPool(pool), nil
+	}
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["citus.multi_shard_modify_mode"] = "sequential"
+	cfg.RuntimeParams["citus.enable_unsafe_triggers"] = "on"
+	return stdlib.OpenDB(*cfg), nil
 }
 
 func migrateRiver(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) error {

@@ -47,3 +47,15 @@ func ConnectionLost(err error) bool {
 	return errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, pgconn.ErrConnClosed)
 }
+
+// ShardMoved reports whether err is Citus's answer to a statement planned
+// against a shard that a shard move or split (the rebalancer,
+// isolate_tenant_to_new_shard) dropped as it ran: the same statement
+// planned again finds the shard's new place, so callers retry it as they
+// retry a lost connection (docs/scaling.md, "Growing while running").
+// Citus gives the error no code of its own, hence the message.
+func ShardMoved(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "XX000" &&
+		strings.HasPrefix(pgErr.Message, "could not find valid entry for shard")
+}

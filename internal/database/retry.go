@@ -68,11 +68,12 @@ func RetryTransient(ctx context.Context, log *slog.Logger, what string, step fun
 
 // Transient reports whether err is the connection going away rather than
 // the statement failing (ConnectionLost), or an attempt that timed
-// out against a database that hangs instead of refusing: then the same step
-// on a new connection may succeed, and RetryTransient's budget bounds it.
+// out against a database that hangs instead of refusing, or a Citus shard
+// that moved under the statement (ShardMoved): then the same step on a new
+// connection may succeed, and RetryTransient's budget bounds it.
 func Transient(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
-	return ConnectionLost(err) || pgconn.Timeout(err)
+	return ConnectionLost(err) || pgconn.Timeout(err) || ShardMoved(err)
 }

@@ -191,14 +191,17 @@ func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor audit
 	// The WHERE of DO UPDATE leaves identical rows alone, so a re-import
 	// changes nothing (updated_at included) and returns only what changed.
 	// An empty language keeps the technician's (a file without the column
-	// does not undo a choice made in the app; docs/field-data.md).
+	// does not undo a choice made in the app; docs/field-data.md). The
+	// time is the inserted row's (excluded.updated_at): Citus refuses now()
+	// in DO UPDATE SET on a distributed table (docs/scaling.md, "What the
+	// real cluster refused"); the jobs' upsert below does the same.
 	rows, err := q.Query(ctx, `
-		INSERT INTO technicians AS t (org_id, external_ref, name, email, phone, active, language)
-		SELECT $1, i.ref, i.name, i.email, i.phone, i.active, nullif(i.language, '')
+		INSERT INTO technicians AS t (org_id, external_ref, name, email, phone, active, language, updated_at)
+		SELECT $1, i.ref, i.name, i.email, i.phone, i.active, nullif(i.language, ''), now()
 		  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[]) AS i(ref, name, email, phone, active, language)
 		ON CONFLICT (org_id, external_ref) WHERE external_ref IS NOT NULL DO UPDATE
 		   SET name = excluded.name, email = excluded.email, phone = excluded.phone, active = excluded.active,
-		       language = coalesce(excluded.language, t.language), updated_at = now()
+		       language = coalesce(excluded.language, t.language), updated_at = excluded.updated_at
 		 WHERE (t.name, t.email, t.phone, t.active, t.language) IS DISTINCT FROM
 		       (excluded.name, excluded.email, excluded.phone, excluded.active, coalesce(excluded.language, t.language))
 		RETURNING t.external_ref`,
@@ -291,10 +294,10 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 	}
 	rows, err := q.Query(ctx, `
 		INSERT INTO jobs AS j (org_id, external_ref, customer, customer_phone, address, job_type, notes, status,
-		                       arrival_start, arrival_end, emergency, technician_id, completed_at)
+		                       arrival_start, arrival_end, emergency, technician_id, completed_at, updated_at)
 		SELECT $1, i.ref, i.customer, i.phone, i.address, i.job_type, i.notes, i.status,
 		       i.arrival_start, i.arrival_end, i.emergency, nullif(i.tech, 0),
-		       CASE WHEN i.status = 'done' THEN now() END
+		       CASE WHEN i.status = 'done' THEN now() END, now()
 		  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
 		              $9::timestamptz[], $10::timestamptz[], $11::bool[], $12::bigint[])
 		       AS i(ref, customer, phone, address, job_type, notes, status, arrival_start, arrival_end, emergency, tech)
@@ -304,8 +307,8 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 		       arrival_start = excluded.arrival_start, arrival_end = excluded.arrival_end,
 		       emergency = excluded.emergency, technician_id = excluded.technician_id,
 		       completed_at = CASE WHEN excluded.status <> 'done' THEN NULL
-		                           WHEN j.status = 'done' THEN j.completed_at ELSE now() END,
-		       updated_at = now()
+		                           WHEN j.status = 'done' THEN j.completed_at ELSE excluded.updated_at END,
+		       updated_at = excluded.updated_at
 		 WHERE (j.customer, j.customer_phone, j.address, j.job_type, j.notes, j.status,
 		        j.arrival_start, j.arrival_end, j.emergency, j.technician_id) IS DISTINCT FROM
 		       (excluded.customer, excluded.customer_phone, excluded.address, excluded.job_type, excluded.notes,

@@ -286,6 +286,9 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 // when 0): a missing one is apperr.NotFound, one of another version
 // apperr.Stale. completed_at is set when the job becomes done, kept while
 // it stays done, cleared otherwise. The version is the trigger's (00026).
+// now() in the CASE is a subquery: Citus refuses a non-immutable function
+// in a CASE of an UPDATE of a distributed table (docs/scaling.md, "What
+// the real cluster refused"); the value is the same.
 func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobInput) (Job, error) {
 	techID, err := resolveAssignee(ctx, q, orgID, id, in)
 	if err != nil {
@@ -296,7 +299,7 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 		   SET external_ref = nullif($3, ''), customer = $4, customer_phone = $5, address = $6,
 		       arrival_start = $7, arrival_end = $8, job_type = $9, notes = $10, emergency = $11,
 		       status = $12, technician_id = nullif($13::bigint, 0),
-		       completed_at = CASE WHEN $12 <> 'done' THEN NULL WHEN status = 'done' THEN completed_at ELSE now() END,
+		       completed_at = CASE WHEN $12 <> 'done' THEN NULL WHEN status = 'done' THEN completed_at ELSE (SELECT now()) END,
 		       updated_at = now()
 		 WHERE org_id = $1 AND id = $2 AND ($14::bigint = 0 OR version = $14)`,
 		orgID, id, in.ExternalRef, in.Customer, in.CustomerPhone, in.Address, in.ArrivalStart, in.ArrivalEnd,

@@ -95,8 +95,11 @@ func (s *Store) Technician(ctx context.Context, orgID, id int64) (Technician, er
 func getTechnician(ctx context.Context, q database.Querier, orgID, id int64, lock bool) (Technician, error) {
 	var t Technician
 	sql := `SELECT ` + technicianColumns + `,
-	               (SELECT count(*) FROM jobs j WHERE j.org_id = t.org_id AND j.technician_id = t.id)
+	               (SELECT count(*) FROM jobs j WHERE j.org_id = $1 AND j.technician_id = t.id)
 	          FROM technicians t WHERE t.org_id = $1 AND t.id = $2`
+	// j.org_id = $1, not = t.org_id: the same org, and a subquery Citus
+	// can route to the one shard, as FOR UPDATE needs (docs/scaling.md,
+	// "What the real cluster refused").
 	if lock {
 		sql += ` FOR UPDATE OF t`
 	}

@@ -126,9 +126,9 @@ func (s *Store) SetOrg(ctx context.Context, actor audit.Actor, orgID int64, key 
 			_, err = tx.Exec(ctx, `DELETE FROM org_feature_flags WHERE org_id = $1 AND key = $2`, orgID, key)
 		} else {
 			_, err = tx.Exec(ctx, `
-				INSERT INTO org_feature_flags (org_id, key, is_enabled, updated_by) VALUES ($1, $2, $3, nullif($4, 0))
+				INSERT INTO org_feature_flags (org_id, key, is_enabled, updated_by, updated_at) VALUES ($1, $2, $3, nullif($4, 0), now())
 				ON CONFLICT (org_id, key) DO UPDATE
-				   SET is_enabled = EXCLUDED.is_enabled, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+				   SET is_enabled = EXCLUDED.is_enabled, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
 				orgID, key, state == On, actor.UserID)
 		}
 		if err != nil {

@@ -159,12 +159,15 @@ func CheckFieldforceVersion(ctx context.Context, tx pgx.Tx, orgID, version int64
 }
 
 // WriteFieldforce stores a canonical config document. userID 0 is a change
-// no signed-in user made (the system, or a recipient unsubscribing).
+// no signed-in user made (the system, or a recipient unsubscribing). The
+// time is the inserted row's (EXCLUDED.updated_at): Citus refuses now() in
+// the DO UPDATE SET of a distributed table (docs/scaling.md, "What the real
+// cluster refused").
 func WriteFieldforce(ctx context.Context, q database.Querier, orgID, userID int64, canonical []byte) error {
 	_, err := q.Exec(ctx, `
-		INSERT INTO org_module_configs (org_id, module, config_json, updated_by) VALUES ($1, $2, $3, nullif($4, 0))
+		INSERT INTO org_module_configs (org_id, module, config_json, updated_by, updated_at) VALUES ($1, $2, $3, nullif($4, 0), now())
 		ON CONFLICT (org_id, module) DO UPDATE
-		   SET config_json = EXCLUDED.config_json, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+		   SET config_json = EXCLUDED.config_json, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
 		orgID, schedule.Module, canonical, userID)
 	if err != nil {
 		return fmt.Errorf("save config of org %d: %w", orgID, err)

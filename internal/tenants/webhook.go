@@ -95,8 +95,8 @@ func (s *Store) RotateWebhookSecret(ctx context.Context, actor audit.Actor, orgI
 
 func rotateSecret(ctx context.Context, q database.Querier, orgID int64, secret string) error {
 	_, err := q.Exec(ctx, `
-		INSERT INTO org_webhook_secrets (org_id, secret) VALUES ($1, $2)
-		ON CONFLICT (org_id) DO UPDATE SET secret = EXCLUDED.secret, rotated_at = now()`, orgID, secret)
+		INSERT INTO org_webhook_secrets (org_id, secret, created_at) VALUES ($1, $2, now())
+		ON CONFLICT (org_id) DO UPDATE SET secret = EXCLUDED.secret, rotated_at = EXCLUDED.created_at`, orgID, secret)
 	if err != nil {
 		return fmt.Errorf("rotate webhook secret of org %d: %w", orgID, err)
 	}

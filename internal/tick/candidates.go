@@ -93,8 +93,10 @@ func (h StoredHint) validAt(now time.Time) bool {
 //
 // The flags are written so the planner can't misjudge them: the global
 // switch is one row, an uncorrelated EXISTS evaluated once; the override is
-// an anti-join on the orgs switched off for the full scan, a probe of the
-// override's primary key per org for the hinted one (a hash of every
+// the set of orgs switched off, hashed once, for the full scan (NOT IN, not
+// a correlated NOT EXISTS: beside the switch's EXISTS, Citus cannot plan
+// that one, docs/scaling.md, "What the real cluster refused"), a probe of
+// the override's primary key per org for the hinted one (a hash of every
 // override each minute cost more than the hinted scan's own rows). (As
 // "LEFT JOIN … WHERE is_enabled IS NULL OR is_enabled" the planner guessed
 // one row from the override table's statistics and chose a nested loop and
@@ -113,8 +115,8 @@ SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
    AND %s`
 
 const (
-	overrideAntiJoin = `NOT EXISTS (SELECT FROM org_feature_flags oo WHERE oo.org_id = om.org_id AND oo.key = $2 AND NOT oo.is_enabled)`
-	overrideProbe    = `coalesce((SELECT oo.is_enabled FROM org_feature_flags oo WHERE oo.org_id = om.org_id AND oo.key = $2), true)`
+	overrideSwitchedOff = `om.org_id NOT IN (SELECT oo.org_id FROM org_feature_flags oo WHERE oo.key = $2 AND NOT oo.is_enabled)`
+	overrideProbe       = `coalesce((SELECT oo.is_enabled FROM org_feature_flags oo WHERE oo.org_id = om.org_id AND oo.key = $2), true)`
 )
 
 // The dates, two ways, as a bit set: bit i is the window's i-th date. The
@@ -154,7 +156,7 @@ const hintedRows = `(
         SELECT * FROM org_module_configs WHERE module = $1 AND hint_from > $5 AND next_fire_at > $5)`
 
 var (
-	fullScanSQL   = fmt.Sprintf(candidatesSQL, "", "org_module_configs", overrideAntiJoin)
+	fullScanSQL   = fmt.Sprintf(candidatesSQL, "", "org_module_configs", overrideSwitchedOff)
 	hintedScanSQL = fmt.Sprintf(candidatesSQL, datesPerOrg, hintedRows, overrideProbe)
 	// hintedDueSQL is which of the orgs $4 the hinted scan returns, for the
 	// safety net's comparison: the same filters, only for the due orgs. Its

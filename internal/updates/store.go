@@ -86,18 +86,20 @@ func ReadPending(ctx context.Context, q database.Querier, orgID, techID int64, d
 // technician's rows of the date go at once, so a reassignment's other half
 // is gone before a fold's webhook could announce it. While the briefing is
 // under way nothing is pruned. It runs in the fold's transaction, under
-// LockOrg, and returns how many rows it deleted.
+// LockOrg, and returns how many rows it deleted. The tables are joined on
+// org_id (one org's, $1): Citus refuses a DELETE joining distributed
+// tables otherwise (docs/scaling.md, "What the real cluster refused").
 func Prune(ctx context.Context, q database.Querier, orgID int64, date schedule.Date) (int64, error) {
 	tag, err := q.Exec(ctx, `
 		DELETE FROM ff_job_changes c
 		 USING ff_briefings b
 		 WHERE b.org_id = $1 AND b.briefing_date = $2
-		   AND c.org_id = $1 AND c.briefing_date = $2 AND c.update_id IS NULL
+		   AND c.org_id = b.org_id AND c.briefing_date = $2 AND c.update_id IS NULL
 		   AND NOT (`+firingUnderway+`)
 		   AND NOT EXISTS (
 		       SELECT FROM ff_deliveries d
 		         LEFT JOIN ff_briefing_revisions r ON r.org_id = d.org_id AND r.briefing_id = d.briefing_id AND r.revision = d.revision
-		        WHERE d.org_id = $1 AND d.briefing_id = b.id AND d.technician_id = c.technician_id
+		        WHERE d.org_id = c.org_id AND d.briefing_id = b.id AND d.technician_id = c.technician_id
 		          AND d.audience = 'technician' AND d.update_id IS NULL AND d.state <> 'skipped'
 		          -- a revision without a snapshot (made before it was kept) had none of them
 		          AND NOT coalesce(pg_visible_in_snapshot(c.xact, r.read_snapshot), false))`,

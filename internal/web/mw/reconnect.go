@@ -12,7 +12,8 @@ import (
 
 // RetryLostReads runs a GET or HEAD once more when it failed only because
 // the database connection was lost (a failover, a restart, an idle reaper,
-// pg_terminate_backend): the person gets their page instead of a 500.
+// pg_terminate_backend), or because a Citus shard moved under it
+// (database.ShardMoved): the person gets their page instead of a 500.
 //
 // When one pooled connection is found dead the others usually are too (they
 // were ended together), so the pool is reset first and the retry gets a
@@ -29,12 +30,18 @@ func RetryLostReads(db *pgxpool.Pool, log *slog.Logger) echo.MiddlewareFunc {
 			}
 			saved := c.Response().Header().Clone()
 			err := next(c)
-			if !database.ConnectionLost(err) || c.Response().Committed || req.Context().Err() != nil {
+			lost := database.ConnectionLost(err)
+			if !(lost || database.ShardMoved(err)) || c.Response().Committed || req.Context().Err() != nil {
 				return err
 			}
-			log.WarnContext(req.Context(), "database connection lost; retrying the read once on a fresh one",
-				"path", c.Path(), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
-			db.Reset()
+			if lost {
+				log.WarnContext(req.Context(), "database connection lost; retrying the read once on a fresh one",
+					"path", c.Path(), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
+				db.Reset()
+			} else {
+				log.WarnContext(req.Context(), "a Citus shard moved under the read; retrying it once",
+					"path", c.Path(), "request_id", c.Response().Header().Get(echo.HeaderXRequestID), "error", err)
+			}
 			h := c.Response().Header()
 			clear(h)
 			for k, v := range saved {
