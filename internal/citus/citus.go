@@ -13,6 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"fieldbrief/internal/database"
 )
 
 // Kind is a table's place in a Citus cluster.
@@ -86,7 +88,7 @@ func Distribute(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) ([]Ch
 	if err := ready(ctx, pool); err != nil {
 		return nil, err
 	}
-	tx, err := pool.Begin(ctx)
+	tx, err := database.Begin(ctx, pool)
 	if err != nil {
 		return nil, fmt.Errorf("citus: begin: %w", err)
 	}
