@@ -235,14 +235,14 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 	if !anyBetter(best, rankSubstring) && len(q) >= 4 {
 		for i, p := range ix.places {
 			for ki, k := range p.keys {
-				if withinOneEdit(k.norm, q) {
+				if WithinOneEdit(k.norm, q) {
 					offer(p.zone, hit{rank: rankTypo, foreign: k.langs != 0 && k.langs&lang == 0, pop: placePop(p, rankTypo), place: i, key: ki})
 				}
 			}
 		}
 		for zi, z := range ix.zones {
 			for _, c := range z.cities {
-				if withinOneEdit(c, q) {
+				if WithinOneEdit(c, q) {
 					offer(zi, hit{rank: rankTypo, pop: zonePop(zi), place: byZoneName, key: -1})
 				}
 			}
@@ -300,8 +300,9 @@ func anyBetter(best map[int]hit, rank int) bool {
 
 // withinOneEdit reports whether a and b differ by at most one letter
 // inserted, deleted, replaced, or two neighbours swapped (optimal string
-// alignment distance <= 1), in O(len) without allocating.
-func withinOneEdit(a, b string) bool {
+// alignment distance <= 1), in O(len) without allocating: the search's
+// typo rule, which the data's generator applies too.
+func WithinOneEdit(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}

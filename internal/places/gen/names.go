@@ -601,7 +601,7 @@ func (g *geoCity) named(n string) int {
 // forgives a letter: "Milano", "Milanu").
 func variant(k string, have []string) bool {
 	for _, h := range have {
-		if h != "" && withinOneEdit(k, h) {
+		if h != "" && places.WithinOneEdit(k, h) {
 			return true
 		}
 	}
@@ -618,28 +618,6 @@ func extended(k string, names []string) bool {
 		}
 	}
 	return false
-}
-
-// withinOneEdit is the search's typo rule (one letter replaced, added,
-// removed, or two neighbours swapped).
-func withinOneEdit(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if len(b)-len(a) > 1 {
-		return false
-	}
-	i := 0
-	for i < len(a) && a[i] == b[i] {
-		i++
-	}
-	if i == len(a) {
-		return true
-	}
-	if len(a) == len(b) {
-		return a[i+1:] == b[i+1:] || i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
-	}
-	return a[i:] == b[i+1:]
 }
 
 // cityOfWords are the words of "city of" that begin GeoNames' other names
