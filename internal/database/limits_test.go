@@ -2,8 +2,6 @@ package database_test
 
 import (
 	"context"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,6 +13,7 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 // beginCall is a transaction begun some other way than through this
@@ -28,27 +27,10 @@ var beginCall = regexp.MustCompile(`pgx\.Begin(Tx)?Func\(|(\w+)\.Begin\(ctx`)
 // database package imports it, its transactions run in the worker and
 // operator commands, and they set their own lock_timeout.
 func TestTransactionsBeginHere(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	require.NoError(t, err)
 	var outside []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() {
-			switch rel {
-			case ".git", "bin", "node_modules", filepath.Join("internal", "database"), filepath.Join("internal", "history"):
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
+	for rel, b := range testutil.SourceFiles(t, filepath.Join("internal", "database"), filepath.Join("internal", "history")) {
+		if !strings.HasSuffix(rel, ".go") {
+			continue
 		}
 		for _, m := range beginCall.FindAllSubmatch(b, -1) {
 			if string(m[2]) != "database" {
@@ -56,9 +38,7 @@ func TestTransactionsBeginHere(t *testing.T) {
 				break
 			}
 		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	require.Empty(t, outside, "these files begin transactions without database.BeginFunc/BeginTxFunc/Begin")
 }
 

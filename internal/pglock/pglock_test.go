@@ -2,17 +2,15 @@ package pglock_test
 
 import (
 	"context"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 // advisoryCall is any of PostgreSQL's advisory lock functions, named in Go
@@ -24,40 +22,14 @@ var advisoryCall = regexp.MustCompile(`pg_(try_)?advisory_(xact_)?(un)?lock`)
 // where every lock is made from the closed list of purposes
 // (docs/architecture.md, "Locks").
 func TestLockInventory(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	require.NoError(t, err)
-	var seen, outside []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch d.Name() {
-			case ".git", "node_modules", "bin", "testdata":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		name := d.Name()
-		if !(strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".sql")) || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	var seen []string
+	for rel, b := range testutil.SourceFiles(t) {
 		if advisoryCall.Match(b) {
-			rel, _ := filepath.Rel(root, path)
 			seen = append(seen, rel)
-			if rel != filepath.Join("internal", "pglock", "pglock.go") {
-				outside = append(outside, rel)
-			}
 		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	require.Equal(t, []string{filepath.Join("internal", "pglock", "pglock.go")}, seen,
-		"advisory locks are made in internal/pglock only; found them in %v", outside)
+		"advisory locks are made in internal/pglock only")
 }
 
 // TestLockKeysAreIDsUnderAPurpose: a key is its purpose and an id, so two
