@@ -87,7 +87,8 @@ func (s *Store) ProvisionUser(ctx context.Context, actor audit.Actor, email, pas
 			}
 		}
 		p.PasswordChanged = !p.Created && !verifyPassword(hash, password)
-		p.StaffGranted = staff && !p.User.IsStaff
+		// A new staff user's grant is recorded as a grant too, as before.
+		p.StaffGranted = staff && (p.Created || !p.User.IsStaff)
 		if !p.Created && (p.PasswordChanged || p.StaffGranted) {
 			if p.User, err = s.upsertUser(ctx, tx, email, password, staff); err != nil {
 				return err

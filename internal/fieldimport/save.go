@@ -154,11 +154,22 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 	// can be saved shows what saving does to it.
 	for {
 		var batch []int // indexes into rows
+		// The references a preview leaves out of its batch (below), for
+		// the batch's check that no two rows share one.
+		given := map[string]int{} // reference → index into rows
 		for i := range rows {
 			if len(rows[i].problems) > 0 || rows[i].unreadable {
 				continue
 			}
+			ref := rows[i].tech.ExternalRef
+			if first, ok := given[ref]; ok && !o.save && up.Kind == Technicians {
+				col := columnOf(up.Kind, "external_ref")
+				rows[i].problem(Problem{Column: col, Code: field.CodeRefRepeated, Value: ref, Other: rows[first].planned.Row},
+					"%s", sentence(col, fmt.Sprintf("%q is also used by row %d", ref, rows[first].planned.Row)))
+				continue
+			}
 			if !o.save && rows[i].planned.m.assignRef {
+				given[ref] = i
 				// A matched technician the save gives a reference: it
 				// updates them (it is an update whatever else changes,
 				// below), and the preview, which gives none, checks the

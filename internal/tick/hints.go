@@ -111,20 +111,18 @@ UPDATE org_module_configs om
    AND om.org_id = h.org_id
    AND om.hint_version = h.version`
 
-// writeHintsSkipLockedSQL is the fallback: rows locked elsewhere keep the
-// hint they have, which makes them candidates again if it has come.
-const writeHintsSkipLockedSQL = `
-WITH h AS (SELECT * FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[]) AS h(org_id, version, next_fire_at)),
-     locked AS (SELECT om.org_id, h.next_fire_at
-                  FROM org_module_configs om
-                  JOIN h ON h.org_id = om.org_id AND h.version = om.hint_version
-                 WHERE om.module = $1 AND om.org_id = ANY ($3)
-                 ORDER BY om.org_id
-                   FOR UPDATE OF om SKIP LOCKED)
+// writeHintSkipLockedSQL is the fallback, one org at a time: a row locked
+// elsewhere keeps the hint it has, which makes it a candidate again if it
+// has come. One org per statement, so each is routed to the one shard of
+// its org on Citus, which refuses a row lock across shards
+// (docs/scaling.md, "What Citus refused").
+const writeHintSkipLockedSQL = `
 UPDATE org_module_configs om
-   SET next_fire_at = locked.next_fire_at, hint_from = $2
-  FROM locked
- WHERE om.module = $1 AND om.org_id = locked.org_id`
+   SET next_fire_at = $5, hint_from = $2
+ WHERE om.module = $1 AND om.org_id = $3 AND om.hint_version = $4
+   AND om.org_id IN (SELECT l.org_id FROM org_module_configs l
+                      WHERE l.module = $1 AND l.org_id = $3
+                        FOR UPDATE SKIP LOCKED)`
 
 // hintLockTimeout is how long a hint write waits for a row another
 // transaction holds before it falls back to skipping locked rows.
@@ -160,7 +158,7 @@ func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hint
 		var pgErr *pgconn.PgError
 		// lock_not_available (hintLockTimeout passed), deadlock_detected
 		if errors.As(err, &pgErr) && (pgErr.Code == "55P03" || pgErr.Code == "40P01") {
-			n, err = writeHintChunk(ctx, db, writeHintsSkipLockedSQL, args)
+			n, err = writeHintsSkippingLocked(ctx, db, args)
 		}
 		if err != nil {
 			return written, fmt.Errorf("store next-fire hints: %w", err)
@@ -168,6 +166,33 @@ func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hint
 		written += n
 	}
 	return written, nil
+}
+
+// writeHintsSkippingLocked writes a chunk's hints one org per statement,
+// all in one round trip and one transaction, skipping rows held elsewhere.
+func writeHintsSkippingLocked(ctx context.Context, db *pgxpool.Pool, args []any) (int, error) {
+	orgIDs, versions, ats := args[2].([]int64), args[3].([]int64), args[4].([]pgtype.Timestamptz)
+	n := 0
+	err := database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true)`); err != nil {
+			return err
+		}
+		var b pgx.Batch
+		for i := range orgIDs {
+			b.Queue(writeHintSkipLockedSQL, args[0], args[1], orgIDs[i], versions[i], ats[i])
+		}
+		res := tx.SendBatch(ctx, &b)
+		for range orgIDs {
+			tag, err := res.Exec()
+			if err != nil {
+				_ = res.Close()
+				return err
+			}
+			n += int(tag.RowsAffected())
+		}
+		return res.Close()
+	})
+	return n, err
 }
 
 // writeHintChunk runs one hint statement in its own transaction.
