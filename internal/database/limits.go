@@ -54,7 +54,10 @@ func txOptions(ctx context.Context, opts pgx.TxOptions) pgx.TxOptions {
 		b.WriteString(" " + string(opts.DeferrableMode))
 	}
 	// Whole milliseconds from our own durations: nothing of a client's
-	// reaches this text.
+	// reaches this text. On Citus the settings reach the workers' shards
+	// only when SET commands are propagated; on plain PostgreSQL the
+	// citus.* setting is an unused placeholder.
+	b.WriteString("; SET LOCAL citus.propagate_set_commands = 'local'")
 	if l.Lock > 0 {
 		fmt.Fprintf(&b, "; SET LOCAL lock_timeout = %d", l.Lock.Milliseconds())
 	}

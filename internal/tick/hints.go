@@ -199,7 +199,13 @@ func writeHintsSkippingLocked(ctx context.Context, db *pgxpool.Pool, args []any)
 func writeHintChunk(ctx context.Context, db *pgxpool.Pool, sql string, args []any) (int, error) {
 	var n int64
 	err := database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true), set_config('lock_timeout', $1, true)`, hintLockTimeout); err != nil {
+		// On Citus a SET LOCAL reaches the workers' shards only when
+		// propagated; on plain PostgreSQL the citus.* setting is an
+		// unused placeholder (docs/scaling.md, "What Citus refused").
+		if _, err := tx.Exec(ctx, `SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL lock_timeout = '`+hintLockTimeout+`'`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true)`); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, sql, args...)
