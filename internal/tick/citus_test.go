@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/pgtopo"
-	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testutil"
 )
 
@@ -23,24 +22,5 @@ func TestCitusHintWriteSkipsRowHeldElsewhere(t *testing.T) {
 	pool, err := pgxpool.New(context.Background(), c.DistributedDatabase(t))
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
-	f := &fixture{&testutil.Fixture{T: t, Ctx: t.Context(), DB: pool}}
-	held := f.Org("ny", config("America/New_York", "08:00"))
-	free := f.Org("paris", config("Europe/Paris", "08:00"))
-	now := utc("2026-03-10T10:00:00Z")
-	cands, err := Candidates(f.Ctx, f.DB, now)
-	require.NoError(t, err)
-	_, hints := f.ticker().decide(now, cands, &Result{Skipped: map[schedule.Reason]int{}})
-	require.Equal(t, 2, hints.len())
-
-	tx, err := f.DB.Begin(f.Ctx)
-	require.NoError(t, err)
-	defer func() { _ = tx.Rollback(f.Ctx) }()
-	_, err = tx.Exec(f.Ctx, `SELECT 1 FROM org_module_configs WHERE org_id = $1 FOR UPDATE`, held)
-	require.NoError(t, err)
-
-	n, err := writeHints(f.Ctx, f.DB, now, hints, defaultHintChunk)
-	require.NoError(t, err)
-	require.Equal(t, 1, n)
-	require.Equal(t, "NULL", f.hint(held))
-	require.Equal(t, "2026-03-11T07:00:00Z", f.hint(free))
+	hintWriteSkipsRowHeldElsewhere(&fixture{&testutil.Fixture{T: t, Ctx: t.Context(), DB: pool}})
 }

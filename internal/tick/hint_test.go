@@ -329,7 +329,13 @@ func counterValue(t *testing.T, c prometheus.Counter) float64 {
 // hintLockTimeout the chunk is written again without it, the other orgs
 // get their hints and the held one keeps what it had.
 func TestHintWriteSkipsRowHeldElsewhere(t *testing.T) {
-	f := setup(t)
+	hintWriteSkipsRowHeldElsewhere(setup(t))
+}
+
+// hintWriteSkipsRowHeldElsewhere is the test on f's database (one node, or
+// a Citus cluster: citus_test.go).
+func hintWriteSkipsRowHeldElsewhere(f *fixture) {
+	t := f.T
 	held := f.Org("ny", config("America/New_York", "08:00"))
 	free := f.Org("paris", config("Europe/Paris", "08:00"))
 	now := utc("2026-03-10T10:00:00Z")
