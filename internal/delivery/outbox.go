@@ -79,15 +79,17 @@ type OutboxEntry struct {
 const MaxOutboxPage = 200
 
 // ListOutbox returns up to limit messages, newest first, older than the
-// message beforeID (0: from the newest). Bodies are not loaded: the list
+// message beforeID (0: from the newest). Newest is by created_at: ids
+// carry no order (migration 00043, docs/security.md "Ids and ETags"). Bodies are not loaded: the list
 // shows headers, GetOutbox the rest. Staff read every org's mail here.
 func ListOutbox(ctx context.Context, q database.Querier, limit int, beforeID int64) ([]OutboxEntry, error) {
 	limit = min(max(limit, 1), MaxOutboxPage)
 	rows, err := q.Query(ctx, `
 		SELECT m.id, coalesce(m.org_id, 0), coalesce(o.slug, ''), m.message_id, m.mail_from, m.rcpt, m.subject, '', '', m.headers, m.created_at
 		FROM mail_outbox m LEFT JOIN orgs o ON o.id = m.org_id
-		WHERE $1::bigint = 0 OR m.id < $1::bigint
-		ORDER BY m.id DESC
+		WHERE $1::bigint = 0
+		   OR (m.created_at, m.id) < (SELECT b.created_at, b.id FROM mail_outbox b WHERE b.id = $1::bigint)
+		ORDER BY m.created_at DESC, m.id DESC
 		LIMIT $2`, beforeID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list outbox: %w", err)

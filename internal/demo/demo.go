@@ -230,7 +230,7 @@ func fillTechnicianEmails(ctx context.Context, store *tenants.Store, orgID int64
 // ensureTechnicians returns the ids of the org's active technicians, adding
 // the demo crew first when it has none.
 func ensureTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []technician) ([]int64, error) {
-	ids, err := activeTechnicians(ctx, tx, orgID)
+	ids, err := activeTechnicians(ctx, tx, orgID, crew)
 	if err != nil || len(ids) > 0 {
 		return ids, err
 	}
@@ -240,11 +240,20 @@ func ensureTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []techn
 			return nil, fmt.Errorf("add technician %s: %w", t.name, err)
 		}
 	}
-	return activeTechnicians(ctx, tx, orgID)
+	return activeTechnicians(ctx, tx, orgID, crew)
 }
 
-func activeTechnicians(ctx context.Context, tx pgx.Tx, orgID int64) ([]int64, error) {
-	rows, err := tx.Query(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND active ORDER BY id`, orgID)
+// activeTechnicians lists the org's active technicians in the crew's order
+// (others after them, oldest first), so the demo's jobs go to the same
+// people on every seed: ids carry no order (docs/security.md, "Ids and
+// ETags").
+func activeTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []technician) ([]int64, error) {
+	names := make([]string, len(crew))
+	for i, t := range crew {
+		names[i] = t.name
+	}
+	rows, err := tx.Query(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND active
+		ORDER BY array_position($2::text[], name) NULLS LAST, created_at, id`, orgID, names)
 	if err != nil {
 		return nil, fmt.Errorf("list technicians: %w", err)
 	}

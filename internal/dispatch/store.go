@@ -102,7 +102,8 @@ func (s *Store) Deliveries(ctx context.Context, orgID, briefingID int64) ([]Deli
 	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+deliveryColumns+`
 		  FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
 		 WHERE d.org_id = $1 AND d.briefing_id = $2
-		 ORDER BY d.revision DESC, d.update_id NULLS FIRST, d.channel, d.audience, d.recipient, d.id`, orgID, briefingID)
+		 ORDER BY d.revision DESC, d.update_id IS NOT NULL, d.created_at, d.update_id, d.channel, d.audience, d.recipient, d.id`,
+		orgID, briefingID) // by created_at: update ids carry no order (docs/security.md, "Ids and ETags")
 	if err != nil {
 		return nil, fmt.Errorf("deliveries of briefing %d of org %d: %w", briefingID, orgID, err)
 	}
@@ -196,7 +197,7 @@ func (s *Store) RecentDeliveries(ctx context.Context, orgID int64, limit int) ([
 	rows, err := database.Reader(ctx, s.DB).Query(ctx, `SELECT `+deliveryColumns+`
 		  FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
 		 WHERE d.org_id = $1
-		 ORDER BY d.id DESC
+		 ORDER BY d.created_at DESC, d.id DESC
 		 LIMIT $2`, orgID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent deliveries of org %d: %w", orgID, err)

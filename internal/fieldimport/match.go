@@ -1,9 +1,11 @@
 package fieldimport
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +38,7 @@ type storedTech struct {
 	Active                  bool
 	Version                 int64
 	BaseActive              *bool // what the last import set; nil: never imported since 00028
+	CreatedAt               time.Time
 }
 
 // label names a technician in a message: its reference, else its email,
@@ -67,7 +70,7 @@ type techIndex struct {
 // the saving transaction (a technicians import that matches by email or
 // name must not meet a record changed under it).
 func loadTechnicians(ctx context.Context, q database.Querier, orgID int64, lock bool) (*techIndex, error) {
-	sql := `SELECT t.id, coalesce(t.external_ref, ''), t.name, t.email, t.phone, coalesce(t.language, ''), t.active, t.version, b.active
+	sql := `SELECT t.id, coalesce(t.external_ref, ''), t.name, t.email, t.phone, coalesce(t.language, ''), t.active, t.version, b.active, t.created_at
 		  FROM technicians t
 		  LEFT JOIN technician_import_baselines b ON b.org_id = t.org_id AND b.technician_id = t.id
 		 WHERE t.org_id = $1 ORDER BY t.id`
@@ -79,12 +82,26 @@ func loadTechnicians(ctx context.Context, q database.Querier, orgID int64, lock 
 		return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
 	}
 	defer rows.Close()
-	idx := &techIndex{byRef: map[string]int{}, byEmail: map[string][]int{}, byName: map[string][]int{}}
+	var all []storedTech
 	for rows.Next() {
 		var t storedTech
-		if err := rows.Scan(&t.ID, &t.Ref, &t.Name, &t.Email, &t.Phone, &t.Language, &t.Active, &t.Version, &t.BaseActive); err != nil {
+		if err := rows.Scan(&t.ID, &t.Ref, &t.Name, &t.Email, &t.Phone, &t.Language, &t.Active, &t.Version, &t.BaseActive, &t.CreatedAt); err != nil {
 			return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
 		}
+		all = append(all, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
+	}
+	// Locked in id order (as every locker of several technicians), listed
+	// oldest first: a message naming two technicians names them in the
+	// order they were made, as ids carry no order (docs/security.md,
+	// "Ids and ETags").
+	slices.SortStableFunc(all, func(a, b storedTech) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.label(), b.label()))
+	})
+	idx := &techIndex{byRef: map[string]int{}, byEmail: map[string][]int{}, byName: map[string][]int{}}
+	for _, t := range all {
 		i := len(idx.all)
 		idx.all = append(idx.all, t)
 		if t.Ref != "" {
@@ -97,7 +114,7 @@ func loadTechnicians(ctx context.Context, q database.Querier, orgID int64, lock 
 		}
 		idx.byName[t.Name] = append(idx.byName[t.Name], i)
 	}
-	return idx, rows.Err()
+	return idx, nil
 }
 
 var generatedRef = regexp.MustCompile(`^T-([0-9]{1,9})$`)

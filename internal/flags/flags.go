@@ -92,7 +92,7 @@ func (s *Store) SetGlobal(ctx context.Context, actor audit.Actor, key string, en
 		if old == enabled {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `UPDATE admin_feature_flags SET is_enabled = $2, updated_at = now(), updated_by = nullif($3, 0) WHERE key = $1`,
+		if _, err := tx.Exec(ctx, `UPDATE admin_feature_flags SET is_enabled = $2, updated_at = now(), updated_by = nullif($3::bigint, 0) WHERE key = $1`,
 			key, enabled, actor.UserID); err != nil {
 			return fmt.Errorf("set flag %q: %w", key, err)
 		}
@@ -126,7 +126,7 @@ func (s *Store) SetOrg(ctx context.Context, actor audit.Actor, orgID int64, key 
 			_, err = tx.Exec(ctx, `DELETE FROM org_feature_flags WHERE org_id = $1 AND key = $2`, orgID, key)
 		} else {
 			_, err = tx.Exec(ctx, `
-				INSERT INTO org_feature_flags (org_id, key, is_enabled, updated_by, updated_at) VALUES ($1, $2, $3, nullif($4, 0), now())
+				INSERT INTO org_feature_flags (org_id, key, is_enabled, updated_by, updated_at) VALUES ($1, $2, $3, nullif($4::bigint, 0), now())
 				ON CONFLICT (org_id, key) DO UPDATE
 				   SET is_enabled = EXCLUDED.is_enabled, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
 				orgID, key, state == On, actor.UserID)

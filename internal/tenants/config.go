@@ -165,7 +165,7 @@ func CheckFieldforceVersion(ctx context.Context, tx pgx.Tx, orgID, version int64
 // cluster refused").
 func WriteFieldforce(ctx context.Context, q database.Querier, orgID, userID int64, canonical []byte) error {
 	_, err := q.Exec(ctx, `
-		INSERT INTO org_module_configs (org_id, module, config_json, updated_by, updated_at) VALUES ($1, $2, $3, nullif($4, 0), now())
+		INSERT INTO org_module_configs (org_id, module, config_json, updated_by, updated_at) VALUES ($1, $2, $3, nullif($4::bigint, 0), now())
 		ON CONFLICT (org_id, module) DO UPDATE
 		   SET config_json = EXCLUDED.config_json, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
 		orgID, schedule.Module, canonical, userID)

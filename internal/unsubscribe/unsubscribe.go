@@ -249,7 +249,7 @@ func orgOf(ctx context.Context, q database.Querier, orgID int64, email string) (
 		SELECT o.name, o.locale, coalesce((
 			SELECT t.language FROM technicians t
 			WHERE t.org_id = o.id AND lower(t.email) = lower($2) AND t.language IS NOT NULL
-			ORDER BY t.active DESC, t.id LIMIT 1), '')
+			ORDER BY t.active DESC, t.created_at, t.id LIMIT 1), '')
 		FROM orgs o WHERE o.id = $1`, orgID, email).Scan(&res.OrgName, &res.OrgLocale, &res.Language)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Result{}, apperr.Errorf(apperr.NotFound, "The organisation this link was for no longer exists, so it sends you nothing.")

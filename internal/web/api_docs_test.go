@@ -137,6 +137,39 @@ func requireSubset(t *testing.T, where, path string, want, got any) {
 	}
 }
 
+// docIDs maps the ids the docs show to the ones a run made: ids are opaque
+// (docs/security.md, "Ids and ETags"), so the docs' are examples. An id is
+// learned from the first answer that documents it as its "id" and from
+// then on stands for the run's in commands (an If-Match), headers (an ETag)
+// and bodies (a 412's message).
+type docIDs map[string]string
+
+func (m docIDs) apply(s string) string {
+	for doc, run := range m {
+		s = strings.ReplaceAll(s, doc, run)
+	}
+	return s
+}
+
+// learn records the id of the record an answer documents.
+func (m docIDs) learn(t *testing.T, where string, want, got any) {
+	w, _ := want.(map[string]any)
+	g, _ := got.(map[string]any)
+	wid, ok := w["id"].(float64)
+	if !ok {
+		return
+	}
+	gid, ok := g["id"].(float64)
+	require.True(t, ok, "%s: the answer has no id", where)
+	doc, run := strconv.FormatFloat(wid, 'f', -1, 64), strconv.FormatFloat(gid, 'f', -1, 64)
+	if prev, seen := m[doc]; seen {
+		require.Equal(t, prev, run, "%s: the docs show id %s for two records", where, doc)
+		return
+	}
+	require.GreaterOrEqual(t, len(doc), 12, "%s: the docs' id %s looks like a count; show an opaque one", where, doc)
+	m[doc] = run
+}
+
 // TestAPIDocsExamplesRun runs every curl example of docs/api.md, in order,
 // against a real server and database, and checks each answer against the
 // one documented after it: status, the headers shown, and the body's
@@ -161,11 +194,12 @@ func TestAPIDocsExamplesRun(t *testing.T) {
 	require.NoError(t, err)
 
 	dir := t.TempDir()
+	ids := docIDs{}
 	for i, ex := range examples {
 		where := fmt.Sprintf("%s:%d", apiDocs, ex.line)
 		bodyFile, headerFile := filepath.Join(dir, fmt.Sprintf("%d.body", i)), filepath.Join(dir, fmt.Sprintf("%d.headers", i))
 		require.True(t, strings.HasPrefix(strings.TrimSpace(ex.command), "curl "), "%s: one curl command per block", where)
-		cmd := exec.Command("sh", "-c", ex.command+` -o "$DOC_BODY" -D "$DOC_HEADERS"`)
+		cmd := exec.Command("sh", "-c", ids.apply(ex.command)+` -o "$DOC_BODY" -D "$DOC_HEADERS"`)
 		cmd.Env = append(os.Environ(), "FIELDBRIEF_URL="+f.ts.URL, "FIELDBRIEF_TOKEN="+token,
 			"DOC_BODY="+bodyFile, "DOC_HEADERS="+headerFile, "PATH="+filepath.Dir(curl)+":/usr/bin:/bin", "HOME="+dir)
 		out, err := cmd.CombinedOutput()
@@ -178,14 +212,21 @@ func TestAPIDocsExamplesRun(t *testing.T) {
 		body, err := os.ReadFile(bodyFile)
 		require.NoError(t, err, where)
 		require.Equal(t, ex.status, res.StatusCode, "%s: %s", where, body)
+		var want, got any
+		if ex.body != "" {
+			require.NoError(t, json.Unmarshal([]byte(ex.body), &want), where)
+			require.NoError(t, json.Unmarshal(body, &got), "%s: %s", where, body)
+			ids.learn(t, where, want, got)
+			require.NoError(t, json.Unmarshal([]byte(ids.apply(ex.body)), &want), where)
+		}
 		for k, vs := range ex.headers {
+			for j := range vs {
+				vs[j] = ids.apply(vs[j])
+			}
 			require.Equal(t, vs, res.Header.Values(k), "%s: header %s", where, k)
 		}
 		require.Equal(t, "application/json", res.Header.Get("Content-Type"), where)
 		if ex.body != "" {
-			var want, got any
-			require.NoError(t, json.Unmarshal([]byte(ex.body), &want), where)
-			require.NoError(t, json.Unmarshal(body, &got), "%s: %s", where, body)
 			requireSubset(t, where, "body", want, got)
 		}
 	}
