@@ -1,6 +1,7 @@
 package database_test
 
 import (
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -194,4 +195,44 @@ func TestMigrationRevokesOrphanedTokens(t *testing.T) {
 	var audited int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'api_token.revoke'`).Scan(&audited))
 	require.Equal(t, 2, audited)
+}
+
+// TestMigrationTellsTheOrgsTokensFromADeletedCreators: 00044 marks the
+// tokens web create-token made (no creator, made by the system actor) as
+// the org's, and revokes, with the reason and an audit entry, a live token
+// whose creator's user row was deleted (no creator, made by a person).
+func TestMigrationTellsTheOrgsTokensFromADeletedCreators(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool := open(t, emptyDB(t))
+	db := stdlib.OpenDBFromPool(pool)
+	t.Cleanup(func() { _ = db.Close() })
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.UpTo(ctx, 43)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `
+		INSERT INTO orgs (id, slug, name) VALUES (1, 'acme', 'Acme');
+		INSERT INTO users (id, email, password_hash) VALUES (1, 'admin@acme.test', 'x');
+		INSERT INTO memberships (org_id, user_id, role) VALUES (1, 1, 'admin');
+		INSERT INTO api_tokens (org_id, name, token_hash, created_by, created_by_email, created_at) VALUES
+		    (1, 'admin''s', sha256('a'), 1, 'admin@acme.test', '2026-01-01'),
+		    (1, 'the org''s', sha256('b'), NULL, 'system', '2026-01-02'),
+		    (1, 'deleted''s', sha256('c'), NULL, 'deleted@acme.test', '2026-01-03')`)
+	require.NoError(t, err)
+	_, err = provider.UpByOne(ctx)
+	require.NoError(t, err)
+	rows, err := pool.Query(ctx, `SELECT name, org_owned, coalesce(revoked_reason, '-') FROM api_tokens ORDER BY created_at`)
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var name, reason string
+		var owned bool
+		err := r.Scan(&name, &owned, &reason)
+		return fmt.Sprintf("%s:%t:%s", name, owned, reason), err
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"admin's:false:-", "the org's:true:-", "deleted's:false:creator_removed"}, got)
+	var audited int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'api_token.revoke'`).Scan(&audited))
+	require.Equal(t, 1, audited)
 }

@@ -54,8 +54,11 @@ type Token struct {
 	Hint      string // the token's first characters, e.g. "fb_K3XQ2M7A"
 	CreatedBy string // the creator's email, "system" for web create-token
 	// CreatorID is the admin who made it; 0 for a token of the org itself
-	// (web create-token), which no membership change ends.
-	CreatorID  int64
+	// (web create-token), which no membership change ends, and for one
+	// whose creator's user was deleted (which no longer works).
+	CreatorID int64
+	// OrgOwned: made by web create-token, the org's (migration 00044).
+	OrgOwned   bool
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never used
 	RevokedAt  time.Time // zero: live
@@ -147,8 +150,8 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 			return apperr.FieldCodef("name", "token_limit", "this org already has %d live tokens: revoke one you no longer use first", MaxLive)
 		}
 		err := tx.QueryRow(ctx, `
-			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at, org_owned)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $5::bigint IS NULL)
 			RETURNING id`, orgID, name, hashToken(token), t.Hint, createdBy, actor.Email, now).Scan(&t.ID)
 		if database.IsUniqueViolation(err, "api_tokens_org_name_key") {
 			return apperr.FieldCodef("name", "token_name_taken", "a live token of this org is already called %q: pick another name", name)
@@ -165,12 +168,12 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 	return t, token, nil
 }
 
-const tokenColumns = `id, org_id, name, hint, created_by_email, coalesce(created_by, 0), created_at, last_used_at, revoked_at, coalesce(revoked_reason, '')`
+const tokenColumns = `id, org_id, name, hint, created_by_email, coalesce(created_by, 0), created_at, last_used_at, revoked_at, coalesce(revoked_reason, ''), org_owned`
 
 func scanToken(row pgx.Row) (Token, error) {
 	var t Token
 	var used, revoked *time.Time
-	err := row.Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &t.CreatedBy, &t.CreatorID, &t.CreatedAt, &used, &revoked, &t.RevokedFor)
+	err := row.Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &t.CreatedBy, &t.CreatorID, &t.CreatedAt, &used, &revoked, &t.RevokedFor, &t.OrgOwned)
 	if used != nil {
 		t.LastUsedAt = *used
 	}
@@ -265,10 +268,18 @@ func (s *Store) Authenticate(ctx context.Context, token string, now time.Time) (
 	// controls the token, not its hash, so how far an index comparison gets
 	// says nothing about any stored token. The constant-time comparison
 	// after it keeps the check itself free of early exits all the same.
+	//
+	// A token is the org's (web create-token) or its creator's, and then
+	// works only while they are an admin of its org: revoking on a demotion
+	// or a removal (RevokeCreatedBy) is the record; this is the rule, which
+	// also holds when a membership or a user ends some other way
+	// (docs/security.md, "Access ends with its reason").
 	err := s.DB.QueryRow(ctx, `
-		SELECT id, org_id, name, hint, token_hash, last_used_at
-		  FROM api_tokens
-		 WHERE token_hash = $1 AND revoked_at IS NULL`, hash).Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &stored, &used)
+		SELECT t.id, t.org_id, t.name, t.hint, t.token_hash, t.last_used_at
+		  FROM api_tokens t
+		  LEFT JOIN memberships m ON m.org_id = t.org_id AND m.user_id = t.created_by
+		 WHERE t.token_hash = $1 AND t.revoked_at IS NULL
+		   AND (t.org_owned OR m.role = 'admin')`, hash).Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &stored, &used)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Token{}, errBadToken
 	}

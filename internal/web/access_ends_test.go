@@ -203,6 +203,17 @@ func TestAPITokensEndWithTheirCreatorsAdminRole(t *testing.T) {
 	require.NoError(t, f.store.Tenants.AddMember(ctx, f.orgA.ID, eve.ID, tenants.RoleMember))
 	require.False(t, works(eveAPI), "a token outlived its creator's demotion by an operator")
 	require.True(t, works(ownerAPI) && works(orgAPI))
+
+	// A membership or a user ended some other way (here: the user row
+	// deleted, which sets the token's creator to NULL): the token is not the
+	// org's for that, and stops (migration 00044).
+	fay := f.member(f.orgA, "fay@acme.test", tenants.RoleAdmin)
+	fayAPI := createAs(f.as(&fay), tokensPath, "Fay sync")
+	_, err := f.db.Exec(ctx, `DELETE FROM users WHERE id = $1`, fay.ID)
+	require.NoError(t, err)
+	require.False(t, works(fayAPI), "a deleted user's token works as the org's")
+	require.NotContains(t, rowOf("Fay sync"), "Belongs to the org")
+	require.True(t, works(ownerAPI) && works(orgAPI))
 }
 
 // TestDispatchersSeeAWebhooksOriginOnly: the webhook URL's path and query

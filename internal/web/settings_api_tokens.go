@@ -84,7 +84,7 @@ var revokedWhyIDs = map[tokens.RevokeReason]string{
 }
 
 func apiTokenRow(t tokens.Token, lc locale.Locale) views.APITokenRow {
-	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy, OrgOwned: t.CreatorID == 0,
+	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy, OrgOwned: t.OrgOwned,
 		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt,
 		CreatedText: utcStamp(lc, t.CreatedAt), LastUsedText: utcStamp(lc, t.LastUsedAt), RevokedText: utcStamp(lc, t.RevokedAt)}
 }
