@@ -205,8 +205,11 @@ func recipientsOf(d *schedule.DeliveryConfig, snap snapshot.Snapshot, technician
 					working[t.ID] = true
 				}
 			}
-			byID := slices.SortedFunc(slices.Values(technicians), func(a, b field.Technician) int { return cmp.Compare(a.ID, b.ID) })
-			for _, t := range byID {
+			// Oldest first (ids carry no order: docs/security.md, "Ids and ETags").
+			byAge := slices.SortedFunc(slices.Values(technicians), func(a, b field.Technician) int {
+				return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+			})
+			for _, t := range byAge {
 				if working[t.ID] && t.Email != "" {
 					add(recipient{channel: ChannelEmail, audience: AudienceTechnician, address: t.Email, technicianID: t.ID})
 				}

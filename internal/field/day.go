@@ -128,17 +128,17 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 	group := `CASE WHEN t.active THEN j.technician_id ELSE 0 END`
 	b.Queue(`
 		SELECT `+jobColumns+` FROM (
-		  SELECT j.*, row_number() OVER (PARTITION BY `+group+` ORDER BY j.status = 'cancelled', j.arrival_start, j.id) AS n
+		  SELECT j.*, row_number() OVER (PARTITION BY `+group+` ORDER BY j.status = 'cancelled', j.arrival_start, j.created_at, j.id) AS n
 		  `+jobFrom+` WHERE j.org_id = $1 AND `+at(dayJob, "$2", "$3")+`) j
 		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
 		 WHERE j.n <= $4
-		 ORDER BY j.n, j.arrival_start, j.id
+		 ORDER BY j.n, j.arrival_start, j.created_at, j.id
 		 LIMIT $5`, orgID, start, end, lim.Route, lim.Day).
 		Query(func(rows pgx.Rows) error {
 			var err error
 			if r.Jobs, err = collectJobs(rows); err == nil {
 				slices.SortFunc(r.Jobs, func(a, b Job) int {
-					return cmp.Or(a.ArrivalStart.Compare(b.ArrivalStart), cmp.Compare(a.ID, b.ID))
+					return cmp.Or(a.ArrivalStart.Compare(b.ArrivalStart), a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 				})
 			}
 			return readError(err, "jobs of the day")
@@ -159,7 +159,7 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 	lists := dayLists(r)
 	for _, l := range lists {
 		// The parameters the list uses: a statement may not leave one out.
-		where := at(l.cond, "$3", "$4") + ` ORDER BY j.arrival_start, j.id LIMIT $2`
+		where := at(l.cond, "$3", "$4") + ` ORDER BY j.arrival_start, j.created_at, j.id LIMIT $2`
 		args := []any{orgID, lim.List, start, end}
 		for !strings.Contains(where, fmt.Sprintf("$%d", len(args))) {
 			args = args[:len(args)-1]
@@ -252,15 +252,15 @@ func (s *Store) DayActionCounts(ctx context.Context, orgID int64, start, end tim
 func queueOwnOverdue(b *pgx.Batch, r *DayReads, orgID int64, start time.Time, lim DayLimits) {
 	b.Queue(`
 		WITH o AS (
-		  SELECT j.id, j.arrival_start,
-		         row_number() OVER (PARTITION BY j.technician_id ORDER BY j.arrival_start, j.id) AS n,
+		  SELECT j.id, j.arrival_start, j.created_at,
+		         row_number() OVER (PARTITION BY j.technician_id ORDER BY j.arrival_start, j.created_at, j.id) AS n,
 		         count(*) OVER (PARTITION BY j.technician_id) AS total
 		    FROM jobs j JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
 		   WHERE j.org_id = $1 AND t.active AND `+at(overdueJob, "$2", "")+`),
-		l AS (SELECT id, n, total FROM o WHERE n <= $3 ORDER BY n, arrival_start, id LIMIT $4)
+		l AS (SELECT id, n, total FROM o WHERE n <= $3 ORDER BY n, arrival_start, created_at, id LIMIT $4)
 		SELECT `+jobColumns+`, l.total FROM l JOIN jobs j ON j.org_id = $1 AND j.id = l.id
 		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
-		 ORDER BY j.arrival_start, j.id`, orgID, start, lim.Own, lim.OwnAll).
+		 ORDER BY j.arrival_start, j.created_at, j.id`, orgID, start, lim.Own, lim.OwnAll).
 		Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var j Job

@@ -115,7 +115,7 @@ func ListJobs(ctx context.Context, q database.Querier, orgID int64, f JobFilter)
 	}
 	args = append(args, limit+1, max(f.Offset, 0))
 	rows, err := q.Query(ctx, `SELECT `+jobColumns+jobFrom+` WHERE `+where+
-		fmt.Sprintf(` ORDER BY j.arrival_start, j.id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
+		fmt.Sprintf(` ORDER BY j.arrival_start, j.created_at, j.id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
 	if err != nil {
 		return JobPage{}, fmt.Errorf("jobs of org %d: %w", orgID, err)
 	}

@@ -83,7 +83,7 @@ func searchSQL(orgID int64, query string, page int) (sql string, args []any, ok 
 	}
 	args = append(args, SearchPageSize+1, (page-1)*SearchPageSize)
 	return `SELECT ` + jobColumns + jobFrom + ` WHERE ` + where +
-		fmt.Sprintf(` ORDER BY j.arrival_start DESC, j.id DESC LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args, true
+		fmt.Sprintf(` ORDER BY j.arrival_start DESC, j.created_at DESC, j.id DESC LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args, true
 }
 
 // searchWords are the words of query that are searched: those of at least

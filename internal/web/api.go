@@ -284,6 +284,12 @@ func readAPIBody(c echo.Context, v any) error {
 	r := c.Request()
 	if ct := r.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
+		if err == nil && mt == mimeMergePatch {
+			// A PUT replaces the whole record: read as one, a patch would
+			// reset every member it leaves out (docs/api.md, "Syncing").
+			return apperr.Errorf(apperr.Unsupported,
+				"PUT replaces the whole record, so it does not take a merge patch: send the patch with PATCH, or the whole record as application/json.")
+		}
 		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
 			return apperr.Errorf(apperr.Unsupported, "Send the body as JSON with Content-Type: application/json.")
 		}

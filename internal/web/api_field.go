@@ -108,20 +108,25 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 	input := field.TechnicianInput{Name: in.Name, Email: in.Email, Phone: in.Phone, Active: in.Active == nil || *in.Active, ExternalRef: ref,
 		Language: in.Language}
 	ctx := c.Request().Context()
-	m := ifMatchOf(c)
+	p := preconditionsOf(c)
 	var t field.Technician
 	var created bool
 	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if input.Version, err = ifMatchRef(ctx, tx, m, "technicians", apiToken(c).OrgID, ref); err != nil {
+		if input.Version, err = p.onRef(ctx, tx, "technicians", apiToken(c).OrgID, ref); err != nil {
 			return err
 		}
-		t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), apiToken(c).OrgID, input)
-		return err
+		if t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), apiToken(c).OrgID, input); err != nil {
+			return err
+		}
+		return p.created(created)
 	})
 	if err != nil {
-		return preconditionOf(err, m)
+		return p.failed(c, err)
 	}
 	setETag(c, t.ID, t.Version)
+	if created {
+		setLocation(c, "technicians", ref)
+	}
 	return c.JSON(createdOrOK(created), t)
 }
 
@@ -184,20 +189,25 @@ func (s *Server) apiPutJob(c echo.Context) error {
 		}
 		return &field.ValidationError{Fields: bad, Problems: codes}
 	}
-	m := ifMatchOf(c)
+	p := preconditionsOf(c)
 	var j field.Job
 	var created bool
 	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if input.Version, err = ifMatchRef(ctx, tx, m, "jobs", orgID, ref); err != nil {
+		if input.Version, err = p.onRef(ctx, tx, "jobs", orgID, ref); err != nil {
 			return err
 		}
-		j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input)
-		return err
+		if j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
+			return err
+		}
+		return p.created(created)
 	})
 	if err != nil {
-		return preconditionOf(err, m)
+		return p.failed(c, err)
 	}
 	setETag(c, j.ID, j.Version)
+	if created {
+		setLocation(c, "jobs", ref)
+	}
 	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
 }
 
@@ -239,6 +249,9 @@ func (s *Server) apiGetTechnician(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if done, err := notModified(c, etagOf(t.ID, t.Version)); done {
+		return err
+	}
 	setETag(c, t.ID, t.Version)
 	return c.JSON(http.StatusOK, t)
 }
@@ -264,6 +277,9 @@ func (s *Server) apiGetJob(c echo.Context) error {
 	}
 	j, err := s.field.Job(ctx, orgID, id)
 	if err != nil {
+		return err
+	}
+	if done, err := notModified(c, etagOf(j.ID, j.Version)); done {
 		return err
 	}
 	setETag(c, j.ID, j.Version)

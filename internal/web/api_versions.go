@@ -33,7 +33,8 @@ import (
 // The ETag is strong and names the stored record at a version, not the
 // bytes of one answer: the job's technician_name or the org's zone may
 // change what a GET shows without a new version. It is what If-Match
-// compares; fieldbrief does not answer If-None-Match.
+// compares. If-None-Match is api_sync.go's: create-only writes and GET's
+// 304.
 
 // mimeMergePatch is the one Content-Type PATCH takes.
 const mimeMergePatch = "application/merge-patch+json"
@@ -110,23 +111,64 @@ func preconditionOf(err error, m ifMatch) error {
 	return err
 }
 
-// ifMatchRef checks If-Match against the org's record of table with the
-// external reference ref, locking it for the rest of tx so that nothing
-// changes it between the check and the write; the version to write at, 0
-// without If-Match.
-func ifMatchRef(ctx context.Context, tx pgx.Tx, m ifMatch, table string, orgID int64, ref string) (int64, error) {
-	if !m.present {
+// preconditions are a write's If-Match and If-None-Match.
+type preconditions struct {
+	match     ifMatch
+	noneMatch ifNoneMatch
+	etag      string // the record's ETag when a check read it: a 412 carries it
+}
+
+func preconditionsOf(c echo.Context) *preconditions {
+	return &preconditions{match: ifMatchOf(c), noneMatch: ifNoneMatchOf(c)}
+}
+
+// onRef checks both against the org's record of table with the external
+// reference ref, locking it for the rest of tx so that nothing changes it
+// between the check and the write; the version to write at, 0 without
+// If-Match.
+func (p *preconditions) onRef(ctx context.Context, tx pgx.Tx, table string, orgID int64, ref string) (int64, error) {
+	if !p.match.present && !p.noneMatch.present {
 		return 0, nil
 	}
 	var id, version int64
 	err := tx.QueryRow(ctx, `SELECT id, version FROM `+table+` WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, ref).Scan(&id, &version)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return m.version(false, 0, 0)
-	}
-	if err != nil {
+	exists := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return 0, fmt.Errorf("version of %s %q: %w", table, ref, err)
 	}
-	return m.version(true, id, version)
+	return p.on(exists, id, version)
+}
+
+// on checks both against a record read (and locked) by the caller.
+func (p *preconditions) on(exists bool, id, version int64) (int64, error) {
+	if exists {
+		p.etag = etagOf(id, version)
+	}
+	if err := p.noneMatch.check(exists, id, version); err != nil {
+		return 0, err
+	}
+	return p.match.version(exists, id, version)
+}
+
+// created checks a write's outcome: If-None-Match: * holds only if the
+// write made the record (another request may have made it since the
+// check: an absent row has nothing to lock). The write is rolled back; its
+// version is not the record's, so no ETag is given.
+func (p *preconditions) created(created bool) error {
+	if p.noneMatch.any && !created {
+		p.etag = ""
+		return apperr.Errorf(apperr.Precondition,
+			"Another request made a record with this reference a moment ago, and If-None-Match: * creates only. Nothing was saved; GET it, and PATCH it to change it.")
+	}
+	return nil
+}
+
+// failed is the error to answer with: a stale refusal of a conditional
+// write becomes the 412, and a 412 carries the record's ETag.
+func (p *preconditions) failed(c echo.Context, err error) error {
+	err = preconditionOf(err, p.match)
+	preconditionETag(c, err, p.etag)
+	return err
 }
 
 // readMergePatch reads a PATCH body: Content-Type application/merge-patch+json
@@ -263,27 +305,64 @@ func readPatch(c echo.Context, in any, bodyRef func() *string) (ref string, patc
 	return ref, patch, nulls, nil
 }
 
+// patchOrCreate runs a PATCH's transaction, once more if the record it
+// was about to create was made by another request meanwhile: the second
+// run changes that record, resetting nothing the patch does not name.
+func (s *Server) patchOrCreate(ctx context.Context, write func(tx pgx.Tx) error) error {
+	err := database.BeginFunc(ctx, s.db, write)
+	if errors.Is(err, errCreatedMeanwhile) {
+		err = database.BeginFunc(ctx, s.db, write)
+	}
+	return err
+}
+
+// patchTarget is what a PATCH writes over: the stored record, locked, or,
+// for a reference nobody has, nothing (exists false), which the patch may
+// create when it is a whole record (If-Match then fails: it names a
+// record). notFound is the store's refusal, kept for a patch that is not
+// whole.
+func patchTarget(p *preconditions, found error, id, version int64, missing []string, notFound func(missing []string) error) (exists bool, err error) {
+	if found != nil && apperr.Code(found) != apperr.NotFound {
+		return false, found
+	}
+	exists = found == nil
+	if _, err := p.on(exists, id, version); err != nil {
+		return exists, err
+	}
+	if !exists && len(missing) > 0 {
+		return false, notFound(missing)
+	}
+	return exists, nil
+}
+
 // apiPatchTechnician changes the members of a technician a merge patch
 // names: a value sets it, null takes it back to its default (as a PUT that
-// leaves it out would: "" or active true); the rest stay as stored.
+// leaves it out would: "" or active true); the rest stay as stored. For a
+// reference nobody has, a patch naming every required member (name)
+// creates the technician (201).
 func (s *Server) apiPatchTechnician(c echo.Context) error {
 	var in apiTechnicianIn
-	ref, patch, _, err := readPatch(c, &in, func() *string { return in.ExternalRef })
+	ref, patch, nulls, err := readPatch(c, &in, func() *string { return in.ExternalRef })
 	if err != nil {
 		return err
 	}
-	m := ifMatchOf(c)
+	p := preconditionsOf(c)
 	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
 	var t field.Technician
-	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+	var created bool
+	err = s.patchOrCreate(ctx, func(tx pgx.Tx) error {
 		cur, err := field.TechnicianByRef(ctx, tx, orgID, ref, true)
+		exists, err := patchTarget(p, err, cur.ID, cur.Version, missingForCreate(patch, nulls, "name"), func(missing []string) error {
+			return apperr.Errorf(apperr.NotFound,
+				"No technician has the reference %q. A PATCH creates one only from a whole record: send %s too.", ref, strings.Join(missing, ", "))
+		})
 		if err != nil {
 			return err
 		}
-		if _, err := m.version(true, cur.ID, cur.Version); err != nil {
-			return err
+		input := field.TechnicianInput{ExternalRef: ref, Active: true}
+		if exists {
+			input = cur.Input() // at cur.Version, which the lock keeps
 		}
-		input := cur.Input() // at cur.Version, which the lock keeps
 		for name := range patch {
 			switch name {
 			case "name":
@@ -298,21 +377,31 @@ func (s *Server) apiPatchTechnician(c echo.Context) error {
 				input.Active = in.Active == nil || *in.Active
 			}
 		}
-		t, _, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), orgID, input)
-		return err
+		if t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
+			return err
+		}
+		if !exists && !created {
+			return errCreatedMeanwhile
+		}
+		return nil
 	})
 	if err != nil {
-		return preconditionOf(err, m)
+		return p.failed(c, err)
 	}
 	setETag(c, t.ID, t.Version)
-	return c.JSON(http.StatusOK, t)
+	if created {
+		setLocation(c, "technicians", ref)
+	}
+	return c.JSON(createdOrOK(created), t)
 }
 
 // apiPatchJob changes the members of a job a merge patch names. null takes
 // an optional member back to its default (technician_ref null unassigns
 // the job; status null is scheduled); the arrival times and the customer
 // are required, so null for them is a 422. An unnamed technician stays
-// assigned, even one without a reference (assigned on the board).
+// assigned, even one without a reference (assigned on the board). For a
+// reference nobody has, a patch naming every required member (customer,
+// arrival_start, arrival_end) creates the job (201).
 func (s *Server) apiPatchJob(c echo.Context) error {
 	var in apiJobIn
 	ref, patch, nulls, err := readPatch(c, &in, func() *string { return in.ExternalRef })
@@ -324,18 +413,25 @@ func (s *Server) apiPatchJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := ifMatchOf(c)
+	p := preconditionsOf(c)
 	var j field.Job
 	var warnings []string
-	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+	var created bool
+	err = s.patchOrCreate(ctx, func(tx pgx.Tx) error {
+		warnings = nil
 		cur, err := field.JobByRef(ctx, tx, orgID, ref, true)
+		exists, err := patchTarget(p, err, cur.ID, cur.Version, missingForCreate(patch, nulls, "customer", "arrival_start", "arrival_end"),
+			func(missing []string) error {
+				return apperr.Errorf(apperr.NotFound,
+					"No job has the reference %q. A PATCH creates one only from a whole record: send %s too.", ref, strings.Join(missing, ", "))
+			})
 		if err != nil {
 			return err
 		}
-		if _, err := m.version(true, cur.ID, cur.Version); err != nil {
-			return err
+		input := field.JobInput{ExternalRef: ref}
+		if exists {
+			input = cur.Input()
 		}
-		input := cur.Input()
 		bad := map[string]string{}
 		for name := range patch {
 			switch name {
@@ -378,15 +474,23 @@ func (s *Server) apiPatchJob(c echo.Context) error {
 		if len(bad) > 0 {
 			return &field.ValidationError{Fields: bad}
 		}
-		j, _, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input)
-		return err
+		if j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
+			return err
+		}
+		if !exists && !created {
+			return errCreatedMeanwhile
+		}
+		return nil
 	})
 	if err != nil {
-		return preconditionOf(err, m)
+		return p.failed(c, err)
 	}
 	slices.Sort(warnings)
 	setETag(c, j.ID, j.Version)
-	return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
+	if created {
+		setLocation(c, "jobs", ref)
+	}
+	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
 }
 
 // apiDeletedJSON is a DELETE's answer (as Stripe's API answers one): what
@@ -408,13 +512,13 @@ func (s *Server) apiDeleteTechnician(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m := ifMatchOf(c)
-	version, err := m.version(true, cur.ID, cur.Version)
+	p := preconditionsOf(c)
+	version, err := p.on(true, cur.ID, cur.Version)
 	if err != nil {
-		return err
+		return p.failed(c, err)
 	}
 	if err := s.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
-		return preconditionOf(err, m)
+		return p.failed(c, err)
 	}
 	return c.JSON(http.StatusOK, apiDeletedJSON{ExternalRef: ref, Deleted: true})
 }
