@@ -6,7 +6,8 @@
 -- other orgs created in between. The tables below now draw their ids
 -- through fb_opaque_id: a keyed permutation (a four-round Feistel network
 -- over 52 bits, its round function SHA-256 under a key made here from
--- gen_random_uuid) of the same sequence. A permutation, so ids stay
+-- gen_random_uuid and the table's name, so two tables' n-th ids differ)
+-- of the same sequence. A permutation, so ids stay
 -- unique without a retry; keyed, so a run of them shows no order or
 -- distance; every id it makes is in [2^52, 2^53), so it never meets an id
 -- made before this migration (all below 2^52) and stays exact in a
@@ -34,7 +35,7 @@ DECLARE
     k text := encode(sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'hex');
 BEGIN
     EXECUTE format($f$
-        CREATE FUNCTION fb_opaque_id(n bigint) RETURNS bigint
+        CREATE FUNCTION fb_opaque_id(n bigint, tbl text) RETURNS bigint
         LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $body$
         DECLARE
             l bigint := n >> 26;
@@ -45,7 +46,7 @@ BEGIN
                 RAISE EXCEPTION 'fb_opaque_id: %% is outside 0 .. 2^52-1', n;
             END IF;
             FOR i IN 1..4 LOOP
-                f := ('x' || left(encode(sha256(convert_to(%L || ':' || i || ':' || r, 'UTF8')), 'hex'), 7))::bit(28)::bigint
+                f := ('x' || left(encode(sha256(convert_to(%L || ':' || tbl || ':' || i || ':' || r, 'UTF8')), 'hex'), 7))::bit(28)::bigint
                      & 67108863;
                 SELECT r, l # f INTO l, r;
             END LOOP;
@@ -64,13 +65,13 @@ BEGIN
     FOREACH t IN ARRAY ARRAY['technicians', 'jobs', 'users', 'invites', 'api_tokens', 'mail_outbox', 'ff_briefing_updates'] LOOP
         EXECUTE format('ALTER TABLE %I ALTER COLUMN id DROP IDENTITY', t);
         EXECUTE format('CREATE SEQUENCE %I AS bigint OWNED BY %I.id', t || '_opaque_seq', t);
-        EXECUTE format('ALTER TABLE %I ALTER COLUMN id SET DEFAULT fb_opaque_id(nextval(%L))', t, t || '_opaque_seq');
+        EXECUTE format('ALTER TABLE %I ALTER COLUMN id SET DEFAULT fb_opaque_id(nextval(%L), %L)', t, t || '_opaque_seq', t);
     END LOOP;
 END
 $$;
 -- +goose StatementEnd
 -- A partitioned table (migration 00032): its sequence goes on.
-ALTER TABLE ff_deliveries ALTER COLUMN id SET DEFAULT fb_opaque_id(nextval('ff_deliveries_id_seq'));
+ALTER TABLE ff_deliveries ALTER COLUMN id SET DEFAULT fb_opaque_id(nextval('ff_deliveries_id_seq'), 'ff_deliveries');
 
 -- The staff outbox pages newest first by (created_at, id).
 CREATE INDEX mail_outbox_created_idx ON mail_outbox (created_at, id);
@@ -93,4 +94,4 @@ BEGIN
 END
 $$;
 -- +goose StatementEnd
-DROP FUNCTION fb_opaque_id(bigint);
+DROP FUNCTION fb_opaque_id(bigint, text);

@@ -5,8 +5,10 @@
 -- which is also what the users foreign key (ON DELETE SET NULL) leaves
 -- when the creating user is deleted: their token kept working and the
 -- tokens page called it the org's. org_owned is set when the token is
--- made and never after; the API admits a token that is the org's or whose
--- creator is an admin of its org today, whoever ended the membership.
+-- made, by a trigger (so also for a token the previous release makes while
+-- both run, which does not know the column), and never after; the API
+-- admits a token that is the org's or whose creator is an admin of its org
+-- today, whoever ended the membership.
 --
 -- Existing tokens: the org's are those created_by NULL by the system
 -- actor ('system', internal/audit); any other live token without a
@@ -15,6 +17,18 @@
 
 -- +goose Up
 ALTER TABLE api_tokens ADD COLUMN org_owned boolean NOT NULL DEFAULT false;
+
+-- +goose StatementBegin
+CREATE FUNCTION fb_api_token_owner() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.org_owned := NEW.created_by IS NULL;
+    RETURN NEW;
+END
+$$;
+-- +goose StatementEnd
+CREATE TRIGGER api_tokens_owner BEFORE INSERT ON api_tokens
+    FOR EACH ROW EXECUTE FUNCTION fb_api_token_owner();
+
 UPDATE api_tokens SET org_owned = true WHERE created_by IS NULL AND created_by_email = 'system';
 WITH revoked AS (
     UPDATE api_tokens t
@@ -28,4 +42,6 @@ SELECT NULL, 'fieldbrief (migration 00044)', org_id, 'api_token.revoke', 'api to
   FROM revoked;
 
 -- +goose Down
+DROP TRIGGER api_tokens_owner ON api_tokens;
+DROP FUNCTION fb_api_token_owner();
 ALTER TABLE api_tokens DROP COLUMN org_owned;

@@ -150,8 +150,8 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 			return apperr.FieldCodef("name", "token_limit", "this org already has %d live tokens: revoke one you no longer use first", MaxLive)
 		}
 		err := tx.QueryRow(ctx, `
-			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at, org_owned)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $5::bigint IS NULL)
+			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			RETURNING id`, orgID, name, hashToken(token), t.Hint, createdBy, actor.Email, now).Scan(&t.ID)
 		if database.IsUniqueViolation(err, "api_tokens_org_name_key") {
 			return apperr.FieldCodef("name", "token_name_taken", "a live token of this org is already called %q: pick another name", name)
