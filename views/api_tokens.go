@@ -18,6 +18,7 @@ type APITokensBlock struct {
 	CSRF    string
 	Tokens  []APITokenRow
 	Name    string // the create form's name, as typed
+	Scope   string // the create form's scope, as sent: "read", else read-write
 	Error   string // beside the name
 	Created string // the token just created: shown this once, never again
 	Notice  string
@@ -34,6 +35,7 @@ type APITokenRow struct {
 	LastUsedAt time.Time // zero: never
 	RevokedAt  time.Time // zero: live
 	OrgOwned   bool      // made by web create-token: no person's role ends it
+	ReadOnly   bool      // its scope is read: it writes nothing
 	RevokedWhy string    // why it was revoked, in the reader's words; "" when not known
 	// The three times in UTC, in the reader's formats.
 	CreatedText, LastUsedText, RevokedText string

@@ -212,9 +212,14 @@ func webhookSecretCommand(fs *flag.FlagSet, _ func(string) string) action {
 func createTokenCommand(fs *flag.FlagSet, _ func(string) string) action {
 	slug := fs.String("org", "", "slug of the org (required)")
 	name := fs.String("name", "", "what will use the token, e.g. \"Dispatch sync\"; unique among the org's live tokens (required)")
+	scopeFlag := fs.String("scope", "write", "read (reads only) or write (reads and writes)")
 	return func(ctx context.Context, a *app) error {
 		if *slug == "" || *name == "" {
 			return usageErrorf("-org and -name are required")
+		}
+		scope, err := tokens.ParseScope(*scopeFlag)
+		if err != nil {
+			return usageErrorf("-scope: %s", apperr.Message(err))
 		}
 		if err := tokens.ValidateName(*name); err != nil {
 			return usageErrorf("-name: %s", apperr.Message(err))
@@ -229,7 +234,7 @@ func createTokenCommand(fs *flag.FlagSet, _ func(string) string) action {
 		if err != nil {
 			return err
 		}
-		_, token, err := (&tokens.Store{DB: pool}).Create(ctx, audit.System, org.ID, *name, time.Now())
+		_, token, err := (&tokens.Store{DB: pool}).Create(ctx, audit.System, org.ID, *name, scope, time.Now())
 		if err != nil {
 			return err
 		}

@@ -221,6 +221,13 @@ func TestCreateTokenCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, acme, rec.OrgID)
 	require.Equal(t, "Dispatch sync", rec.Name)
+	require.Equal(t, tokens.ScopeWrite, rec.Scope, "write unless told")
+	_, last = auditLog(t, pool, last)
+	reports := strings.TrimSpace(c.ok("create-token", "-org", "acme", "-name", "Reports", "-scope", "read"))
+	rec, err = (&tokens.Store{DB: pool}).Authenticate(ctx, reports, time.Now())
+	require.NoError(t, err)
+	require.Equal(t, tokens.ScopeRead, rec.Scope)
+	_, last = auditLog(t, pool, last)
 
 	dup := c.run(ctx, "create-token", "-org", "acme", "-name", "Dispatch sync")
 	require.Error(t, dup.err)
@@ -229,7 +236,8 @@ func TestCreateTokenCommand(t *testing.T) {
 	require.Equal(t, `create-token: no org "nowhere"`, unknown.err.Error())
 	got, _ = auditLog(t, pool, last)
 	require.Empty(t, got, "refusals change nothing")
-	for _, args := range [][]string{{"create-token"}, {"create-token", "-org", "acme"}, {"create-token", "-org", "acme", "-name", "a\nb"}} {
+	for _, args := range [][]string{{"create-token"}, {"create-token", "-org", "acme"}, {"create-token", "-org", "acme", "-name", "a\nb"},
+		{"create-token", "-org", "acme", "-name", "Admin", "-scope", "admin"}} {
 		require.True(t, isUsage(c.run(ctx, args...).err), "%v", args)
 	}
 	require.Contains(t, c.ok("help"), "create-token")

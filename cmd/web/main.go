@@ -62,7 +62,7 @@ var commands = []command{
 		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
 	{"seed-demo", "", "add the demo orgs, people and jobs (refused with FIELDBRIEF_ENV=production); running it again changes nothing", seedDemoCommand},
 	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},
-	{"create-token", "-org SLUG -name NAME", "create an API token for the org (audited) and print it: it is shown only this once", createTokenCommand},
+	{"create-token", "-org SLUG -name NAME [-scope read|write]", "create an API token for the org (audited) and print it: it is shown only this once", createTokenCommand},
 	{"citus-distribute", "", "on a Citus coordinator with workers, make every table its Citus kind (docs/scaling.md); running it again changes nothing", citusDistributeCommand},
 	{"history-retention", "", "make the history months ahead and drop the months older than HISTORY_RETENTION now, as the worker's daily task does, and print each month dropped", historyRetentionCommand},
 }

@@ -88,6 +88,21 @@ func (s *Store) OrgBySlug(ctx context.Context, slug string) (Org, error) {
 	return o, nil
 }
 
+// OrgByID finds the org an API token belongs to (the token's org_id is
+// the authority: the token was checked before).
+func (s *Store) OrgByID(ctx context.Context, id int64) (Org, error) {
+	var o Org
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT id, slug, name, created_at, locale FROM orgs WHERE id = $1`, id).
+		Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt, &o.Locale)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Org{}, apperr.Errorf(apperr.NotFound, "This org no longer exists.")
+	}
+	if err != nil {
+		return Org{}, fmt.Errorf("org %d: %w", id, err)
+	}
+	return o, nil
+}
+
 // LockOrg serialises changes to an org's people (invites, roles,
 // removals) in tx; a missing org is NotFound.
 func LockOrg(ctx context.Context, tx pgx.Tx, orgID int64) error {

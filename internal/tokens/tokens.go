@@ -58,7 +58,9 @@ type Token struct {
 	// whose creator's user was deleted (which no longer works).
 	CreatorID int64
 	// OrgOwned: made by web create-token, the org's (migration 00044).
-	OrgOwned   bool
+	OrgOwned bool
+	// Scope is what the token may do: ScopeRead or ScopeWrite.
+	Scope Scope
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never used
 	RevokedAt  time.Time // zero: live
@@ -66,6 +68,26 @@ type Token struct {
 	// creator stopped being an admin or left; "" for a live token and for
 	// those revoked before reasons were kept.
 	RevokedFor RevokeReason
+}
+
+// Scope is what a token may do (migration 00045).
+type Scope string
+
+const (
+	ScopeRead  Scope = "read"  // GET only
+	ScopeWrite Scope = "write" // GET and every write
+)
+
+// ParseScope reads a scope as a form or a flag gives it; "" is write, the
+// default (and what every token made before scopes is).
+func ParseScope(s string) (Scope, error) {
+	switch Scope(s) {
+	case "", ScopeWrite:
+		return ScopeWrite, nil
+	case ScopeRead:
+		return ScopeRead, nil
+	}
+	return "", apperr.FieldCodef("scope", "token_scope", "the scope is read or write, not %q", s)
 }
 
 // RevokeReason is why a token was revoked (docs/security.md, "Access ends
@@ -126,13 +148,17 @@ type Store struct {
 // Create creates a token for the org and records "api_token.create" in the
 // same transaction. It returns the record and the token, which exists
 // nowhere else from then on.
-func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name string, now time.Time) (Token, string, error) {
+func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name string, scope Scope, now time.Time) (Token, string, error) {
+	if scope != ScopeRead && scope != ScopeWrite {
+		return Token{}, "", apperr.FieldCodef("scope", "token_scope", "the scope is read or write, not %q", scope)
+	}
 	name = strings.TrimSpace(name)
 	if err := ValidateName(name); err != nil {
 		return Token{}, "", err
 	}
 	token := newToken()
-	t := Token{OrgID: orgID, Name: name, Hint: token[:hintLen], CreatedBy: actor.Email, CreatedAt: now}
+	t := Token{OrgID: orgID, Name: name, Hint: token[:hintLen], CreatedBy: actor.Email, CreatedAt: now, Scope: scope,
+		OrgOwned: actor.UserID == 0}
 	var createdBy *int64
 	if actor.UserID != 0 {
 		createdBy = &actor.UserID
@@ -150,9 +176,9 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 			return apperr.FieldCodef("name", "token_limit", "this org already has %d live tokens: revoke one you no longer use first", MaxLive)
 		}
 		err := tx.QueryRow(ctx, `
-			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
-			RETURNING id`, orgID, name, hashToken(token), t.Hint, createdBy, actor.Email, now).Scan(&t.ID)
+			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at, scope)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			RETURNING id`, orgID, name, hashToken(token), t.Hint, createdBy, actor.Email, now, scope).Scan(&t.ID)
 		if database.IsUniqueViolation(err, "api_tokens_org_name_key") {
 			return apperr.FieldCodef("name", "token_name_taken", "a live token of this org is already called %q: pick another name", name)
 		}
@@ -168,12 +194,12 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 	return t, token, nil
 }
 
-const tokenColumns = `id, org_id, name, hint, created_by_email, coalesce(created_by, 0), created_at, last_used_at, revoked_at, coalesce(revoked_reason, ''), org_owned`
+const tokenColumns = `id, org_id, name, hint, created_by_email, coalesce(created_by, 0), created_at, last_used_at, revoked_at, coalesce(revoked_reason, ''), org_owned, scope`
 
 func scanToken(row pgx.Row) (Token, error) {
 	var t Token
 	var used, revoked *time.Time
-	err := row.Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &t.CreatedBy, &t.CreatorID, &t.CreatedAt, &used, &revoked, &t.RevokedFor, &t.OrgOwned)
+	err := row.Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &t.CreatedBy, &t.CreatorID, &t.CreatedAt, &used, &revoked, &t.RevokedFor, &t.OrgOwned, &t.Scope)
 	if used != nil {
 		t.LastUsedAt = *used
 	}
@@ -275,11 +301,11 @@ func (s *Store) Authenticate(ctx context.Context, token string, now time.Time) (
 	// also holds when a membership or a user ends some other way
 	// (docs/security.md, "Access ends with its reason").
 	err := s.DB.QueryRow(ctx, `
-		SELECT t.id, t.org_id, t.name, t.hint, t.token_hash, t.last_used_at
+		SELECT t.id, t.org_id, t.name, t.hint, t.token_hash, t.last_used_at, t.scope
 		  FROM api_tokens t
 		  LEFT JOIN memberships m ON m.org_id = t.org_id AND m.user_id = t.created_by
 		 WHERE t.token_hash = $1 AND t.revoked_at IS NULL
-		   AND (t.org_owned OR m.role = 'admin')`, hash).Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &stored, &used)
+		   AND (t.org_owned OR m.role = 'admin')`, hash).Scan(&t.ID, &t.OrgID, &t.Name, &t.Hint, &stored, &used, &t.Scope)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Token{}, errBadToken
 	}

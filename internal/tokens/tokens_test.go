@@ -17,7 +17,7 @@ var tokenNow = time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC)
 func TestAPITokenIsShownOnceStoredHashedAndAudited(t *testing.T) {
 	b := setup(t)
 	admin := audit.Actor{Email: "admin@acme.test"}
-	rec, token, err := b.Store.Tokens.Create(b.Ctx, admin, b.Acme.ID, "  Dispatch sync ", tokenNow)
+	rec, token, err := b.Store.Tokens.Create(b.Ctx, admin, b.Acme.ID, "  Dispatch sync ", tokens.ScopeWrite, tokenNow)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(token, tokens.Prefix), token)
 	require.Len(t, token, 55)
@@ -49,29 +49,29 @@ func TestAPITokenRejectsBadNamesAndDuplicatesAmongLiveTokens(t *testing.T) {
 	// The name is the audit log's actor of the token's writes: it must not
 	// pass for a person's email or for operators' "system".
 	for _, name := range []string{"", "   ", strings.Repeat("x", 101), "a\nb", "a\x1bb", "boss@acme.example", "System"} {
-		_, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, name, tokenNow)
+		_, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, name, tokens.ScopeWrite, tokenNow)
 		require.Equal(t, apperr.Invalid, apperr.Code(err), "%q", name)
 	}
-	first, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokenNow)
+	first, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokens.ScopeWrite, tokenNow)
 	require.NoError(t, err)
-	_, _, err = b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokenNow)
+	_, _, err = b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokens.ScopeWrite, tokenNow)
 	require.Equal(t, apperr.Invalid, apperr.Code(err))
 	// Another org may use the name; so may this org once the first is revoked.
-	_, _, err = b.Store.Tokens.Create(b.Ctx, audit.System, b.Other.ID, "sync", tokenNow)
+	_, _, err = b.Store.Tokens.Create(b.Ctx, audit.System, b.Other.ID, "sync", tokens.ScopeWrite, tokenNow)
 	require.NoError(t, err)
 	_, err = b.Store.Tokens.Revoke(b.Ctx, audit.System, b.Acme.ID, first.ID, tokenNow)
 	require.NoError(t, err)
-	_, _, err = b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokenNow)
+	_, _, err = b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokens.ScopeWrite, tokenNow)
 	require.NoError(t, err)
 }
 
 func TestAPITokenCapPerOrg(t *testing.T) {
 	b := setup(t)
 	for i := range tokens.MaxLive {
-		_, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "t"+strings.Repeat("x", i), tokenNow)
+		_, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "t"+strings.Repeat("x", i), tokens.ScopeWrite, tokenNow)
 		require.NoError(t, err)
 	}
-	_, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "one too many", tokenNow)
+	_, _, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "one too many", tokens.ScopeWrite, tokenNow)
 	require.Equal(t, apperr.Invalid, apperr.Code(err))
 	list, err := b.Store.Tokens.List(b.Ctx, b.Acme.ID)
 	require.NoError(t, err)
@@ -80,7 +80,7 @@ func TestAPITokenCapPerOrg(t *testing.T) {
 
 func TestRevokedOrForeignOrMalformedTokensDoNotAuthenticate(t *testing.T) {
 	b := setup(t)
-	rec, token, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokenNow)
+	rec, token, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokens.ScopeWrite, tokenNow)
 	require.NoError(t, err)
 
 	// Another org cannot revoke it: not found, and it still works.
@@ -115,7 +115,7 @@ func TestRevokedOrForeignOrMalformedTokensDoNotAuthenticate(t *testing.T) {
 
 func TestAPITokenLastUsedIsWrittenAtMostOncePerInterval(t *testing.T) {
 	b := setup(t)
-	rec, token, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokenNow)
+	rec, token, err := b.Store.Tokens.Create(b.Ctx, audit.System, b.Acme.ID, "sync", tokens.ScopeWrite, tokenNow)
 	require.NoError(t, err)
 	lastUsed := func() time.Time {
 		var at *time.Time

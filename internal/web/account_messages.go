@@ -58,6 +58,7 @@ var reasonMessages = map[string]reasonMessage{
 	"token_name_reserved":   {id: "tokens.err.name_reserved"},
 	"token_limit":           {id: "tokens.err.limit", count: func() int { return tokens.MaxLive }},
 	"token_name_taken":      {id: "tokens.err.name_taken"},
+	"token_scope":           {id: "tokens.err.scope"},
 
 	// internal/accounts' addresses we never send to
 	// (text's codes, on the email field) and account emails refused in

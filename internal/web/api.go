@@ -83,15 +83,47 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 
 // apiRateLimit holds each token to its rate (a token bucket per token,
 // golang.org/x/time/rate). Over the limit: 429 with Retry-After in whole
-// seconds.
+// seconds. Every answer says where the token stands (docs/api.md, "Rate
+// limits"), as GitHub's API does: X-RateLimit-Limit is the bucket (the
+// requests a token may make at once), X-RateLimit-Remaining what is left
+// of it after this request, X-RateLimit-Reset the seconds until it is full
+// again (a bucket refills continuously, at the rate, rather than at a
+// window's end).
 func (s *Server) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		now := s.now()
-		r := s.apiLimits.get(apiToken(c).ID, now).ReserveN(now, 1)
-		if d := r.DelayFrom(now); !r.OK() || d > 0 {
+		lim := s.apiLimits.get(apiToken(c).ID, now)
+		r := lim.ReserveN(now, 1)
+		d := r.DelayFrom(now)
+		if !r.OK() || d > 0 {
 			r.CancelAt(now)
-			c.Response().Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(d.Seconds())))))
+		}
+		h := c.Response().Header()
+		left := max(0, lim.TokensAt(now))
+		h.Set("X-RateLimit-Limit", strconv.Itoa(lim.Burst()))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(int(math.Floor(left))))
+		if per := float64(lim.Limit()); per > 0 && !math.IsInf(per, 1) {
+			h.Set("X-RateLimit-Reset", strconv.Itoa(int(math.Ceil((float64(lim.Burst())-left)/per))))
+		}
+		if !r.OK() || d > 0 {
+			h.Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(d.Seconds())))))
 			return apperr.Errorf(apperr.TooMany, "This token is over its rate limit. Retry after the number of seconds in Retry-After.")
+		}
+		return next(c)
+	}
+}
+
+// reasonInsufficientScope is the code of a write with a read-only token.
+const reasonInsufficientScope = "insufficient_scope"
+
+// apiWrites admits a write only with a token whose scope is write
+// (docs/api.md, "Tokens"): a read-only token's write is 403
+// insufficient_scope, before its body is read.
+func apiWrites(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if apiToken(c).Scope != tokens.ScopeWrite {
+			return apperr.Reasonf(apperr.Forbidden, reasonInsufficientScope,
+				"This token is read-only: it reads the org's records and writes none. Make a read-write token to write.")
 		}
 		return next(c)
 	}
@@ -197,6 +229,9 @@ type apiErrorDetail struct {
 	// (internal/field's: "required", "too_long", …), beside the English
 	// message in Fields; absent when none has.
 	Codes map[string]string `json:"codes,omitempty"`
+	// ETag is, on a 412, the record's current ETag when it exists (as the
+	// ETag header): the version the client lost to.
+	ETag string `json:"etag,omitempty"`
 }
 
 // apiErrorCode is the stable code clients switch on, one per status.
@@ -237,6 +272,12 @@ func writeAPIError(c echo.Context, err error, status int, msg string) {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="fieldbrief"`)
 	}
 	body := apiErrorBody{Error: apiErrorDetail{Code: apiErrorCode(status), Message: msg, Fields: map[string]string{}}}
+	if status == http.StatusPreconditionFailed {
+		body.Error.ETag = c.Response().Header().Get("ETag")
+	}
+	if status == http.StatusForbidden && apperr.ReasonOf(err) == reasonInsufficientScope {
+		body.Error.Code = reasonInsufficientScope
+	}
 	if status == http.StatusUnprocessableEntity {
 		body.Error.Fields, body.Error.Codes = fieldsOf(err), codesOf(err)
 		if code := apiProblemCode(err); code != "" {
@@ -317,6 +358,15 @@ func readAPIBody(c echo.Context, v any) error {
 	if p := strictjson.Check(body); p != nil {
 		return jsonProblem(p)
 	}
+	// Every member that is not a field, by its exact name, is named at
+	// once: a client fixes them all in one round (encoding/json's
+	// DisallowUnknownFields stops at the first, and matches in any case).
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err == nil {
+		if err := unknownMembers(members, v); err != nil {
+			return err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -327,6 +377,26 @@ func readAPIBody(c echo.Context, v any) error {
 	}
 	return nil
 }
+
+// unknownMembers is a 422 naming every member of a body that is not one of
+// v's fields (its json names, exactly), nil when all are.
+func unknownMembers(members map[string]json.RawMessage, v any) error {
+	known := jsonNames(v)
+	var fields []apperr.Field
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		if !known[name] {
+			fields = append(fields, apperr.Field{Name: name, Code: codeUnknownMember,
+				Message: "unknown field: see docs/api.md for the fields this endpoint takes"})
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &apperr.Error{Code: apperr.Invalid, Message: "unknown fields", Fields: fields}
+}
+
+// codeUnknownMember is the code of a member no field has.
+const codeUnknownMember = "unknown_member"
 
 // utf8Only refuses a body its Content-Type says is in another charset than
 // UTF-8 (415): JSON is UTF-8 (docs/api.md, "Errors"), and a body read as

@@ -193,8 +193,14 @@ func TestAPIDocsExamplesRun(t *testing.T) {
 		  "unassigned": [], "overdue": [], "on_hold": [], "yesterday": {}, "totals": {}}`)
 	require.NoError(t, err)
 
+	// A job made on a screen, without a reference: the docs reach it by id.
+	var screenJob int64
+	require.NoError(t, f.db.QueryRow(context.Background(), `
+		INSERT INTO jobs (org_id, customer, arrival_start, arrival_end) VALUES ($1, 'Walk-in', '2026-03-12T16:00Z', '2026-03-12T17:00Z')
+		RETURNING id`, f.orgA.ID).Scan(&screenJob))
+
 	dir := t.TempDir()
-	ids := docIDs{}
+	ids := docIDs{"7340032998765432": strconv.FormatInt(screenJob, 10)}
 	for i, ex := range examples {
 		where := fmt.Sprintf("%s:%d", apiDocs, ex.line)
 		bodyFile, headerFile := filepath.Join(dir, fmt.Sprintf("%d.body", i)), filepath.Join(dir, fmt.Sprintf("%d.headers", i))

@@ -105,8 +105,7 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 	if err := checkBodyRef(in.ExternalRef, ref); err != nil {
 		return err
 	}
-	input := field.TechnicianInput{Name: in.Name, Email: in.Email, Phone: in.Phone, Active: in.Active == nil || *in.Active, ExternalRef: ref,
-		Language: in.Language}
+	input := technicianInputOf(in, ref)
 	ctx := c.Request().Context()
 	p := preconditionsOf(c)
 	var t field.Technician
@@ -130,6 +129,12 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 	return c.JSON(createdOrOK(created), t)
 }
 
+// technicianInputOf is a PUT body as the technician it describes.
+func technicianInputOf(in apiTechnicianIn, ref string) field.TechnicianInput {
+	return field.TechnicianInput{Name: in.Name, Email: in.Email, Phone: in.Phone, Active: in.Active == nil || *in.Active, ExternalRef: ref,
+		Language: in.Language}
+}
+
 // apiPutJob creates or replaces the job with this reference.
 func (s *Server) apiPutJob(c echo.Context) error {
 	ref, err := apiRef(c)
@@ -149,6 +154,36 @@ func (s *Server) apiPutJob(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	input, warnings, err := jobInputOf(in, ref, loc)
+	if err != nil {
+		return err
+	}
+	p := preconditionsOf(c)
+	var j field.Job
+	var created bool
+	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if input.Version, err = p.onRef(ctx, tx, "jobs", orgID, ref); err != nil {
+			return err
+		}
+		if j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
+			return err
+		}
+		return p.created(created)
+	})
+	if err != nil {
+		return p.failed(c, err)
+	}
+	setETag(c, j.ID, j.Version)
+	if created {
+		setLocation(c, "jobs", ref)
+	}
+	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
+}
+
+// jobInputOf is a PUT body as the job it describes: arrival times read in
+// loc (local wall-clock times, or instants with an offset), the notes of
+// ambiguous local times, and every problem of the body at once.
+func jobInputOf(in apiJobIn, ref string, loc *time.Location) (field.JobInput, []string, error) {
 	input := field.JobInput{ExternalRef: ref, Customer: in.Customer, CustomerPhone: in.CustomerPhone, Address: in.Address,
 		JobType: in.JobType, Notes: in.Notes, Emergency: in.Emergency, Status: in.Status, TechnicianRef: in.TechnicianRef}
 	var warnings []string
@@ -187,28 +222,9 @@ func (s *Server) apiPutJob(c echo.Context) error {
 				}
 			}
 		}
-		return &field.ValidationError{Fields: bad, Problems: codes}
+		return field.JobInput{}, nil, &field.ValidationError{Fields: bad, Problems: codes}
 	}
-	p := preconditionsOf(c)
-	var j field.Job
-	var created bool
-	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if input.Version, err = p.onRef(ctx, tx, "jobs", orgID, ref); err != nil {
-			return err
-		}
-		if j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
-			return err
-		}
-		return p.created(created)
-	})
-	if err != nil {
-		return p.failed(c, err)
-	}
-	setETag(c, j.ID, j.Version)
-	if created {
-		setLocation(c, "jobs", ref)
-	}
-	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
+	return input, warnings, nil
 }
 
 // apiZone is the org's zone, the one the screens use (field.go's zoneOf).

@@ -18,6 +18,7 @@ import (
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/tokens"
 )
 
 // apiResponse is an API answer, its body decoded.
@@ -39,7 +40,7 @@ type apiClient struct {
 // newToken creates a token of o (as its first admin would) and returns it.
 func (f *fixture) newToken(o tenants.Org, name string) string {
 	f.t.Helper()
-	_, token, err := f.store.Tokens.Create(context.Background(), audit.Actor{Email: "admin@" + o.Slug + ".test"}, o.ID, name, f.clock.Now())
+	_, token, err := f.store.Tokens.Create(context.Background(), audit.Actor{Email: "admin@" + o.Slug + ".test"}, o.ID, name, tokens.ScopeWrite, f.clock.Now())
 	require.NoError(f.t, err)
 	return token
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
@@ -363,20 +364,7 @@ func (s *Server) apiPatchTechnician(c echo.Context) error {
 		if exists {
 			input = cur.Input() // at cur.Version, which the lock keeps
 		}
-		for name := range patch {
-			switch name {
-			case "name":
-				input.Name = in.Name
-			case "email":
-				input.Email = in.Email
-			case "phone":
-				input.Phone = in.Phone
-			case "language":
-				input.Language = in.Language
-			case "active":
-				input.Active = in.Active == nil || *in.Active
-			}
-		}
+		applyTechnicianPatch(&input, patch, in)
 		if t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
 			return err
 		}
@@ -432,45 +420,8 @@ func (s *Server) apiPatchJob(c echo.Context) error {
 		if exists {
 			input = cur.Input()
 		}
-		bad := map[string]string{}
-		for name := range patch {
-			switch name {
-			case "customer":
-				input.Customer = in.Customer
-			case "customer_phone":
-				input.CustomerPhone = in.CustomerPhone
-			case "address":
-				input.Address = in.Address
-			case "job_type":
-				input.JobType = in.JobType
-			case "notes":
-				input.Notes = in.Notes
-			case "emergency":
-				input.Emergency = in.Emergency
-			case "status":
-				input.Status = in.Status
-			case "technician_ref":
-				input.TechnicianID, input.TechnicianRef = 0, in.TechnicianRef
-			case "arrival_start", "arrival_end":
-				to, value := &input.ArrivalStart, in.ArrivalStart
-				if name == "arrival_end" {
-					to, value = &input.ArrivalEnd, in.ArrivalEnd
-				}
-				if nulls[name] || value == "" {
-					bad[name] = "is required"
-					continue
-				}
-				t, note, err := schedule.ParseLocalDateTime(loc, value)
-				if err != nil {
-					bad[name] = err.Error()
-					continue
-				}
-				*to = t
-				if note != "" {
-					warnings = append(warnings, name+": "+note)
-				}
-			}
-		}
+		var bad map[string]string
+		bad, warnings = applyJobPatch(&input, patch, nulls, in, loc)
 		if len(bad) > 0 {
 			return &field.ValidationError{Fields: bad}
 		}
@@ -493,9 +444,75 @@ func (s *Server) apiPatchJob(c echo.Context) error {
 	return c.JSON(createdOrOK(created), apiJob(j, loc, warnings))
 }
 
+// applyTechnicianPatch sets the members a merge patch names (decoded into
+// in) on input; null takes one back to its default.
+func applyTechnicianPatch(input *field.TechnicianInput, patch map[string]json.RawMessage, in apiTechnicianIn) {
+	for name := range patch {
+		switch name {
+		case "name":
+			input.Name = in.Name
+		case "email":
+			input.Email = in.Email
+		case "phone":
+			input.Phone = in.Phone
+		case "language":
+			input.Language = in.Language
+		case "active":
+			input.Active = in.Active == nil || *in.Active
+		}
+	}
+}
+
+// applyJobPatch sets the members a merge patch names (decoded into in) on
+// input, arrival times read in loc; the problems of those it cannot take,
+// and the notes of ambiguous local times.
+func applyJobPatch(input *field.JobInput, patch map[string]json.RawMessage, nulls map[string]bool, in apiJobIn, loc *time.Location) (bad map[string]string, warnings []string) {
+	bad = map[string]string{}
+	for name := range patch {
+		switch name {
+		case "customer":
+			input.Customer = in.Customer
+		case "customer_phone":
+			input.CustomerPhone = in.CustomerPhone
+		case "address":
+			input.Address = in.Address
+		case "job_type":
+			input.JobType = in.JobType
+		case "notes":
+			input.Notes = in.Notes
+		case "emergency":
+			input.Emergency = in.Emergency
+		case "status":
+			input.Status = in.Status
+		case "technician_ref":
+			input.TechnicianID, input.TechnicianRef = 0, in.TechnicianRef
+		case "arrival_start", "arrival_end":
+			to, value := &input.ArrivalStart, in.ArrivalStart
+			if name == "arrival_end" {
+				to, value = &input.ArrivalEnd, in.ArrivalEnd
+			}
+			if nulls[name] || value == "" {
+				bad[name] = "is required"
+				continue
+			}
+			t, note, err := schedule.ParseLocalDateTime(loc, value)
+			if err != nil {
+				bad[name] = err.Error()
+				continue
+			}
+			*to = t
+			if note != "" {
+				warnings = append(warnings, name+": "+note)
+			}
+		}
+	}
+	return bad, warnings
+}
+
 // apiDeletedJSON is a DELETE's answer (as Stripe's API answers one): what
 // was deleted, so that every answer stays a JSON object.
 type apiDeletedJSON struct {
+	ID          int64  `json:"id"`
 	ExternalRef string `json:"external_ref"`
 	Deleted     bool   `json:"deleted"`
 }
@@ -520,5 +537,5 @@ func (s *Server) apiDeleteTechnician(c echo.Context) error {
 	if err := s.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
 		return p.failed(c, err)
 	}
-	return c.JSON(http.StatusOK, apiDeletedJSON{ExternalRef: ref, Deleted: true})
+	return c.JSON(http.StatusOK, apiDeletedJSON{ID: cur.ID, ExternalRef: ref, Deleted: true})
 }

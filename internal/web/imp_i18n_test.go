@@ -312,8 +312,14 @@ func TestAPIProblemsAreEnglishWithCodes(t *testing.T) {
 	require.True(t, ok, res.Body)
 	require.Equal(t, map[string]any{"customer": field.CodeRequired, "arrival_end": field.CodeRequired}, codes)
 
+	// Every unknown member is named, each with its code.
+	res = a.put("/api/v1/technicians/T-9", `{"colour":"red", "name": "Ana", "Phone": "1", "size": 2}`)
+	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	require.Equal(t, map[string]any{"colour": "unknown_member", "Phone": "unknown_member", "size": "unknown_member"},
+		res.JSON["error"].(map[string]any)["codes"], res.Body)
+
 	// An error without field problems has no codes member.
-	res = a.put("/api/v1/technicians/T-9", `{"colour":"red"}`)
+	res = a.put("/api/v1/technicians/T-9", `{"name": "Ana"} {"name": "Bo"}`)
 	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
 	_, has := res.JSON["error"].(map[string]any)["codes"]
 	require.False(t, has, res.Body)

@@ -3,6 +3,7 @@ package web
 import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"slices"
 
 	"fieldbrief/internal/web/mw"
 	"fieldbrief/static"
@@ -143,16 +144,26 @@ func (s *Server) routes() {
 	// The JSON API (docs/api.md): bearer token and per-token rate limit on
 	// each route, not on the group, so an unknown path or method is the
 	// router's plain 404 or 405 (as JSON: errors.go), not a catch-all's.
+	// A write also needs a read-write token (apiWrites).
 	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{s.apiAuth, s.apiRateLimit}
+	writes := append(slices.Clone(bearer), apiWrites)
+	api.GET("/org", s.apiOrg, bearer...)
 	api.GET("/technicians", s.apiListTechnicians, bearer...)
 	api.GET("/technicians/:ref", s.apiGetTechnician, bearer...)
-	api.PUT("/technicians/:ref", s.apiPutTechnician, bearer...)
-	api.PATCH("/technicians/:ref", s.apiPatchTechnician, bearer...)
-	api.DELETE("/technicians/:ref", s.apiDeleteTechnician, bearer...)
+	api.PUT("/technicians/:ref", s.apiPutTechnician, writes...)
+	api.PATCH("/technicians/:ref", s.apiPatchTechnician, writes...)
+	api.DELETE("/technicians/:ref", s.apiDeleteTechnician, writes...)
+	api.GET("/technicians/by-id/:id", s.apiGetTechnicianByID, bearer...)
+	api.PUT("/technicians/by-id/:id", s.apiPutTechnicianByID, writes...)
+	api.PATCH("/technicians/by-id/:id", s.apiPatchTechnicianByID, writes...)
+	api.DELETE("/technicians/by-id/:id", s.apiDeleteTechnicianByID, writes...)
 	api.GET("/jobs", s.apiListJobs, bearer...)
 	api.GET("/jobs/:ref", s.apiGetJob, bearer...)
-	api.PUT("/jobs/:ref", s.apiPutJob, bearer...)
-	api.PATCH("/jobs/:ref", s.apiPatchJob, bearer...)
+	api.PUT("/jobs/:ref", s.apiPutJob, writes...)
+	api.PATCH("/jobs/:ref", s.apiPatchJob, writes...)
+	api.GET("/jobs/by-id/:id", s.apiGetJobByID, bearer...)
+	api.PUT("/jobs/by-id/:id", s.apiPutJobByID, writes...)
+	api.PATCH("/jobs/by-id/:id", s.apiPatchJobByID, writes...)
 	api.GET("/briefings/:date", s.apiBriefing, bearer...)
 	api.GET("/openapi.json", s.apiOpenAPI) // no token: it describes the API, it opens nothing
 

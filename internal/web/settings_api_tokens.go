@@ -23,14 +23,18 @@ func (s *Server) apiTokensPage(c echo.Context) error {
 // after the POST: the token must not be in a URL or a page reloaded later.
 func (s *Server) apiTokenCreate(c echo.Context) error {
 	name := c.FormValue("name")
-	_, token, err := s.tokens.Create(c.Request().Context(), actor(c), currentMembership(c).Org.ID, name, s.now())
+	scope, err := tokens.ParseScope(c.FormValue("scope"))
+	if err == nil {
+		var token string
+		if _, token, err = s.tokens.Create(c.Request().Context(), actor(c), currentMembership(c).Org.ID, name, scope, s.now()); err == nil {
+			return s.showAPITokens(c, http.StatusOK, views.APITokensBlock{Created: token})
+		}
+	}
 	if apperr.Code(err) == apperr.Invalid {
-		return s.showAPITokens(c, http.StatusUnprocessableEntity, views.APITokensBlock{Name: name, Error: localMessage(localizer(c), err, map[string]any{"Name": name})})
+		return s.showAPITokens(c, http.StatusUnprocessableEntity, views.APITokensBlock{Name: name, Scope: c.FormValue("scope"),
+			Error: localMessage(localizer(c), err, map[string]any{"Name": name})})
 	}
-	if err != nil {
-		return err
-	}
-	return s.showAPITokens(c, http.StatusOK, views.APITokensBlock{Created: token})
+	return err
 }
 
 // apiTokenRevoke revokes one of the org's tokens; another org's id, or one
@@ -84,7 +88,7 @@ var revokedWhyIDs = map[tokens.RevokeReason]string{
 }
 
 func apiTokenRow(t tokens.Token, lc locale.Locale) views.APITokenRow {
-	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy, OrgOwned: t.OrgOwned,
+	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy, OrgOwned: t.OrgOwned, ReadOnly: t.Scope == tokens.ScopeRead,
 		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt,
 		CreatedText: utcStamp(lc, t.CreatedAt), LastUsedText: utcStamp(lc, t.LastUsedAt), RevokedText: utcStamp(lc, t.RevokedAt)}
 }
