@@ -60,7 +60,7 @@ type Token struct {
 	// OrgOwned: made by web create-token, the org's (migration 00044).
 	OrgOwned bool
 	// Scope is what the token may do: ScopeRead or ScopeWrite.
-	Scope Scope
+	Scope      Scope
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero: never used
 	RevokedAt  time.Time // zero: live
