@@ -66,6 +66,13 @@ type Web struct {
 	LockTimeout      time.Duration
 	StatementTimeout time.Duration
 	RequestTimeout   time.Duration
+	// FeedSettle is how far behind the database's clock the API's feed
+	// stops (docs/api.md, "Reading what changed"): a write is stamped
+	// when its transaction began and seen when it commits, so the feed
+	// lists only what no transaction still open can join. LoadWeb's
+	// default, DefaultFeedSettle, is longer than any write transaction may
+	// run; zero (tests) lists up to now.
+	FeedSettle time.Duration
 	// Warnings are configuration problems that did not stop the server
 	// (LoadWeb fills them; cmd/web logs them).
 	Warnings []string
@@ -88,8 +95,11 @@ const (
 
 // Defaults of the API's per-token rate limit.
 const (
-	DefaultAPIRate  = 50  // requests per second, sustained
-	DefaultAPIBurst = 100 // requests at once
+	// DefaultFeedSettle is past the longest a write transaction can run:
+	// a request's 12 s, a CSV upload's 45 s (internal/web/mw, Bound).
+	DefaultFeedSettle = time.Minute
+	DefaultAPIRate    = 50  // requests per second, sustained
+	DefaultAPIBurst   = 100 // requests at once
 )
 
 // minKeyLen is the shortest session signing key accepted (256 bits).
@@ -196,6 +206,7 @@ func LoadWeb(getenv func(string) string) (Web, error) {
 	c.LockTimeout = envDuration(getenv, "WEB_LOCK_TIMEOUT", 0, &errs)
 	c.StatementTimeout = envDuration(getenv, "WEB_STATEMENT_TIMEOUT", 0, &errs)
 	c.RequestTimeout = envDuration(getenv, "WEB_REQUEST_TIMEOUT", 0, &errs)
+	c.FeedSettle = envDuration(getenv, "API_FEED_SETTLE", DefaultFeedSettle, &errs)
 	c.MetricsAddr = getenv("METRICS_ADDR")
 	c.ReplicaMaxLag = envDuration(getenv, "REPLICA_MAX_LAG", DefaultReplicaMaxLag, &errs)
 	c.ReadYourWrites = envDuration(getenv, "REPLICA_READ_YOUR_WRITES", DefaultReadYourWrites, &errs)

@@ -30,6 +30,30 @@ type JobFilter struct {
 	Unassigned   bool      // only jobs with no technician
 	Limit        int       // 0 = DefaultJobPage; capped at MaxJobPage
 	Offset       int
+	// The feed (docs/api.md, "Reading what changed"): ByUpdate lists in
+	// the order of updated_at (then id) instead of arrival; UpdatedSince
+	// and UpdatedBefore bound it ([since, before), zero = open). After,
+	// when set, starts the page after that key of the list's order (a
+	// keyset: rows inserted or changed meanwhile neither shift nor repeat
+	// the rest); Offset is then ignored.
+	ByUpdate                    bool
+	UpdatedSince, UpdatedBefore time.Time
+	After                       *JobKey
+}
+
+// JobKey is a job's place in a list's order: arrival_start, created_at and
+// id; or updated_at (as At) and id when the list is ByUpdate.
+type JobKey struct {
+	At, Created time.Time
+	ID          int64
+}
+
+// KeyOf is j's key in a list's order.
+func KeyOf(j Job, byUpdate bool) JobKey {
+	if byUpdate {
+		return JobKey{At: j.UpdatedAt, ID: j.ID}
+	}
+	return JobKey{At: j.ArrivalStart, Created: j.CreatedAt, ID: j.ID}
 }
 
 // JobPage is one page of a job list.
@@ -113,9 +137,30 @@ func ListJobs(ctx context.Context, q database.Querier, orgID int64, f JobFilter)
 	if f.Unassigned {
 		where += ` AND j.technician_id IS NULL`
 	}
-	args = append(args, limit+1, max(f.Offset, 0))
+	if !f.UpdatedSince.IsZero() {
+		add("j.updated_at >= $%d", f.UpdatedSince)
+	}
+	if !f.UpdatedBefore.IsZero() {
+		add("j.updated_at < $%d", f.UpdatedBefore)
+	}
+	order := ` ORDER BY j.arrival_start, j.created_at, j.id`
+	if f.ByUpdate {
+		order = ` ORDER BY j.updated_at, j.id`
+	}
+	offset := max(f.Offset, 0)
+	if k := f.After; k != nil {
+		offset = 0
+		if f.ByUpdate {
+			args = append(args, k.At, k.ID)
+			where += fmt.Sprintf(" AND (j.updated_at, j.id) > ($%d, $%d)", len(args)-1, len(args))
+		} else {
+			args = append(args, k.At, k.Created, k.ID)
+			where += fmt.Sprintf(" AND (j.arrival_start, j.created_at, j.id) > ($%d, $%d, $%d)", len(args)-2, len(args)-1, len(args))
+		}
+	}
+	args = append(args, limit+1, offset)
 	rows, err := q.Query(ctx, `SELECT `+jobColumns+jobFrom+` WHERE `+where+
-		fmt.Sprintf(` ORDER BY j.arrival_start, j.created_at, j.id LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
+		fmt.Sprintf(order+` LIMIT $%d OFFSET $%d`, len(args)-1, len(args)), args...)
 	if err != nil {
 		return JobPage{}, fmt.Errorf("jobs of org %d: %w", orgID, err)
 	}

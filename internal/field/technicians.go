@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -384,4 +385,80 @@ func TechnicianByRef(ctx context.Context, q database.Querier, orgID int64, ref s
 		return Technician{}, fmt.Errorf("technician %q of org %d: %w", ref, orgID, err)
 	}
 	return getTechnician(ctx, q, orgID, id, lock)
+}
+
+// ListTechniciansChanged is the technicians' feed (docs/api.md, "Reading
+// what changed"): those whose updated_at is in [since, before), in
+// updated_at, id order, after the key after (nil: from the start), at most
+// limit; more says another page follows.
+func ListTechniciansChanged(ctx context.Context, q database.Querier, orgID int64, since, before time.Time, after *JobKey, limit int) (list []Technician, more bool, err error) {
+	args := []any{orgID, since, before, limit + 1}
+	where := `t.org_id = $1 AND t.updated_at >= $2 AND t.updated_at < $3`
+	if after != nil {
+		args = append(args, after.At, after.ID)
+		where += ` AND (t.updated_at, t.id) > ($5, $6)`
+	}
+	rows, err := q.Query(ctx, `
+		SELECT `+technicianColumns+`,
+		       (SELECT count(*) FROM jobs j WHERE j.org_id = t.org_id AND j.technician_id = t.id)
+		  FROM technicians t
+		 WHERE `+where+`
+		 ORDER BY t.updated_at, t.id
+		 LIMIT $4`, args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("technicians of org %d changed since %s: %w", orgID, since, err)
+	}
+	list, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Technician, error) {
+		var t Technician
+		err := scanTechnician(r, &t, &t.Jobs)
+		return t, err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("technicians of org %d changed since %s: %w", orgID, since, err)
+	}
+	if len(list) > limit {
+		return list[:limit], true, nil
+	}
+	return list, false, nil
+}
+
+// Tombstone is a deleted technician or job, as the feed lists it.
+type Tombstone struct {
+	ID          int64     `json:"id"`
+	ExternalRef string    `json:"external_ref"`
+	DeletedAt   time.Time `json:"deleted_at"`
+}
+
+// Tombstone kinds.
+const (
+	KindTechnician = "technician"
+	KindJob        = "job"
+)
+
+// Deleted lists the org's technicians or jobs (kind) deleted in [since,
+// before), oldest first, at most limit+1 (a caller that gets more than
+// limit moves its horizon back: docs/api.md, "Reading what changed").
+func Deleted(ctx context.Context, q database.Querier, orgID int64, kind string, since, before time.Time, limit int) ([]Tombstone, error) {
+	rows, err := q.Query(ctx, `
+		SELECT id, coalesce(external_ref, ''), deleted_at FROM field_tombstones
+		 WHERE org_id = $1 AND kind = $2 AND deleted_at >= $3 AND deleted_at < $4
+		 ORDER BY deleted_at, id LIMIT $5`, orgID, kind, since, before, limit+1)
+	if err != nil {
+		return nil, fmt.Errorf("%ss of org %d deleted since %s: %w", kind, orgID, since, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Tombstone])
+	if err != nil {
+		return nil, fmt.Errorf("%ss of org %d deleted since %s: %w", kind, orgID, since, err)
+	}
+	return out, nil
+}
+
+// Now is the database's clock, which updated_at is written by: the feed's
+// horizon is read on it, not on the web process's.
+func Now(ctx context.Context, q database.Querier) (time.Time, error) {
+	var now time.Time
+	if err := q.QueryRow(ctx, `SELECT now()`).Scan(&now); err != nil {
+		return time.Time{}, fmt.Errorf("the database's time: %w", err)
+	}
+	return now, nil
 }

@@ -72,6 +72,7 @@ func TestLocksTakeTheirKeys(t *testing.T) {
 		require.NoError(t, db.QueryRow(ctx, `
 			SELECT count(*) FROM pg_locks
 			 WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND mode = $2
+			   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 			   AND ((classid::bigint << 32) | objid::bigint) = $1`, k, mode).Scan(&n))
 		return n
 	}

@@ -106,6 +106,7 @@ func parseDocAnswer(t *testing.T, where string, lines []string) (int, http.Heade
 // varyingKeys hold ids and instants that differ from run to run: the docs'
 // value shows the shape, the test checks the key is there with that type.
 var varyingKeys = map[string]bool{"id": true, "technician_id": true, "created_at": true, "updated_at": true,
+	"next_cursor": true, "complete_until": true, "deleted_at": true,
 	"completed_at": true, "generated_at": true, "day_start": true, "day_end": true}
 
 // requireSubset checks that got holds everything want documents: objects
@@ -151,10 +152,16 @@ func (m docIDs) apply(s string) string {
 	return s
 }
 
-// learn records the id of the record an answer documents.
+// learn records the id of the record an answer documents, and its
+// next_cursor (opaque too: a later example pages with it).
 func (m docIDs) learn(t *testing.T, where string, want, got any) {
 	w, _ := want.(map[string]any)
 	g, _ := got.(map[string]any)
+	if wc, ok := w["next_cursor"].(string); ok {
+		gc, ok := g["next_cursor"].(string)
+		require.True(t, ok, "%s: the answer has no next_cursor", where)
+		m[wc] = gc
+	}
 	wid, ok := w["id"].(float64)
 	if !ok {
 		return

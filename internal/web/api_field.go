@@ -2,11 +2,9 @@ package web
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -300,92 +298,4 @@ func (s *Server) apiGetJob(c echo.Context) error {
 	}
 	setETag(c, j.ID, j.Version)
 	return c.JSON(http.StatusOK, apiJob(j, loc, nil))
-}
-
-// apiListTechnicians returns the org's technicians (at most
-// field.MaxTechnicians), active ones first.
-func (s *Server) apiListTechnicians(c echo.Context) error {
-	list, err := s.field.ListTechnicians(c.Request().Context(), apiToken(c).OrgID)
-	if err != nil {
-		return err
-	}
-	if list == nil {
-		list = []field.Technician{}
-	}
-	return c.JSON(http.StatusOK, map[string]any{"technicians": list})
-}
-
-// apiJobList is GET /api/v1/jobs's answer.
-type apiJobList struct {
-	Date       string      `json:"date"`
-	Timezone   string      `json:"timezone"`
-	Jobs       []apiJobOut `json:"jobs"`
-	NextCursor *string     `json:"next_cursor"` // null on the last page
-}
-
-// apiListJobs returns the jobs whose window starts on an org-local date, in
-// arrival order, a page at a time (limit, and cursor from next_cursor).
-func (s *Server) apiListJobs(c echo.Context) error {
-	q := c.QueryParams()
-	bad := map[string]string{}
-	date, err := schedule.ParseDate(q.Get("date"))
-	if err != nil {
-		bad["date"] = "want an org-local date as YYYY-MM-DD"
-	}
-	limit := apiJobPage
-	if v := q.Get("limit"); v != "" {
-		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > apiMaxJobPage {
-			bad["limit"] = "want a whole number from 1 to " + strconv.Itoa(apiMaxJobPage)
-		}
-	}
-	offset, ok := parseCursor(q.Get("cursor"))
-	if !ok {
-		bad["cursor"] = "is not a cursor this API gave: pass next_cursor as it is, or leave it out"
-	}
-	if len(bad) > 0 {
-		return &field.ValidationError{Fields: bad}
-	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	loc, err := s.apiZone(ctx, orgID)
-	if err != nil {
-		return err
-	}
-	from, to := schedule.DayBounds(loc, date)
-	page, err := s.field.ListJobs(ctx, orgID, field.JobFilter{From: from, To: to, Limit: limit, Offset: offset})
-	if err != nil {
-		return err
-	}
-	out := apiJobList{Date: date.String(), Timezone: loc.String(), Jobs: make([]apiJobOut, 0, len(page.Jobs))}
-	for _, j := range page.Jobs {
-		out.Jobs = append(out.Jobs, apiJob(j, loc, nil))
-	}
-	if page.More {
-		next := formatCursor(offset + len(page.Jobs))
-		out.NextCursor = &next
-	}
-	return c.JSON(http.StatusOK, out)
-}
-
-// A cursor is the position of the next page, opaque to clients so that it
-// can change to a keyset later without breaking them.
-func formatCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("o" + strconv.Itoa(offset)))
-}
-
-// maxCursorOffset bounds how deep a list may be paged.
-const maxCursorOffset = 1_000_000
-
-func parseCursor(s string) (int, bool) {
-	if s == "" {
-		return 0, true
-	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) < 2 || b[0] != 'o' {
-		return 0, false
-	}
-	n, err := strconv.Atoi(string(b[1:]))
-	if err != nil || n < 0 || n > maxCursorOffset {
-		return 0, false
-	}
-	return n, true
 }

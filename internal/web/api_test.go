@@ -458,7 +458,9 @@ func TestAPIDateFilterIsTheOrgLocalDayAcrossDST(t *testing.T) {
 	require.Contains(t, jsonAt(t, r.Body, "warnings"), "first")
 	require.Equal(t, []string{"overlap"}, customers(t, api.get("/api/v1/jobs?date=2026-11-01")))
 
-	for _, q := range []string{"", "?date=2026-3-8", "?date=2026-02-30", "?date=2026-03-08&limit=0", "?date=2026-03-08&limit=501",
+	// Without a date, every day's (a date is no longer required).
+	require.Len(t, customers(t, api.get("/api/v1/jobs")), 8)
+	for _, q := range []string{"?date=2026-3-8", "?date=2026-02-30", "?date=2026-03-08&limit=0", "?date=2026-03-08&limit=501",
 		"?date=2026-03-08&cursor=nope"} {
 		fields := requireAPIError(t, api.get("/api/v1/jobs"+q), http.StatusUnprocessableEntity, "invalid")
 		require.NotEmpty(t, fields, q)

@@ -276,7 +276,9 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 	require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, 10*time.Second, 10*time.Millisecond,
 		"the PATCH waits for the job's row")
 
+	// pg_locks is the cluster's: this database's locks only (other tests tick in theirs).
 	require.Zero(t, f.count(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+	                           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 	                           AND ((classid::bigint << 32) | objid::bigint) = $1`, tickKey),
 		"nobody holds the tick's key while the PATCH waits")
 	ticker := &tick.Ticker{DB: f.db, Log: slog.New(slog.DiscardHandler)}

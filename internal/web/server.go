@@ -57,6 +57,7 @@ type Server struct {
 	dayLinks       *daylinks.Store
 	admission      *mw.Admission // requests served at once
 	dbLimits       database.Limits
+	feedSettle     time.Duration // config.Web.FeedSettle
 	requestTimeout time.Duration
 	csrf           mw.CSRF
 	now            func() time.Time
@@ -132,6 +133,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		dbLimits: database.Limits{Lock: cmp.Or(cfg.LockTimeout, mw.DefaultLockTimeout),
 			Statement: cmp.Or(cfg.StatementTimeout, mw.DefaultStatementTimeout)},
 		requestTimeout: cmp.Or(cfg.RequestTimeout, mw.DefaultRequestTimeout),
+		feedSettle:     cfg.FeedSettle,
 		csrf:           mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
 		now:            time.Now,
 		echo:           echo.New(),
