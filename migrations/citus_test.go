@@ -247,7 +247,7 @@ SELECT c.oid, c.relname
 // unindexedKeys are the foreign keys left without an index on purpose: an
 // index there costs more than the cascade it serves. org_module_configs'
 // updated_by: every next-fire hint the tick stores would add an entry
-// (migration 00043; docs/benchmarks.md, "The tick"), for the sake of
+// (migration 00047; docs/benchmarks.md, "The tick"), for the sake of
 // deleting a user, an operator's rare act.
 var unindexedKeys = map[string]bool{"org_module_configs_updated_by_fkey": true}
 
