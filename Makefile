@@ -26,7 +26,7 @@ TICK_BENCHTIME ?= 20x
 BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 70m
 
-.PHONY: help run hygiene test test-citus bench bench-burst bench-tick bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run hygiene test test-citus bench bench-burst bench-tick bench-tick-citus bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -117,6 +117,13 @@ bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs the plain
 	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/tick/ | tee bin/bench-tick.txt
 	awk -f scripts/tick-table.awk bin/bench-tick.txt
 	$(GO) test -run='^$$' -bench='BenchmarkWorkerOnceColdStart' -benchtime=3x -timeout=30m ./internal/tick/
+
+BENCH_CITUS_ORGS ?= 100000
+bench-tick-citus: ## The tick on one node and on a Citus cluster, same run and data (BENCH_CITUS_ORGS, default 100k; needs Citus as make test-citus does)
+	@scripts/need-postgres.sh
+	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	# docs/scaling.md, "The tick on Citus": steady, full and worst, node vs citus.
+	BENCH_CITUS_ORGS=$(BENCH_CITUS_ORGS) $(GO) test -tags citus -run='^$$' -bench='BenchmarkCitusTick' -benchtime=1x -timeout=60m -v ./internal/tick/
 
 bench-history: ## History retention: a month of HISTORY_BENCH_ORGS (default 100k) orgs' history dropped with the tick running (docs/benchmarks.md, "History retention")
 	@scripts/need-postgres.sh

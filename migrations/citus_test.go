@@ -244,6 +244,13 @@ SELECT c.oid, c.relname
 
 // citusViolations lists, sorted, every way the database's schema breaks
 // what Citus needs of the tables in kinds.
+// unindexedKeys are the foreign keys left without an index on purpose: an
+// index there costs more than the cascade it serves. org_module_configs'
+// updated_by: every next-fire hint the tick stores would add an entry
+// (migration 00047; docs/benchmarks.md, "The tick"), for the sake of
+// deleting a user, an operator's rare act.
+var unindexedKeys = map[string]bool{"org_module_configs_updated_by_fkey": true}
+
 func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds map[string]placement) []string {
 	t.Helper()
 	var out []string
@@ -372,7 +379,7 @@ func citusViolations(ctx context.Context, t *testing.T, db *pgxpool.Pool, kinds 
 		dst := tables[to]
 		sp, sok := kinds[src]
 		dp, dok := kinds[dst]
-		if !indexed {
+		if !indexed && !unindexedKeys[fk] {
 			report("%s: foreign key %s (%s) has no index leading with its columns", src, fk, strings.Join(cols, ", "))
 		}
 		if !sok || !dok {

@@ -24,3 +24,15 @@ func TestCitusHintWriteSkipsRowHeldElsewhere(t *testing.T) {
 	t.Cleanup(pool.Close)
 	hintWriteSkipsRowHeldElsewhere(&fixture{&testutil.Fixture{T: t, Ctx: t.Context(), DB: pool}})
 }
+
+// TestCitusHintStoredAndUsed is TestHintStoredAndUsed on a real Citus
+// cluster: an org the tick fires keeps the next day's hint, which the
+// tick stores itself (the ff_briefings triggers on the shards leave it
+// alone because the enqueue's SET LOCAL is propagated to them).
+func TestCitusHintStoredAndUsed(t *testing.T) {
+	c := pgtopo.CitusCluster(t)
+	pool, err := pgxpool.New(context.Background(), c.DistributedDatabase(t))
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	hintStoredAndUsed(&fixture{&testutil.Fixture{T: t, Ctx: t.Context(), DB: pool}})
+}

@@ -91,6 +91,15 @@ func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []d
 	return briefingIDs, nil
 }
 
+// tickHintWriterSQL tells the ff_briefings triggers of the transaction
+// that the tick writes its firings' hints itself. A SET LOCAL, not
+// set_config: on Citus the triggers run on the workers' shards, and only a
+// SET LOCAL reaches them (propagated; on plain PostgreSQL the citus.*
+// setting is an unused placeholder). With set_config every org the tick
+// fired on Citus had its hint reset behind the tick, and was read again
+// the next minute (docs/scaling.md, "What the real cluster refused").
+const tickHintWriterSQL = `SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL fieldbrief.hint_writer = 'tick'`
+
 // enqueueChunkTx inserts the briefings and their generation tasks in one
 // transaction: a scheduled firing never exists without its task. It first
 // takes the items' firing locks: with wait, waiting for them; without, it
@@ -101,7 +110,7 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[p
 		// The firings this transaction records need not invalidate their
 		// orgs' hints: the tick stores them itself, computed with these
 		// dates (migration 00013; docs/architecture.md, "The next-fire hint").
-		if _, err := tx.Exec(ctx, `SELECT set_config('fieldbrief.hint_writer', 'tick', true)`); err != nil {
+		if _, err := tx.Exec(ctx, tickHintWriterSQL); err != nil {
 			return err
 		}
 		ready, err := lockFirings(ctx, tx, items, wait)

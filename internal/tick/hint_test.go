@@ -67,7 +67,14 @@ func tickAt(t *testing.T, tk *Ticker, now time.Time) Result {
 // The tick stores each org's next firing; a hinted tick reads only the orgs
 // whose instant has come, and an org it fires ends with the next day's hint.
 func TestHintStoredAndUsed(t *testing.T) {
-	f := setup(t)
+	hintStoredAndUsed(setup(t))
+}
+
+// hintStoredAndUsed is the test on f's database (one node, or a Citus
+// cluster: citus_test.go, where the enqueue's hint_writer setting must
+// reach the shards' triggers for the fired org to keep its hint).
+func hintStoredAndUsed(f *fixture) {
+	t := f.T
 	ny := f.Org("ny", config("America/New_York", "08:00")) // 12:00Z
 	paris := f.Org("paris", config("Europe/Paris", "09:00"))
 	paused := f.Org("paused", `{"briefing": {"timezone": "UTC", "schedule_local_time": "09:00", "enabled": false}}`)
