@@ -97,7 +97,9 @@ func (s *Server) apiGetJobByID(c echo.Context) error {
 }
 
 // apiPutTechnicianByID replaces a technician's fields (it never creates:
-// an id is ours to give).
+// an id is ours to give). Without If-Match the last write wins, but never
+// over a reference given after the record was read: a change meanwhile is
+// read again (at most maxRetries times), and its reference checked.
 func (s *Server) apiPutTechnicianByID(c echo.Context) error {
 	id, err := apiID(c, "technician")
 	if err != nil {
@@ -108,27 +110,35 @@ func (s *Server) apiPutTechnicianByID(c echo.Context) error {
 		return err
 	}
 	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	cur, err := s.field.Technician(ctx, orgID, id)
-	if err != nil {
-		return err
-	}
 	p := preconditionsOf(c)
-	version, err := p.on(true, cur.ID, cur.Version)
-	if err != nil {
-		return p.failed(c, err)
+	for attempt := 1; ; attempt++ {
+		cur, err := s.field.Technician(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if _, err := p.on(true, cur.ID, cur.Version); err != nil {
+			return p.failed(c, err)
+		}
+		ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
+		if err != nil {
+			return err
+		}
+		// Written at the version read, also without If-Match: the
+		// reference was checked against that version, and one given
+		// meanwhile must not be written over (a reference is attached
+		// once). Without If-Match, a change meanwhile is read again.
+		input := technicianInputOf(in, ref)
+		input.Version = cur.Version
+		t, err := s.field.UpdateTechnician(ctx, apiActor(c), orgID, id, input)
+		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
+			continue
+		}
+		if err != nil {
+			return p.failed(c, err)
+		}
+		setETag(c, t.ID, t.Version)
+		return c.JSON(http.StatusOK, t)
 	}
-	ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
-	if err != nil {
-		return err
-	}
-	input := technicianInputOf(in, ref)
-	input.Version = version
-	t, err := s.field.UpdateTechnician(ctx, apiActor(c), orgID, id, input)
-	if err != nil {
-		return p.failed(c, err)
-	}
-	setETag(c, t.ID, t.Version)
-	return c.JSON(http.StatusOK, t)
 }
 
 // apiPutJobByID replaces a job's fields.
@@ -146,30 +156,35 @@ func (s *Server) apiPutJobByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	cur, err := s.field.Job(ctx, orgID, id)
-	if err != nil {
-		return err
-	}
 	p := preconditionsOf(c)
-	version, err := p.on(true, cur.ID, cur.Version)
-	if err != nil {
-		return p.failed(c, err)
+	for attempt := 1; ; attempt++ {
+		cur, err := s.field.Job(ctx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if _, err := p.on(true, cur.ID, cur.Version); err != nil {
+			return p.failed(c, err)
+		}
+		ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
+		if err != nil {
+			return err
+		}
+		input, warnings, err := jobInputOf(in, ref, loc)
+		if err != nil {
+			return err
+		}
+		// At the version read, as the technician's PUT by id writes.
+		input.Version = cur.Version
+		j, err := s.field.UpdateJob(ctx, apiActor(c), orgID, id, input)
+		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
+			continue
+		}
+		if err != nil {
+			return p.failed(c, err)
+		}
+		setETag(c, j.ID, j.Version)
+		return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
 	}
-	ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
-	if err != nil {
-		return err
-	}
-	input, warnings, err := jobInputOf(in, ref, loc)
-	if err != nil {
-		return err
-	}
-	input.Version = version
-	j, err := s.field.UpdateJob(ctx, apiActor(c), orgID, id, input)
-	if err != nil {
-		return p.failed(c, err)
-	}
-	setETag(c, j.ID, j.Version)
-	return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
 }
 
 // apiPatchTechnicianByID changes the members a merge patch names, as the
