@@ -69,8 +69,9 @@ func queryKey(path string, q url.Values) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-// listQuery reads a list's query string: unknown or repeated parameters
-// are a 400 naming them; bad values are collected in bad.
+// listQuery reads a list's query string: one it cannot read, and unknown
+// or repeated parameters, are a 400 naming them; bad values are collected
+// in bad.
 type listQuery struct {
 	q   url.Values
 	bad map[string]string
@@ -78,7 +79,14 @@ type listQuery struct {
 }
 
 func readListQuery(c echo.Context, known ...string) (*listQuery, error) {
-	q := c.QueryParams()
+	// Parsed here rather than taken from echo, which drops a pair it
+	// cannot read (a semicolon, a bad escape) without a word: a filter
+	// the client sent would be ignored and the list answered without it.
+	q, err := url.ParseQuery(c.Request().URL.RawQuery)
+	if err != nil {
+		return nil, apperr.Errorf(apperr.Malformed,
+			"The query string cannot be read (%v): separate the parameters with & and percent-encode their values.", err)
+	}
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range q {
 			if !yield(k) {
