@@ -371,3 +371,33 @@ func TestDailyEmailCap(t *testing.T) {
 		}
 	}
 }
+
+// The feed's horizon (docs/api.md, "Reading what changed") is only
+// complete when API_FEED_SETTLE is longer than any write transaction may
+// run: a change is stamped when its transaction begins, so one that runs
+// past the settle time commits behind a horizon already given out, and a
+// client that passes complete_until on never sees it. A settle time that
+// short (or none) is refused, as is a WEB_REQUEST_TIMEOUT that outruns it.
+func TestLoadWebRefusesAFeedSettleShorterThanAWrite(t *testing.T) {
+	t.Parallel()
+	load := func(m map[string]string) (Web, error) {
+		m["SESSION_KEYS"] = strings.Repeat("ab", 32)
+		return LoadWeb(func(k string) string { return m[k] })
+	}
+	cfg, err := load(map[string]string{})
+	require.NoError(t, err)
+	require.Equal(t, DefaultFeedSettle, cfg.FeedSettle)
+	for _, m := range []map[string]string{
+		{"API_FEED_SETTLE": "0s"},
+		{"API_FEED_SETTLE": "10s"},
+		{"API_FEED_SETTLE": "45s"},
+		{"WEB_REQUEST_TIMEOUT": "2m"},
+		{"API_FEED_SETTLE": "90s", "WEB_REQUEST_TIMEOUT": "90s"},
+	} {
+		_, err := load(m)
+		require.ErrorContains(t, err, "API_FEED_SETTLE", "%v", m)
+	}
+	cfg, err = load(map[string]string{"API_FEED_SETTLE": "3m", "WEB_REQUEST_TIMEOUT": "2m"})
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Minute, cfg.FeedSettle)
+}

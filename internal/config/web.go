@@ -98,6 +98,11 @@ const (
 	// DefaultFeedSettle is past the longest a write transaction can run:
 	// a request's 12 s, a CSV upload's 45 s (internal/web/mw, Bound).
 	DefaultFeedSettle = time.Minute
+	// SlowWriteDeadline is the request deadline of the routes that wait
+	// for something besides the database (a CSV upload's body, a test
+	// send's receiver: internal/web's slowRoutes), whose transactions may
+	// run this long: the feed's settle time must be longer.
+	SlowWriteDeadline = 45 * time.Second
 	DefaultAPIRate    = 50  // requests per second, sustained
 	DefaultAPIBurst   = 100 // requests at once
 )
@@ -207,6 +212,13 @@ func LoadWeb(getenv func(string) string) (Web, error) {
 	c.StatementTimeout = envDuration(getenv, "WEB_STATEMENT_TIMEOUT", 0, &errs)
 	c.RequestTimeout = envDuration(getenv, "WEB_REQUEST_TIMEOUT", 0, &errs)
 	c.FeedSettle = envDuration(getenv, "API_FEED_SETTLE", DefaultFeedSettle, &errs)
+	// A write stamped when its transaction began and committed after the
+	// horizon a feed gave out is never listed (docs/api.md, "Reading what
+	// changed"): the settle time outlasts every write transaction.
+	if longest := max(c.RequestTimeout, SlowWriteDeadline); c.FeedSettle <= longest {
+		errs = append(errs, fmt.Errorf("API_FEED_SETTLE (%s) must be longer than the longest write transaction (%s: WEB_REQUEST_TIMEOUT, or a CSV upload's %s), or the API's feed skips changes",
+			c.FeedSettle, longest, SlowWriteDeadline))
+	}
 	c.MetricsAddr = getenv("METRICS_ADDR")
 	c.ReplicaMaxLag = envDuration(getenv, "REPLICA_MAX_LAG", DefaultReplicaMaxLag, &errs)
 	c.ReadYourWrites = envDuration(getenv, "REPLICA_READ_YOUR_WRITES", DefaultReadYourWrites, &errs)

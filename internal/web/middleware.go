@@ -19,6 +19,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/web/mw"
@@ -465,7 +466,7 @@ var slowRoutes = map[string]bool{
 	"POST /orgs/:slug/settings/fieldforce/test-webhook": true,
 }
 
-const slowRouteDeadline = 45 * time.Second
+const slowRouteDeadline = config.SlowWriteDeadline // the API feed's settle time outlasts it (config.LoadWeb)
 
 func (s *Server) longerDeadline(c echo.Context) time.Duration {
 	if slowRoutes[c.Request().Method+" "+c.Path()] {
