@@ -217,9 +217,11 @@ func onlySeeded(ctx context.Context, store *tenants.Store, orgID int64) (bool, e
 
 // fillTechnicianEmails gives the demo technicians their addresses, also
 // those seeded before technicians had one; an address someone set is kept.
+// updated_at moves with it, so the API's feed lists the change (docs/api.md,
+// "Reading what changed").
 func fillTechnicianEmails(ctx context.Context, store *tenants.Store, orgID int64, crew []technician) error {
 	for _, t := range crew {
-		if _, err := store.DB.Exec(ctx, `UPDATE technicians SET email = $3 WHERE org_id = $1 AND name = $2 AND email = ''`,
+		if _, err := store.DB.Exec(ctx, `UPDATE technicians SET email = $3, updated_at = now() WHERE org_id = $1 AND name = $2 AND email = ''`,
 			orgID, t.name, t.email); err != nil {
 			return fmt.Errorf("email of technician %s: %w", t.name, err)
 		}

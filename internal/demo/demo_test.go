@@ -389,3 +389,31 @@ func TestSeedHasJobTypesPhonesAndEmergencies(t *testing.T) {
 		require.Equal(t, 1, unassigned, slug)
 	}
 }
+
+// The address a seed fills in is a change like any other: the technician's
+// updated_at moves with it, so the API's feed (docs/api.md, "Reading what
+// changed"), which lists records by updated_at, lists it. The version went
+// up (the trigger's) but updated_at stayed, and a sync never saw the
+// address.
+func TestSeedFillingAnEmailIsAChangeTheFeedSees(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := testutil.NewStores(testdb.New(t))
+	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+	_, err := demo.Seed(ctx, store.Accounts, now)
+	require.NoError(t, err)
+	o, err := store.Tenants.OrgBySlug(ctx, "northwind")
+	require.NoError(t, err)
+	stamp := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	_, err = store.DB.Exec(ctx, `UPDATE technicians SET email = '', updated_at = $2 WHERE org_id = $1 AND name = 'Tom Becker'`, o.ID, stamp)
+	require.NoError(t, err)
+
+	_, err = demo.Seed(ctx, store.Accounts, now)
+	require.NoError(t, err)
+	var email string
+	var updated time.Time
+	require.NoError(t, store.DB.QueryRow(ctx, `SELECT email, updated_at FROM technicians WHERE org_id = $1 AND name = 'Tom Becker'`, o.ID).
+		Scan(&email, &updated))
+	require.Equal(t, "tom.becker@northwind.test", email)
+	require.True(t, updated.After(stamp), "updated_at moved with the address: %s", updated)
+}
