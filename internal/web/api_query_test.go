@@ -2,7 +2,10 @@ package web
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -65,4 +68,38 @@ func TestAPIReadOnlyTokenWritesNothingOnAnyRoute(t *testing.T) {
 		writes++
 	}
 	require.GreaterOrEqual(t, writes, 9, "the API's writes were walked")
+}
+
+// Cursors are the client's to hold, so a hostile one forges them: garbage,
+// JSON that is no cursor, one made for another query, one another org's
+// token was given, and one whose key and horizon are made up (its query
+// key computed as the server does). None reaches past the token's org, none
+// is a 500: a cursor only says where in the org's own list to start.
+func TestAPIForgedCursorsStayInTheOrg(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	a, b := f.api(f.newToken(f.orgA, "sync")), f.api(f.newToken(f.orgB, "sync"))
+	for i, api := range []*apiClient{a, b, a, b} {
+		require.Equal(t, http.StatusCreated, api.put(fmt.Sprintf("/api/v1/jobs/J-%d", i), map[string]any{"customer": fmt.Sprintf("org%d-%d", i%2, i),
+			"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"}).Code)
+	}
+	const list = "/api/v1/jobs?updated_since=2026-01-01T00:00:00Z&limit=1"
+	key := queryKey("/api/v1/jobs", url.Values{"updated_since": {"2026-01-01T00:00:00Z"}})
+	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	for _, c := range []string{"!!!", enc("null"), enc("[1]"), enc(`{"q":"` + key + `","i":-5}`), enc(`{"q":"other","i":1}`),
+		enc(`{"q":"` + key + `","a":"yesterday","i":1}`), enc(`{"q":"` + key + `","i":1e30}`)} {
+		fields := requireAPIError(t, a.get(list+"&cursor="+url.QueryEscape(c)), http.StatusUnprocessableEntity, "invalid")
+		require.Contains(t, fields, "cursor", c)
+	}
+	// Org B's cursor, and made-up keys and horizons: org A's jobs only.
+	bNext, _ := b.get(list).JSON["next_cursor"].(string)
+	require.NotEmpty(t, bNext)
+	for _, c := range []string{bNext,
+		enc(`{"q":"` + key + `","a":"0001-01-01T00:00:00Z","i":1,"h":"9999-12-31T23:59:59Z"}`),
+		enc(`{"q":"` + key + `","a":"2026-01-01T00:00:00Z","i":9007199254740991,"h":"0001-01-01T00:00:01Z"}`)} {
+		p := "/api/v1/jobs?updated_since=2026-01-01T00:00:00Z&limit=500&cursor=" + url.QueryEscape(c)
+		for _, name := range customers(t, a.get(p)) {
+			require.True(t, strings.HasPrefix(name, "org0-"), "%s read through cursor %s", name, c)
+		}
+	}
 }
