@@ -301,7 +301,7 @@ func TestCandidates(t *testing.T) {
 	}
 	f.Briefing(on, "2026-03-10", "Etc/UTC", false, now)
 
-	cands, err := Candidates(f.Ctx, f.DB, now)
+	cands, err := candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	slices.SortFunc(cands, func(a, b Candidate) int { return int(a.OrgID - b.OrgID) })
 	require.Len(t, cands, 2) // one row per org despite three briefings in the window
@@ -314,7 +314,7 @@ func TestCandidates(t *testing.T) {
 	require.Empty(t, cands[1].Dates)
 
 	f.GlobalFlag(false) // the kill switch beats an org's "on"
-	cands, err = Candidates(f.Ctx, f.DB, now)
+	cands, err = candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	require.Empty(t, cands)
 }
