@@ -19,6 +19,9 @@ TEST_P        ?= 3
 TEST_PARALLEL ?= 4
 TEST_NICE     ?= 10
 SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick internal/worker internal/schedule
+# make test: the packages with concurrency of their own, tested with the race
+# detector (docs/testing.md, "The race detector").
+RACE_PKGS     := internal/tick internal/worker internal/database
 BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
@@ -78,12 +81,16 @@ test: hygiene ## hygiene, go vet, staticcheck and every test, browser tests incl
 	# beside the rest, whose test binaries run niced so the browser's steps
 	# are not starved of CPU; the slowest of the rest first (go test starts
 	# packages in the order given). docs/testing.md, "How make test schedules them".
-	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e')
-	echo "==> go test -count=1 ./e2e/ beside go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) (niced) of every other package"
+	race=$$(printf 'fieldbrief/%s\n' $(RACE_PKGS))
+	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e' | grep -vxF "$$race")
+	echo "==> go test -count=1 ./e2e/ beside go test -race of $(RACE_PKGS) and go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) of every other package (both niced)"
 	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) ./e2e/ &
 	e2e=$$!
+	$(GO) test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec 'nice -n $(TEST_NICE)' $$race &
+	racing=$$!
 	rc=0
 	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec 'nice -n $(TEST_NICE)' $$pkgs || rc=$$?
+	wait $$racing || rc=$$?
 	wait $$e2e || rc=$$?
 	exit $$rc
 
