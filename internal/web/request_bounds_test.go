@@ -276,7 +276,10 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 	require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, 10*time.Second, 10*time.Millisecond,
 		"the PATCH waits for the job's row")
 
+	// In this test's database: other tests' tickers hold the same key in
+	// theirs, on the same server.
 	require.Zero(t, f.count(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+	                           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 	                           AND ((classid::bigint << 32) | objid::bigint) = $1`, tickKey),
 		"nobody holds the tick's key while the PATCH waits")
 	ticker := &tick.Ticker{DB: f.db, Log: slog.New(slog.DiscardHandler)}
