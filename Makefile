@@ -8,6 +8,8 @@ SHELL := bash
 export PATH := $(PATH):/usr/local/go/bin
 
 GO           ?= go
+# staticcheck at the version go.mod's tool directive pins: nothing to install.
+STATICCHECK  ?= $(GO) tool staticcheck
 PORT         ?= 8080
 IMAGE        ?= fieldbrief:dev
 TEST_TIMEOUT ?= 9m
@@ -17,6 +19,9 @@ TEST_P        ?= 3
 TEST_PARALLEL ?= 4
 TEST_NICE     ?= 10
 SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick internal/worker internal/schedule
+# make test: the packages with concurrency of their own, tested with the race
+# detector (docs/testing.md, "The race detector").
+RACE_PKGS     := internal/tick internal/worker internal/database
 BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
@@ -62,7 +67,7 @@ hygiene: ## gofmt -l and go mod tidy -diff are empty (make test and make lint ru
 	if [[ -n $$unformatted ]]; then echo "gofmt needed (gofmt -w these files):"; echo "$$unformatted"; exit 1; fi
 	if ! untidy="$$($(GO) mod tidy -diff 2>&1)"; then echo "go.mod/go.sum not tidy (run go mod tidy):"; echo "$$untidy"; exit 1; fi
 
-test: hygiene ## hygiene, go vet and every test, browser tests included (finds, starts or installs PostgreSQL and Chromium)
+test: hygiene ## hygiene, go vet, staticcheck and every test, browser tests included (finds, starts or installs PostgreSQL and Chromium)
 	@scripts/need-postgres.sh
 	scripts/need-chromium.sh
 	scripts/need-pgbouncer.sh
@@ -70,16 +75,22 @@ test: hygiene ## hygiene, go vet and every test, browser tests included (finds, 
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
 	echo "==> go vet ./..."
 	$(GO) vet ./...
+	echo "==> staticcheck ./..."
+	$(STATICCHECK) ./...
 	# The browser tests, the longest and the ones that wait on a browser,
 	# beside the rest, whose test binaries run niced so the browser's steps
 	# are not starved of CPU; the slowest of the rest first (go test starts
 	# packages in the order given). docs/testing.md, "How make test schedules them".
-	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e')
-	echo "==> go test -count=1 ./e2e/ beside go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) (niced) of every other package"
+	race=$$(printf 'fieldbrief/%s\n' $(RACE_PKGS))
+	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e' | grep -vxF "$$race")
+	echo "==> go test -count=1 ./e2e/ beside go test -race of $(RACE_PKGS) and go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) of every other package (both niced)"
 	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) ./e2e/ &
 	e2e=$$!
+	$(GO) test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec 'nice -n $(TEST_NICE)' $$race &
+	racing=$$!
 	rc=0
 	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec 'nice -n $(TEST_NICE)' $$pkgs || rc=$$?
+	wait $$racing || rc=$$?
 	wait $$e2e || rc=$$?
 	exit $$rc
 
@@ -90,6 +101,7 @@ test-citus: ## The product on a real Citus cluster (a coordinator and two worker
 	# Tests behind the citus build tag, one cluster at a time (each starts
 	# three PostgreSQL servers); docs/scaling.md, "Citus in tests".
 	$(GO) vet -tags citus ./...
+	$(STATICCHECK) -tags citus ./...
 	$(GO) test -count=1 -tags citus -p 1 -parallel 1 -timeout=$(CITUS_TIMEOUT) -run 'Citus' ./...
 
 bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
@@ -163,8 +175,9 @@ generate: ## Regenerate templ components, the zone list, the embedded zone rules
 build: ## Build bin/web and bin/worker
 	$(GO) build -o bin/ ./cmd/web ./cmd/worker
 
-lint: hygiene ## hygiene and go vet
+lint: hygiene ## hygiene, go vet and staticcheck
 	@$(GO) vet ./...
+	$(STATICCHECK) ./...
 
 docker: ## Build the container image (IMAGE=fieldbrief:dev; needs a Docker engine)
 	docker build -t $(IMAGE) .

@@ -236,7 +236,7 @@ func TestBoardBusyDay(t *testing.T) {
 	}
 	admin.waitText(`main .notice[role="status"]`, "Job assigned")
 	admin.waitText(boardRow(techs[5]), unassigned[2].Customer)
-	before = e.requireOneMove("the plain-form move", before, unassigned[2].ID, techs[5])
+	e.requireOneMove("the plain-form move", before, unassigned[2].ID, techs[5])
 
 	// A stale board: someone else assigns a job; dragging it from the
 	// board as it was is refused (409) and the board shows the latest.

@@ -9,7 +9,8 @@
 // They need PostgreSQL (see internal/testdb) and Chromium at /usr/bin/chromium
 // (Debian package "chromium"; CHROMIUM_PATH overrides the path). Without
 // Chromium they fail with a message saying so; FIELDBRIEF_SKIP_BROWSER=1 skips
-// them instead, for machines that cannot run a browser.
+// them instead, for machines that cannot run a browser (not under CI, where
+// they fail).
 //
 // E2E_TIMEOUT (a Go duration, default 45s) bounds each test's browser work;
 // E2E_TRACE=1 logs every step with its time, to see where a slow test waits.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/testutil/freeport"
 )
 
 // script runs one of the scripts with env (KEY=VALUE, added to ours less
@@ -56,10 +58,9 @@ func requireConnects(t *testing.T, url string) {
 
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take()
 	require.NoError(t, err)
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(port)
 }
 
 func TestPassesDatabaseURLThrough(t *testing.T) {
@@ -84,7 +85,7 @@ func TestStartsItsOwnCluster(t *testing.T) {
 		t.Skip("starts a PostgreSQL cluster")
 	}
 	if bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(bins) == 0 {
-		t.Skip("no PostgreSQL server binaries in /usr/lib/postgresql")
+		t.Fatal("no PostgreSQL server binaries in /usr/lib/postgresql/*/bin: install Debian's postgresql package (scripts/need-postgres.sh; .ci/run does it)")
 	}
 	t.Parallel()
 	port := freePort(t)

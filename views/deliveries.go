@@ -65,35 +65,6 @@ type DeliveryAttemptRow struct {
 	Worker   string // admins only
 }
 
-// deliveryState says a delivery's state in words: a pending delivery that
-// was tried already is being retried.
-func deliveryState(state string, attempts int) string {
-	switch {
-	case state == "sent":
-		return "Sent"
-	case state == "failed":
-		return "Failed"
-	case state == "skipped":
-		return "Not sent"
-	case attempts > 0:
-		return "Retrying"
-	}
-	return "Waiting to be sent"
-}
-
-// attemptOutcome says an attempt's outcome in words.
-func attemptOutcome(outcome string) string {
-	switch outcome {
-	case "sent":
-		return "Accepted"
-	case "retry":
-		return "Failed, will retry"
-	case "failed":
-		return "Failed"
-	}
-	return label(outcome)
-}
-
 // audienceLabel says who a delivery was for.
 func audienceLabel(audience string) string {
 	if audience == "" {

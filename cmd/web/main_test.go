@@ -11,6 +11,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil/freeport"
 )
 
 // result is what one run of the program left behind.
@@ -298,11 +300,9 @@ func tableCounts(t *testing.T, pool *pgxpool.Pool) map[string]int {
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take()
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 }
 
 // emptyDatabase creates a database with no tables on the test server (the

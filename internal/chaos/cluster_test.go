@@ -3,7 +3,6 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -19,6 +18,7 @@ import (
 
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/testutil/freeport"
 )
 
 // cluster is a throwaway PostgreSQL cluster of the chaos tests' own, so they
@@ -120,15 +120,6 @@ func pgBin() (string, error) {
 	return ok[len(ok)-1], nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func startCluster() (*cluster, error) {
 	bin, err := pgBin()
 	if err != nil {
@@ -152,7 +143,7 @@ func startCluster() (*cluster, error) {
 		}
 		c.asOwner = []string{"runuser", "-u", "postgres", "--"}
 	}
-	if c.port, err = freePort(); err != nil {
+	if c.port, err = freeport.Take(); err != nil {
 		return nil, err
 	}
 	if out, err := c.run("initdb", "-D", c.data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-locale", "--no-instructions"); err != nil {

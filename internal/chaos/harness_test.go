@@ -176,19 +176,6 @@ func measure(ctx context.Context, db *pgxpool.Pool, sink *deliverytest.SMTPServe
 	return o, nil
 }
 
-// waitDone polls until the outcome is done or timeout passes, and returns
-// the last outcome and when it became done.
-func waitDone(ctx context.Context, db *pgxpool.Pool, sink *deliverytest.SMTPServer, want []string, timeout time.Duration) (outcome, time.Time, error) {
-	deadline := time.Now().Add(timeout)
-	for {
-		o, err := measure(ctx, db, sink, want)
-		if err != nil || o.done() || time.Now().After(deadline) {
-			return o, time.Now(), err
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // proc is a worker process.
 type proc struct {
 	cmd     *exec.Cmd

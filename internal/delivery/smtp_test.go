@@ -16,6 +16,7 @@ import (
 
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/testutil/freeport"
 )
 
 func testMessage(t *testing.T) delivery.Message {
@@ -148,12 +149,10 @@ func TestSMTPMailerRequiresStartTLS(t *testing.T) {
 
 func TestSMTPMailerNetworkErrorIsTemporary(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take() // nothing listens there
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close()) // nothing listens there now
 
-	err = smtpMailer(t, "smtp://"+addr+"?tls=none").Send(context.Background(), testMessage(t))
+	err = smtpMailer(t, fmt.Sprintf("smtp://127.0.0.1:%d?tls=none", port)).Send(context.Background(), testMessage(t))
 	var de *delivery.Error
 	require.ErrorAs(t, err, &de)
 	require.False(t, de.Permanent)

@@ -30,6 +30,7 @@ import (
 	"github.com/peterldowns/pgtestdb"
 
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil/freeport"
 )
 
 // PoolerExecMode is the pgx query mode the web needs behind PgBouncer in
@@ -402,14 +403,12 @@ func waitAnswers(t testing.TB, u, logPath string) {
 	t.Fatalf("pgtopo: %s does not answer after 30 s: %v\n%s%s", u, err, logs, out)
 }
 
-// freePort asks the kernel for a free loopback port. Another process could
-// take it before the server binds; the server then fails to start and says so.
+// freePort is a loopback port for a server of the test to bind.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take()
 	if err != nil {
 		t.Fatalf("pgtopo: %v", err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }

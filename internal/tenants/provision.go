@@ -56,15 +56,10 @@ func createOrg(ctx context.Context, q database.Querier, slug, name, locale strin
 	return o, nil
 }
 
-// ProvisionOrg creates an org with the default locale (en-US) and records
-// "org.create", in one transaction. A taken slug is a conflict and records
-// nothing.
-func (s *Store) ProvisionOrg(ctx context.Context, actor audit.Actor, slug, name string) (Org, error) {
-	return s.ProvisionOrgIn(ctx, actor, slug, name, "")
-}
-
-// ProvisionOrgIn is ProvisionOrg with the org's locale (i18n.ParseLocale;
-// "" is the default); an unsupported one is a field error on "locale".
+// ProvisionOrgIn creates an org in the locale given (i18n.ParseLocale; ""
+// is the default, en-US; an unsupported one is a field error on "locale")
+// and records "org.create", in one transaction. A taken slug is a conflict
+// and records nothing.
 func (s *Store) ProvisionOrgIn(ctx context.Context, actor audit.Actor, slug, name, locale string) (Org, error) {
 	var org Org
 	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {

@@ -3,7 +3,6 @@ package testdb
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/testutil/freeport"
 )
 
 func TestConfigFromURL(t *testing.T) {
@@ -76,10 +77,9 @@ func child(t *testing.T, env ...string) (string, error) {
 
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take()
 	require.NoError(t, err)
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	return strconv.Itoa(port)
 }
 
 // With DATABASE_URL unset and nothing answering on the probe port, testdb
@@ -89,7 +89,7 @@ func TestStartsThrowawayClusterWhenNothingAnswers(t *testing.T) {
 		t.Skip("starts a PostgreSQL cluster")
 	}
 	if bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(bins) == 0 {
-		t.Skip("no PostgreSQL server binaries in /usr/lib/postgresql")
+		t.Fatal("no PostgreSQL server binaries in /usr/lib/postgresql/*/bin: install Debian's postgresql package (scripts/need-postgres.sh; .ci/run does it)")
 	}
 	t.Parallel()
 	root, err := repoRoot()

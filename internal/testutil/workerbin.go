@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,11 +21,8 @@ var workerBinary = sync.OnceValues(func() (string, error) {
 	}
 	builtDir.Store(&dir)
 	bin := filepath.Join(dir, "worker")
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	if out, err := exec.Command(goCmd, "build", "-o", bin, "fieldbrief/cmd/worker").CombinedOutput(); err != nil {
+	// go test puts the go command that runs it first on PATH.
+	if out, err := exec.Command("go", "build", "-o", bin, "fieldbrief/cmd/worker").CombinedOutput(); err != nil {
 		_ = os.RemoveAll(dir)
 		return "", fmt.Errorf("go build cmd/worker: %v\n%s", err, out)
 	}

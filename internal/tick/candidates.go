@@ -186,31 +186,6 @@ func firedDates(from schedule.Date, bits uint8) []schedule.Date {
 	return out
 }
 
-// Candidates is the full scan: one row per org that could be due at now,
-// in no particular order, whatever its hint says.
-func Candidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
-	return collect(ctx, q, now, false)
-}
-
-// HintedCandidates is the hinted scan: the candidates whose hint does not
-// rule them out at now.
-func HintedCandidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
-	return collect(ctx, q, now, true)
-}
-
-// collect is a scan kept whole, for tests and tools; the tick streams.
-func collect(ctx context.Context, q database.Querier, now time.Time, hinted bool) ([]Candidate, error) {
-	from, _ := scanWindow(now)
-	var out []Candidate
-	err := eachCandidate(ctx, q, now, hinted, func(c *Candidate) error {
-		c.Dates = firedDates(from, c.fired)
-		c.Config = c.Config.clone()
-		out = append(out, *c)
-		return nil
-	})
-	return out, err
-}
-
 // eachCandidate runs a scan and calls fn with each candidate as its row
 // arrives, so the tick decides while PostgreSQL still sends and keeps
 // nothing of an org it need not fire or re-hint: at a million orgs, the

@@ -72,7 +72,7 @@ func TestConfigColumnsAgreeWithParseConfig(t *testing.T) {
 	for i, doc := range configShapes {
 		ids[f.Org(fmt.Sprintf("org-%d", i), doc)] = doc
 	}
-	cands, err := Candidates(f.Ctx, f.DB, utc("2026-03-10T12:00:00Z"))
+	cands, err := candidates(f.Ctx, f.DB, utc("2026-03-10T12:00:00Z"))
 	require.NoError(t, err)
 	require.Len(t, cands, len(configShapes))
 	columns := 0

@@ -43,7 +43,7 @@ func TestCandidateSQLAgreesWithEligibility(t *testing.T) {
 	}
 	for _, global := range []bool{true, false} {
 		f.GlobalFlag(global)
-		cands, err := Candidates(f.Ctx, f.DB, now)
+		cands, err := candidates(f.Ctx, f.DB, now)
 		require.NoError(t, err)
 		for i, id := range ids {
 			name := fmt.Sprintf("global=%v override=%s config=%s", global, combos[i].override, combos[i].cfg)

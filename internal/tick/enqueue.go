@@ -63,8 +63,8 @@ RETURNING id, org_id, requested_revision, briefing_date, timezone`
 // is in the generation's snapshot or has seen the firing and records its
 // changes (docs/architecture.md, "Updates after dispatch"). A chunk does
 // not wait for one busy org: it fires the others, and each busy one then
-// gets a transaction of its own that waits for its writes.
-func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []due) ([]int64, error) {
+// gets a transaction of its own that waits for its writes, up to lockWait.
+func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []due, lockWait time.Duration) ([]int64, error) {
 	tasks, err := database.InsertClient()
 	if err != nil {
 		return nil, err
@@ -74,15 +74,15 @@ func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []d
 	rules := schedule.CurrentZoneRules() // the rules the tick decided with
 	for start := 0; start < len(items); start += enqueueChunk {
 		chunk := items[start:min(start+enqueueChunk, len(items))]
-		ids, wait, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, chunk, false)
+		ids, later, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, chunk, 0)
 		if err != nil {
 			return briefingIDs, fmt.Errorf("enqueue briefings for orgs %d..%d: %w", chunk[0].OrgID, chunk[len(chunk)-1].OrgID, err)
 		}
 		briefingIDs = append(briefingIDs, ids...)
-		busy = append(busy, wait...)
+		busy = append(busy, later...)
 	}
 	for _, it := range busy {
-		ids, _, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, []due{it}, true)
+		ids, _, err := enqueueChunkTx(ctx, db, tasks, firedAt, rules, []due{it}, lockWait)
 		if err != nil {
 			return briefingIDs, fmt.Errorf("enqueue the briefing of org %d: %w", it.OrgID, err)
 		}
@@ -102,10 +102,11 @@ const tickHintWriterSQL = `SET LOCAL citus.propagate_set_commands = 'local'; SET
 
 // enqueueChunkTx inserts the briefings and their generation tasks in one
 // transaction: a scheduled firing never exists without its task. It first
-// takes the items' firing locks: with wait, waiting for them; without, it
-// leaves out and returns the items whose lock a job write holds.
+// takes the items' firing locks: with a wait, waiting for them up to it;
+// with none (0), it leaves out and returns the items whose lock a job write
+// holds.
 func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[pgx.Tx], firedAt time.Time, rules *schedule.ZoneRules,
-	items []due, wait bool) (briefingIDs []int64, busy []due, err error) {
+	items []due, wait time.Duration) (briefingIDs []int64, busy []due, err error) {
 	err = database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		// The firings this transaction records need not invalidate their
 		// orgs' hints: the tick stores them itself, computed with these
@@ -168,29 +169,31 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[p
 	return briefingIDs, busy, nil
 }
 
-// firingLockWait is how long the tick waits for a job write that holds an
-// org's firing lock (a CSV import of 50,000 rows saves in a few seconds).
-var firingLockWait = 30 * time.Second
+// defaultFiringLockWait is how long the tick waits for a job write that
+// holds an org's firing lock (a CSV import of 50,000 rows saves in a few
+// seconds).
+const defaultFiringLockWait = 30 * time.Second
 
 // lockFirings takes the firing locks of items' orgs for the rest of tx,
-// exclusively, and returns the orgs it holds: with wait all of them, one
+// exclusively, and returns the orgs it holds: with a wait all of them, one
 // after the other in the items' order (sorted: no deadlock between
-// replicas); without, those no job write holds at the moment.
-func lockFirings(ctx context.Context, tx pgx.Tx, items []due, wait bool) (map[int64]bool, error) {
+// replicas), or an error once one took longer than wait; with none (0),
+// those no job write holds at the moment.
+func lockFirings(ctx context.Context, tx pgx.Tx, items []due, wait time.Duration) (map[int64]bool, error) {
 	orgIDs := make([]int64, len(items))
 	for i, it := range items {
 		orgIDs[i] = it.OrgID
 	}
-	if wait {
+	if wait > 0 {
 		// A write that holds its org's lock for longer (a connection left
 		// idle in its transaction) fails this tick rather than stopping
 		// every tick after it: its orgs stay due, and their hints are not
 		// stored, so the next tick tries again.
-		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, fmt.Sprintf("%dms", firingLockWait.Milliseconds())); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, fmt.Sprintf("%dms", wait.Milliseconds())); err != nil {
 			return nil, fmt.Errorf("firing lock timeout: %w", err)
 		}
 	}
-	held, err := pglock.XactLockEach(ctx, tx, pglock.LockFirings, orgIDs, wait)
+	held, err := pglock.XactLockEach(ctx, tx, pglock.LockFirings, orgIDs, wait > 0)
 	if err != nil {
 		return nil, fmt.Errorf("firing locks: %w", err)
 	}

@@ -123,7 +123,7 @@ func checkHintProperty(t *testing.T, rng *rand.Rand, n int, from, to time.Time) 
 	for now := from; !now.After(to); {
 		// The full scan's rows at now, decided one by one with
 		// schedule.Decide (not the tick's memoised decider): the reference.
-		cands, err := Candidates(f.Ctx, f.DB, now)
+		cands, err := candidates(f.Ctx, f.DB, now)
 		require.NoError(t, err)
 		want := []int64{}
 		for _, c := range cands {

@@ -15,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 )
 
@@ -228,7 +229,7 @@ func TestHintInvalidation(t *testing.T) {
 		require.Zero(t, tickAt(t, tk, utc("2026-03-10T13:00:00Z")).Candidates)
 		f.GlobalFlag(true)
 		at := utc("2026-03-10T13:30:00Z")
-		full, err := Candidates(f.Ctx, f.DB, at)
+		full, err := candidates(f.Ctx, f.DB, at)
 		require.NoError(t, err)
 		fullDue, _ := f.ticker().decide(at, full, &Result{Skipped: map[schedule.Reason]int{}})
 		res := tickAt(t, tk, at)
@@ -246,7 +247,7 @@ func TestHintWriteRefusedAfterChange(t *testing.T) {
 	f := setup(t)
 	org := f.Org("ny", config("America/New_York", "08:00"))
 	now := utc("2026-03-10T10:00:00Z")
-	cands, err := Candidates(f.Ctx, f.DB, now)
+	cands, err := candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	tk := f.ticker()
 	_, hints := tk.decide(now, cands, &Result{Skipped: map[schedule.Reason]int{}})
@@ -258,7 +259,7 @@ func TestHintWriteRefusedAfterChange(t *testing.T) {
 	require.Zero(t, n)
 	require.Equal(t, "NULL", f.hint(org))
 
-	cands, err = Candidates(f.Ctx, f.DB, now)
+	cands, err = candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	_, hints = tk.decide(now, cands, &Result{Skipped: map[schedule.Reason]int{}})
 	n, err = writeHints(f.Ctx, f.DB, now, hints, defaultHintChunk)
@@ -346,7 +347,7 @@ func hintWriteSkipsRowHeldElsewhere(f *fixture) {
 	held := f.Org("ny", config("America/New_York", "08:00"))
 	free := f.Org("paris", config("Europe/Paris", "08:00"))
 	now := utc("2026-03-10T10:00:00Z")
-	cands, err := Candidates(f.Ctx, f.DB, now)
+	cands, err := candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	_, hints := f.ticker().decide(now, cands, &Result{Skipped: map[schedule.Reason]int{}})
 	require.Equal(t, 2, hints.len())
@@ -372,7 +373,7 @@ func TestHintWriteCrossesChunks(t *testing.T) {
 		orgs = append(orgs, f.Org(fmt.Sprintf("org-%d", i), config("Etc/UTC", fmt.Sprintf("%02d:00", 11+i))))
 	}
 	now := utc("2026-03-10T10:00:00Z")
-	cands, err := Candidates(f.Ctx, f.DB, now)
+	cands, err := candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	_, hints := f.ticker().decide(now, cands, &Result{Skipped: map[schedule.Reason]int{}})
 	n, err := writeHints(f.Ctx, f.DB, now, hints, 2)
@@ -414,7 +415,22 @@ func TestFullScanStoresHintsAsItStreams(t *testing.T) {
 	}
 }
 
-// decide decides a collected scan (Candidates, HintedCandidates) as the
+// candidates is the full scan kept whole: one row per org that could be
+// due at now, in no particular order, whatever its hint says (the tick
+// streams it, eachCandidate).
+func candidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
+	from, _ := scanWindow(now)
+	var out []Candidate
+	err := eachCandidate(ctx, q, now, false, func(c *Candidate) error {
+		c.Dates = firedDates(from, c.fired)
+		c.Config = c.Config.clone()
+		out = append(out, *c)
+		return nil
+	})
+	return out, err
+}
+
+// decide decides a collected scan (candidates) as the
 // tick decides a streamed one, as a full scan does (the memo keeps only
 // the documents seen).
 func (t *Ticker) decide(now time.Time, cands []Candidate, res *Result) ([]due, hintBatch) {

@@ -3,8 +3,8 @@ package tick
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
-	"net"
 	"testing"
 	"time"
 
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/testutil/freeport"
 )
 
 // TestTickRetriesTerminatedConnection: every connection the tick is about to
@@ -45,11 +46,9 @@ func TestTickRetriesTerminatedConnection(t *testing.T) {
 func TestTickGivesUpOnDatabaseAway(t *testing.T) {
 	t.Parallel()
 	// Nothing listens there: every connection attempt is refused.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take()
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	db, err := pgxpool.New(t.Context(), "postgres://postgres@"+addr+"/none?sslmode=disable&connect_timeout=2")
+	db, err := pgxpool.New(t.Context(), fmt.Sprintf("postgres://postgres@127.0.0.1:%d/none?sslmode=disable&connect_timeout=2", port))
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	var logs bytes.Buffer

@@ -48,6 +48,9 @@ type Ticker struct {
 	// hintChunk is how many hints one statement writes; 0 means
 	// defaultHintChunk.
 	hintChunk int
+	// firingLockWait is how long the tick waits for a job write holding an
+	// org's firing lock before it fails; 0 means defaultFiringLockWait.
+	firingLockWait time.Duration
 
 	mu       sync.Mutex
 	memo     map[string]*configMemo // by config document (ConfigColumns.appendKey)
@@ -156,7 +159,7 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *Result, dueBefore
 	for _, it := range d.items {
 		*dueBefore = append(*dueBefore, it.OrgID)
 	}
-	res.BriefingIDs, err = enqueue(ctx, t.DB, now, d.items)
+	res.BriefingIDs, err = enqueue(ctx, t.DB, now, d.items, cmp.Or(t.firingLockWait, defaultFiringLockWait))
 	if err != nil {
 		return err
 	}

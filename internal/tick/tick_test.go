@@ -301,7 +301,7 @@ func TestCandidates(t *testing.T) {
 	}
 	f.Briefing(on, "2026-03-10", "Etc/UTC", false, now)
 
-	cands, err := Candidates(f.Ctx, f.DB, now)
+	cands, err := candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	slices.SortFunc(cands, func(a, b Candidate) int { return int(a.OrgID - b.OrgID) })
 	require.Len(t, cands, 2) // one row per org despite three briefings in the window
@@ -314,7 +314,7 @@ func TestCandidates(t *testing.T) {
 	require.Empty(t, cands[1].Dates)
 
 	f.GlobalFlag(false) // the kill switch beats an org's "on"
-	cands, err = Candidates(f.Ctx, f.DB, now)
+	cands, err = candidates(f.Ctx, f.DB, now)
 	require.NoError(t, err)
 	require.Empty(t, cands)
 }
@@ -401,12 +401,11 @@ func TestTickWaitsForAnOrgsJobWrite(t *testing.T) {
 }
 
 // A job write that never ends (a connection left idle in its transaction)
-// fails the tick after firingLockWait instead of holding every later tick
-// back; the org stays due and fires at the next tick once the write ends.
+// fails the tick after the Ticker's firingLockWait instead of holding every
+// later tick back; the org stays due and fires at the next tick once the
+// write ends.
 func TestTickGivesUpOnAStuckJobWrite(t *testing.T) {
 	f := setup(t)
-	defer func(w time.Duration) { firingLockWait = w }(firingLockWait)
-	firingLockWait = 200 * time.Millisecond
 	busy := f.Org("busy", config("Etc/UTC", "06:00"))
 	free := f.Org("free", config("Etc/UTC", "06:00"))
 	write, err := f.DB.Begin(f.Ctx)
@@ -415,7 +414,9 @@ func TestTickGivesUpOnAStuckJobWrite(t *testing.T) {
 	require.NoError(t, updates.HoldFirings(f.Ctx, write, busy))
 
 	now := utc("2026-03-10T06:00:00Z")
-	_, err = f.ticker().Tick(f.Ctx, now)
+	tk := f.ticker()
+	tk.firingLockWait = 200 * time.Millisecond
+	_, err = tk.Tick(f.Ctx, now)
 	require.Error(t, err, "the tick gives up on the stuck write")
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND scheduled_at = $2`, free, now))
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1`, busy))

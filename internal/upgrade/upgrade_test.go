@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +28,7 @@ import (
 
 	"fieldbrief/internal/demo"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil/freeport"
 )
 
 // TestUpgrade is the safe-upgrade check (docs/operations.md, "Upgrades"):
@@ -465,10 +467,9 @@ func seedDueOrgs(t *testing.T, db *pgxpool.Pool, n int) {
 // answers /healthz; it is stopped (SIGTERM) at cleanup and must exit 0.
 func serve(t *testing.T, env []string, bin string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take()
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cmd := exec.Command(bin, "serve", "-addr", addr)
 	cmd.Env = append(os.Environ(), env...)
 	out := &lockedBuffer{}

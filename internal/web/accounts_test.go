@@ -160,9 +160,8 @@ func TestOtherOrgsIDsAreNotFound(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, adminB.post("/orgs/globex/members/invite", url.Values{"email": {"x@globex.test"}, "role": {"member"}}).Code)
 	var inviteB int64
 	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT id FROM invites`).Scan(&inviteB))
-	before := fingerprint(t, f)
 	admin := f.as(&f.adminA)
-	before = fingerprint(t, f) // signing in wrote a session
+	before := fingerprint(t, f) // after signing in, which wrote a session
 	for _, path := range []string{
 		"/orgs/acme/members/" + strconv.FormatInt(f.memberB.ID, 10) + "/role",
 		"/orgs/acme/members/" + strconv.FormatInt(f.memberB.ID, 10) + "/remove",

@@ -35,12 +35,6 @@ const ctxAPIToken = "fieldbrief.api_token"
 // maxAPIBody is the largest request body the API reads (docs/api.md, "Conventions": 1 MiB).
 const maxAPIBody = 1 << 20
 
-// Default per-token rate limit when the Config leaves it unset.
-const (
-	defaultAPIRate  = 50  // requests per second, sustained
-	defaultAPIBurst = 100 // requests at once
-)
-
 // maxAPILimiters bounds the rate limiters kept in memory (one per token
 // that made a request).
 const maxAPILimiters = 10_000

@@ -201,15 +201,6 @@ func (st orgState) problem(l *i18n.Localizer) string {
 	return messageList(plainMessages(l, ve, storedInput(st.FieldforceConfig).timezone))
 }
 
-// zoneName names the zone the dates are in, and why it is UTC when it is.
-func (st orgState) zoneName() string {
-	z, err := st.Zone()
-	if note := zoneNote(err); note != "" {
-		return z.Name + " (" + note + ")"
-	}
-	return z.Name
-}
-
 // zoneWords names the zone the dates are in as people know it at now
 // ("Central Time (Chicago)"), with its IANA id for the small print; when
 // it is UTC for want of a usable zone, the name says why.

@@ -58,17 +58,6 @@ func (s *Server) zoneOf(ctx context.Context, orgID int64) (orgZone, error) {
 	return z, nil
 }
 
-// zoneNote is, in words, why an org has no zone of its own (cfg.Zone's error).
-func zoneNote(err error) string {
-	switch {
-	case errors.Is(err, tenants.ErrZoneNotSaved):
-		return "no time zone is saved yet: an admin sets it in Settings"
-	case errors.Is(err, tenants.ErrZoneInvalid):
-		return "the saved time zone is not usable: an admin fixes it in Settings"
-	}
-	return ""
-}
-
 // zoneNoteID is the catalog id of why an org has no zone of its own
 // (cfg.Zone's error), "" when it has one.
 func zoneNoteID(err error) string {

@@ -43,8 +43,6 @@ var notices = map[string]string{
 	"ambiguous":              "Saved. A time you entered happens twice that night, when the clocks go back: the first occurrence was used (see below).",
 }
 
-func notice(c echo.Context) string { return notices[c.QueryParam("notice")] }
-
 // noticeIDs are the catalog ids of the notices the pages converted to the
 // catalog show (docs/i18n.md); the others still say notices' English.
 var noticeIDs = map[string]string{

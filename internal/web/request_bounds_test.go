@@ -49,7 +49,7 @@ func pgHash(key []byte, seed uint64) uint64 {
 	case n >= 1:
 		a += binary.LittleEndian.Uint32(tail[0:])
 	}
-	a, b, c = pgFinal(a, b, c)
+	_, b, c = pgFinal(a, b, c)
 	return uint64(b)<<32 | uint64(c)
 }
 

@@ -40,6 +40,7 @@ import (
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/demo"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil/freeport"
 )
 
 // page is one page under load, with text that proves a 200 is that page.
@@ -233,12 +234,11 @@ func startServer(b *testing.B, dbURL string) *server {
 	if err := build.Run(); err != nil {
 		b.Fatalf("build cmd/web: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Take()
 	if err != nil {
 		b.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	logFile, err := os.Create(filepath.Join(dir, "web.log"))
 	if err != nil {
 		b.Fatal(err)

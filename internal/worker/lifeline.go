@@ -35,10 +35,6 @@ const (
 	lifelineSilence = 10 * time.Second
 	// lifelineReapEvery is how often each process looks for dead ones.
 	lifelineReapEvery = 2 * time.Second
-	// lifelineWithin is how long after a killed process's last heartbeat its
-	// running tasks are available again at the latest: the silence, a look
-	// missed by a heartbeat's interval, and one look's interval.
-	lifelineWithin = lifelineSilence + heartbeatEvery + lifelineReapEvery
 	// streakGap is the longest time between two heartbeats of an unbroken
 	// run: longer, and the run starts again at the later one.
 	streakGap = 2*heartbeatEvery + time.Second

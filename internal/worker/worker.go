@@ -49,8 +49,9 @@ const taskTimeout = time.Minute
 // "running" whose worker was killed (no graceful stop): it is retried, or
 // discarded when out of attempts. It is the backstop: the lifeline
 // (lifeline.go) gives a registered worker's tasks back within
-// lifelineWithin of its last heartbeat, since River's rescuer goes by the
-// attempt's age alone (docs/architecture.md, "Crashes and shutdown"). It
+// lifelineSilence + heartbeatEvery + lifelineReapEvery of its last
+// heartbeat, since River's rescuer goes by the attempt's age alone
+// (docs/architecture.md, "Crashes and shutdown"). It
 // exceeds every kind's timeout (the longest is a minute, plus the 5 s a
 // failing task takes to record its failure), so a live task is never
 // rescued by it (River's rescuer also leaves alone a task younger than its
