@@ -109,36 +109,15 @@ func (s *Server) apiPutTechnicianByID(c echo.Context) error {
 	if err := readAPIBody(c, &in); err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	p := preconditionsOf(c)
-	for attempt := 1; ; attempt++ {
-		cur, err := s.field.Technician(ctx, orgID, id)
-		if err != nil {
-			return err
-		}
-		if _, err := p.on(true, cur.ID, cur.Version); err != nil {
-			return p.failed(c, err)
-		}
+	t, err := s.writeTechnicianByID(c, id, func(cur field.Technician) (field.TechnicianInput, error) {
 		ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
-		if err != nil {
-			return err
-		}
-		// Written at the version read, also without If-Match: the
-		// reference was checked against that version, and one given
-		// meanwhile must not be written over (a reference is attached
-		// once). Without If-Match, a change meanwhile is read again.
-		input := technicianInputOf(in, ref)
-		input.Version = cur.Version
-		t, err := s.field.UpdateTechnician(ctx, apiActor(c), orgID, id, input)
-		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
-			continue
-		}
-		if err != nil {
-			return p.failed(c, err)
-		}
-		setETag(c, t.ID, t.Version)
-		return c.JSON(http.StatusOK, t)
+		return technicianInputOf(in, ref), err
+	})
+	if err != nil {
+		return err
 	}
+	setETag(c, t.ID, t.Version)
+	return c.JSON(http.StatusOK, t)
 }
 
 // apiPutJobByID replaces a job's fields.
@@ -156,35 +135,20 @@ func (s *Server) apiPutJobByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := preconditionsOf(c)
-	for attempt := 1; ; attempt++ {
-		cur, err := s.field.Job(ctx, orgID, id)
-		if err != nil {
-			return err
-		}
-		if _, err := p.on(true, cur.ID, cur.Version); err != nil {
-			return p.failed(c, err)
-		}
+	var warnings []string
+	j, err := s.writeJobByID(c, id, func(cur field.Job) (input field.JobInput, err error) {
 		ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
 		if err != nil {
-			return err
+			return input, err
 		}
-		input, warnings, err := jobInputOf(in, ref, loc)
-		if err != nil {
-			return err
-		}
-		// At the version read, as the technician's PUT by id writes.
-		input.Version = cur.Version
-		j, err := s.field.UpdateJob(ctx, apiActor(c), orgID, id, input)
-		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
-			continue
-		}
-		if err != nil {
-			return p.failed(c, err)
-		}
-		setETag(c, j.ID, j.Version)
-		return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
+		input, warnings, err = jobInputOf(in, ref, loc)
+		return input, err
+	})
+	if err != nil {
+		return err
 	}
+	setETag(c, j.ID, j.Version)
+	return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
 }
 
 // apiPatchTechnicianByID changes the members a merge patch names, as the
@@ -200,32 +164,19 @@ func (s *Server) apiPatchTechnicianByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	p := preconditionsOf(c)
-	for attempt := 1; ; attempt++ {
-		cur, err := s.field.Technician(ctx, orgID, id)
-		if err != nil {
-			return err
-		}
-		if _, err := p.on(true, cur.ID, cur.Version); err != nil {
-			return p.failed(c, err)
-		}
-		input := cur.Input()
+	t, err := s.writeTechnicianByID(c, id, func(cur field.Technician) (input field.TechnicianInput, err error) {
+		input = cur.Input()
 		if input.ExternalRef, err = attachRef(cur.ExternalRef, in.ExternalRef, nulls["external_ref"]); err != nil {
-			return err
+			return input, err
 		}
 		applyTechnicianPatch(&input, patch, in)
-		input.Version = cur.Version
-		t, err := s.field.UpdateTechnician(ctx, apiActor(c), orgID, id, input)
-		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
-			continue
-		}
-		if err != nil {
-			return p.failed(c, err)
-		}
-		setETag(c, t.ID, t.Version)
-		return c.JSON(http.StatusOK, t)
+		return input, nil
+	})
+	if err != nil {
+		return err
 	}
+	setETag(c, t.ID, t.Version)
+	return c.JSON(http.StatusOK, t)
 }
 
 // apiPatchJobByID changes the members of a job a merge patch names.
@@ -244,22 +195,71 @@ func (s *Server) apiPatchJobByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := preconditionsOf(c)
+	var warnings []string
+	j, err := s.writeJobByID(c, id, func(cur field.Job) (input field.JobInput, err error) {
+		input = cur.Input()
+		if input.ExternalRef, err = attachRef(cur.ExternalRef, in.ExternalRef, nulls["external_ref"]); err != nil {
+			return input, err
+		}
+		var bad map[string]string
+		if bad, warnings = applyJobPatch(&input, patch, nulls, in, loc); len(bad) > 0 {
+			return input, &field.ValidationError{Fields: bad}
+		}
+		return input, nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.Sort(warnings)
+	setETag(c, j.ID, j.Version)
+	return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
+}
+
+// writeTechnicianByID is every write by id of a technician: read it, check
+// the request's preconditions, and write what build makes of it at the
+// version read, also without If-Match (a reference given meanwhile must
+// not be written over: it is attached once). Without If-Match, a change
+// made meanwhile is read again, at most maxRetries times.
+func (s *Server) writeTechnicianByID(c echo.Context, id int64, build func(cur field.Technician) (field.TechnicianInput, error)) (field.Technician, error) {
+	ctx, orgID, p := c.Request().Context(), apiToken(c).OrgID, preconditionsOf(c)
+	for attempt := 1; ; attempt++ {
+		cur, err := s.field.Technician(ctx, orgID, id)
+		if err != nil {
+			return cur, err
+		}
+		if _, err := p.on(true, cur.ID, cur.Version); err != nil {
+			return cur, p.failed(c, err)
+		}
+		input, err := build(cur)
+		if err != nil {
+			return cur, err
+		}
+		input.Version = cur.Version
+		t, err := s.field.UpdateTechnician(ctx, apiActor(c), orgID, id, input)
+		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
+			continue
+		}
+		if err != nil {
+			return t, p.failed(c, err)
+		}
+		return t, nil
+	}
+}
+
+// writeJobByID is writeTechnicianByID for a job.
+func (s *Server) writeJobByID(c echo.Context, id int64, build func(cur field.Job) (field.JobInput, error)) (field.Job, error) {
+	ctx, orgID, p := c.Request().Context(), apiToken(c).OrgID, preconditionsOf(c)
 	for attempt := 1; ; attempt++ {
 		cur, err := s.field.Job(ctx, orgID, id)
 		if err != nil {
-			return err
+			return cur, err
 		}
 		if _, err := p.on(true, cur.ID, cur.Version); err != nil {
-			return p.failed(c, err)
+			return cur, p.failed(c, err)
 		}
-		input := cur.Input()
-		if input.ExternalRef, err = attachRef(cur.ExternalRef, in.ExternalRef, nulls["external_ref"]); err != nil {
-			return err
-		}
-		bad, warnings := applyJobPatch(&input, patch, nulls, in, loc)
-		if len(bad) > 0 {
-			return &field.ValidationError{Fields: bad}
+		input, err := build(cur)
+		if err != nil {
+			return cur, err
 		}
 		input.Version = cur.Version
 		j, err := s.field.UpdateJob(ctx, apiActor(c), orgID, id, input)
@@ -267,11 +267,9 @@ func (s *Server) apiPatchJobByID(c echo.Context) error {
 			continue
 		}
 		if err != nil {
-			return p.failed(c, err)
+			return j, p.failed(c, err)
 		}
-		slices.Sort(warnings)
-		setETag(c, j.ID, j.Version)
-		return c.JSON(http.StatusOK, apiJob(j, loc, warnings))
+		return j, nil
 	}
 }
 

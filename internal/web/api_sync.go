@@ -17,32 +17,11 @@ import (
 // system"): If-None-Match on a write (RFC 9110, 13.1.2), a PATCH that
 // creates from a whole record, and GET's 304. If-Match is api_versions.go's.
 
-// ifNoneMatch is a request's If-None-Match header, parsed like If-Match.
-type ifNoneMatch struct {
-	present bool
-	any     bool     // "*": the write creates only
-	tags    []string // entity tags as sent, quotes included
-}
+// ifNoneMatch is a request's If-None-Match header (RFC 9110, 13.1.2);
+// "*" on a write creates only.
+type ifNoneMatch tagList
 
-func ifNoneMatchOf(c echo.Context) ifNoneMatch {
-	values := c.Request().Header.Values("If-None-Match")
-	if len(values) == 0 {
-		return ifNoneMatch{}
-	}
-	m := ifNoneMatch{present: true}
-	for _, v := range values {
-		for tag := range strings.SplitSeq(v, ",") {
-			switch tag = strings.TrimSpace(tag); tag {
-			case "":
-			case "*":
-				m.any = true
-			default:
-				m.tags = append(m.tags, tag)
-			}
-		}
-	}
-	return m
-}
+func ifNoneMatchOf(c echo.Context) ifNoneMatch { return ifNoneMatch(tagListOf(c, "If-None-Match")) }
 
 // check is the write's precondition: it fails (412, nothing saved) when a
 // record exists and the header is "*" (create only) or names its current

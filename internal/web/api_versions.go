@@ -51,19 +51,20 @@ func setETag(c echo.Context, id, version int64) {
 	c.Response().Header().Set("ETag", etagOf(id, version))
 }
 
-// ifMatch is a request's If-Match header (RFC 9110, 13.1.1), parsed.
-type ifMatch struct {
+// tagList is a conditional header's value (RFC 9110, 13.1), parsed: "*"
+// or a list of entity tags, over one or more header lines.
+type tagList struct {
 	present bool
 	any     bool     // "*"
 	tags    []string // entity tags as sent, quotes included
 }
 
-func ifMatchOf(c echo.Context) ifMatch {
-	values := c.Request().Header.Values("If-Match")
+func tagListOf(c echo.Context, header string) tagList {
+	values := c.Request().Header.Values(header)
 	if len(values) == 0 {
-		return ifMatch{}
+		return tagList{}
 	}
-	m := ifMatch{present: true}
+	m := tagList{present: true}
 	for _, v := range values {
 		for tag := range strings.SplitSeq(v, ",") {
 			switch tag = strings.TrimSpace(tag); tag {
@@ -77,6 +78,11 @@ func ifMatchOf(c echo.Context) ifMatch {
 	}
 	return m
 }
+
+// ifMatch is a request's If-Match header (RFC 9110, 13.1.1).
+type ifMatch tagList
+
+func ifMatchOf(c echo.Context) ifMatch { return ifMatch(tagListOf(c, "If-Match")) }
 
 // version is the version the request's If-Match holds the record to: 0
 // without If-Match (last write wins), the record's own version when it
