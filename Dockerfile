@@ -8,7 +8,7 @@
 #
 # The binaries are static (CGO_ENABLED=0) and decide with the zone rules
 # embedded in internal/schedule (TZ_SOURCE=embedded, the default), so zone
-# rules do not depend on the image (docs/architecture.md, "Zone rules").
+# rules do not depend on the image (docs/scheduling.md, "Zone rules").
 
 # ---- build ------------------------------------------------------------------
 FROM golang:1.26-bookworm AS build

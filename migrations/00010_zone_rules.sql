@@ -1,4 +1,4 @@
--- Which tz database decided each briefing (docs/architecture.md, "Zone
+-- Which tz database decided each briefing (docs/scheduling.md, "Zone
 -- rules"): replicas decide with the rules TZ_SOURCE chose, and a briefing
 -- says which release and source that was, so a fire instant that differs
 -- between hosts can be explained.

@@ -1,4 +1,4 @@
--- The next-fire hint (docs/architecture.md, "The next-fire hint"): per org,
+-- The next-fire hint (docs/scheduling.md, "The next-fire hint"): per org,
 -- the earliest instant its briefing can be due, computed in Go by the tick
 -- (schedule.NextFire) so that a tick reads only the orgs whose instant has
 -- come. NULL = unknown = always a candidate.
@@ -22,7 +22,7 @@ ALTER TABLE org_module_configs
     ADD COLUMN hint_from    timestamptz,
     ADD COLUMN hint_version bigint NOT NULL DEFAULT nextval('org_module_configs_hint_version_seq');
 
--- The candidate columns (docs/architecture.md, "The candidate columns"),
+-- The candidate columns (docs/scheduling.md, "The candidate columns"),
 -- computed when the document is written, not at every scan. The shape
 -- check: the document is an object with no members but briefing and
 -- delivery, and briefing an object with no members but the four known

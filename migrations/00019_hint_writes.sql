@@ -1,4 +1,4 @@
--- The tick's hint writes at scale (docs/architecture.md, "The next-fire
+-- The tick's hint writes at scale (docs/scheduling.md, "The next-fire
 -- hint"; docs/scaling.md).
 --
 -- Every index on org_module_configs costs each hint write a random page:

@@ -1,5 +1,5 @@
 -- Updates after dispatch, without a gap at the generation
--- (docs/architecture.md, "Updates after dispatch"): a job change committed
+-- (docs/worker.md, "Updates after dispatch"): a job change committed
 -- while the date's scheduled generation runs is in the email if the
 -- generation's snapshot saw it, and is told as an update if not. The
 -- outbox rows carry their transaction's id already (ff_job_changes.xact);

@@ -1,6 +1,6 @@
 -- Worker processes' heartbeats: the lifeline that gives a killed worker's
 -- running tasks back within seconds instead of after River's rescuer
--- (docs/architecture.md, "Crashes and shutdown"). One row per running
+-- (docs/worker.md, "Crashes and shutdown"). One row per running
 -- process, keyed by its River client ID (the last element of a task's
 -- river_job.attempted_by); seen_at is the database's clock, and
 -- streak_since the start of the process's unbroken run of heartbeats (a

@@ -1,5 +1,5 @@
 // fieldbrief — the schedule editor: one model behind the form and the JSON
-// editor (docs/architecture.md, "The schedule editor"). The server builds
+// editor (docs/web.md, "The schedule editor"). The server builds
 // both from the same document; this only carries its answers across.
 // Without JavaScript every save re-renders both from that one document.
 (function () {

@@ -1,6 +1,6 @@
 package views
 
-// The import preview's updates (docs/field-data.md, "Updates: old → new"): each
+// The import preview's updates (docs/field-data.md, "Updates: old → new, and changes made in fieldbrief are kept"): each
 // changed field of an update row old → new, the fields changed in
 // fieldbrief that saving keeps, and the tickbox that overwrites them.
 

@@ -259,7 +259,7 @@ func historyRetentionCommand(_ *flag.FlagSet, getenv func(string) string) action
 			return err
 		}
 		defer pool.Close()
-		now, err := history.DatabaseNow(ctx, pool) // not the host's clock: docs/architecture.md, "One clock"
+		now, err := history.DatabaseNow(ctx, pool) // not the host's clock: docs/scheduling.md, "One clock"
 		if err != nil {
 			return err
 		}

@@ -73,7 +73,7 @@ func serveCommand(fs *flag.FlagSet, getenv func(string) string) action {
 // default, max(4, CPUs)): a page spends part of its time waiting on
 // PostgreSQL, so two requests per core keep the cores busy, and since the
 // admission limit defaults to the pool's size, a request never waits for a
-// connection (docs/architecture.md, "Web under load"). pool_max_conns in
+// connection (docs/web.md, "Web under load"). pool_max_conns in
 // DATABASE_URL wins.
 func webPoolSize() database.Option { return database.MaxConnsAtLeast(2 * runtime.GOMAXPROCS(0)) }
 

@@ -13,7 +13,7 @@ import (
 // fresh serving worker's lifeline finds the killed one silent and gives the
 // tasks back at once — not River's rescuer, which would not take them before
 // rescueStuckJobsAfter (75 s) and leaves its own error — and every briefing
-// is ready once and every email sent once (docs/architecture.md, "Crashes
+// is ready once and every email sent once (docs/worker.md, "Crashes
 // and shutdown"). No time is simulated.
 func TestKilledWorkerRescuedByLifeline(t *testing.T) {
 	t.Parallel()

@@ -117,7 +117,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// The tick's instant only (River schedules tasks on the real clock);
 	// zero: the database's clock, as every tick of a long-running worker
-	// (docs/architecture.md, "One clock").
+	// (docs/scheduling.md, "One clock").
 	var tickAt time.Time
 	if *nowFlag != "" {
 		if !*once {

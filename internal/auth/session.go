@@ -163,7 +163,7 @@ func (v Visit) Membership(slug string) (tenants.Membership, bool) {
 
 // visitSQL loads a session's user, their memberships and, for staff, the
 // org of the URL in one statement: one round trip and one transaction per
-// request (docs/architecture.md, "Web under load"). Its UPDATE writes the
+// request (docs/web.md, "Web under load"). Its UPDATE writes the
 // last-seen time of a valid session at most once per touchEvery; the
 // SELECT reads the row as it was before, as the checks in Go expect.
 // Times come from Go ($3–$5), so the clock stays injectable. The user's

@@ -11,7 +11,7 @@ import (
 // DayReason is what a calendar day of an org's briefings shows: what the
 // briefing row says when there is one, or else why there is none, judged
 // by what was in force then (config, pause, flag), not by today's settings
-// (docs/architecture.md, "The briefings calendar"). The web renders each
+// (docs/web.md, "The briefings calendar"). The web renders each
 // to words in one place.
 type DayReason uint8
 

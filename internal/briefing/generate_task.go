@@ -35,7 +35,7 @@ type GenerateBriefingArgs struct {
 
 	// The briefing's date and zone, which never change once its row exists:
 	// with them the generation reads the row and the whole day in one round
-	// trip (docs/architecture.md, "Burst"). Tasks without them (older ones,
+	// trip (docs/scheduling.md, "Burst"). Tasks without them (older ones,
 	// "generate now") read the row first.
 	Date     string `json:"date,omitempty"`     // YYYY-MM-DD
 	Timezone string `json:"timezone,omitempty"` // IANA name, as recorded on the briefing
@@ -132,7 +132,7 @@ func (h *GenerateHandler) Work(ctx context.Context, job *river.Job[GenerateBrief
 // generate produces the revision and completes the task in one transaction,
 // or records that the revision exists already. At a popular minute
 // thousands of orgs are generated at once, so it costs as few round trips
-// as it can (docs/architecture.md, "Burst"): BEGIN, the lock and every read
+// as it can (docs/scheduling.md, "Burst"): BEGIN, the lock and every read
 // in one batch; every write in a second; River's delivery tasks (when there
 // are recipients) and the task's completion; COMMIT. TestGenerationRoundTrips
 // pins the count.
@@ -225,7 +225,7 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 // (priority, scheduled_at, id), so without it those emails waited behind
 // every send of the burst queued since the first attempt — over a minute
 // after a kill -9 with ten bursts at once on two cores
-// (docs/architecture.md, "Crashes and shutdown"). River's insert options
+// (docs/worker.md, "Crashes and shutdown"). River's insert options
 // cannot say it: a ScheduledAt makes a task "scheduled", made available
 // only by River's scheduler seconds later. A first attempt's tasks keep
 // River's own order.
@@ -263,7 +263,7 @@ type lockedBriefing struct {
 func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn func(tx pgx.Tx, row *lockedBriefing, day *snapshot.Day, dr *dispatch.Reads) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
-	// The commit does not wait for its WAL flush (docs/architecture.md,
+	// The commit does not wait for its WAL flush (docs/scheduling.md,
 	// "Burst"): at a popular minute thousands of these commits queue on
 	// fsync. Safe here because the transaction is all-or-nothing — revision,
 	// delivery tasks and River's completion of the task — so a PostgreSQL
@@ -320,7 +320,7 @@ func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn f
 // statement sees the snapshot its first one took, so pg_current_snapshot()
 // here is the one the lock and the day's reads used, at no extra round
 // trip. An update after dispatch leaves out the job changes it saw, which
-// the email has (docs/architecture.md, "Updates after dispatch").
+// the email has (docs/worker.md, "Updates after dispatch").
 func queueRevision(b *pgx.Batch, a GenerateBriefingArgs, content []byte, now time.Time, rules *schedule.ZoneRules) {
 	b.Queue(`
 		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at,

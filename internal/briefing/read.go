@@ -267,7 +267,7 @@ func (s *Store) Revisions(ctx context.Context, orgID, briefingID int64) ([]Revis
 // ScheduledDates returns the dates from..to whose scheduled firing
 // happened (scheduled_at set): the dates the tick counts as generated when
 // it decides the next run. "Generate now" looks do not count
-// (docs/architecture.md, "The next run"). At most a few rows: one per date.
+// (docs/scheduling.md, "The next run"). At most a few rows: one per date.
 func (s *Store) ScheduledDates(ctx context.Context, orgID int64, from, to schedule.Date) ([]schedule.Date, error) {
 	rows, err := database.Reader(ctx, s.DB).Query(ctx, `
 		SELECT briefing_date FROM ff_briefings

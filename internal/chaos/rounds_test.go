@@ -101,7 +101,7 @@ func (r *round) untilDone(limit time.Duration, stop func() bool) (outcome, time.
 // everything is done or limit passes.
 //
 // In the short version only, it first stands in for the wait before the
-// lifeline takes a dead worker's running jobs back (docs/architecture.md,
+// lifeline takes a dead worker's running jobs back (docs/worker.md,
 // "Crashes and shutdown"): the dead worker's heartbeats are made old, and
 // the fresh worker's run of heartbeats long.
 // Called only once the round's workers are all dead, so every heartbeat

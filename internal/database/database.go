@@ -51,7 +51,7 @@ func MaxConnsAtLeast(n int) Option {
 // when the planner's cost estimate passes jit_above_cost, which a subplan
 // per row inflates: the tick's hinted scan at a million orgs was estimated
 // at 166,000 and spent 19–26 ms compiling for 2–5 ms of work, every
-// minute (docs/architecture.md, "The next-fire hint"). The worker sets it;
+// minute (docs/scheduling.md, "The next-fire hint"). The worker sets it;
 // the web does not, because it is a startup parameter and PgBouncer, which
 // docs/scaling.md puts in front of the web, refuses unknown ones.
 func NoJIT() Option {

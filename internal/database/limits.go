@@ -12,7 +12,7 @@ import (
 )
 
 // Limits bound how long one statement of a transaction may wait for a lock
-// and run (docs/architecture.md, "No wait without bound"). The web puts
+// and run (docs/worker.md, "No wait without bound"). The web puts
 // them on every request's context (WithLimits); BeginFunc and the read
 // transactions set them on each transaction they begin, with SET LOCAL in
 // the same round trip as BEGIN: transaction-scoped, so they hold behind

@@ -22,7 +22,7 @@ var beginCall = regexp.MustCompile(`pgx\.Begin(Tx)?Func\(|(\w+)\.Begin\(ctx`)
 
 // TestTransactionsBeginHere: every transaction of the code outside tests
 // begins through database.BeginFunc, BeginTxFunc, Begin or the read
-// transaction, so a request's limits hold for each one (docs/architecture.md,
+// transaction, so a request's limits hold for each one (docs/worker.md,
 // "No wait without bound"). internal/history is the one exception: the
 // database package imports it, its transactions run in the worker and
 // operator commands, and they set their own lock_timeout.

@@ -15,7 +15,7 @@ import (
 // the network dropped it) rather than that the statement itself failed.
 // A fresh connection may well succeed where this one did not, so callers
 // retry such errors: idempotent reads at once, workers with backoff
-// (docs/architecture.md, "Lost connections").
+// (docs/worker.md, "Lost connections").
 //
 // A context's own cancellation or deadline is never a lost connection:
 // the caller gave up, and retrying would outlive it.

@@ -15,7 +15,7 @@ import (
 // ErrBusy says a connection could not be had from the pool within the
 // wait a request allows (AcquireWait): the web answers 503 with
 // Retry-After rather than let requests queue for connections without end
-// (docs/architecture.md, "Web under load").
+// (docs/web.md, "Web under load").
 var ErrBusy = errors.New("no database connection free")
 
 // AcquireWait bounds how long a request waits for a pooled connection.

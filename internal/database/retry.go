@@ -11,7 +11,7 @@ import (
 
 // A lost connection (an operator's pg_terminate_backend, a failover, a
 // restart) is retried with a doubling delay; a database still away after
-// retryBudget is an infrastructure failure (docs/architecture.md, "Crashes
+// retryBudget is an infrastructure failure (docs/worker.md, "Crashes
 // and shutdown"). River retries its own loops (fetch, completion,
 // leadership, maintenance) by itself; this covers our steps: the tick, the
 // record of a sent delivery, and worker -once's start and polling.

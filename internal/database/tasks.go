@@ -12,7 +12,7 @@ import (
 // insertOnly is River's client without queues, workers or a pool: it only
 // inserts tasks inside the caller's transaction (InsertTx, InsertManyTx), so
 // one serves the whole process. Domain stores take it from here instead of
-// each building a River client of their own (docs/architecture.md, "Tasks").
+// each building a River client of their own (docs/worker.md, "Tasks").
 var insertOnly = sync.OnceValues(func() (*river.Client[pgx.Tx], error) {
 	c, err := river.NewClient(riverpgxv5.New(nil), &river.Config{})
 	if err != nil {

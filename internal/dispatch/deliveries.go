@@ -69,7 +69,7 @@ type recipient struct {
 
 // Reads are what the scheduled generation needs to know who gets the
 // briefing, read in the transaction that stores the revision (queued with
-// its other reads: docs/architecture.md, "Burst"), so the recipients are
+// its other reads: docs/scheduling.md, "Burst"), so the recipients are
 // the ones configured when the briefing was made.
 type Reads struct {
 	config     []byte // the module config; nil without one

@@ -46,7 +46,7 @@ type DayGroup struct {
 
 // DayReads is an org's field data for one local day, as a briefing's
 // snapshot shows it. QueueDay queues its reads on a batch, so the whole day
-// costs one round trip inside the caller's transaction (docs/architecture.md,
+// costs one round trip inside the caller's transaction (docs/scheduling.md,
 // "Burst"); the fields are filled when the batch is closed. Every list is
 // read up to its limit and counted in full: a day with 50,000 overdue jobs
 // loads 50 of them and the number.

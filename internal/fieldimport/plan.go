@@ -49,8 +49,9 @@ type Change struct {
 }
 
 // Kept is a field changed in fieldbrief since the last import that saving
-// leaves as it is (docs/field-data.md, "Updates: old → new"): Value is the kept one, File the
-// file's, which "overwrite changes made in fieldbrief" would save.
+// leaves as it is (docs/field-data.md, "Updates: old → new, and changes
+// made in fieldbrief are kept"): Value is the kept one, File the file's,
+// which "overwrite changes made in fieldbrief" would save.
 type Kept struct {
 	Column      string
 	Value, File string

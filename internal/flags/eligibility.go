@@ -27,7 +27,7 @@ const (
 // and "generate now" ask it; the tick's candidate SQL applies its cheap
 // part (config saved, flag on) and the tick the rest (the config
 // validates), and a test pins the SQL and this function to the same
-// answer (docs/architecture.md, "One eligibility rule").
+// answer (docs/scheduling.md, "One eligibility rule").
 func BriefingEligibility(flagOn bool, cfg tenants.FieldforceConfig) Ineligibility {
 	switch {
 	case !cfg.Found:

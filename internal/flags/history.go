@@ -16,7 +16,7 @@ import (
 // historyLimit bounds the audit entries read for one span: a calendar page
 // covers about two weeks, and a config or flag changes by hand. Past the
 // limit the earliest entries are kept, so the newest days of the span may
-// be told from a later state (docs/architecture.md, "The briefings calendar").
+// be told from a later state (docs/web.md, "The briefings calendar").
 const historyLimit = 1000
 
 // BriefingHistory is what decided an org's briefings over a span of time:

@@ -60,7 +60,7 @@ type Pool interface {
 
 // DatabaseNow is the database's clock, what retention measures from: a
 // host whose clock runs ahead must not drop a month still kept
-// (docs/architecture.md, "One clock").
+// (docs/scheduling.md, "One clock").
 func DatabaseNow(ctx context.Context, db Querier) (time.Time, error) {
 	rows, err := db.Query(ctx, `SELECT now()`)
 	if err != nil {

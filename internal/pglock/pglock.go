@@ -1,5 +1,5 @@
 // Package pglock makes every PostgreSQL advisory lock fieldbrief takes,
-// from a closed list of purposes (docs/architecture.md, "Locks").
+// from a closed list of purposes (docs/worker.md, "Locks").
 package pglock
 
 import (
@@ -18,7 +18,7 @@ type Querier interface {
 }
 
 // Every advisory lock fieldbrief takes is made here, from the
-// closed list of purposes below (docs/architecture.md, "Locks"). A key is
+// closed list of purposes below (docs/worker.md, "Locks"). A key is
 // the purpose in its top 16 bits and a database id (an org's, or 0 for a
 // lock of the whole platform) in the low 48: no string a client chooses
 // is ever hashed into a key, so no request can name a lock the tick, the

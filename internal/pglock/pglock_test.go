@@ -20,7 +20,7 @@ var advisoryCall = regexp.MustCompile(`pg_(try_)?advisory_(xact_)?(un)?lock`)
 // TestLockInventory reads every Go and SQL file of the project outside
 // tests and fails on an advisory lock taken anywhere but in this package,
 // where every lock is made from the closed list of purposes
-// (docs/architecture.md, "Locks").
+// (docs/worker.md, "Locks").
 func TestLockInventory(t *testing.T) {
 	var seen []string
 	for rel, b := range testutil.SourceFiles(t) {

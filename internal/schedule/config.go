@@ -265,7 +265,7 @@ func (v *validator) briefing(b *BriefingConfig, timezone, at, days, enabled json
 // absent), for a document whose shape the caller has checked: an object
 // with no members but briefing and delivery, briefing an object with no
 // members but these four. The tick's candidate SQL checks that shape and
-// returns the members as columns (docs/architecture.md, "The candidate
+// returns the members as columns (docs/scheduling.md, "The candidate
 // columns"), so the worker need not decode every document.
 type Members struct {
 	Timezone, ScheduleLocalTime, Days, Enabled, Delivery json.RawMessage

@@ -26,7 +26,7 @@ func (d Decision) Due() bool {
 	return d.Reason == ReasonDue
 }
 
-// Decide applies the tick's eligibility rule (docs/architecture.md, "The
+// Decide applies the tick's eligibility rule (docs/scheduling.md, "The
 // tick") at now: a briefing is due on
 // the org-local date of now once now reaches that date's FireTime, and stays
 // due for the rest of that local day (catch-up after downtime) until one is

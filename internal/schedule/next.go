@@ -10,7 +10,7 @@ const nextFireHorizon = 21
 // NextFire returns the earliest instant at or after from at which Decide
 // would find the briefing due, given generated (nil: none), and true; or
 // false when no instant ever is (paused, no zone, no days). It is the
-// tick's next-fire hint (docs/architecture.md, "The next-fire hint").
+// tick's next-fire hint (docs/scheduling.md, "The next-fire hint").
 //
 // It walks the zone's spans of constant UTC offset: inside one, local
 // dates follow each other without jumps, so on each date the due instants

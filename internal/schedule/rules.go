@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Where zone rules come from (docs/architecture.md, "Zone rules"). Go's
+// Where zone rules come from (docs/scheduling.md, "Zone rules"). Go's
 // time.LoadLocation prefers the host's zoneinfo and uses the copy that
 // time/tzdata embeds only when the host has none, so two replicas on hosts
 // with different tzdata could decide different fire instants. The source is

@@ -1,8 +1,8 @@
 // Package schedule is the one place where fieldbrief reasons about time zones:
-// it loads zones (with the rules TZ_SOURCE chose, docs/architecture.md "Zone
+// it loads zones (with the rules TZ_SOURCE chose, docs/scheduling.md "Zone
 // rules"), validates the fieldforce module config, decides whether an
 // org's daily briefing is due (the tick's Go-side eligibility,
-// docs/architecture.md "The tick") and previews
+// docs/scheduling.md "The tick") and previews
 // the next runs. It is pure: the current time is always a parameter, so every
 // rule can be tested at any instant.
 package schedule

@@ -18,7 +18,7 @@ func SentLate(late, within time.Duration) bool { return late > within }
 // order (the UI's "next runs"): the instants Decide finds due, one a date,
 // as the tick meets them. generated reports the dates whose scheduled
 // briefing exists (nil: none); "generate now" looks are not scheduled and
-// do not count (docs/architecture.md, "The tick"), nor does a test send.
+// do not count (docs/scheduling.md, "The tick"), nor does a test send.
 // The first firing is at NextFire(now): now itself when today's scheduled
 // minute has passed and today has no scheduled briefing (a catch-up
 // firing, late by Firing.Late), and every later one at NextFire after the
@@ -62,7 +62,7 @@ func Upcoming(now time.Time, s Schedule, generated func(Date) bool, n int) []Fir
 // GeneratedWindow is the span of local dates, around now's UTC date, whose
 // scheduled briefings decide the next runs: every UTC offset puts an org's
 // local date at now inside it. The tick reads an org's fired dates in it
-// (docs/architecture.md, "The tick"), and so do the pages that show the
+// (docs/scheduling.md, "The tick"), and so do the pages that show the
 // next run, so all answer from the same dates.
 func GeneratedWindow(now time.Time) (from, to Date) {
 	d := DateOf(now.UTC())

@@ -90,7 +90,7 @@ func TestUpcomingNone(t *testing.T) {
 var upcomingZones = append(slices.Clone(nextFireZones), "America/St_Johns", "Australia/Adelaide", "Asia/Tehran")
 
 // TestUpcomingAgreesWithTheTick is the property behind "one next run"
-// (docs/architecture.md, "The next run"): over random configs (zones with
+// (docs/scheduling.md, "The next run"): over random configs (zones with
 // DST, half-hour and 45-minute offsets, random days and times, gap and
 // overlap minutes), random generated dates and random instants crowded
 // around offset changes, Upcoming's first run is at NextFire's instant

@@ -144,7 +144,7 @@ type Day struct {
 }
 
 // QueueDay queues the reads of org's local date d in zone on b: with the
-// rest of the batch, one round trip (docs/architecture.md, "Burst"). The
+// rest of the batch, one round trip (docs/scheduling.md, "Burst"). The
 // batch's transaction should be repeatable read, for one consistent view of
 // the org's data.
 func QueueDay(b *pgx.Batch, orgID int64, zone schedule.Zone, d schedule.Date) *Day {

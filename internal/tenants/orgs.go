@@ -68,7 +68,7 @@ func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
 // briefings page reads dates before it as "before the org was set up"
 // rather than missed, so a caller on another clock (a test's) passes its
 // own instant instead of rewriting created_at afterwards
-// (docs/architecture.md, "Time comes from the caller").
+// (docs/scheduling.md, "Time comes from the caller").
 func (s *Store) CreateOrgAt(ctx context.Context, slug, name string, at time.Time) (Org, error) {
 	return createOrg(ctx, s.DB, slug, name, "", at)
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // adrQuery is the plain form of the candidate query the tick pattern
-// started from (docs/architecture.md, "The tick"): a plain LEFT JOIN (an org with briefings on two days in the window comes
+// started from (docs/scheduling.md, "The tick"): a plain LEFT JOIN (an org with briefings on two days in the window comes
 // back twice) and current_date.
 const adrQuery = `
 SELECT om.org_id, om.config_json,
@@ -34,7 +34,7 @@ WHERE om.module = 'fieldforce'
   AND (of.is_enabled IS NULL OR of.is_enabled = true)`
 
 // atTimeZoneQuery is the rejected form: the decision itself in SQL
-// (docs/architecture.md, "Why this shape"), behind the same flag filters.
+// (docs/scheduling.md, "Why this shape"), behind the same flag filters.
 // It reads config_json->'briefing'->>'timezone': the fields sit under
 // "briefing", and config_json->>'timezone' would silently match no org.
 const atTimeZoneQuery = `
@@ -66,7 +66,7 @@ func countRows(b *testing.B, db *pgxpool.Pool, sql string) int {
 // -short skips 1M) over 50 zones, schedule times spread over the day,
 // weekdays on a third of the orgs, 1% switched off, two days of history on
 // half, and in the same run the plain candidate query (adrQuery) and the rejected AT TIME
-// ZONE query on the same data (docs/architecture.md, "The next-fire
+// ZONE query on the same data (docs/scheduling.md, "The next-fire
 // hint"). A tick here is the scan, the decisions and the hint write, not
 // the enqueue (generation's cost): the due orgs' briefing rows are
 // inserted between the two, untimed, as the enqueue would.

@@ -29,7 +29,7 @@ type Candidate struct {
 }
 
 // ConfigColumns is a candidate's config document as the candidate SQL
-// returns it (docs/architecture.md, "The candidate columns"): the members
+// returns it (docs/scheduling.md, "The candidate columns"): the members
 // as raw JSON when the document has the usual shape, else the whole
 // document.
 type ConfigColumns struct {
@@ -66,7 +66,7 @@ func (c ConfigColumns) appendKey(b []byte) []byte {
 }
 
 // StoredHint is the org's next-fire hint as the scan read it
-// (docs/architecture.md, "The next-fire hint").
+// (docs/scheduling.md, "The next-fire hint").
 type StoredHint struct {
 	Version    int64              // the tick writes its hint only while the version is still this
 	NextFireAt pgtype.Timestamptz // NULL: unknown; infinity: never
@@ -80,7 +80,7 @@ func (h StoredHint) validAt(now time.Time) bool {
 		(h.NextFireAt.InfinityModifier == pgtype.Infinity || h.NextFireAt.Time.After(now))
 }
 
-// candidatesSQL applies only cheap, zone-free filters (docs/architecture.md,
+// candidatesSQL applies only cheap, zone-free filters (docs/scheduling.md,
 // "The tick"). The window comes from Go, so a tick at any instant sees what
 // it would have seen then. Only dates whose scheduled firing happened
 // count: a "generate now" look does not consume the day's run.
@@ -147,7 +147,7 @@ SELECT b.org_id, bit_or(1 << (b.briefing_date - $1::date))
 // next_fire_at index until a vacuum, and an index scan marks such an entry
 // dead the first time it meets it, so later ticks step over it, where a
 // bitmap scan (what "a OR b OR c" gets) visits its heap page every minute
-// again (docs/architecture.md, "The next-fire hint", has the figures).
+// again (docs/scheduling.md, "The next-fire hint", has the figures).
 const hintedRows = `(
         SELECT * FROM org_module_configs WHERE module = $1 AND next_fire_at <= $5
         UNION ALL

@@ -9,13 +9,13 @@ import (
 )
 
 // SkewWarnAbove is how far the host's clock may be from the database's
-// before every tick warns (docs/architecture.md, "One clock").
+// before every tick warns (docs/scheduling.md, "One clock").
 const SkewWarnAbove = time.Second
 
 // DatabaseNow is the instant the tick decides at: the database's clock,
 // read in a statement of its own (its own short transaction, outside the
 // tick's), so every replica decides at the same clock whatever its host's
-// says (docs/architecture.md, "One clock"). host is the host's clock, read
+// says (docs/scheduling.md, "One clock"). host is the host's clock, read
 // before and after: the skew, host minus database at the reading's
 // midpoint, goes to fieldbrief_clock_skew_seconds, and a skew beyond
 // SkewWarnAbove is logged as a warning. A lost connection is retried; a

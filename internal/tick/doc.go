@@ -1,5 +1,5 @@
 // Package tick is the once-a-minute pass of the briefing pipeline
-// (docs/architecture.md, "The tick"), in the order it runs:
+// (docs/scheduling.md, "The tick"), in the order it runs:
 //
 //   - candidates.go: one cheap, time-zone-free SQL scan returns every org
 //     that could be due, with its config and the dates whose scheduled

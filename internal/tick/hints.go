@@ -17,7 +17,7 @@ import (
 	"fieldbrief/internal/schedule"
 )
 
-// hintBatch holds the next-fire hints a tick computed (docs/architecture.md,
+// hintBatch holds the next-fire hints a tick computed (docs/scheduling.md,
 // "The next-fire hint"), each to store where its org's hint version is
 // still the one the scan read: 24 bytes a hint, in fixed blocks. A fresh
 // deployment's first full scan computes one for every org, and a slice
@@ -92,7 +92,7 @@ func (b *hintBatch) push(h hintRow) {
 // triggers of migration 00013) keeps its NULL. The rows are not locked
 // first (FOR UPDATE SKIP LOCKED): locking cost each row a WAL record and,
 // after a checkpoint, a full page image of its own, 4× the update's time
-// at a million orgs (docs/architecture.md, "The next-fire hint"). Without it, a row
+// at a million orgs (docs/scheduling.md, "The next-fire hint"). Without it, a row
 // an admin's transaction holds is waited for, then checked again: its new
 // version fails the version test and keeps its NULL — unless that
 // transaction holds it for longer than hintLockTimeout (a stuck session, a
@@ -115,7 +115,7 @@ UPDATE org_module_configs om
 // elsewhere keeps the hint it has, which makes it a candidate again if it
 // has come. One org per statement, so each is routed to the one shard of
 // its org on Citus, which refuses a row lock across shards
-// (docs/scaling.md, "What Citus refused").
+// (docs/scaling.md, "What the real cluster refused").
 const writeHintSkipLockedSQL = `
 UPDATE org_module_configs om
    SET next_fire_at = $5, hint_from = $2
@@ -201,7 +201,7 @@ func writeHintChunk(ctx context.Context, db *pgxpool.Pool, sql string, args []an
 	err := database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		// On Citus a SET LOCAL reaches the workers' shards only when
 		// propagated; on plain PostgreSQL the citus.* setting is an
-		// unused placeholder (docs/scaling.md, "What Citus refused").
+		// unused placeholder (docs/scaling.md, "What the real cluster refused").
 		if _, err := tx.Exec(ctx, `SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL lock_timeout = '`+hintLockTimeout+`'`); err != nil {
 			return err
 		}

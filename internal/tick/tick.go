@@ -21,7 +21,7 @@ import (
 // saves work only; the unique key is what prevents duplicates.
 var tickLock = pglock.SessionLockOf(pglock.LockTick)
 
-// Ticker runs the tick (docs/architecture.md, "The tick"): candidate scan,
+// Ticker runs the tick (docs/scheduling.md, "The tick"): candidate scan,
 // Go-side decision, enqueue.
 type Ticker struct {
 	DB      *pgxpool.Pool
@@ -35,12 +35,12 @@ type Ticker struct {
 	// it. Its one tick is a full scan whatever the hints say, so the hints
 	// it would write serve only a long-running worker, which writes its own
 	// on its first tick; at 100k orgs with none stored, writing them was
-	// most of a cold -once's time (docs/architecture.md, "The next-fire
+	// most of a cold -once's time (docs/scheduling.md, "The next-fire
 	// hint"). A hint left early is always safe: it only makes a candidate.
 	NoHintWrites bool
 	// FullScanEvery is how often, in tick time, a tick reads every org (the
 	// plain candidate query) instead of the hinted scan, and checks that the
-	// two agree: the safety net (docs/architecture.md, "The next-fire
+	// two agree: the safety net (docs/scheduling.md, "The next-fire
 	// hint"). The first tick of a Ticker always does. 0 means
 	// DefaultFullScanEvery.
 	FullScanEvery time.Duration

@@ -3,7 +3,7 @@
 // that date that is or was theirs is written to an outbox (ff_job_changes)
 // in the transaction that changed the job, with a briefing_update task; the
 // task (dispatch.UpdateHandler) later folds the changes into one update
-// (docs/delivery.md, "Updates"; docs/architecture.md, "Updates after
+// (docs/delivery.md, "Updates"; docs/worker.md, "Updates after
 // dispatch"). While a date's briefing is being made every technician's
 // changes of it are recorded, and Prune later drops those its emails
 // already have (their transaction is in the revision's read snapshot) and
@@ -115,7 +115,7 @@ const firingUnderway = `b.scheduled_at IS NOT NULL AND b.delivered_revision IS N
 // transaction (HoldFirings): the tick cannot record a firing of the org
 // between this read and the commit, so a change either sees the firing
 // here or is committed before the firing, and so before the generation's
-// snapshot (docs/architecture.md, "Updates after dispatch"). q must be a
+// snapshot (docs/worker.md, "Updates after dispatch"). q must be a
 // read-committed transaction, whose next statement reads after the lock.
 func Open(ctx context.Context, q database.Querier, orgID int64, now time.Time) (*Watch, error) {
 	if err := HoldFirings(ctx, q, orgID); err != nil {

@@ -78,7 +78,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 // apiRateLimit holds each token to its rate (a token bucket per token,
 // golang.org/x/time/rate). Over the limit: 429 with Retry-After in whole
 // seconds. Every answer says where the token stands (docs/api.md, "Rate
-// limits"), as GitHub's API does: X-RateLimit-Limit is the bucket (the
+// limit"), as GitHub's API does: X-RateLimit-Limit is the bucket (the
 // requests a token may make at once), X-RateLimit-Remaining what is left
 // of it after this request, X-RateLimit-Reset the seconds until it is full
 // again (a bucket refills continuously, at the rate, rather than at a
@@ -321,7 +321,7 @@ func readAPIBody(c echo.Context, v any) error {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err == nil && mt == mimeMergePatch {
 			// A PUT replaces the whole record: read as one, a patch would
-			// reset every member it leaves out (docs/api.md, "Syncing").
+			// reset every member it leaves out (docs/api.md, "Syncing from another system").
 			return apperr.Errorf(apperr.Unsupported,
 				"PUT replaces the whole record, so it does not take a merge patch: send the patch with PATCH, or the whole record as application/json.")
 		}

@@ -12,7 +12,7 @@ import (
 
 const mergePatch = "application/merge-patch+json"
 
-// ETag and If-Match (docs/api.md, "Versions"): a stale If-Match is 412 and
+// ETag and If-Match (docs/api.md, "Versions: ETag and If-Match"): a stale If-Match is 412 and
 // nothing is saved; the current ETag and "*" work; without If-Match a PUT
 // is last write wins.
 func TestAPIIfMatchRefusesStaleWrites(t *testing.T) {
@@ -100,7 +100,7 @@ func TestAPIIfMatchRefusesStaleWrites(t *testing.T) {
 }
 
 // PATCH with a JSON Merge Patch changes only what it names (docs/api.md,
-// "PATCH").
+// "PATCH: change some fields").
 func TestAPIPatchChangesOnlyTheGivenMembers(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

@@ -138,7 +138,7 @@ func TestBriefingListStatusesAndReasons(t *testing.T) {
 }
 
 // "Generate now" and a test send never change the next run: only a
-// scheduled briefing takes its date (docs/architecture.md, "The next run").
+// scheduled briefing takes its date (docs/scheduling.md, "The next run").
 func TestBriefingListNextRunCountsScheduledBriefingsOnly(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

@@ -11,8 +11,9 @@ import (
 )
 
 // The preview's updates in the reader's words (docs/field-data.md,
-// "Updates"): old → new per field, the fields kept because they were changed in
-// fieldbrief since the last import, and the overwrite tickbox.
+// "Updates: old → new, and changes made in fieldbrief are kept"): old → new
+// per field, the fields kept because they were changed in fieldbrief since
+// the last import, and the overwrite tickbox.
 
 // importUpdates is the note on kept changes and the tickbox's words.
 func importUpdates(l *i18n.Localizer, plan fieldimport.Plan) views.ImportUpdates {

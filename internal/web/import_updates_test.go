@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Updates and overlapping saves through the pages (docs/field-data.md, "Updates: old → new").
+// Updates and overlapping saves through the pages (docs/field-data.md, "Updates: old → new, and changes made in fieldbrief are kept").
 
 const updJobs = "external_ref,customer,date,arrival_from,arrival_to,technician_ref\n" +
 	"J-1,Harbor Bakery,2026-03-09,08:00,10:00,T-1\n" +

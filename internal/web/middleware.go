@@ -345,7 +345,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 
 // readTx runs a GET's or HEAD's store reads in one read-only transaction
 // (database.ReadTx, begun at the first read), so a page costs at most two
-// transactions, the session's and this one (docs/architecture.md, "Web
+// transactions, the session's and this one (docs/web.md, "Web
 // under load"). It sits inside retryLostReads, so a retried read gets a
 // fresh transaction.
 func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {

@@ -13,7 +13,7 @@ import (
 // will make from now, counting as generated the dates the tick counts (the
 // org's scheduled briefings in schedule.GeneratedWindow; "generate now"
 // looks and test sends do not). The settings preview, its summary line and
-// the briefings page's "Next run" all ask it (docs/architecture.md, "The
+// the briefings page's "Next run" all ask it (docs/scheduling.md, "The
 // next run").
 func (s *Server) upcoming(ctx context.Context, orgID int64, now time.Time, sched schedule.Schedule, n int) ([]schedule.Firing, error) {
 	from, to := schedule.GeneratedWindow(now)

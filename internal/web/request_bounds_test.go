@@ -21,7 +21,7 @@ import (
 )
 
 // What a client can hold: no lock named by what it sends, and no wait
-// without bound (docs/architecture.md, "Locks" and "No wait without
+// without bound (docs/worker.md, "Locks" and "No wait without
 // bound").
 
 // pgHash is PostgreSQL's hashtextextended(text, seed) (hash_bytes_extended:

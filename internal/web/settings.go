@@ -118,7 +118,7 @@ type settingsAnswer struct {
 
 // renderSettings builds the settings page from one model of the document:
 // the stored one or, on a failed save, the rejected input. The form and the
-// JSON editor both show that model (docs/architecture.md, "The schedule
+// JSON editor both show that model (docs/web.md, "The schedule
 // editor"): a rejected form shows its document in the JSON editor too, and
 // rejected JSON that parses fills the form with its values.
 func (s *Server) renderSettings(c echo.Context, status int, stored tenants.FieldforceConfig, r rejected, answer settingsAnswer) error {

@@ -11,7 +11,7 @@ import (
 )
 
 // The settings page says what is wrong in words an admin uses, in the
-// reader's language, beside the field (docs/architecture.md, "The schedule
+// reader's language, beside the field (docs/web.md, "The schedule
 // editor"; docs/i18n.md): never a JSON path and never Go's or
 // encoding/json's error text. schedule.ParseConfig's messages stay as they
 // are for the JSON API, which names fields by path and stays English

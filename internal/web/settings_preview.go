@@ -126,7 +126,7 @@ func triggerEvent(c echo.Context, name string, detail any) error {
 
 // preview lists the firings the tick will make with a config document (the
 // page's "next runs": schedule.Upcoming, counting the org's scheduled dates
-// as the tick does; docs/architecture.md, "The next run"), today's catch-up
+// as the tick does; docs/scheduling.md, "The next run"), today's catch-up
 // firing first when today's minute has passed, and the DST problems of the
 // next year; zone is
 // the time zone as typed, for the messages, and sends whether the settings

@@ -88,7 +88,7 @@ func (f *fixture) countingServer() (*txCounter, *httptest.Server) {
 	return counter, ts
 }
 
-// maxPageTransactions is the budget of a page (docs/architecture.md, "Web
+// maxPageTransactions is the budget of a page (docs/web.md, "Web
 // under load"): one statement for the session, the user and their
 // memberships, and one read-only transaction for the page's data.
 const maxPageTransactions = 2

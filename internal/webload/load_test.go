@@ -2,7 +2,7 @@
 // real cmd/web binary, as its own process, on a seeded database, driven by
 // vegeta's library at a fixed rate whatever the server's answers take (an
 // open model: a slow server is not given a break, so queueing shows up as
-// latency or as 503s, not as a lower rate). See docs/architecture.md, "Web
+// latency or as 503s, not as a lower rate). See docs/web.md, "Web
 // under load", and docs/benchmarks.md, "Web under load".
 //
 //	make bench-web

@@ -40,7 +40,7 @@ func (f *fixture) noonZone() (zone string, dbNow time.Time, wall func(d time.Dur
 // host clock is 6 h behind still fires what is due by the database's
 // clock, and one 6 h ahead fires nothing early. The skew is measured at
 // each tick (fieldbrief_clock_skew_seconds) and warned about
-// (docs/architecture.md, "One clock").
+// (docs/scheduling.md, "One clock").
 func TestTickDecidesAtTheDatabasesClock(t *testing.T) {
 	f := setup(t)
 	zone, dbNow, at := f.noonZone()

@@ -15,7 +15,7 @@ import (
 )
 
 // The lifeline gives a killed worker's running tasks back within seconds
-// (docs/architecture.md, "Crashes and shutdown"). River v0.51.2 knows no
+// (docs/worker.md, "Crashes and shutdown"). River v0.51.2 knows no
 // liveness of its clients — a task only records the IDs of the clients that
 // attempted it (river_job.attempted_by), and its rescuer goes by the age of
 // the attempt alone, which must exceed every task's timeout — so each worker
@@ -25,7 +25,7 @@ import (
 // row removed. River's rescuer stays as the backstop (a process that never
 // registered, such as the previous release's). A process only stalled, not
 // dead, may see its task run twice; generation and sending are idempotent
-// (docs/architecture.md, "Tasks", "Generation is idempotent"; "Delivery").
+// (docs/worker.md, "Tasks", "Generation is idempotent"; "Delivery").
 const (
 	// heartbeatEvery is how often a process records that it is alive.
 	heartbeatEvery = 2 * time.Second
@@ -70,7 +70,7 @@ func newClientID() string {
 
 // heartbeatSQL records that the process is alive, at the database's clock
 // (every replica's heartbeats and the look for the dead ones compare on one
-// clock: docs/architecture.md, "One clock").
+// clock: docs/scheduling.md, "One clock").
 // A heartbeat more than $2 seconds after the previous one starts a new
 // unbroken run (streak_since).
 const heartbeatSQL = `

@@ -18,7 +18,7 @@ import (
 // dead; its tasks are given back and a second worker runs them while the
 // first still sends. The second waits on the delivery rows' locks and finds
 // them sent: one email per recipient, one revision per briefing
-// (docs/architecture.md, "Crashes and shutdown").
+// (docs/worker.md, "Crashes and shutdown").
 func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
 	const orgs = 2
 	f, sink, stalled, stalledDone := sendsOnTheirWay(t, orgs)
@@ -127,7 +127,7 @@ func longStreak(t *testing.T, f *fixture, client string) {
 // their way to the SMTP server. The first process back must not give that
 // worker's tasks to a second run, which would find the rows pending and
 // unlocked and send again: a process reaps only after an unbroken run of
-// its own heartbeats (docs/architecture.md, "Crashes and shutdown").
+// its own heartbeats (docs/worker.md, "Crashes and shutdown").
 func TestLifelineAfterAnOutageTakesNobodyForDead(t *testing.T) {
 	const orgs = 2
 	f, sink, first, firstDone := sendsOnTheirWay(t, orgs)

@@ -11,7 +11,7 @@ import (
 
 // TestRetentionGoesByTheDatabasesClock: a worker whose host clock runs 45
 // days ahead drops only the months expired by the database's clock, not a
-// month still kept (docs/architecture.md, "One clock").
+// month still kept (docs/scheduling.md, "One clock").
 func TestRetentionGoesByTheDatabasesClock(t *testing.T) {
 	f := setup(t)
 	dbNow, err := history.DatabaseNow(f.Ctx, f.DB)

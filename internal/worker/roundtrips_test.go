@@ -95,7 +95,7 @@ func (c *txCounter) reset() {
 }
 
 // TestGenerationRoundTrips pins how many round trips one org's scheduled
-// generation costs (docs/architecture.md, "Burst"): at a popular minute
+// generation costs (docs/scheduling.md, "Burst"): at a popular minute
 // thousands of orgs are generated at once, and each round trip is paid by
 // every one of them. The count is behaviour, not timing: a change that adds
 // a query to the generation fails here and must say why in this test.

@@ -38,7 +38,7 @@ const DefaultTaskRetention = 30 * 24 * time.Hour
 // DefaultConcurrency is how many tasks a worker runs at once. A generation
 // is a handful of round trips and a delivery mostly waits on the network,
 // so several tasks a core keep both the worker and PostgreSQL busy
-// (docs/architecture.md, "Burst"; the figures at 8 and 16 are in
+// (docs/scheduling.md, "Burst"; the figures at 8 and 16 are in
 // docs/benchmarks.md, "Burst").
 const DefaultConcurrency = 16
 
@@ -51,7 +51,7 @@ const taskTimeout = time.Minute
 // (lifeline.go) gives a registered worker's tasks back within
 // lifelineSilence + heartbeatEvery + lifelineReapEvery of its last
 // heartbeat, since River's rescuer goes by the attempt's age alone
-// (docs/architecture.md, "Crashes and shutdown"). It
+// (docs/worker.md, "Crashes and shutdown"). It
 // exceeds every kind's timeout (the longest is a minute, plus the 5 s a
 // failing task takes to record its failure), so a live task is never
 // rescued by it (River's rescuer also leaves alone a task younger than its
@@ -63,7 +63,7 @@ const rescueStuckJobsAfter = 75 * time.Second
 // rescueStuckJobsAfter, plus the rescuer's interval (River's default, 30 s),
 // plus a dead leader's term running out before another replica's rescuer
 // starts (River's elect interval and TTL padding, 15 s). -once waits for
-// such a task when this falls within -wait (docs/architecture.md, "Crashes
+// such a task when this falls within -wait (docs/worker.md, "Crashes
 // and shutdown"); the lifeline usually returns it much sooner.
 const rescueWithin = rescueStuckJobsAfter + 30*time.Second + 15*time.Second
 
@@ -89,7 +89,7 @@ type Worker struct {
 	// Now, when set, overrides the tick's clock and is the tasks' clock
 	// (tests' fake clocks; worker -once -now passes its instant to
 	// RunOnce). Nil: the tick decides at the database's clock
-	// (tick.Ticker.DatabaseNow; docs/architecture.md, "One clock") and
+	// (tick.Ticker.DatabaseNow; docs/scheduling.md, "One clock") and
 	// the tasks use Host.
 	Now func() time.Time
 	// Host is the host's clock: the tasks' when Now is nil, and what the
@@ -178,7 +178,7 @@ func (w *Worker) host() time.Time {
 
 // tickNow is the instant a tick decides at: Now when set, else the
 // database's clock, the same for every replica whatever its host's says
-// (docs/architecture.md, "One clock").
+// (docs/scheduling.md, "One clock").
 func (w *Worker) tickNow(ctx context.Context) (time.Time, error) {
 	if w.Now != nil {
 		return w.Now(), nil

@@ -2,7 +2,7 @@
 // their aliases, cities and countries, read from the tz source files that ship
 // with the system's tzdata package; and zoneinfo.zip: the compiled rules
 // (TZif) of those zones from the same directory, which the binaries embed
-// and decide with (docs/architecture.md, "Zone rules"). Names, rules and the
+// and decide with (docs/scheduling.md, "Zone rules"). Names, rules and the
 // recorded version therefore come from one tz release.
 //
 // A name is canonical when it is a Zone line of tzdata.zi or listed in

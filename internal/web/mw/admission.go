@@ -19,7 +19,7 @@ import (
 	"fieldbrief/internal/database"
 )
 
-// Defaults of the admission limit (docs/architecture.md, "Web under load").
+// Defaults of the admission limit (docs/web.md, "Web under load").
 // In flight defaults to the pool's connection count (New), since each
 // request holds at most one connection at a time.
 const (

@@ -14,7 +14,7 @@ import (
 )
 
 // Defaults of the bounds on one request's database work
-// (docs/architecture.md, "No wait without bound"): a lock wait ends at
+// (docs/worker.md, "No wait without bound"): a lock wait ends at
 // DefaultLockTimeout, a statement at DefaultStatementTimeout, and the whole
 // request's database work at DefaultRequestTimeout, so a request blocked
 // behind whatever another transaction holds answers within 15 s.
