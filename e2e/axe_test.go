@@ -4,7 +4,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"net/url"
 	"os"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,8 +16,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/unsubscribe"
+	"fieldbrief/internal/web"
 )
 
 // axeSource is axe-core, vendored for this test only (testdata/axe/README.md).
@@ -38,6 +47,10 @@ var axePages = []axePage{
 	{"anon", "/password/forgot", 200},
 	{"anon", "/password/reset/no-such-token", 410},
 	{"anon", "/invites/no-such-token", 410},
+	{"anon", "/t/{daylink}", 200}, // a technician's day, on their phone
+	{"anon", "/t/no-such-link", 404},
+	{"anon", "/unsubscribe?t={unsubscribe}", 200},
+	{"anon", "/unsubscribe?t=forged", 400},
 	{"admin", "/", 200},
 	{"admin", "/orgs/{org}", 200},
 	{"admin", "/orgs/{org}/briefings", 200},
@@ -53,6 +66,7 @@ var axePages = []axePage{
 	{"admin", "/orgs/{org}/jobs?q=ave", 200}, // the search across days, its results table (DSP)
 	{"admin", "/orgs/{org}/board", 200},
 	{"admin", "/orgs/{org}/import", 200},
+	{"admin", "/orgs/{org}/import/jobs/{upload}", 200}, // a file's preview
 	{"admin", "/orgs/{org}/members", 200},
 	{"admin", "/profile", 200},
 	{"admin", "/orgs/{org}/no-such-page", 404},
@@ -75,6 +89,87 @@ var axePages = []axePage{
 	{"staff", "/staff/audit?q=no-entry-says-this", 200},
 	{"staff", "/staff/outbox", 200},
 	{"staff", "/staff/outbox/{outbox}", 200},
+}
+
+// notPages are the GET routes the sweep does not open, each with why: what
+// they answer is not a page a person reads in the browser. Every other GET
+// route must have a row in axePages (TestAccessibilitySweepCoversEveryPage).
+var notPages = map[string]string{
+	"/healthz":            "JSON for load balancers",
+	"/readyz":             "JSON for load balancers",
+	"/metrics":            "Prometheus text",
+	"/static":             "files",
+	"/static/favicon.svg": "an icon",
+	"/static/favicon.png": "an icon",
+	"/orgs/:slug/settings/fieldforce/tests/:id/html": "a test email's HTML, shown in the test page's sandboxed frame (checked with that page)",
+	"/staff/outbox/:id/html":                         "an email's HTML, shown in the outbox page's sandboxed frame (checked with that page)",
+	"/orgs/:slug/settings/fieldforce/preview":        "an htmx fragment of the settings page (checked with that page, after it loads)",
+	"/orgs/:slug/settings/fieldforce/json/preview":   "an htmx fragment of the settings page",
+	"/orgs/:slug/settings/fieldforce/zones":          "the zone picker's htmx options (checked in the picker's tests)",
+	"/orgs/:slug/import/:kind/template.csv":          "a CSV file",
+	"/staff/audit/export.csv":                        "a CSV file",
+}
+
+// pagePattern turns a route's path into a pattern its sweep rows match:
+// each :param is one segment, filled from the fixture.
+func pagePattern(route string) *regexp.Regexp {
+	parts := strings.Split(route, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, ":") {
+			parts[i] = `[^/?]+`
+		} else {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+	}
+	return regexp.MustCompile(`^` + strings.Join(parts, "/") + `(\?.*)?$`)
+}
+
+// The sweep's page list is checked against the routes, as the access
+// matrix is: a GET route that serves a page and has no row in axePages
+// fails here, so a new page is checked for accessibility from its first
+// day; so does a row no route answers, or an excuse for a route that is
+// gone.
+func TestAccessibilitySweepCoversEveryPage(t *testing.T) {
+	srv, err := web.New(webConfig(), testdb.New(t), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("web.New: %v", err)
+	}
+	gets := map[string]bool{}
+	for _, r := range srv.Routes() {
+		if r.Method == "GET" && !strings.HasPrefix(r.Path, "/api/") && !strings.HasSuffix(r.Path, "*") {
+			gets[r.Path] = true
+		}
+	}
+	var missing []string
+	for route := range gets {
+		if _, ok := notPages[route]; ok {
+			continue
+		}
+		re := pagePattern(route)
+		found := false
+		for _, p := range axePages {
+			// A 404 row is about a path no route has; a 410 (an expired
+			// link's page) is the route's page all the same.
+			if p.status != 404 && re.MatchString(p.path) {
+				found = true
+			}
+		}
+		if !found {
+			missing = append(missing, route)
+		}
+	}
+	for route := range notPages {
+		if !gets[route] {
+			t.Errorf("notPages names %s, which no GET route serves: drop its line", route)
+		}
+	}
+	sort.Strings(missing)
+	for _, route := range missing {
+		t.Errorf("GET %s serves a page and the accessibility sweep never opens it: add a row to axePages (or, if it is no page, a line to notPages with why)", route)
+	}
+	if len(gets) < 30 {
+		t.Fatalf("only %d GET routes: the server's route list is not what this test reads", len(gets))
+	}
 }
 
 // axeWidths are the viewport widths at which no page may scroll sideways
@@ -134,6 +229,29 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 		org.ID, testMessageID)
 	e.must("keep the test email in the outbox", err)
 	fx["test"] = strconv.FormatInt(test, 10)
+
+	var adminID int64
+	e.must("find the admin", e.db.QueryRow(e.ctx, `SELECT id FROM users WHERE lower(email) = lower($1)`, admin.Email).Scan(&adminID))
+	up, err := (&fieldimport.Store{DB: e.db}).SaveUpload(e.ctx, org.ID, adminID, fieldimport.Jobs, "jobs.csv",
+		[]byte("customer,address,date,arrival_from,arrival_to,notes\nCity Library,1 Main St,"+today.Date.String()+",09:00,11:00,Boiler\n"), time.Now())
+	e.must("upload a jobs file", err)
+	fx["upload"] = up.ID
+	var techID int64
+	var techEmail, zone string
+	e.must("find a technician with an email", e.db.QueryRow(e.ctx, `
+		SELECT t.id, t.email, c.config_json->'briefing'->>'timezone' FROM technicians t
+		  JOIN org_module_configs c ON c.org_id = t.org_id AND c.module = 'fieldforce'
+		 WHERE t.org_id = $1 AND t.active AND t.email <> '' ORDER BY t.created_at LIMIT 1`, org.ID).Scan(&techID, &techEmail, &zone))
+	loc, err := time.LoadLocation(zone)
+	e.must("load the org's zone", err)
+	link, err := daylinks.Issue(e.ctx, e.db, org.ID, techID, today.Date, loc, time.Now(), techEmail)
+	e.must("issue a day link", err)
+	fx["daylink"] = link
+	unsub, err := (&unsubscribe.Store{DB: e.db}).URL(e.ctx, "http://fieldbrief.test", org.ID, "ops@example.test")
+	e.must("sign an unsubscribe link", err)
+	u, err := url.Parse(unsub)
+	e.must("read the unsubscribe link", err)
+	fx["unsubscribe"] = url.QueryEscape(u.Query().Get("t"))
 
 	only := os.Getenv("AXE_ONLY") // a substring of the paths to check, while fixing a page
 	var pages []axePage

@@ -179,6 +179,7 @@ type env struct {
 	db       *pgxpool.Pool
 	store    *testutil.Stores
 	logs     *serverLog
+	srv      *web.Server
 
 	orgA, orgB tenants.Org // set by seed
 	start      time.Time
@@ -262,18 +263,11 @@ func startEnv(t *testing.T) *env {
 
 	e.logs = &serverLog{t: t}
 	logger := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cfg := config.Web{
-		SessionKeys:                [][]byte{[]byte("fieldbrief-e2e-session-key-0123456789abcdef")},
-		SecureCookies:              false, // plain http on 127.0.0.1
-		IdleTimeout:                time.Hour,
-		AbsoluteTimeout:            12 * time.Hour,
-		MaxLoginFailuresPerAccount: 100,
-		MaxLoginFailuresPerClient:  1000,
-	}
-	srv, err := web.New(cfg, e.db, logger)
+	srv, err := web.New(webConfig(), e.db, logger)
 	if err != nil {
 		t.Fatalf("web.New: %v", err)
 	}
+	e.srv = srv
 	ts := httptest.NewServer(srv)
 	e.url = ts.URL
 	t.Cleanup(func() {
@@ -282,6 +276,18 @@ func startEnv(t *testing.T) *env {
 	})
 	e.trace("server up")
 	return e
+}
+
+// webConfig is the server's configuration in the browser tests.
+func webConfig() config.Web {
+	return config.Web{
+		SessionKeys:                [][]byte{[]byte("fieldbrief-e2e-session-key-0123456789abcdef")},
+		SecureCookies:              false, // plain http on 127.0.0.1
+		IdleTimeout:                time.Hour,
+		AbsoluteTimeout:            12 * time.Hour,
+		MaxLoginFailuresPerAccount: 100,
+		MaxLoginFailuresPerClient:  1000,
+	}
 }
 
 // seed creates the standard fixture: org A "acme" (Europe/Berlin 07:00,
@@ -312,6 +318,16 @@ func (e *env) addUser(a account, isStaff bool, org tenants.Org, role tenants.Rol
 	if org.ID != 0 {
 		e.must("add "+a.Email+" to "+org.Slug, e.store.Tenants.AddMember(e.ctx, org.ID, u.ID, role))
 	}
+}
+
+// setClock runs the server's clock from at onwards (it ticks with the real
+// one) and returns at: for a page about "today" whose content depends on
+// the hour. Call it before the first request.
+func (e *env) setClock(at time.Time) time.Time {
+	e.t.Helper()
+	began := time.Now()
+	e.srv.UseClock(func() time.Time { return at.Add(time.Since(began)) })
+	return at
 }
 
 func (e *env) must(what string, err error) {

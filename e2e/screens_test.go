@@ -101,9 +101,8 @@ func TestScreenshotsOfStaffAndHome(t *testing.T) {
 	m.waitText("main", "Your orgs")
 	m.screenshot("07-home")
 	m.open(m.firstOrgLink())
-	if m.exists(`details.switcher summary`) {
-		m.click(`details.switcher summary`)
-	}
+	m.click(`details.switcher summary`)
+	m.waitJS("the switcher opens", `document.querySelector("details.switcher").open`)
 	m.screenshot("07b-org-switcher")
 }
 

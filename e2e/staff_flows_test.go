@@ -120,6 +120,8 @@ func TestAbortedHTMXRequestLogsNoError(t *testing.T) {
 	s.open("/staff/flags")
 	s.waitText("#org-acme", "inherit")
 	s.do("send a row's form and abort it at once", chromedp.Evaluate[chromedp.Void](`(() => {
+		window.abortsSeen = 0;
+		document.body.addEventListener("htmx:sendAbort", () => window.abortsSeen++);
 		const form = document.querySelector("#org-acme form");
 		htmx.trigger(form, "submit");
 		htmx.trigger(form, "htmx:abort");
@@ -128,6 +130,9 @@ func TestAbortedHTMXRequestLogsNoError(t *testing.T) {
 	s.setValue("#state-globex", "off")
 	s.click(`#org-globex button[type="submit"]`)
 	s.waitText("#org-globex", "Saved")
+	// The step did what it says: the first request was sent and aborted
+	// (not dropped before it left), so its events are the ones checked.
+	s.waitJS("the first request's abort", `window.abortsSeen === 1`)
 	if errs := s.consoleErrors(); len(errs) > 0 {
 		t.Errorf("the aborted request wrote to the console:\n%s", strings.Join(errs, "\n"))
 	}

@@ -184,3 +184,16 @@ func ipExtractor(proxies []*net.IPNet) echo.IPExtractor {
 	}
 	return echo.ExtractIPFromXFFHeader(trust...)
 }
+
+// Routes is every route the server answers, with its method: what the
+// browser tests' accessibility sweep checks its page list against.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
+
+// UseClock makes now the server's clock: every page, session and API answer
+// that needs "now" reads it (time is the caller's: docs/scheduling.md, "Time
+// comes from the caller"). cmd/web never calls it (the host's clock); the
+// browser tests do, so that a page about "today" does not depend on the
+// hour they run at. Call it before serving.
+func (s *Server) UseClock(now func() time.Time) {
+	s.now = now
+}

@@ -84,8 +84,20 @@ func TestGlobalFlagFlip(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {"again"}, "confirm": {flagKey}}).Code)
 	require.Equal(t, 1, f.auditCount())
 
-	// Global off wins over every org's override.
-	require.Contains(t, c.get("/staff/flags").Body, `name="enabled" value="on"`)
+	// Global off wins over every org's override: acme's "on" is off in
+	// effect, on the page and for the eligibility rule.
+	require.Equal(t, http.StatusSeeOther, c.post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"on"}, "reason": {"customer asked"}}).Code)
+	ov, eff := f.override(f.orgA)
+	require.Equal(t, flags.On, ov)
+	require.False(t, eff, "an org's override does not beat the global switch")
+	page = c.get("/staff/flags")
+	require.Contains(t, page.Body, `name="enabled" value="on"`)
+	require.Contains(t, orgRow(t, page.Body, "acme"), `<option value="on" selected>`)
+	require.Contains(t, orgRow(t, page.Body, "acme"), `<span class="badge-failed">off</span>`, "the row shows the org off in effect")
+	// And on again, the override is what it was.
+	require.Equal(t, http.StatusSeeOther, c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"on"}, "reason": {"incident over"}, "confirm": {flagKey}}).Code)
+	_, eff = f.override(f.orgA)
+	require.True(t, eff)
 	require.Equal(t, http.StatusNotFound, c.post("/staff/flags/no.such.flag", url.Values{"enabled": {"true"}, "reason": {"x"}}).Code)
 }
 
