@@ -74,13 +74,12 @@ func (p BriefingPage) sectionEmpty(s briefview.Section) string {
 	return s.Empty
 }
 
-// jobStatus is a job's status in the email's words (mail.status.*).
+// jobStatus is a job's status in the reader's words.
 func (p BriefingPage) jobStatus(j briefview.Job) string {
-	switch j.StatusCode {
-	case "scheduled", "in_progress", "on_hold", "done", "cancelled":
-		return p.T("mail.status." + j.StatusCode)
+	if j.StatusCode == "" {
+		return j.Status
 	}
-	return j.Status
+	return briefview.JobStatus(p.loc(), j.StatusCode)
 }
 
 // zoneWithAbbrev is the zone as people know it with the abbreviations in

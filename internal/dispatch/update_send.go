@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fieldbrief/views/briefview"
 	"fmt"
 	"time"
 
@@ -227,13 +228,7 @@ func (f stateFormat) fieldLine(name string, a, b updates.JobState) string {
 		}
 		return l.T("mail.update.no")
 	}
-	status := func(s string) string {
-		switch s {
-		case "scheduled", "in_progress", "on_hold", "done", "cancelled":
-			return l.T("mail.status." + s)
-		}
-		return field.StatusLabel(s)
-	}
+	status := func(s string) string { return briefview.JobStatus(l, s) }
 	switch name {
 	case updates.FieldWindow:
 		return pair("arrival", f.window(a), f.window(b))

@@ -31,21 +31,6 @@ const (
 // Statuses lists the statuses in the order a job usually goes through them.
 var Statuses = []string{StatusScheduled, StatusInProgress, StatusOnHold, StatusDone, StatusCancelled}
 
-// StatusLabel is how screens name a status.
-func StatusLabel(s string) string {
-	switch s {
-	case StatusInProgress:
-		return "In progress"
-	case StatusOnHold:
-		return "On hold"
-	case StatusDone:
-		return "Done"
-	case StatusCancelled:
-		return "Cancelled"
-	}
-	return "Scheduled"
-}
-
 // ValidStatus reports whether s is one of Statuses.
 func ValidStatus(s string) bool {
 	for _, v := range Statuses {

@@ -85,12 +85,12 @@ func TestBriefingPageContent(t *testing.T) {
 	require.Equal(t, []string{"4"}, section("unassigned"))
 	require.Empty(t, section("on-hold"))
 	require.Contains(t, doc.byID("on-hold").text(), "On hold (0)")
-	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ none on hold")
+	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ none On hold")
 
 	// Routes in arrival order, the cancelled job apart.
 	techs := doc.findAll(hasClass("technician"))
 	require.Len(t, techs, 2)
-	require.Regexp(t, `^Ada Lovelace 555-0100 7:00 – 8:00 AM EST Fire Station .* 9:00 – 10:00 AM EST Initech Initech HQ scheduled$`, techs[0].text())
+	require.Regexp(t, `^Ada Lovelace 555-0100 7:00 – 8:00 AM EST Fire Station .* 9:00 – 10:00 AM EST Initech Initech HQ Scheduled$`, techs[0].text())
 	require.NotContains(t, techs[0].text(), "Gone Ltd")
 	require.Contains(t, doc.byID("cancelled").text(), "Cancelled (1)")
 	require.Contains(t, doc.byID("cancelled").text(), "Gone Ltd")
@@ -144,7 +144,7 @@ func TestBriefingPageOldSnapshot(t *testing.T) {
 	require.Equal(t, "1 unassigned", doc.find(attrIs("data-count", "unassigned")).text())
 	require.Equal(t, "0 on hold", doc.find(attrIs("data-count", "on-hold")).text(), "Stark is unassigned, not also on hold")
 	require.Contains(t, doc.byID("cancelled").text(), "Gone")
-	require.Contains(t, doc.find(hasClass("technician")).text(), "Ada 555-0100 8:00 – 10:00 AM EST Initech 1 Main St scheduled", "the en-US org's clock")
+	require.Contains(t, doc.find(hasClass("technician")).text(), "Ada 555-0100 8:00 – 10:00 AM EST Initech 1 Main St Scheduled", "the en-US org's clock")
 	require.Contains(t, doc.find(attrIs("data-yesterday", "")).text(), "1 of 2 scheduled jobs completed")
 }
 

@@ -296,7 +296,7 @@ func TestBriefingShowRendersSnapshot(t *testing.T) {
 	ada := doc.findAll(hasClass("technician"))
 	require.Len(t, ada, 2)
 	require.Contains(t, ada[0].text(), "Ada Lovelace 555-0100")
-	require.Regexp(t, `08:00–10:00 EST Initech Initech HQ scheduled.*10:30–12:00 EST Umbrella Umbrella HQ in progress`, ada[0].text(),
+	require.Regexp(t, `08:00–10:00 EST Initech Initech HQ Scheduled.*10:30–12:00 EST Umbrella Umbrella HQ In progress`, ada[0].text(),
 		"jobs in arrival order with window (and its zone, as the email writes it), customer, address and status")
 	require.Contains(t, ada[1].text(), "No jobs today")
 	require.Contains(t, doc.byID("unassigned").text(), "Unassigned (1)")

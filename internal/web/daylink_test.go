@@ -351,7 +351,7 @@ func TestDayLinkPageInTheTechniciansLanguage(t *testing.T) {
 	require.Contains(t, r.Body, `<small class="zone-id">America/Chicago</small>`)
 	require.Contains(t, r.Body, "Sus trabajos (1)")
 	require.Contains(t, r.Body, "8:00–9:00\u202fa.m. CST")
-	require.Contains(t, r.Body, ">programado<")
+	require.Contains(t, r.Body, ">Programado<")
 	require.Contains(t, r.Body, "Cancelados (1)")
 	require.Contains(t, r.Body, "Este enlace funciona hasta el jue, 5 de mar inclusive.")
 	require.NotContains(t, r.Body, "Your jobs")
@@ -366,7 +366,7 @@ func TestDayLinkPageInTheTechniciansLanguage(t *testing.T) {
 	require.Contains(t, r.Body, `<html lang="de-DE">`)
 	require.Contains(t, r.Body, "Tag von Jonas")
 	require.Contains(t, r.Body, "Ihre Aufträge (1)")
-	require.Contains(t, r.Body, ">geplant<")
+	require.Contains(t, r.Body, ">Geplant<")
 	require.NotContains(t, r.Body, "a.m.")
 	require.NotContains(t, r.Body, "AM ")
 }

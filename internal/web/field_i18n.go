@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fieldbrief/views/briefview"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // statusName is a job status in l's language.
 func statusName(l *i18n.Localizer, status string) string {
-	return l.T("jobstatus." + status)
+	return briefview.JobStatus(l, status)
 }
 
 // dayLabel is a board day as the reader's locale writes a full date:

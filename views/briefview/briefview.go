@@ -6,6 +6,7 @@
 package briefview
 
 import (
+	"fieldbrief/internal/i18n"
 	"net/url"
 	"strconv"
 	"strings"
@@ -195,4 +196,16 @@ func tel(number string) string {
 		return ""
 	}
 	return "tel:" + number
+}
+
+// JobStatus is a job's status in the reader's words: the one table from a
+// status code to words (the catalog's jobstatus.*), for pages, emails and
+// the technician's day page alike. A code it does not know (a status newer
+// than the catalog) is shown as written.
+func JobStatus(l *i18n.Localizer, code string) string {
+	switch code {
+	case "scheduled", "in_progress", "on_hold", "done", "cancelled":
+		return l.T("jobstatus." + code)
+	}
+	return strings.ReplaceAll(code, "_", " ")
 }

@@ -1,10 +1,13 @@
 package briefview_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/field"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/views/briefview"
 )
 
@@ -36,4 +39,18 @@ func TestMapURL(t *testing.T) {
 	require.Equal(t, "https://www.google.com/maps/search/?api=1&query=Oranienstra%C3%9Fe+34%2C+10999+Berlin",
 		briefview.MapURL("Oranienstraße 34, 10999 Berlin"))
 	require.Empty(t, briefview.MapURL("  "))
+}
+
+// Every status a job can have has its words in every language, from the
+// one table JobStatus reads: no status falls through to its code.
+func TestJobStatusHasWordsForEveryStatus(t *testing.T) {
+	for _, lang := range i18n.Languages() {
+		l := i18n.New(lang, lang)
+		for _, st := range field.Statuses {
+			got := briefview.JobStatus(l, st)
+			if got == "" || got == st || got == strings.ReplaceAll(st, "_", " ") {
+				t.Errorf("%s: status %q reads %q", lang, st, got)
+			}
+		}
+	}
 }

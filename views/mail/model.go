@@ -117,11 +117,10 @@ func sectionTitle(l *i18n.Localizer, s briefview.Section) string {
 
 // status is a job's status in the reader's language, by its code.
 func status(l *i18n.Localizer, j Job) string {
-	switch j.StatusCode {
-	case "scheduled", "in_progress", "on_hold", "done", "cancelled":
-		return l.T("mail.status." + j.StatusCode)
+	if j.StatusCode == "" {
+		return j.Status
 	}
-	return j.Status
+	return briefview.JobStatus(l, j.StatusCode)
 }
 
 // VisitAt is a visit as a technician's subject names it: "8:00 AM at 500 W
