@@ -28,7 +28,7 @@ func (e *env) sendAccountMail(rcpt string) string {
 	e.must("sender", err)
 	w := &worker.Worker{DB: e.db, Log: log, Sender: sender}
 	e.must("start the worker", w.Start(e.ctx))
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(stepTimeout)
 	for {
 		var pending int
 		e.must("count account email jobs", e.db.QueryRow(e.ctx,

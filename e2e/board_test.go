@@ -82,7 +82,7 @@ func changedJobs(before, after map[int64][2]int64) []int64 {
 // is the only job of the org that changed since before.
 func (e *env) requireOneMove(what string, before map[int64][2]int64, id, techID int64) map[int64][2]int64 {
 	e.t.Helper()
-	deadline := time.Now().Add(testTimeout)
+	deadline := time.Now().Add(stepTimeout)
 	for {
 		after := e.jobState(e.orgA.ID)
 		if after[id][0] == techID {

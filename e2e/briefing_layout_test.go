@@ -87,7 +87,9 @@ func TestBriefingLayout(t *testing.T) {
 		t.Errorf("printed, the navigation and the run history should be hidden (err %v)", err)
 	}
 	a.screenshot("11-briefing-print")
-	pdf, err := chromedp.Run(a.ctx, chromedp.PrintToPDF(chromedp.PDFPaper(chromedp.PaperA4)))
+	ctx, cancel := a.step()
+	defer cancel()
+	pdf, err := chromedp.Run(ctx, chromedp.PrintToPDF(chromedp.PDFPaper(chromedp.PaperA4)))
 	if err != nil {
 		t.Fatalf("print to PDF: %v", err)
 	}

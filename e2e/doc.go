@@ -12,7 +12,9 @@
 // them instead, for machines that cannot run a browser (not under CI, where
 // they fail).
 //
-// E2E_TIMEOUT (a Go duration, default 45s) bounds each test's browser work;
+// E2E_STEP_TIMEOUT (a Go duration, default 90s) bounds each browser step (an
+// action, or a wait for what a page should show); a test as a whole has no
+// deadline but go test's -timeout, so a busy machine slows it, never fails it;
 // E2E_TRACE=1 logs every step with its time, to see where a slow test waits.
 // Tests run three at a time whatever -parallel says (each has its own
 // database, server and browser contexts); E2E_PARALLEL=n runs n at a time.

@@ -104,6 +104,7 @@ func (s *session) waitHTMXIdle(id string) {
 	s.t.Helper()
 	expr := `window.__e2eHtmx ? window.__e2eHtmx.busy(` + jsString(id) + `) : "not watching: watchHTMX was not called on this page"`
 	var last string
+	until := time.Now().Add(stepTimeout)
 	for {
 		busy, err := eval[string](s, expr)
 		if err == nil {
@@ -115,11 +116,11 @@ func (s *session) waitHTMXIdle(id string) {
 		} else {
 			last = err.Error()
 		}
-		if s.ctx.Err() != nil {
+		if time.Now().After(until) {
 			ctx, cancel := context.WithTimeout(s.tab, 2*time.Second)
 			all, _ := chromedp.Run(ctx, chromedp.Evaluate[[]htmxRequest](`window.__e2eHtmx ? window.__e2eHtmx.requests : []`))
 			cancel()
-			s.t.Fatalf("%s: timed out waiting for the page's htmx requests to end: %s\nrequests: %v", s.name, last, all)
+			s.t.Fatalf("%s: waited "+stepTimeout.String()+" for the page's htmx requests to end: %s\nrequests: %v", s.name, last, all)
 		}
 		time.Sleep(pollEvery)
 	}

@@ -110,7 +110,7 @@ func TestLanguagesPagesAndEmailsAt390(t *testing.T) {
 	for i, c := range cases {
 		names[i] = c.lang
 	}
-	e.inParallel(names, testTimeout, func(p *env, i int) {
+	e.inParallel(names, func(p *env, i int) {
 		c := cases[i]
 		k := checker{t: p.t, c: c, cat: cat}
 		p.languagePages(k, now)

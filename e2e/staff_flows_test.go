@@ -96,7 +96,9 @@ func TestStaffAuditFilterAndExport(t *testing.T) {
 	}
 
 	// The export link carries the filters; fetch what it downloads.
-	csv, err := chromedp.Run(s.ctx, chromedp.Evaluate[string](`fetch(document.querySelector('a[href^="/staff/audit/export.csv"]').href)
+	ctx, cancel := s.step()
+	defer cancel()
+	csv, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(document.querySelector('a[href^="/staff/audit/export.csv"]').href)
 		.then(r => r.text().then(t => r.headers.get("Content-Type") + "\n" + t))`, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("fetch the export: %v", err)
