@@ -177,13 +177,13 @@ const (
 // real HTTP. It has no deadline of its own: each browser step has one
 // (stepTimeout).
 type env struct {
-	t        *testing.T
-	ctx      context.Context // for database calls; ends with the test
-	url      string // http://127.0.0.1:port
-	db       *pgxpool.Pool
-	store    *testutil.Stores
-	logs     *serverLog
-	srv      *web.Server
+	t     *testing.T
+	ctx   context.Context // for database calls; ends with the test
+	url   string          // http://127.0.0.1:port
+	db    *pgxpool.Pool
+	store *testutil.Stores
+	logs  *serverLog
+	srv   *web.Server
 
 	orgA, orgB tenants.Org // set by seed
 	start      time.Time
