@@ -58,7 +58,7 @@ var commands = []command{
 	{"serve", "[-addr ADDR]", "serve the web app (the default command)", serveCommand},
 	{"migrate", "", "apply pending database migrations and exit", migrateCommand},
 	{"create-org", "-slug SLUG -name NAME [-locale en-US]", "create an org (audited) and print its id", createOrgCommand},
-	{"create-user", "-email EMAIL [-password-stdin | -password PASSWORD] [-staff] [-org SLUG [-role admin|member]]",
+	{"create-user", "-email EMAIL [-password-stdin | -password PASSWORD] [-staff] [-org SLUG [-role admin|dispatcher|member]]",
 		"create a user (or set an existing user's password), optionally as a member of an org; every change is audited", createUserCommand},
 	{"seed-demo", "", "add the demo orgs, people and jobs (refused with FIELDBRIEF_ENV=production); running it again changes nothing", seedDemoCommand},
 	{"webhook-secret", "-org SLUG [-rotate]", "print the org's webhook signing secret (created on first use); -rotate replaces it", webhookSecretCommand},

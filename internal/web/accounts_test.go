@@ -71,7 +71,7 @@ func TestInviteAcceptSignIn(t *testing.T) {
 	require.Contains(t, res.Body, "already a member of this org")
 	res = admin.post("/orgs/acme/members/invite", url.Values{"email": {"new@acme.test"}, "role": {"owner"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
-	require.Contains(t, res.Body, "Choose Member or Admin")
+	require.Contains(t, res.Body, "Choose Member, Dispatcher or Admin")
 
 	res = admin.post("/orgs/acme/members/invite", url.Values{"email": {"new@acme.test"}, "role": {"admin"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)

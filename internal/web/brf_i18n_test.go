@@ -113,7 +113,7 @@ func TestMembersPageInTheReadersLanguage(t *testing.T) {
 	require.Contains(t, parseDoc(t, res.Body).byID("email-error").text(), f.memberB.Email+" ya es miembro de esta organización.")
 	res = b.post("/orgs/globex/members/invite", url.Values{"email": {"nuevo@globex.test"}, "role": {"owner"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
-	require.Contains(t, parseDoc(t, res.Body).byID("role-error").text(), "Elija Miembro o Administrador.")
+	require.Contains(t, parseDoc(t, res.Body).byID("role-error").text(), "Elija Miembro, Despachador o Administrador.")
 	require.Contains(t, res.Body, "Invitar a alguien")
 }
 
