@@ -179,6 +179,7 @@ func benchTick(b testing.TB, db *pgxpool.Pool, tk *Ticker, now time.Time, full b
 	require.NoError(b, err)
 	scan = time.Since(start)  // scans and decisions: they overlap
 	fire(b, db, now, d.items) // what enqueue records, not timed
+	tk.decided(d)             // as the tick does once its firings are recorded
 	start = time.Now()
 	written, err = d.storeHints(ctx)
 	require.NoError(b, err)
