@@ -17,6 +17,7 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/updates"
 )
 
 // hintOf reads an org's stored hint and its version: "NULL" (unknown),
@@ -471,4 +472,44 @@ func (t *Ticker) decide(now time.Time, cands []Candidate, res *Result) ([]due, h
 		hints.push(*d.dueHints.row(i))
 	}
 	return d.items, hints
+}
+
+// A hinted tick that fails leaves its minutes to the next: the next tick
+// reads every minute since the last tick that fired all it found due, so
+// an org whose firing failed is read again, although a firing keeps its
+// minute and the next tick's own minute is another.
+func TestFailedHintedTickLeavesItsMinutes(t *testing.T) {
+	f := setup(t)
+	busy := f.Org("busy", config("Etc/UTC", "06:00"))
+	free := f.Org("free", config("Etc/UTC", "06:00"))
+	tk := f.hintedTicker(utc("2026-03-10T05:00:00Z"))
+	tk.firingLockWait = 200 * time.Millisecond
+	write, err := f.DB.Begin(f.Ctx)
+	require.NoError(t, err)
+	defer write.Rollback(f.Ctx) //nolint:errcheck // rolled back below
+	require.NoError(t, updates.HoldFirings(f.Ctx, write, busy))
+
+	_, err = tk.Tick(f.Ctx, utc("2026-03-10T06:00:00Z"))
+	require.Error(t, err, "the tick gives up on the stuck write")
+	require.Len(t, f.Briefings(free), 1)
+	require.NoError(t, write.Rollback(f.Ctx))
+
+	res := tickAt(t, tk, utc("2026-03-10T06:01:00Z"))
+	require.Equal(t, PathHinted, res.Path)
+	require.Equal(t, 2, res.Candidates, "06:00's orgs read again")
+	require.Equal(t, 1, res.Enqueued, "the busy org fires a minute late")
+	require.Len(t, f.Briefings(busy), 1)
+	require.Zero(t, tickAt(t, tk, utc("2026-03-10T06:02:00Z")).Candidates, "then the minute is covered")
+}
+
+func TestFiringMinutes(t *testing.T) {
+	t.Parallel()
+	at := func(s string) time.Time { return utc("2026-03-10T" + s + "Z") }
+	require.Equal(t, []int16{721}, firingMinutes(at("12:00:00"), at("12:01:00")))
+	require.Equal(t, []int16{721}, firingMinutes(at("12:00:00.250"), at("12:01:00.300")), "the database's clock: a minute is read once")
+	require.Equal(t, []int16{}, firingMinutes(at("12:01:00.100"), at("12:01:00.900")), "the same minute again")
+	require.Equal(t, []int16{1438, 1439, 0, 1}, firingMinutes(at("23:57:30"), utc("2026-03-11T00:01:00Z")), "across midnight")
+	require.Len(t, firingMinutes(time.Time{}, at("12:00:00")), 1440, "no covered tick yet")
+	require.Len(t, firingMinutes(at("12:00:00"), at("11:00:00")), 1440, "a clock set back")
+	require.Len(t, firingMinutes(at("12:00:00"), utc("2026-03-11T12:00:00Z")), 1440, "a day")
 }

@@ -94,7 +94,7 @@ type Result struct {
 	HintsWritten int    // next-fire hints stored
 	// Full scans only: orgs due that the hinted scan at the same instant
 	// and snapshot did not return (MissedByHint), and orgs not due whose
-	// stored hint was later than their next firing (LateHints). Either is
+	// stored hint would not have them read at their next firing (LateHints). Either is
 	// a bug (or new zone rules); the full scan fires what is due anyway.
 	MissedByHint []int64
 	LateHints    []int64
