@@ -128,8 +128,10 @@ func (d *decider) add(c *Candidate) error {
 	// A stored hint that speaks for now stays right until a change resets
 	// it (a firing does not change it), so the hinted tick computes hints
 	// only for the orgs without one; the full scan computes every org's,
-	// to check the stored ones (LateHints) and correct them.
-	keep := !d.full && c.Hint.validAt(d.now)
+	// to check the stored ones (LateHints) and correct them, unless it
+	// writes none (worker -once: its cold start is a full scan, and the
+	// long-running workers' full scans check the hints).
+	keep := d.t.NoHintWrites || !d.full && c.Hint.validAt(d.now)
 	if o.decision.Due() {
 		d.items = append(d.items, due{OrgID: c.OrgID, Date: o.decision.Date, Timezone: m.parsed.schedule.Zone.Name, FireAt: o.decision.FireAt})
 		if !d.t.NoHintWrites && !keep {
