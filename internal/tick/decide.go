@@ -67,8 +67,7 @@ type decider struct {
 	// (flush), while it streams: a fresh deployment's first full scan
 	// computes a million, too many to keep to the end (docs/benchmarks.md, "Figures that explained a choice in the code").
 	// Those of the due orgs count this tick's firing: they wait for the
-	// enqueue (storeHints), or a failed enqueue would leave a hint saying
-	// the org already fired.
+	// enqueue (storeHints), so a hint is stored only with what it counts.
 	hints    hintBatch
 	dueHints hintBatch
 	flush    func(hintBatch) // nil: keep every hint until storeHints
