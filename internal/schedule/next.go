@@ -62,3 +62,79 @@ func later(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// FiringMinute is the tick's next-fire hint (docs/scheduling.md, "The
+// next-fire hint"): every instant at or after the hint's computation and
+// before Until at which Decide turns to due — every firing — falls on the
+// UTC minute of the day Minute (0–1439), at zero seconds. Firings move to
+// another UTC minute only at an offset change, so one hint holds from
+// daylight-saving change to daylight-saving change, and a firing does not
+// change it: the tick reads the org at that minute each day without
+// storing anything.
+type FiringMinute struct {
+	Minute int
+	Until  time.Time // zero: never ends (a zone whose offset never changes again)
+	First  time.Time // the first firing (NextFire's)
+}
+
+// MinuteOfDay is t's UTC minute of the day (0–1439), and whether t is a
+// whole minute.
+func MinuteOfDay(t time.Time) (int, bool) { return minuteOf(t) }
+
+func minuteOf(t time.Time) (int, bool) {
+	secs := t.Unix() % 86400
+	if secs < 0 {
+		secs += 86400
+	}
+	return int(secs / 60), secs%60 == 0 && t.Nanosecond() == 0
+}
+
+// NextFiringMinute returns the hint for s at from, given generated (as
+// NextFire), and true; or false when it never fires (NextFire's false).
+//
+// It follows the firings from NextFire's: two that share a span of
+// constant offset and a minute mean every later one in that span does too
+// (the wall time is the same each day, at the same offset); the hint then
+// lasts to the first firing at or after the span's end, which the tick
+// reads by its Until. A firing at another minute (one moved by a gap, the
+// first after a change) or not on a whole minute ends the hint there.
+func NextFiringMinute(from time.Time, s Schedule, generated func(Date) bool) (FiringMinute, bool) {
+	f, ok := NextFire(from, s, generated)
+	if !ok {
+		return FiringMinute{}, false
+	}
+	if generated == nil {
+		generated = func(Date) bool { return false }
+	}
+	loc, first := s.Zone.Loc, f
+	m, whole := minuteOf(f)
+	if !whole {
+		return FiringMinute{Minute: m, Until: f, First: first}, true
+	}
+	gen := generated
+	for range 4 {
+		fired, was := DateOf(f.In(loc)), gen
+		gen = func(d Date) bool { return d == fired || was(d) }
+		g, _ := NextFire(f, s, gen) // the firing after f
+		if gm, whole := minuteOf(g); gm != m || !whole {
+			return FiringMinute{Minute: m, Until: g, First: first}, true
+		}
+		_, end := f.In(loc).ZoneBounds()
+		if end.IsZero() {
+			return FiringMinute{Minute: m, First: first}, true
+		}
+		if g.Before(end) {
+			// The span's firings all fall on m: the hint lasts to the
+			// first firing at or after its end. The date the span ends
+			// on counts as fired when its firing came before the end.
+			last := DateOf(end.In(loc))
+			lastFire, _ := FireTime(loc, last, s.At)
+			after, _ := NextFire(end, s, func(d Date) bool {
+				return d.Before(last) || d == last && lastFire.Before(end) || gen(d)
+			})
+			return FiringMinute{Minute: m, Until: after, First: first}, true
+		}
+		f = g // the next firing is in a later span, at the same minute: go on from there
+	}
+	return FiringMinute{Minute: m, Until: f, First: first}, true
+}

@@ -179,6 +179,7 @@ func benchTick(b testing.TB, db *pgxpool.Pool, tk *Ticker, now time.Time, full b
 	require.NoError(b, err)
 	scan = time.Since(start)  // scans and decisions: they overlap
 	fire(b, db, now, d.items) // what enqueue records, not timed
+	tk.decided(d)             // as the tick does once its firings are recorded
 	start = time.Now()
 	written, err = d.storeHints(ctx)
 	require.NoError(b, err)
@@ -209,10 +210,12 @@ func fire(b testing.TB, db *pgxpool.Pool, now time.Time, items []due) {
 	require.NoError(b, err)
 }
 
-// explain returns the plan of the hinted scan at now.
+// explain runs the hinted scan of now's minute, as the tick a minute
+// after the last would, and returns its plan with its times and buffers.
 func explain(b *testing.B, db *pgxpool.Pool, sql string, now time.Time) string {
 	from, to := scanWindow(now)
-	rows, err := db.Query(b.Context(), "EXPLAIN "+sql, schedule.Module, schedule.FlagKey, from.Time(), to.Time(), now)
+	rows, err := db.Query(b.Context(), "EXPLAIN (ANALYZE, BUFFERS) "+sql, schedule.Module, schedule.FlagKey, from.Time(), to.Time(), now,
+		firingMinutes(now.Add(-time.Minute), now))
 	require.NoError(b, err)
 	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	require.NoError(b, err)

@@ -66,18 +66,30 @@ func (c ConfigColumns) appendKey(b []byte) []byte {
 }
 
 // StoredHint is the org's next-fire hint as the scan read it
-// (docs/scheduling.md, "The next-fire hint").
+// (docs/scheduling.md, "The next-fire hint"; schedule.FiringMinute).
 type StoredHint struct {
 	Version    int64              // the tick writes its hint only while the version is still this
-	NextFireAt pgtype.Timestamptz // NULL: unknown; infinity: never
-	From       pgtype.Timestamptz // the instant it was computed at
+	NextFireAt pgtype.Timestamptz // the hint's end (FiringMinute.Until); NULL: unknown; infinity: never ends
+	From       pgtype.Timestamptz // the instant it was computed at; NULL after a reset
+	Minute     pgtype.Int2        // the firings' UTC minute of the day; NULL: never fires
 }
 
-// validAt reports whether the hint tells the tick at now to skip the org:
-// computed at or before now, for an instant after it.
+// validAt reports whether the hint speaks for now: computed at or before
+// now, and not yet at its end.
 func (h StoredHint) validAt(now time.Time) bool {
 	return h.NextFireAt.Valid && h.From.Valid && !h.From.Time.After(now) &&
 		(h.NextFireAt.InfinityModifier == pgtype.Infinity || h.NextFireAt.Time.After(now))
+}
+
+// covers reports whether a hinted tick reading the minutes up to at reads
+// the org for a firing at at: at is on the hint's minute, or at or after
+// its end.
+func (h StoredHint) covers(at time.Time) bool {
+	if h.NextFireAt.InfinityModifier == pgtype.Finite && !at.Before(h.NextFireAt.Time) {
+		return true
+	}
+	m, whole := schedule.MinuteOfDay(at)
+	return whole && h.Minute.Valid && int(h.Minute.Int16) == m
 }
 
 // candidatesSQL applies only cheap, zone-free filters (docs/scheduling.md,
@@ -106,7 +118,7 @@ func (h StoredHint) validAt(now time.Time) bool {
 // the hinted one; then the dates column (none for the full scan: they come
 // from fullDatesSQL, on the same snapshot) and the override filter.
 const candidatesSQL = `
-SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from,
+SELECT om.org_id, om.hint_version, om.next_fire_at, om.hint_from, om.fire_minute,
        CASE WHEN NOT om.briefing_shape_ok THEN om.config_json::text END,
        om.briefing_timezone, om.briefing_time, om.briefing_days, om.briefing_enabled, om.briefing_delivery%s
   FROM %s om
@@ -140,15 +152,17 @@ SELECT b.org_id, bit_or(1 << (b.briefing_date - $1::date))
  GROUP BY b.org_id`
 )
 
-// hintedRows is the hinted scan's one more cheap filter: the hint is
-// unknown, has come, or was computed after now (it says nothing about
-// earlier instants). Three disjoint ranges of the two hint indexes (00013),
-// each read by an index scan: a hint write leaves its old entry in the
-// next_fire_at index until a vacuum, and an index scan marks such an entry
-// dead the first time it meets it, so later ticks step over it, where a
-// bitmap scan (what "a OR b OR c" gets) visits its heap page every minute
-// again (docs/scheduling.md, "The next-fire hint", has the figures).
+// hintedRows is the hinted scan's one more cheap filter: the orgs whose
+// firings fall on one of the UTC minutes of the day $6 (those since the
+// last tick: Ticker.covered), and those whose hint is unknown, has ended,
+// or was computed after now (it says nothing about earlier instants).
+// Four disjoint ranges of the hint indexes (00013, 00050), each read by an
+// index scan. In the steady state only the first returns rows, and a
+// firing writes nothing, so these indexes do not change from minute to
+// minute (docs/scheduling.md, "The next-fire hint", has the figures).
 const hintedRows = `(
+        SELECT * FROM org_module_configs WHERE module = $1 AND fire_minute = ANY ($6::smallint[]) AND hint_from <= $5 AND next_fire_at > $5
+        UNION ALL
         SELECT * FROM org_module_configs WHERE module = $1 AND next_fire_at <= $5
         UNION ALL
         SELECT * FROM org_module_configs WHERE module = $1 AND next_fire_at IS NULL
@@ -160,10 +174,35 @@ var (
 	hintedScanSQL = fmt.Sprintf(candidatesSQL, datesPerOrg, hintedRows, overrideProbe)
 	// hintedDueSQL is which of the orgs $4 the hinted scan returns, for the
 	// safety net's comparison: the same filters, only for the due orgs. Its
-	// now is $3: a statement may not skip a parameter number.
-	hintedDueSQL = `SELECT org_id FROM (` + fmt.Sprintf(candidatesSQL, "", strings.ReplaceAll(hintedRows, "$5", "$3"), overrideProbe) + `
+	// now is $3 and its minutes $5: a statement may not skip a parameter
+	// number.
+	hintedDueSQL = `SELECT org_id FROM (` + fmt.Sprintf(candidatesSQL, "",
+		strings.NewReplacer("$5", "$3", "$6", "$5").Replace(hintedRows), overrideProbe) + `
    AND om.org_id = ANY ($4)) c`
 )
+
+// switchOnSQL reads the global switch: the tick reads it in its scan's
+// snapshot, so that it knows whether the scan saw every org due.
+const switchOnSQL = `SELECT EXISTS (SELECT FROM admin_feature_flags af WHERE af.key = $1 AND af.is_enabled)`
+
+// firingMinutes lists the UTC minutes of the day of the whole minutes in
+// (covered, now]: the minutes whose firings a hinted tick at now reads.
+// All of them when covered is zero (no tick has read every org yet), after
+// now (a clock set back), or a day or more before it.
+func firingMinutes(covered, now time.Time) []int16 {
+	out := []int16{} // not nil: nil is the full scan (eachCandidate)
+	if covered.IsZero() || now.Before(covered) || now.Sub(covered) >= 24*time.Hour {
+		for m := range int16(24 * 60) {
+			out = append(out, m)
+		}
+		return out
+	}
+	for at := covered.Truncate(time.Minute).Add(time.Minute); !at.After(now); at = at.Add(time.Minute) {
+		m, _ := schedule.MinuteOfDay(at)
+		out = append(out, int16(m))
+	}
+	return out
+}
 
 // scanWindow is the ±1 day around now's UTC date: every UTC offset (-12h to
 // +14h) puts an org's local date at now inside it. The pages that show the
@@ -186,7 +225,8 @@ func firedDates(from schedule.Date, bits uint8) []schedule.Date {
 	return out
 }
 
-// eachCandidate runs a scan and calls fn with each candidate as its row
+// eachCandidate runs a scan, the full one (minutes nil) or the hinted one
+// of those minutes (firingMinutes), and calls fn with each candidate as its row
 // arrives, so the tick decides while PostgreSQL still sends and keeps
 // nothing of an org it need not fire or re-hint: at a million orgs, the
 // whole candidate list was most of a worker's memory (~1 GB). The
@@ -194,7 +234,8 @@ func firedDates(from schedule.Date, bits uint8) []schedule.Date {
 // they are valid only during the call (ConfigColumns.clone keeps them).
 // The full scan's two statements must share a snapshot: q is then a
 // repeatable-read transaction (Ticker.fullScan).
-func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinted bool, fn func(*Candidate) error) error {
+func eachCandidate(ctx context.Context, q database.Querier, now time.Time, minutes []int16, fn func(*Candidate) error) error {
+	hinted := minutes != nil
 	from, to := scanWindow(now)
 	var fired *firings
 	if !hinted {
@@ -211,7 +252,7 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 	// times slower: docs/benchmarks.md, "Figures that explained a choice in the code"). One extra round trip a minute is nothing.
 	sql, args := fullScanSQL, []any{pgx.QueryExecModeDescribeExec, schedule.Module, schedule.FlagKey}
 	if hinted {
-		sql, args = hintedScanSQL, append(args, from.Time(), to.Time(), now)
+		sql, args = hintedScanSQL, append(args, from.Time(), to.Time(), now, minutes)
 	}
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
@@ -224,11 +265,11 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 	// The text columns are read in place (RawValues: no copy per row);
 	// the others through pgx's own decoders, planned once for the scan.
 	raw := []*[]byte{(*[]byte)(&c.Config.Doc), (*[]byte)(&m.Timezone), (*[]byte)(&m.ScheduleLocalTime),
-		(*[]byte)(&m.Days), (*[]byte)(&m.Enabled), (*[]byte)(&m.Delivery)} // columns 4..9
-	scanned := []any{&c.OrgID, &c.Hint.Version, &c.Hint.NextFireAt, &c.Hint.From}
-	cols := []int{0, 1, 2, 3}
+		(*[]byte)(&m.Days), (*[]byte)(&m.Enabled), (*[]byte)(&m.Delivery)} // columns 5..10
+	scanned := []any{&c.OrgID, &c.Hint.Version, &c.Hint.NextFireAt, &c.Hint.From, &c.Hint.Minute}
+	cols := []int{0, 1, 2, 3, 4}
 	if hinted {
-		scanned, cols = append(scanned, &bits), append(cols, 4+len(raw)) // the dates come after the config
+		scanned, cols = append(scanned, &bits), append(cols, 5+len(raw)) // the dates come after the config
 	}
 	var plans []pgtype.ScanPlan
 	for rows.Next() {
@@ -249,7 +290,7 @@ func eachCandidate(ctx context.Context, q database.Querier, now time.Time, hinte
 			}
 		}
 		for i, dst := range raw {
-			*dst = vals[4+i] // nil for SQL NULL
+			*dst = vals[5+i] // nil for SQL NULL
 		}
 		if hinted {
 			c.fired = uint8(bits)

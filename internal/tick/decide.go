@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"fieldbrief/internal/schedule"
 )
 
@@ -20,7 +18,7 @@ type parsedConfig struct {
 // configMemo is what the tick knows of one config document: its strict
 // parse, kept from tick to tick (configs rarely change and many orgs share
 // one: parsing was ~98% of a decision's cost), and, for the tick at at, the
-// decision and next firing for each set of fired dates (an org's outcome
+// decision and hint for each set of fired dates (an org's outcome
 // depends on nothing else, so orgs sharing a config and fired dates share
 // it: at a million orgs over 7,200 distinct configs, ~10k computations a
 // full scan instead of 1M).
@@ -39,16 +37,17 @@ type configMemo struct {
 // Past the bound, a document is parsed and decided for its org alone.
 const maxMemo = 100_000
 
-// outcome is a decision and the next firing that follows it.
+// outcome is a decision and the hint that follows it.
 type outcome struct {
 	decision schedule.Decision
-	next     time.Time
-	fires    bool // false: never, until something changes
+	hint     schedule.FiringMinute // once hinted
+	fires    bool                  // false: never, until something changes
+	hinted   bool
 }
 
 // decider applies schedule.Decide to a tick's candidates one at a time and
 // keeps only what the tick needs of them: the due ones, and the next-fire
-// hints to store (schedule.NextFire, counting the dates this tick fires)
+// hints to store (schedule.NextFiringMinute, counting the dates this tick fires)
 // that differ from the stored ones. It uses the Ticker's memo; the caller
 // holds t.mu.
 type decider struct {
@@ -59,14 +58,16 @@ type decider struct {
 	res    *Result
 	items  []due
 	key    []byte
+	// switchOn is the global switch as the scan's snapshot saw it: off,
+	// the scan read nothing, and the tick covers no minute (Ticker.covered).
+	switchOn bool
 
 	// The hints to store: those of the orgs not due are right whatever the
 	// enqueue does, so a full scan stores them as they fill a chunk
 	// (flush), while it streams: a fresh deployment's first full scan
 	// computes a million, too many to keep to the end (docs/benchmarks.md, "Figures that explained a choice in the code").
 	// Those of the due orgs count this tick's firing: they wait for the
-	// enqueue (storeHints), or a failed enqueue would leave a hint saying
-	// the org already fired.
+	// enqueue (storeHints), so a hint is stored only with what it counts.
 	hints    hintBatch
 	dueHints hintBatch
 	flush    func(hintBatch) // nil: keep every hint until storeHints
@@ -119,33 +120,44 @@ func (d *decider) add(c *Candidate) error {
 	if m.parsed.err != nil {
 		d.res.Skipped[schedule.ReasonInvalidConfig]++
 		d.t.Log.Warn("briefing config invalid, org skipped", "org_id", c.OrgID, "error", m.parsed.err)
-		d.addHint(c, time.Time{}, false) // until the config changes
+		d.addHint(c, schedule.FiringMinute{}, false) // until the config changes
 		return nil
 	}
 	o := d.outcome(m, c.fired)
+	// A stored hint that speaks for now stays right until a change resets
+	// it (a firing does not change it), so the hinted tick computes hints
+	// only for the orgs without one; the full scan computes every org's,
+	// to check the stored ones (LateHints) and correct them, unless it
+	// writes none (worker -once: its cold start is a full scan, and the
+	// long-running workers' full scans check the hints).
+	keep := d.t.NoHintWrites || !d.full && c.Hint.validAt(d.now)
 	if o.decision.Due() {
 		d.items = append(d.items, due{OrgID: c.OrgID, Date: o.decision.Date, Timezone: m.parsed.schedule.Zone.Name, FireAt: o.decision.FireAt})
-		if !d.t.NoHintWrites {
-			d.dueHints.add(c, d.now, o.next, o.fires)
+		if !d.t.NoHintWrites && !keep {
+			d.hint(m, c.fired, o)
+			d.dueHints.add(c, d.now, o.hint, o.fires)
 		}
 		return nil
 	}
 	d.res.Skipped[o.decision.Reason]++
-	if o.fires && c.Hint.validAt(d.now) &&
-		(c.Hint.NextFireAt.InfinityModifier == pgtype.Infinity || o.next.Before(c.Hint.NextFireAt.Time)) {
+	if keep {
+		return nil
+	}
+	d.hint(m, c.fired, o)
+	if o.fires && c.Hint.validAt(d.now) && !c.Hint.covers(o.hint.First) {
 		d.res.LateHints = append(d.res.LateHints, c.OrgID)
 	}
-	d.addHint(c, o.next, o.fires)
+	d.addHint(c, o.hint, o.fires)
 	return nil
 }
 
 // addHint keeps the hint of an org not due, flushing a full chunk; none
 // when the Ticker writes no hints (worker -once).
-func (d *decider) addHint(c *Candidate, next time.Time, fires bool) {
+func (d *decider) addHint(c *Candidate, h schedule.FiringMinute, fires bool) {
 	if d.t.NoHintWrites {
 		return
 	}
-	d.hints.add(c, d.now, next, fires)
+	d.hints.add(c, d.now, h, fires)
 	if d.flush != nil && d.hints.len() >= d.t.chunk() {
 		d.flush(d.hints)
 		d.hints = hintBatch{}
@@ -161,7 +173,28 @@ func (d *decider) outcome(m *configMemo, fired uint8) *outcome {
 	if o := m.byFired[fired]; o != nil {
 		return o
 	}
-	generated := func(date schedule.Date) bool {
+	o := &outcome{decision: schedule.Decide(d.now, m.parsed.schedule, d.generated(fired))}
+	m.byFired[fired] = o
+	return o
+}
+
+// hint fills o's hint, once: the firing minute that follows the decision,
+// counting the date it fires.
+func (d *decider) hint(m *configMemo, fired uint8, o *outcome) {
+	if o.hinted {
+		return
+	}
+	generated := d.generated(fired)
+	if o.decision.Due() { // the hint counts the date this tick fires
+		generated = func(date schedule.Date) bool { return date == o.decision.Date || d.generated(fired)(date) }
+	}
+	o.hint, o.fires = schedule.NextFiringMinute(d.now, m.parsed.schedule, generated)
+	o.hinted = true
+}
+
+// generated reports the window's dates in fired.
+func (d *decider) generated(fired uint8) func(schedule.Date) bool {
+	return func(date schedule.Date) bool {
 		for i, w := range d.window {
 			if fired&(1<<i) != 0 && w == date {
 				return true
@@ -169,15 +202,6 @@ func (d *decider) outcome(m *configMemo, fired uint8) *outcome {
 		}
 		return false
 	}
-	s := m.parsed.schedule
-	o := &outcome{decision: schedule.Decide(d.now, s, generated)}
-	if o.decision.Due() { // the hint counts the date this tick fires
-		was := generated
-		generated = func(date schedule.Date) bool { return date == o.decision.Date || was(date) }
-	}
-	o.next, o.fires = schedule.NextFire(d.now, s, generated)
-	m.byFired[fired] = o
-	return o
 }
 
 // finish orders the due orgs and, after a full scan, forgets the configs

@@ -10,8 +10,8 @@
 //   - enqueue.go: due briefings and their generation tasks are inserted in
 //     one transaction, the UNIQUE (org_id, briefing_date) key and
 //     scheduled_at making a second scheduled firing impossible;
-//   - hints.go: each org's next firing, stored so the next ticks read only
-//     the orgs whose time has come;
+//   - hints.go: each org's firing minute, stored so the next ticks read
+//     only the orgs whose minute has come (a firing does not change it);
 //   - tick.go: the Ticker that runs them once a minute under the tick lock.
 //
 // Time is always a parameter (the tick's now), never now() or current_date

@@ -109,8 +109,9 @@ func enqueueChunkTx(ctx context.Context, db *pgxpool.Pool, tasks *river.Client[p
 	items []due, wait time.Duration) (briefingIDs []int64, busy []due, err error) {
 	err = database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		// The firings this transaction records need not invalidate their
-		// orgs' hints: the tick stores them itself, computed with these
-		// dates (migration 00013; docs/scheduling.md, "The next-fire hint").
+		// orgs' hints: a firing keeps its org's minute, and the tick stores
+		// any hint it computed with these dates itself (migrations 00013,
+		// 00050; docs/scheduling.md, "The next-fire hint").
 		if _, err := tx.Exec(ctx, tickHintWriterSQL); err != nil {
 			return err
 		}

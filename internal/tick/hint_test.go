@@ -17,27 +17,37 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/updates"
 )
 
-// hintOf reads an org's stored hint: "NULL", "infinity" or the instant in
-// RFC 3339, and its version.
+// hintOf reads an org's stored hint and its version: "NULL" (unknown),
+// "infinity" (never fires), or the firings' UTC minute and the hint's end,
+// "12:00Z until 2026-11-01T13:00:00Z" ("12:00Z" alone: it never ends).
 func (f *fixture) hintOf(q interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }, orgID int64) (string, int64) {
 	f.T.Helper()
-	var at *time.Time
-	var inf bool
+	var until *time.Time
+	var inf, known bool
+	var minute *int
 	var version int64
 	require.NoError(f.T, q.QueryRow(f.Ctx, `
-		SELECT CASE WHEN next_fire_at = 'infinity' THEN NULL ELSE next_fire_at END, coalesce(next_fire_at = 'infinity', false), hint_version
-		  FROM org_module_configs WHERE org_id = $1 AND module = 'fieldforce'`, orgID).Scan(&at, &inf, &version))
+		SELECT CASE WHEN next_fire_at = 'infinity' THEN NULL ELSE next_fire_at END, coalesce(next_fire_at = 'infinity', false),
+		       hint_from IS NOT NULL, fire_minute, hint_version
+		  FROM org_module_configs WHERE org_id = $1 AND module = 'fieldforce'`, orgID).Scan(&until, &inf, &known, &minute, &version))
 	switch {
-	case inf:
+	case inf && (!known || minute == nil):
 		return "infinity", version
-	case at == nil:
+	case !inf && until == nil:
 		return "NULL", version
+	case minute == nil:
+		return "until " + until.UTC().Format(time.RFC3339), version
 	}
-	return at.UTC().Format(time.RFC3339), version
+	h := fmt.Sprintf("%02d:%02dZ", *minute/60, *minute%60)
+	if !inf {
+		h += " until " + until.UTC().Format(time.RFC3339)
+	}
+	return h, version
 }
 
 func (f *fixture) hint(orgID int64) string {
@@ -83,8 +93,8 @@ func hintStoredAndUsed(f *fixture) {
 	require.Equal(t, "NULL", f.hint(ny))
 
 	tk := f.hintedTicker(utc("2026-03-10T11:00:00Z")) // Paris fired at 08:00Z already: 12:00 there
-	require.Equal(t, "2026-03-10T12:00:00Z", f.hint(ny))
-	require.Equal(t, "2026-03-11T08:00:00Z", f.hint(paris))
+	require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(ny), "New York's minute until its first firing in winter time")
+	require.Equal(t, "08:00Z until 2026-03-29T07:00:00Z", f.hint(paris), "Paris's until its first in summer time")
 	require.Equal(t, "infinity", f.hint(paused))
 	require.Equal(t, "infinity", f.hint(invalid))
 
@@ -95,8 +105,14 @@ func hintStoredAndUsed(f *fixture) {
 	res = tickAt(t, tk, utc("2026-03-10T12:00:00Z"))
 	require.Equal(t, 1, res.Candidates)
 	require.Equal(t, 1, res.Enqueued)
-	require.Equal(t, "2026-03-11T12:00:00Z", f.hint(ny), "the org just fired has its next day's hint, not NULL")
+	require.Zero(t, res.HintsWritten, "a firing writes no hint")
+	require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(ny), "the org just fired keeps its hint, not NULL")
 	require.Zero(t, tickAt(t, tk, utc("2026-03-10T12:01:00Z")).Candidates)
+	// A day later: every minute since the last tick is read, so Paris
+	// (08:00Z, a tick missed) fires late and New York at its minute.
+	res = tickAt(t, tk, utc("2026-03-11T12:00:00Z"))
+	require.Equal(t, 2, res.Enqueued)
+	require.Zero(t, res.HintsWritten)
 }
 
 // Each change that can move an org's next firing makes its hint NULL in
@@ -135,12 +151,12 @@ func TestHintInvalidation(t *testing.T) {
 		f := setup(t)
 		org := f.Org("ny", config("America/New_York", "08:00"))
 		tk := f.hintedTicker(start)
-		require.Equal(t, "2026-03-10T12:00:00Z", f.hint(org))
+		require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org))
 		inTx(f, org, func(tx pgx.Tx) {
 			exec(f, tx, `UPDATE org_module_configs SET config_json = $2 WHERE org_id = $1`, org, config("America/New_York", "07:00"))
 		})
 		require.Equal(t, 1, tickAt(t, tk, utc("2026-03-10T11:00:00Z")).Enqueued, "07:00 New York, before the old hint")
-		require.Equal(t, "2026-03-11T11:00:00Z", f.hint(org))
+		require.Equal(t, "11:00Z until 2026-11-01T12:00:00Z", f.hint(org))
 	})
 
 	t.Run("org override", func(t *testing.T) {
@@ -166,7 +182,7 @@ func TestHintInvalidation(t *testing.T) {
 		res = tickAt(t, tk, utc("2026-03-10T12:10:00Z"))
 		require.Equal(t, 1, res.Candidates)
 		require.Zero(t, res.Enqueued)
-		require.Equal(t, "2026-03-11T12:00:00Z", f.hint(org))
+		require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org))
 	})
 
 	t.Run("briefing deleted", func(t *testing.T) {
@@ -174,14 +190,14 @@ func TestHintInvalidation(t *testing.T) {
 		org := f.Org("ny", config("America/New_York", "08:00"))
 		tk := f.hintedTicker(utc("2026-03-10T12:00:00Z"))
 		require.Len(t, f.Briefings(org), 1)
-		require.Equal(t, "2026-03-11T12:00:00Z", f.hint(org))
+		require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org))
 		inTx(f, org, func(tx pgx.Tx) {
 			exec(f, tx, `DELETE FROM ff_briefings WHERE org_id = $1`, org)
 		})
 		res := tickAt(t, tk, utc("2026-03-10T13:00:00Z"))
 		require.Equal(t, PathHinted, res.Path)
 		require.Equal(t, 1, res.Enqueued, "the date is open again: fired the same day")
-		require.Equal(t, "2026-03-11T12:00:00Z", f.hint(org))
+		require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org))
 	})
 
 	t.Run("briefing inserted or rescheduled", func(t *testing.T) {
@@ -196,8 +212,11 @@ func TestHintInvalidation(t *testing.T) {
 		inTx(f, org, func(tx pgx.Tx) {
 			exec(f, tx, `UPDATE ff_briefings SET scheduled_at = $2 WHERE id = $1`, id, start)
 		})
-		f.hintedTicker(start)
-		require.Equal(t, "2026-03-11T12:00:00Z", f.hint(org), "today's scheduled firing counted")
+		tk := f.hintedTicker(start)
+		require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org))
+		res := tickAt(t, tk, utc("2026-03-10T12:00:00Z"))
+		require.Equal(t, 1, res.Candidates)
+		require.Zero(t, res.Enqueued, "today's scheduled firing counted")
 		inTx(f, org, func(tx pgx.Tx) {
 			exec(f, tx, `UPDATE ff_briefings SET briefing_date = '2026-03-09' WHERE id = $1`, id)
 		})
@@ -212,7 +231,7 @@ func TestHintInvalidation(t *testing.T) {
 		res := tickAt(t, tk, utc("2026-03-10T10:01:00Z"))
 		require.Equal(t, 1, res.Candidates)
 		require.Equal(t, 1, res.Enqueued)
-		require.Equal(t, "2026-03-11T02:30:00Z", f.hint(kolkata))
+		require.Equal(t, "02:30Z", f.hint(kolkata), "no offset change ahead: a hint without end")
 	})
 
 	// The global switch has no trigger: the hint is computed from the config
@@ -224,7 +243,7 @@ func TestHintInvalidation(t *testing.T) {
 		later := f.Org("la", config("America/Los_Angeles", "08:00")) // 15:00Z
 		tk := f.hintedTicker(start)
 		f.GlobalFlag(false)
-		require.Equal(t, "2026-03-10T12:00:00Z", f.hint(org), "the kill switch writes no hint")
+		require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org), "the kill switch writes no hint")
 		require.Zero(t, tickAt(t, tk, utc("2026-03-10T12:00:00Z")).Candidates)
 		require.Zero(t, tickAt(t, tk, utc("2026-03-10T13:00:00Z")).Candidates)
 		f.GlobalFlag(true)
@@ -237,7 +256,7 @@ func TestHintInvalidation(t *testing.T) {
 		require.Equal(t, len(fullDue), res.Enqueued)
 		require.Equal(t, 1, res.Enqueued, "catches up the same day")
 		require.Equal(t, []string{row("2026-03-10", "America/New_York", "2026-03-10T13:30:00Z")}, f.Briefings(org))
-		require.Equal(t, "2026-03-10T15:00:00Z", f.hint(later))
+		require.Equal(t, "15:00Z until 2026-11-01T16:00:00Z", f.hint(later))
 	})
 }
 
@@ -265,7 +284,7 @@ func TestHintWriteRefusedAfterChange(t *testing.T) {
 	n, err = writeHints(f.Ctx, f.DB, now, hints, defaultHintChunk)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
-	require.Equal(t, "2026-03-10T11:00:00Z", f.hint(org))
+	require.Equal(t, "11:00Z until 2026-11-01T12:00:00Z", f.hint(org))
 }
 
 // The safety net: a hint made wrong behind the triggers' back hides a due
@@ -276,7 +295,7 @@ func TestFullScanCatchesWrongHint(t *testing.T) {
 	org := f.Org("ny", config("America/New_York", "08:00"))
 	other := f.Org("paris", config("Europe/Paris", "23:00"))
 	tk := f.hintedTicker(utc("2026-03-10T10:00:00Z"))
-	_, err := f.DB.Exec(f.Ctx, `UPDATE org_module_configs SET next_fire_at = '2026-03-20T00:00:00Z' WHERE org_id = ANY($1)`, []int64{org, other})
+	_, err := f.DB.Exec(f.Ctx, `UPDATE org_module_configs SET fire_minute = 0 WHERE org_id = ANY($1)`, []int64{org, other}) // 00:00Z
 	require.NoError(t, err)
 
 	require.Zero(t, tickAt(t, tk, utc("2026-03-10T12:00:00Z")).Candidates, "the hinted scan misses it")
@@ -294,8 +313,8 @@ func TestFullScanCatchesWrongHint(t *testing.T) {
 	require.Equal(t, 1.0, counterValue(t, metrics.HintDisagreements.WithLabelValues("missed_due")))
 	require.Equal(t, 1.0, counterValue(t, metrics.HintDisagreements.WithLabelValues("late_hint")))
 	require.Equal(t, 1.0, counterValue(t, metrics.Scans.WithLabelValues(PathFull)))
-	require.Equal(t, "2026-03-11T12:00:00Z", f.hint(org), "corrected")
-	require.Equal(t, "2026-03-10T22:00:00Z", f.hint(other), "corrected")
+	require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org), "corrected")
+	require.Equal(t, "22:00Z until 2026-03-29T21:00:00Z", f.hint(other), "corrected")
 
 	found := false
 	for line := range bytes.Lines(logs.Bytes()) {
@@ -317,8 +336,8 @@ func TestFullScanCatchesWrongHint(t *testing.T) {
 func TestHintFromLaterInstantIgnored(t *testing.T) {
 	f := setup(t)
 	org := f.Org("ny", config("America/New_York", "08:00"))
-	f.hintedTicker(utc("2026-03-12T13:00:00Z")) // fires the 12th; hint: the 13th
-	require.Equal(t, "2026-03-13T12:00:00Z", f.hint(org))
+	f.hintedTicker(utc("2026-03-12T13:00:00Z")) // fires the 12th; the hint from then
+	require.Equal(t, "12:00Z until 2026-11-01T13:00:00Z", f.hint(org))
 	tk := f.ticker()
 	tk.FullScanEvery, tk.lastFull = 365*24*time.Hour, utc("2026-03-10T00:00:00Z") // hinted from its first tick
 	res := tickAt(t, tk, utc("2026-03-10T12:00:00Z"))
@@ -362,7 +381,7 @@ func hintWriteSkipsRowHeldElsewhere(f *fixture) {
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	require.Equal(t, "NULL", f.hint(held))
-	require.Equal(t, "2026-03-11T07:00:00Z", f.hint(free))
+	require.Equal(t, "07:00Z until 2026-03-29T06:00:00Z", f.hint(free))
 }
 
 // A batch larger than a chunk is written whole, a chunk at a time.
@@ -380,7 +399,7 @@ func TestHintWriteCrossesChunks(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 5, n)
 	for i, org := range orgs {
-		require.Equal(t, fmt.Sprintf("2026-03-10T%02d:00:00Z", 11+i), f.hint(org))
+		require.Equal(t, fmt.Sprintf("%02d:00Z", 11+i), f.hint(org))
 	}
 }
 
@@ -409,9 +428,9 @@ func TestFullScanStoresHintsAsItStreams(t *testing.T) {
 	require.Equal(t, PathFull, res.Path)
 	require.Equal(t, 1, res.Enqueued)
 	require.Equal(t, 2, res.HintsWritten, "the rest were stored by the first scan")
-	require.Equal(t, "2026-03-11T09:00:00Z", f.hint(fired))
+	require.Equal(t, "09:00Z", f.hint(fired))
 	for i, org := range later {
-		require.Equal(t, fmt.Sprintf("2026-03-10T%02d:00:00Z", 11+i), f.hint(org))
+		require.Equal(t, fmt.Sprintf("%02d:00Z", 11+i), f.hint(org))
 	}
 }
 
@@ -421,7 +440,7 @@ func TestFullScanStoresHintsAsItStreams(t *testing.T) {
 func candidates(ctx context.Context, q database.Querier, now time.Time) ([]Candidate, error) {
 	from, _ := scanWindow(now)
 	var out []Candidate
-	err := eachCandidate(ctx, q, now, false, func(c *Candidate) error {
+	err := eachCandidate(ctx, q, now, nil, func(c *Candidate) error {
 		c.Dates = firedDates(from, c.fired)
 		c.Config = c.Config.clone()
 		out = append(out, *c)
@@ -453,4 +472,44 @@ func (t *Ticker) decide(now time.Time, cands []Candidate, res *Result) ([]due, h
 		hints.push(*d.dueHints.row(i))
 	}
 	return d.items, hints
+}
+
+// A hinted tick that fails leaves its minutes to the next: the next tick
+// reads every minute since the last tick that fired all it found due, so
+// an org whose firing failed is read again, although a firing keeps its
+// minute and the next tick's own minute is another.
+func TestFailedHintedTickLeavesItsMinutes(t *testing.T) {
+	f := setup(t)
+	busy := f.Org("busy", config("Etc/UTC", "06:00"))
+	free := f.Org("free", config("Etc/UTC", "06:00"))
+	tk := f.hintedTicker(utc("2026-03-10T05:00:00Z"))
+	tk.firingLockWait = 200 * time.Millisecond
+	write, err := f.DB.Begin(f.Ctx)
+	require.NoError(t, err)
+	defer write.Rollback(f.Ctx) //nolint:errcheck // rolled back below
+	require.NoError(t, updates.HoldFirings(f.Ctx, write, busy))
+
+	_, err = tk.Tick(f.Ctx, utc("2026-03-10T06:00:00Z"))
+	require.Error(t, err, "the tick gives up on the stuck write")
+	require.Len(t, f.Briefings(free), 1)
+	require.NoError(t, write.Rollback(f.Ctx))
+
+	res := tickAt(t, tk, utc("2026-03-10T06:01:00Z"))
+	require.Equal(t, PathHinted, res.Path)
+	require.Equal(t, 2, res.Candidates, "06:00's orgs read again")
+	require.Equal(t, 1, res.Enqueued, "the busy org fires a minute late")
+	require.Len(t, f.Briefings(busy), 1)
+	require.Zero(t, tickAt(t, tk, utc("2026-03-10T06:02:00Z")).Candidates, "then the minute is covered")
+}
+
+func TestFiringMinutes(t *testing.T) {
+	t.Parallel()
+	at := func(s string) time.Time { return utc("2026-03-10T" + s + "Z") }
+	require.Equal(t, []int16{721}, firingMinutes(at("12:00:00"), at("12:01:00")))
+	require.Equal(t, []int16{721}, firingMinutes(at("12:00:00.250"), at("12:01:00.300")), "the database's clock: a minute is read once")
+	require.Equal(t, []int16{}, firingMinutes(at("12:01:00.100"), at("12:01:00.900")), "the same minute again")
+	require.Equal(t, []int16{1438, 1439, 0, 1}, firingMinutes(at("23:57:30"), utc("2026-03-11T00:01:00Z")), "across midnight")
+	require.Len(t, firingMinutes(time.Time{}, at("12:00:00")), 1440, "no covered tick yet")
+	require.Len(t, firingMinutes(at("12:00:00"), at("11:00:00")), 1440, "a clock set back")
+	require.Len(t, firingMinutes(at("12:00:00"), utc("2026-03-11T12:00:00Z")), 1440, "a day")
 }

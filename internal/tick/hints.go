@@ -30,8 +30,12 @@ type hintBatch struct {
 
 type hintRow struct {
 	orgID, version int64
-	at             int64 // microseconds since the Unix epoch; hintNever: infinity
+	until          int64 // microseconds since the Unix epoch; hintNever: infinity
+	minute         int16 // noMinute: never fires
 }
+
+// noMinute stands for a NULL fire_minute: the org never fires.
+const noMinute = -1
 
 const hintBlock = 8192
 
@@ -61,22 +65,27 @@ func (b *byOrg) Swap(i, j int) {
 	*x, *y = *y, *x
 }
 
-// add keeps the hint computed at now unless the stored one already says
-// the same from an instant no later than now. at is truncated to
-// PostgreSQL's microseconds, downwards: a hint may be early, never late.
-func (b *hintBatch) add(c *Candidate, now, at time.Time, fires bool) {
-	micros := int64(hintNever)
+// add keeps the hint computed at now (fires false: it never fires) unless
+// the stored one already says the same from an instant no later than now.
+// Until is truncated to PostgreSQL's microseconds, downwards: a hint may
+// end early, never late.
+func (b *hintBatch) add(c *Candidate, now time.Time, h schedule.FiringMinute, fires bool) {
+	row := hintRow{orgID: c.OrgID, version: c.Hint.Version, until: hintNever, minute: noMinute}
 	if fires {
-		micros = at.UnixMicro() // floors
+		row.minute = int16(h.Minute)
+		if !h.Until.IsZero() {
+			row.until = h.Until.UnixMicro() // floors
+		}
 	}
 	stored := c.Hint
-	if stored.NextFireAt.Valid && stored.From.Valid && !stored.From.Time.After(now) {
-		if stored.NextFireAt.InfinityModifier == pgtype.Infinity && !fires ||
-			stored.NextFireAt.InfinityModifier == pgtype.Finite && fires && stored.NextFireAt.Time.UnixMicro() == micros {
+	if stored.NextFireAt.Valid && stored.From.Valid && !stored.From.Time.After(now) &&
+		stored.Minute.Valid == (row.minute != noMinute) && (row.minute == noMinute || stored.Minute.Int16 == row.minute) {
+		if stored.NextFireAt.InfinityModifier == pgtype.Infinity && row.until == hintNever ||
+			stored.NextFireAt.InfinityModifier == pgtype.Finite && stored.NextFireAt.Time.UnixMicro() == row.until {
 			return
 		}
 	}
-	b.push(hintRow{orgID: c.OrgID, version: c.Hint.Version, at: micros})
+	b.push(row)
 }
 
 func (b *hintBatch) push(h hintRow) {
@@ -104,8 +113,8 @@ func (b *hintBatch) push(h hintRow) {
 // rows in another order could cause.
 const writeHintsSQL = `
 UPDATE org_module_configs om
-   SET next_fire_at = h.next_fire_at, hint_from = $2
-  FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[]) AS h(org_id, version, next_fire_at)
+   SET next_fire_at = h.next_fire_at, fire_minute = h.fire_minute, hint_from = $2
+  FROM unnest($3::bigint[], $4::bigint[], $5::timestamptz[], $6::smallint[]) AS h(org_id, version, next_fire_at, fire_minute)
  WHERE om.module = $1
    AND om.org_id = ANY ($3) -- the primary key's index, however many rows unnest is guessed to give
    AND om.org_id = h.org_id
@@ -118,7 +127,7 @@ UPDATE org_module_configs om
 // (docs/scaling.md, "What the real cluster refused").
 const writeHintSkipLockedSQL = `
 UPDATE org_module_configs om
-   SET next_fire_at = $5, hint_from = $2
+   SET next_fire_at = $5, fire_minute = $6, hint_from = $2
  WHERE om.module = $1 AND om.org_id = $3 AND om.hint_version = $4
    AND om.org_id IN (SELECT l.org_id FROM org_module_configs l
                       WHERE l.module = $1 AND l.org_id = $3
@@ -145,15 +154,17 @@ func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hint
 		orgIDs := make([]int64, 0, end-start)
 		versions := make([]int64, 0, end-start)
 		ats := make([]pgtype.Timestamptz, 0, end-start)
+		minutes := make([]pgtype.Int2, 0, end-start)
 		for i := start; i < end; i++ {
 			h := hints.row(i)
 			at := pgtype.Timestamptz{Valid: true, InfinityModifier: pgtype.Infinity}
-			if h.at != hintNever {
-				at = pgtype.Timestamptz{Valid: true, Time: time.UnixMicro(h.at)}
+			if h.until != hintNever {
+				at = pgtype.Timestamptz{Valid: true, Time: time.UnixMicro(h.until)}
 			}
 			orgIDs, versions, ats = append(orgIDs, h.orgID), append(versions, h.version), append(ats, at)
+			minutes = append(minutes, pgtype.Int2{Int16: h.minute, Valid: h.minute != noMinute})
 		}
-		args := []any{schedule.Module, now, orgIDs, versions, ats}
+		args := []any{schedule.Module, now, orgIDs, versions, ats, minutes}
 		n, err := writeHintChunk(ctx, db, writeHintsSQL, args)
 		var pgErr *pgconn.PgError
 		// lock_not_available (hintLockTimeout passed), deadlock_detected
@@ -171,7 +182,7 @@ func writeHints(ctx context.Context, db *pgxpool.Pool, now time.Time, hints hint
 // writeHintsSkippingLocked writes a chunk's hints one org per statement,
 // all in one round trip and one transaction, skipping rows held elsewhere.
 func writeHintsSkippingLocked(ctx context.Context, db *pgxpool.Pool, args []any) (int, error) {
-	orgIDs, versions, ats := args[2].([]int64), args[3].([]int64), args[4].([]pgtype.Timestamptz)
+	orgIDs, versions, ats, minutes := args[2].([]int64), args[3].([]int64), args[4].([]pgtype.Timestamptz), args[5].([]pgtype.Int2)
 	n := 0
 	err := database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT set_config('synchronous_commit', 'off', true)`); err != nil {
@@ -179,7 +190,7 @@ func writeHintsSkippingLocked(ctx context.Context, db *pgxpool.Pool, args []any)
 		}
 		var b pgx.Batch
 		for i := range orgIDs {
-			b.Queue(writeHintSkipLockedSQL, args[0], args[1], orgIDs[i], versions[i], ats[i])
+			b.Queue(writeHintSkipLockedSQL, args[0], args[1], orgIDs[i], versions[i], ats[i], minutes[i])
 		}
 		res := tx.SendBatch(ctx, &b)
 		for range orgIDs {

@@ -16,7 +16,7 @@ type Metrics struct {
 	HintsWritten prometheus.Counter
 	// HintDisagreements counts orgs on which a full scan and the next-fire
 	// hints disagreed, by kind: missed_due (due, but the hinted scan did not
-	// return it), late_hint (a stored hint later than the next firing). Any
+	// return it), late_hint (a stored hint that would miss the next firing). Any
 	// is a bug, or new zone rules; the full scan fired what was due.
 	HintDisagreements *prometheus.CounterVec
 	// ClockSkew is the host's clock minus the database's, in seconds, as

@@ -55,6 +55,14 @@ type Ticker struct {
 	mu       sync.Mutex
 	memo     map[string]*configMemo // by config document (ConfigColumns.appendKey)
 	lastFull time.Time              // the instant of the last full scan; zero: none yet
+	// covered is the instant of this Ticker's last tick that decided every
+	// org due then (a full scan, or a hinted one of every firing minute
+	// since the one before) with the global switch on; zero: none yet. The
+	// next hinted tick reads the firing minutes after it
+	// (docs/scheduling.md, "The next-fire hint"). A failed tick, or one
+	// that found the switch off, leaves it: an org due meanwhile is still
+	// due, and the next tick reads its minute.
+	covered time.Time
 }
 
 // chunk is how many hints one statement writes.
@@ -86,7 +94,7 @@ type Result struct {
 	HintsWritten int    // next-fire hints stored
 	// Full scans only: orgs due that the hinted scan at the same instant
 	// and snapshot did not return (MissedByHint), and orgs not due whose
-	// stored hint was later than their next firing (LateHints). Either is
+	// stored hint would not have them read at their next firing (LateHints). Either is
 	// a bug (or new zone rules); the full scan fires what is due anyway.
 	MissedByHint []int64
 	LateHints    []int64
@@ -163,6 +171,7 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *Result, dueBefore
 	if err != nil {
 		return err
 	}
+	t.decided(d)
 	if !t.NoHintWrites {
 		// A hint is advisory: one not stored leaves its org a candidate,
 		// so a failed write is logged and the tick goes on (its firings
@@ -198,6 +207,17 @@ func (t *Ticker) tick(ctx context.Context, now time.Time, res *Result, dueBefore
 	return nil
 }
 
+// decided records that the tick of d has fired every org it found due:
+// with the switch on, every firing minute up to its now is covered.
+func (t *Ticker) decided(d *decider) {
+	if !d.switchOn {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.covered = d.now
+}
+
 // fullScanDue reports whether the tick at now is a full scan: the first of
 // this Ticker, or FullScanEvery after the last one (either way, for a clock
 // moved back).
@@ -216,10 +236,9 @@ func (t *Ticker) scanAndDecide(ctx context.Context, now time.Time, full bool, re
 	d := t.newDecider(now, res, full)
 	if !full {
 		res.Path = PathHinted
-		if err := eachCandidate(ctx, t.DB, now, true, d.count); err != nil {
+		if err := t.hintedScan(ctx, now, d); err != nil {
 			return nil, err
 		}
-		d.finish()
 		return d, nil
 	}
 	res.Path = PathFull
@@ -242,9 +261,11 @@ func (t *Ticker) scanAndDecide(ctx context.Context, now time.Time, full bool, re
 // other is a disagreement (res.MissedByHint), caused by the hints, not by a
 // change in between. The caller holds t.mu.
 func (t *Ticker) fullScan(ctx context.Context, now time.Time, d *decider) error {
-	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	return database.BeginTxFunc(ctx, t.DB, opts, func(tx pgx.Tx) error {
-		if err := eachCandidate(ctx, tx, now, false, d.count); err != nil {
+	return database.BeginTxFunc(ctx, t.DB, scanTx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, switchOnSQL, schedule.FlagKey).Scan(&d.switchOn); err != nil || !d.switchOn {
+			return err
+		}
+		if err := eachCandidate(ctx, tx, now, nil, d.count); err != nil {
 			return err
 		}
 		d.finish()
@@ -252,7 +273,7 @@ func (t *Ticker) fullScan(ctx context.Context, now time.Time, d *decider) error 
 		for i, it := range d.items {
 			ids[i] = it.OrgID
 		}
-		rows, err := tx.Query(ctx, hintedDueSQL, schedule.Module, schedule.FlagKey, now, ids)
+		rows, err := tx.Query(ctx, hintedDueSQL, schedule.Module, schedule.FlagKey, now, ids, firingMinutes(t.covered, now))
 		if err != nil {
 			return fmt.Errorf("hinted scan of the due orgs: %w", err)
 		}
@@ -266,6 +287,26 @@ func (t *Ticker) fullScan(ctx context.Context, now time.Time, d *decider) error 
 				d.res.MissedByHint = append(d.res.MissedByHint, id)
 			}
 		}
+		return nil
+	})
+}
+
+// scanTx is the scans' transaction: the switch and the rows of one snapshot.
+var scanTx = pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+
+// hintedScan reads and decides the orgs whose firing minute came since the
+// last covered tick, or whose hint is unknown or ended, and the global
+// switch in the same snapshot: a scan that saw the switch off read
+// nothing, and covers nothing. The caller holds t.mu.
+func (t *Ticker) hintedScan(ctx context.Context, now time.Time, d *decider) error {
+	return database.BeginTxFunc(ctx, t.DB, scanTx, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, switchOnSQL, schedule.FlagKey).Scan(&d.switchOn); err != nil || !d.switchOn {
+			return err
+		}
+		if err := eachCandidate(ctx, tx, now, firingMinutes(t.covered, now), d.count); err != nil {
+			return err
+		}
+		d.finish()
 		return nil
 	})
 }
