@@ -144,8 +144,9 @@ func (s *Server) routes() {
 	// The JSON API (docs/api.md): bearer token and per-token rate limit on
 	// each route, not on the group, so an unknown path or method is the
 	// router's plain 404 or 405 (as JSON: errors.go), not a catch-all's.
-	// A write also needs a read-write token (apiWrites).
-	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{s.apiAuth, s.apiRateLimit}
+	// A write also needs a read-write token (apiWrites). A path below a
+	// record is no route's, a 404 (apiWholeSegments).
+	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{apiWholeSegments, s.apiAuth, s.apiRateLimit}
 	writes := append(slices.Clone(bearer), apiWrites)
 	api.GET("/org", s.apiOrg, bearer...)
 	api.GET("/technicians", s.apiListTechnicians, bearer...)
