@@ -416,8 +416,9 @@ func TestOpenAPILinkedFromTheTokensPage(t *testing.T) {
 	require.Contains(t, page.Body, `href="/api/v1/openapi.json"`)
 }
 
-// TestOpenAPIAnswersAllowNewMembers: no schema an answer reaches closes an
-// object (additionalProperties or unevaluatedProperties false), so a
+// TestOpenAPIAnswersAllowNewMembers: no schema an answer or a webhook
+// event reaches closes an object (additionalProperties or
+// unevaluatedProperties false), so a
 // client generated from the document keeps working when v1 adds a member;
 // every request body stays strict, as the server is (an unknown member is
 // a 422). docs/api.md, "Compatibility".
@@ -485,6 +486,15 @@ func TestOpenAPIAnswersAllowNewMembers(t *testing.T) {
 					require.Equal(t, false, schema["additionalProperties"], "%s %s: the request body must refuse unknown members, as the server does", where, media)
 					bodies++
 				}
+			}
+		}
+	}
+	// The events the webhooks section describes are what we send, as
+	// answers are: their payloads may gain members too.
+	for name, item := range mapOf(doc["webhooks"]) {
+		for method, op := range mapOf(item) {
+			for _, media := range mapOf(resolve(mapOf(mapOf(op)["requestBody"]))["content"]) {
+				require.Empty(t, closed("webhook "+name+" "+method, mapOf(media)["schema"]), "an event payload that refuses new members")
 			}
 		}
 	}
