@@ -38,7 +38,7 @@ CHAOS_TIMEOUT ?= 70m
 help: ## Show this help
 	@echo "Usage: make TARGET"
 	echo
-	grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
+	grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-13s %s\n", $$1, $$2}'
 
 run: build ## Run the app with demo data on http://localhost:8080 (finds, starts or installs PostgreSQL)
 	@scripts/need-postgres.sh
