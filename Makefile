@@ -33,12 +33,12 @@ TICK_BENCHTIME ?= 20x
 BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 70m
 
-.PHONY: help run hygiene test test-citus bench bench-burst bench-tick bench-tick-citus bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run hygiene lint-openapi test test-citus bench bench-burst bench-tick bench-tick-citus bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
 	echo
-	grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-10s %s\n", $$1, $$2}'
+	grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-13s %s\n", $$1, $$2}'
 
 run: build ## Run the app with demo data on http://localhost:8080 (finds, starts or installs PostgreSQL)
 	@scripts/need-postgres.sh
@@ -69,7 +69,29 @@ hygiene: ## gofmt -l and go mod tidy -diff are empty (make test and make lint ru
 	if [[ -n $$unformatted ]]; then echo "gofmt needed (gofmt -w these files):"; echo "$$unformatted"; exit 1; fi
 	if ! untidy="$$($(GO) mod tidy -diff 2>&1)"; then echo "go.mod/go.sum not tidy (run go mod tidy):"; echo "$$untidy"; exit 1; fi
 
-test: hygiene ## hygiene, go vet, staticcheck and every test, browser tests included (finds, starts or installs PostgreSQL and Chromium)
+# make lint-openapi: the linters' pinned versions and rule sets (docs/api.md, "OpenAPI").
+OPENAPI_LINT := tools/openapi-lint
+OPENAPI_DOC  := internal/web/openapi.json
+
+lint-openapi: ## Lint the API's OpenAPI document: redocly (recommended rules) and spectral (spectral:oas), pinned in tools/openapi-lint; 0 errors (finds or installs Node.js)
+	@scripts/need-node.sh
+	cd $(OPENAPI_LINT)
+	# npm ci only when node_modules is not what package-lock.json pins: after
+	# the first time nothing is downloaded, and npm's cache serves a reinstall.
+	if ! cmp -s package-lock.json node_modules/.fieldbrief-lock 2>/dev/null; then
+	  echo "==> npm ci in $(OPENAPI_LINT) (@redocly/cli, @stoplight/spectral-cli at package-lock.json's versions)"
+	  npm ci --prefer-offline --ignore-scripts --no-audit --no-fund --loglevel=error
+	  cp package-lock.json node_modules/.fieldbrief-lock
+	fi
+	export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+	rc=0
+	echo "==> redocly lint (recommended) $(OPENAPI_DOC)"
+	node_modules/.bin/redocly lint --config redocly.yaml --format stylish ../../$(OPENAPI_DOC) || rc=$$?
+	echo "==> spectral lint (spectral:oas) $(OPENAPI_DOC)"
+	node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity error ../../$(OPENAPI_DOC) || rc=$$?
+	exit $$rc
+
+test: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser tests included (finds, starts or installs PostgreSQL, Chromium and Node.js)
 	@scripts/need-postgres.sh
 	scripts/need-chromium.sh
 	scripts/need-pgbouncer.sh
@@ -177,7 +199,7 @@ generate: ## Regenerate templ components, the zone list, the embedded zone rules
 build: ## Build bin/web and bin/worker
 	$(GO) build -o bin/ ./cmd/web ./cmd/worker
 
-lint: hygiene ## hygiene, go vet and staticcheck
+lint: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet and staticcheck
 	@$(GO) vet ./...
 	$(STATICCHECK) ./...
 

@@ -16,7 +16,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/config"
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
-	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/audit"
@@ -26,14 +26,19 @@ import (
 )
 
 // openAPICheck drives the real API and validates each request and answer
-// against openapi.json with libopenapi-validator (OpenAPI 3.1).
+// against openapi.json with libopenapi-validator (OpenAPI 3.1), its
+// answers closed (closedAnswers): a member the server sends that the
+// document does not name fails the test, though the document lets clients
+// expect new ones.
 type openAPICheck struct {
-	t        *testing.T
-	f        *fixture
-	v        validator.Validator
-	errorDoc *base.Schema
-	token    string
-	seen     map[string]bool // "METHOD path-template status" checked
+	t     *testing.T
+	f     *fixture
+	v     validator.Validator
+	token string
+	// outsideAnswers are the document's answers to a request no operation
+	// describes, by status: 404 NotFound, 405 MethodNotAllowed.
+	outsideAnswers map[int]*v3.Response
+	seen           map[string]bool // "METHOD path-template status" checked
 }
 
 // exchange is one request and its answer, both kept to be validated.
@@ -56,7 +61,9 @@ func (c *openAPICheck) do(method, path, body string, headers ...string) exchange
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
-		req.Header.Set("Authorization", "Bearer "+c.token)
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
 		for i := 0; i+1 < len(headers); i += 2 {
 			if headers[i+1] == "" {
 				req.Header.Del(headers[i])
@@ -119,16 +126,71 @@ func (c *openAPICheck) checkAnswer(want int, x exchange) {
 }
 
 // outside checks an answer for a request no operation describes (an
-// unknown path, a method a path does not take): the Error envelope.
+// unknown path, a method a path does not take) against the document's
+// answer for it (components.responses NotFound, MethodNotAllowed): the
+// Error envelope and the headers it requires.
 func (c *openAPICheck) outside(want int, code, method, path string) exchange {
 	c.t.Helper()
 	x := c.do(method, path, "")
 	require.Equal(c.t, want, x.res.StatusCode, string(x.body))
-	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(c.errorDoc, x.body)
+	answer := c.outsideAnswers[want]
+	require.NotNil(c.t, answer, "the document describes no answer %d to a request outside its operations", want)
+	ok, errs := schema_validation.NewSchemaValidator().ValidateSchemaBytes(answer.Content.GetOrZero("application/json").Schema.Schema(), x.body)
 	require.True(c.t, ok, "%s %s: not the Error envelope: %s\n%s", method, path, describe(errs), x.body)
+	for name, h := range answer.Headers.FromOldest() {
+		if h.Required {
+			require.NotEmpty(c.t, x.res.Header.Get(name), "%s %s: no %s header", method, path, name)
+		}
+	}
 	require.Equal(c.t, code, x.JSON["error"].(map[string]any)["code"])
 	c.seen[fmt.Sprintf("%s %d", method, want)] = true
 	return x
+}
+
+// allowHeader is the methods a 405's Allow header lists.
+func allowHeader(x exchange) []string {
+	var methods []string
+	for _, m := range strings.Split(x.res.Header.Get("Allow"), ",") {
+		methods = append(methods, strings.TrimSpace(m))
+	}
+	return methods
+}
+
+// closedAnswers is the document with every answer's objects closed
+// (additionalProperties: false wherever an object lists its properties,
+// in every schema but the request bodies, *Put and *Patch, strict
+// already): the served document lets clients expect new members (docs/api.md,
+// "Compatibility"), the test holds the server to the members it names.
+func closedAnswers(t *testing.T, doc []byte) []byte {
+	t.Helper()
+	var d map[string]any
+	require.NoError(t, json.Unmarshal(doc, &d))
+	var closeObjects func(v any)
+	closeObjects = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if _, ok := v["properties"]; ok {
+				if _, set := v["additionalProperties"]; !set {
+					v["additionalProperties"] = false
+				}
+			}
+			for _, e := range v {
+				closeObjects(e)
+			}
+		case []any:
+			for _, e := range v {
+				closeObjects(e)
+			}
+		}
+	}
+	for name, s := range d["components"].(map[string]any)["schemas"].(map[string]any) {
+		if !strings.HasSuffix(name, "Put") && !strings.HasSuffix(name, "Patch") {
+			closeObjects(s)
+		}
+	}
+	out, err := json.Marshal(d)
+	require.NoError(t, err)
+	return out
 }
 
 // describe lists the validator's errors with their reasons.
@@ -145,7 +207,7 @@ func describe(errs []*liberrors.ValidationError) string {
 
 func TestOpenAPIDescribesTheAPI(t *testing.T) {
 	t.Parallel()
-	doc, err := libopenapi.NewDocument(openAPIDoc)
+	doc, err := libopenapi.NewDocument(closedAnswers(t, openAPIDoc))
 	require.NoError(t, err)
 	v, errs := validator.NewValidator(doc, config.WithFormatAssertions())
 	require.Empty(t, errs)
@@ -157,8 +219,10 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 
 	f := setup(t)
 	f.setZone(f.orgA, "America/New_York")
-	c := &openAPICheck{t: t, f: f, v: v, errorDoc: model.Model.Components.Schemas.GetOrZero("Error").Schema(),
-		token: f.newToken(f.orgA, "sync"), seen: map[string]bool{}}
+	responses := model.Model.Components.Responses
+	c := &openAPICheck{t: t, f: f, v: v, token: f.newToken(f.orgA, "sync"), seen: map[string]bool{},
+		outsideAnswers: map[int]*v3.Response{http.StatusNotFound: responses.GetOrZero("NotFound"),
+			http.StatusMethodNotAllowed: responses.GetOrZero("MethodNotAllowed")}}
 
 	// Every route of /api/v1 is in the document, and nothing else is.
 	var routes []string
@@ -243,6 +307,7 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 		"If-Match", `"1-1"`)
 	c.valid(http.StatusOK, http.MethodPut, jp, `{"customer": "Walk-in", "arrival_start": "2026-03-09T12:00", "arrival_end": "2026-03-09T13:00"}`,
 		"If-Match", x.res.Header.Get("ETag"))
+	c.valid(http.StatusPreconditionFailed, http.MethodPatch, jp, `{"notes": "Front door"}`, "Content-Type", mergePatch, "If-None-Match", "*")
 	c.valid(http.StatusNotFound, http.MethodGet, "/api/v1/jobs/by-id/1", "")
 	c.valid(http.StatusCreated, http.MethodPatch, "/api/v1/jobs/J-2010", `{"customer": "Patched in", "arrival_start": "2026-03-09T12:00",
 		"arrival_end": "2026-03-09T13:00"}`, "Content-Type", mergePatch)
@@ -299,9 +364,32 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 	c.valid(http.StatusUnauthorized, http.MethodPut, "/api/v1/jobs/J-1", `{"customer": "x", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"}`)
 	c.token = f.newToken(f.orgA, "sync 2")
 	c.outside(http.StatusNotFound, "not_found", http.MethodGet, "/api/v1/nope")
+	c.outside(http.StatusNotFound, "not_found", http.MethodPut, "/api/v1/jobs/J-2001/notes")
 	x = c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodDelete, "/api/v1/jobs/J-2001")
-	require.Contains(t, x.res.Header.Get("Allow"), http.MethodPatch)
-	c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodPost, "/api/v1/technicians")
+	require.Subset(t, allowHeader(x), []string{http.MethodGet, http.MethodPut, http.MethodPatch})
+	require.NotContains(t, allowHeader(x), http.MethodDelete)
+	x = c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodPost, "/api/v1/technicians")
+	require.Contains(t, allowHeader(x), http.MethodGet)
+	c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodDelete, "/api/v1/org")
+	// A path below a record is no record's (apiWholeSegments): not job
+	// "J-2001/notes", which a PUT would otherwise have made. A reference
+	// with a slash is sent percent-encoded.
+	for _, p := range []string{"/api/v1/jobs/J-2001/notes", "/api/v1/technicians/T-100/jobs/x", "/api/v1/jobs/by-id/5/x", "/api/v1/briefings/2026-03-09/x"} {
+		c.outside(http.StatusNotFound, "not_found", http.MethodGet, p)
+	}
+	x = c.do(http.MethodPut, "/api/v1/jobs/J-2001/notes", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00"}`)
+	require.Equal(t, http.StatusNotFound, x.res.StatusCode, string(x.body))
+	var made int
+	require.NoError(t, f.db.QueryRow(t.Context(), `SELECT count(*) FROM jobs WHERE org_id = $1 AND external_ref LIKE '%/%'`, f.orgA.ID).Scan(&made))
+	require.Zero(t, made)
+	x = c.do(http.MethodPut, "/api/v1/technicians/T%2F400", `{"name": "Slash"}`)
+	require.Equal(t, http.StatusCreated, x.res.StatusCode, string(x.body))
+	require.Equal(t, "T/400", x.JSON["external_ref"])
+	// Without a token too: the router answers before any operation's checks.
+	c.token = ""
+	c.outside(http.StatusNotFound, "not_found", http.MethodGet, "/api/v1/nope")
+	c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodPost, "/api/v1/jobs")
+	c.token = f.newToken(f.orgA, "sync 3")
 	c.invalid(http.StatusUnsupportedMediaType, http.MethodPatch, "/api/v1/jobs/J-2001", `{"notes": "x"}`)
 	c.invalid(http.StatusUnsupportedMediaType, http.MethodPut, "/api/v1/jobs/J-2001", `{"customer": "x"}`, "Content-Type", "text/csv")
 	x = c.invalid(http.StatusUnprocessableEntity, http.MethodPut, "/api/v1/technicians/T-101", `{"name": "Bo", "colour": "blue"}`)
@@ -326,4 +414,145 @@ func TestOpenAPILinkedFromTheTokensPage(t *testing.T) {
 	page := f.as(&f.adminA).get("/orgs/acme/settings/api-tokens")
 	require.Equal(t, http.StatusOK, page.Code, page.Body)
 	require.Contains(t, page.Body, `href="/api/v1/openapi.json"`)
+}
+
+// TestOpenAPIAnswersAllowNewMembers: no schema an answer or a webhook
+// event reaches closes an object (additionalProperties or
+// unevaluatedProperties false), so a
+// client generated from the document keeps working when v1 adds a member;
+// every request body stays strict, as the server is (an unknown member is
+// a 422). docs/api.md, "Compatibility".
+func TestOpenAPIAnswersAllowNewMembers(t *testing.T) {
+	t.Parallel()
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(openAPIDoc, &doc))
+	components := doc["components"].(map[string]any)
+	resolve := func(v map[string]any) map[string]any {
+		for {
+			ref, ok := v["$ref"].(string)
+			if !ok {
+				return v
+			}
+			kind, name, _ := strings.Cut(strings.TrimPrefix(ref, "#/components/"), "/")
+			v = components[kind].(map[string]any)[name].(map[string]any)
+		}
+	}
+	// closed walks a schema and every schema it reaches, $refs followed.
+	seen := map[string]bool{}
+	var closed func(where string, v any) []string
+	closed = func(where string, v any) []string {
+		var found []string
+		switch v := v.(type) {
+		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				if seen[ref] {
+					return nil
+				}
+				seen[ref] = true
+				return closed(ref, resolve(v))
+			}
+			for _, k := range []string{"additionalProperties", "unevaluatedProperties"} {
+				if v[k] == false {
+					found = append(found, where+": "+k+": false")
+				}
+			}
+			for k, e := range v {
+				found = append(found, closed(where+"/"+k, e)...)
+			}
+		case []any:
+			for i, e := range v {
+				found = append(found, closed(fmt.Sprintf("%s/%d", where, i), e)...)
+			}
+		}
+		return found
+	}
+	var answers, bodies int
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			op, ok := op.(map[string]any)
+			if !ok || method == "parameters" {
+				continue
+			}
+			where := strings.ToUpper(method) + " " + path
+			for status, r := range op["responses"].(map[string]any) {
+				for _, media := range mapOf(resolve(r.(map[string]any))["content"]) {
+					require.Empty(t, closed(where+" "+status, mapOf(media)["schema"]), "an answer that refuses new members")
+					answers++
+				}
+			}
+			if body, ok := op["requestBody"].(map[string]any); ok {
+				for media, m := range mapOf(resolve(body)["content"]) {
+					schema := resolve(mapOf(mapOf(m)["schema"]))
+					require.Equal(t, false, schema["additionalProperties"], "%s %s: the request body must refuse unknown members, as the server does", where, media)
+					bodies++
+				}
+			}
+		}
+	}
+	// The events the webhooks section describes are what we send, as
+	// answers are: their payloads may gain members too.
+	for name, item := range mapOf(doc["webhooks"]) {
+		for method, op := range mapOf(item) {
+			for _, media := range mapOf(resolve(mapOf(mapOf(op)["requestBody"]))["content"]) {
+				require.Empty(t, closed("webhook "+name+" "+method, mapOf(media)["schema"]), "an event payload that refuses new members")
+			}
+		}
+	}
+	require.NotZero(t, answers)
+	require.NotZero(t, bodies)
+}
+
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// TestOpenAPITagsEveryOperation: each operation has an operationId, a
+// summary, a description and one tag, a resource the document's tags list
+// and describe; every tag is used.
+func TestOpenAPITagsEveryOperation(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Tags []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"tags"`
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(openAPIDoc, &doc))
+	tags := map[string]int{}
+	for _, tag := range doc.Tags {
+		require.NotEmpty(t, tag.Description, "tag %s", tag.Name)
+		_, twice := tags[tag.Name]
+		require.False(t, twice, "tag %s listed twice", tag.Name)
+		tags[tag.Name] = 0
+	}
+	ids := map[string]bool{}
+	for path, item := range doc.Paths {
+		for method, raw := range item {
+			if method == "parameters" {
+				continue
+			}
+			var op struct {
+				OperationID string   `json:"operationId"`
+				Summary     string   `json:"summary"`
+				Description string   `json:"description"`
+				Tags        []string `json:"tags"`
+			}
+			require.NoError(t, json.Unmarshal(raw, &op))
+			where := strings.ToUpper(method) + " " + path
+			require.NotEmpty(t, op.OperationID, where)
+			require.False(t, ids[op.OperationID], "%s: operationId %s used twice", where, op.OperationID)
+			ids[op.OperationID] = true
+			require.NotEmpty(t, op.Summary, where)
+			require.NotEmpty(t, op.Description, where)
+			require.Len(t, op.Tags, 1, where)
+			n, ok := tags[op.Tags[0]]
+			require.True(t, ok, "%s: tag %s is not in the document's tags", where, op.Tags[0])
+			tags[op.Tags[0]] = n + 1
+		}
+	}
+	for tag, n := range tags {
+		require.NotZero(t, n, "tag %s tags no operation", tag)
+	}
 }

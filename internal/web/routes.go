@@ -144,8 +144,11 @@ func (s *Server) routes() {
 	// The JSON API (docs/api.md): bearer token and per-token rate limit on
 	// each route, not on the group, so an unknown path or method is the
 	// router's plain 404 or 405 (as JSON: errors.go), not a catch-all's.
-	// A write also needs a read-write token (apiWrites).
-	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{s.apiAuth, s.apiRateLimit}
+	// A write also needs a read-write token (apiWrites). A path below a
+	// record is no route's, a 404 (apiWholeSegments). An operation the
+	// OpenAPI document marks deprecated announces it on every answer
+	// (announceDeprecation; docs/api.md, "Compatibility").
+	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{apiWholeSegments, s.announceDeprecation, s.apiAuth, s.apiRateLimit}
 	writes := append(slices.Clone(bearer), apiWrites)
 	api.GET("/org", s.apiOrg, bearer...)
 	api.GET("/technicians", s.apiListTechnicians, bearer...)
@@ -165,7 +168,7 @@ func (s *Server) routes() {
 	api.PUT("/jobs/by-id/:id", s.apiPutJobByID, writes...)
 	api.PATCH("/jobs/by-id/:id", s.apiPatchJobByID, writes...)
 	api.GET("/briefings/:date", s.apiBriefing, bearer...)
-	api.GET("/openapi.json", s.apiOpenAPI) // no token: it describes the API, it opens nothing
+	api.GET("/openapi.json", s.apiOpenAPI, s.announceDeprecation) // no token: it describes the API, it opens nothing
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)

@@ -63,6 +63,7 @@ type Server struct {
 	now            func() time.Time
 	echo           *echo.Echo
 	bodyCaps       map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
+	deprecated     deprecations       // the API's deprecated operations, from the OpenAPI document (api_deprecation.go)
 }
 
 // New builds the server and registers every route.
@@ -138,6 +139,9 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		now:            time.Now,
 		echo:           echo.New(),
 		bodyCaps:       map[string]bodyCap{},
+	}
+	if s.deprecated, err = deprecationsOf(openAPIDoc); err != nil {
+		return nil, err
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
