@@ -105,7 +105,6 @@ var named = map[string]string{
 	"internal/briefing names ff_deliveries":         "to move: a briefing's page lists its deliveries",
 	"internal/briefing names river_job":             "by design: a retried generation's delivery tasks keep its place in the queue; River has no call for it",
 	"internal/daylinks names orgs":                  "to move: opening a link reads the org's zone and locale",
-	"internal/daylinks names technicians":           "to move: a link is valid while the technician is active and at its link generation, read in the statements that issue, open and list links",
 	"internal/delivery names orgs":                  "to move: the outbox lists mail with its org's slug",
 	"internal/demo names orgs":                      "to move: the demo's history backdates its orgs",
 	"internal/demo names audit_log":                 "to move: the demo's history writes its audit entries",

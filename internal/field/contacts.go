@@ -63,3 +63,54 @@ func LanguageByEmail(ctx context.Context, q database.Querier, orgID int64, email
 	}
 	return lang, nil
 }
+
+// LinkHolder is what a technician's day links depend on (docs/delivery.md,
+// "Day links"): their name, whether they are active, and their link
+// generation. A link opens only while its generation is theirs and they
+// are active; a change of address, a deactivation or an admin's revoke
+// moves the generation on (migration 00036).
+type LinkHolder struct {
+	Name       string
+	Active     bool
+	Generation int64
+}
+
+// LinkHolders are the org's technicians ids as their day links depend on
+// them; a deleted one (or another org's) is absent.
+func LinkHolders(ctx context.Context, q database.Querier, orgID int64, ids []int64) (map[int64]LinkHolder, error) {
+	rows, err := q.Query(ctx, `SELECT id, name, active, link_generation FROM technicians WHERE org_id = $1 AND id = ANY($2)`, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("link holders of org %d: %w", orgID, err)
+	}
+	defer rows.Close()
+	out := make(map[int64]LinkHolder, len(ids))
+	for rows.Next() {
+		var id int64
+		var h LinkHolder
+		if err := rows.Scan(&id, &h.Name, &h.Active, &h.Generation); err != nil {
+			return nil, fmt.Errorf("link holders of org %d: %w", orgID, err)
+		}
+		out[id] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("link holders of org %d: %w", orgID, err)
+	}
+	return out, nil
+}
+
+// LinkGeneration is the link generation of the org's technician id, for a
+// link issued now; found is false when the org has no such technician and,
+// with to set (the address the link goes to), when they are inactive or to
+// (in any case) is not their address.
+func LinkGeneration(ctx context.Context, q database.Querier, orgID, id int64, to string) (generation int64, found bool, err error) {
+	err = q.QueryRow(ctx, `
+		SELECT link_generation FROM technicians
+		 WHERE org_id = $1 AND id = $2 AND ($3 = '' OR (active AND lower(email) = lower($3)))`, orgID, id, to).Scan(&generation)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("link generation of technician %d of org %d: %w", id, orgID, err)
+	}
+	return generation, true, nil
+}
