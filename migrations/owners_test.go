@@ -115,7 +115,6 @@ var named = map[string]string{
 	"internal/dispatch names ff_briefings":          "to move: deliveries are queued, capped and sent for a briefing",
 	"internal/dispatch names org_module_configs":    "to move: deliveries read the org's delivery settings",
 	"internal/dispatch names orgs":                  "to move: mail reads the org's name and locale",
-	"internal/fieldimport names orgs":               "to move: the column matching step reads the org's locale",
 	"internal/flags names audit_log":                "to move: the calendar's history of configs and flags reads the audit log",
 	"internal/flags names orgs":                     "to move: a flag's impact counts orgs",
 	"internal/tenants names users":                  "to move: the members list reads each member's name and email",

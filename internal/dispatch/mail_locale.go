@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"fieldbrief/internal/database"
@@ -10,6 +9,7 @@ import (
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views/briefview"
 )
 
@@ -20,9 +20,10 @@ import (
 // en-US org: es-US, 12-hour times). Emails are made in the worker, with no
 // request: the Localizer comes from the database alone.
 func Reader(ctx context.Context, q database.Querier, orgID, technicianID int64) (*i18n.Localizer, error) {
-	var orgLocale, lang string
-	if err := q.QueryRow(ctx, `SELECT locale FROM orgs WHERE id = $1`, orgID).Scan(&orgLocale); err != nil {
-		return nil, fmt.Errorf("locale of org %d: %w", orgID, err)
+	var lang string
+	orgLocale, err := tenants.Locale(ctx, q, orgID)
+	if err != nil {
+		return nil, err
 	}
 	if technicianID != 0 {
 		c, _, err := field.ContactOf(ctx, q, orgID, technicianID) // a deleted technician reads the org's language
