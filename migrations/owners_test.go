@@ -108,7 +108,6 @@ var named = map[string]string{
 	"internal/delivery names orgs":                  "to move: the outbox lists mail with its org's slug",
 	"internal/demo names orgs":                      "to move: the demo's history backdates its orgs",
 	"internal/demo names audit_log":                 "to move: the demo's history writes its audit entries",
-	"internal/demo names users":                     "to move: the demo finds its users",
 	"internal/dispatch names email_suppressions":    "to move: a send skips an unsubscribed address",
 	"internal/dispatch names ff_briefing_revisions": "to move: a send reads its revision",
 	"internal/dispatch names ff_briefing_updates":   "to move: an update's send reads and marks it",

@@ -10,7 +10,6 @@ package demo
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -269,17 +268,19 @@ func insertJobs(ctx context.Context, tx pgx.Tx, orgID int64, techs []int64, jobs
 // password) and adds the memberships they lack (existing roles are kept).
 func seedPerson(ctx context.Context, store *tenants.Store, users *accounts.Store, p person, orgIDs map[string]int64) (UserSummary, error) {
 	us := UserSummary{Email: p.email, Staff: p.staff}
-	var id int64
-	err := store.DB.QueryRow(ctx, `SELECT id, is_staff FROM users WHERE lower(email) = lower($1)`, p.email).Scan(&id, &us.Staff)
-	if errors.Is(err, pgx.ErrNoRows) {
-		u, err := users.UpsertUser(ctx, p.email, Password, p.staff)
-		if err != nil {
+	u, err := users.UserByEmail(ctx, p.email)
+	switch {
+	case err == nil:
+		us.Staff = u.IsStaff
+	case apperr.Code(err) == apperr.NotFound:
+		if u, err = users.UpsertUser(ctx, p.email, Password, p.staff); err != nil {
 			return us, err
 		}
-		id, us.Created = u.ID, true
-	} else if err != nil {
-		return us, fmt.Errorf("find user: %w", err)
+		us.Created = true
+	default:
+		return us, err
 	}
+	id := u.ID
 	have, err := store.Memberships(ctx, id)
 	if err != nil {
 		return us, err
