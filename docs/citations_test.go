@@ -14,7 +14,7 @@ import (
 // citation is `page.md, "Section"` or `[page.md](page.md), "Section"`, the
 // form code comments and docs use to point at a section (architecture.md,
 // intro). The quoted section may follow a line break and a comment marker.
-var citation = regexp.MustCompile(`([A-Za-z0-9_./-]+\.md)\)?,?[ \t]*(?:\n[ \t]*(?://|#|--|\*)?[ \t]*)?"([^"\n]+(?:\n[ \t]*(?://|#|--|\*)?[ \t]*[^"\n]+)?)"`)
+var citation = regexp.MustCompile(`([A-Za-z0-9_./-]+\.md)\)?,[ \t]*(?:\n[ \t]*(?://|#|--|\*)?[ \t]*)?"([^"\n]+(?:\n[ \t]*(?://|#|--|\*)[ \t]*[^"\n]+)?)"`)
 
 // continuation is a line break inside a quoted section, with the comment
 // marker of the next line.

@@ -185,6 +185,21 @@ func (s *Store) RemoveMember(ctx context.Context, actor audit.Actor, orgID, user
 
 var errBadCredentials = apperr.Errorf(apperr.Unauthorized, "email or password is incorrect")
 
+// UserByEmail is the account with the address email (in any case); none
+// is apperr.NotFound.
+func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
+	var u User
+	err := s.DB.QueryRow(ctx, `SELECT id, email, is_staff, created_at FROM users WHERE lower(email) = lower($1)`, email).
+		Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return User{}, apperr.Detailf(apperr.NotFound, "no user %q", email)
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("user %q: %w", email, err)
+	}
+	return u, nil
+}
+
 // Authenticate checks an email and password. Unknown emails cost the same
 // hashing work as known ones, so timing does not reveal who has an account.
 func (s *Store) Authenticate(ctx context.Context, email, password string) (User, error) {

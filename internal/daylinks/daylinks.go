@@ -27,6 +27,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 )
 
@@ -77,11 +78,13 @@ func Expiry(d schedule.Date, loc *time.Location) time.Time {
 // package comment). It runs on q, so a caller may issue inside its own
 // transaction. loc is a schedule.Zone's (the briefing's), recorded by name for
 // the page. A date whose links would have expired at now is ErrExpired; a
-// technician who is not the org's (another org's, or deleted) is
-// ErrNoTechnician, which a foreign key decides. With to set (the address
-// the link is sent to), the link is minted only while to is the active
-// technician's address, read in the same statement: a link never goes to
-// an address the technician no longer has (ErrNoTechnician otherwise).
+// technician who is not the org's (another org's, or deleted, also
+// meanwhile: by its foreign key) is ErrNoTechnician. With to set (the
+// address the link is sent to), the link is minted only while to is the
+// active technician's address (ErrNoTechnician otherwise), read with their
+// link generation: an address change or a deactivation committed after
+// that read moves the generation on, which ends the link, so it never
+// works for an address the technician no longer has.
 func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, date schedule.Date, loc *time.Location, now time.Time, to string) (token string, err error) {
 	if orgID <= 0 || technicianID <= 0 || date.IsZero() || loc == nil {
 		return "", fmt.Errorf("issue day link: org %d, technician %d, date %s: missing argument", orgID, technicianID, date)
@@ -98,13 +101,18 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 	// The link is of the technician's link generation as this transaction
 	// reads it: a change that ends their links (migration 00036) and
 	// commits after it ends this one too.
+	generation, found, err := field.LinkGeneration(ctx, q, orgID, technicianID, to)
+	if err != nil {
+		return "", fmt.Errorf("issue day link: %w", err)
+	}
+	if !found {
+		return "", ErrNoTechnician
+	}
 	var made int
 	if err := q.QueryRow(ctx, `
 		WITH ins AS (
 			INSERT INTO technician_day_links (org_id, technician_id, briefing_date, timezone, token_hash, created_at, expires_at, generation)
-			SELECT $1, $2, $3, $9, $4, $5, $6, t.link_generation
-			  FROM technicians t WHERE t.org_id = $1 AND t.id = $2
-			   AND ($10 = '' OR (t.active AND lower(t.email) = lower($10)))
+			VALUES ($1, $2, $3, $9, $4, $5, $6, $10)
 			RETURNING id
 		), over AS (
 			DELETE FROM technician_day_links
@@ -115,7 +123,7 @@ func Issue(ctx context.Context, q database.Querier, orgID, technicianID int64, d
 			DELETE FROM technician_day_links WHERE org_id = $1 AND expires_at < $8
 		)
 		SELECT count(*) FROM ins`,
-		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String(), to).Scan(&made); err != nil {
+		orgID, technicianID, date.Time(), hash(token), now, expires, MaxPerDay-1, now.Add(-Retention), loc.String(), generation).Scan(&made); err != nil {
 		if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "23503" { // foreign_key_violation
 			return "", ErrNoTechnician
 		}
@@ -181,20 +189,30 @@ func (s *Store) Open(ctx context.Context, token string, now time.Time) (Link, er
 	}
 	var l Link
 	var d time.Time
+	var generation int64
 	err := s.DB.QueryRow(ctx, `
-		SELECT l.id, l.org_id, o.name, l.technician_id, t.name, l.briefing_date, l.timezone, l.expires_at
+		SELECT l.id, l.org_id, o.name, l.technician_id, l.generation, l.briefing_date, l.timezone, l.expires_at
 		  FROM technician_day_links l
-		  JOIN technicians t ON t.org_id = l.org_id AND t.id = l.technician_id
 		  JOIN orgs o ON o.id = l.org_id
-		 WHERE l.token_hash = $1 AND l.expires_at > $2 AND l.revoked_at IS NULL
-		   AND l.generation = t.link_generation AND t.active`,
-		hash(token), now).Scan(&l.ID, &l.OrgID, &l.OrgName, &l.TechnicianID, &l.TechnicianName, &d, &l.Zone, &l.ExpiresAt)
+		 WHERE l.token_hash = $1 AND l.expires_at > $2 AND l.revoked_at IS NULL`,
+		hash(token), now).Scan(&l.ID, &l.OrgID, &l.OrgName, &l.TechnicianID, &generation, &d, &l.Zone, &l.ExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Link{}, errNotFound
 	}
 	if err != nil {
 		return Link{}, fmt.Errorf("open day link: %w", err)
 	}
+	// Read after the link: a change that ends it and commits in between
+	// is seen here.
+	holders, err := field.LinkHolders(ctx, s.DB, l.OrgID, []int64{l.TechnicianID})
+	if err != nil {
+		return Link{}, fmt.Errorf("open day link: %w", err)
+	}
+	h, ok := holders[l.TechnicianID]
+	if !ok || !h.Active || h.Generation != generation {
+		return Link{}, errNotFound
+	}
+	l.TechnicianName = h.Name
 	l.Date = schedule.DateOf(d)
 	return l, nil
 }
@@ -241,20 +259,44 @@ func List(ctx context.Context, q database.Querier, orgID int64, f Filter) ([]Inf
 		d := f.Date.Time()
 		date = &d
 	}
-	return database.List(ctx, q, "day links", func(r pgx.CollectableRow) (Info, error) {
+	generations := map[int64]int64{}
+	list, err := database.List(ctx, q, "day links", func(r pgx.CollectableRow) (Info, error) {
 		var i Info
 		var d time.Time
-		err := r.Scan(&i.ID, &i.TechnicianID, &i.TechnicianName, &d, &i.CreatedAt, &i.ExpiresAt, &i.Revoked)
+		var generation int64
+		err := r.Scan(&i.ID, &i.TechnicianID, &generation, &d, &i.CreatedAt, &i.ExpiresAt, &i.Revoked)
 		i.Date = schedule.DateOf(d)
+		generations[i.ID] = generation
 		return i, err
 	}, `
-		SELECT l.id, l.technician_id, t.name, l.briefing_date, l.created_at, l.expires_at,
-		       l.revoked_at IS NOT NULL OR l.generation <> t.link_generation
+		SELECT l.id, l.technician_id, l.generation, l.briefing_date, l.created_at, l.expires_at, l.revoked_at IS NOT NULL
 		  FROM technician_day_links l
-		  JOIN technicians t ON t.org_id = l.org_id AND t.id = l.technician_id
 		 WHERE l.org_id = $1
 		   AND ($2::date IS NULL OR l.briefing_date = $2)
 		   AND ($3::bigint = 0 OR l.technician_id = $3)
 		 ORDER BY l.id DESC
 		 LIMIT $4`, orgID, date, f.TechnicianID, limit)
+	if err != nil || len(list) == 0 {
+		return list, err
+	}
+	ids := make([]int64, 0, len(list))
+	for _, i := range list {
+		ids = append(ids, i.TechnicianID)
+	}
+	holders, err := field.LinkHolders(ctx, q, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("day links of org %d: %w", orgID, err)
+	}
+	// A link of a technician deleted since the first read went with them.
+	kept := list[:0]
+	for _, i := range list {
+		h, ok := holders[i.TechnicianID]
+		if !ok {
+			continue
+		}
+		i.TechnicianName = h.Name
+		i.Revoked = i.Revoked || generations[i.ID] != h.Generation
+		kept = append(kept, i)
+	}
+	return kept, nil
 }

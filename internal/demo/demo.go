@@ -10,7 +10,6 @@ package demo
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 )
@@ -143,9 +143,9 @@ func seedOrg(ctx context.Context, store *tenants.Store, spec orgSpec, now time.T
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM orgs WHERE id = $1 FOR UPDATE`, org.ID); err != nil {
 			return fmt.Errorf("lock org: %w", err)
 		}
-		var jobs int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM jobs WHERE org_id = $1`, org.ID).Scan(&jobs); err != nil {
-			return fmt.Errorf("count jobs: %w", err)
+		_, jobs, err := field.Counts(ctx, tx, org.ID)
+		if err != nil {
+			return err
 		}
 		if jobs > 0 {
 			return nil
@@ -163,13 +163,8 @@ func seedOrg(ctx context.Context, store *tenants.Store, spec orgSpec, now time.T
 	if err := fillTechnicianEmails(ctx, store, org.ID, spec.techs); err != nil {
 		return s, err
 	}
-	err = store.DB.QueryRow(ctx, `
-		SELECT (SELECT count(*) FROM technicians WHERE org_id = $1), (SELECT count(*) FROM jobs WHERE org_id = $1)`,
-		org.ID).Scan(&s.Technicians, &s.Jobs)
-	if err != nil {
-		return s, fmt.Errorf("count field data: %w", err)
-	}
-	return s, nil
+	s.Technicians, s.Jobs, err = field.Counts(ctx, store.DB, org.ID)
+	return s, err
 }
 
 // ensureOrg finds the org by slug or creates it; a concurrent creator wins
@@ -221,9 +216,8 @@ func onlySeeded(ctx context.Context, store *tenants.Store, orgID int64) (bool, e
 // "Reading what changed").
 func fillTechnicianEmails(ctx context.Context, store *tenants.Store, orgID int64, crew []technician) error {
 	for _, t := range crew {
-		if _, err := store.DB.Exec(ctx, `UPDATE technicians SET email = $3, updated_at = now() WHERE org_id = $1 AND name = $2 AND email = ''`,
-			orgID, t.name, t.email); err != nil {
-			return fmt.Errorf("email of technician %s: %w", t.name, err)
+		if err := field.FillEmail(ctx, store.DB, orgID, t.name, t.email); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -236,11 +230,12 @@ func ensureTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []techn
 	if err != nil || len(ids) > 0 {
 		return ids, err
 	}
-	for _, t := range crew {
-		if _, err := tx.Exec(ctx, `INSERT INTO technicians (org_id, name, phone, email, language) VALUES ($1, $2, $3, $4, NULLIF($5, ''))`,
-			orgID, t.name, t.phone, t.email, t.language); err != nil {
-			return nil, fmt.Errorf("add technician %s: %w", t.name, err)
-		}
+	in := make([]field.TechnicianInput, len(crew))
+	for i, t := range crew {
+		in[i] = field.TechnicianInput{Name: t.name, Phone: t.phone, Email: t.email, Language: t.language}
+	}
+	if err := field.SeedTechnicians(ctx, tx, orgID, in); err != nil {
+		return nil, err
 	}
 	return activeTechnicians(ctx, tx, orgID, crew)
 }
@@ -254,52 +249,38 @@ func activeTechnicians(ctx context.Context, tx pgx.Tx, orgID int64, crew []techn
 	for i, t := range crew {
 		names[i] = t.name
 	}
-	rows, err := tx.Query(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND active
-		ORDER BY array_position($2::text[], name) NULLS LAST, created_at, id`, orgID, names)
-	if err != nil {
-		return nil, fmt.Errorf("list technicians: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("list technicians: %w", err)
-	}
-	return ids, nil
+	return field.ActiveTechnicianIDs(ctx, tx, orgID, names)
 }
 
 func insertJobs(ctx context.Context, tx pgx.Tx, orgID int64, techs []int64, jobs []job) error {
-	for _, j := range jobs {
-		var tech *int64
+	out := make([]field.Job, len(jobs))
+	for i, j := range jobs {
+		out[i] = field.Job{Customer: j.customer.name, Address: j.customer.address, ArrivalStart: j.start, ArrivalEnd: j.end,
+			Status: j.status, Notes: j.notes, CompletedAt: j.completedAt, JobType: j.kind, CustomerPhone: j.phone, Emergency: j.emergency}
 		if j.tech >= 0 {
-			tech = &techs[j.tech%len(techs)]
-		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO jobs (org_id, technician_id, customer, address, arrival_start, arrival_end, status, notes, completed_at,
-			                  job_type, customer_phone, emergency)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-			orgID, tech, j.customer.name, j.customer.address, j.start, j.end, j.status, j.notes, j.completedAt,
-			j.kind, j.phone, j.emergency)
-		if err != nil {
-			return fmt.Errorf("add job for %s: %w", j.customer.name, err)
+			out[i].TechnicianID = techs[j.tech%len(techs)]
 		}
 	}
-	return nil
+	return field.SeedJobs(ctx, tx, orgID, out)
 }
 
 // seedPerson creates the user when missing (an existing user keeps their
 // password) and adds the memberships they lack (existing roles are kept).
 func seedPerson(ctx context.Context, store *tenants.Store, users *accounts.Store, p person, orgIDs map[string]int64) (UserSummary, error) {
 	us := UserSummary{Email: p.email, Staff: p.staff}
-	var id int64
-	err := store.DB.QueryRow(ctx, `SELECT id, is_staff FROM users WHERE lower(email) = lower($1)`, p.email).Scan(&id, &us.Staff)
-	if errors.Is(err, pgx.ErrNoRows) {
-		u, err := users.UpsertUser(ctx, p.email, Password, p.staff)
-		if err != nil {
+	u, err := users.UserByEmail(ctx, p.email)
+	switch {
+	case err == nil:
+		us.Staff = u.IsStaff
+	case apperr.Code(err) == apperr.NotFound:
+		if u, err = users.UpsertUser(ctx, p.email, Password, p.staff); err != nil {
 			return us, err
 		}
-		id, us.Created = u.ID, true
-	} else if err != nil {
-		return us, fmt.Errorf("find user: %w", err)
+		us.Created = true
+	default:
+		return us, err
 	}
+	id := u.ID
 	have, err := store.Memberships(ctx, id)
 	if err != nil {
 		return us, err

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 )
 
@@ -76,16 +77,18 @@ func (s *Sender) capped(ctx context.Context, d deliveryRow) (bool, error) {
 // zone whose dates it counts by, the briefing's.
 func (s *Sender) dailyCap(ctx context.Context, d deliveryRow) (int, schedule.Zone, error) {
 	var zoneName string
-	var technicians int
 	var config []byte
 	err := s.DB.QueryRow(ctx, `
 		SELECT b.timezone,
-		       (SELECT count(*) FROM technicians t WHERE t.org_id = b.org_id AND t.active AND t.email <> ''),
 		       (SELECT c.config_json FROM org_module_configs c WHERE c.org_id = b.org_id AND c.module = $3)
 		  FROM ff_briefings b WHERE b.org_id = $1 AND b.id = $2`,
-		d.OrgID, d.BriefingID, schedule.Module).Scan(&zoneName, &technicians, &config)
+		d.OrgID, d.BriefingID, schedule.Module).Scan(&zoneName, &config)
 	if err != nil {
 		return 0, schedule.Zone{}, fmt.Errorf("briefing %d of delivery %d: %w", d.BriefingID, d.ID, err)
+	}
+	technicians, err := field.Reachable(ctx, s.DB, d.OrgID)
+	if err != nil {
+		return 0, schedule.Zone{}, fmt.Errorf("cap of delivery %d: %w", d.ID, err)
 	}
 	zone, err := schedule.LoadZone(zoneName)
 	if err != nil {

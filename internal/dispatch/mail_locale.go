@@ -2,16 +2,14 @@ package dispatch
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/views/briefview"
 )
 
@@ -22,16 +20,17 @@ import (
 // en-US org: es-US, 12-hour times). Emails are made in the worker, with no
 // request: the Localizer comes from the database alone.
 func Reader(ctx context.Context, q database.Querier, orgID, technicianID int64) (*i18n.Localizer, error) {
-	var orgLocale, lang string
-	if err := q.QueryRow(ctx, `SELECT locale FROM orgs WHERE id = $1`, orgID).Scan(&orgLocale); err != nil {
-		return nil, fmt.Errorf("locale of org %d: %w", orgID, err)
+	var lang string
+	orgLocale, err := tenants.Locale(ctx, q, orgID)
+	if err != nil {
+		return nil, err
 	}
 	if technicianID != 0 {
-		err := q.QueryRow(ctx, `SELECT coalesce(language, '') FROM technicians WHERE id = $1 AND org_id = $2`,
-			technicianID, orgID).Scan(&lang)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) { // a deleted technician reads the org's language
-			return nil, fmt.Errorf("language of technician %d: %w", technicianID, err)
+		c, _, err := field.ContactOf(ctx, q, orgID, technicianID) // a deleted technician reads the org's language
+		if err != nil {
+			return nil, err
 		}
+		lang = c.Language
 	}
 	return i18n.Resolve(lang, orgLocale, ""), nil
 }

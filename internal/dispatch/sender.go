@@ -18,6 +18,7 @@ import (
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
@@ -289,15 +290,14 @@ func (s *Sender) droppedAddress(ctx context.Context, d deliveryRow) (*delivery.E
 		}
 		return &delivery.Error{Permanent: true, Detail: "the address is no longer one of the recipients; not sent to it"}, nil
 	case d.Audience == AudienceTechnician && d.TechnicianID != 0:
-		var email string
-		err := s.DB.QueryRow(ctx, `SELECT email FROM technicians WHERE org_id = $1 AND id = $2`, d.OrgID, d.TechnicianID).Scan(&email)
-		if errors.Is(err, pgx.ErrNoRows) {
+		c, found, err := field.ContactOf(ctx, s.DB, d.OrgID, d.TechnicianID)
+		if err != nil {
+			return nil, fmt.Errorf("delivery %d: %w", d.ID, err)
+		}
+		if !found {
 			return &delivery.Error{Permanent: true, Detail: "the technician was deleted since; not sent"}, nil
 		}
-		if err != nil {
-			return nil, fmt.Errorf("technician %d of delivery %d: %w", d.TechnicianID, d.ID, err)
-		}
-		if !strings.EqualFold(email, d.Recipient) {
+		if !strings.EqualFold(c.Email, d.Recipient) {
 			return &delivery.Error{Permanent: true, Detail: "the technician's address has changed since; not sent to the old one"}, nil
 		}
 	}

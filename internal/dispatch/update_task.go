@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/updates"
 )
@@ -157,15 +158,18 @@ func fold(ctx context.Context, tx pgx.Tx, a updates.BriefingUpdateArgs, date sch
 	}
 	err = tx.QueryRow(ctx, `
 		SELECT b.id, b.timezone, coalesce(b.delivered_revision, b.revision, 0),
-		       (SELECT c.config_json FROM org_module_configs c WHERE c.org_id = b.org_id AND c.module = $3),
-		       coalesce(t.email, ''), coalesce(t.active, false)
+		       (SELECT c.config_json FROM org_module_configs c WHERE c.org_id = b.org_id AND c.module = $3)
 		  FROM ff_briefings b
-		  LEFT JOIN technicians t ON t.org_id = b.org_id AND t.id = $4
 		 WHERE b.org_id = $1 AND b.briefing_date = $2`,
-		a.OrgID, date.Time(), schedule.Module, a.TechnicianID).Scan(&b.id, &b.zone, &b.revision, &b.config, &b.email, &b.active)
+		a.OrgID, date.Time(), schedule.Module).Scan(&b.id, &b.zone, &b.revision, &b.config)
 	if err != nil {
 		return res, fmt.Errorf("briefing of org %d on %s: %w", a.OrgID, date, err)
 	}
+	contact, _, err := field.ContactOf(ctx, tx, a.OrgID, a.TechnicianID) // a deleted technician: no address, not active
+	if err != nil {
+		return res, err
+	}
+	b.email, b.active = contact.Email, contact.Active
 	items := updates.ForTechnician(rows)
 	announced, err := updates.UnannouncedRows(ctx, tx, a.OrgID, rows)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 )
 
@@ -179,11 +180,8 @@ func matchTechnicians(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID i
 	}
 	// Matched technicians without a reference are given one, so that the
 	// batch upsert (by reference) updates them; they keep it.
-	if _, err := tx.Exec(ctx, `
-		UPDATE technicians t SET external_ref = a.ref, updated_at = now()
-		  FROM unnest($2::bigint[], $3::text[]) AS a(id, ref)
-		 WHERE t.org_id = $1 AND t.id = a.id AND t.external_ref IS NULL`, orgID, assignIDs, assignRefs); err != nil {
-		return fmt.Errorf("give %d technicians of org %d a reference: %w", len(assignIDs), orgID, err)
+	if err := field.GiveReferences(ctx, tx, orgID, assignIDs, assignRefs); err != nil {
+		return err
 	}
 	// Its own audit entry: the batch's "field.technician.import" counts a
 	// technician whose only change is the reference as unchanged (the
@@ -301,31 +299,11 @@ func saveBaselines(ctx context.Context, tx pgx.Tx, orgID int64, k Kind, rows []p
 		for j, i := range batch {
 			refs[j], active[j] = rows[i].tech.ExternalRef, rows[i].planned.m.fileActive
 		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO technician_import_baselines AS b (org_id, technician_id, active)
-			SELECT $1, t.id, i.active
-			  FROM unnest($2::text[], $3::bool[]) AS i(ref, active)
-			  JOIN technicians t ON t.org_id = $1 AND t.external_ref = i.ref
-			ON CONFLICT (org_id, technician_id) DO UPDATE SET active = excluded.active
-			 WHERE b.active IS DISTINCT FROM excluded.active`, orgID, refs, active)
-		if err != nil {
-			return fmt.Errorf("import baselines of %d technicians: %w", len(batch), err)
-		}
-		return nil
+		return field.SetTechnicianBaselines(ctx, tx, orgID, refs, active)
 	}
 	techs, statuses := make([]int64, len(batch)), make([]string, len(batch))
 	for j, i := range batch {
 		refs[j], techs[j], statuses[j] = rows[i].job.ExternalRef, rows[i].planned.m.fileTech, rows[i].planned.m.fileStatus
 	}
-	_, err := tx.Exec(ctx, `
-		INSERT INTO job_import_baselines AS b (org_id, job_id, technician_id, status)
-		SELECT $1, j.id, nullif(i.tech, 0), i.status
-		  FROM unnest($2::text[], $3::bigint[], $4::text[]) AS i(ref, tech, status)
-		  JOIN jobs j ON j.org_id = $1 AND j.external_ref = i.ref
-		ON CONFLICT (org_id, job_id) DO UPDATE SET technician_id = excluded.technician_id, status = excluded.status
-		 WHERE (b.technician_id, b.status) IS DISTINCT FROM (excluded.technician_id, excluded.status)`, orgID, refs, techs, statuses)
-	if err != nil {
-		return fmt.Errorf("import baselines of %d jobs: %w", len(batch), err)
-	}
-	return nil
+	return field.SetJobBaselines(ctx, tx, orgID, refs, techs, statuses)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/schedule"
 )
@@ -31,15 +32,7 @@ const (
 )
 
 // storedTech is one of the org's technicians as matching needs it.
-type storedTech struct {
-	ID                      int64
-	Ref, Name, Email, Phone string
-	Language                string
-	Active                  bool
-	Version                 int64
-	BaseActive              *bool // what the last import set; nil: never imported since 00028
-	CreatedAt               time.Time
-}
+type storedTech struct{ field.ImportedTechnician }
 
 // label names a technician in a message: its reference, else its email,
 // else its name.
@@ -70,28 +63,13 @@ type techIndex struct {
 // the saving transaction (a technicians import that matches by email or
 // name must not meet a record changed under it).
 func loadTechnicians(ctx context.Context, q database.Querier, orgID int64, lock bool) (*techIndex, error) {
-	sql := `SELECT t.id, coalesce(t.external_ref, ''), t.name, t.email, t.phone, coalesce(t.language, ''), t.active, t.version, b.active, t.created_at
-		  FROM technicians t
-		  LEFT JOIN technician_import_baselines b ON b.org_id = t.org_id AND b.technician_id = t.id
-		 WHERE t.org_id = $1 ORDER BY t.id`
-	if lock {
-		sql += ` FOR UPDATE OF t`
-	}
-	rows, err := q.Query(ctx, sql, orgID)
+	imported, err := field.ImportedTechnicians(ctx, q, orgID, lock)
 	if err != nil {
-		return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
+		return nil, err
 	}
-	defer rows.Close()
-	var all []storedTech
-	for rows.Next() {
-		var t storedTech
-		if err := rows.Scan(&t.ID, &t.Ref, &t.Name, &t.Email, &t.Phone, &t.Language, &t.Active, &t.Version, &t.BaseActive, &t.CreatedAt); err != nil {
-			return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
-		}
-		all = append(all, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("technicians of org %d: %w", orgID, err)
+	all := make([]storedTech, len(imported))
+	for i, t := range imported {
+		all[i] = storedTech{t}
 	}
 	// Locked in id order (as every locker of several technicians), listed
 	// oldest first: a message naming two technicians names them in the
@@ -174,50 +152,13 @@ func (x *techIndex) resolve(v string) (int, Problem, bool) {
 
 // storedJob is one of the org's jobs a file names by reference, as it is
 // now and as the last import left its assignment and status.
-type storedJob struct {
-	ID                       int64
-	Customer, Address, Phone string
-	JobType, Notes, Status   string
-	Start, End               time.Time
-	Emergency                bool
-	TechnicianID             int64
-	TechnicianName           string
-	Version                  int64
-	Imported                 bool // has a baseline
-	BaseTechnicianID         int64
-	BaseStatus               string
-}
+type storedJob = field.ImportedJob
 
 // loadJobs reads the org's jobs with refs, locked for a save: the board's
 // quick changes wait until the import commits, so what the preview called
 // "changed in fieldbrief" cannot change under the save.
 func loadJobs(ctx context.Context, q database.Querier, orgID int64, refs []string, lock bool) (map[string]storedJob, error) {
-	sql := `SELECT j.external_ref, j.id, j.customer, j.address, j.customer_phone, j.job_type, j.notes, j.status,
-		       j.arrival_start, j.arrival_end, j.emergency, coalesce(j.technician_id, 0), j.version,
-		       b.job_id IS NOT NULL, coalesce(b.technician_id, 0), coalesce(b.status, '')
-		  FROM jobs j
-		  LEFT JOIN job_import_baselines b ON b.org_id = j.org_id AND b.job_id = j.id
-		 WHERE j.org_id = $1 AND j.external_ref = ANY($2)`
-	if lock {
-		sql += ` ORDER BY j.id FOR UPDATE OF j`
-	}
-	rows, err := q.Query(ctx, sql, orgID, refs)
-	if err != nil {
-		return nil, fmt.Errorf("jobs of org %d by reference: %w", orgID, err)
-	}
-	defer rows.Close()
-	out := make(map[string]storedJob, len(refs))
-	for rows.Next() {
-		var ref string
-		var j storedJob
-		if err := rows.Scan(&ref, &j.ID, &j.Customer, &j.Address, &j.Phone, &j.JobType, &j.Notes, &j.Status,
-			&j.Start, &j.End, &j.Emergency, &j.TechnicianID, &j.Version,
-			&j.Imported, &j.BaseTechnicianID, &j.BaseStatus); err != nil {
-			return nil, fmt.Errorf("jobs of org %d by reference: %w", orgID, err)
-		}
-		out[ref] = j
-	}
-	return out, rows.Err()
+	return field.ImportedJobs(ctx, q, orgID, refs, lock)
 }
 
 // lockImports serialises the saves of one org's imports (both kinds: a

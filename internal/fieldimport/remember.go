@@ -11,6 +11,7 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/locale"
+	"fieldbrief/internal/tenants"
 )
 
 // RememberedPerKind bounds import_columns: an org keeps the mappings of
@@ -94,9 +95,9 @@ func (s *Store) SetDelimiter(ctx context.Context, up Upload, d rune) error {
 // delimiter, the org's remembered mapping for its header row, and a cell
 // reader in the org's locale.
 func readUpload(ctx context.Context, q database.Querier, up Upload) (Table, *cellReader, error) {
-	var tag string
-	if err := q.QueryRow(ctx, `SELECT locale FROM orgs WHERE id = $1`, up.OrgID).Scan(&tag); err != nil {
-		return Table{}, nil, fmt.Errorf("locale of org %d: %w", up.OrgID, err)
+	tag, err := tenants.Locale(ctx, q, up.OrgID)
+	if err != nil {
+		return Table{}, nil, err
 	}
 	var lookupErr error
 	tab, err := readContent(up.Content, up.Kind, ReadOptions{

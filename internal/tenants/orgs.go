@@ -103,6 +103,15 @@ func (s *Store) OrgByID(ctx context.Context, id int64) (Org, error) {
 	return o, nil
 }
 
+// Locale is the org's locale (BCP 47) on q.
+func Locale(ctx context.Context, q database.Querier, orgID int64) (string, error) {
+	var tag string
+	if err := q.QueryRow(ctx, `SELECT locale FROM orgs WHERE id = $1`, orgID).Scan(&tag); err != nil {
+		return "", fmt.Errorf("locale of org %d: %w", orgID, err)
+	}
+	return tag, nil
+}
+
 // LockOrg serialises changes to an org's people (invites, roles,
 // removals) in tx; a missing org is NotFound.
 func LockOrg(ctx context.Context, tx pgx.Tx, orgID int64) error {

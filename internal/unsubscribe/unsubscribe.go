@@ -22,6 +22,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/text"
@@ -245,17 +246,15 @@ func (s *Store) signingKey(ctx context.Context, name string) ([]byte, error) {
 // technician's briefing email has the link too).
 func orgOf(ctx context.Context, q database.Querier, orgID int64, email string) (Result, error) {
 	res := Result{Email: email}
-	err := q.QueryRow(ctx, `
-		SELECT o.name, o.locale, coalesce((
-			SELECT t.language FROM technicians t
-			WHERE t.org_id = o.id AND lower(t.email) = lower($2) AND t.language IS NOT NULL
-			ORDER BY t.active DESC, t.created_at, t.id LIMIT 1), '')
-		FROM orgs o WHERE o.id = $1`, orgID, email).Scan(&res.OrgName, &res.OrgLocale, &res.Language)
+	err := q.QueryRow(ctx, `SELECT name, locale FROM orgs WHERE id = $1`, orgID).Scan(&res.OrgName, &res.OrgLocale)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Result{}, apperr.Errorf(apperr.NotFound, "The organisation this link was for no longer exists, so it sends you nothing.")
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("org %d of an unsubscribe link: %w", orgID, err)
+	}
+	if res.Language, err = field.LanguageByEmail(ctx, q, orgID, email); err != nil {
+		return Result{}, fmt.Errorf("an unsubscribe link: %w", err)
 	}
 	return res, nil
 }

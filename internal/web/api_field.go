@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
@@ -104,19 +103,8 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 		return err
 	}
 	input := technicianInputOf(in, ref)
-	ctx := c.Request().Context()
 	p := preconditionsOf(c)
-	var t field.Technician
-	var created bool
-	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if input.Version, err = p.onRef(ctx, tx, "technicians", apiToken(c).OrgID, ref); err != nil {
-			return err
-		}
-		if t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), apiToken(c).OrgID, input); err != nil {
-			return err
-		}
-		return p.created(created)
-	})
+	t, created, err := s.field.PutTechnicianByRef(c.Request().Context(), apiActor(c), apiToken(c).OrgID, input, p.onRef())
 	if err != nil {
 		return p.failed(c, err)
 	}
@@ -157,17 +145,7 @@ func (s *Server) apiPutJob(c echo.Context) error {
 		return err
 	}
 	p := preconditionsOf(c)
-	var j field.Job
-	var created bool
-	err = database.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		if input.Version, err = p.onRef(ctx, tx, "jobs", orgID, ref); err != nil {
-			return err
-		}
-		if j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
-			return err
-		}
-		return p.created(created)
-	})
+	j, created, err := s.field.PutJobByRef(ctx, apiActor(c), orgID, input, p.onRef())
 	if err != nil {
 		return p.failed(c, err)
 	}

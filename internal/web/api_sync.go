@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -57,12 +56,6 @@ func notModified(c echo.Context, etag string) (bool, error) {
 	c.Response().Header().Set("ETag", etag)
 	return true, c.NoContent(http.StatusNotModified)
 }
-
-// errCreatedMeanwhile: a PATCH found no record and creates one, but by its
-// insert another request had made it. The transaction is rolled back and
-// the PATCH runs again as a change of that record, so it never resets what
-// it does not name.
-var errCreatedMeanwhile = errors.New("the record was created by another request meanwhile")
 
 // missingForCreate lists the required members a merge patch lacks (or
 // sets to null) to make a record of its own.

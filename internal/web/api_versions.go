@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fieldbrief/internal/strictjson"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
@@ -129,21 +127,16 @@ func preconditionsOf(c echo.Context) *preconditions {
 	return &preconditions{match: ifMatchOf(c), noneMatch: ifNoneMatchOf(c)}
 }
 
-// onRef checks both against the org's record of table with the external
-// reference ref, locking it for the rest of tx so that nothing changes it
-// between the check and the write; the version to write at, 0 without
-// If-Match.
-func (p *preconditions) onRef(ctx context.Context, tx pgx.Tx, table string, orgID int64, ref string) (int64, error) {
-	if !p.match.present && !p.noneMatch.present {
-		return 0, nil
+// onRef holds a PUT by reference to both: field checks them against the
+// record with the reference, locked so that nothing changes it between the
+// check and the write (no read without either), and the write's outcome
+// against If-None-Match: *.
+func (p *preconditions) onRef() field.RefConditions {
+	cond := field.RefConditions{Created: p.created}
+	if p.match.present || p.noneMatch.present {
+		cond.Check = p.on
 	}
-	var id, version int64
-	err := tx.QueryRow(ctx, `SELECT id, version FROM `+table+` WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, orgID, ref).Scan(&id, &version)
-	exists := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("version of %s %q: %w", table, ref, err)
-	}
-	return p.on(exists, id, version)
+	return cond
 }
 
 // on checks both against a record read (and locked) by the caller.
@@ -312,34 +305,18 @@ func readPatch(c echo.Context, in any, bodyRef func() *string) (ref string, patc
 	return ref, patch, nulls, nil
 }
 
-// patchOrCreate runs a PATCH's transaction, once more if the record it
-// was about to create was made by another request meanwhile: the second
-// run changes that record, resetting nothing the patch does not name.
-func (s *Server) patchOrCreate(ctx context.Context, write func(tx pgx.Tx) error) error {
-	err := database.BeginFunc(ctx, s.db, write)
-	if errors.Is(err, errCreatedMeanwhile) {
-		err = database.BeginFunc(ctx, s.db, write)
-	}
-	return err
-}
-
-// patchTarget is what a PATCH writes over: the stored record, locked, or,
-// for a reference nobody has, nothing (exists false), which the patch may
-// create when it is a whole record (If-Match then fails: it names a
-// record). notFound is the store's refusal, kept for a patch that is not
-// whole.
-func patchTarget(p *preconditions, found error, id, version int64, missing []string, notFound func(missing []string) error) (exists bool, err error) {
-	if found != nil && apperr.Code(found) != apperr.NotFound {
-		return false, found
-	}
-	exists = found == nil
+// checkPatchTarget checks what a PATCH writes over: the stored record,
+// locked, or, for a reference nobody has, nothing (exists false), which the
+// patch may create when it is a whole record (If-Match then fails: it names
+// a record). notFound is the refusal of a patch that is not whole.
+func checkPatchTarget(p *preconditions, exists bool, id, version int64, missing []string, notFound func(missing []string) error) error {
 	if _, err := p.on(exists, id, version); err != nil {
-		return exists, err
+		return err
 	}
 	if !exists && len(missing) > 0 {
-		return false, notFound(missing)
+		return notFound(missing)
 	}
-	return exists, nil
+	return nil
 }
 
 // apiPatchTechnician changes the members of a technician a merge patch
@@ -354,31 +331,22 @@ func (s *Server) apiPatchTechnician(c echo.Context) error {
 		return err
 	}
 	p := preconditionsOf(c)
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	var t field.Technician
-	var created bool
-	err = s.patchOrCreate(ctx, func(tx pgx.Tx) error {
-		cur, err := field.TechnicianByRef(ctx, tx, orgID, ref, true)
-		exists, err := patchTarget(p, err, cur.ID, cur.Version, missingForCreate(patch, nulls, "name"), func(missing []string) error {
-			return apperr.Errorf(apperr.NotFound,
-				"No technician has the reference %q. A PATCH creates one only from a whole record: send %s too.", ref, strings.Join(missing, ", "))
+	t, created, err := s.field.EditTechnicianByRef(c.Request().Context(), apiActor(c), apiToken(c).OrgID, ref,
+		func(cur *field.Technician) (field.TechnicianInput, error) {
+			input := field.TechnicianInput{ExternalRef: ref, Active: true}
+			var id, version int64
+			if cur != nil {
+				input, id, version = cur.Input(), cur.ID, cur.Version // at cur.Version, which the lock keeps
+			}
+			if err := checkPatchTarget(p, cur != nil, id, version, missingForCreate(patch, nulls, "name"), func(missing []string) error {
+				return apperr.Errorf(apperr.NotFound,
+					"No technician has the reference %q. A PATCH creates one only from a whole record: send %s too.", ref, strings.Join(missing, ", "))
+			}); err != nil {
+				return input, err
+			}
+			applyTechnicianPatch(&input, patch, in)
+			return input, nil
 		})
-		if err != nil {
-			return err
-		}
-		input := field.TechnicianInput{ExternalRef: ref, Active: true}
-		if exists {
-			input = cur.Input() // at cur.Version, which the lock keeps
-		}
-		applyTechnicianPatch(&input, patch, in)
-		if t, created, err = field.UpsertTechnicianByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
-			return err
-		}
-		if !exists && !created {
-			return errCreatedMeanwhile
-		}
-		return nil
-	})
 	if err != nil {
 		return p.failed(c, err)
 	}
@@ -408,36 +376,27 @@ func (s *Server) apiPatchJob(c echo.Context) error {
 		return err
 	}
 	p := preconditionsOf(c)
-	var j field.Job
 	var warnings []string
-	var created bool
-	err = s.patchOrCreate(ctx, func(tx pgx.Tx) error {
+	j, created, err := s.field.EditJobByRef(ctx, apiActor(c), orgID, ref, func(cur *field.Job) (field.JobInput, error) {
 		warnings = nil
-		cur, err := field.JobByRef(ctx, tx, orgID, ref, true)
-		exists, err := patchTarget(p, err, cur.ID, cur.Version, missingForCreate(patch, nulls, "customer", "arrival_start", "arrival_end"),
+		input := field.JobInput{ExternalRef: ref}
+		var id, version int64
+		if cur != nil {
+			input, id, version = cur.Input(), cur.ID, cur.Version
+		}
+		if err := checkPatchTarget(p, cur != nil, id, version, missingForCreate(patch, nulls, "customer", "arrival_start", "arrival_end"),
 			func(missing []string) error {
 				return apperr.Errorf(apperr.NotFound,
 					"No job has the reference %q. A PATCH creates one only from a whole record: send %s too.", ref, strings.Join(missing, ", "))
-			})
-		if err != nil {
-			return err
-		}
-		input := field.JobInput{ExternalRef: ref}
-		if exists {
-			input = cur.Input()
+			}); err != nil {
+			return input, err
 		}
 		var bad map[string]string
 		bad, warnings = applyJobPatch(&input, patch, nulls, in, loc)
 		if len(bad) > 0 {
-			return &field.ValidationError{Fields: bad}
+			return input, &field.ValidationError{Fields: bad}
 		}
-		if j, created, err = field.UpsertJobByRef(ctx, tx, apiActor(c), orgID, input); err != nil {
-			return err
-		}
-		if !exists && !created {
-			return errCreatedMeanwhile
-		}
-		return nil
+		return input, nil
 	})
 	if err != nil {
 		return p.failed(c, err)
