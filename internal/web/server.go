@@ -28,9 +28,9 @@ import (
 	"fieldbrief/internal/flags"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/tokens"
-	"fieldbrief/internal/webhooks"
 	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/webhooks"
 )
 
 // Server holds the dependencies handlers use.
