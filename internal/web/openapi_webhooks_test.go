@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +95,14 @@ func TestOpenAPIWebhooksDescribeTheEvents(t *testing.T) {
 		Changes: []dispatch.UpdateChange{{JobID: 7, Kind: "changed", Fields: []string{"status"}, Before: &before, After: after, TechnicianIDs: []int64{3}}}}})
 	require.NoError(t, err)
 	require.Equal(t, "briefing.updated", check(body))
+
+	// docs/api.md's example event.
+	md, err := os.ReadFile("../../docs/api.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(md), "\n## Events\n")
+	require.True(t, ok)
+	_, example, ok := strings.Cut(section, "```json\n")
+	require.True(t, ok)
+	example, _, _ = strings.Cut(example, "```")
+	require.Equal(t, "job.updated", check([]byte(example)))
 }
