@@ -224,8 +224,9 @@ const maxOrgsPerPass = 200
 // want it: the event's body is made and kept (every retry sends the same
 // bytes), a delivery is recorded per endpoint, and a River task per
 // endpoint and record sends them, all in one transaction per org and batch.
-// Several workers may run it at once: an event is claimed by one UPDATE, so
-// it is handed over once. It returns how many events it handed over.
+// Several workers may run it at once: an event is claimed by one UPDATE
+// whose own WHERE says "not claimed yet" (a worker that waited for another's
+// claim re-reads the row and skips it), so it is handed over once. It returns how many events it handed over.
 func Dispatch(ctx context.Context, db *pgxpool.Pool, log *slog.Logger, now time.Time) (int, error) {
 	rows, err := db.Query(ctx, `SELECT DISTINCT org_id FROM webhook_events WHERE dispatched_at IS NULL LIMIT $1`, maxOrgsPerPass)
 	if err != nil {
@@ -275,8 +276,8 @@ func dispatchOrg(ctx context.Context, db *pgxpool.Pool, orgID int64, now time.Ti
 	err = database.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			UPDATE webhook_events SET dispatched_at = $2
-			 WHERE org_id = $1 AND id IN (SELECT id FROM webhook_events WHERE org_id = $1 AND dispatched_at IS NULL
-			                               ORDER BY id LIMIT $3)
+			 WHERE org_id = $1 AND dispatched_at IS NULL
+			   AND id IN (SELECT id FROM webhook_events WHERE org_id = $1 AND dispatched_at IS NULL ORDER BY id LIMIT $3)
 			RETURNING id, record_id, seq, uid, type, record_kind, old_row, new_row, occurred_at`, orgID, now, dispatchBatch)
 		if err != nil {
 			return fmt.Errorf("claim events of org %d: %w", orgID, err)

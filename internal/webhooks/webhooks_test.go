@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/rivertype"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
@@ -410,3 +411,40 @@ func TestNoEndpointNoEventsAndPrune(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestDispatchHandsEachEventOverOnce: workers hand events over at the same
+// time; each event gets one delivery per endpoint and one body, whoever
+// claimed it, and an import of many rows in one statement is captured
+// row by row.
+func TestDispatchHandsEachEventOverOnce(t *testing.T) {
+	f := setup(t)
+	f.endpoint(f.orgA, "https://hooks.example.com/a", webhooks.JobCreated)
+	f.endpoint(f.orgA, "https://hooks.example.com/b", webhooks.JobCreated, webhooks.JobUpdated)
+	const n = 1200 // more than two batches
+	_, err := f.db.Exec(f.ctx, `
+		INSERT INTO jobs (org_id, customer, arrival_start, arrival_end)
+		SELECT $1, 'Customer ' || i, '2026-03-09T13:00Z', '2026-03-09T15:00Z' FROM generate_series(1, $2::int) i`, f.orgA, n)
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	counts := make([]int, 3)
+	for i := range counts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := webhooks.Dispatch(f.ctx, f.db, slog.New(slog.DiscardHandler), time.Now())
+			assert.NoError(t, err)
+			counts[i] = got
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, n, counts[0]+counts[1]+counts[2])
+	var deliveries, distinct, undispatched int
+	require.NoError(t, f.db.QueryRow(f.ctx, `
+		SELECT count(*), count(DISTINCT (endpoint_id, event_id)),
+		       (SELECT count(*) FROM webhook_events WHERE payload IS NULL OR dispatched_at IS NULL)
+		  FROM webhook_deliveries WHERE org_id = $1`, f.orgA).Scan(&deliveries, &distinct, &undispatched))
+	require.Equal(t, 2*n, deliveries)
+	require.Equal(t, 2*n, distinct)
+	require.Zero(t, undispatched)
+}
