@@ -70,12 +70,37 @@ func (h *DeliverHandler) now() time.Time {
 // that fails for good (a permanent answer, or MaxAttempts used) lets the
 // next go.
 func (h *DeliverHandler) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	start := time.Now()
 	for {
 		done, err := h.next(ctx, job)
 		if err != nil || done {
 			return err
 		}
+		if time.Since(start) > workFor {
+			// A long stream (an import that changed one record many times)
+			// goes on in a new task rather than run into the timeout.
+			return h.continueStream(ctx, job.Args)
+		}
 	}
+}
+
+// workFor is how long a task sends before a new task takes the rest of
+// its stream; a send takes at most 10 s, so the task stays well within
+// its Timeout.
+const workFor = time.Minute
+
+// continueStream inserts a task for the rest of a stream.
+func (h *DeliverHandler) continueStream(ctx context.Context, a DeliverArgs) error {
+	inserter, err := database.InsertClient()
+	if err != nil {
+		return err
+	}
+	return database.BeginFunc(ctx, h.DB, func(tx pgx.Tx) error {
+		if _, err := inserter.InsertTx(ctx, tx, a, nil); err != nil {
+			return fmt.Errorf("continue deliveries of %s %d to endpoint %d: %w", a.RecordKind, a.RecordID, a.EndpointID, err)
+		}
+		return nil
+	})
 }
 
 // head is a stream's oldest pending delivery with what sending it needs.
