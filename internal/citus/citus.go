@@ -53,6 +53,7 @@ var Tables = []Table{
 	dist("technician_import_baselines"), dist("job_import_baselines"), dist("technician_day_links"),
 	dist("ff_briefings"), dist("ff_briefing_revisions"), dist("ff_briefing_runs"),
 	dist("ff_briefing_requests"), dist("ff_briefing_updates"), dist("ff_job_changes"), dist("field_tombstones"),
+	dist("webhook_endpoints"), dist("webhook_events"), dist("webhook_deliveries"),
 	dist("ff_deliveries"), dist("ff_delivery_attempts"), dist("org_daily_emails"),
 	local("audit_log"), local("mail_outbox"), local("sessions"), local("password_resets"),
 	local("login_failures"), local("login_clients"), local("app_signing_keys"), local("ff_worker_heartbeats"),

@@ -140,6 +140,13 @@ func (s *Server) routes() {
 	org.GET("/settings/api-tokens", s.apiTokensPage, s.requireAdmin)
 	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
 	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)
+	org.GET("/settings/webhooks", s.webhookEndpointsPage, s.requireAdmin)
+	org.POST("/settings/webhooks", s.webhookEndpointCreate, s.requireAdmin, checkCSRF)
+	org.GET("/settings/webhooks/:id", s.webhookEndpointPage, s.requireAdmin)
+	org.POST("/settings/webhooks/:id", s.webhookEndpointUpdate, s.requireAdmin, checkCSRF)
+	org.POST("/settings/webhooks/:id/delete", s.webhookEndpointDelete, s.requireAdmin, checkCSRF)
+	org.POST("/settings/webhooks/:id/secret", s.webhookEndpointSecret, s.requireAdmin, checkCSRF)
+	org.POST("/settings/webhooks/:id/rotate", s.webhookEndpointRotate, s.requireAdmin, checkCSRF)
 
 	// The JSON API (docs/api.md): bearer token and per-token rate limit on
 	// each route, not on the group, so an unknown path or method is the

@@ -118,6 +118,13 @@ var routeTable = []struct {
 	{"GET", "/orgs/:slug/settings/api-tokens", admin},
 	{"POST", "/orgs/:slug/settings/api-tokens", admin},
 	{"POST", "/orgs/:slug/settings/api-tokens/:id/revoke", admin},
+	{"GET", "/orgs/:slug/settings/webhooks", admin},
+	{"POST", "/orgs/:slug/settings/webhooks", admin},
+	{"GET", "/orgs/:slug/settings/webhooks/:id", admin},
+	{"POST", "/orgs/:slug/settings/webhooks/:id", admin},
+	{"POST", "/orgs/:slug/settings/webhooks/:id/delete", admin},
+	{"POST", "/orgs/:slug/settings/webhooks/:id/secret", admin},
+	{"POST", "/orgs/:slug/settings/webhooks/:id/rotate", admin},
 	{"GET", "/api/v1/org", apiBearer},
 	{"GET", "/api/v1/technicians/by-id/:id", apiBearer},
 	{"PUT", "/api/v1/technicians/by-id/:id", apiBearer},
@@ -256,6 +263,8 @@ func skipInMatrix(path string) bool {
 	case "/healthz", "/readyz", "/metrics", "/login", "/logout":
 		return true
 	case "/orgs/:slug/members/:user/remove": // ends the person's sessions: members_test.go
+		return true
+	case "/orgs/:slug/settings/webhooks/:id/delete": // removes the endpoint the other routes use: webhook_endpoints_test.go
 		return true
 	case "/t/:token": // public, its token the authority: daylink_test.go
 		return true
@@ -413,10 +422,15 @@ func routeMatrix(t *testing.T, f *fixture) {
 	seedField(t, f)
 	seedUpload(t, f)
 	seedPeople(t, f)
+	// Webhook endpoint number 1 of acme, for its page, edit, secret and rotation.
+	_, err := f.db.Exec(context.Background(), `
+		INSERT INTO webhook_endpoints (org_id, id, slot, url, secret, events)
+		VALUES ($1, 1, 1, 'https://hooks.example.com/matrix', $2, '{job.created}')`, f.orgA.ID, delivery.NewWebhookSecret())
+	require.NoError(t, err)
 	dispatcher := f.member(f.orgA, "dispatcher@acme.test", tenants.RoleDispatcher)
 	// An upload is its uploader's alone (another's is 404): the dispatcher
 	// previews and saves their own, number 2.
-	_, err := f.db.Exec(context.Background(), `
+	_, err = f.db.Exec(context.Background(), `
 		INSERT INTO csv_uploads (id, org_id, user_id, kind, filename, content, sha256, created_at, expires_at)
 		VALUES ('2', $1, $2, 'jobs', 'jobs.csv', $3, '', $4, $5)`,
 		f.orgA.ID, dispatcher.ID, fieldimport.Template(fieldimport.Jobs), f.clock.Now(), f.clock.Now().Add(fieldimport.UploadTTL))

@@ -30,6 +30,7 @@ import (
 	"fieldbrief/internal/tokens"
 	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/webhooks"
 )
 
 // Server holds the dependencies handlers use.
@@ -41,6 +42,7 @@ type Server struct {
 	tenants        *tenants.Store
 	accounts       *accounts.Store
 	tokens         *tokens.Store
+	webhooks       *webhooks.Store
 	audit          *audit.Store
 	flags          *flags.Store
 	unsubscribes   *unsubscribe.Store
@@ -109,6 +111,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// in the staff-readable outbox, so they are refused (docs/security.md, "Account emails and the staff outbox").
 		accounts:     &accounts.Store{DB: db, MailOff: cfg.Production && cfg.SMTPURL == ""},
 		tokens:       &tokens.Store{DB: db},
+		webhooks:     &webhooks.Store{DB: db, AllowPrivate: cfg.AllowPrivateWebhooks},
 		audit:        &audit.Store{DB: db},
 		flags:        &flags.Store{DB: db},
 		unsubscribes: &unsubscribe.Store{DB: db},

@@ -90,6 +90,8 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 	if err != nil {
 		return res, err
 	}
+	// Job and technician events waiting for their endpoints go out too.
+	w.dispatchEventsOnce(ctx)
 	stallLimit := max(wait, rescueWithin) + onceStallSlack
 	var seen string
 	lastChange, lastRestart := time.Now(), time.Now()

@@ -28,6 +28,7 @@ import (
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/history"
 	"fieldbrief/internal/tick"
+	"fieldbrief/internal/webhooks"
 )
 
 // DefaultTaskRetention is how long River keeps finished tasks (completed,
@@ -134,6 +135,8 @@ type Worker struct {
 	cron    *cron.Cron
 	// stopTicks cuts off a tick still running when Stop's grace ends.
 	stopTicks   context.CancelFunc
+	stopEvents  context.CancelFunc // ends dispatchEvents
+	eventsDone  chan struct{}
 	stopWatch   context.CancelFunc // ends watchRiver
 	watchDone   chan struct{}
 	metricsDone chan struct{}
@@ -199,6 +202,7 @@ func (w *Worker) build(periodic bool) error {
 	sender := w.sender()
 	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
 	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
+	register(handlers, &w.kinds, &webhooks.DeliverHandler{DB: w.DB, Client: sender.Webhooks, Log: w.Log, Now: w.now})
 	register(handlers, &w.kinds, &dispatch.UpdateHandler{DB: w.DB, Log: w.Log, Now: w.now, Delay: w.UpdateDelay})
 	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now,
 		Production: w.Production})
@@ -282,6 +286,9 @@ func (w *Worker) Start(ctx context.Context) error {
 		return errors.Join(fmt.Errorf("schedule tick: %w", err), w.stopRiver(ctx))
 	}
 	w.cron.Start()
+	eventsCtx, stopEvents := context.WithCancel(context.WithoutCancel(ctx))
+	w.stopEvents, w.eventsDone = stopEvents, make(chan struct{})
+	go w.dispatchEvents(eventsCtx)
 	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	w.stopWatch, w.watchDone = stopWatch, make(chan struct{})
 	go w.watchRiver(watchCtx, ctx)
@@ -349,6 +356,10 @@ func (w *Worker) endLifeline(ctx context.Context) {
 // lifelineSilence (River's rescuer, after rescueStuckJobsAfter, is the
 // backstop). A clean stop removes this process's heartbeat row.
 func (w *Worker) Stop(ctx context.Context) error {
+	if w.stopEvents != nil {
+		w.stopEvents()
+		<-w.eventsDone
+	}
 	if w.stopWatch != nil {
 		w.stopWatch()
 		<-w.watchDone
