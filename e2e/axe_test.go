@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/fieldimport"
@@ -23,6 +24,7 @@ import (
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/internal/web"
+	"fieldbrief/internal/webhooks"
 )
 
 // axeSource is axe-core, vendored for this test only (testdata/axe/README.md).
@@ -58,6 +60,8 @@ var axePages = []axePage{
 	{"admin", "/orgs/{org}/briefings/{failed}", 200},
 	{"admin", "/orgs/{org}/settings/fieldforce", 200},
 	{"admin", "/orgs/{org}/settings/api-tokens", 200},
+	{"admin", "/orgs/{org}/settings/webhooks", 200},
+	{"admin", "/orgs/{org}/settings/webhooks/{endpoint}", 200},     // with its delivery log
 	{"admin", "/orgs/{org}/settings/fieldforce/tests/{test}", 200}, // a test email kept in the outbox
 	{"admin", "/orgs/{org}/technicians", 200},
 	{"admin", "/orgs/{org}/technicians/{technician}", 200},
@@ -252,6 +256,11 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 	u, err := url.Parse(unsub)
 	e.must("read the unsubscribe link", err)
 	fx["unsubscribe"] = url.QueryEscape(u.Query().Get("t"))
+
+	ep, err := (&webhooks.Store{DB: e.db}).Create(e.ctx, audit.System, org.ID, webhooks.EndpointInput{
+		URL: "https://hooks.example.test/fieldbrief", Description: "CRM sync", Events: webhooks.EventTypes})
+	e.must("add a webhook endpoint", err)
+	fx["endpoint"] = strconv.FormatInt(ep.ID, 10)
 
 	only := os.Getenv("AXE_ONLY") // a substring of the paths to check, while fixing a page
 	var pages []axePage
