@@ -63,6 +63,10 @@ type Replica struct {
 	Primary    *pgxpool.Pool // where the primary's WAL position is read
 	MaxLag     time.Duration
 	CheckEvery time.Duration // DefaultReplicaCheckEvery when 0
+	// CheckTimeout bounds one check (replicaCheckTimeout when 0): a
+	// replica slower than that to say how far behind it is counts as
+	// unreachable.
+	CheckTimeout time.Duration
 
 	mu       sync.Mutex
 	state    ReplicaState
@@ -140,7 +144,11 @@ func (r *Replica) LastError() error {
 // is a replica whose receiver says it is not streaming — a status only
 // roles with pg_read_all_stats can see; for others the positions tell.
 func (r *Replica) check(ctx context.Context) (ReplicaState, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), replicaCheckTimeout)
+	bound := r.CheckTimeout
+	if bound <= 0 {
+		bound = replicaCheckTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
 	defer cancel()
 	at := time.Now()
 	primary, err := primaryWritten(ctx, r.Primary)
