@@ -14,7 +14,7 @@ PORT         ?= 8080
 IMAGE        ?= fieldbrief:dev
 # go test -timeout: a guard against a hung test, not a bound on a slow machine
 # (docs/testing.md, "How make test schedules them").
-TEST_TIMEOUT ?= 15m
+TEST_TIMEOUT ?= 30m
 # make test: packages tested at once, parallel tests in each; the slowest
 # packages, started first (measured: docs/benchmarks.md, "The test suite").
 TEST_P        ?= 3

@@ -65,7 +65,7 @@ func TestEmailsInTheReadersLanguage(t *testing.T) {
 	require.Contains(t, text, "Zona horaria: "+locale.Nearest("es-US").ZoneName("America/Chicago", now)+" · America/Chicago\n")
 	require.Contains(t, text, "SUS TRABAJOS (2)\n")
 	require.Contains(t, text, "- 8:00–10:00\u202fa.m. CST  Dogwood Bakery\n")
-	require.Contains(t, text, "  programado\n")
+	require.Contains(t, text, "  Programado\n")
 	require.Contains(t, text, "Abra su día en el teléfono: https://app.fieldbrief.test/t/")
 	require.Contains(t, html, `<html lang="es-US">`)
 	require.Contains(t, html, ">Abrir su día</a>")

@@ -360,7 +360,7 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 	_, texts := a.mail("ana@alpha.test")
 	require.Len(t, texts, 2)
 	require.Contains(t, texts[1], "CANCELLED")
-	require.Contains(t, texts[1], "Status: scheduled → cancelled")
+	require.Contains(t, texts[1], "Status: Scheduled → Cancelled")
 	require.Len(t, b.sink.Messages(), 2, "beta's technicians hear nothing")
 	require.Len(t, b.hook.types(), 1)
 	require.Equal(t, []string{"sent"}, f.updateOutcomes(a.org))
@@ -397,7 +397,7 @@ func TestUpdatesAtMostEvery15Minutes(t *testing.T) {
 	d.run()
 	_, texts = d.mail("ana@gap.test")
 	require.Len(t, texts, 3)
-	require.Contains(t, texts[2], "Status: on hold → scheduled")
+	require.Contains(t, texts[2], "Status: On hold → Scheduled")
 	require.Equal(t, []string{"sent", "sent"}, f.updateOutcomes(d.org))
 }
 
