@@ -120,7 +120,7 @@ test: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet, staticcheck and
 	wait $$e2e || rc=$$?
 	exit $$rc
 
-CITUS_TIMEOUT ?= 20m
+CITUS_TIMEOUT ?= 40m
 test-citus: ## The product on a real Citus cluster (a coordinator and two workers; needs ../shared/citus/install.sh run as root, as .ci/run does)
 	@scripts/need-postgres.sh
 	export DATABASE_URL="$$(scripts/pg.sh postgres)"

@@ -143,10 +143,13 @@ func (c *Citus) AddWorker(t testing.TB) int {
 }
 
 // Query runs sql on a database of the coordinator and returns its rows as
-// text, for assertions on Citus's metadata.
+// text, for assertions on Citus's metadata. Its bound is a guard against a
+// statement that never returns, not a timing: a rebalance onto a new
+// worker (citus_rebalance_wait) moves every co-located shard group and
+// took past 2 minutes on a busy 2-core machine.
 func (c *Citus) Query(t testing.TB, url, sql string, args ...any) [][]string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
