@@ -137,12 +137,23 @@ const (
 // the window's scheduled dates in one pass first (ff_briefings_scheduled_
 // date_idx) and looks them up in Go; joining them in SQL cost PostgreSQL a
 // hash of every org on its one core while the tick's core waited.
+//
+// The per-org lookup bounds the dates by a row comparison led by org_id,
+// which only ff_briefings_scheduled_idx (org_id, briefing_date) can use as
+// its range: written as "briefing_date BETWEEN", the date-led index was as
+// usable, and once the window's dates were past what ANALYZE last saw (a
+// UTC midnight; the indexes are partial, so PostgreSQL cannot look up the
+// real newest date) the planner expected no rows there and took it: every
+// org's lookup walked the window's whole range, 5.5 s a tick instead of
+// 27 ms at 1M orgs (docs/benchmarks.md, "Figures that explained a choice
+// in the code"). The org_id equality stays for Citus, which pushes a
+// correlated subquery down only on an equality of the distribution column.
 const (
 	datesPerOrg = `,
        (SELECT coalesce(bit_or(1 << (b.briefing_date - $3::date)), 0)
           FROM ff_briefings b
          WHERE b.org_id = om.org_id
-           AND b.briefing_date BETWEEN $3::date AND $4::date
+           AND (b.org_id, b.briefing_date) BETWEEN (om.org_id, $3::date) AND (om.org_id, $4::date)
            AND b.scheduled_at IS NOT NULL)`
 	fullDatesSQL = `
 SELECT b.org_id, bit_or(1 << (b.briefing_date - $1::date))
