@@ -97,7 +97,8 @@ test: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet, staticcheck and
 	@scripts/need-postgres.sh
 	scripts/need-chromium.sh
 	scripts/need-pgbouncer.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	# The suite's own throwaway cluster, in RAM (docs/testing.md, "The suite's PostgreSQL").
+	export DATABASE_URL="$$(scripts/test-pg.sh)"
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
 	echo "==> go vet ./..."
 	$(GO) vet ./...

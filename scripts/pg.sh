@@ -57,7 +57,8 @@ ensure_db() {
 
 url() { echo "postgres://postgres@127.0.0.1:$1/$db?sslmode=disable"; }
 
-if answers "$probe_port"; then
+# PG_PROBE_PORT=0 looks for no server: our own cluster (scripts/test-pg.sh).
+if [[ $probe_port != 0 ]] && answers "$probe_port"; then
 	ensure_db "$probe_port"
 	url "$probe_port"
 	exit 0

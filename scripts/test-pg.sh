@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Prints the DATABASE_URL `make test` runs the suite against, on stdout
+# (messages go to stderr):
+#
+#   1. DATABASE_URL set  → printed as is (the suite runs where you say).
+#   2. server binaries   → the suite's own throwaway cluster (scripts/pg.sh
+#                          on port $PG_TEST_PORT, default 55434), its data in
+#                          RAM (/dev/shm) when that is a tmpfs with room,
+#                          else under .pgdata-test/; started or reused.
+#   3. otherwise         → scripts/pg.sh as `make run` uses it (a server on
+#                          127.0.0.1:5432).
+#
+# Why a cluster of its own (docs/testing.md, "The suite's PostgreSQL"):
+# every test has a database of its own, and PostgreSQL 15 ends each DROP
+# DATABASE with a checkpoint; on a server that keeps its files on disk with
+# fsync on (the machine's, at default settings), about a thousand
+# checkpoints a run, each flushing every other test's writes, made the
+# suite wait on the disk. The suite's cluster keeps nothing worth keeping:
+# no fsync, no full-page writes, its files in RAM.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+say() { echo "test-pg.sh: $*" >&2; }
+
+if [[ -n ${DATABASE_URL:-} ]]; then
+	echo "$DATABASE_URL"
+	exit 0
+fi
+
+# shellcheck source=scripts/pg-lib.sh
+source "$root/scripts/pg-lib.sh"
+if ! pg_bin >/dev/null; then
+	say "no PostgreSQL server binaries here for the suite's own cluster: using what scripts/pg.sh finds"
+	exec "$root/scripts/pg.sh" postgres
+fi
+
+# RAM when /dev/shm is a tmpfs with at least 4 GiB free (a run's databases
+# come and go: some 30 live at once, 25 MB each).
+dir=$root/.pgdata-test
+if [[ -z ${PG_TEST_DIR:-} ]] && [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpfs ]] &&
+	(($(df -Pk /dev/shm | awk 'NR == 2 {print $4}') >= 4 * 1024 * 1024)); then
+	# One per checkout and user: two checkouts' suites never share one.
+	dir=/dev/shm/fieldbrief-test-$(id -u)-$(printf '%s' "$root" | cksum | cut -d' ' -f1)
+fi
+dir=${PG_TEST_DIR:-$dir}
+
+PG_PROBE_PORT=0 PG_LOCAL_PORT=${PG_TEST_PORT:-55434} PG_DATA_DIR=$dir exec "$root/scripts/pg.sh" postgres
