@@ -202,7 +202,7 @@ func TestUpdateAfterReassignment(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("reassign", nil)
 
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, time.Now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
 		"one change for each of the two technicians")
@@ -259,7 +259,7 @@ func TestFiveQuickEditsMakeOneUpdate(t *testing.T) {
 		in.Version = 0 // five saves in a row of the job as first read: each the newest (docs/versions.md)
 		in.ArrivalStart, in.ArrivalEnd = d.at(22, 10*i), d.at(23, 10*i)
 		in.Address = "700 Congress Ave"
-		_, err := d.field.UpdateJob(f.Ctx, admin, d.org, d.anaJob, in)
+		_, err := d.field.UpdateJob(f.Ctx, admin, time.Now(), d.org, d.anaJob, in)
 		require.NoError(t, err)
 	}
 	require.Equal(t, 5, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1`, d.org))
@@ -287,21 +287,21 @@ func TestChangeOnDayNotSentMakesNoUpdate(t *testing.T) {
 	fs := d.field
 	// Tomorrow's briefing has not gone out: its changes go in it.
 	tomorrow := d.at(22, 0).AddDate(0, 0, 1)
-	j, err := fs.CreateJob(f.Ctx, admin, d.org, field.JobInput{Customer: "Tomorrow's customer", ArrivalStart: tomorrow,
+	j, err := fs.CreateJob(f.Ctx, admin, time.Now(), d.org, field.JobInput{Customer: "Tomorrow's customer", ArrivalStart: tomorrow,
 		ArrivalEnd: tomorrow.Add(time.Hour), TechnicianID: d.ana})
 	require.NoError(t, err)
-	_, err = fs.Assign(f.Ctx, admin, d.org, j.ID, d.ben)
+	_, err = fs.Assign(f.Ctx, admin, time.Now(), d.org, j.ID, d.ben)
 	require.NoError(t, err)
 	// A technician without an email got no briefing: nothing to update.
 	cy := f.Tech(d.org, "Cy", true)
 	cyJob := f.Job(d.org, cy, "Cy's customer", d.at(21, 0), d.at(22, 0), "scheduled")
-	_, err = fs.SetStatus(f.Ctx, admin, d.org, cyJob, field.StatusCancelled)
+	_, err = fs.SetStatus(f.Ctx, admin, time.Now(), d.org, cyJob, field.StatusCancelled)
 	require.NoError(t, err)
 	// An org whose day was not sent at all.
 	other := f.Org("unsent", deliveryConfig(d.loc.String(), "23:59", nil, true, ""))
 	o := f.techWithEmail(other, "Olga", "olga@unsent.test")
 	oj := f.Job(other, o, "Olga's customer", d.at(22, 0), d.at(23, 0), "scheduled")
-	_, err = fs.SetStatus(f.Ctx, admin, other, oj, field.StatusCancelled)
+	_, err = fs.SetStatus(f.Ctx, admin, time.Now(), other, oj, field.StatusCancelled)
 	require.NoError(t, err)
 
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
@@ -314,14 +314,14 @@ func TestChangeOnDayNotSentMakesNoUpdate(t *testing.T) {
 func TestUpdatesOff(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("off", map[string]any{"updates": false})
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, time.Now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
 	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE kind = 'briefing_update'`))
 
 	// Switched off after the changes were recorded: the fold sends nothing.
 	d2 := f.sentDay("later", nil)
-	_, err = d2.field.SetStatus(f.Ctx, admin, d2.org, d2.benJob, field.StatusCancelled)
+	_, err = d2.field.SetStatus(f.Ctx, admin, time.Now(), d2.org, d2.benJob, field.StatusCancelled)
 	require.NoError(t, err)
 	var doc map[string]any
 	var raw []byte
@@ -344,13 +344,13 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 	b := f.sentDay("beta", nil)
 
 	// Another org's job or technician is not found.
-	_, err := a.field.Assign(f.Ctx, admin, a.org, b.anaJob, a.ben)
+	_, err := a.field.Assign(f.Ctx, admin, time.Now(), a.org, b.anaJob, a.ben)
 	require.Error(t, err)
-	_, err = a.field.Assign(f.Ctx, admin, a.org, a.anaJob, b.ben)
+	_, err = a.field.Assign(f.Ctx, admin, time.Now(), a.org, a.anaJob, b.ben)
 	require.Error(t, err)
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
 
-	_, err = a.field.SetStatus(f.Ctx, admin, a.org, a.anaJob, field.StatusCancelled)
+	_, err = a.field.SetStatus(f.Ctx, admin, time.Now(), a.org, a.anaJob, field.StatusCancelled)
 	require.NoError(t, err)
 	// A task naming another org's technician and date folds nothing.
 	f.insertTask(updates.BriefingUpdateArgs{OrgID: b.org, TechnicianID: a.ana, Date: a.today.String()})
@@ -372,13 +372,13 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 func TestUpdatesAtMostEvery15Minutes(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("gap", nil)
-	_, err := d.field.SetStatus(f.Ctx, admin, d.org, d.anaJob, field.StatusOnHold)
+	_, err := d.field.SetStatus(f.Ctx, admin, time.Now(), d.org, d.anaJob, field.StatusOnHold)
 	require.NoError(t, err)
 	d.run()
 	_, texts := d.mail("ana@gap.test")
 	require.Len(t, texts, 2)
 
-	_, err = d.field.SetStatus(f.Ctx, admin, d.org, d.anaJob, field.StatusScheduled)
+	_, err = d.field.SetStatus(f.Ctx, admin, time.Now(), d.org, d.anaJob, field.StatusScheduled)
 	require.NoError(t, err)
 	res := f.runOnceWith(d.worker(), time.Now())
 	require.Equal(t, map[string]int{"briefing_update/scheduled": 1}, res.Pending, "it waits for the gap")
@@ -421,7 +421,7 @@ func TestUpdateDelayFromChangeToMessage(t *testing.T) {
 	t.Cleanup(func() { _ = w.Stop(t.Context()) })
 
 	start := time.Now()
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, time.Now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	msgs := d.sink.WaitMessages(t, 4, delay+30*time.Second)
 	took := time.Since(start)

@@ -92,7 +92,7 @@ func TestChangeWhileTheBriefingIsMadeIsAnUpdate(t *testing.T) {
 	require.Eventually(t, func() bool { return f.blockedBy(pid) }, 30*time.Second, 10*time.Millisecond,
 		"the generation reads the day, then waits for its briefing's row")
 
-	_, err = d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err = d.field.Assign(f.Ctx, admin, time.Now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
 		"recorded for both technicians while the briefing is made")
@@ -131,7 +131,7 @@ func TestChangeBeforeTheBriefingIsMadeIsInTheEmail(t *testing.T) {
 	f := setup(t)
 	d := f.newDay("before", nil)
 	require.Equal(t, 1, f.tick(time.Now()).Enqueued)
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, time.Now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1`, d.org))
 
@@ -159,7 +159,7 @@ func TestChangeInFlightWhenTheTickFires(t *testing.T) {
 	f := setup(t)
 	d := f.newDay("inflight", nil)
 	write, pid := f.hold()
-	_, _, err := field.UpsertJobByRef(f.Ctx, write, admin, d.org, field.JobInput{ExternalRef: "J-9", Customer: "Carla's customer",
+	_, _, err := field.UpsertJobByRef(f.Ctx, write, admin, time.Now(), d.org, field.JobInput{ExternalRef: "J-9", Customer: "Carla's customer",
 		ArrivalStart: d.at(21, 0), ArrivalEnd: d.at(21, 30), TechnicianID: d.ana})
 	require.NoError(t, err)
 
