@@ -22,10 +22,9 @@ TEST_PARALLEL ?= 4
 TEST_NICE     ?= 10
 SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick internal/worker internal/schedule
 # make test: the packages with concurrency of their own, tested with the race
-# detector (docs/testing.md, "The race detector").
-# internal/worker is left out until its update tests run on a fake clock
-# (docs/testing.md, "The race detector").
-RACE_PKGS     := internal/tick internal/database
+# detector (docs/testing.md, "The race detector"); internal/worker since its
+# update tests run on a fake clock, not on the hour they run at.
+RACE_PKGS     := internal/tick internal/database internal/worker
 BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...

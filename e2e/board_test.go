@@ -126,7 +126,7 @@ func TestBoardBusyDay(t *testing.T) {
 		return v
 	}
 	job := func(customer string, start, end time.Time, tech int64) field.Job {
-		j, err := st.CreateJob(e.ctx, audit.System, e.orgA.ID, field.JobInput{Customer: customer, Address: "Hauptstraße 1, Berlin",
+		j, err := st.CreateJob(e.ctx, audit.System, now, e.orgA.ID, field.JobInput{Customer: customer, Address: "Hauptstraße 1, Berlin",
 			ArrivalStart: start, ArrivalEnd: end, TechnicianID: tech})
 		e.must("add "+customer, err)
 		return j
@@ -166,7 +166,7 @@ func TestBoardBusyDay(t *testing.T) {
 	for i := range 13 {
 		d := today.AddDays(-1 - i%3)
 		start, _ := schedule.FireTime(loc, d, schedule.LocalTime{Hour: 9})
-		_, err := st.CreateJob(e.ctx, audit.System, e.orgA.ID, field.JobInput{Customer: fmt.Sprintf("Overdue %02d", i),
+		_, err := st.CreateJob(e.ctx, audit.System, now, e.orgA.ID, field.JobInput{Customer: fmt.Sprintf("Overdue %02d", i),
 			ArrivalStart: start, ArrivalEnd: start.Add(time.Hour), TechnicianID: techs[i%11]})
 		e.must("add an overdue job", err)
 	}
@@ -240,7 +240,7 @@ func TestBoardBusyDay(t *testing.T) {
 
 	// A stale board: someone else assigns a job; dragging it from the
 	// board as it was is refused (409) and the board shows the latest.
-	_, err := st.Assign(e.ctx, audit.System, e.orgA.ID, unassigned[3].ID, techs[6])
+	_, err := st.Assign(e.ctx, audit.System, now, e.orgA.ID, unassigned[3].ID, techs[6])
 	e.must("assign behind the board's back", err)
 	before = e.jobState(e.orgA.ID)
 	admin.dragTo(unassigned[3].ID, techs[7])

@@ -27,7 +27,7 @@ func TestBoardStaleQuickChangeShowsTheLatest(t *testing.T) {
 	e.must("load Berlin", err)
 	now := time.Now().In(berlin)
 	start := time.Date(now.Year(), now.Month(), now.Day(), 10, 0, 0, 0, berlin)
-	j, err := st.CreateJob(e.ctx, audit.System, e.orgA.ID, field.JobInput{Customer: "Stale Bakery", ArrivalStart: start, ArrivalEnd: start.Add(2 * time.Hour)})
+	j, err := st.CreateJob(e.ctx, audit.System, time.Now(), e.orgA.ID, field.JobInput{Customer: "Stale Bakery", ArrivalStart: start, ArrivalEnd: start.Add(2 * time.Hour)})
 	e.must("add a job", err)
 
 	admin := e.newSession("admin")
@@ -36,7 +36,7 @@ func TestBoardStaleQuickChangeShowsTheLatest(t *testing.T) {
 	admin.waitText(unassignedCol, "Stale Bakery")
 
 	// Meanwhile, someone else gives the job to Ana.
-	_, err = st.Assign(e.ctx, audit.System, e.orgA.ID, j.ID, ana.ID)
+	_, err = st.Assign(e.ctx, audit.System, time.Now(), e.orgA.ID, j.ID, ana.ID)
 	e.must("assign Ana", err)
 
 	admin.moveInDialog(unassignedCol+` article.blk`, bo.ID)

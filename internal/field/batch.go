@@ -222,8 +222,9 @@ func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor audit
 // the org's; the CSV import resolves names and emails to ids). Any invalid
 // record (an unknown technician_ref included) is a
 // *BatchError and nothing is written. The batch is one entry in the audit
-// log, with its counts.
-func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, ins []JobInput) (BatchResult, error) {
+// log, with its counts. now is the caller's clock (docs/scheduling.md,
+// "Time comes from the caller").
+func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor, now time.Time, orgID int64, ins []JobInput) (BatchResult, error) {
 	if len(ins) > MaxBatch {
 		return BatchResult{}, apperr.Errorf(apperr.Invalid, "At most %d jobs at once.", MaxBatch)
 	}
@@ -288,7 +289,7 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 	if err != nil {
 		return BatchResult{}, err
 	}
-	watch, err := watchBatch(ctx, q, orgID, ins, c.tech)
+	watch, err := watchBatch(ctx, q, orgID, now, ins, c.tech)
 	if err != nil {
 		return BatchResult{}, err
 	}
@@ -297,7 +298,7 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 		                       arrival_start, arrival_end, emergency, technician_id, completed_at, updated_at)
 		SELECT $1, i.ref, i.customer, i.phone, i.address, i.job_type, i.notes, i.status,
 		       i.arrival_start, i.arrival_end, i.emergency, nullif(i.tech, 0),
-		       CASE WHEN i.status = 'done' THEN now() END, now()
+		       CASE WHEN i.status = 'done' THEN $13::timestamptz END, now()
 		  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
 		              $9::timestamptz[], $10::timestamptz[], $11::bool[], $12::bigint[])
 		       AS i(ref, customer, phone, address, job_type, notes, status, arrival_start, arrival_end, emergency, tech)
@@ -307,14 +308,14 @@ func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor,
 		       arrival_start = excluded.arrival_start, arrival_end = excluded.arrival_end,
 		       emergency = excluded.emergency, technician_id = excluded.technician_id,
 		       completed_at = CASE WHEN excluded.status <> 'done' THEN NULL
-		                           WHEN j.status = 'done' THEN j.completed_at ELSE excluded.updated_at END,
+		                           WHEN j.status = 'done' THEN j.completed_at ELSE excluded.completed_at END,
 		       updated_at = excluded.updated_at
 		 WHERE (j.customer, j.customer_phone, j.address, j.job_type, j.notes, j.status,
 		        j.arrival_start, j.arrival_end, j.emergency, j.technician_id) IS DISTINCT FROM
 		       (excluded.customer, excluded.customer_phone, excluded.address, excluded.job_type, excluded.notes,
 		        excluded.status, excluded.arrival_start, excluded.arrival_end, excluded.emergency, excluded.technician_id)
 		RETURNING j.external_ref`,
-		orgID, refs, c.customer, c.phone, c.address, c.jobType, c.notes, c.status, c.start, c.end, c.emergency, c.tech)
+		orgID, refs, c.customer, c.phone, c.address, c.jobType, c.notes, c.status, c.start, c.end, c.emergency, c.tech, now)
 	if err != nil {
 		return BatchResult{}, fmt.Errorf("upsert %d jobs: %w", n, err)
 	}

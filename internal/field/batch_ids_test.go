@@ -30,7 +30,7 @@ func TestBatchTechniciansByID(t *testing.T) {
 	}
 	both := in("J3", ana)
 	both.TechnicianRef = "T1"
-	_, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.acme.ID, []field.JobInput{in("J1", ana), in("J2", zed), both})
+	_, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, []field.JobInput{in("J1", ana), in("J2", zed), both})
 	var be *field.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Rows, 2)
@@ -40,7 +40,7 @@ func TestBatchTechniciansByID(t *testing.T) {
 	require.Equal(t, field.CodeTechnicianBoth, be.Rows[1].Code)
 	require.Zero(t, b.count(t, `SELECT count(*) FROM jobs`))
 
-	res, err := field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.acme.ID, []field.JobInput{in("J1", ana)})
+	res, err := field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, []field.JobInput{in("J1", ana)})
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Created)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobs WHERE technician_id = $1`, ana))

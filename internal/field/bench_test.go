@@ -54,7 +54,7 @@ func BenchmarkUpsertJobsByRef10k(b *testing.B) {
 				in := jobs()
 				b.StartTimer()
 				err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-					res, err := field.UpsertJobsByRef(ctx, tx, actor, o.ID, in)
+					res, err := field.UpsertJobsByRef(ctx, tx, actor, start, o.ID, in)
 					if err == nil && res.Created+res.Unchanged != len(in) {
 						err = fmt.Errorf("unexpected result %+v", res)
 					}

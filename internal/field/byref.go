@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -70,14 +71,14 @@ func (s *Store) PutTechnicianByRef(ctx context.Context, actor audit.Actor, orgID
 }
 
 // PutJobByRef creates or replaces the org's job with in.ExternalRef under
-// cond, in one transaction (UpsertJobByRef); created is false for an
-// update.
-func (s *Store) PutJobByRef(ctx context.Context, actor audit.Actor, orgID int64, in JobInput, cond RefConditions) (j Job, created bool, err error) {
+// cond, in one transaction (UpsertJobByRef, at now); created is false for
+// an update.
+func (s *Store) PutJobByRef(ctx context.Context, actor audit.Actor, now time.Time, orgID int64, in JobInput, cond RefConditions) (j Job, created bool, err error) {
 	err = database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if in.Version, err = cond.check(ctx, tx, "jobs", orgID, in.ExternalRef); err != nil {
 			return err
 		}
-		if j, created, err = UpsertJobByRef(ctx, tx, actor, orgID, in); err != nil {
+		if j, created, err = UpsertJobByRef(ctx, tx, actor, now, orgID, in); err != nil {
 			return err
 		}
 		return cond.created(created)
@@ -139,9 +140,9 @@ func (s *Store) EditTechnicianByRef(ctx context.Context, actor audit.Actor, orgI
 
 // EditJobByRef changes the org's job with the reference ref, or creates
 // it, in one transaction: edit is given the stored job, locked (nil when
-// none has the reference), and returns what to write. created is false for
-// an update.
-func (s *Store) EditJobByRef(ctx context.Context, actor audit.Actor, orgID int64, ref string, edit func(cur *Job) (JobInput, error)) (j Job, created bool, err error) {
+// none has the reference), and returns what to write, written at now.
+// created is false for an update.
+func (s *Store) EditJobByRef(ctx context.Context, actor audit.Actor, now time.Time, orgID int64, ref string, edit func(cur *Job) (JobInput, error)) (j Job, created bool, err error) {
 	err = s.editByRef(ctx, func(tx pgx.Tx) error {
 		cur, err := JobByRef(ctx, tx, orgID, ref, true)
 		if err != nil && apperr.Code(err) != apperr.NotFound {
@@ -155,7 +156,7 @@ func (s *Store) EditJobByRef(ctx context.Context, actor audit.Actor, orgID int64
 		if err != nil {
 			return err
 		}
-		if j, created, err = UpsertJobByRef(ctx, tx, actor, orgID, in); err != nil {
+		if j, created, err = UpsertJobByRef(ctx, tx, actor, now, orgID, in); err != nil {
 			return err
 		}
 		if found == nil && !created {

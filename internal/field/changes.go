@@ -13,7 +13,9 @@ import (
 // Every job write tells internal/updates what it changed, in its own
 // transaction, so a technician whose day was already sent hears of it
 // (docs/delivery.md, "Updates"). The day a job is on is its arrival's
-// local date in the org's zone, computed in Go (updates.Watch).
+// local date in the org's zone, computed in Go (updates.Watch); which days
+// are watched, and when a change was made, is decided at the write's now,
+// the caller's clock, never the host's.
 
 // stateOf is a job as an update shows it.
 func stateOf(j Job) updates.JobState {
@@ -23,15 +25,15 @@ func stateOf(j Job) updates.JobState {
 		JobType: j.JobType, Notes: j.Notes, Emergency: j.Emergency, Status: j.Status}
 }
 
-// noteJob records one job written in q: old is nil when it was created.
+// noteJob records one job written in q at now: old is nil when it was created.
 // A job unassigned before and after concerns no technician, and costs
 // nothing; otherwise one read finds whether any technician's day is
 // watched (most of the time none is).
-func noteJob(ctx context.Context, q database.Querier, orgID int64, old *Job, j Job) error {
+func noteJob(ctx context.Context, q database.Querier, orgID int64, now time.Time, old *Job, j Job) error {
 	if (old == nil || old.TechnicianID == 0) && j.TechnicianID == 0 {
 		return nil
 	}
-	w, err := updates.Open(ctx, q, orgID, time.Now())
+	w, err := updates.Open(ctx, q, orgID, now)
 	if err != nil || w == nil {
 		return err
 	}
@@ -57,9 +59,10 @@ type batchWatch struct {
 
 // watchBatch reads, before a batch writes, what it needs to tell its
 // changes: nil when no technician's day is watched. ins are the batch's
-// inputs, techs their assignees' ids (0: none) in the same order.
-func watchBatch(ctx context.Context, q database.Querier, orgID int64, ins []JobInput, techs []int64) (*batchWatch, error) {
-	w, err := updates.Open(ctx, q, orgID, time.Now())
+// inputs, techs their assignees' ids (0: none) in the same order; now is
+// the batch's clock.
+func watchBatch(ctx context.Context, q database.Querier, orgID int64, now time.Time, ins []JobInput, techs []int64) (*batchWatch, error) {
+	w, err := updates.Open(ctx, q, orgID, now)
 	if err != nil || w == nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func (b bundle) sentToday(t *testing.T, orgID int64, techs ...int64) time.Time {
 		ON CONFLICT (org_id, module) DO UPDATE SET config_json = excluded.config_json`, orgID,
 		`{"briefing": {"timezone": "America/Chicago", "schedule_local_time": "00:00"}, "delivery": {"email": {"technicians": true}}}`)
 	require.NoError(t, err)
-	today := schedule.DateOf(time.Now().In(loc))
+	today := schedule.DateOf(b.now.In(loc))
 	var briefingID int64
 	require.NoError(t, b.store.DB.QueryRow(b.ctx, `
 		INSERT INTO ff_briefings (org_id, briefing_date, timezone, status, revision, delivered_revision)
@@ -66,19 +66,19 @@ func TestEveryJobWriteRecordsChanges(t *testing.T) {
 	at := b.sentToday(t, b.acme.ID, ana.ID, ben.ID)
 	in := field.JobInput{Customer: "Jane", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianID: ana.ID, ExternalRef: "J1"}
 
-	j, err := b.store.CreateJob(b.ctx, b.actor, b.acme.ID, in)
+	j, err := b.store.CreateJob(b.ctx, b.actor, b.now, b.acme.ID, in)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Ana J1 false→true"}, b.changes(t, b.acme.ID))
 
 	in.Address = "700 Congress Ave"
-	_, err = b.store.UpdateJob(b.ctx, b.actor, b.acme.ID, j.ID, in)
+	_, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, in)
 	require.NoError(t, err)
-	_, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, ben.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ben.ID)
 	require.NoError(t, err)
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, field.StatusInProgress)
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusInProgress)
 	require.NoError(t, err)
 	require.Len(t, b.changes(t, b.acme.ID), 4, "in progress is the technician's own news: not told")
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, field.StatusCancelled)
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusCancelled)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Ana J1 false→true", "Ana J1 true→true", "Ana J1 true→false", "Ben J1 false→true", "Ben J1 true→true"},
 		b.changes(t, b.acme.ID))
@@ -88,7 +88,7 @@ func TestEveryJobWriteRecordsChanges(t *testing.T) {
 	api.TechnicianID, api.TechnicianRef = 0, "T-BEN"
 	api.ArrivalStart, api.ArrivalEnd = at.AddDate(0, 0, 1), at.AddDate(0, 0, 1).Add(time.Hour)
 	require.NoError(t, pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
-		_, _, err := field.UpsertJobByRef(b.ctx, tx, b.actor, b.acme.ID, api)
+		_, _, err := field.UpsertJobByRef(b.ctx, tx, b.actor, b.now, b.acme.ID, api)
 		return err
 	}))
 	require.Equal(t, "Ben J1 true→false", b.changes(t, b.acme.ID)[5])
@@ -96,7 +96,7 @@ func TestEveryJobWriteRecordsChanges(t *testing.T) {
 	// The CSV's batch: J1 from tomorrow (not sent) to Cy today (never
 	// sent): nobody to tell; J2 new on Ana's day; J3 on Cy's (nothing);
 	// J4 unassigned and unchanged.
-	_, err = b.store.CreateJob(b.ctx, b.actor, b.acme.ID, field.JobInput{Customer: "Same", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), ExternalRef: "J4"})
+	_, err = b.store.CreateJob(b.ctx, b.actor, b.now, b.acme.ID, field.JobInput{Customer: "Same", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), ExternalRef: "J4"})
 	require.NoError(t, err)
 	batch := []field.JobInput{
 		{ExternalRef: "J1", Customer: "Jane", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianRef: "T-CY"},
@@ -105,7 +105,7 @@ func TestEveryJobWriteRecordsChanges(t *testing.T) {
 		{ExternalRef: "J4", Customer: "Same", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour)},
 	}
 	require.NoError(t, pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
-		_, err := field.UpsertJobsByRef(b.ctx, tx, b.actor, b.acme.ID, batch)
+		_, err := field.UpsertJobsByRef(b.ctx, tx, b.actor, b.now, b.acme.ID, batch)
 		return err
 	}))
 	got := b.changes(t, b.acme.ID)
@@ -113,7 +113,7 @@ func TestEveryJobWriteRecordsChanges(t *testing.T) {
 
 	// The batch again changes nothing, and records nothing.
 	require.NoError(t, pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
-		_, err := field.UpsertJobsByRef(b.ctx, tx, b.actor, b.acme.ID, batch)
+		_, err := field.UpsertJobsByRef(b.ctx, tx, b.actor, b.now, b.acme.ID, batch)
 		return err
 	}))
 	require.Len(t, b.changes(t, b.acme.ID), 7)
@@ -164,7 +164,7 @@ func (b bundle) firingToday(t *testing.T, orgID int64, techs bool) (int64, time.
 		`{"briefing": {"timezone": "America/Chicago", "schedule_local_time": "00:00"}, "delivery": {"email": {"to": ["d@acme.example"], "technicians": `+
 			map[bool]string{true: "true", false: "false"}[techs]+`}}}`)
 	require.NoError(t, err)
-	today := schedule.DateOf(time.Now().In(loc))
+	today := schedule.DateOf(b.now.In(loc))
 	var briefingID int64
 	require.NoError(t, b.store.DB.QueryRow(b.ctx, `
 		INSERT INTO ff_briefings (org_id, briefing_date, timezone, status, trigger, scheduled_at, requested_revision)
@@ -183,7 +183,7 @@ func TestChangesWhileTheBriefingIsMade(t *testing.T) {
 	cy := b.tech(t, b.acme.ID, "Cy", "T-CY") // whether Cy gets an email is not known yet
 	briefingID, at := b.firingToday(t, b.acme.ID, true)
 	j := b.job(t, b.acme.ID, field.JobInput{Customer: "Jane", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianID: ana.ID, ExternalRef: "J1"})
-	_, err := b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, cy.ID)
+	_, err := b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, cy.ID)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Ana J1 false→true", "Ana J1 true→false", "Cy J1 false→true"}, b.changes(t, b.acme.ID))
 	require.Equal(t, 2, b.updateTasks(t), "Ana's and Cy's: they wait for the emails")
@@ -191,7 +191,7 @@ func TestChangesWhileTheBriefingIsMade(t *testing.T) {
 	// The CSV's batch onto today: the old state is read for any technician.
 	batch := []field.JobInput{{ExternalRef: "J1", Customer: "Jane", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianRef: "T-ANA"}}
 	require.NoError(t, pgx.BeginFunc(b.ctx, b.store.DB, func(tx pgx.Tx) error {
-		_, err := field.UpsertJobsByRef(b.ctx, tx, b.actor, b.acme.ID, batch)
+		_, err := field.UpsertJobsByRef(b.ctx, tx, b.actor, b.now, b.acme.ID, batch)
 		return err
 	}))
 	require.Equal(t, []string{"Cy J1 true→false", "Ana J1 false→true"}, b.changes(t, b.acme.ID)[3:])

@@ -72,7 +72,7 @@ func TestPutByRefConditions(t *testing.T) {
 	require.Len(t, list, 1)
 	require.Equal(t, "Ana", list[0].Name, "nothing saved")
 
-	j, created, err := b.store.EditJobByRef(b.ctx, b.actor, b.acme.ID, "J-1", func(cur *field.Job) (field.JobInput, error) {
+	j, created, err := b.store.EditJobByRef(b.ctx, b.actor, b.now, b.acme.ID, "J-1", func(cur *field.Job) (field.JobInput, error) {
 		require.Nil(t, cur)
 		in := jobInput("Acme HQ")
 		in.ExternalRef = "J-1"
@@ -80,7 +80,7 @@ func TestPutByRefConditions(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.True(t, created)
-	j2, created, err := b.store.EditJobByRef(b.ctx, b.actor, b.acme.ID, "J-1", func(cur *field.Job) (field.JobInput, error) {
+	j2, created, err := b.store.EditJobByRef(b.ctx, b.actor, b.now, b.acme.ID, "J-1", func(cur *field.Job) (field.JobInput, error) {
 		require.NotNil(t, cur)
 		require.Equal(t, j.ID, cur.ID)
 		in := cur.Input()

@@ -26,6 +26,9 @@ type bundle struct {
 	acme  tenants.Org
 	other tenants.Org
 	actor audit.Actor
+	// now is the clock the tests' writes pass (docs/scheduling.md, "Time
+	// comes from the caller"): 10:00 in Chicago, whatever the hour they run.
+	now time.Time
 }
 
 func setup(t *testing.T) bundle {
@@ -39,7 +42,7 @@ func setup(t *testing.T) bundle {
 	other, err := os.Tenants.CreateOrg(ctx, "globex", "Globex")
 	require.NoError(t, err)
 	return bundle{ctx: ctx, store: &field.Store{DB: db}, orgs: os, acme: acme, other: other,
-		actor: audit.Actor{Email: "admin@acme.example"}}
+		actor: audit.Actor{Email: "admin@acme.example"}, now: time.Date(2026, 3, 9, 15, 0, 0, 0, time.UTC)}
 }
 
 func (b bundle) tech(t *testing.T, orgID int64, name, ref string) field.Technician {
@@ -57,7 +60,7 @@ func jobInput(customer string) field.JobInput {
 
 func (b bundle) job(t *testing.T, orgID int64, in field.JobInput) field.Job {
 	t.Helper()
-	j, err := b.store.CreateJob(b.ctx, b.actor, orgID, in)
+	j, err := b.store.CreateJob(b.ctx, b.actor, b.now, orgID, in)
 	require.NoError(t, err)
 	return j
 }
@@ -235,62 +238,62 @@ func TestJobsAssignStatusAndIsolation(t *testing.T) {
 	// Another org's job and technician ids are not found.
 	_, err := b.store.Job(b.ctx, b.other.ID, j.ID)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = b.store.Assign(b.ctx, b.actor, b.other.ID, j.ID, theirs.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.other.ID, j.ID, theirs.ID)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.other.ID, j.ID, field.StatusDone)
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.other.ID, j.ID, field.StatusDone)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = b.store.UpdateJob(b.ctx, b.actor, b.other.ID, j.ID, jobInput("Hijack"))
+	_, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.other.ID, j.ID, jobInput("Hijack"))
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, theirs.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, theirs.ID)
 	require.Contains(t, fieldsOf(t, err), "technician_id")
 	in := jobInput("Cross")
 	in.TechnicianRef = "T9"
-	_, err = b.store.CreateJob(b.ctx, b.actor, b.acme.ID, in)
+	_, err = b.store.CreateJob(b.ctx, b.actor, b.now, b.acme.ID, in)
 	require.Contains(t, fieldsOf(t, err), "technician_ref")
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobs WHERE org_id = $1`, b.acme.ID), "nothing saved")
 
-	j, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, ana.ID)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID)
 	require.NoError(t, err)
 	require.Equal(t, ana.ID, j.TechnicianID)
 	require.Equal(t, "Ana", j.TechnicianName)
 	require.Equal(t, "T1", j.TechnicianRef)
 
 	// Done records when; leaving done clears it; done again records anew.
-	j, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, field.StatusDone)
+	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusDone)
 	require.NoError(t, err)
 	require.NotNil(t, j.CompletedAt)
 	first := *j.CompletedAt
-	j, err = b.store.UpdateJob(b.ctx, b.actor, b.acme.ID, j.ID, j.Input())
+	j, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, j.Input())
 	require.NoError(t, err)
 	require.True(t, first.Equal(*j.CompletedAt), "an edit of a done job keeps its completion time")
-	j, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, field.StatusOnHold)
+	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusOnHold)
 	require.NoError(t, err)
 	require.Nil(t, j.CompletedAt)
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, "bogus")
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, "bogus")
 	require.Contains(t, fieldsOf(t, err), "status")
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, "")
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, "")
 	require.Contains(t, fieldsOf(t, err), "status")
 
-	j, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, 0)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, 0)
 	require.NoError(t, err)
 	require.Zero(t, j.TechnicianID)
 
 	// A deactivated technician gets no new job, by id or reference; one
 	// they had keeps them and can still change.
-	j, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, ana.ID)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID)
 	require.NoError(t, err)
 	_, err = b.store.SetTechnicianActive(b.ctx, b.actor, b.acme.ID, ana.ID, false)
 	require.NoError(t, err)
-	j, err = b.store.SetStatus(b.ctx, b.actor, b.acme.ID, j.ID, field.StatusInProgress)
+	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusInProgress)
 	require.NoError(t, err)
 	require.Equal(t, ana.ID, j.TechnicianID)
-	j, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, 0)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, 0)
 	require.NoError(t, err)
-	_, err = b.store.Assign(b.ctx, b.actor, b.acme.ID, j.ID, ana.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID)
 	require.Contains(t, fieldsOf(t, err), "technician_id")
 	in = j.Input()
 	in.TechnicianID, in.TechnicianRef, in.ExternalRef, in.Version = 0, ana.ExternalRef, "J-ana", 0
-	_, _, err = field.UpsertJobByRef(b.ctx, b.store.DB, b.actor, b.acme.ID, in)
+	_, _, err = field.UpsertJobByRef(b.ctx, b.store.DB, b.actor, b.now, b.acme.ID, in)
 	require.Contains(t, fieldsOf(t, err), "technician_ref")
 }
 
@@ -375,7 +378,7 @@ func TestUpsertByRefInsideCallersTransaction(t *testing.T) {
 		}
 		in := jobInput("Smith")
 		in.ExternalRef, in.TechnicianRef = "J1", "T1"
-		job, jobCreated, err = field.UpsertJobByRef(ctx, tx, b.actor, b.acme.ID, in)
+		job, jobCreated, err = field.UpsertJobByRef(ctx, tx, b.actor, b.now, b.acme.ID, in)
 		return err
 	})
 	require.NoError(t, err)
@@ -386,7 +389,7 @@ func TestUpsertByRefInsideCallersTransaction(t *testing.T) {
 	// The same again changes nothing, updated_at included.
 	in := jobInput("Smith")
 	in.ExternalRef, in.TechnicianRef = "J1", "T1"
-	again, created, err := field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.acme.ID, in)
+	again, created, err := field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, in)
 	require.NoError(t, err)
 	require.False(t, created)
 	require.Equal(t, job.ID, again.ID)
@@ -399,7 +402,7 @@ func TestUpsertByRefInsideCallersTransaction(t *testing.T) {
 
 	// A change updates.
 	in.Status = field.StatusDone
-	updated, created, err := field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.acme.ID, in)
+	updated, created, err := field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, in)
 	require.NoError(t, err)
 	require.False(t, created)
 	require.Equal(t, field.StatusDone, updated.Status)
@@ -419,9 +422,9 @@ func TestUpsertByRefInsideCallersTransaction(t *testing.T) {
 	in = jobInput("Cross")
 	in.ExternalRef, in.TechnicianRef = "J2", "T9"
 	b.tech(t, b.other.ID, "Theirs", "T9")
-	_, _, err = field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.acme.ID, in)
+	_, _, err = field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, in)
 	require.Contains(t, fieldsOf(t, err), "technician_ref")
-	_, created, err = field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.other.ID, func() field.JobInput {
+	_, created, err = field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.now, b.other.ID, func() field.JobInput {
 		in := jobInput("Theirs")
 		in.ExternalRef = "J1"
 		return in
@@ -429,7 +432,7 @@ func TestUpsertByRefInsideCallersTransaction(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, created, "the same ref in another org is another job")
 
-	_, _, err = field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.acme.ID, jobInput("No ref"))
+	_, _, err = field.UpsertJobByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, jobInput("No ref"))
 	require.Contains(t, fieldsOf(t, err), "external_ref")
 }
 
@@ -451,7 +454,7 @@ func TestBatchUpsertIsAllOrNothingAndIdempotent(t *testing.T) {
 		}
 		return out
 	}
-	res, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.acme.ID, jobs())
+	res, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, jobs())
 	require.NoError(t, err)
 	require.Equal(t, field.BatchResult{Outcomes: res.Outcomes, Created: 300}, res)
 	require.Equal(t, 300, b.count(t, `SELECT count(*) FROM jobs WHERE org_id = $1`, b.acme.ID))
@@ -459,7 +462,7 @@ func TestBatchUpsertIsAllOrNothingAndIdempotent(t *testing.T) {
 
 	var stamp time.Time
 	require.NoError(t, b.store.DB.QueryRow(ctx, `SELECT max(updated_at) FROM jobs`).Scan(&stamp))
-	res, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.acme.ID, jobs())
+	res, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, jobs())
 	require.NoError(t, err)
 	require.Equal(t, 300, res.Unchanged, "re-importing changes nothing")
 	var after time.Time
@@ -469,7 +472,7 @@ func TestBatchUpsertIsAllOrNothingAndIdempotent(t *testing.T) {
 	changed := jobs()
 	changed[7].Status = field.StatusDone
 	changed = append(changed, func() field.JobInput { in := jobInput("New"); in.ExternalRef = "J-new"; return in }())
-	res, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.acme.ID, changed)
+	res, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, changed)
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 1, 299}, []int{res.Created, res.Updated, res.Unchanged})
 	require.Equal(t, field.Updated, res.Outcomes[7])
@@ -485,7 +488,7 @@ func TestBatchUpsertIsAllOrNothingAndIdempotent(t *testing.T) {
 	bad[298].TechnicianRef = "T-unknown"
 	bad[297].ExternalRef = "J0"
 	bad[296].Status = "later"
-	_, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.acme.ID, bad)
+	_, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.now, b.acme.ID, bad)
 	var be *field.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Equal(t, apperr.Invalid, apperr.Code(err))
@@ -502,7 +505,7 @@ func TestBatchUpsertIsAllOrNothingAndIdempotent(t *testing.T) {
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM jobs WHERE customer LIKE '%(edited)'`))
 
 	// Another org's batch with the same refs is its own; our technicians' refs are not its.
-	_, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.other.ID, jobs()[:3])
+	_, err = field.UpsertJobsByRef(ctx, b.store.DB, b.actor, b.now, b.other.ID, jobs()[:3])
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Rows, 2, "T1 and T2 are acme's")
 }

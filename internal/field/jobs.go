@@ -243,8 +243,9 @@ func assignProblem(technicianID int64, active bool, current int64) *Problem {
 	return &p
 }
 
-// CreateJob validates and adds a job.
-func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, in JobInput) (Job, error) {
+// CreateJob validates and adds a job; now is the caller's clock
+// (docs/scheduling.md, "Time comes from the caller").
+func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, now time.Time, orgID int64, in JobInput) (Job, error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return Job{}, err
@@ -252,10 +253,10 @@ func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, i
 	var j Job
 	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		var err error
-		if j, _, err = insertJob(ctx, tx, orgID, in, false); err != nil {
+		if j, _, err = insertJob(ctx, tx, orgID, in, now, false); err != nil {
 			return err
 		}
-		if err := noteJob(ctx, tx, orgID, nil, j); err != nil {
+		if err := noteJob(ctx, tx, orgID, now, nil, j); err != nil {
 			return err
 		}
 		return auditJob(ctx, tx, actor, orgID, "field.job.create", nil, &j)
@@ -269,7 +270,7 @@ func (s *Store) CreateJob(ctx context.Context, actor audit.Actor, orgID int64, i
 // With byRef, a job that has in.ExternalRef already (or is being made by a
 // concurrent transaction that then commits) is not an error: nothing is
 // inserted and inserted is false.
-func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput, byRef bool) (j Job, inserted bool, err error) {
+func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput, now time.Time, byRef bool) (j Job, inserted bool, err error) {
 	techID, err := resolveAssignee(ctx, q, orgID, 0, in)
 	if err != nil {
 		return Job{}, false, err
@@ -283,11 +284,11 @@ func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput
 		INSERT INTO jobs (org_id, external_ref, customer, customer_phone, address, arrival_start, arrival_end,
 		                  job_type, notes, emergency, status, technician_id, completed_at)
 		VALUES ($1, nullif($2, ''), $3, $4, $5, $6, $7, $8, $9, $10, $11, nullif($12::bigint, 0),
-		        CASE WHEN $11 = 'done' THEN now() END)
+		        CASE WHEN $11 = 'done' THEN $13::timestamptz END)
 		`+onConflict+`
 		RETURNING id`,
 		orgID, in.ExternalRef, in.Customer, in.CustomerPhone, in.Address, in.ArrivalStart, in.ArrivalEnd,
-		in.JobType, in.Notes, in.Emergency, in.Status, techID).Scan(&id)
+		in.JobType, in.Notes, in.Emergency, in.Status, techID, now).Scan(&id)
 	if byRef && errors.Is(err, pgx.ErrNoRows) {
 		return Job{}, false, nil
 	}
@@ -299,7 +300,7 @@ func insertJob(ctx context.Context, q database.Querier, orgID int64, in JobInput
 }
 
 // UpdateJob validates and replaces a job's fields.
-func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int64, in JobInput) (Job, error) {
+func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, now time.Time, orgID, id int64, in JobInput) (Job, error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return Job{}, err
@@ -313,10 +314,10 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 		if err := checkVersion("job", in.Version, old.Version); err != nil {
 			return err
 		}
-		if j, err = updateJob(ctx, tx, orgID, id, in); err != nil {
+		if j, err = updateJob(ctx, tx, orgID, id, in, now); err != nil {
 			return err
 		}
-		if err := noteJob(ctx, tx, orgID, &old, j); err != nil {
+		if err := noteJob(ctx, tx, orgID, now, &old, j); err != nil {
 			return err
 		}
 		return auditJob(ctx, tx, actor, orgID, "field.job.update", &old, &j)
@@ -330,11 +331,11 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, orgID, id int6
 // updateJob writes in over job id, if its version is still in.Version (any
 // when 0): a missing one is apperr.NotFound, one of another version
 // apperr.Stale. completed_at is set when the job becomes done, kept while
-// it stays done, cleared otherwise. The version is the trigger's (00026).
-// now() in the CASE is a subquery: Citus refuses a non-immutable function
-// in a CASE of an UPDATE of a distributed table (docs/scaling.md, "What
-// the real cluster refused"); the value is the same.
-func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobInput) (Job, error) {
+// it stays done, cleared otherwise: at now, the caller's clock, a
+// parameter (Citus refuses now() in a CASE of an UPDATE of a distributed
+// table: docs/scaling.md, "What the real cluster refused"). The version is
+// the trigger's (00026).
+func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobInput, now time.Time) (Job, error) {
 	techID, err := resolveAssignee(ctx, q, orgID, id, in)
 	if err != nil {
 		return Job{}, err
@@ -344,11 +345,11 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 		   SET external_ref = nullif($3, ''), customer = $4, customer_phone = $5, address = $6,
 		       arrival_start = $7, arrival_end = $8, job_type = $9, notes = $10, emergency = $11,
 		       status = $12, technician_id = nullif($13::bigint, 0),
-		       completed_at = CASE WHEN $12 <> 'done' THEN NULL WHEN status = 'done' THEN completed_at ELSE (SELECT now()) END,
+		       completed_at = CASE WHEN $12 <> 'done' THEN NULL WHEN status = 'done' THEN completed_at ELSE $15::timestamptz END,
 		       updated_at = now()
 		 WHERE org_id = $1 AND id = $2 AND ($14::bigint = 0 OR version = $14)`,
 		orgID, id, in.ExternalRef, in.Customer, in.CustomerPhone, in.Address, in.ArrivalStart, in.ArrivalEnd,
-		in.JobType, in.Notes, in.Emergency, in.Status, techID, in.Version)
+		in.JobType, in.Notes, in.Emergency, in.Status, techID, in.Version, now)
 	if err != nil {
 		return Job{}, refTaken(err, "jobs_org_external_ref_key")
 	}
@@ -360,31 +361,31 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 
 // Assign gives a job to an active technician of the org, or takes it
 // away with technicianID 0.
-func (s *Store) Assign(ctx context.Context, actor audit.Actor, orgID, jobID, technicianID int64) (Job, error) {
-	return s.AssignIf(ctx, actor, orgID, jobID, technicianID, 0)
+func (s *Store) Assign(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID, technicianID int64) (Job, error) {
+	return s.AssignIf(ctx, actor, now, orgID, jobID, technicianID, 0)
 }
 
 // AssignIf is Assign of the job as read at version (any when 0): another
 // version is apperr.Stale, nothing saved.
-func (s *Store) AssignIf(ctx context.Context, actor audit.Actor, orgID, jobID, technicianID, version int64) (Job, error) {
-	return s.change(ctx, actor, orgID, jobID, version, "field.job.assign", func(in *JobInput) {
+func (s *Store) AssignIf(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID, technicianID, version int64) (Job, error) {
+	return s.change(ctx, actor, now, orgID, jobID, version, "field.job.assign", func(in *JobInput) {
 		in.TechnicianID, in.TechnicianRef = technicianID, ""
 	})
 }
 
 // SetStatus changes a job's status; done records when it was completed.
-func (s *Store) SetStatus(ctx context.Context, actor audit.Actor, orgID, jobID int64, status string) (Job, error) {
-	return s.SetStatusIf(ctx, actor, orgID, jobID, status, 0)
+func (s *Store) SetStatus(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID int64, status string) (Job, error) {
+	return s.SetStatusIf(ctx, actor, now, orgID, jobID, status, 0)
 }
 
 // SetStatusIf is SetStatus of the job as read at version (any when 0).
-func (s *Store) SetStatusIf(ctx context.Context, actor audit.Actor, orgID, jobID int64, status string, version int64) (Job, error) {
-	return s.change(ctx, actor, orgID, jobID, version, "field.job.status", func(in *JobInput) { in.Status = status })
+func (s *Store) SetStatusIf(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID int64, status string, version int64) (Job, error) {
+	return s.change(ctx, actor, now, orgID, jobID, version, "field.job.status", func(in *JobInput) { in.Status = status })
 }
 
 // change applies edit to a job's current fields, validates and saves them,
 // if the job is still at version (any when 0).
-func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID, version int64, action string, edit func(*JobInput)) (Job, error) {
+func (s *Store) change(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID, version int64, action string, edit func(*JobInput)) (Job, error) {
 	var j Job
 	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getJob(ctx, tx, orgID, jobID, true)
@@ -403,10 +404,10 @@ func (s *Store) change(ctx context.Context, actor audit.Actor, orgID, jobID, ver
 		if err := in.Validate(); err != nil {
 			return err
 		}
-		if j, err = updateJob(ctx, tx, orgID, jobID, in); err != nil {
+		if j, err = updateJob(ctx, tx, orgID, jobID, in, now); err != nil {
 			return err
 		}
-		if err := noteJob(ctx, tx, orgID, &old, j); err != nil {
+		if err := noteJob(ctx, tx, orgID, now, &old, j); err != nil {
 			return err
 		}
 		return auditJob(ctx, tx, actor, orgID, action, &old, &j)
@@ -436,8 +437,9 @@ func (t Technician) Input() TechnicianInput {
 // audit log as actor's. The assignee is in.TechnicianRef, a technician of
 // the same org. created is false for an update; a job whose fields all
 // match is left untouched. With in.Version set, the job must exist at that
-// version (apperr.Stale otherwise, nothing written).
-func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, in JobInput) (j Job, created bool, err error) {
+// version (apperr.Stale otherwise, nothing written). now is the caller's
+// clock (docs/scheduling.md, "Time comes from the caller").
+func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, now time.Time, orgID int64, in JobInput) (j Job, created bool, err error) {
 	in.Normalize()
 	if err := in.Validate(); err != nil {
 		return j, false, err
@@ -460,11 +462,11 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 			return j, false, staleError("job")
 		}
 		var inserted bool
-		if j, inserted, err = insertJob(ctx, q, orgID, in, true); err != nil {
+		if j, inserted, err = insertJob(ctx, q, orgID, in, now, true); err != nil {
 			return j, false, fmt.Errorf("insert job %q: %w", in.ExternalRef, err)
 		}
 		if inserted {
-			if err := noteJob(ctx, q, orgID, nil, j); err != nil {
+			if err := noteJob(ctx, q, orgID, now, nil, j); err != nil {
 				return j, false, err
 			}
 			return j, true, auditJob(ctx, q, actor, orgID, "field.job.create", nil, &j)
@@ -492,10 +494,10 @@ func UpsertJobByRef(ctx context.Context, q database.Querier, actor audit.Actor, 
 	if sameJob(old.Input(), want) {
 		return old, false, nil
 	}
-	if j, err = updateJob(ctx, q, orgID, oldID, want); err != nil {
+	if j, err = updateJob(ctx, q, orgID, oldID, want, now); err != nil {
 		return j, false, fmt.Errorf("update job %q: %w", in.ExternalRef, err)
 	}
-	if err := noteJob(ctx, q, orgID, &old, j); err != nil {
+	if err := noteJob(ctx, q, orgID, now, &old, j); err != nil {
 		return j, false, err
 	}
 	return j, false, auditJob(ctx, q, actor, orgID, "field.job.update", &old, &j)

@@ -53,21 +53,21 @@ func TestVersionsRefuseStaleChanges(t *testing.T) {
 	// it is stale and leaves the board's change in place.
 	j := b.job(t, b.acme.ID, jobInput("Mrs Jones"))
 	require.EqualValues(t, 1, j.Version)
-	done, err := b.store.SetStatusIf(b.ctx, b.actor, b.acme.ID, j.ID, field.StatusDone, j.Version)
+	done, err := b.store.SetStatusIf(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusDone, j.Version)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, done.Version)
 	form := j.Input() // read at version 1
 	form.Notes = "ring twice"
-	_, err = b.store.UpdateJob(b.ctx, b.actor, b.acme.ID, j.ID, form)
+	_, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, form)
 	require.Equal(t, apperr.Stale, apperr.Code(err), "%v", err)
-	_, err = b.store.AssignIf(b.ctx, b.actor, b.acme.ID, j.ID, tech.ID, 1)
+	_, err = b.store.AssignIf(b.ctx, b.actor, b.now, b.acme.ID, j.ID, tech.ID, 1)
 	require.Equal(t, apperr.Stale, apperr.Code(err), "%v", err)
 	got2, err := b.store.Job(b.ctx, b.acme.ID, j.ID)
 	require.NoError(t, err)
 	require.Equal(t, field.StatusDone, got2.Status)
 	require.Empty(t, got2.Notes)
 	require.Zero(t, got2.TechnicianID)
-	_, err = b.store.UpdateJob(b.ctx, b.actor, b.other.ID, j.ID, got2.Input())
+	_, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.other.ID, j.ID, got2.Input())
 	require.Equal(t, apperr.NotFound, apperr.Code(err), "%v", err)
 
 	// Upsert by reference at a version: the current one saves, an old one

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -21,6 +22,9 @@ import (
 type planOpts struct {
 	overwrite bool // give fields changed in fieldbrief the file's values too
 	save      bool // the saving transaction: lock what is read, write baselines
+	// now is the caller's clock, at which the batch writes (field's job
+	// writes take it: docs/scheduling.md, "Time comes from the caller").
+	now time.Time
 }
 
 // match resolves every readable row against the org's records, adding its

@@ -31,19 +31,20 @@ var ErrNotSaveable = apperr.Errorf(apperr.Invalid, "The file has errors, so noth
 // Preview is what saving up would do now, computed by doing it in a
 // transaction that is rolled back: the preview's "new", "update" and
 // "unchanged" are the batch upsert's own answers, not a second opinion.
-func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone) (Plan, error) {
-	return s.PreviewWith(ctx, up, zone, false)
+// now is the caller's clock, which the batch writes at.
+func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone, now time.Time) (Plan, error) {
+	return s.PreviewWith(ctx, up, zone, now, false)
 }
 
 // PreviewWith is Preview, giving the file's values also to fields changed
 // in fieldbrief since the last import when overwrite is set.
-func (s *Store) PreviewWith(ctx context.Context, up Upload, zone schedule.Zone, overwrite bool) (Plan, error) {
+func (s *Store) PreviewWith(ctx context.Context, up Upload, zone schedule.Zone, now time.Time, overwrite bool) (Plan, error) {
 	tx, err := database.Begin(ctx, s.DB)
 	if err != nil {
 		return Plan{}, fmt.Errorf("preview import: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // a rollback is the point
-	return plan(ctx, tx, audit.Actor{}, up, zone, planOpts{overwrite: overwrite})
+	return plan(ctx, tx, audit.Actor{}, up, zone, planOpts{overwrite: overwrite, now: now})
 }
 
 // Save imports the user's upload id in one transaction, all or nothing, if
@@ -70,7 +71,7 @@ func (s *Store) SaveWith(ctx context.Context, actor audit.Actor, orgID, userID i
 		if err != nil {
 			return err
 		}
-		if p, err = plan(ctx, tx, actor, up, zone, planOpts{overwrite: overwrite, save: true}); err != nil {
+		if p, err = plan(ctx, tx, actor, up, zone, planOpts{overwrite: overwrite, save: true, now: now}); err != nil {
 			return err
 		}
 		switch {
@@ -191,7 +192,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 			}
 			batch = append(batch, i)
 		}
-		res, err := upsert(ctx, tx, actor, up.Kind, up.OrgID, rows, batch)
+		res, err := upsert(ctx, tx, actor, o.now, up.Kind, up.OrgID, rows, batch)
 		var be *field.BatchError
 		if errors.As(err, &be) {
 			for _, re := range be.Rows {
@@ -235,7 +236,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 }
 
 // upsert runs internal/field's batch upsert on the rows at batch.
-func upsert(ctx context.Context, tx pgx.Tx, actor audit.Actor, k Kind, orgID int64, rows []parsedRow, batch []int) (field.BatchResult, error) {
+func upsert(ctx context.Context, tx pgx.Tx, actor audit.Actor, now time.Time, k Kind, orgID int64, rows []parsedRow, batch []int) (field.BatchResult, error) {
 	if len(batch) == 0 {
 		return field.BatchResult{}, nil
 	}
@@ -250,7 +251,7 @@ func upsert(ctx context.Context, tx pgx.Tx, actor audit.Actor, k Kind, orgID int
 	for j, i := range batch {
 		ins[j] = rows[i].job
 	}
-	return field.UpsertJobsByRef(ctx, tx, actor, orgID, ins)
+	return field.UpsertJobsByRef(ctx, tx, actor, now, orgID, ins)
 }
 
 // sentence makes one of field's messages ("is required", "must be one

@@ -56,7 +56,7 @@ func (b *bundle) preview(t testing.TB, org tenants.Org, k fieldimport.Kind, cont
 	t.Helper()
 	up, err := b.store.SaveUpload(b.ctx, org.ID, b.user.ID, k, "file.csv", []byte(content), b.now)
 	require.NoError(t, err)
-	p, err := b.store.Preview(b.ctx, up, b.zone)
+	p, err := b.store.Preview(b.ctx, up, b.zone, b.now)
 	require.NoError(t, err)
 	return up, p
 }

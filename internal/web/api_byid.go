@@ -262,7 +262,7 @@ func (s *Server) writeJobByID(c echo.Context, id int64, build func(cur field.Job
 			return cur, err
 		}
 		input.Version = cur.Version
-		j, err := s.field.UpdateJob(ctx, apiActor(c), orgID, id, input)
+		j, err := s.field.UpdateJob(ctx, apiActor(c), s.now(), orgID, id, input)
 		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
 			continue
 		}

@@ -145,7 +145,7 @@ func (s *Server) apiPutJob(c echo.Context) error {
 		return err
 	}
 	p := preconditionsOf(c)
-	j, created, err := s.field.PutJobByRef(ctx, apiActor(c), orgID, input, p.onRef())
+	j, created, err := s.field.PutJobByRef(ctx, apiActor(c), s.now(), orgID, input, p.onRef())
 	if err != nil {
 		return p.failed(c, err)
 	}

@@ -377,7 +377,7 @@ func (s *Server) apiPatchJob(c echo.Context) error {
 	}
 	p := preconditionsOf(c)
 	var warnings []string
-	j, created, err := s.field.EditJobByRef(ctx, apiActor(c), orgID, ref, func(cur *field.Job) (field.JobInput, error) {
+	j, created, err := s.field.EditJobByRef(ctx, apiActor(c), s.now(), orgID, ref, func(cur *field.Job) (field.JobInput, error) {
 		warnings = nil
 		input := field.JobInput{ExternalRef: ref}
 		var id, version int64

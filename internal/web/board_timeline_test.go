@@ -59,7 +59,7 @@ func TestBoardFlagsAndCountsEqualTheBriefing(t *testing.T) {
 		return v
 	}
 	mk := func(customer, from, to string, tech int64, status string, emergency bool) field.Job {
-		j, err := ff.st.CreateJob(ctx, audit.System, ff.orgA.ID, field.JobInput{Customer: customer,
+		j, err := ff.st.CreateJob(ctx, audit.System, ff.clock.Now(), ff.orgA.ID, field.JobInput{Customer: customer,
 			ArrivalStart: at(from), ArrivalEnd: at(to), TechnicianID: tech, Status: status, Emergency: emergency})
 		require.NoError(t, err)
 		return j

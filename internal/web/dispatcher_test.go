@@ -169,7 +169,7 @@ func TestJobSearchPage(t *testing.T) {
 	f := ff.fixture
 	ctx := context.Background()
 	add := func(orgID int64, customer, address, ref, phone string, start time.Time, tech int64) field.Job {
-		j, err := ff.st.CreateJob(ctx, audit.System, orgID, field.JobInput{Customer: customer, Address: address, ExternalRef: ref,
+		j, err := ff.st.CreateJob(ctx, audit.System, ff.clock.Now(), orgID, field.JobInput{Customer: customer, Address: address, ExternalRef: ref,
 			CustomerPhone: phone, ArrivalStart: start, ArrivalEnd: start.Add(2 * time.Hour), TechnicianID: tech})
 		require.NoError(t, err)
 		return j

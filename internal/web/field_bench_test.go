@@ -50,7 +50,7 @@ func busyBoard(tb testing.TB, f *fixture) {
 		}
 		jobs = append(jobs, in)
 	}
-	_, err = field.UpsertJobsByRef(ctx, f.db, audit.System, f.orgA.ID, jobs)
+	_, err = field.UpsertJobsByRef(ctx, f.db, audit.System, f.clock.Now(), f.orgA.ID, jobs)
 	require.NoError(tb, err)
 }
 

@@ -123,7 +123,7 @@ func TestEditingAMultiDayJobOnTheScreenKeepsItsEnd(t *testing.T) {
 	ny, err := time.LoadLocation("America/New_York")
 	require.NoError(t, err)
 	start := time.Date(2026, 3, 9, 22, 0, 0, 0, ny)
-	j, err := ff.st.CreateJob(context.Background(), audit.System, ff.orgA.ID, field.JobInput{
+	j, err := ff.st.CreateJob(context.Background(), audit.System, ff.clock.Now(), ff.orgA.ID, field.JobInput{
 		Customer: "Night Co", ArrivalStart: start, ArrivalEnd: time.Date(2026, 3, 11, 23, 0, 0, 0, ny)})
 	require.NoError(t, err)
 

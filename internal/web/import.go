@@ -165,7 +165,7 @@ func (s *Server) importPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone)
+	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone, s.now())
 	if errors.Is(err, fieldimport.ErrHeaderTooLong) || errors.Is(err, fieldimport.ErrHeaderTooWide) {
 		// Read with a delimiter chosen on the preview, or stored before the
 		// header's bounds: refused as an upload would be, on the import page.

@@ -162,7 +162,7 @@ func (s *Server) jobCreate(c echo.Context) error {
 	var j field.Job
 	if len(f.errs) > 0 {
 		err = f.validate()
-	} else if j, err = s.field.CreateJob(ctx, actor(c), m.Org.ID, f.in); err == nil {
+	} else if j, err = s.field.CreateJob(ctx, actor(c), s.now(), m.Org.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, j, f, "job-added")
 	}
 	errs, ok := f.problems(localizer(c), err)
@@ -226,7 +226,7 @@ func (s *Server) jobUpdate(c echo.Context) error {
 	var saved field.Job
 	if len(f.errs) > 0 {
 		err = f.validate()
-	} else if saved, err = s.field.UpdateJob(ctx, actor(c), m.Org.ID, j.ID, f.in); err == nil {
+	} else if saved, err = s.field.UpdateJob(ctx, actor(c), s.now(), m.Org.ID, j.ID, f.in); err == nil {
 		return s.afterJobSaved(c, z, saved, f, "saved")
 	}
 	if isStale(err) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -46,7 +47,7 @@ func TestCitusWebhookEvents(t *testing.T) {
 	for _, notes := range []string{"one", "two"} {
 		in := j.Input()
 		in.Notes = notes
-		j, err = f.field.UpdateJob(f.ctx, admin, f.orgA, j.ID, in)
+		j, err = f.field.UpdateJob(f.ctx, admin, time.Now(), f.orgA, j.ID, in)
 		require.NoError(t, err)
 	}
 	_, err = f.field.SetTechnicianActive(f.ctx, admin, f.orgA, ana.ID, false)

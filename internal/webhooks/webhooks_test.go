@@ -141,7 +141,7 @@ var start = time.Date(2026, 3, 9, 13, 0, 0, 0, time.UTC)
 
 func (f *fixture) job(orgID int64, customer, ref string, techID int64) field.Job {
 	f.t.Helper()
-	j, err := f.field.CreateJob(f.ctx, admin, orgID, field.JobInput{Customer: customer, ExternalRef: ref,
+	j, err := f.field.CreateJob(f.ctx, admin, time.Now(), orgID, field.JobInput{Customer: customer, ExternalRef: ref,
 		ArrivalStart: start, ArrivalEnd: start.Add(2 * time.Hour), TechnicianID: techID})
 	require.NoError(f.t, err)
 	return j
@@ -243,7 +243,7 @@ func TestEventsCarryTheRecordAndTheChangedMembers(t *testing.T) {
 	j := f.job(f.orgA, "Mrs Jones", "J-1", ana.ID)
 	in := j.Input()
 	in.Status, in.Notes, in.TechnicianID = field.StatusInProgress, "Gate code 4411", ben.ID
-	_, err := f.field.UpdateJob(f.ctx, admin, f.orgA, j.ID, in)
+	_, err := f.field.UpdateJob(f.ctx, admin, time.Now(), f.orgA, j.ID, in)
 	require.NoError(t, err)
 	_, err = f.field.RevokeDayLinks(f.ctx, admin, f.orgA, ben.ID) // bookkeeping only: no event
 	require.NoError(t, err)
@@ -325,7 +325,7 @@ func TestEventsInOrderPerRecordAcrossRetries(t *testing.T) {
 		in := j.Input()
 		in.Notes = notes
 		var err error
-		j, err = f.field.UpdateJob(f.ctx, admin, f.orgA, j.ID, in)
+		j, err = f.field.UpdateJob(f.ctx, admin, time.Now(), f.orgA, j.ID, in)
 		require.NoError(t, err)
 	}
 	f.job(f.orgB, "Globex customer", "J-1", 0)
@@ -363,7 +363,7 @@ func TestFailedDeliveryIsLoggedAndTheNextGoes(t *testing.T) {
 	j := f.job(f.orgA, "Mrs Jones", "J-1", 0)
 	in := j.Input()
 	in.Customer = "Mrs Jones-Smith"
-	_, err := f.field.UpdateJob(f.ctx, admin, f.orgA, j.ID, in)
+	_, err := f.field.UpdateJob(f.ctx, admin, time.Now(), f.orgA, j.ID, in)
 	require.NoError(t, err)
 	f.work()
 

@@ -22,9 +22,11 @@ import (
 	"fieldbrief/internal/updates"
 )
 
-// Updates after dispatch (docs/delivery.md, "Updates"): these run on the
-// real clock, since a change is made now and its day must be today or
-// later, with BRIEFING_UPDATE_DELAY shortened.
+// Updates after dispatch (docs/delivery.md, "Updates"): these run on a
+// fake clock that starts at dayStart and ticks with the real one (the
+// update's quiet time and River's snoozes are real time), passed to the
+// worker and to every job write, with BRIEFING_UPDATE_DELAY shortened. No
+// test depends on the hour it runs at.
 
 // testUpdateDelay is the quiet time the tests' workers wait.
 const testUpdateDelay = 200 * time.Millisecond
@@ -85,23 +87,28 @@ func (h *hookRecorder) last(t *testing.T) dispatch.UpdateEvent {
 	return ev
 }
 
-// dayZone is a zone where today has at least three hours left at now, so a
-// test's day does not end while it runs, whatever the hour it runs at.
-func dayZone(now time.Time) *time.Location {
-	for _, name := range []string{"America/Chicago", "Europe/Berlin", "Asia/Tokyo", "Pacific/Auckland", "America/Los_Angeles", "Pacific/Honolulu", "Asia/Kolkata"} {
-		loc := mustZone(name)
-		if now.In(loc).Hour() <= 20 {
-			return loc
-		}
-	}
-	panic("no zone has three hours left today")
+// dayStart is where a sentDay's clock starts: Tuesday 2026-03-10, 10:00
+// in Chicago (CDT, after the spring-forward of March 8), so the day has
+// twelve hours left, its briefing is due at once and its jobs are tonight.
+var (
+	dayStart = utc("2026-03-10T15:00:00Z")
+	dayZone  = mustZone("America/Chicago")
+)
+
+// clockFrom is a fake clock that reads at at once and then ticks with the
+// real one.
+func clockFrom(at time.Time) func() time.Time {
+	began := time.Now()
+	return func() time.Time { return at.Add(time.Since(began)) }
 }
 
 // sentDay is an org whose technicians, Ana and Ben, got their briefing
 // email for today: each has one job tonight (Ana 22:00–23:00, Ben
-// 23:00–23:30, local), and the org's webhook got briefing.ready.
+// 23:00–23:30, local), and the org's webhook got briefing.ready. now is
+// its clock: the worker's, and what its job writes pass.
 type sentDay struct {
 	f        *fixture
+	now      func() time.Time
 	slug     string
 	org      int64
 	ana, ben int64
@@ -117,7 +124,7 @@ type sentDay struct {
 func (f *fixture) sentDay(slug string, extra map[string]any) *sentDay {
 	f.T.Helper()
 	d := f.newDay(slug, extra)
-	res := f.runOnceWith(d.worker(), time.Now())
+	res := f.runOnceWith(d.worker(), d.now())
 	require.Equal(f.T, 1, res.Tick.Enqueued)
 	require.Empty(f.T, res.Pending)
 	require.Len(f.T, d.sink.Messages(), 2, "the morning's two technician emails")
@@ -128,9 +135,9 @@ func (f *fixture) sentDay(slug string, extra map[string]any) *sentDay {
 // newDay is sentDay's org before its briefing: due this very minute.
 func (f *fixture) newDay(slug string, extra map[string]any) *sentDay {
 	f.T.Helper()
-	now := time.Now()
-	loc := dayZone(now)
-	d := &sentDay{f: f, slug: slug, loc: loc, today: schedule.DateOf(now.In(loc)), sink: deliverytest.NewSMTPServer(f.T),
+	clock := clockFrom(dayStart)
+	now, loc := clock(), dayZone
+	d := &sentDay{f: f, now: clock, slug: slug, loc: loc, today: schedule.DateOf(now.In(loc)), sink: deliverytest.NewSMTPServer(f.T),
 		hook: newHookRecorder(f.T), field: &field.Store{DB: f.DB}}
 	// Scheduled for this very minute: due at once, and not late.
 	doc := map[string]any{}
@@ -158,7 +165,7 @@ func (d *sentDay) at(hh, mm int) time.Time {
 }
 
 func (d *sentDay) worker() *Worker {
-	w := d.f.deliveringWorker(d.sink.URL, nil)
+	w := d.f.deliveringWorker(d.sink.URL, d.now)
 	w.UpdateDelay = testUpdateDelay
 	return w
 }
@@ -166,7 +173,7 @@ func (d *sentDay) worker() *Worker {
 // run is worker -once now: it waits for the update tasks' quiet time.
 func (d *sentDay) run() OnceResult {
 	d.f.T.Helper()
-	res := d.f.runOnceWith(d.worker(), time.Now())
+	res := d.f.runOnceWith(d.worker(), d.now())
 	require.Empty(d.f.T, res.Pending)
 	return res
 }
@@ -202,7 +209,7 @@ func TestUpdateAfterReassignment(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("reassign", nil)
 
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
 		"one change for each of the two technicians")
@@ -259,7 +266,7 @@ func TestFiveQuickEditsMakeOneUpdate(t *testing.T) {
 		in.Version = 0 // five saves in a row of the job as first read: each the newest (docs/versions.md)
 		in.ArrivalStart, in.ArrivalEnd = d.at(22, 10*i), d.at(23, 10*i)
 		in.Address = "700 Congress Ave"
-		_, err := d.field.UpdateJob(f.Ctx, admin, d.org, d.anaJob, in)
+		_, err := d.field.UpdateJob(f.Ctx, admin, d.now(), d.org, d.anaJob, in)
 		require.NoError(t, err)
 	}
 	require.Equal(t, 5, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1`, d.org))
@@ -287,21 +294,21 @@ func TestChangeOnDayNotSentMakesNoUpdate(t *testing.T) {
 	fs := d.field
 	// Tomorrow's briefing has not gone out: its changes go in it.
 	tomorrow := d.at(22, 0).AddDate(0, 0, 1)
-	j, err := fs.CreateJob(f.Ctx, admin, d.org, field.JobInput{Customer: "Tomorrow's customer", ArrivalStart: tomorrow,
+	j, err := fs.CreateJob(f.Ctx, admin, d.now(), d.org, field.JobInput{Customer: "Tomorrow's customer", ArrivalStart: tomorrow,
 		ArrivalEnd: tomorrow.Add(time.Hour), TechnicianID: d.ana})
 	require.NoError(t, err)
-	_, err = fs.Assign(f.Ctx, admin, d.org, j.ID, d.ben)
+	_, err = fs.Assign(f.Ctx, admin, d.now(), d.org, j.ID, d.ben)
 	require.NoError(t, err)
 	// A technician without an email got no briefing: nothing to update.
 	cy := f.Tech(d.org, "Cy", true)
 	cyJob := f.Job(d.org, cy, "Cy's customer", d.at(21, 0), d.at(22, 0), "scheduled")
-	_, err = fs.SetStatus(f.Ctx, admin, d.org, cyJob, field.StatusCancelled)
+	_, err = fs.SetStatus(f.Ctx, admin, d.now(), d.org, cyJob, field.StatusCancelled)
 	require.NoError(t, err)
 	// An org whose day was not sent at all.
 	other := f.Org("unsent", deliveryConfig(d.loc.String(), "23:59", nil, true, ""))
 	o := f.techWithEmail(other, "Olga", "olga@unsent.test")
 	oj := f.Job(other, o, "Olga's customer", d.at(22, 0), d.at(23, 0), "scheduled")
-	_, err = fs.SetStatus(f.Ctx, admin, other, oj, field.StatusCancelled)
+	_, err = fs.SetStatus(f.Ctx, admin, d.now(), other, oj, field.StatusCancelled)
 	require.NoError(t, err)
 
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
@@ -314,14 +321,14 @@ func TestChangeOnDayNotSentMakesNoUpdate(t *testing.T) {
 func TestUpdatesOff(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("off", map[string]any{"updates": false})
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
 	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE kind = 'briefing_update'`))
 
 	// Switched off after the changes were recorded: the fold sends nothing.
 	d2 := f.sentDay("later", nil)
-	_, err = d2.field.SetStatus(f.Ctx, admin, d2.org, d2.benJob, field.StatusCancelled)
+	_, err = d2.field.SetStatus(f.Ctx, admin, d2.now(), d2.org, d2.benJob, field.StatusCancelled)
 	require.NoError(t, err)
 	var doc map[string]any
 	var raw []byte
@@ -344,13 +351,13 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 	b := f.sentDay("beta", nil)
 
 	// Another org's job or technician is not found.
-	_, err := a.field.Assign(f.Ctx, admin, a.org, b.anaJob, a.ben)
+	_, err := a.field.Assign(f.Ctx, admin, a.now(), a.org, b.anaJob, a.ben)
 	require.Error(t, err)
-	_, err = a.field.Assign(f.Ctx, admin, a.org, a.anaJob, b.ben)
+	_, err = a.field.Assign(f.Ctx, admin, a.now(), a.org, a.anaJob, b.ben)
 	require.Error(t, err)
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
 
-	_, err = a.field.SetStatus(f.Ctx, admin, a.org, a.anaJob, field.StatusCancelled)
+	_, err = a.field.SetStatus(f.Ctx, admin, a.now(), a.org, a.anaJob, field.StatusCancelled)
 	require.NoError(t, err)
 	// A task naming another org's technician and date folds nothing.
 	f.insertTask(updates.BriefingUpdateArgs{OrgID: b.org, TechnicianID: a.ana, Date: a.today.String()})
@@ -372,19 +379,19 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 func TestUpdatesAtMostEvery15Minutes(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("gap", nil)
-	_, err := d.field.SetStatus(f.Ctx, admin, d.org, d.anaJob, field.StatusOnHold)
+	_, err := d.field.SetStatus(f.Ctx, admin, d.now(), d.org, d.anaJob, field.StatusOnHold)
 	require.NoError(t, err)
 	d.run()
 	_, texts := d.mail("ana@gap.test")
 	require.Len(t, texts, 2)
 
-	_, err = d.field.SetStatus(f.Ctx, admin, d.org, d.anaJob, field.StatusScheduled)
+	_, err = d.field.SetStatus(f.Ctx, admin, d.now(), d.org, d.anaJob, field.StatusScheduled)
 	require.NoError(t, err)
-	res := f.runOnceWith(d.worker(), time.Now())
+	res := f.runOnceWith(d.worker(), d.now())
 	require.Equal(t, map[string]int{"briefing_update/scheduled": 1}, res.Pending, "it waits for the gap")
 	var due time.Time
 	require.NoError(t, f.DB.QueryRow(f.Ctx, `SELECT scheduled_at FROM river_job WHERE kind = 'briefing_update' AND state = 'scheduled'`).Scan(&due))
-	require.WithinDuration(t, time.Now().Add(updates.MinGap), due, time.Minute)
+	require.WithinDuration(t, time.Now().Add(updates.MinGap), due, time.Minute, "River's clock is the real one")
 	_, texts = d.mail("ana@gap.test")
 	require.Len(t, texts, 2)
 
@@ -401,8 +408,8 @@ func TestUpdatesAtMostEvery15Minutes(t *testing.T) {
 	require.Equal(t, []string{"sent", "sent"}, f.updateOutcomes(d.org))
 }
 
-// TestUpdateDelayFromChangeToMessage measures, on a long-running worker
-// and the real clock, the time from a change's commit to the update
+// TestUpdateDelayFromChangeToMessage measures, on a long-running worker,
+// the time from a change's commit to the update
 // being accepted by the SMTP server. BRIEFING_UPDATE_DELAY in the
 // environment sets the worker's delay (default here: 1s); the figure is
 // logged, not asserted (docs/delivery.md, "Updates", gives it).
@@ -421,7 +428,7 @@ func TestUpdateDelayFromChangeToMessage(t *testing.T) {
 	t.Cleanup(func() { _ = w.Stop(t.Context()) })
 
 	start := time.Now()
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	msgs := d.sink.WaitMessages(t, 4, delay+30*time.Second)
 	took := time.Since(start)

@@ -21,7 +21,7 @@ import (
 // email, and is left pending (wakeUpdates).
 func (d *sentDay) runBriefly() OnceResult {
 	d.f.T.Helper()
-	res, err := d.worker().RunOnce(d.f.Ctx, time.Now(), 5*time.Second)
+	res, err := d.worker().RunOnce(d.f.Ctx, d.now(), 5*time.Second)
 	require.NoError(d.f.T, err)
 	return res
 }
@@ -31,7 +31,7 @@ func (d *sentDay) runBriefly() OnceResult {
 func (d *sentDay) runBrieflyAsync() <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := d.worker().RunOnce(d.f.Ctx, time.Now(), 5*time.Second)
+		_, err := d.worker().RunOnce(d.f.Ctx, d.now(), 5*time.Second)
 		done <- err
 	}()
 	return done
@@ -83,7 +83,7 @@ func (d *sentDay) mentions(addr, s string) int {
 func TestChangeWhileTheBriefingIsMadeIsAnUpdate(t *testing.T) {
 	f := setup(t)
 	d := f.newDay("window", nil)
-	require.Equal(t, 1, f.tick(time.Now()).Enqueued, "the firing; its generation waits for a worker")
+	require.Equal(t, 1, f.tick(d.now()).Enqueued, "the firing; its generation waits for a worker")
 
 	hold, pid := f.hold()
 	_, err := hold.Exec(f.Ctx, `SELECT FROM ff_briefings WHERE org_id = $1 FOR SHARE`, d.org)
@@ -92,7 +92,7 @@ func TestChangeWhileTheBriefingIsMadeIsAnUpdate(t *testing.T) {
 	require.Eventually(t, func() bool { return f.blockedBy(pid) }, 30*time.Second, 10*time.Millisecond,
 		"the generation reads the day, then waits for its briefing's row")
 
-	_, err = d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	_, err = d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
 		"recorded for both technicians while the briefing is made")
@@ -130,8 +130,8 @@ func TestChangeWhileTheBriefingIsMadeIsAnUpdate(t *testing.T) {
 func TestChangeBeforeTheBriefingIsMadeIsInTheEmail(t *testing.T) {
 	f := setup(t)
 	d := f.newDay("before", nil)
-	require.Equal(t, 1, f.tick(time.Now()).Enqueued)
-	_, err := d.field.Assign(f.Ctx, admin, d.org, d.anaJob, d.ben)
+	require.Equal(t, 1, f.tick(d.now()).Enqueued)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1`, d.org))
 
@@ -159,7 +159,7 @@ func TestChangeInFlightWhenTheTickFires(t *testing.T) {
 	f := setup(t)
 	d := f.newDay("inflight", nil)
 	write, pid := f.hold()
-	_, _, err := field.UpsertJobByRef(f.Ctx, write, admin, d.org, field.JobInput{ExternalRef: "J-9", Customer: "Carla's customer",
+	_, _, err := field.UpsertJobByRef(f.Ctx, write, admin, d.now(), d.org, field.JobInput{ExternalRef: "J-9", Customer: "Carla's customer",
 		ArrivalStart: d.at(21, 0), ArrivalEnd: d.at(21, 30), TechnicianID: d.ana})
 	require.NoError(t, err)
 
