@@ -310,7 +310,7 @@ func DayBoard(p BoardPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Board.Admin {
+			if p.Board.CanEditField {
 				var templ_7745c5c3_Var21 string
 				templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(" " + p.T("board.tl.drag_hint"))
 				if templ_7745c5c3_Err != nil {
@@ -329,7 +329,7 @@ func DayBoard(p BoardPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Board.Admin {
+			if p.Board.CanEditField {
 				templ_7745c5c3_Err = moveDialog(p.Board).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1019,7 +1019,7 @@ func boardBlock(b Board, j BoardBlock, pos string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if b.Admin {
+			if b.CanEditField {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, " data-version=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1292,7 +1292,7 @@ func boardBlock(b Board, j BoardBlock, pos string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if b.Admin {
+		if b.CanEditField {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "<a class=\"mv\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

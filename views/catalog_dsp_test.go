@@ -29,7 +29,7 @@ func dspPages() map[string]func(p views.Page) templ.Component {
 	}
 	return map[string]func(p views.Page) templ.Component{
 		"jobs search (dispatcher, results, pages)": func(p views.Page) templ.Component {
-			return views.Jobs(views.JobsPage{Page: signedIn(p), Base: "/orgs/acme", Admin: true, Zone: nyZone, Date: "2026-03-04",
+			return views.Jobs(views.JobsPage{Page: signedIn(p), Base: "/orgs/acme", CanEditField: true, Zone: nyZone, Date: "2026-03-04",
 				Search: &views.JobSearch{Query: "Smith & Sons", Rows: rows(), PrevPage: "/p1", NextPage: "/p3", MinLen: 3, DayLabel: "Wed, Mar 4"}})
 		},
 		"jobs search (none)": func(p views.Page) templ.Component {

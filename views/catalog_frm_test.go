@@ -49,7 +49,7 @@ func stalePages() map[string]func(p views.Page) templ.Component {
 			job := fieldJobs(pl)[1]
 			form := jobForm(pl)
 			form.Errors, form.Version = nil, 4
-			return views.Job(views.JobPage{Page: p, Base: "/orgs/acme", Admin: true, Job: job, JobDate: "Wed, Mar 4", Form: form,
+			return views.Job(views.JobPage{Page: p, Base: "/orgs/acme", CanEditField: true, Job: job, JobDate: "Wed, Mar 4", Form: form,
 				Stale: &views.StaleNotice{Reload: "/orgs/acme/jobs/2", Changes: []views.StaleChange{
 					change("status", "jobform.status", pl.T("jobstatus.done"), pl.T("jobstatus.scheduled")),
 					change("technician_id", "jobform.technician", "Ana Lima", pl.T("jobform.unassigned")),
@@ -61,7 +61,7 @@ func stalePages() map[string]func(p views.Page) templ.Component {
 			p.Title = "Ana Lima"
 			form := techForm(pl)
 			form.Errors, form.Version = nil, 2
-			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Admin: true, Tech: fieldTechs()[0], Form: form,
+			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", CanEditField: true, Tech: fieldTechs()[0], Form: form,
 				Stale: &views.StaleNotice{Reload: "/orgs/acme/technicians/1"}})
 		},
 		"members (409: role changed by someone else)": func(p views.Page) templ.Component {

@@ -138,7 +138,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"jobs (admin, filter errors, pages)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("jobs.title")
-			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", Admin: true, Notice: pl.T("fieldnotice.job_added"),
+			return views.Jobs(views.JobsPage{Page: p, Base: "/orgs/acme", CanEditField: true, Notice: pl.T("fieldnotice.job_added"),
 				Zone: nyZone, Date: "2026-03-04", FilterErrors: views.FormErrors{"status": pl.T("jobs.status_invalid")},
 				Technicians: []views.Option{{Value: "1", Label: "Ana Lima"}}, Jobs: fieldJobs(pl),
 				PrevPage: "/p1", NextPage: "/p3", Form: jobForm(pl)})
@@ -157,13 +157,13 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"job (admin)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = "Smith & Sons"
-			return views.Job(views.JobPage{Page: p, Base: "/orgs/acme", Admin: true, Notice: pl.T("fieldnotice.ambiguous"),
+			return views.Job(views.JobPage{Page: p, Base: "/orgs/acme", CanEditField: true, Notice: pl.T("fieldnotice.ambiguous"),
 				Job: fieldJobs(pl)[0], JobDate: "Wed, Mar 4", Form: jobForm(pl)})
 		},
 		"technicians (admin)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = pl.T("technicians.title")
-			return views.Technicians(views.TechniciansPage{Page: p, Base: "/orgs/acme", Admin: true,
+			return views.Technicians(views.TechniciansPage{Page: p, Base: "/orgs/acme", CanEditField: true,
 				Notice: pl.T("fieldnotice.technician_added"), List: fieldTechs(), Form: techForm(pl)})
 		},
 		"technicians (none)": func(p views.Page) templ.Component {
@@ -174,7 +174,7 @@ func coveredPages() map[string]func(p views.Page) templ.Component {
 		"technician (admin, inactive)": func(p views.Page) templ.Component {
 			p = signedIn(p)
 			p.Title = "Ana Lima"
-			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", Admin: true, OrgAdmin: true,
+			return views.Technician(views.TechnicianPage{Page: p, Base: "/orgs/acme", CanEditField: true, OrgAdmin: true,
 				Notice: pl.T("fieldnotice.saved"), Tech: fieldTechs()[1], Form: techForm(pl)})
 		},
 		"technician (member)": func(p views.Page) templ.Component {
@@ -382,7 +382,7 @@ func fieldJobs(pl *i18n.Localizer) []views.JobRow {
 
 func fieldBoard(pl *i18n.Localizer, admin bool) views.Board {
 	jobs := fieldJobs(pl)
-	b := views.Board{Base: "/orgs/acme", Admin: admin, CSRF: "tok", Date: "2026-03-04", I18n: pl,
+	b := views.Board{Base: "/orgs/acme", CanEditField: admin, CSRF: "tok", Date: "2026-03-04", I18n: pl,
 		Columns: []views.BoardColumn{{Name: pl.T("board.unassigned"), Blocks: fieldBlocks(jobs[:1])}, {TechnicianID: 1, Name: "Ana Lima", Blocks: fieldBlocks(jobs[1:])},
 			{TechnicianID: 2, Name: "Ada Lovelace"}},
 		Overdue: jobs[:1], Truncated: true, Technicians: []views.Option{{Value: "1", Label: "Ana Lima"}}}

@@ -41,24 +41,24 @@ type TechnicianForm struct {
 // TechniciansPage lists an org's technicians; admins get the add form.
 type TechniciansPage struct {
 	Page
-	Base   string // /orgs/{slug}
-	Admin  bool
-	Notice string
-	List   []TechnicianRow
-	Form   TechnicianForm
+	Base         string // /orgs/{slug}
+	CanEditField bool   // edits field data: an admin or a dispatcher
+	Notice       string
+	List         []TechnicianRow
+	Form         TechnicianForm
 }
 
 // TechnicianPage is one technician: an edit form for admins, the details
 // for members.
 type TechnicianPage struct {
 	Page
-	Base     string
-	Admin    bool // edits field data: an admin or a dispatcher
-	OrgAdmin bool // revokes the technician's day links
-	Notice   string
-	Tech     TechnicianRow
-	Form     TechnicianForm
-	Stale    *StaleNotice // a save over a newer version was refused (409)
+	Base         string
+	CanEditField bool // edits field data: an admin or a dispatcher
+	OrgAdmin     bool // revokes the technician's day links
+	Notice       string
+	Tech         TechnicianRow
+	Form         TechnicianForm
+	Stale        *StaleNotice // a save over a newer version was refused (409)
 }
 
 // JobRow is a job in a list or on the board.
@@ -106,7 +106,7 @@ type JobForm struct {
 type JobsPage struct {
 	Page
 	Base         string
-	Admin        bool
+	CanEditField bool // edits field data: an admin or a dispatcher
 	Notice       string
 	Zone         ZoneLabel
 	Date         string
@@ -124,15 +124,15 @@ type JobsPage struct {
 // JobPage is one job: an edit form for admins, the details for members.
 type JobPage struct {
 	Page
-	Base    string
-	Admin   bool
-	Notice  string
-	Job     JobRow
-	JobDate string // the job's local date in the reader's words: "Thu, Nov 26"
-	Notes   string
-	Phone   string
-	Form    JobForm
-	Stale   *StaleNotice // a save over a newer version was refused (409)
+	Base         string
+	CanEditField bool // edits field data: an admin or a dispatcher
+	Notice       string
+	Job          JobRow
+	JobDate      string // the job's local date in the reader's words: "Thu, Nov 26"
+	Notes        string
+	Phone        string
+	Form         JobForm
+	Stale        *StaleNotice // a save over a newer version was refused (409)
 }
 
 // BoardColumn is one technician's row of the day's timeline, or the
@@ -185,23 +185,23 @@ type BoardCounts struct {
 // one for unassigned jobs, with overdue jobs of earlier days apart
 // (folded).
 type Board struct {
-	Base        string
-	Admin       bool
-	CSRF        string
-	Date        string
-	Problem     string // a rejected change, said above the board
-	Notice      string // a change made with htmx, said above the board
-	Columns     []BoardColumn
-	Timeline    Timeline
-	Counts      BoardCounts
-	Overdue     []JobRow
-	OverdueAll  int  // overdue jobs in all (Overdue holds at most the board's bound)
-	OverdueOpen bool // the reader unfolded the overdue section this session
-	Truncated   bool // more jobs than one board shows
-	Technicians []Option
-	Move        *JobRow      // the job whose move form is shown (?move=id, the way without JavaScript)
-	I18n        Translator   // the reader's language (the fragment has no Page)
-	Stale       *StaleNotice // a quick change over a newer version was refused (409)
+	Base         string
+	CanEditField bool // edits field data: an admin or a dispatcher
+	CSRF         string
+	Date         string
+	Problem      string // a rejected change, said above the board
+	Notice       string // a change made with htmx, said above the board
+	Columns      []BoardColumn
+	Timeline     Timeline
+	Counts       BoardCounts
+	Overdue      []JobRow
+	OverdueAll   int  // overdue jobs in all (Overdue holds at most the board's bound)
+	OverdueOpen  bool // the reader unfolded the overdue section this session
+	Truncated    bool // more jobs than one board shows
+	Technicians  []Option
+	Move         *JobRow      // the job whose move form is shown (?move=id, the way without JavaScript)
+	I18n         Translator   // the reader's language (the fragment has no Page)
+	Stale        *StaleNotice // a quick change over a newer version was refused (409)
 }
 
 // T is the message id in the board reader's language.

@@ -561,7 +561,7 @@ func Jobs(p JobsPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Admin && p.Search == nil {
+			if p.CanEditField && p.Search == nil {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 57, "<section class=\"card\" aria-labelledby=\"add-job-title\"><h2 id=\"add-job-title\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1046,7 +1046,7 @@ func Job(p JobPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Admin {
+			if p.CanEditField {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 97, "<section class=\"card\" aria-labelledby=\"edit-job-title\"><h2 id=\"edit-job-title\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

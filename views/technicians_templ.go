@@ -407,7 +407,7 @@ func Technicians(p TechniciansPage) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					if p.Admin {
+					if p.CanEditField {
 						templ_7745c5c3_Err = technicianActiveForm(p.Page, p.Base, t).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -427,7 +427,7 @@ func Technicians(p TechniciansPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Admin {
+			if p.CanEditField {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<section class=\"card\" aria-labelledby=\"add-title\"><h2 id=\"add-title\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -663,7 +663,7 @@ func Technician(p TechnicianPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Admin {
+			if p.CanEditField {
 				templ_7745c5c3_Err = technicianActiveForm(p.Page, p.Base, p.Tech).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -683,7 +683,7 @@ func Technician(p TechnicianPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if p.Admin {
+			if p.CanEditField {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "<section class=\"card\" aria-labelledby=\"edit-title\"><h2 id=\"edit-title\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

@@ -103,7 +103,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	m := currentMembership(c)
 	csrf, _ := c.Get(ctxCSRF).(string)
 	l := localizer(c)
-	b := views.Board{Base: orgBase(m.Org.Slug), Admin: m.CanEditField(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
+	b := views.Board{Base: orgBase(m.Org.Slug), CanEditField: m.CanEditField(), CSRF: csrf, Date: d.String(), Problem: problem, I18n: l}
 	if ck, err := c.Cookie(boardOverdueCookie); err == nil && ck.Value == "open" {
 		b.OverdueOpen = true
 	}
@@ -148,7 +148,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 		b.Overdue = append(b.Overdue, jobRow(l, z.Loc, j, d))
 	}
 	b.Truncated = day.More || overdue.More
-	if v := c.QueryParam("move"); v != "" && b.Admin {
+	if v := c.QueryParam("move"); v != "" && b.CanEditField {
 		// The move form without JavaScript: the job's technician and
 		// status forms above the board.
 		if id, err := strconv.ParseInt(v, 10, 64); err == nil {

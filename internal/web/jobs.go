@@ -112,7 +112,7 @@ func (s *Server) renderJobs(c echo.Context, status int, z orgZone, form views.Jo
 		return err
 	}
 	l := localizer(c)
-	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
+	p := views.JobsPage{Page: s.page(c, l.T("jobs.title")), Base: base, CanEditField: m.CanEditField(), Notice: pageNotice(c),
 		Date: q.date.String(), Status: q.status, Technician: q.technician,
 		FilterErrors: ferrs, Technicians: technicianOptions(l, techs, 0)}
 	p.Zone = zoneLabel(l, z, q.date)
@@ -291,7 +291,7 @@ func (s *Server) renderJobPage(c echo.Context, status int, z orgZone, j field.Jo
 	if form.Next == "" {
 		form.Next = "jobs"
 	}
-	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c),
+	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, CanEditField: m.CanEditField(), Notice: pageNotice(c),
 		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form, Stale: stale}
 	p.Section = "jobs"
 	return s.render(c, status, views.Job(p))

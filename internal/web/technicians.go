@@ -39,7 +39,7 @@ func (s *Server) renderTechnicians(c echo.Context, status int, form views.Techni
 	}
 	base := orgBase(m.Org.Slug)
 	l := localizer(c)
-	p := views.TechniciansPage{Page: s.page(c, l.T("technicians.title")), Base: base, Admin: m.CanEditField(), Notice: pageNotice(c)}
+	p := views.TechniciansPage{Page: s.page(c, l.T("technicians.title")), Base: base, CanEditField: m.CanEditField(), Notice: pageNotice(c)}
 	p.Section = "technicians"
 	for _, t := range list {
 		p.List = append(p.List, technicianRow(l, t))
@@ -154,7 +154,7 @@ func (s *Server) renderTechnicianPage(c echo.Context, status int, t field.Techni
 	form.Action = base + "/technicians/" + strconv.FormatInt(t.ID, 10)
 	l := localizer(c)
 	form.Errors = technicianErrors(l, form.Errors)
-	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, Admin: m.CanEditField(), OrgAdmin: m.IsAdmin(), Notice: pageNotice(c),
+	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, CanEditField: m.CanEditField(), OrgAdmin: m.IsAdmin(), Notice: pageNotice(c),
 		Tech: technicianRow(l, t), Form: form, Stale: stale}
 	p.Section = "technicians"
 	return s.render(c, status, views.Technician(p))
