@@ -43,7 +43,8 @@ help: ## Show this help
 
 run: build ## Run the app with demo data on http://localhost:8080 (finds, starts or installs PostgreSQL)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh fieldbrief)"
+	url=$$(scripts/pg.sh fieldbrief) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	# Local development: webhooks may go to a receiver on this machine.
 	export WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
 	echo "==> database: $$DATABASE_URL"
@@ -97,7 +98,8 @@ test: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet, staticcheck and
 	scripts/need-chromium.sh
 	scripts/need-pgbouncer.sh
 	# The suite's own throwaway cluster, in RAM (docs/testing.md, "The suite's PostgreSQL").
-	export DATABASE_URL="$$(scripts/test-pg.sh)"
+	url=$$(scripts/test-pg.sh) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
 	echo "==> go vet ./..."
 	$(GO) vet ./...
@@ -123,7 +125,8 @@ test: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet, staticcheck and
 CITUS_TIMEOUT ?= 40m
 test-citus: ## The product on a real Citus cluster (a coordinator and two workers; needs ../shared/citus/install.sh run as root, as .ci/run does)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	# Tests behind the citus build tag, one cluster at a time (each starts
 	# three PostgreSQL servers); docs/scaling.md, "Citus in tests".
 	$(GO) vet -tags citus ./...
@@ -132,7 +135,8 @@ test-citus: ## The product on a real Citus cluster (a coordinator and two worker
 
 bench: ## Benchmarks once each (BENCH=regexp BENCHTIME=1x BENCH_PKGS=...)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	mkdir -p bin
 	$(GO) test -run='^$$' -bench='$(BENCH)' -benchtime=$(BENCHTIME) -benchmem $(BENCH_PKGS) | tee bin/bench.txt
 	# The tick's table (docs/benchmarks.md, "The tick"); bench-tick measures it with more iterations.
@@ -142,7 +146,8 @@ BENCH_BURST_ORGS  ?= 10000
 BENCH_MEMORY_ORGS ?= 1000000
 bench-burst: ## Burst (10k orgs due at once, 1 and 3 worker processes) and worker memory at 1M orgs (BENCH_MEMORY_ORGS=0 skips it)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	# Real cmd/worker processes, GOMAXPROCS=2 each; docs/benchmarks.md, "Burst" and "Worker memory at 1M orgs".
 	# BENCH_BURST_SMTP=1 adds runs that mail every org's dispatcher.
 	BENCH_BURST_ORGS=$(BENCH_BURST_ORGS) BENCH_MEMORY_ORGS=$(BENCH_MEMORY_ORGS) \
@@ -150,7 +155,8 @@ bench-burst: ## Burst (10k orgs due at once, 1 and 3 worker processes) and worke
 
 bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs the plain candidate query (docs/decisions/0001-local-time-scheduling.md) and AT TIME ZONE, worker -once cold start (BENCH_1M=0 skips 1M)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	mkdir -p bin
 	BENCH_1M=$(BENCH_1M) $(GO) test -run='^$$' -bench='BenchmarkTick' -benchtime=$(TICK_BENCHTIME) -timeout=60m ./internal/tick/ | tee bin/bench-tick.txt
 	awk -f scripts/tick-table.awk bin/bench-tick.txt
@@ -159,19 +165,22 @@ bench-tick: ## Tick benchmarks: 10k/100k/1M orgs, steady/worst/full vs the plain
 BENCH_CITUS_ORGS ?= 100000
 bench-tick-citus: ## The tick on one node and on a Citus cluster, same run and data (BENCH_CITUS_ORGS, default 100k; needs Citus as make test-citus does)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	# docs/scaling.md, "The tick on Citus": steady, full and worst, node vs citus.
 	BENCH_CITUS_ORGS=$(BENCH_CITUS_ORGS) $(GO) test -tags citus -run='^$$' -bench='BenchmarkCitusTick' -benchtime=1x -timeout=60m -v ./internal/tick/
 
 bench-history: ## History retention: a month of HISTORY_BENCH_ORGS (default 100k) orgs' history dropped with the tick running (docs/benchmarks.md, "History retention")
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	mkdir -p bin
 	$(GO) test -run='^$$' -bench='BenchmarkDropMonth' -benchtime=1x -timeout=120m -v ./internal/history/ | tee bin/bench-history.txt
 
 bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of cmd/web (WEBLOAD_RATES=200,1000 WEBLOAD_DURATION=10s WEBLOAD_PAGES=...)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	$(GO) test -run='^$$' -bench=BenchmarkWebLoad -benchtime=1x -timeout=30m ./internal/webload/
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
@@ -179,7 +188,8 @@ fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 
 chaos: ## Fault injection, full counts: kill -9, pg_terminate_backend, PostgreSQL restart, DST replicas (long; docs/guarantees.md)
 	@scripts/need-postgres.sh
-	export DATABASE_URL="$$(scripts/pg.sh postgres)"
+	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
 	# CHAOS=full: 100 kill -9 and 100 pg_terminate_backend rounds over 1,000
 	# due orgs each, 10 PostgreSQL restarts, 5 replicas over 2 × 8 days of
 	# minutes. CHAOS_KILL_ROUNDS, CHAOS_TERMINATE_ROUNDS, CHAOS_RESTART_ROUNDS,

@@ -4,7 +4,8 @@
 #
 #   1. DATABASE_URL set  → printed as is (the suite runs where you say).
 #   2. server binaries   → the suite's own throwaway cluster (scripts/pg.sh
-#                          on port $PG_TEST_PORT, default 55434), its data in
+#                          on port $PG_TEST_PORT, default the first free port
+#                          from 55434), its data in
 #                          RAM (/dev/shm) when that is a tmpfs with room,
 #                          else under .pgdata-test/; started or reused.
 #   3. otherwise         → scripts/pg.sh as `make run` uses it (a server on
@@ -44,4 +45,15 @@ if [[ -z ${PG_TEST_DIR:-} ]] && [[ $(stat -f -c %T /dev/shm 2>/dev/null) == tmpf
 fi
 dir=${PG_TEST_DIR:-$dir}
 
-PG_PROBE_PORT=0 PG_LOCAL_PORT=${PG_TEST_PORT:-55434} PG_DATA_DIR=$dir exec "$root/scripts/pg.sh" postgres
+# The port: PG_TEST_PORT, else the first free one from 55434 up. A cluster
+# already running in $dir keeps its own (pg.sh reads it); another
+# checkout's suite may hold 55434.
+port=${PG_TEST_PORT:-}
+if [[ -z $port ]]; then
+	for ((port = 55434; port < 55534; port++)); do
+		# Free when nothing accepts a connection there.
+		timeout 2 bash -c ">/dev/tcp/127.0.0.1/$port" 2>/dev/null || break
+	done
+fi
+
+PG_PROBE_PORT=0 PG_LOCAL_PORT=$port PG_DATA_DIR=$dir exec "$root/scripts/pg.sh" postgres
