@@ -84,7 +84,7 @@ type DayReads struct {
 // counts need no rows; TestSectionsSQLAgreesWithDerive pins the two.
 const (
 	dayJob       = `(j.arrival_start >= {start} AND j.arrival_start < {end})`
-	openJob      = `j.status NOT IN ('done', 'cancelled')`
+	openJob      = openJobSQL
 	noTechnician = `(t.id IS NULL OR NOT t.active)`
 	onHoldJob    = `j.status = 'on_hold'`
 )

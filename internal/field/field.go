@@ -31,6 +31,15 @@ const (
 // Statuses lists the statuses in the order a job usually goes through them.
 var Statuses = []string{StatusScheduled, StatusInProgress, StatusOnHold, StatusDone, StatusCancelled}
 
+// Open reports whether a job of this status is still to be worked:
+// neither done nor cancelled. This is the open-job rule; openJobSQL is
+// the same rule for the database (and the partial index jobs_org_open_idx
+// of migration 00023), and TestOpenRuleAgrees pins the two.
+func Open(status string) bool { return status != StatusDone && status != StatusCancelled }
+
+// openJobSQL is Open over jobs j.
+const openJobSQL = `j.status NOT IN ('done', 'cancelled')`
+
 // ValidStatus reports whether s is one of Statuses.
 func ValidStatus(s string) bool {
 	for _, v := range Statuses {

@@ -77,7 +77,7 @@ const jobFrom = ` FROM jobs j LEFT JOIN technicians t ON t.org_id = j.org_id AND
 // end), which says so to the planner: the (org_id, arrival_start) index
 // then bounds the scan.
 func overdueSQL(dayStart string) string {
-	return `j.arrival_start < ` + dayStart + ` AND j.arrival_end < ` + dayStart + ` AND j.status NOT IN ('done', 'cancelled')`
+	return `j.arrival_start < ` + dayStart + ` AND j.arrival_end < ` + dayStart + ` AND ` + openJobSQL
 }
 
 func scanJob(row pgx.Row, j *Job) error { return row.Scan(jobDest(j)...) }

@@ -81,9 +81,9 @@ func (t TechnicianDay) capped(n int) TechnicianDay {
 	jobs := make([]JobLine, 0, n)
 	for _, j := range t.Jobs {
 		switch {
-		case j.Status != "cancelled" && keepOpen > 0:
+		case j.Status != field.StatusCancelled && keepOpen > 0:
 			keepOpen--
-		case j.Status == "cancelled" && keepCancelled > 0:
+		case j.Status == field.StatusCancelled && keepCancelled > 0:
 			keepCancelled--
 		default:
 			continue

@@ -229,7 +229,7 @@ func (d *Day) Snapshot() Snapshot {
 func notCancelled(lines []JobLine) int {
 	n := 0
 	for _, j := range lines {
-		if j.Status != "cancelled" {
+		if j.Status != field.StatusCancelled {
 			n++
 		}
 	}

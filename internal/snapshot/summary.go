@@ -1,6 +1,10 @@
 package snapshot
 
-import "slices"
+import (
+	"slices"
+
+	"fieldbrief/internal/field"
+)
 
 // Summarize returns what a briefing shows above and beside the routes: the
 // summary strip, the action items and the day's cancelled jobs. A snapshot
@@ -31,13 +35,13 @@ func (s Snapshot) Summarize() (Summary, ActionItems, []JobLine) {
 // An emergency also stays in its technician's route: the route is the
 // technician's whole day, the action items are what the dispatcher acts on.
 func (s Snapshot) derive() (Summary, ActionItems, []JobLine) {
-	open := func(j JobLine) bool { return j.Status != "done" && j.Status != "cancelled" }
+	open := func(j JobLine) bool { return field.Open(j.Status) }
 	var day []JobLine // the day's jobs, assigned or not
 	var sum Summary
 	for _, t := range s.Technicians {
 		out := false
 		for _, j := range t.Jobs {
-			out = out || j.Status != "cancelled"
+			out = out || j.Status != field.StatusCancelled
 		}
 		if out {
 			sum.TechniciansOut++
@@ -50,7 +54,7 @@ func (s Snapshot) derive() (Summary, ActionItems, []JobLine) {
 
 	cancelled := []JobLine{}
 	for _, j := range day {
-		if j.Status == "cancelled" {
+		if j.Status == field.StatusCancelled {
 			cancelled = append(cancelled, j)
 		} else {
 			sum.Jobs++

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"fieldbrief/internal/field"
 	"fieldbrief/views/briefview"
 )
 
@@ -44,7 +45,7 @@ func View(s Snapshot, loc *time.Location) briefview.Content {
 	for _, t := range s.Technicians {
 		r := briefview.Route{TechnicianID: t.ID, Technician: t.Name, Phone: t.Phone, Jobs: []briefview.Job{}, More: t.MoreJobs}
 		for _, j := range t.Jobs {
-			if j.Status != "cancelled" {
+			if j.Status != field.StatusCancelled {
 				vj := viewJob(j, loc)
 				vj.Technician = "" // the route's heading says who
 				r.Jobs = append(r.Jobs, vj)

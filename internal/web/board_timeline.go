@@ -71,7 +71,7 @@ func timeline(l *i18n.Localizer, loc *time.Location, d schedule.Date, now time.T
 				b.Late = !j.ArrivalEnd.After(now)
 				b.Soon = j.ArrivalEnd.After(now) && !j.ArrivalEnd.After(now.Add(soonWithin))
 			}
-			b.Attention = today && r == 0 && j.Status != field.StatusDone && j.Status != field.StatusCancelled
+			b.Attention = today && r == 0 && field.Open(j.Status)
 			out[i] = b
 		}
 		if r > 0 { // a technician's row: their overlapping windows
