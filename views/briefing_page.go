@@ -55,14 +55,9 @@ func (p BriefingPage) runOutcome(outcome string) string {
 	return label(outcome)
 }
 
-// sectionTitle is an action item section's heading, the email's
-// (mail.section.*), by its anchor.
+// sectionTitle is an action item section's heading (briefview.SectionTitle).
 func (p BriefingPage) sectionTitle(s briefview.Section) string {
-	switch s.ID {
-	case "emergencies", "overdue", "unassigned", "on-hold":
-		return p.T("mail.section." + strings.ReplaceAll(s.ID, "-", "_"))
-	}
-	return s.Title
+	return briefview.SectionTitle(p.loc(), s)
 }
 
 // sectionEmpty is what an empty action item section says.

@@ -198,6 +198,18 @@ func tel(number string) string {
 	return "tel:" + number
 }
 
+// SectionTitle is an action item section's heading in the reader's
+// words, by its anchor (Section.ID): the one place for the four titles
+// (the catalog's mail.section.*), for the briefing's page and its email
+// alike. A section it does not know keeps the title it came with.
+func SectionTitle(l *i18n.Localizer, s Section) string {
+	switch s.ID {
+	case "emergencies", "overdue", "unassigned", "on-hold":
+		return l.T("mail.section." + strings.ReplaceAll(s.ID, "-", "_"))
+	}
+	return s.Title
+}
+
 // JobStatus is a job's status in the reader's words: the one table from a
 // status code to words (the catalog's jobstatus.*), for pages, emails and
 // the technician's day page alike. A code it does not know (a status newer

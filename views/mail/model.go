@@ -105,16 +105,6 @@ func headingCount(l *i18n.Localizer, title string, n int) string {
 	return l.Tf("mail.heading_count", map[string]any{"Title": title, "Count": l.Locale().Number(n)})
 }
 
-// sectionTitle is an action item section's heading in the reader's
-// language, by its anchor (briefview.Section.ID).
-func sectionTitle(l *i18n.Localizer, s briefview.Section) string {
-	switch s.ID {
-	case "emergencies", "overdue", "unassigned", "on-hold":
-		return l.T("mail.section." + strings.ReplaceAll(s.ID, "-", "_"))
-	}
-	return s.Title
-}
-
 // status is a job's status in the reader's language, by its code.
 func status(l *i18n.Localizer, j Job) string {
 	if j.StatusCode == "" {
@@ -260,7 +250,7 @@ func Text(e BriefingEmail) string {
 		line("%s", upper(l.T("mail.needs_action")))
 		line("")
 		for _, s := range secs {
-			line("%s", headingCount(l, sectionTitle(l, s), s.Count()))
+			line("%s", headingCount(l, briefview.SectionTitle(l, s), s.Count()))
 			for _, j := range s.Jobs {
 				textJob(&b, l, j)
 			}
