@@ -29,7 +29,7 @@ func (s *Server) board(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	form := views.JobForm{Date: d.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled, Next: "board"}
+	form := newJobForm(d, "board")
 	return s.renderBoard(c, http.StatusOK, z, d, "", form)
 }
 
@@ -279,7 +279,7 @@ func (s *Server) boardStale(c echo.Context, z orgZone, d schedule.Date, id int64
 		b.Stale = stale
 		return s.render(c, http.StatusConflict, views.BoardView(b))
 	}
-	form := views.JobForm{Date: d.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled}
+	form := newJobForm(d, "board")
 	return s.renderBoardWith(c, http.StatusConflict, z, d, "", form, stale)
 }
 
@@ -302,6 +302,6 @@ func (s *Server) boardChangeRejected(c echo.Context, name, msg string) error {
 		}
 		return s.render(c, http.StatusUnprocessableEntity, views.BoardView(b))
 	}
-	form := views.JobForm{Date: d.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled}
+	form := newJobForm(d, "board")
 	return s.renderBoard(c, http.StatusUnprocessableEntity, z, d, problem, form)
 }

@@ -133,6 +133,13 @@ func jobRow(l *i18n.Localizer, loc *time.Location, j field.Job, d schedule.Date)
 	}
 }
 
+// newJobForm is the empty form for a new job on day d: the one place its
+// defaults are written (09:00 to 11:00, scheduled); next is where saving
+// returns to, "board" or "jobs".
+func newJobForm(d schedule.Date, next string) views.JobForm {
+	return views.JobForm{Date: d.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled, Next: next}
+}
+
 // jobFormOf is the form showing a stored job, with a note for each time
 // that happens twice that night (the first was taken).
 func jobFormOf(l *i18n.Localizer, z orgZone, j field.Job) views.JobForm {

@@ -95,7 +95,7 @@ func (s *Server) jobList(c echo.Context) error {
 		return err
 	}
 	q, _, _ := s.readJobFilter(c, z)
-	form := views.JobForm{Date: q.date.String(), From: "09:00", To: "11:00", Status: field.StatusScheduled, Next: "jobs"}
+	form := newJobForm(q.date, "jobs")
 	return s.renderJobs(c, http.StatusOK, z, form)
 }
 
