@@ -13,11 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/time/rate"
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
@@ -86,7 +83,7 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		now := s.now()
-		lim := s.apiLimits.get(apiToken(c).ID, now)
+		lim := s.apiLimits.Get(apiToken(c).ID, now)
 		r := lim.ReserveN(now, 1)
 		d := r.DelayFrom(now)
 		if !r.OK() || d > 0 {
@@ -139,92 +136,6 @@ func apiWrites(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
-}
-
-// limiters is a bounded map of limiters, per API token (by id) or per
-// client address (the day link page's). Written here rather
-// than taken from a cache library because the eviction rule is specific:
-// a limiter whose bucket is full again is indistinguishable from a fresh
-// one, so dropping it loses nothing, and those go first.
-//
-// When full, a new key evicts in O(1) (a client rotating addresses must
-// not make every request scan the table): the entries are kept in the
-// order they were last used, and the least recently used of them is the
-// one likeliest to have refilled. Of the evictCandidates used longest ago,
-// the first whose bucket is full goes; when all are busy, the least
-// recently used goes anyway, a fresh burst for one client rather than
-// unbounded memory.
-type limiters[K comparable] struct {
-	rate  rate.Limit
-	burst int
-	max   int
-
-	mu sync.Mutex
-	m  map[K]*limiterEntry[K]
-	// lru is a ring through m's entries, most recently used first: its
-	// next is the newest, its prev the oldest.
-	lru limiterEntry[K]
-}
-
-type limiterEntry[K comparable] struct {
-	key        K
-	lim        *rate.Limiter
-	prev, next *limiterEntry[K]
-}
-
-// evictCandidates is how many of the least recently used entries an
-// eviction looks at for one whose bucket is full.
-const evictCandidates = 4
-
-func newLimiters[K comparable](perSecond float64, burst, maxEntries int) *limiters[K] {
-	l := &limiters[K]{rate: rate.Limit(perSecond), burst: burst, max: maxEntries, m: make(map[K]*limiterEntry[K])}
-	l.lru.prev, l.lru.next = &l.lru, &l.lru
-	return l
-}
-
-func (l *limiters[K]) get(key K, now time.Time) *rate.Limiter {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if e, ok := l.m[key]; ok {
-		l.unlink(e)
-		l.pushFront(e)
-		return e.lim
-	}
-	if len(l.m) >= l.max {
-		l.evict(now)
-	}
-	e := &limiterEntry[K]{key: key, lim: rate.NewLimiter(l.rate, l.burst)}
-	l.m[key] = e
-	l.pushFront(e)
-	return e.lim
-}
-
-// evict drops one entry: the least recently used whose bucket is full
-// among the evictCandidates oldest, else the oldest.
-func (l *limiters[K]) evict(now time.Time) {
-	victim := l.lru.prev
-	for e, n := l.lru.prev, 0; e != &l.lru && n < evictCandidates; e, n = e.prev, n+1 {
-		if e.lim.TokensAt(now) >= float64(l.burst) {
-			victim = e
-			break
-		}
-	}
-	if victim == &l.lru {
-		return
-	}
-	l.unlink(victim)
-	delete(l.m, victim.key)
-}
-
-func (l *limiters[K]) unlink(e *limiterEntry[K]) {
-	e.prev.next, e.next.prev = e.next, e.prev
-	e.prev, e.next = nil, nil
-}
-
-func (l *limiters[K]) pushFront(e *limiterEntry[K]) {
-	e.prev, e.next = &l.lru, l.lru.next
-	l.lru.next.prev = e
-	l.lru.next = e
 }
 
 // apiErrorBody is every API error (docs/api.md, "Errors"). Fields is always present,

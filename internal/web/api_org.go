@@ -45,6 +45,6 @@ func (s *Server) apiOrg(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, apiOrgJSON{Slug: o.Slug, Name: o.Name, Timezone: z.Name, Locale: o.Locale,
 		Token: apiTokenJSON{Name: t.Name, Scope: string(t.Scope)},
-		Limits: apiLimits{RequestsPerSecond: float64(s.apiLimits.rate), Burst: s.apiLimits.burst, BodyBytes: maxAPIBody,
+		Limits: apiLimits{RequestsPerSecond: s.apiLimits.Rate(), Burst: s.apiLimits.Burst(), BodyBytes: maxAPIBody,
 			JobsPerPage: apiMaxJobPage, Technicians: field.MaxTechnicians}})
 }

@@ -398,26 +398,6 @@ func TestAPIRateLimitAnswers429WithRetryAfter(t *testing.T) {
 	requireAPIError(t, api.get("/api/v1/technicians"), http.StatusTooManyRequests, "rate_limited")
 }
 
-func TestLimitersStayBounded(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
-	// Idle tokens' limiters (buckets full) make room before a busy one's.
-	l := newLimiters[int64](1, 2, 10)
-	busy := l.get(1, now)
-	require.True(t, busy.AllowN(now, 2))
-	for id := range int64(200) {
-		l.get(100+id, now)
-		require.LessOrEqual(t, len(l.m), 10)
-	}
-	require.Same(t, busy, l.get(1, now), "the busy token keeps its spent budget")
-	// All busy: still bounded.
-	l = newLimiters[int64](1, 2, 10)
-	for id := range int64(100) {
-		require.True(t, l.get(id, now).AllowN(now, 1))
-		require.LessOrEqual(t, len(l.m), 10)
-	}
-}
-
 func TestAPIDateFilterIsTheOrgLocalDayAcrossDST(t *testing.T) {
 	t.Parallel()
 	f := setup(t)

@@ -19,10 +19,10 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
-	"fieldbrief/internal/web/mw"
 )
 
 // fixture is one test's world: a fresh database, a server on it with an
@@ -312,7 +312,7 @@ func (c *client) cookie(name string) *http.Cookie {
 }
 
 func (c *client) csrfToken() string {
-	for _, name := range []string{mw.CSRFCookie, mw.CSRFCookieSecure} {
+	for _, name := range []string{httpkit.CSRFCookie, httpkit.CSRFCookieSecure} {
 		if ck := c.cookie(name); ck != nil {
 			return ck.Value
 		}

@@ -22,7 +22,7 @@ import (
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/httpkit"
 )
 
 // contentSecurityPolicy allows only our own scripts, styles and requests:
@@ -241,7 +241,7 @@ func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 // parseForm parses a form post's body under its route's cap (formLimit).
 func (s *Server) parseForm(c echo.Context) error {
 	r := c.Request()
-	if mw.SafeMethod(r.Method) || !isForm(r) || isAPI(c) {
+	if httpkit.SafeMethod(r.Method) || !isForm(r) || isAPI(c) {
 		return nil
 	}
 	limit, errTooLarge := s.formLimit(c)
@@ -351,7 +351,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if !mw.SafeMethod(r.Method) {
+		if !httpkit.SafeMethod(r.Method) {
 			if s.replica != nil && !sessionFree(c) {
 				s.markWrite(c) // the session reads the primary for a while (replica.go)
 			}

@@ -5,7 +5,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"slices"
 
-	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/static"
 )
 
@@ -31,12 +31,12 @@ func (s *Server) routes() {
 		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (api.go)
 		s.readForm,                         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, fieldimport.MaxBytes: readUpload, after its access checks)
 		checkText,                          // no NUL or invalid UTF-8 in the path, query or form
-		mw.Bound(s.dbLimits, s.requestTimeout, s.longerDeadline), // lock_timeout, statement_timeout and a deadline on a request's database work, from when its form is read: 503 past them
-		mw.RetryLostReads(s.db, s.log),                           // a GET or HEAD runs again once when the database connection was lost
-		s.loadSession,                                            // sets the user when a valid session cookie is present
-		s.localize,                                               // the reader's language and formats (docs/i18n.md)
-		s.readTx,                                                 // a GET's or HEAD's store reads share one read-only transaction
-		issueCSRF,                                                // the token every page's forms and hx-headers carry
+		httpkit.Bound(s.dbLimits, s.requestTimeout, s.longerDeadline), // lock_timeout, statement_timeout and a deadline on a request's database work, from when its form is read: 503 past them
+		httpkit.RetryLostReads(s.db, s.log),                           // a GET or HEAD runs again once when the database connection was lost
+		s.loadSession,                                                 // sets the user when a valid session cookie is present
+		s.localize,                                                    // the reader's language and formats (docs/i18n.md)
+		s.readTx,                                                      // a GET's or HEAD's store reads share one read-only transaction
+		issueCSRF,                                                     // the token every page's forms and hx-headers carry
 	)
 
 	e.GET("/healthz", s.healthz)

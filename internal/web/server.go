@@ -26,10 +26,10 @@ import (
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/tokens"
 	"fieldbrief/internal/unsubscribe"
-	"fieldbrief/internal/web/mw"
 	"fieldbrief/internal/webhooks"
 )
 
@@ -53,15 +53,15 @@ type Server struct {
 	sender         *dispatch.Sender // the settings page's test sends
 	sessions       *auth.Sessions
 	throttle       *auth.Throttle
-	hashes         *auth.HashGate    // bounds the sign-ins hashing at once
-	apiLimits      *limiters[int64]  // per API token
-	dayLimits      *limiters[string] // the day link page's, per client address
+	hashes         *auth.HashGate            // bounds the sign-ins hashing at once
+	apiLimits      *httpkit.Limiters[int64]  // per API token
+	dayLimits      *httpkit.Limiters[string] // the day link page's, per client address
 	dayLinks       *daylinks.Store
-	admission      *mw.Admission // requests served at once
+	admission      *httpkit.Admission // requests served at once
 	dbLimits       database.Limits
 	feedSettle     time.Duration // config.Web.FeedSettle
 	requestTimeout time.Duration
-	csrf           mw.CSRF
+	csrf           httpkit.CSRF
 	now            func() time.Time
 	echo           *echo.Echo
 	bodyCaps       map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
@@ -83,10 +83,10 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		cfg.MaxInFlight = int(db.Config().MaxConns) // a request holds one connection at a time
 	}
 	if cfg.MaxQueue == 0 {
-		cfg.MaxQueue = mw.DefaultQueuePerSlot * cfg.MaxInFlight
+		cfg.MaxQueue = httpkit.DefaultQueuePerSlot * cfg.MaxInFlight
 	}
 	if cfg.QueueWait == 0 {
-		cfg.QueueWait = mw.DefaultQueueWait
+		cfg.QueueWait = httpkit.DefaultQueueWait
 	}
 	briefings, err := briefing.NewStore(db)
 	if err != nil {
@@ -130,15 +130,15 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// Two hashes per core keeps the cores busy and memory at about
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
 		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
-		apiLimits: newLimiters[int64](cfg.APIRate, cfg.APIBurst, maxAPILimiters),
-		dayLimits: newLimiters[string](dayLinkRate, dayLinkBurst, maxDayLinkLimiters),
+		apiLimits: httpkit.NewLimiters[int64](cfg.APIRate, cfg.APIBurst, maxAPILimiters),
+		dayLimits: httpkit.NewLimiters[string](dayLinkRate, dayLinkBurst, maxDayLinkLimiters),
 		dayLinks:  &daylinks.Store{DB: db},
-		admission: mw.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
-		dbLimits: database.Limits{Lock: cmp.Or(cfg.LockTimeout, mw.DefaultLockTimeout),
-			Statement: cmp.Or(cfg.StatementTimeout, mw.DefaultStatementTimeout)},
-		requestTimeout: cmp.Or(cfg.RequestTimeout, mw.DefaultRequestTimeout),
+		admission: httpkit.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
+		dbLimits: database.Limits{Lock: cmp.Or(cfg.LockTimeout, httpkit.DefaultLockTimeout),
+			Statement: cmp.Or(cfg.StatementTimeout, httpkit.DefaultStatementTimeout)},
+		requestTimeout: cmp.Or(cfg.RequestTimeout, httpkit.DefaultRequestTimeout),
 		feedSettle:     cfg.FeedSettle,
-		csrf:           mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
+		csrf:           httpkit.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
 		now:            time.Now,
 		echo:           echo.New(),
 		bodyCaps:       map[string]bodyCap{},

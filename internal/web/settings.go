@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
@@ -80,7 +81,7 @@ func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, ne
 		if err != nil {
 			return err
 		}
-		return s.renderSettings(c, statusOf(r.err), stored, r, settingsAnswer{})
+		return s.renderSettings(c, httpkit.StatusOf(r.err), stored, r, settingsAnswer{})
 	}
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
@@ -51,7 +52,7 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 	if apperr.Code(err) == apperr.Internal {
 		return err
 	}
-	setRetryAfter(c, err)
+	httpkit.SetRetryAfter(c, err)
 	result, status := s.testResult(l, stored, channel, d, err)
 	if result.OK && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "" {
 		result.ReadURL = testMessageURL(m.Org.Slug, d.ID)
@@ -93,7 +94,7 @@ func (s *Server) testResult(l *i18n.Localizer, stored tenants.FieldforceConfig, 
 	switch {
 	case err != nil:
 		r.Message = testRefusal(l, stored, err)
-		return r, statusOf(err)
+		return r, httpkit.StatusOf(err)
 	case d.State == dispatch.DeliverySent && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "":
 		r.OK, r.Message = true, l.Tf("bsettings.test.kept", map[string]any{"To": d.Recipient})
 	case d.State == dispatch.DeliverySent:

@@ -1,7 +1,10 @@
-// Package mw holds the web server's infrastructure middleware, apart from
-// the handlers: admission under overload, a lost connection's retry, and
-// CSRF protection. The web package puts them in order (routes.go).
-package mw
+// Package httpkit is the HTTP infrastructure the pages (internal/web) and
+// the JSON API (internal/api) share, apart from their handlers: admission
+// under overload, the bounds on a request's database work, a lost
+// connection's retry, CSRF protection, per-client rate limiters and the
+// one mapping of errors to HTTP statuses. internal/web puts them in order
+// (routes.go).
+package httpkit
 
 import (
 	"context"

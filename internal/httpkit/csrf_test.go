@@ -1,4 +1,4 @@
-package mw
+package httpkit
 
 import (
 	"net/http"
