@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/api"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
@@ -15,7 +16,7 @@ import (
 
 // handleError renders every error that escapes a handler. Not signed in
 // sends browsers to /login (303) and htmx requests get a bare 401; the
-// JSON API gets JSON, whatever the error (api.go). An application error
+// JSON API gets JSON, whatever the error (api.WriteError). An application error
 // shows its own message, which is written for people; any other error
 // shows words for its status, and a 500 is logged with its detail.
 func (s *Server) handleError(err error, c echo.Context) {
@@ -24,7 +25,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	status := httpkit.StatusOf(err)
 	httpkit.SetRetryAfter(c, err)
-	if status == http.StatusUnauthorized && !isHTMX(c) && !isAPI(c) {
+	if status == http.StatusUnauthorized && !isHTMX(c) && !api.Serves(c) {
 		_ = c.Redirect(http.StatusSeeOther, loginFor(c.Request()))
 		return
 	}
@@ -36,8 +37,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			"method", c.Request().Method, "path", c.Path(), "request_id", requestID, "error", err)
 	}
-	if isAPI(c) {
-		writeAPIError(c, err, status, httpkit.MessageOf(err, http.StatusText(status)))
+	if api.Serves(c) {
+		api.WriteError(c, err)
 		return
 	}
 	l := localizer(c)

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
+	"fieldbrief/internal/api"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/config"
@@ -115,7 +116,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		attrs := []any{"method", method, "route", route, "status", status,
 			"duration_ms", float64(elapsed.Microseconds()) / 1000,
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "user_id", u.ID}
-		if t := apiToken(c); t.ID != 0 {
+		if t := api.Token(c); t.ID != 0 {
 			// Which integration sent it: the token by id, never the token.
 			attrs = append(attrs, "api_token_id", t.ID, "org_id", t.OrgID)
 		}
@@ -198,7 +199,7 @@ func (s *Server) bodyLimit() echo.MiddlewareFunc {
 		Limit: "1M",
 		Skipper: func(c echo.Context) bool {
 			_, own := s.ownCap(c)
-			return own || isAPI(c)
+			return own || api.Serves(c)
 		},
 	})
 }
@@ -241,7 +242,7 @@ func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 // parseForm parses a form post's body under its route's cap (formLimit).
 func (s *Server) parseForm(c echo.Context) error {
 	r := c.Request()
-	if httpkit.SafeMethod(r.Method) || !isForm(r) || isAPI(c) {
+	if httpkit.SafeMethod(r.Method) || !isForm(r) || api.Serves(c) {
 		return nil
 	}
 	limit, errTooLarge := s.formLimit(c)
@@ -357,11 +358,11 @@ func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return next(c)
 		}
-		if sessionFree(c) && !isAPI(c) || ownTransactionPages[c.Path()] {
+		if sessionFree(c) && !api.Serves(c) || ownTransactionPages[c.Path()] {
 			return next(c)
 		}
 		ctx, rt := database.WithReadTx(r.Context(), s.db)
-		if s.replica != nil && !isAPI(c) {
+		if s.replica != nil && !api.Serves(c) {
 			if from := s.readFrom(c); from != nil {
 				ctx, rt = database.WithReplicaReadTx(r.Context(), s.db, from, s.replicaFailed)
 			}
@@ -385,13 +386,13 @@ var ownTransactionPages = map[string]bool{
 }
 
 // The JSON API is session-free too: a cookie must never authenticate it
-// (its bearer token does, api.go).
+// (its bearer token does: internal/api).
 func sessionFree(c echo.Context) bool {
 	switch c.Request().URL.Path {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return isStatic(c) || isAPI(c)
+	return isStatic(c) || api.Serves(c)
 }
 
 // requireUser turns anonymous requests away: 303 to /login for browsers,

@@ -80,7 +80,7 @@ func TestOverloadSheds(t *testing.T) {
 	r = f.anon().get("/api/v1/jobs")
 	require.Equal(t, http.StatusServiceUnavailable, r.Code, r.Body)
 	require.Equal(t, "1", r.Header.Get("Retry-After"))
-	var body apiErrorBody
+	var body struct{ Error struct{ Code string } } // docs/api.md, "Errors"
 	require.NoError(t, json.Unmarshal([]byte(r.Body), &body), r.Body)
 	require.Equal(t, "unavailable", body.Error.Code)
 

@@ -1,7 +1,8 @@
 // Package web is the HTTP face of fieldbrief: the org admin console, the
 // staff console, health and metrics. Handlers follow one shape: who is the
 // user → one store call scoped by them → render, redirect or error. Errors
-// become HTTP statuses in one place (errors.go).
+// become HTTP statuses in one place (httpkit.StatusOf) and answers in
+// errors.go. The JSON API is internal/api, mounted here (routes.go).
 package web
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/api"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
@@ -54,18 +56,16 @@ type Server struct {
 	sessions       *auth.Sessions
 	throttle       *auth.Throttle
 	hashes         *auth.HashGate            // bounds the sign-ins hashing at once
-	apiLimits      *httpkit.Limiters[int64]  // per API token
 	dayLimits      *httpkit.Limiters[string] // the day link page's, per client address
 	dayLinks       *daylinks.Store
 	admission      *httpkit.Admission // requests served at once
 	dbLimits       database.Limits
-	feedSettle     time.Duration // config.Web.FeedSettle
 	requestTimeout time.Duration
 	csrf           httpkit.CSRF
 	now            func() time.Time
 	echo           *echo.Echo
 	bodyCaps       map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
-	deprecated     deprecations       // the API's deprecated operations, from the OpenAPI document (api_deprecation.go)
+	api            *api.API           // the JSON API, mounted at /api/v1 (routes.go)
 }
 
 // New builds the server and registers every route.
@@ -130,20 +130,21 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// Two hashes per core keeps the cores busy and memory at about
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
 		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
-		apiLimits: httpkit.NewLimiters[int64](cfg.APIRate, cfg.APIBurst, maxAPILimiters),
 		dayLimits: httpkit.NewLimiters[string](dayLinkRate, dayLinkBurst, maxDayLinkLimiters),
 		dayLinks:  &daylinks.Store{DB: db},
 		admission: httpkit.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
 		dbLimits: database.Limits{Lock: cmp.Or(cfg.LockTimeout, httpkit.DefaultLockTimeout),
 			Statement: cmp.Or(cfg.StatementTimeout, httpkit.DefaultStatementTimeout)},
 		requestTimeout: cmp.Or(cfg.RequestTimeout, httpkit.DefaultRequestTimeout),
-		feedSettle:     cfg.FeedSettle,
-		csrf:           httpkit.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
+		csrf:           httpkit.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: api.Serves},
 		now:            time.Now,
 		echo:           echo.New(),
 		bodyCaps:       map[string]bodyCap{},
 	}
-	if s.deprecated, err = deprecationsOf(openAPIDoc); err != nil {
+	s.api, err = api.New(api.Deps{DB: db, Tenants: s.tenants, Tokens: s.tokens, Field: s.field, Briefings: briefings,
+		Rate: cfg.APIRate, Burst: cfg.APIBurst, FeedSettle: cfg.FeedSettle,
+		Now: func() time.Time { return s.now() }}) // UseClock's clock, whenever it is set
+	if err != nil {
 		return nil, err
 	}
 	s.echo.HideBanner = true
@@ -158,24 +159,10 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 func (s *Server) MaxInFlight() int { return s.cfg.MaxInFlight }
 
 // ServeHTTP makes the server an http.Handler. HEAD is served wherever GET
-// is: the request is routed and handled as a GET (echo routes on the
-// request it is given, so this happens before echo sees it) and the body
-// is dropped on the way out.
+// is (httpkit.HeadAsGet).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodHead {
-		r = r.Clone(r.Context())
-		r.Method = http.MethodGet
-		w = headWriter{w}
-	}
-	s.echo.ServeHTTP(w, r)
+	httpkit.HeadAsGet(s.echo).ServeHTTP(w, r)
 }
-
-// headWriter answers a HEAD: the headers and status of the GET, no body.
-type headWriter struct{ http.ResponseWriter }
-
-func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
-
-func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ipExtractor decides what c.RealIP() is: the TCP peer, or with trusted
 // proxies the nearest X-Forwarded-For address outside their ranges. echo

@@ -61,7 +61,7 @@ func (s *Server) settingsSave(c echo.Context) error {
 
 // saveSettings stores a config document read at r.version and redirects to
 // next with a notice; an invalid document re-renders the page (422, by
-// statusOf) with the rejected input beside its errors, and one saved over a
+// httpkit.StatusOf) with the rejected input beside its errors, and one saved over a
 // newer version (409, docs/versions.md) with the input kept and what differs
 // from the stored one. Either saves nothing.
 func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, next string) error {

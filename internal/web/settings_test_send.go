@@ -34,7 +34,7 @@ func (s *Server) settingsTestWebhook(c echo.Context) error {
 // outcome beside the button: the block alone (and the delivery log out of
 // band) for htmx, the settings page around it for a plain form post. A
 // refusal (no briefing yet, no webhook saved) is shown there too, with its
-// status from statusOf; an internal error goes to the error page.
+// status from httpkit.StatusOf; an internal error goes to the error page.
 func (s *Server) testSend(c echo.Context, channel string) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"fmt"
@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"fieldbrief/internal/config"
 )
 
 // pageAll reads a list to its end, a page at a time, calling between after
@@ -144,7 +142,7 @@ func TestAPIFeedOfChangesAndDeletions(t *testing.T) {
 // left for the next sync, which starts at complete_until and gets it.
 func TestAPIFeedStopsBeforeWritesInFlight(t *testing.T) {
 	t.Parallel()
-	f := setupConfig(t, func(c *config.Web) { c.FeedSettle = time.Hour })
+	f := setupDeps(t, func(d *Deps) { d.FeedSettle = time.Hour })
 	api := f.api(f.newToken(f.orgA, "sync"))
 	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"}).Code)
 	r := api.get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"maps"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fieldbrief/internal/httpkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,7 +48,7 @@ func TestDeprecatedOperationsAnnounceIt(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 		}
 		rec := httptest.NewRecorder()
-		f.srv.ServeHTTP(rec, req)
+		httpkit.HeadAsGet(f.echo).ServeHTTP(rec, req)
 		return rec.Result()
 	}
 	const since, sunset = "@1799020800", "Mon, 05 Jul 2027 00:00:00 GMT"
@@ -94,7 +95,7 @@ func TestDeprecationsOfTheServedDocument(t *testing.T) {
 	f := setup(t)
 	require.Equal(t, dep, f.srv.deprecated)
 	routes := map[string]bool{}
-	for _, r := range f.srv.echo.Routes() {
+	for _, r := range f.echo.Routes() {
 		routes[r.Method+" "+r.Path] = true
 	}
 	for _, k := range slices.Collect(maps.Keys(dep)) {

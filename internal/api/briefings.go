@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"net/http"
@@ -23,12 +23,12 @@ type apiBriefingJSON struct {
 }
 
 // apiBriefing answers the token's org's briefing for an org-local date.
-func (s *Server) apiBriefing(c echo.Context) error {
+func (a *API) apiBriefing(c echo.Context) error {
 	date, err := schedule.ParseDate(c.Param("date"))
 	if err != nil {
 		return apperr.FieldError("date", "want an org-local date as YYYY-MM-DD")
 	}
-	b, err := s.briefings.Get(c.Request().Context(), apiToken(c).OrgID, date)
+	b, err := a.briefings.Get(c.Request().Context(), Token(c).OrgID, date)
 	if err != nil {
 		return err
 	}

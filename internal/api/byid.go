@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -59,12 +59,12 @@ func readPatchByID(c echo.Context, in any) (map[string]json.RawMessage, map[stri
 	return patch, nulls, err
 }
 
-func (s *Server) apiGetTechnicianByID(c echo.Context) error {
+func (a *API) apiGetTechnicianByID(c echo.Context) error {
 	id, err := apiID(c, "technician")
 	if err != nil {
 		return err
 	}
-	t, err := s.field.Technician(c.Request().Context(), apiToken(c).OrgID, id)
+	t, err := a.field.Technician(c.Request().Context(), Token(c).OrgID, id)
 	if err != nil {
 		return err
 	}
@@ -75,17 +75,17 @@ func (s *Server) apiGetTechnicianByID(c echo.Context) error {
 	return c.JSON(http.StatusOK, t)
 }
 
-func (s *Server) apiGetJobByID(c echo.Context) error {
+func (a *API) apiGetJobByID(c echo.Context) error {
 	id, err := apiID(c, "job")
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	loc, err := s.apiZone(ctx, orgID)
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	loc, err := a.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
-	j, err := s.field.Job(ctx, orgID, id)
+	j, err := a.field.Job(ctx, orgID, id)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (s *Server) apiGetJobByID(c echo.Context) error {
 // an id is ours to give). Without If-Match the last write wins, but never
 // over a reference given after the record was read: a change meanwhile is
 // read again (at most maxRetries times), and its reference checked.
-func (s *Server) apiPutTechnicianByID(c echo.Context) error {
+func (a *API) apiPutTechnicianByID(c echo.Context) error {
 	id, err := apiID(c, "technician")
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func (s *Server) apiPutTechnicianByID(c echo.Context) error {
 	if err := readAPIBody(c, &in); err != nil {
 		return err
 	}
-	t, err := s.writeTechnicianByID(c, id, func(cur field.Technician) (field.TechnicianInput, error) {
+	t, err := a.writeTechnicianByID(c, id, func(cur field.Technician) (field.TechnicianInput, error) {
 		ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
 		return technicianInputOf(in, ref), err
 	})
@@ -121,7 +121,7 @@ func (s *Server) apiPutTechnicianByID(c echo.Context) error {
 }
 
 // apiPutJobByID replaces a job's fields.
-func (s *Server) apiPutJobByID(c echo.Context) error {
+func (a *API) apiPutJobByID(c echo.Context) error {
 	id, err := apiID(c, "job")
 	if err != nil {
 		return err
@@ -130,13 +130,13 @@ func (s *Server) apiPutJobByID(c echo.Context) error {
 	if err := readAPIBody(c, &in); err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	loc, err := s.apiZone(ctx, orgID)
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	loc, err := a.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
 	var warnings []string
-	j, err := s.writeJobByID(c, id, func(cur field.Job) (input field.JobInput, err error) {
+	j, err := a.writeJobByID(c, id, func(cur field.Job) (input field.JobInput, err error) {
 		ref, err := attachRef(cur.ExternalRef, in.ExternalRef, false)
 		if err != nil {
 			return input, err
@@ -154,7 +154,7 @@ func (s *Server) apiPutJobByID(c echo.Context) error {
 // apiPatchTechnicianByID changes the members a merge patch names, as the
 // /{ref} PATCH does. Without If-Match, a change by another request between
 // the read and the write is read again and the patch applied to it.
-func (s *Server) apiPatchTechnicianByID(c echo.Context) error {
+func (a *API) apiPatchTechnicianByID(c echo.Context) error {
 	id, err := apiID(c, "technician")
 	if err != nil {
 		return err
@@ -164,7 +164,7 @@ func (s *Server) apiPatchTechnicianByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := s.writeTechnicianByID(c, id, func(cur field.Technician) (input field.TechnicianInput, err error) {
+	t, err := a.writeTechnicianByID(c, id, func(cur field.Technician) (input field.TechnicianInput, err error) {
 		input = cur.Input()
 		if input.ExternalRef, err = attachRef(cur.ExternalRef, in.ExternalRef, nulls["external_ref"]); err != nil {
 			return input, err
@@ -180,7 +180,7 @@ func (s *Server) apiPatchTechnicianByID(c echo.Context) error {
 }
 
 // apiPatchJobByID changes the members of a job a merge patch names.
-func (s *Server) apiPatchJobByID(c echo.Context) error {
+func (a *API) apiPatchJobByID(c echo.Context) error {
 	id, err := apiID(c, "job")
 	if err != nil {
 		return err
@@ -190,13 +190,13 @@ func (s *Server) apiPatchJobByID(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	loc, err := s.apiZone(ctx, orgID)
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	loc, err := a.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
 	var warnings []string
-	j, err := s.writeJobByID(c, id, func(cur field.Job) (input field.JobInput, err error) {
+	j, err := a.writeJobByID(c, id, func(cur field.Job) (input field.JobInput, err error) {
 		input = cur.Input()
 		if input.ExternalRef, err = attachRef(cur.ExternalRef, in.ExternalRef, nulls["external_ref"]); err != nil {
 			return input, err
@@ -220,10 +220,10 @@ func (s *Server) apiPatchJobByID(c echo.Context) error {
 // version read, also without If-Match (a reference given meanwhile must
 // not be written over: it is attached once). Without If-Match, a change
 // made meanwhile is read again, at most maxRetries times.
-func (s *Server) writeTechnicianByID(c echo.Context, id int64, build func(cur field.Technician) (field.TechnicianInput, error)) (field.Technician, error) {
-	ctx, orgID, p := c.Request().Context(), apiToken(c).OrgID, preconditionsOf(c)
+func (a *API) writeTechnicianByID(c echo.Context, id int64, build func(cur field.Technician) (field.TechnicianInput, error)) (field.Technician, error) {
+	ctx, orgID, p := c.Request().Context(), Token(c).OrgID, preconditionsOf(c)
 	for attempt := 1; ; attempt++ {
-		cur, err := s.field.Technician(ctx, orgID, id)
+		cur, err := a.field.Technician(ctx, orgID, id)
 		if err != nil {
 			return cur, err
 		}
@@ -235,7 +235,7 @@ func (s *Server) writeTechnicianByID(c echo.Context, id int64, build func(cur fi
 			return cur, err
 		}
 		input.Version = cur.Version
-		t, err := s.field.UpdateTechnician(ctx, apiActor(c), orgID, id, input)
+		t, err := a.field.UpdateTechnician(ctx, apiActor(c), orgID, id, input)
 		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
 			continue
 		}
@@ -247,10 +247,10 @@ func (s *Server) writeTechnicianByID(c echo.Context, id int64, build func(cur fi
 }
 
 // writeJobByID is writeTechnicianByID for a job.
-func (s *Server) writeJobByID(c echo.Context, id int64, build func(cur field.Job) (field.JobInput, error)) (field.Job, error) {
-	ctx, orgID, p := c.Request().Context(), apiToken(c).OrgID, preconditionsOf(c)
+func (a *API) writeJobByID(c echo.Context, id int64, build func(cur field.Job) (field.JobInput, error)) (field.Job, error) {
+	ctx, orgID, p := c.Request().Context(), Token(c).OrgID, preconditionsOf(c)
 	for attempt := 1; ; attempt++ {
-		cur, err := s.field.Job(ctx, orgID, id)
+		cur, err := a.field.Job(ctx, orgID, id)
 		if err != nil {
 			return cur, err
 		}
@@ -262,7 +262,7 @@ func (s *Server) writeJobByID(c echo.Context, id int64, build func(cur field.Job
 			return cur, err
 		}
 		input.Version = cur.Version
-		j, err := s.field.UpdateJob(ctx, apiActor(c), orgID, id, input)
+		j, err := a.field.UpdateJob(ctx, apiActor(c), orgID, id, input)
 		if apperr.Code(err) == apperr.Stale && !p.match.present && attempt < maxRetries {
 			continue
 		}
@@ -274,13 +274,13 @@ func (s *Server) writeJobByID(c echo.Context, id int64, build func(cur field.Job
 }
 
 // apiDeleteTechnicianByID removes a technician who never had a job.
-func (s *Server) apiDeleteTechnicianByID(c echo.Context) error {
+func (a *API) apiDeleteTechnicianByID(c echo.Context) error {
 	id, err := apiID(c, "technician")
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	cur, err := s.field.Technician(ctx, orgID, id)
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	cur, err := a.field.Technician(ctx, orgID, id)
 	if err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func (s *Server) apiDeleteTechnicianByID(c echo.Context) error {
 	if err != nil {
 		return p.failed(c, err)
 	}
-	if err := s.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
+	if err := a.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
 		return p.failed(c, err)
 	}
 	return c.JSON(http.StatusOK, apiDeletedJSON{ID: cur.ID, ExternalRef: cur.ExternalRef, Deleted: true})

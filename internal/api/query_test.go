@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func TestAPIReadOnlyTokenWritesNothingOnAnyRoute(t *testing.T) {
 	require.NoError(t, err)
 	ro := f.api(read)
 	writes := 0
-	for _, rt := range f.srv.echo.Routes() {
+	for _, rt := range f.echo.Routes() {
 		if !strings.HasPrefix(rt.Path, "/api/") || rt.Method == http.MethodGet {
 			continue
 		}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 
 // Writes an integration can sync with (docs/api.md, "Syncing from another
 // system"): If-None-Match on a write (RFC 9110, 13.1.2), a PATCH that
-// creates from a whole record, and GET's 304. If-Match is api_versions.go's.
+// creates from a whole record, and GET's 304. If-Match is versions.go's.
 
 // ifNoneMatch is a request's If-None-Match header (RFC 9110, 13.1.2);
 // "*" on a write creates only.

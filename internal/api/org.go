@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"net/http"
@@ -33,18 +33,18 @@ type apiLimits struct {
 	Technicians       int     `json:"technicians"`
 }
 
-func (s *Server) apiOrg(c echo.Context) error {
-	ctx, t := c.Request().Context(), apiToken(c)
-	o, err := s.tenants.OrgByID(ctx, t.OrgID)
+func (a *API) apiOrg(c echo.Context) error {
+	ctx, t := c.Request().Context(), Token(c)
+	o, err := a.tenants.OrgByID(ctx, t.OrgID)
 	if err != nil {
 		return err
 	}
-	z, err := s.zoneOf(ctx, t.OrgID)
+	z, err := a.zone(ctx, t.OrgID)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, apiOrgJSON{Slug: o.Slug, Name: o.Name, Timezone: z.Name, Locale: o.Locale,
 		Token: apiTokenJSON{Name: t.Name, Scope: string(t.Scope)},
-		Limits: apiLimits{RequestsPerSecond: s.apiLimits.Rate(), Burst: s.apiLimits.Burst(), BodyBytes: maxAPIBody,
+		Limits: apiLimits{RequestsPerSecond: a.limits.Rate(), Burst: a.limits.Burst(), BodyBytes: maxAPIBody,
 			JobsPerPage: apiMaxJobPage, Technicians: field.MaxTechnicians}})
 }

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
-
-	"fieldbrief/internal/config"
 )
 
 // BenchmarkAPIPutJob measures the API's upsert throughput with one token:
@@ -27,7 +25,7 @@ import (
 // not our CPU, which stayed near 12% of one core.
 func BenchmarkAPIPutJob(b *testing.B) {
 	// The rate limit would be the figure otherwise.
-	f := setupConfig(b, func(c *config.Web) { c.APIRate, c.APIBurst = 1e9, 1e9 })
+	f := setupDeps(b, func(d *Deps) { d.Rate, d.Burst = 1e9, 1e9 })
 	f.setZone(f.orgA, "America/New_York")
 	token := f.newToken(f.orgA, "bench")
 	api := f.api(token)

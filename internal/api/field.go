@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 
 // apiTechnicianIn is the body of PUT /api/v1/technicians/{ref}. A PUT
 // replaces every field: one left out takes its default. A PATCH names the
-// fields it changes (api_versions.go).
+// fields it changes (versions.go).
 type apiTechnicianIn struct {
 	Name        string  `json:"name"`
 	Email       string  `json:"email"`
@@ -90,7 +90,7 @@ func checkBodyRef(body *string, ref string) error {
 
 // apiPutTechnician creates or replaces the technician with this reference:
 // 201 created, 200 otherwise, the stored technician in the body.
-func (s *Server) apiPutTechnician(c echo.Context) error {
+func (a *API) apiPutTechnician(c echo.Context) error {
 	ref, err := apiRef(c)
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func (s *Server) apiPutTechnician(c echo.Context) error {
 	}
 	input := technicianInputOf(in, ref)
 	p := preconditionsOf(c)
-	t, created, err := s.field.PutTechnicianByRef(c.Request().Context(), apiActor(c), apiToken(c).OrgID, input, p.onRef())
+	t, created, err := a.field.PutTechnicianByRef(c.Request().Context(), apiActor(c), Token(c).OrgID, input, p.onRef())
 	if err != nil {
 		return p.failed(c, err)
 	}
@@ -122,7 +122,7 @@ func technicianInputOf(in apiTechnicianIn, ref string) field.TechnicianInput {
 }
 
 // apiPutJob creates or replaces the job with this reference.
-func (s *Server) apiPutJob(c echo.Context) error {
+func (a *API) apiPutJob(c echo.Context) error {
 	ref, err := apiRef(c)
 	if err != nil {
 		return err
@@ -135,8 +135,8 @@ func (s *Server) apiPutJob(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	orgID := apiToken(c).OrgID
-	loc, err := s.apiZone(ctx, orgID)
+	orgID := Token(c).OrgID
+	loc, err := a.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (s *Server) apiPutJob(c echo.Context) error {
 		return err
 	}
 	p := preconditionsOf(c)
-	j, created, err := s.field.PutJobByRef(ctx, apiActor(c), orgID, input, p.onRef())
+	j, created, err := a.field.PutJobByRef(ctx, apiActor(c), orgID, input, p.onRef())
 	if err != nil {
 		return p.failed(c, err)
 	}
@@ -203,10 +203,21 @@ func jobInputOf(in apiJobIn, ref string, loc *time.Location) (field.JobInput, []
 	return input, warnings, nil
 }
 
-// apiZone is the org's zone, the one the screens use (field.go's zoneOf).
-func (s *Server) apiZone(ctx context.Context, orgID int64) (*time.Location, error) {
-	z, err := s.zoneOf(ctx, orgID)
+// apiZone is the org's zone's location (zone).
+func (a *API) apiZone(ctx context.Context, orgID int64) (*time.Location, error) {
+	z, err := a.zone(ctx, orgID)
 	return z.Loc, err
+}
+
+// zone is the org's zone, the one the screens use: the saved one, else UTC
+// (tenants.FieldforceConfig.Zone).
+func (a *API) zone(ctx context.Context, orgID int64) (schedule.Zone, error) {
+	cfg, err := a.tenants.Fieldforce(ctx, orgID)
+	if err != nil {
+		return schedule.Zone{}, err
+	}
+	z, _ := cfg.Zone() // no usable saved zone: UTC, as on the screens
+	return z, nil
 }
 
 func createdOrOK(created bool) int {
@@ -223,13 +234,13 @@ func apiJob(j field.Job, loc *time.Location, warnings []string) apiJobOut {
 
 // apiGetTechnician returns one technician by reference; another org's is
 // not found.
-func (s *Server) apiGetTechnician(c echo.Context) error {
+func (a *API) apiGetTechnician(c echo.Context) error {
 	ref, err := apiRef(c)
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	ids, err := field.TechnicianRefs(ctx, database.Reader(ctx, s.db), orgID, []string{ref})
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	ids, err := field.TechnicianRefs(ctx, database.Reader(ctx, a.db), orgID, []string{ref})
 	if err != nil {
 		return err
 	}
@@ -237,7 +248,7 @@ func (s *Server) apiGetTechnician(c echo.Context) error {
 	if !ok {
 		return apperr.Errorf(apperr.NotFound, "No technician has the reference %q.", ref)
 	}
-	t, err := s.field.Technician(ctx, orgID, id)
+	t, err := a.field.Technician(ctx, orgID, id)
 	if err != nil {
 		return err
 	}
@@ -249,13 +260,13 @@ func (s *Server) apiGetTechnician(c echo.Context) error {
 }
 
 // apiGetJob returns one job by reference; another org's is not found.
-func (s *Server) apiGetJob(c echo.Context) error {
+func (a *API) apiGetJob(c echo.Context) error {
 	ref, err := apiRef(c)
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	ids, err := field.JobRefs(ctx, database.Reader(ctx, s.db), orgID, []string{ref})
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	ids, err := field.JobRefs(ctx, database.Reader(ctx, a.db), orgID, []string{ref})
 	if err != nil {
 		return err
 	}
@@ -263,11 +274,11 @@ func (s *Server) apiGetJob(c echo.Context) error {
 	if !ok {
 		return apperr.Errorf(apperr.NotFound, "No job has the reference %q.", ref)
 	}
-	loc, err := s.apiZone(ctx, orgID)
+	loc, err := a.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
-	j, err := s.field.Job(ctx, orgID, id)
+	j, err := a.field.Job(ctx, orgID, id)
 	if err != nil {
 		return err
 	}

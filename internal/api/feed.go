@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"crypto/sha256"
@@ -181,13 +181,13 @@ func (l *listQuery) problems() error {
 
 // horizon is the feed's complete_until: kept from the cursor, else the
 // database's clock less the settle time.
-func (s *Server) horizon(c echo.Context, cur *feedCursor) (time.Time, error) {
+func (a *API) horizon(c echo.Context, cur *feedCursor) (time.Time, error) {
 	if cur != nil && !cur.Horizon.IsZero() {
 		return cur.Horizon, nil
 	}
 	ctx := c.Request().Context()
-	now, err := field.Now(ctx, database.Reader(ctx, s.db))
-	return now.Add(-s.feedSettle), err
+	now, err := field.Now(ctx, database.Reader(ctx, a.db))
+	return now.Add(-a.feedSettle), err
 }
 
 // apiJobList is GET /api/v1/jobs's answer.
@@ -205,7 +205,7 @@ type apiJobList struct {
 // apiListJobs lists the org's jobs: by org-local dates (date, or from and
 // to, inclusive), a technician (technician_ref), a status, and as a feed
 // (updated_since); a page at a time.
-func (s *Server) apiListJobs(c echo.Context) error {
+func (a *API) apiListJobs(c echo.Context) error {
 	l, err := readListQuery(c, "date", "from", "to", "updated_since", "technician_ref", "status", "limit", "cursor")
 	if err != nil {
 		return err
@@ -232,8 +232,8 @@ func (s *Server) apiListJobs(c echo.Context) error {
 	if err := l.problems(); err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	loc, err := s.apiZone(ctx, orgID)
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	loc, err := a.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (s *Server) apiListJobs(c echo.Context) error {
 		_, f.To = schedule.DayBounds(loc, to)
 	}
 	if ref := l.q.Get("technician_ref"); ref != "" {
-		ids, err := field.TechnicianRefs(ctx, database.Reader(ctx, s.db), orgID, []string{ref})
+		ids, err := field.TechnicianRefs(ctx, database.Reader(ctx, a.db), orgID, []string{ref})
 		if err != nil {
 			return err
 		}
@@ -266,11 +266,11 @@ func (s *Server) apiListJobs(c echo.Context) error {
 	}
 	var horizon time.Time
 	if feed {
-		if horizon, err = s.horizon(c, cur); err != nil {
+		if horizon, err = a.horizon(c, cur); err != nil {
 			return err
 		}
 		if cur == nil {
-			if out.Deleted, horizon, err = s.deletedSince(c, field.KindJob, since, horizon); err != nil {
+			if out.Deleted, horizon, err = a.deletedSince(c, field.KindJob, since, horizon); err != nil {
 				return err
 			}
 		}
@@ -280,7 +280,7 @@ func (s *Server) apiListJobs(c echo.Context) error {
 	if cur != nil {
 		f.After = &field.JobKey{At: cur.At, Created: cur.Created, ID: cur.ID}
 	}
-	page, err := s.field.ListJobs(ctx, orgID, f)
+	page, err := a.field.ListJobs(ctx, orgID, f)
 	if err != nil {
 		return err
 	}
@@ -299,9 +299,9 @@ func (s *Server) apiListJobs(c echo.Context) error {
 // deletedSince is the deletions of kind in [since, horizon), and the
 // horizon moved back to the last one listed when there are more than an
 // answer holds (the next sync starts there).
-func (s *Server) deletedSince(c echo.Context, kind string, since, horizon time.Time) ([]field.Tombstone, time.Time, error) {
+func (a *API) deletedSince(c echo.Context, kind string, since, horizon time.Time) ([]field.Tombstone, time.Time, error) {
 	ctx := c.Request().Context()
-	list, err := field.Deleted(ctx, database.Reader(ctx, s.db), apiToken(c).OrgID, kind, since, horizon, apiMaxDeleted)
+	list, err := field.Deleted(ctx, database.Reader(ctx, a.db), Token(c).OrgID, kind, since, horizon, apiMaxDeleted)
 	if err != nil {
 		return nil, horizon, err
 	}
@@ -327,7 +327,7 @@ type apiTechnicianList struct {
 // apiListTechnicians returns the org's technicians (at most
 // field.MaxTechnicians), active ones first; with updated_since, the feed
 // of those changed, a page at a time.
-func (s *Server) apiListTechnicians(c echo.Context) error {
+func (a *API) apiListTechnicians(c echo.Context) error {
 	l, err := readListQuery(c, "updated_since", "limit", "cursor")
 	if err != nil {
 		return err
@@ -341,21 +341,21 @@ func (s *Server) apiListTechnicians(c echo.Context) error {
 	if err := l.problems(); err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
 	if !feed {
-		list, err := s.field.ListTechnicians(ctx, orgID)
+		list, err := a.field.ListTechnicians(ctx, orgID)
 		if err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, apiTechnicianList{Technicians: append([]field.Technician{}, list...)})
 	}
-	horizon, err := s.horizon(c, cur)
+	horizon, err := a.horizon(c, cur)
 	if err != nil {
 		return err
 	}
 	var out apiTechnicianList
 	if cur == nil {
-		if out.Deleted, horizon, err = s.deletedSince(c, field.KindTechnician, since, horizon); err != nil {
+		if out.Deleted, horizon, err = a.deletedSince(c, field.KindTechnician, since, horizon); err != nil {
 			return err
 		}
 	}
@@ -364,7 +364,7 @@ func (s *Server) apiListTechnicians(c echo.Context) error {
 	if cur != nil {
 		after = &field.JobKey{At: cur.At, ID: cur.ID}
 	}
-	list, more, err := field.ListTechniciansChanged(ctx, database.Reader(ctx, s.db), orgID, since, horizon, after, limit)
+	list, more, err := field.ListTechniciansChanged(ctx, database.Reader(ctx, a.db), orgID, since, horizon, after, limit)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ import (
 // The ETag is strong and names the stored record at a version, not the
 // bytes of one answer: the job's technician_name or the org's zone may
 // change what a GET shows without a new version. It is what If-Match
-// compares. If-None-Match is api_sync.go's: create-only writes and GET's
+// compares. If-None-Match is sync.go's: create-only writes and GET's
 // 304.
 
 // mimeMergePatch is the one Content-Type PATCH takes.
@@ -324,14 +324,14 @@ func checkPatchTarget(p *preconditions, exists bool, id, version int64, missing 
 // leaves it out would: "" or active true); the rest stay as stored. For a
 // reference nobody has, a patch naming every required member (name)
 // creates the technician (201).
-func (s *Server) apiPatchTechnician(c echo.Context) error {
+func (a *API) apiPatchTechnician(c echo.Context) error {
 	var in apiTechnicianIn
 	ref, patch, nulls, err := readPatch(c, &in, func() *string { return in.ExternalRef })
 	if err != nil {
 		return err
 	}
 	p := preconditionsOf(c)
-	t, created, err := s.field.EditTechnicianByRef(c.Request().Context(), apiActor(c), apiToken(c).OrgID, ref,
+	t, created, err := a.field.EditTechnicianByRef(c.Request().Context(), apiActor(c), Token(c).OrgID, ref,
 		func(cur *field.Technician) (field.TechnicianInput, error) {
 			input := field.TechnicianInput{ExternalRef: ref, Active: true}
 			var id, version int64
@@ -364,20 +364,20 @@ func (s *Server) apiPatchTechnician(c echo.Context) error {
 // assigned, even one without a reference (assigned on the board). For a
 // reference nobody has, a patch naming every required member (customer,
 // arrival_start, arrival_end) creates the job (201).
-func (s *Server) apiPatchJob(c echo.Context) error {
+func (a *API) apiPatchJob(c echo.Context) error {
 	var in apiJobIn
 	ref, patch, nulls, err := readPatch(c, &in, func() *string { return in.ExternalRef })
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	loc, err := s.apiZone(ctx, orgID)
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	loc, err := a.apiZone(ctx, orgID)
 	if err != nil {
 		return err
 	}
 	p := preconditionsOf(c)
 	var warnings []string
-	j, created, err := s.field.EditJobByRef(ctx, apiActor(c), orgID, ref, func(cur *field.Job) (field.JobInput, error) {
+	j, created, err := a.field.EditJobByRef(ctx, apiActor(c), orgID, ref, func(cur *field.Job) (field.JobInput, error) {
 		warnings = nil
 		input := field.JobInput{ExternalRef: ref}
 		var id, version int64
@@ -484,13 +484,13 @@ type apiDeletedJSON struct {
 
 // apiDeleteTechnician removes a technician who never had a job (409
 // otherwise: deactivate them with PATCH {"active": false}).
-func (s *Server) apiDeleteTechnician(c echo.Context) error {
+func (a *API) apiDeleteTechnician(c echo.Context) error {
 	ref, err := apiRef(c)
 	if err != nil {
 		return err
 	}
-	ctx, orgID := c.Request().Context(), apiToken(c).OrgID
-	cur, err := field.TechnicianByRef(ctx, database.Reader(ctx, s.db), orgID, ref, false)
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	cur, err := field.TechnicianByRef(ctx, database.Reader(ctx, a.db), orgID, ref, false)
 	if err != nil {
 		return err
 	}
@@ -499,7 +499,7 @@ func (s *Server) apiDeleteTechnician(c echo.Context) error {
 	if err != nil {
 		return p.failed(c, err)
 	}
-	if err := s.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
+	if err := a.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
 		return p.failed(c, err)
 	}
 	return c.JSON(http.StatusOK, apiDeletedJSON{ID: cur.ID, ExternalRef: ref, Deleted: true})

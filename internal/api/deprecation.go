@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"encoding/json"
@@ -105,13 +105,13 @@ func (x *xDeprecation) headers(deprecated bool) (http.Header, error) {
 
 // announceDeprecation adds a deprecated operation's headers to its answer,
 // before anything else runs, so a 401 or a 404 of it carries them too.
-func (s *Server) announceDeprecation(next echo.HandlerFunc) echo.HandlerFunc {
+func (a *API) announceDeprecation(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		method := c.Request().Method
 		if method == http.MethodHead {
 			method = http.MethodGet // HEAD answers as GET does
 		}
-		for k, vs := range s.deprecated[method+" "+c.Path()] {
+		for k, vs := range a.deprecated[method+" "+c.Path()] {
 			for _, v := range vs {
 				c.Response().Header().Add(k, v)
 			}

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -226,7 +226,7 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 
 	// Every route of /api/v1 is in the document, and nothing else is.
 	var routes []string
-	for _, r := range f.srv.echo.Routes() {
+	for _, r := range f.echo.Routes() {
 		if strings.HasPrefix(r.Path, "/api/v1/") && !strings.HasSuffix(r.Path, "/*") {
 			routes = append(routes, r.Method+" "+strings.NewReplacer(":ref", "{ref}", ":date", "{date}", ":id", "{id}").Replace(r.Path))
 		}
@@ -405,15 +405,6 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 		"GET 304", "PATCH 201", "PATCH 403"} {
 		require.True(t, c.seen[want], "not checked: %s", want)
 	}
-}
-
-// The tokens page, where an admin starts with the API, links the document.
-func TestOpenAPILinkedFromTheTokensPage(t *testing.T) {
-	t.Parallel()
-	f := setup(t)
-	page := f.as(&f.adminA).get("/orgs/acme/settings/api-tokens")
-	require.Equal(t, http.StatusOK, page.Code, page.Body)
-	require.Contains(t, page.Body, `href="/api/v1/openapi.json"`)
 }
 
 // TestOpenAPIAnswersAllowNewMembers: no schema an answer or a webhook

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"fieldbrief/internal/config"
 )
 
 // BenchmarkNightlySync is docs/api.md's "Syncing from another system",
@@ -26,7 +24,7 @@ func BenchmarkNightlySync(b *testing.B) {
 	for _, method := range []string{http.MethodPatch, http.MethodPut} {
 		b.Run(method, func(b *testing.B) {
 			for b.Loop() {
-				f := setupConfig(b, func(c *config.Web) { c.APIRate, c.APIBurst = 1e9, 1e9 })
+				f := setupDeps(b, func(d *Deps) { d.Rate, d.Burst = 1e9, 1e9 })
 				f.setZone(f.orgA, "America/New_York")
 				token := f.newToken(f.orgA, "crm")
 				night := func(address string) (time.Duration, int) {

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	_ "embed"
@@ -18,7 +18,7 @@ var openAPIDoc []byte
 
 // apiOpenAPI serves the document, to anyone: it describes the API, it
 // opens nothing.
-func (s *Server) apiOpenAPI(c echo.Context) error {
+func (a *API) apiOpenAPI(c echo.Context) error {
 	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, openAPIDoc)
 }

@@ -1,4 +1,4 @@
-package web
+package api
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/strictjson"
 	"fieldbrief/internal/tokens"
 )
@@ -36,15 +37,16 @@ const maxAPIBody = 1 << 20
 // that made a request).
 const maxAPILimiters = 10_000
 
-// isAPI reports whether the request is for the JSON API, which the
+// Serves reports whether the request is for the JSON API, which the
 // browser-facing middleware (sessions, CSRF, forms, body limit) leaves alone.
-func isAPI(c echo.Context) bool {
+func Serves(c echo.Context) bool {
 	p := c.Request().URL.Path
 	return p == "/api" || strings.HasPrefix(p, "/api/")
 }
 
-// apiToken is the request's token, set by apiAuth.
-func apiToken(c echo.Context) tokens.Token {
+// Token is the API request's token, set by apiAuth (the zero Token on any
+// other request).
+func Token(c echo.Context) tokens.Token {
 	t, _ := c.Get(ctxAPIToken).(tokens.Token)
 	return t
 }
@@ -52,18 +54,18 @@ func apiToken(c echo.Context) tokens.Token {
 // apiActor is who the audit log records for an API write: the token, by
 // its name.
 func apiActor(c echo.Context) audit.Actor {
-	return audit.Actor{Email: apiToken(c).Name}
+	return audit.Actor{Email: Token(c).Name}
 }
 
 // apiAuth accepts "Authorization: Bearer fb_…" and nothing else; a
 // missing, malformed, unknown or revoked token is 401 alike.
-func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
+func (a *API) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		scheme, token, _ := strings.Cut(c.Request().Header.Get(echo.HeaderAuthorization), " ")
 		if !strings.EqualFold(scheme, "Bearer") {
 			token = ""
 		}
-		t, err := s.tokens.Authenticate(c.Request().Context(), strings.TrimSpace(token), s.now())
+		t, err := a.tokens.Authenticate(c.Request().Context(), strings.TrimSpace(token), a.now())
 		if err != nil {
 			return err
 		}
@@ -80,10 +82,10 @@ func (s *Server) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 // of it after this request, X-RateLimit-Reset the seconds until it is full
 // again (a bucket refills continuously, at the rate, rather than at a
 // window's end).
-func (s *Server) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+func (a *API) apiRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		now := s.now()
-		lim := s.apiLimits.Get(apiToken(c).ID, now)
+		now := a.now()
+		lim := a.limits.Get(Token(c).ID, now)
 		r := lim.ReserveN(now, 1)
 		d := r.DelayFrom(now)
 		if !r.OK() || d > 0 {
@@ -130,7 +132,7 @@ const reasonInsufficientScope = "insufficient_scope"
 // insufficient_scope, before its body is read.
 func apiWrites(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if apiToken(c).Scope != tokens.ScopeWrite {
+		if Token(c).Scope != tokens.ScopeWrite {
 			return apperr.Reasonf(apperr.Forbidden, reasonInsufficientScope,
 				"This token is read-only: it reads the org's records and writes none. Make a read-write token to write.")
 		}
@@ -188,9 +190,12 @@ func apiErrorCode(status int) string {
 	return "internal"
 }
 
-// writeAPIError answers an API request's error as JSON; handleError calls
-// it with the status and the message safe to show.
-func writeAPIError(c echo.Context, err error, status int, msg string) {
+// WriteError answers an API request's error as JSON, whatever the error:
+// the envelope of docs/api.md, "Errors", its status from httpkit.StatusOf.
+// The server's error handler calls it for every request Serves.
+func WriteError(c echo.Context, err error) {
+	status := httpkit.StatusOf(err)
+	msg := httpkit.MessageOf(err, http.StatusText(status))
 	if status == http.StatusUnauthorized {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="fieldbrief"`)
 	}
