@@ -20,7 +20,7 @@ func (s *Server) routes() {
 	issueCSRF, checkCSRF := s.csrf.Middleware()
 	e.Pre(middleware.RemoveTrailingSlash())
 	e.Use(
-		safeRequestID, // a client's X-Request-Id only if it is a short safe token
+		httpkit.SafeRequestID, // a client's X-Request-Id only if it is a short safe token
 		middleware.RequestID(),
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}),
@@ -28,12 +28,12 @@ func (s *Server) routes() {
 		s.admission.Admit(admissionExempt), // at most MaxInFlight at once, a short queue, 503 for the rest
 		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (internal/api)
 		s.readForm,                         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, fieldimport.MaxBytes: readUpload, after its access checks)
-		checkText,                          // no NUL or invalid UTF-8 in the path, query or form
+		httpkit.CheckText,                  // no NUL or invalid UTF-8 in the path, query or form
 		httpkit.Bound(s.dbLimits, s.requestTimeout, s.longerDeadline), // lock_timeout, statement_timeout and a deadline on a request's database work, from when its form is read: 503 past them
 		httpkit.RetryLostReads(s.db, s.log),                           // a GET or HEAD runs again once when the database connection was lost
 		s.loadSession,                                                 // sets the user when a valid session cookie is present
 		s.localize,                                                    // the reader's language and formats (docs/i18n.md)
-		s.readTx,                                                      // a GET's or HEAD's store reads share one read-only transaction
+		s.reads.Tx,                                                    // a GET's or HEAD's store reads share one read-only transaction
 		issueCSRF,                                                     // the token every page's forms and hx-headers carry
 	)
 

@@ -8,7 +8,6 @@ package web
 import (
 	"cmp"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime"
 	"time"
@@ -40,7 +39,7 @@ type Server struct {
 	cfg            config.Web
 	log            *slog.Logger
 	db             *pgxpool.Pool
-	replica        *database.Replica // pages' reads, when set (UseReplica)
+	reads          *httpkit.Reads // requests' read transactions, on the replica when set (UseReplica)
 	tenants        *tenants.Store
 	accounts       *accounts.Store
 	tokens         *tokens.Store
@@ -137,9 +136,11 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 			Statement: cmp.Or(cfg.StatementTimeout, httpkit.DefaultStatementTimeout)},
 		requestTimeout: cmp.Or(cfg.RequestTimeout, httpkit.DefaultRequestTimeout),
 		csrf:           httpkit.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: api.Serves},
-		now:            time.Now,
-		echo:           echo.New(),
-		bodyCaps:       map[string]bodyCap{},
+		reads: &httpkit.Reads{DB: db, Log: log, SecureCookies: cfg.SecureCookies,
+			Skip: noReadTx, Primary: api.Serves, Untracked: sessionFree},
+		now:      time.Now,
+		echo:     echo.New(),
+		bodyCaps: map[string]bodyCap{},
 	}
 	s.api, err = api.New(api.Deps{DB: db, Tenants: s.tenants, Tokens: s.tokens, Field: s.field, Briefings: briefings,
 		Rate: cfg.APIRate, Burst: cfg.APIBurst, FeedSettle: cfg.FeedSettle,
@@ -150,7 +151,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
-	s.echo.IPExtractor = ipExtractor(cfg.TrustedProxies)
+	s.echo.IPExtractor = httpkit.IPExtractor(cfg.TrustedProxies)
 	s.routes()
 	return s, nil
 }
@@ -162,21 +163,6 @@ func (s *Server) MaxInFlight() int { return s.cfg.MaxInFlight }
 // is (httpkit.HeadAsGet).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	httpkit.HeadAsGet(s.echo).ServeHTTP(w, r)
-}
-
-// ipExtractor decides what c.RealIP() is: the TCP peer, or with trusted
-// proxies the nearest X-Forwarded-For address outside their ranges. echo
-// would also trust loopback and private networks by default; we trust only
-// what the operator listed, so nobody else can pick their own address.
-func ipExtractor(proxies []*net.IPNet) echo.IPExtractor {
-	if len(proxies) == 0 {
-		return echo.ExtractIPDirect()
-	}
-	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, p := range proxies {
-		trust = append(trust, echo.TrustIPRange(p))
-	}
-	return echo.ExtractIPFromXFFHeader(trust...)
 }
 
 // Routes is every route the server answers, with its method: what the
