@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fieldbrief/internal/database"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -30,9 +31,11 @@ import (
 
 // fixture is one test's world: a fresh database, the API on it with an
 // injected clock, mounted at /api/v1 as the web server mounts it (its
-// error handler, HEAD as GET, no trailing slash), and two orgs. What the
-// API does inside the whole server, beside the pages (cookies ignored,
-// the server's own 404s and panics as JSON), internal/web's tests check.
+// error handler, HEAD as GET, no trailing slash, the request bounds and
+// read transaction), and two orgs. What the API does inside the whole
+// server, beside the pages (cookies ignored, tokens made on the settings
+// page, the server's own 404s and panics as JSON), internal/web's tests
+// check (api_mounted_test.go).
 type fixture struct {
 	t     testing.TB
 	srv   *API
@@ -76,6 +79,13 @@ func setupDeps(t testing.TB, adjust func(*Deps)) *fixture {
 		}
 	}
 	f.echo.Pre(middleware.RemoveTrailingSlash())
+	// What the web server gives every API request besides its routes'
+	// middleware (internal/web/routes.go): the bounds on its database work,
+	// and a GET's reads in one read-only transaction on the primary.
+	never, always := func(echo.Context) bool { return false }, func(echo.Context) bool { return true }
+	reads := &httpkit.Reads{DB: db, Skip: never, Primary: always, Untracked: always}
+	f.echo.Use(httpkit.Bound(database.Limits{Lock: httpkit.DefaultLockTimeout, Statement: httpkit.DefaultStatementTimeout},
+		httpkit.DefaultRequestTimeout, nil), reads.Tx)
 	f.srv.Routes(f.echo.Group("/api/v1"))
 	f.ts = httptest.NewServer(httpkit.HeadAsGet(f.echo))
 	t.Cleanup(f.ts.Close)
