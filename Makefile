@@ -27,7 +27,7 @@ SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick inte
 RACE_PKGS     := internal/tick internal/database internal/worker
 BENCH        ?= .
 BENCHTIME    ?= 1x
-BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/field/... ./internal/fieldimport/...
+BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/api/... ./internal/field/... ./internal/fieldimport/...
 FUZZTIME     ?= 60s
 # bench-tick: the tick at 10k/100k/1M orgs and the cold start (BENCH_1M=0 skips 1M)
 TICK_BENCHTIME ?= 20x
@@ -73,7 +73,7 @@ hygiene: ## gofmt -l and go mod tidy -diff are empty (make test and make lint ru
 
 # make lint-openapi: the linters' pinned versions and rule sets (docs/api.md, "OpenAPI").
 OPENAPI_LINT := tools/openapi-lint
-OPENAPI_DOC  := internal/web/openapi.json
+OPENAPI_DOC  := internal/api/openapi.json
 
 lint-openapi: ## Lint the API's OpenAPI document: redocly (recommended rules) and spectral (spectral:oas), pinned in tools/openapi-lint; 0 errors (finds or installs Node.js)
 	@scripts/need-node.sh

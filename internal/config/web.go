@@ -54,7 +54,7 @@ type Web struct {
 	APIBurst int
 	// MaxInFlight requests are served at once; up to MaxQueue more wait at
 	// most QueueWait for a turn, and the rest get 503 with Retry-After at
-	// once (internal/web/mw). Zero takes the defaults: the pool's connection
+	// once (internal/httpkit). Zero takes the defaults: the pool's connection
 	// count, 4 per in-flight slot, 50 ms.
 	MaxInFlight int
 	MaxQueue    int
@@ -62,7 +62,7 @@ type Web struct {
 	// LockTimeout and StatementTimeout bound each statement of a request's
 	// transactions, RequestTimeout all of a request's database work; past
 	// one the request answers 503 with Retry-After, nothing changed
-	// (internal/web/mw, Bound). Zero takes the defaults: 4 s, 10 s, 12 s.
+	// (internal/httpkit, Bound). Zero takes the defaults: 4 s, 10 s, 12 s.
 	LockTimeout      time.Duration
 	StatementTimeout time.Duration
 	RequestTimeout   time.Duration
@@ -96,7 +96,7 @@ const (
 // Defaults of the API's per-token rate limit.
 const (
 	// DefaultFeedSettle is past the longest a write transaction can run:
-	// a request's 12 s, a CSV upload's 45 s (internal/web/mw, Bound).
+	// a request's 12 s, a CSV upload's 45 s (internal/httpkit, Bound).
 	DefaultFeedSettle = time.Minute
 	// SlowWriteDeadline is the request deadline of the routes that wait
 	// for something besides the database (a CSV upload's body, a test

@@ -67,7 +67,7 @@ var reasonMessages = map[string]reasonMessage{
 	text.CodeAddressDotless:  {id: "security.email_public_domain"},
 	text.CodeAddressInternal: {id: "security.email_public_domain"},
 	"account_mail_off":       {id: "security.mail_off"},
-	// internal/web/mw: a request past its database bounds (mw.Bound)
+	// internal/httpkit: a request past its database bounds (httpkit.Bound)
 	"busy_record": {id: "error.text.busy_record"},
 }
 

@@ -16,7 +16,7 @@ import (
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/httpkit"
 )
 
 // setCookies parses a response's Set-Cookie headers.
@@ -83,9 +83,9 @@ func TestCookieFlags(t *testing.T) {
 		f := setupConfig(t, func(c *config.Web) { c.SecureCookies = secure })
 		c := f.anon()
 		form := c.get("/login")
-		csrfName, sessionName := mw.CSRFCookie, auth.CookieName
+		csrfName, sessionName := httpkit.CSRFCookie, auth.CookieName
 		if secure {
-			csrfName, sessionName = mw.CSRFCookieSecure, auth.SecureCookieName
+			csrfName, sessionName = httpkit.CSRFCookieSecure, auth.SecureCookieName
 		}
 		res := c.post("/login", url.Values{"email": {f.memberA.Email}, "password": {testPassword}})
 		require.Equal(t, http.StatusSeeOther, res.Code)

@@ -13,6 +13,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
@@ -47,8 +48,8 @@ func (s *Server) briefingGenerate(c echo.Context) error {
 		}
 		return redirect(c, briefingsURL(m.Org.Slug)+"?notice=generating")
 	case apperr.Conflict, apperr.Invalid, apperr.TooMany, apperr.Unavailable:
-		setRetryAfter(c, err)
-		return s.renderBriefingList(c, statusOf(err), err)
+		httpkit.SetRetryAfter(c, err)
+		return s.renderBriefingList(c, httpkit.StatusOf(err), err)
 	}
 	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/api"
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/testutil"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/httpkit"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 )
@@ -90,7 +90,7 @@ func TestEveryWriteNeedsTheCSRFToken(t *testing.T) {
 					bad.Set("_csrf", "not-the-token")
 					return c.postNoCSRF(path, bad)
 				},
-				"wrong header":          func() response { return c.with(mw.CSRFHeader, "not-the-token").postNoCSRF(path, form) },
+				"wrong header":          func() response { return c.with(httpkit.CSRFHeader, "not-the-token").postNoCSRF(path, form) },
 				"cross-site with token": func() response { return c.with("Sec-Fetch-Site", "cross-site").post(path, form) },
 				"same-site with token":  func() response { return c.with("Sec-Fetch-Site", "same-site").post(path, form) },
 			} {
@@ -116,7 +116,7 @@ func TestTokenWorksAsFieldAndHeader(t *testing.T) {
 	require.Contains(t, page.Body, `name="_csrf" value="`+token+`"`)
 	require.Contains(t, page.Body, `&#34;X-CSRF-Token&#34;:&#34;`+token+`&#34;`)
 
-	res := c.with(mw.CSRFHeader, token).htmx().postNoCSRF("/staff/orgs/acme/flags/fieldforce.briefing", map[string][]string{"state": {"off"}})
+	res := c.with(httpkit.CSRFHeader, token).htmx().postNoCSRF("/staff/orgs/acme/flags/fieldforce.briefing", map[string][]string{"state": {"off"}})
 	require.Equal(t, http.StatusOK, res.Code, res.Body)
 	res = c.post("/staff/orgs/acme/flags/fieldforce.briefing", map[string][]string{"state": {"on"}})
 	require.Equal(t, http.StatusSeeOther, res.Code, res.Body)
@@ -156,7 +156,7 @@ func TestTokenRotatesAtSignInAndOut(t *testing.T) {
 	require.NotEmpty(t, signedIn)
 	require.NotEqual(t, anonToken, signedIn, "sign-in rotates the token")
 
-	old := c.with(mw.CSRFHeader, anonToken).htmx()
+	old := c.with(httpkit.CSRFHeader, anonToken).htmx()
 	res := old.postNoCSRF("/staff/orgs/acme/flags/fieldforce.briefing", map[string][]string{"state": {"off"}})
 	require.Equal(t, http.StatusForbidden, res.Code, "the pre-sign-in token no longer works")
 	page := c.get("/staff/flags")

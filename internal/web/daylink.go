@@ -57,7 +57,7 @@ func dayLinkHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		now := s.now()
-		r := s.dayLimits.get(clientNetwork(c.RealIP()), now).ReserveN(now, 1)
+		r := s.dayLimits.Get(clientNetwork(c.RealIP()), now).ReserveN(now, 1)
 		if d := r.DelayFrom(now); !r.OK() || d > 0 {
 			r.CancelAt(now)
 			secs := max(1, int(math.Ceil(d.Seconds())))

@@ -4,65 +4,28 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/api"
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
 
-// statusOf is the one mapping from errors to HTTP statuses: an
-// application error by its code; echo's own errors (no such route, wrong
-// method, body over echo's cap) by theirs; anything else is a 500.
-func statusOf(err error) int {
-	if e, ok := apperr.As(err); ok {
-		switch e.Code {
-		case apperr.Invalid:
-			return http.StatusUnprocessableEntity
-		case apperr.Malformed:
-			return http.StatusBadRequest
-		case apperr.NotFound:
-			return http.StatusNotFound
-		case apperr.Forbidden:
-			return http.StatusForbidden
-		case apperr.Unauthorized:
-			return http.StatusUnauthorized
-		case apperr.Conflict, apperr.Stale:
-			return http.StatusConflict
-		case apperr.Precondition:
-			return http.StatusPreconditionFailed
-		case apperr.TooLarge:
-			return http.StatusRequestEntityTooLarge
-		case apperr.Unsupported:
-			return http.StatusUnsupportedMediaType
-		case apperr.TooMany:
-			return http.StatusTooManyRequests
-		case apperr.Unavailable:
-			return http.StatusServiceUnavailable
-		}
-		return http.StatusInternalServerError
-	}
-	if he, ok := errors.AsType[*echo.HTTPError](err); ok {
-		return he.Code
-	}
-	return http.StatusInternalServerError
-}
-
 // handleError renders every error that escapes a handler. Not signed in
 // sends browsers to /login (303) and htmx requests get a bare 401; the
-// JSON API gets JSON, whatever the error (api.go). An application error
+// JSON API gets JSON, whatever the error (api.WriteError). An application error
 // shows its own message, which is written for people; any other error
 // shows words for its status, and a 500 is logged with its detail.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status := statusOf(err)
-	setRetryAfter(c, err)
-	if status == http.StatusUnauthorized && !isHTMX(c) && !isAPI(c) {
+	status := httpkit.StatusOf(err)
+	httpkit.SetRetryAfter(c, err)
+	if status == http.StatusUnauthorized && !isHTMX(c) && !api.Serves(c) {
 		_ = c.Redirect(http.StatusSeeOther, loginFor(c.Request()))
 		return
 	}
@@ -74,12 +37,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
 			"method", c.Request().Method, "path", c.Path(), "request_id", requestID, "error", err)
 	}
-	if isAPI(c) {
-		writeAPIError(c, err, status, messageOf(err, http.StatusText(status)))
+	if api.Serves(c) {
+		api.WriteError(c, err)
 		return
 	}
 	l := localizer(c)
-	msg := messageOf(err, inWords(l, status))
+	msg := httpkit.MessageOf(err, inWords(l, status))
 	if w, ok := reasonWords(l, err, nil); ok {
 		// A refusal with a stable code (account_messages.go) in the
 		// reader's words.
@@ -125,14 +88,6 @@ func inReaderWords(err error) bool {
 	return errors.As(err, &rw)
 }
 
-// setRetryAfter sends Retry-After, in whole seconds rounded up, for a
-// refusal that says how long it lasts (apperr.Error.RetryAfter).
-func setRetryAfter(c echo.Context, err error) {
-	if d := apperr.RetryAfter(err); d > 0 {
-		c.Response().Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
-	}
-}
-
 // maxNextLen bounds the page a sign-in returns to: a longer address
 // (nothing of ours makes one) signs in to the start page instead.
 const maxNextLen = 2048
@@ -150,19 +105,6 @@ func loginFor(r *http.Request) string {
 		return "/login"
 	}
 	return "/login?next=" + url.QueryEscape(next)
-}
-
-// messageOf is what a person is told of err: an application error's own
-// message, else (an error that leaves its words to its code, echo's own,
-// an internal one) fallback.
-func messageOf(err error, fallback string) string {
-	if e, ok := apperr.As(err); ok && e.Code != apperr.Internal && e.Message != "" {
-		return e.Message
-	}
-	if statusOf(err) == http.StatusInternalServerError {
-		return apperr.InternalMessage
-	}
-	return fallback
 }
 
 func isHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/httpkit"
 )
 
 // A failure on our side shows a member a plain message and the request id
@@ -119,7 +120,7 @@ func TestMessageOf(t *testing.T) {
 		{errors.New(`relation "ff_briefings" does not exist`), apperr.InternalMessage},
 		{fmt.Errorf("wrapped: %w", apperr.Errorf(apperr.Internal, "no detail for people")), apperr.InternalMessage},
 	} {
-		require.Equal(t, tc.want, messageOf(tc.err, "fallback"), tc.err.Error())
+		require.Equal(t, tc.want, httpkit.MessageOf(tc.err, "fallback"), tc.err.Error())
 	}
 }
 

@@ -19,10 +19,10 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/config"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
-	"fieldbrief/internal/web/mw"
 )
 
 // fixture is one test's world: a fresh database, a server on it with an
@@ -64,6 +64,13 @@ func testConfig() config.Web {
 		AbsoluteTimeout:            7 * 24 * time.Hour,
 		MaxLoginFailuresPerAccount: 100,
 		MaxLoginFailuresPerClient:  300,
+		// Guards, not measures of speed: a test's requests queue for a
+		// slot and wait for locks as long as a busy machine makes them
+		// (the defaults, 50 ms and 4 s, answered 503 to tests sending a
+		// few requests at once inside the loaded suite). The tests of the
+		// bounds set their own (overload_test.go, bounds_review_test.go).
+		QueueWait:   time.Minute,
+		LockTimeout: time.Minute,
 	}
 }
 
@@ -312,7 +319,7 @@ func (c *client) cookie(name string) *http.Cookie {
 }
 
 func (c *client) csrfToken() string {
-	for _, name := range []string{mw.CSRFCookie, mw.CSRFCookieSecure} {
+	for _, name := range []string{httpkit.CSRFCookie, httpkit.CSRFCookieSecure} {
 		if ck := c.cookie(name); ck != nil {
 			return ck.Value
 		}

@@ -69,7 +69,7 @@ func (s *Server) login(c echo.Context) error {
 		return s.renderLogin(c, http.StatusUnprocessableEntity, f)
 	}
 
-	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP() // see ipExtractor
+	ctx, now, ip := c.Request().Context(), s.now(), c.RealIP() // see httpkit.IPExtractor
 	// A hashing slot first: when the server is saturated, turning the
 	// request away costs neither a query nor a hash.
 	release, err := s.hashes.Acquire(ctx)

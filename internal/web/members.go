@@ -9,6 +9,7 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
@@ -105,7 +106,7 @@ func (s *Server) memberInvite(c echo.Context) error {
 		f.EmailError = localMessage(l, err, map[string]any{"Email": f.Email})
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
 	case apperr.Code(err) == apperr.TooMany, apperr.Code(err) == apperr.Unavailable: // Unavailable: accounts.ErrAccountMailOff
-		return s.showMembers(c, statusOf(err), views.MembersPage{Invite: f, Error: localMessage(l, err, nil)})
+		return s.showMembers(c, httpkit.StatusOf(err), views.MembersPage{Invite: f, Error: localMessage(l, err, nil)})
 	case err != nil:
 		return err
 	}
@@ -127,7 +128,7 @@ func pathID(c echo.Context, name, what string) (int64, error) {
 func (s *Server) refused(c echo.Context, err error) error {
 	switch apperr.Code(err) {
 	case apperr.Conflict, apperr.TooMany, apperr.Invalid, apperr.Unavailable:
-		return s.showMembers(c, statusOf(err), views.MembersPage{Error: localMessage(localizer(c), err, nil)})
+		return s.showMembers(c, httpkit.StatusOf(err), views.MembersPage{Error: localMessage(localizer(c), err, nil)})
 	}
 	return err
 }

@@ -4,25 +4,21 @@ import (
 	"errors"
 	"mime/multipart"
 	"net/http"
-	"net/url"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
+	"fieldbrief/internal/api"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/database"
 	"fieldbrief/internal/fieldimport"
-	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/httpkit"
 )
 
 // contentSecurityPolicy allows only our own scripts, styles and requests:
@@ -115,7 +111,7 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		attrs := []any{"method", method, "route", route, "status", status,
 			"duration_ms", float64(elapsed.Microseconds()) / 1000,
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "user_id", u.ID}
-		if t := apiToken(c); t.ID != 0 {
+		if t := api.Token(c); t.ID != 0 {
 			// Which integration sent it: the token by id, never the token.
 			attrs = append(attrs, "api_token_id", t.ID, "org_id", t.OrgID)
 		}
@@ -198,7 +194,7 @@ func (s *Server) bodyLimit() echo.MiddlewareFunc {
 		Limit: "1M",
 		Skipper: func(c echo.Context) bool {
 			_, own := s.ownCap(c)
-			return own || isAPI(c)
+			return own || api.Serves(c)
 		},
 	})
 }
@@ -223,7 +219,7 @@ func (s *Server) readForm(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // readUpload reads the body of a route with its own cap (readForm leaves
-// it), checking its text as checkText does every other form's. The route
+// it), checking its text as httpkit.CheckText does every other form's. The route
 // puts it after its access checks and before checkCSRF, which reads the
 // form's token.
 func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
@@ -231,8 +227,8 @@ func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 		if err := s.parseForm(c); err != nil {
 			return err
 		}
-		if !goodValues(c.Request().PostForm) {
-			return errBadText
+		if err := httpkit.CheckValues(c.Request().PostForm); err != nil {
+			return err
 		}
 		return next(c)
 	}
@@ -241,7 +237,7 @@ func (s *Server) readUpload(next echo.HandlerFunc) echo.HandlerFunc {
 // parseForm parses a form post's body under its route's cap (formLimit).
 func (s *Server) parseForm(c echo.Context) error {
 	r := c.Request()
-	if mw.SafeMethod(r.Method) || !isForm(r) || isAPI(c) {
+	if httpkit.SafeMethod(r.Method) || !isForm(r) || api.Serves(c) {
 		return nil
 	}
 	limit, errTooLarge := s.formLimit(c)
@@ -264,53 +260,6 @@ func (s *Server) parseForm(c echo.Context) error {
 	}
 	return nil
 }
-
-// requestIDRE is what a client's X-Request-Id may be (a load balancer's
-// trace id fits); anything else is replaced by one of ours.
-var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
-// safeRequestID drops an X-Request-Id that is not a short safe token, so
-// echo's RequestID, which echoes the header and logs it, makes its own.
-func safeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Request().Header
-		if id := h.Get(echo.HeaderXRequestID); id != "" && !requestIDRE.MatchString(id) {
-			h.Del(echo.HeaderXRequestID)
-		}
-		return next(c)
-	}
-}
-
-// errBadText answers text PostgreSQL would refuse (and no person types).
-var errBadText = apperr.Errorf(apperr.Malformed,
-	"The request contains a NUL character or text that is not valid UTF-8. Check what you entered and try again.")
-
-// checkText refuses a request whose path, query or form holds a NUL byte
-// or invalid UTF-8, before any of it reaches a query: in one place rather
-// than in every handler and store method that takes text.
-func checkText(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if !goodText(r.URL.Path) {
-			return errBadText
-		}
-		if !goodValues(r.URL.Query()) || !goodValues(r.PostForm) {
-			return errBadText
-		}
-		return next(c)
-	}
-}
-
-func goodValues(vs url.Values) bool {
-	for k, v := range vs {
-		if !goodText(k) || slices.ContainsFunc(v, func(s string) bool { return !goodText(s) }) {
-			return false
-		}
-	}
-	return true
-}
-
-func goodText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 func isForm(r *http.Request) bool {
 	ct := r.Header.Get(echo.HeaderContentType)
@@ -343,34 +292,11 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readTx runs a GET's or HEAD's store reads in one read-only transaction
-// (database.ReadTx, begun at the first read), so a page costs at most two
-// transactions, the session's and this one (docs/web.md, "Web
-// under load"). It sits inside retryLostReads, so a retried read gets a
-// fresh transaction.
-func (s *Server) readTx(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if !mw.SafeMethod(r.Method) {
-			if s.replica != nil && !sessionFree(c) {
-				s.markWrite(c) // the session reads the primary for a while (replica.go)
-			}
-			return next(c)
-		}
-		if sessionFree(c) && !isAPI(c) || ownTransactionPages[c.Path()] {
-			return next(c)
-		}
-		ctx, rt := database.WithReadTx(r.Context(), s.db)
-		if s.replica != nil && !isAPI(c) {
-			if from := s.readFrom(c); from != nil {
-				ctx, rt = database.WithReplicaReadTx(r.Context(), s.db, from, s.replicaFailed)
-			}
-		}
-		defer rt.End(ctx)
-		c.SetRequest(r.WithContext(ctx))
-		defer c.SetRequest(r)
-		return next(c)
-	}
+// noReadTx says which requests get no read transaction (httpkit.Reads):
+// probes, metrics and static files, and pages with a transaction of their
+// own. The JSON API's reads share one, on the primary.
+func noReadTx(c echo.Context) bool {
+	return sessionFree(c) && !api.Serves(c) || ownTransactionPages[c.Path()]
 }
 
 // ownTransactionPages are GET routes that run a read-write transaction of
@@ -385,13 +311,13 @@ var ownTransactionPages = map[string]bool{
 }
 
 // The JSON API is session-free too: a cookie must never authenticate it
-// (its bearer token does, api.go).
+// (its bearer token does: internal/api).
 func sessionFree(c echo.Context) bool {
 	switch c.Request().URL.Path {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	return isStatic(c) || isAPI(c)
+	return isStatic(c) || api.Serves(c)
 }
 
 // requireUser turns anonymous requests away: 303 to /login for browsers,

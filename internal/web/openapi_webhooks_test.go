@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	liberrors "github.com/pb33f/libopenapi-validator/errors"
 	"net/http"
 	"os"
 	"slices"
@@ -20,6 +21,7 @@ import (
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/updates"
 	"fieldbrief/internal/webhooks"
+	"fmt"
 )
 
 // TestOpenAPIWebhooksDescribeTheEvents: the document's webhooks section
@@ -28,7 +30,10 @@ import (
 // the settings page's test, a briefing.updated as the worker encodes it.
 func TestOpenAPIWebhooksDescribeTheEvents(t *testing.T) {
 	t.Parallel()
-	doc, err := libopenapi.NewDocument(openAPIDoc)
+	f := setupConfig(t, func(c *config.Web) { c.AllowPrivateWebhooks = true })
+	served := f.anon().get("/api/v1/openapi.json")
+	require.Equal(t, http.StatusOK, served.Code)
+	doc, err := libopenapi.NewDocument([]byte(served.Body))
 	require.NoError(t, err)
 	model, err := doc.BuildV3Model()
 	require.NoError(t, err)
@@ -51,7 +56,6 @@ func TestOpenAPIWebhooksDescribeTheEvents(t *testing.T) {
 		return ev.Type
 	}
 
-	f := setupConfig(t, func(c *config.Web) { c.AllowPrivateWebhooks = true })
 	rcv := newHookReceiver(t)
 	forceConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"08:00"},"delivery":{"webhook":{"url":"`+rcv.URL+`/briefings"}}}`)
 	_, err = f.srv.webhooks.Create(context.Background(), audit.System, f.orgA.ID, webhooks.EndpointInput{URL: rcv.URL + "/events", Events: webhooks.EventTypes})
@@ -105,4 +109,16 @@ func TestOpenAPIWebhooksDescribeTheEvents(t *testing.T) {
 	require.True(t, ok)
 	example, _, _ = strings.Cut(example, "```")
 	require.Equal(t, "job.updated", check([]byte(example)))
+}
+
+// describe lists the validator's errors with their reasons.
+func describe(errs []*liberrors.ValidationError) string {
+	var b strings.Builder
+	for _, e := range errs {
+		fmt.Fprintf(&b, "\n  %s: %s", e.Message, e.Reason)
+		for _, s := range e.SchemaValidationErrors {
+			fmt.Fprintf(&b, "\n    %s: %s", s.FieldPath, s.Reason)
+		}
+	}
+	return b.String()
 }

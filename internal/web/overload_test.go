@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/httpkit"
 )
 
 // holdSessions locks the sessions table until the returned function runs,
@@ -60,7 +60,7 @@ func getAsync(c *client, path string) <-chan int {
 // TestOverloadSheds: with the one slot taken, the next request waits
 // the queue's limit, then gets 503 with Retry-After: a page in words, the
 // API's in JSON, htmx's as text; probes and static files still answer; the
-// slot is given back. (The admission itself is tested in internal/web/mw.)
+// slot is given back. (The admission itself is tested in internal/web/httpkit.)
 func TestOverloadSheds(t *testing.T) {
 	t.Parallel()
 	f := setupConfig(t, func(c *config.Web) { c.MaxInFlight, c.QueueWait = 1, time.Millisecond })
@@ -80,7 +80,7 @@ func TestOverloadSheds(t *testing.T) {
 	r = f.anon().get("/api/v1/jobs")
 	require.Equal(t, http.StatusServiceUnavailable, r.Code, r.Body)
 	require.Equal(t, "1", r.Header.Get("Retry-After"))
-	var body apiErrorBody
+	var body struct{ Error struct{ Code string } } // docs/api.md, "Errors"
 	require.NoError(t, json.Unmarshal([]byte(r.Body), &body), r.Body)
 	require.Equal(t, "unavailable", body.Error.Code)
 
@@ -100,8 +100,8 @@ func TestOverloadSheds(t *testing.T) {
 // TestAdmissionConfig: unset, New sizes the admission limits from the pool.
 func TestAdmissionConfig(t *testing.T) {
 	t.Parallel()
-	f := setup(t)
+	f := setupConfig(t, func(c *config.Web) { c.QueueWait = 0 }) // the fixture's is longer (testConfig)
 	require.Equal(t, int(f.db.Config().MaxConns), f.srv.cfg.MaxInFlight, "in flight defaults to the pool's connections")
-	require.Equal(t, mw.DefaultQueuePerSlot*f.srv.cfg.MaxInFlight, f.srv.cfg.MaxQueue)
-	require.Equal(t, mw.DefaultQueueWait, f.srv.cfg.QueueWait)
+	require.Equal(t, httpkit.DefaultQueuePerSlot*f.srv.cfg.MaxInFlight, f.srv.cfg.MaxQueue)
+	require.Equal(t, httpkit.DefaultQueueWait, f.srv.cfg.QueueWait)
 }

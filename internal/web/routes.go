@@ -1,11 +1,9 @@
 package web
 
 import (
-	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"slices"
 
-	"fieldbrief/internal/web/mw"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/static"
 )
 
@@ -22,21 +20,21 @@ func (s *Server) routes() {
 	issueCSRF, checkCSRF := s.csrf.Middleware()
 	e.Pre(middleware.RemoveTrailingSlash())
 	e.Use(
-		safeRequestID, // a client's X-Request-Id only if it is a short safe token
+		httpkit.SafeRequestID, // a client's X-Request-Id only if it is a short safe token
 		middleware.RequestID(),
 		s.securityHeaders, // first, so error pages and fragments carry them too
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}),
 		s.requestLog,
 		s.admission.Admit(admissionExempt), // at most MaxInFlight at once, a short queue, 503 for the rest
-		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (api.go)
+		s.bodyLimit(),                      // 1 MiB; a route with its own cap (capBody) reads its own body, so does the API (internal/api)
 		s.readForm,                         // forms and the JSON editor: 64 KiB, parsed once here (a CSV upload, fieldimport.MaxBytes: readUpload, after its access checks)
-		checkText,                          // no NUL or invalid UTF-8 in the path, query or form
-		mw.Bound(s.dbLimits, s.requestTimeout, s.longerDeadline), // lock_timeout, statement_timeout and a deadline on a request's database work, from when its form is read: 503 past them
-		mw.RetryLostReads(s.db, s.log),                           // a GET or HEAD runs again once when the database connection was lost
-		s.loadSession,                                            // sets the user when a valid session cookie is present
-		s.localize,                                               // the reader's language and formats (docs/i18n.md)
-		s.readTx,                                                 // a GET's or HEAD's store reads share one read-only transaction
-		issueCSRF,                                                // the token every page's forms and hx-headers carry
+		httpkit.CheckText,                  // no NUL or invalid UTF-8 in the path, query or form
+		httpkit.Bound(s.dbLimits, s.requestTimeout, s.longerDeadline), // lock_timeout, statement_timeout and a deadline on a request's database work, from when its form is read: 503 past them
+		httpkit.RetryLostReads(s.db, s.log),                           // a GET or HEAD runs again once when the database connection was lost
+		s.loadSession,                                                 // sets the user when a valid session cookie is present
+		s.localize,                                                    // the reader's language and formats (docs/i18n.md)
+		s.reads.Tx,                                                    // a GET's or HEAD's store reads share one read-only transaction
+		issueCSRF,                                                     // the token every page's forms and hx-headers carry
 	)
 
 	e.GET("/healthz", s.healthz)
@@ -148,34 +146,10 @@ func (s *Server) routes() {
 	org.POST("/settings/webhooks/:id/secret", s.webhookEndpointSecret, s.requireAdmin, checkCSRF)
 	org.POST("/settings/webhooks/:id/rotate", s.webhookEndpointRotate, s.requireAdmin, checkCSRF)
 
-	// The JSON API (docs/api.md): bearer token and per-token rate limit on
-	// each route, not on the group, so an unknown path or method is the
-	// router's plain 404 or 405 (as JSON: errors.go), not a catch-all's.
-	// A write also needs a read-write token (apiWrites). A path below a
-	// record is no route's, a 404 (apiWholeSegments). An operation the
-	// OpenAPI document marks deprecated announces it on every answer
-	// (announceDeprecation; docs/api.md, "Compatibility").
-	api, bearer := e.Group("/api/v1"), []echo.MiddlewareFunc{apiWholeSegments, s.announceDeprecation, s.apiAuth, s.apiRateLimit}
-	writes := append(slices.Clone(bearer), apiWrites)
-	api.GET("/org", s.apiOrg, bearer...)
-	api.GET("/technicians", s.apiListTechnicians, bearer...)
-	api.GET("/technicians/:ref", s.apiGetTechnician, bearer...)
-	api.PUT("/technicians/:ref", s.apiPutTechnician, writes...)
-	api.PATCH("/technicians/:ref", s.apiPatchTechnician, writes...)
-	api.DELETE("/technicians/:ref", s.apiDeleteTechnician, writes...)
-	api.GET("/technicians/by-id/:id", s.apiGetTechnicianByID, bearer...)
-	api.PUT("/technicians/by-id/:id", s.apiPutTechnicianByID, writes...)
-	api.PATCH("/technicians/by-id/:id", s.apiPatchTechnicianByID, writes...)
-	api.DELETE("/technicians/by-id/:id", s.apiDeleteTechnicianByID, writes...)
-	api.GET("/jobs", s.apiListJobs, bearer...)
-	api.GET("/jobs/:ref", s.apiGetJob, bearer...)
-	api.PUT("/jobs/:ref", s.apiPutJob, writes...)
-	api.PATCH("/jobs/:ref", s.apiPatchJob, writes...)
-	api.GET("/jobs/by-id/:id", s.apiGetJobByID, bearer...)
-	api.PUT("/jobs/by-id/:id", s.apiPutJobByID, writes...)
-	api.PATCH("/jobs/by-id/:id", s.apiPatchJobByID, writes...)
-	api.GET("/briefings/:date", s.apiBriefing, bearer...)
-	api.GET("/openapi.json", s.apiOpenAPI, s.announceDeprecation) // no token: it describes the API, it opens nothing
+	// The JSON API (docs/api.md): its route table is internal/api's
+	// (api.Routes), on the same port; none of the browser's middleware
+	// above touches it but what every request gets (api.Serves).
+	s.api.Routes(e.Group("/api/v1"))
 
 	staff := e.Group("/staff", s.requireUser, s.requireStaff)
 	staff.GET("", s.staffHome)

@@ -1,13 +1,13 @@
 // Package web is the HTTP face of fieldbrief: the org admin console, the
 // staff console, health and metrics. Handlers follow one shape: who is the
 // user → one store call scoped by them → render, redirect or error. Errors
-// become HTTP statuses in one place (errors.go).
+// become HTTP statuses in one place (httpkit.StatusOf) and answers in
+// errors.go. The JSON API is internal/api, mounted here (routes.go).
 package web
 
 import (
 	"cmp"
 	"log/slog"
-	"net"
 	"net/http"
 	"runtime"
 	"time"
@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/api"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/briefing"
@@ -26,10 +27,10 @@ import (
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/tokens"
 	"fieldbrief/internal/unsubscribe"
-	"fieldbrief/internal/web/mw"
 	"fieldbrief/internal/webhooks"
 )
 
@@ -38,7 +39,7 @@ type Server struct {
 	cfg            config.Web
 	log            *slog.Logger
 	db             *pgxpool.Pool
-	replica        *database.Replica // pages' reads, when set (UseReplica)
+	reads          *httpkit.Reads // requests' read transactions, on the replica when set (UseReplica)
 	tenants        *tenants.Store
 	accounts       *accounts.Store
 	tokens         *tokens.Store
@@ -53,19 +54,17 @@ type Server struct {
 	sender         *dispatch.Sender // the settings page's test sends
 	sessions       *auth.Sessions
 	throttle       *auth.Throttle
-	hashes         *auth.HashGate    // bounds the sign-ins hashing at once
-	apiLimits      *limiters[int64]  // per API token
-	dayLimits      *limiters[string] // the day link page's, per client address
+	hashes         *auth.HashGate            // bounds the sign-ins hashing at once
+	dayLimits      *httpkit.Limiters[string] // the day link page's, per client address
 	dayLinks       *daylinks.Store
-	admission      *mw.Admission // requests served at once
+	admission      *httpkit.Admission // requests served at once
 	dbLimits       database.Limits
-	feedSettle     time.Duration // config.Web.FeedSettle
 	requestTimeout time.Duration
-	csrf           mw.CSRF
+	csrf           httpkit.CSRF
 	now            func() time.Time
 	echo           *echo.Echo
 	bodyCaps       map[string]bodyCap // routes with a body cap of their own, by "METHOD /path" (capBody)
-	deprecated     deprecations       // the API's deprecated operations, from the OpenAPI document (api_deprecation.go)
+	api            *api.API           // the JSON API, mounted at /api/v1 (routes.go)
 }
 
 // New builds the server and registers every route.
@@ -83,10 +82,10 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		cfg.MaxInFlight = int(db.Config().MaxConns) // a request holds one connection at a time
 	}
 	if cfg.MaxQueue == 0 {
-		cfg.MaxQueue = mw.DefaultQueuePerSlot * cfg.MaxInFlight
+		cfg.MaxQueue = httpkit.DefaultQueuePerSlot * cfg.MaxInFlight
 	}
 	if cfg.QueueWait == 0 {
-		cfg.QueueWait = mw.DefaultQueueWait
+		cfg.QueueWait = httpkit.DefaultQueueWait
 	}
 	briefings, err := briefing.NewStore(db)
 	if err != nil {
@@ -130,26 +129,29 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 		// Two hashes per core keeps the cores busy and memory at about
 		// 19 MiB × slots; a short queue absorbs a burst, the rest get 503.
 		hashes:    auth.NewHashGate(2*runtime.GOMAXPROCS(0), 8*runtime.GOMAXPROCS(0), 2*time.Second),
-		apiLimits: newLimiters[int64](cfg.APIRate, cfg.APIBurst, maxAPILimiters),
-		dayLimits: newLimiters[string](dayLinkRate, dayLinkBurst, maxDayLinkLimiters),
+		dayLimits: httpkit.NewLimiters[string](dayLinkRate, dayLinkBurst, maxDayLinkLimiters),
 		dayLinks:  &daylinks.Store{DB: db},
-		admission: mw.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
-		dbLimits: database.Limits{Lock: cmp.Or(cfg.LockTimeout, mw.DefaultLockTimeout),
-			Statement: cmp.Or(cfg.StatementTimeout, mw.DefaultStatementTimeout)},
-		requestTimeout: cmp.Or(cfg.RequestTimeout, mw.DefaultRequestTimeout),
-		feedSettle:     cfg.FeedSettle,
-		csrf:           mw.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: isAPI},
-		now:            time.Now,
-		echo:           echo.New(),
-		bodyCaps:       map[string]bodyCap{},
+		admission: httpkit.NewAdmission(cfg.MaxInFlight, cfg.MaxQueue, cfg.QueueWait),
+		dbLimits: database.Limits{Lock: cmp.Or(cfg.LockTimeout, httpkit.DefaultLockTimeout),
+			Statement: cmp.Or(cfg.StatementTimeout, httpkit.DefaultStatementTimeout)},
+		requestTimeout: cmp.Or(cfg.RequestTimeout, httpkit.DefaultRequestTimeout),
+		csrf:           httpkit.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: api.Serves},
+		reads: &httpkit.Reads{DB: db, Log: log, SecureCookies: cfg.SecureCookies,
+			Skip: noReadTx, Primary: api.Serves, Untracked: sessionFree},
+		now:      time.Now,
+		echo:     echo.New(),
+		bodyCaps: map[string]bodyCap{},
 	}
-	if s.deprecated, err = deprecationsOf(openAPIDoc); err != nil {
+	s.api, err = api.New(api.Deps{DB: db, Tenants: s.tenants, Tokens: s.tokens, Field: s.field, Briefings: briefings,
+		Rate: cfg.APIRate, Burst: cfg.APIBurst, FeedSettle: cfg.FeedSettle,
+		Now: func() time.Time { return s.now() }}) // UseClock's clock, whenever it is set
+	if err != nil {
 		return nil, err
 	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
-	s.echo.IPExtractor = ipExtractor(cfg.TrustedProxies)
+	s.echo.IPExtractor = httpkit.IPExtractor(cfg.TrustedProxies)
 	s.routes()
 	return s, nil
 }
@@ -158,38 +160,9 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 func (s *Server) MaxInFlight() int { return s.cfg.MaxInFlight }
 
 // ServeHTTP makes the server an http.Handler. HEAD is served wherever GET
-// is: the request is routed and handled as a GET (echo routes on the
-// request it is given, so this happens before echo sees it) and the body
-// is dropped on the way out.
+// is (httpkit.HeadAsGet).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodHead {
-		r = r.Clone(r.Context())
-		r.Method = http.MethodGet
-		w = headWriter{w}
-	}
-	s.echo.ServeHTTP(w, r)
-}
-
-// headWriter answers a HEAD: the headers and status of the GET, no body.
-type headWriter struct{ http.ResponseWriter }
-
-func (w headWriter) Write(p []byte) (int, error) { return len(p), nil }
-
-func (w headWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// ipExtractor decides what c.RealIP() is: the TCP peer, or with trusted
-// proxies the nearest X-Forwarded-For address outside their ranges. echo
-// would also trust loopback and private networks by default; we trust only
-// what the operator listed, so nobody else can pick their own address.
-func ipExtractor(proxies []*net.IPNet) echo.IPExtractor {
-	if len(proxies) == 0 {
-		return echo.ExtractIPDirect()
-	}
-	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, p := range proxies {
-		trust = append(trust, echo.TrustIPRange(p))
-	}
-	return echo.ExtractIPFromXFFHeader(trust...)
+	httpkit.HeadAsGet(s.echo).ServeHTTP(w, r)
 }
 
 // Routes is every route the server answers, with its method: what the

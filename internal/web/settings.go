@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/places"
@@ -60,7 +61,7 @@ func (s *Server) settingsSave(c echo.Context) error {
 
 // saveSettings stores a config document read at r.version and redirects to
 // next with a notice; an invalid document re-renders the page (422, by
-// statusOf) with the rejected input beside its errors, and one saved over a
+// httpkit.StatusOf) with the rejected input beside its errors, and one saved over a
 // newer version (409, docs/versions.md) with the input kept and what differs
 // from the stored one. Either saves nothing.
 func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, next string) error {
@@ -80,7 +81,7 @@ func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, ne
 		if err != nil {
 			return err
 		}
-		return s.renderSettings(c, statusOf(r.err), stored, r, settingsAnswer{})
+		return s.renderSettings(c, httpkit.StatusOf(r.err), stored, r, settingsAnswer{})
 	}
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
@@ -33,7 +34,7 @@ func (s *Server) settingsTestWebhook(c echo.Context) error {
 // outcome beside the button: the block alone (and the delivery log out of
 // band) for htmx, the settings page around it for a plain form post. A
 // refusal (no briefing yet, no webhook saved) is shown there too, with its
-// status from statusOf; an internal error goes to the error page.
+// status from httpkit.StatusOf; an internal error goes to the error page.
 func (s *Server) testSend(c echo.Context, channel string) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
@@ -51,7 +52,7 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 	if apperr.Code(err) == apperr.Internal {
 		return err
 	}
-	setRetryAfter(c, err)
+	httpkit.SetRetryAfter(c, err)
 	result, status := s.testResult(l, stored, channel, d, err)
 	if result.OK && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "" {
 		result.ReadURL = testMessageURL(m.Org.Slug, d.ID)
@@ -93,7 +94,7 @@ func (s *Server) testResult(l *i18n.Localizer, stored tenants.FieldforceConfig, 
 	switch {
 	case err != nil:
 		r.Message = testRefusal(l, stored, err)
-		return r, statusOf(err)
+		return r, httpkit.StatusOf(err)
 	case d.State == dispatch.DeliverySent && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "":
 		r.OK, r.Message = true, l.Tf("bsettings.test.kept", map[string]any{"To": d.Recipient})
 	case d.State == dispatch.DeliverySent:

@@ -12,6 +12,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/flags"
+	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -56,7 +57,7 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 		err = s.flags.SetGlobal(ctx, actor(c), key, enabled, form.Reason)
 	}
 	if fe, ok := fieldError(err); ok {
-		status := statusOf(err)
+		status := httpkit.StatusOf(err)
 		switch fe.FieldName() {
 		case "reason":
 			form.ReasonError = fe.Message
@@ -97,7 +98,7 @@ func (s *Server) staffSetOrgFlag(c echo.Context) error {
 	}
 	status := http.StatusOK
 	if fe, ok := fieldError(err); ok {
-		status, row.StateError, row.Reason = statusOf(err), fe.Message, c.FormValue("reason")
+		status, row.StateError, row.Reason = httpkit.StatusOf(err), fe.Message, c.FormValue("reason")
 	} else if err != nil {
 		return err
 	} else if !isHTMX(c) {
