@@ -59,8 +59,9 @@ func TestSearchJobs(t *testing.T) {
 	require.Empty(t, search("_"))
 	require.Empty(t, search("   "))
 	// Upper-case letters beyond ASCII meet themselves whichever way they
-	// are typed: the database lower-cases both sides (a database without a
-	// locale lowers ASCII only).
+	// are typed: the database lower-cases both sides, in a database whose
+	// character type is UTF-8, as the suite's is (docs/field-data.md,
+	// "Finding work"; one with the plain C locale lowers ASCII only).
 	require.Equal(t, []string{"MÜLLER Haustechnik"}, search("müller"))
 	require.Equal(t, []string{"MÜLLER Haustechnik"}, search("MÜLLER"))
 	require.Equal(t, []string{"MÜLLER Haustechnik"}, search("straße"))
