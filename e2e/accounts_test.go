@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/worker"
 )
 
@@ -23,8 +23,8 @@ import (
 func (e *env) sendAccountMail(rcpt string) string {
 	e.t.Helper()
 	log := slog.New(slog.NewTextHandler(e.logs, nil))
-	sink := deliverytest.NewSMTPServer(e.t)
-	sender, err := dispatch.NewSender(e.db, delivery.Settings{SMTPURL: sink.URL, BaseURL: e.url}, log)
+	sink := transporttest.NewSMTPServer(e.t)
+	sender, err := delivery.NewSender(e.db, transport.Settings{SMTPURL: sink.URL, BaseURL: e.url}, log)
 	e.must("sender", err)
 	w := &worker.Worker{DB: e.db, Log: log, Sender: sender}
 	e.must("start the worker", w.Start(e.ctx))

@@ -18,10 +18,10 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/daylinks"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/transport"
 	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/internal/web"
 	"fieldbrief/internal/webhooks"
@@ -225,7 +225,7 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 		SELECT org_id, id, revision, 'email', 'test', 'admin@example.test', 'msg_test_axe', 'sent', now()
 		  FROM ff_briefings WHERE org_id = $1 ORDER BY briefing_date DESC LIMIT 1
 		RETURNING id`, org.ID).Scan(&test))
-	testMessageID, err := delivery.MessageIDFor("msg_test_axe", delivery.DefaultMailFrom)
+	testMessageID, err := transport.MessageIDFor("msg_test_axe", transport.DefaultMailFrom)
 	e.must("the test email's Message-ID", err)
 	_, err = e.db.Exec(e.ctx, `
 		INSERT INTO mail_outbox (org_id, message_id, mail_from, rcpt, subject, text_body, html_body)

@@ -12,10 +12,10 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/worker"
 )
 
@@ -53,12 +53,12 @@ func TestTechnicianOpensTheDayLinkFromTheirEmail(t *testing.T) {
 	job(ana, "Elm Street Clinic", "1201 Elm St, Austin, TX", "", "", at(13, 0))
 	job(ben, "Ben's Customer", "9 Oak Ave, Austin, TX", "", "", at(9, 0))
 
-	sink := deliverytest.NewSMTPServer(t)
-	mailer, err := delivery.NewMailer(sink.URL, e.db)
+	sink := transporttest.NewSMTPServer(t)
+	mailer, err := transport.NewMailer(sink.URL, e.db)
 	e.must("mailer", err)
 	now := at(6, 30)
 	w := &worker.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil)), Now: func() time.Time { return now },
-		Sender: &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: e.url}}
+		Sender: &delivery.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: e.url}}
 	res, err := w.RunOnce(e.ctx, now, 30*time.Second)
 	e.must("run the worker once", err)
 	if res.Tick.Enqueued != 1 || len(res.Pending) > 0 {

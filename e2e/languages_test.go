@@ -19,12 +19,12 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/demo"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/worker"
 )
 
@@ -88,17 +88,17 @@ func TestLanguagesPagesAndEmailsAt390(t *testing.T) {
 
 	// The real worker path: a tick, the generation, a delivery task per
 	// recipient, through SMTP to a sink.
-	sink := deliverytest.NewSMTPServer(t)
-	mailer, err := delivery.NewMailer(sink.URL, e.db)
+	sink := transporttest.NewSMTPServer(t)
+	mailer, err := transport.NewMailer(sink.URL, e.db)
 	e.must("mailer", err)
 	w := &worker.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil)), Now: func() time.Time { return now },
-		Sender: &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: e.url}}
+		Sender: &delivery.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: e.url}}
 	res, err := w.RunOnce(e.ctx, now, 30*time.Second)
 	e.must("run the worker once", err)
 	if len(res.Pending) > 0 {
 		t.Fatalf("the worker left tasks pending: %+v", res)
 	}
-	emails := map[string]deliverytest.Received{}
+	emails := map[string]transporttest.Received{}
 	for _, m := range sink.Messages() {
 		emails[strings.Join(m.To, ",")] = m
 	}
@@ -298,7 +298,7 @@ func (p *env) languagePages(k checker, now time.Time) {
 // languageEmails loads the technician's email (and the dispatcher's, when
 // the org reads this language) as the worker sent them, in a phone's
 // browser, and opens the day link from the technician's email.
-func (p *env) languageEmails(k checker, tech, disp deliverytest.Received, now time.Time) {
+func (p *env) languageEmails(k checker, tech, disp transporttest.Received, now time.Time) {
 	p.t.Helper()
 	c := k.c
 	phone := p.newSession(c.lang + "-technician")
@@ -339,7 +339,7 @@ func (p *env) languageEmails(k checker, tech, disp deliverytest.Received, now ti
 }
 
 // emailOf is an email's decoded subject and HTML body.
-func (p *env) emailOf(m deliverytest.Received) (subject, html string) {
+func (p *env) emailOf(m transporttest.Received) (subject, html string) {
 	p.t.Helper()
 	parsed, err := m.Parse()
 	p.must("parse the email to "+strings.Join(m.To, ","), err)

@@ -54,12 +54,12 @@ var owners = map[string]string{
 	"ff_briefing_revisions":       "internal/briefing",
 	"ff_briefing_runs":            "internal/briefing",
 	"ff_briefing_requests":        "internal/briefing",
-	"ff_deliveries":               "internal/dispatch",
-	"ff_delivery_attempts":        "internal/dispatch",
-	"org_daily_emails":            "internal/dispatch",
+	"ff_deliveries":               "internal/delivery",
+	"ff_delivery_attempts":        "internal/delivery",
+	"org_daily_emails":            "internal/delivery",
 	"ff_briefing_updates":         "internal/updates",
 	"ff_job_changes":              "internal/updates",
-	"mail_outbox":                 "internal/delivery",
+	"mail_outbox":                 "internal/transport",
 	"webhook_endpoints":           "internal/webhooks",
 	"webhook_events":              "internal/webhooks",
 	"webhook_deliveries":          "internal/webhooks",
@@ -108,15 +108,15 @@ var named = map[string]string{
 	"internal/briefing names ff_deliveries":         "to move: a briefing's page lists its deliveries",
 	"internal/briefing names river_job":             "by design: a retried generation's delivery tasks keep its place in the queue; River has no call for it",
 	"internal/daylinks names orgs":                  "to move: opening a link reads the org's zone and locale",
-	"internal/delivery names orgs":                  "to move: the outbox lists mail with its org's slug",
+	"internal/transport names orgs":                 "to move: the outbox lists mail with its org's slug",
 	"internal/demo names orgs":                      "to move: the demo's history backdates its orgs",
 	"internal/demo names audit_log":                 "to move: the demo's history writes its audit entries",
-	"internal/dispatch names email_suppressions":    "to move: a send skips an unsubscribed address",
-	"internal/dispatch names ff_briefing_revisions": "to move: a send reads its revision",
-	"internal/dispatch names ff_briefing_updates":   "to move: an update's send reads and marks it",
-	"internal/dispatch names ff_briefings":          "to move: deliveries are queued, capped and sent for a briefing",
-	"internal/dispatch names org_module_configs":    "to move: deliveries read the org's delivery settings",
-	"internal/dispatch names orgs":                  "to move: mail reads the org's name and locale",
+	"internal/delivery names email_suppressions":    "to move: a send skips an unsubscribed address",
+	"internal/delivery names ff_briefing_revisions": "to move: a send reads its revision",
+	"internal/delivery names ff_briefing_updates":   "to move: an update's send reads and marks it",
+	"internal/delivery names ff_briefings":          "to move: deliveries are queued, capped and sent for a briefing",
+	"internal/delivery names org_module_configs":    "to move: deliveries read the org's delivery settings",
+	"internal/delivery names orgs":                  "to move: mail reads the org's name and locale",
 	"internal/flags names audit_log":                "to move: the calendar's history of configs and flags reads the audit log",
 	"internal/flags names orgs":                     "to move: a flag's impact counts orgs",
 	"internal/tenants names users":                  "to move: the members list reads each member's name and email",
@@ -207,14 +207,14 @@ func TestTableOwners(t *testing.T) {
 		fsys := fstest.MapFS{
 			"internal/field/field.go": {Data: []byte("package field\n" +
 				"const q = `SELECT id FROM jobs j JOIN technicians t ON t.id = j.technician_id`\n")},
-			"internal/dispatch/send.go": {Data: []byte("package dispatch\n" +
+			"internal/delivery/send.go": {Data: []byte("package delivery\n" +
 				"import \"github.com/jackc/pgx/v5\"\n" +
 				"const a = `SELECT name\n  FROM technicians WHERE org_id = $1`\n" +
 				"const b = \"UPDATE ONLY jobs SET status = $2\"\n" +
 				"var c = pgx.Identifier{\"jobs\"}\n" +
 				"const d = `SELECT jobs_count, technicians_active FROM ff_briefings`\n" +
 				"const e = `ANALYZE orgs`\n")},
-			"internal/dispatch/send_test.go": {Data: []byte("package dispatch\nconst t = `DELETE FROM jobs`\n")},
+			"internal/delivery/send_test.go": {Data: []byte("package delivery\nconst t = `DELETE FROM jobs`\n")},
 			"internal/web/jobs.go": {Data: []byte("package web\n" +
 				"const a = \"jobs on technicians' sent days\"\n" +
 				"const b = `<table class=\"table jobs\">`\n" +
@@ -230,21 +230,21 @@ func TestTableOwners(t *testing.T) {
 		found, _ := scanTables(t, fsys, []string{"jobs", "technicians", "orgs", "ff_briefings"})
 		own := map[string]string{"jobs": "internal/field", "technicians": "internal/field", "orgs": "internal/tenants", "ff_briefings": "internal/briefing"}
 		require.Equal(t, []string{
-			"internal/dispatch names ff_briefings, owned by internal/briefing: send.go:7",
-			"internal/dispatch names jobs, owned by internal/field: send.go:5, send.go:6",
-			"internal/dispatch names technicians, owned by internal/field: send.go:3",
+			"internal/delivery names ff_briefings, owned by internal/briefing: send.go:7",
+			"internal/delivery names jobs, owned by internal/field: send.go:5, send.go:6",
+			"internal/delivery names technicians, owned by internal/field: send.go:3",
 			"internal/web names jobs, owned by internal/field: jobs.go:6",
 			"internal/web names technicians, owned by internal/field: jobs.go:8",
-		}, violations(found, own, map[string]string{"internal/dispatch names orgs": "to move"}))
+		}, violations(found, own, map[string]string{"internal/delivery names orgs": "to move"}))
 		require.Equal(t, []string{
-			"internal/dispatch names jobs, owned by internal/field: send.go:5, send.go:6",
-			"internal/dispatch names technicians, owned by internal/field: send.go:3",
+			"internal/delivery names jobs, owned by internal/field: send.go:5, send.go:6",
+			"internal/delivery names technicians, owned by internal/field: send.go:3",
 			"internal/web names jobs, owned by internal/field: jobs.go:6",
 			`internal/web names orgs is listed in named but the package no longer names it: remove it there and in docs/architecture.md`,
 			"internal/web names technicians, owned by internal/field: jobs.go:8",
 		}, violations(found, own, map[string]string{
-			"internal/dispatch names orgs":         "to move",
-			"internal/dispatch names ff_briefings": "to move",
+			"internal/delivery names orgs":         "to move",
+			"internal/delivery names ff_briefings": "to move",
 			"internal/web names orgs":              "to move",
 		}))
 	})

@@ -17,9 +17,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/worker"
 )
 
@@ -111,13 +111,13 @@ func runBurst(b *testing.B, s burstSpec) burstResult {
 	db, err := pgxpool.New(ctx, dbURL)
 	require.NoError(b, err)
 	defer db.Close()
-	var sink *deliverytest.SMTPServer
+	var sink *transporttest.SMTPServer
 	env := []string{"GOMAXPROCS=" + strconv.Itoa(s.procs)}
 	// -concurrency, -workers' older name, which a binary from before
 	// -workers understands too (BENCH_BURST_BINARY: a before/after run).
 	jobs := []string{"-concurrency", strconv.Itoa(s.workers)}
 	if s.mail {
-		sink = deliverytest.NewSMTPServer(b)
+		sink = transporttest.NewSMTPServer(b)
 		env = append(env, "SMTP_URL="+sink.URL, "MAIL_FROM=briefings@bench.test")
 	}
 	seeded := time.Now()

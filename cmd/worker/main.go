@@ -42,7 +42,7 @@ import (
 
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	fbmetrics "fieldbrief/internal/metrics"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tick"
@@ -168,7 +168,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		defer stopMetrics()
 	}
-	sender, err := dispatch.NewSender(pool, settings, log)
+	sender, err := delivery.NewSender(pool, settings, log)
 	if err != nil {
 		return err
 	}

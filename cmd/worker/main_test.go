@@ -24,9 +24,9 @@ import (
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 func TestMain(m *testing.M) {
@@ -70,7 +70,7 @@ func workerCmd(t testing.TB, ctx context.Context, url string, args ...string) *e
 type killedMidSend struct {
 	url  string
 	db   *pgxpool.Pool
-	sink *deliverytest.SMTPServer
+	sink *transporttest.SMTPServer
 	env  []string // what every worker of the test runs with
 	now  time.Time
 }
@@ -82,7 +82,7 @@ func killMidSend(t *testing.T, ctx context.Context, orgs, concurrency int, hook 
 	k.db, err = pgxpool.New(ctx, k.url)
 	require.NoError(t, err)
 	t.Cleanup(k.db.Close)
-	k.sink = deliverytest.NewSMTPServer(t)
+	k.sink = transporttest.NewSMTPServer(t)
 	k.sink.Hold()
 	_, err = k.db.Exec(ctx, `
 		WITH o AS (INSERT INTO orgs (slug, name) SELECT 'org-' || g, 'Org ' || g FROM generate_series(1, $1::int) g RETURNING id, slug)

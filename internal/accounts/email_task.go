@@ -19,19 +19,19 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/text"
+	"fieldbrief/internal/transport"
 )
 
 // EmailHandler is the task handler of SendAccountEmailArgs.
 type EmailHandler struct {
 	river.WorkerDefaults[SendAccountEmailArgs]
 	DB      *pgxpool.Pool
-	Mailer  delivery.Mailer // SMTP, or the outbox when SMTP_URL is unset
-	From    string          // MAIL_FROM
-	BaseURL string          // BASE_URL: links are BaseURL + path
+	Mailer  transport.Mailer // SMTP, or the outbox when SMTP_URL is unset
+	From    string           // MAIL_FROM
+	BaseURL string           // BASE_URL: links are BaseURL + path
 	Log     *slog.Logger
 	Now     func() time.Time
 	// Production (FIELDBRIEF_ENV=production) refuses to keep an account
@@ -65,7 +65,7 @@ const outboxNote = "[Kept in the outbox, not sent: SMTP_URL is not set. The link
 func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmailArgs]) error {
 	a := job.Args
 	attrs := []any{"job_id", job.ID, "what", a.What, "id", a.ID, "org_id", a.OrgID, "attempt", job.Attempt}
-	_, outbox := w.Mailer.(*delivery.OutboxMailer)
+	_, outbox := w.Mailer.(*transport.OutboxMailer)
 	if outbox && w.Production {
 		w.Log.Error("account email refused: production without SMTP_URL keeps no account email in the outbox", attrs...)
 		return river.JobCancel(ErrAccountMailOff)
@@ -78,7 +78,7 @@ func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmail
 		}
 		mailer := w.Mailer
 		if outbox {
-			mailer = delivery.NewOutboxMailer(tx)
+			mailer = transport.NewOutboxMailer(tx)
 			devLink = w.BaseURL + LinkPath(m.What, m.Token)
 			m.Token = WithheldToken
 		}
@@ -103,7 +103,7 @@ func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmail
 	case errors.Is(err, ErrEmailNotWanted):
 		w.Log.Info("account email not sent: no longer wanted", attrs...)
 		return nil
-	case delivery.IsPermanent(err):
+	case transport.IsPermanent(err):
 		w.Log.Error("account email failed for good", append(attrs, "error", err)...)
 		return river.JobCancel(err)
 	}
@@ -115,12 +115,12 @@ func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmail
 // mail client shows well and which keeps the link whole. It is in its
 // reader's language and formats (m.Language, m.Locale: docs/i18n.md); the
 // link's end is in UTC, the one zone a person without an org has.
-func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
-	id, err := delivery.MessageIDFor(m.Key, from)
+func Compose(m AccountEmail, from, baseURL string) (transport.Message, error) {
+	id, err := transport.MessageIDFor(m.Key, from)
 	if err != nil {
-		return delivery.Message{}, err
+		return transport.Message{}, err
 	}
-	msg := delivery.Message{From: from, To: m.To, MessageID: id, OrgID: m.OrgID}
+	msg := transport.Message{From: from, To: m.To, MessageID: id, OrgID: m.OrgID}
 	l := i18n.Resolve(m.Language, m.Locale, "")
 	lc, until := l.Locale(), m.ExpiresAt.UTC()
 	expires := l.Tf("mail.account.expires", map[string]any{"Date": lc.DateYear(until), "Time": lc.Time(until)})
@@ -144,7 +144,7 @@ func Compose(m AccountEmail, from, baseURL string) (delivery.Message, error) {
 		b.WriteString(l.Tf("mail.account.reset_body", map[string]any{"Email": m.To,
 			"URL": baseURL + LinkPath(m.What, m.Token), "Expires": expires}))
 	default:
-		return delivery.Message{}, fmt.Errorf("compose account email: unknown kind %q", m.What)
+		return transport.Message{}, fmt.Errorf("compose account email: unknown kind %q", m.What)
 	}
 	msg.Text = b.String()
 	return msg, nil

@@ -17,11 +17,11 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/worker"
 )
 
@@ -34,9 +34,9 @@ func TestWorkerMailsInviteAndResetLinks(t *testing.T) {
 	db := testdb.New(t)
 	org := queueInviteAndReset(t, db)
 
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	log := slog.New(slog.DiscardHandler)
-	sender, err := dispatch.NewSender(db, delivery.Settings{SMTPURL: sink.URL, BaseURL: "https://fieldbrief.example"}, log)
+	sender, err := delivery.NewSender(db, transport.Settings{SMTPURL: sink.URL, BaseURL: "https://fieldbrief.example"}, log)
 	require.NoError(t, err)
 	w := &worker.Worker{DB: db, Log: log, Sender: sender}
 	require.NoError(t, w.Start(ctx))
@@ -82,7 +82,7 @@ func TestOutboxCopyWithholdsTheToken(t *testing.T) {
 
 	var logs syncBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	sender, err := dispatch.NewSender(db, delivery.Settings{BaseURL: "https://fieldbrief.example"}, log)
+	sender, err := delivery.NewSender(db, transport.Settings{BaseURL: "https://fieldbrief.example"}, log)
 	require.NoError(t, err)
 	w := &worker.Worker{DB: db, Log: log, Sender: sender}
 	require.NoError(t, w.Start(ctx))

@@ -3,7 +3,7 @@ package briefing
 import (
 	"time"
 
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
 )
@@ -56,7 +56,7 @@ type Day struct {
 	Note   string // DayLate: "made 21:35, 15 h after 06:30 — not sent"
 	// Fired is a DayLate's scheduled firing, for its words in the
 	// reader's language; its At is zero when not recorded.
-	Fired dispatch.Firing
+	Fired delivery.Firing
 }
 
 // Explain tells what a date without a briefing shows. A past date is judged
@@ -144,7 +144,7 @@ func DayOf(b Briefing) Day {
 	if d.Reason == DayLate {
 		d.Note = b.Late
 		if !b.ScheduledAt.IsZero() && !b.ScheduledFor.IsZero() {
-			d.Fired = dispatch.Firing{At: b.ScheduledAt, For: b.ScheduledFor, Loc: time.UTC}
+			d.Fired = delivery.Firing{At: b.ScheduledAt, For: b.ScheduledFor, Loc: time.UTC}
 			if z, err := schedule.LoadZone(b.Timezone); err == nil {
 				d.Fired.Loc = z.Loc
 			}

@@ -3,7 +3,7 @@
 //
 //   - generate_task.go: the generation task, which builds a new revision's
 //     snapshot (internal/snapshot) and, for the scheduled firing, creates
-//     its deliveries (internal/dispatch) in the same transaction, once per
+//     its deliveries (internal/delivery) in the same transaction, once per
 //     revision however often it runs;
 //   - read.go: what the web shows (list, detail, runs, revisions);
 //   - calendar.go: why a date of the calendar has no briefing;

@@ -17,7 +17,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 )
@@ -138,7 +138,7 @@ func (h *GenerateHandler) Work(ctx context.Context, job *river.Job[GenerateBrief
 // pins the count.
 func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateBriefingArgs], started time.Time) (outcome string, err error) {
 	a := job.Args
-	err = h.inTx(ctx, a, func(tx pgx.Tx, row *lockedBriefing, day *snapshot.Day, dr *dispatch.Reads) error {
+	err = h.inTx(ctx, a, func(tx pgx.Tx, row *lockedBriefing, day *snapshot.Day, dr *delivery.Reads) error {
 		now := h.Now()
 		var snap snapshot.Snapshot
 		rules := schedule.CurrentZoneRules()
@@ -181,8 +181,8 @@ func (h *GenerateHandler) generate(ctx context.Context, job *river.Job[GenerateB
 		// "generate now" revision overtook it, that one is delivered.
 		var tasks []river.InsertManyParams
 		if a.Deliver && row.delivered == nil && revision > 0 {
-			rev := dispatch.Revision{OrgID: a.OrgID, BriefingID: a.BriefingID, Revision: revision}
-			fired := dispatch.Firing{At: deref(row.scheduledAt), For: deref(row.scheduledFor), Loc: day.Zone.Loc}
+			rev := delivery.Revision{OrgID: a.OrgID, BriefingID: a.BriefingID, Revision: revision}
+			fired := delivery.Firing{At: deref(row.scheduledAt), For: deref(row.scheduledFor), Loc: day.Zone.Loc}
 			// Delivery latency counts from the scheduled minute (a firing
 			// from before it was recorded: from the firing).
 			if dr.QueueDeliveries(b, rev, snap, day.Technicians(), fired, cmp.Or(fired.For, fired.At, now), &tasks) {
@@ -260,7 +260,7 @@ type lockedBriefing struct {
 // fn needs: the day when the task carries the briefing's date and zone (nil
 // otherwise), and the delivery settings when the task delivers. fn's error
 // rolls the transaction back; otherwise it commits.
-func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn func(tx pgx.Tx, row *lockedBriefing, day *snapshot.Day, dr *dispatch.Reads) error) (err error) {
+func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn func(tx pgx.Tx, row *lockedBriefing, day *snapshot.Day, dr *delivery.Reads) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
 	// The commit does not wait for its WAL flush (docs/scheduling.md,
@@ -291,9 +291,9 @@ func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn f
 			day = snapshot.QueueDay(b, a.OrgID, zone, d)
 		}
 	}
-	var dr *dispatch.Reads
+	var dr *delivery.Reads
 	if a.Deliver {
-		dr = dispatch.QueueReads(b, a.OrgID)
+		dr = delivery.QueueReads(b, a.OrgID)
 	}
 	br := h.DB.SendBatch(ctx, b)
 	tx := br.Tx()
@@ -319,8 +319,8 @@ func (h *GenerateHandler) inTx(ctx context.Context, a GenerateBriefingArgs, fn f
 // read with: in the generation's repeatable-read transaction every
 // statement sees the snapshot its first one took, so pg_current_snapshot()
 // here is the one the lock and the day's reads used, at no extra round
-// trip. An update after dispatch leaves out the job changes it saw, which
-// the email has (docs/worker.md, "Updates after dispatch").
+// trip. An update after sending leaves out the job changes it saw, which
+// the email has (docs/worker.md, "Updates after sending").
 func queueRevision(b *pgx.Batch, a GenerateBriefingArgs, content []byte, now time.Time, rules *schedule.ZoneRules) {
 	b.Queue(`
 		INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at,

@@ -149,7 +149,7 @@ const deliveredColumn = `EXISTS (SELECT 1 FROM ff_deliveries d
 	 WHERE d.org_id = b.org_id AND d.briefing_id = b.id AND d.state = 'sent' AND d.audience <> 'test')`
 
 // lateColumn is why a briefing of ff_briefings b was not sent: the detail
-// of its deliveries skipped for being late (dispatch.SkippedLate), or empty.
+// of its deliveries skipped for being late (delivery.SkippedLate), or empty.
 const lateColumn = `coalesce((SELECT d.last_detail FROM ff_deliveries d
 	 WHERE d.org_id = b.org_id AND d.briefing_id = b.id AND d.state = 'skipped' AND d.last_code = 'late'
 	 LIMIT 1), '')`

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 )
@@ -33,11 +33,11 @@ RETURNING id, requested_revision, timezone`
 // shows what the data is now. It counts in the org's allowance of
 // briefings on request (MaxRequestsPerHour; apperr TooMany saying when it
 // can send again) and one test is sent at a time. It waits for the answer
-// (dispatch.Store.SendTest) and returns the delivery with its outcome.
-func (s *Store) SendTest(ctx context.Context, deliver *dispatch.Store, sender *dispatch.Sender, orgID int64, channel, to string, now time.Time) (dispatch.Delivery, error) {
+// (delivery.Store.SendTest) and returns the delivery with its outcome.
+func (s *Store) SendTest(ctx context.Context, deliver *delivery.Store, sender *delivery.Sender, orgID int64, channel, to string, now time.Time) (delivery.Delivery, error) {
 	sch, err := s.schedule(ctx, orgID)
 	if err != nil {
-		return dispatch.Delivery{}, err
+		return delivery.Delivery{}, err
 	}
 	date := schedule.DateOf(now.In(sch.Zone.Loc))
 	rules := schedule.CurrentZoneRules()
@@ -54,7 +54,7 @@ func (s *Store) SendTest(ctx context.Context, deliver *dispatch.Store, sender *d
 		if err := checkRequests(ctx, tx, orgID, now, "send a test"); err != nil {
 			return err
 		}
-		deliveryID, err = dispatch.InsertTest(ctx, tx, orgID, id, revision, channel, to, now)
+		deliveryID, err = delivery.InsertTest(ctx, tx, orgID, id, revision, channel, to, now)
 		if err != nil {
 			return err
 		}
@@ -87,9 +87,9 @@ func (s *Store) SendTest(ctx context.Context, deliver *dispatch.Store, sender *d
 	})
 	if err != nil {
 		if apperr.Code(err) != apperr.Internal {
-			return dispatch.Delivery{}, err
+			return delivery.Delivery{}, err
 		}
-		return dispatch.Delivery{}, fmt.Errorf("test send of briefing %s for org %d: %w", date, orgID, err)
+		return delivery.Delivery{}, fmt.Errorf("test send of briefing %s for org %d: %w", date, orgID, err)
 	}
 	return deliver.SendTest(ctx, sender, orgID, deliveryID)
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // full reports whether CHAOS=full asks for the full counts (`make chaos`);
@@ -121,7 +121,7 @@ func (o outcome) String() string {
 }
 
 // measure reads the outcome. want are the dispatcher addresses, one per org.
-func measure(ctx context.Context, db *pgxpool.Pool, sink *deliverytest.SMTPServer, want []string) (outcome, error) {
+func measure(ctx context.Context, db *pgxpool.Pool, sink *transporttest.SMTPServer, want []string) (outcome, error) {
 	o := outcome{Orgs: len(want)}
 	err := db.QueryRow(ctx, `
 		SELECT (SELECT count(*) FROM ff_briefings),

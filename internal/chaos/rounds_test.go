@@ -14,8 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // envInt reads a positive integer knob, or def.
@@ -43,14 +43,14 @@ type round struct {
 	ctx  context.Context
 	url  string
 	db   *pgxpool.Pool
-	sink *deliverytest.SMTPServer
+	sink *transporttest.SMTPServer
 	want []string
 	app  string // application_name of this round's workers
 }
 
 func newRound(t *testing.T, server string, orgs int, app string) *round {
 	r := &round{t: t, ctx: context.Background(), url: testdb.URLOn(t, server),
-		sink: deliverytest.NewSMTPServer(t), app: app}
+		sink: transporttest.NewSMTPServer(t), app: app}
 	db, err := pgxpool.New(r.ctx, r.url)
 	require.NoError(t, err)
 	t.Cleanup(db.Close)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/transport"
 )
 
 func TestLoadWebDelivery(t *testing.T) {
@@ -26,7 +26,7 @@ func TestLoadWebDelivery(t *testing.T) {
 	cfg, err := load(map[string]string{})
 	require.NoError(t, err)
 	require.Empty(t, cfg.SMTPURL, "unset: mail stays in the outbox")
-	require.Equal(t, delivery.DefaultMailFrom, cfg.MailFrom)
+	require.Equal(t, transport.DefaultMailFrom, cfg.MailFrom)
 	require.Empty(t, cfg.BaseURL, "cmd/web derives it from the listen address")
 	require.False(t, cfg.AllowPrivateWebhooks)
 
@@ -69,7 +69,7 @@ func TestBaseURLFor(t *testing.T) {
 		"app.local:80":   "http://app.local:80",
 	} {
 		require.Equal(t, want, BaseURLFor(addr), addr)
-		require.NoError(t, delivery.Settings{BaseURL: BaseURLFor(addr)}.Check(), addr)
+		require.NoError(t, transport.Settings{BaseURL: BaseURLFor(addr)}.Check(), addr)
 	}
 }
 
@@ -352,7 +352,7 @@ func TestDailyEmailCap(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	s, err := Delivery(env(map[string]string{}))
 	require.NoError(t, err)
-	require.Equal(t, delivery.DailyCap{PerAddress: 5, Min: 50}, s.DailyCap)
+	require.Equal(t, transport.DailyCap{PerAddress: 5, Min: 50}, s.DailyCap)
 	require.Equal(t, 50, s.DailyCap.Of(3))
 	require.Equal(t, 60, s.DailyCap.Of(12))
 	s, err = Delivery(env(map[string]string{"MAIL_DAILY_CAP_PER_ADDRESS": "2", "MAIL_DAILY_CAP_MIN": "10"}))
@@ -363,7 +363,7 @@ func TestDailyEmailCap(t *testing.T) {
 	s, err = Delivery(env(map[string]string{"MAIL_DAILY_CAP_PER_ADDRESS": "4611686018427387904"}))
 	require.NoError(t, err)
 	require.Equal(t, 1<<30, s.DailyCap.Of(4))
-	require.Equal(t, 1<<30, delivery.DailyCap{PerAddress: 1 << 30, Min: 1}.Of(2))
+	require.Equal(t, 1<<30, transport.DailyCap{PerAddress: 1 << 30, Min: 1}.Of(2))
 	for _, name := range []string{"MAIL_DAILY_CAP_PER_ADDRESS", "MAIL_DAILY_CAP_MIN"} {
 		for _, bad := range []string{"0", "-1", "many"} {
 			_, err := Delivery(env(map[string]string{name: bad}))

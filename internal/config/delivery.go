@@ -4,18 +4,18 @@ import (
 	"errors"
 	"strings"
 
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 )
 
 // Delivery reads and checks SMTP_URL, MAIL_FROM, BASE_URL,
 // WEBHOOK_ALLOW_PRIVATE_NETWORKS and the daily cap's MAIL_DAILY_CAP_PER_ADDRESS
 // and MAIL_DAILY_CAP_MIN, for both processes. BaseURL stays ""
 // when unset: the web derives it from its listen address (BaseURLFor), the
-// worker takes delivery.DefaultBaseURL.
-func Delivery(getenv func(string) string) (delivery.Settings, error) {
-	s := delivery.Settings{
+// worker takes transport.DefaultBaseURL.
+func Delivery(getenv func(string) string) (transport.Settings, error) {
+	s := transport.Settings{
 		SMTPURL:  getenv("SMTP_URL"),
-		MailFrom: delivery.DefaultMailFrom,
+		MailFrom: transport.DefaultMailFrom,
 		BaseURL:  strings.TrimSuffix(getenv("BASE_URL"), "/"),
 	}
 	if v := getenv("MAIL_FROM"); v != "" {
@@ -23,9 +23,9 @@ func Delivery(getenv func(string) string) (delivery.Settings, error) {
 	}
 	var errs []error
 	s.AllowPrivateWebhooks = envBool(getenv, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false, &errs)
-	s.DailyCap = delivery.DailyCap{
-		PerAddress: envInt(getenv, "MAIL_DAILY_CAP_PER_ADDRESS", delivery.DefaultDailyCap.PerAddress, &errs),
-		Min:        envInt(getenv, "MAIL_DAILY_CAP_MIN", delivery.DefaultDailyCap.Min, &errs),
+	s.DailyCap = transport.DailyCap{
+		PerAddress: envInt(getenv, "MAIL_DAILY_CAP_PER_ADDRESS", transport.DefaultDailyCap.PerAddress, &errs),
+		Min:        envInt(getenv, "MAIL_DAILY_CAP_MIN", transport.DefaultDailyCap.Min, &errs),
 	}
 	return s, errors.Join(append(errs, s.Check())...)
 }

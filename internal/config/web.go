@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 )
 
 // Web is cmd/web's configuration (docs/configuration.md).
@@ -47,7 +47,7 @@ type Web struct {
 	TrustedProxies []*net.IPNet
 	// Settings are how mail and webhooks go out (SMTP_URL, MAIL_FROM,
 	// BASE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS), checked by Validate.
-	delivery.Settings
+	transport.Settings
 	// APIRate (requests per second) and APIBurst limit each API token;
 	// zero takes the defaults (DefaultAPIRate, DefaultAPIBurst).
 	APIRate  float64
@@ -143,7 +143,7 @@ const minKeyLen = 32
 //	                                serves it, except in production, where it never does)
 //	SMTP_URL                        where mail is sent (smtp://user:pass@host:587, smtps://…, or
 //	                                smtp://127.0.0.1:2525?tls=none); unset keeps mail in the outbox
-//	MAIL_FROM                       the From of every email (default delivery.DefaultMailFrom)
+//	MAIL_FROM                       the From of every email (default transport.DefaultMailFrom)
 //	BASE_URL                        the app's public address, for links in emails and webhooks: an absolute
 //	                                http(s) URL without query or fragment (default: from the listen address,
 //	                                see BaseURLFor)

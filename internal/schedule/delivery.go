@@ -54,7 +54,7 @@ func (d *DeliveryConfig) Within() time.Duration {
 	return w
 }
 
-// UpdatesOn reports whether changes after dispatch are sent (delivery.updates,
+// UpdatesOn reports whether changes after sending are sent on (delivery.updates,
 // default true); false for a nil config, which sends nothing at all.
 func (d *DeliveryConfig) UpdatesOn() bool {
 	return d != nil && (d.Updates == nil || *d.Updates)

@@ -12,8 +12,8 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/transport"
 )
 
 // Webhook signing secrets: one per org, created on first use and kept in
@@ -111,7 +111,7 @@ func (s *Store) checkDeliveryPolicy(cfg schedule.Config) error {
 	if cfg.Delivery == nil || cfg.Delivery.Webhook == nil {
 		return nil
 	}
-	if err := delivery.CheckWebhookURL(cfg.Delivery.Webhook.URL, s.AllowPrivateWebhooks); err != nil {
+	if err := transport.CheckWebhookURL(cfg.Delivery.Webhook.URL, s.AllowPrivateWebhooks); err != nil {
 		return &schedule.ValidationError{Errors: []schedule.FieldError{{Field: "delivery.webhook.url", Code: schedule.CodeWebhookRefused, Message: apperr.Message(err)}}}
 	}
 	return nil

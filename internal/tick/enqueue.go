@@ -61,7 +61,7 @@ RETURNING id, org_id, requested_revision, briefing_date, timezone`
 // (updates.HoldFirings): a job write in progress holds it shared, and a
 // firing is recorded only once such a write has committed, so the write
 // is in the generation's snapshot or has seen the firing and records its
-// changes (docs/worker.md, "Updates after dispatch"). A chunk does
+// changes (docs/worker.md, "Updates after sending"). A chunk does
 // not wait for one busy org: it fires the others, and each busy one then
 // gets a transaction of its own that waits for its writes, up to lockWait.
 func enqueue(ctx context.Context, db *pgxpool.Pool, firedAt time.Time, items []due, lockWait time.Duration) ([]int64, error) {

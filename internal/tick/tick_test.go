@@ -368,7 +368,7 @@ func TestTickEnqueuesInChunks(t *testing.T) {
 
 // TestTickWaitsForAnOrgsJobWrite: a job write in progress holds its org's
 // firing lock (shared), so that org's firing is recorded only once the
-// write has committed (docs/worker.md, "Updates after dispatch");
+// write has committed (docs/worker.md, "Updates after sending");
 // the other due orgs of the chunk fire meanwhile.
 func TestTickWaitsForAnOrgsJobWrite(t *testing.T) {
 	f := setup(t)

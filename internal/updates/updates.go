@@ -1,10 +1,10 @@
-// Package updates keeps technicians current after dispatch: once a
+// Package updates keeps technicians current after their day is sent: once a
 // technician's briefing email for a date has gone out, a change to a job of
 // that date that is or was theirs is written to an outbox (ff_job_changes)
 // in the transaction that changed the job, with a briefing_update task; the
-// task (dispatch.UpdateHandler) later folds the changes into one update
+// task (delivery.UpdateHandler) later folds the changes into one update
 // (docs/delivery.md, "Updates"; docs/worker.md, "Updates after
-// dispatch"). While a date's briefing is being made every technician's
+// sending"). While a date's briefing is being made every technician's
 // changes of it are recorded, and Prune later drops those its emails
 // already have (their transaction is in the revision's read snapshot) and
 // those of technicians who got no email.
@@ -115,7 +115,7 @@ const firingUnderway = `b.scheduled_at IS NOT NULL AND b.delivered_revision IS N
 // transaction (HoldFirings): the tick cannot record a firing of the org
 // between this read and the commit, so a change either sees the firing
 // here or is committed before the firing, and so before the generation's
-// snapshot (docs/worker.md, "Updates after dispatch"). q must be a
+// snapshot (docs/worker.md, "Updates after sending"). q must be a
 // read-committed transaction, whose next statement reads after the lock.
 func Open(ctx context.Context, q database.Querier, orgID int64, now time.Time) (*Watch, error) {
 	if err := HoldFirings(ctx, q, orgID); err != nil {
@@ -386,7 +386,7 @@ func LockOrg(ctx context.Context, q database.Querier, orgID int64) error {
 }
 
 // BriefingUpdateArgs folds one technician's pending changes of one date
-// into an update (dispatch.UpdateHandler, which runs it). The args live
+// into an update (delivery.UpdateHandler, which runs it). The args live
 // here, below internal/field, because every job write inserts them.
 type BriefingUpdateArgs struct {
 	OrgID        int64  `json:"org_id" river:"unique"`

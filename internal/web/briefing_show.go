@@ -12,7 +12,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/history"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
@@ -68,7 +68,7 @@ func (s *Server) briefingShow(c echo.Context) error {
 	}
 	for _, d := range deliveries {
 		r := deliveryRow(d, briefingLoc(b), deliveryAccessOf(m), resendBase)
-		if d.LastCode == dispatch.SkippedDailyCap {
+		if d.LastCode == delivery.SkippedDailyCap {
 			r.Note = deliveryNote(l, d, r.Note)
 		}
 		p.Deliveries = append(p.Deliveries, r)

@@ -12,7 +12,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
@@ -102,7 +102,7 @@ func (s *Server) technicianDay(c echo.Context) error {
 	q := database.Reader(ctx, s.db)
 	// The technician's language, else the org's, with the org's formats:
 	// as their emails (docs/i18n.md); the page has no signed-in reader.
-	tr, err := dispatch.Reader(ctx, q, l.OrgID, l.TechnicianID)
+	tr, err := delivery.Reader(ctx, q, l.OrgID, l.TechnicianID)
 	if err != nil {
 		return err
 	}

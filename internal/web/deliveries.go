@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
@@ -52,17 +52,17 @@ var adminDeliveries = deliveryAccess{details: true, webhookURL: true}
 // reads it (deliveryAccess); members see who and the state in words.
 // resendBase, when set, is where the briefing page's "Send again" posts,
 // offered to admins on a failed scheduled delivery.
-func deliveryRow(d dispatch.Delivery, loc *time.Location, a deliveryAccess, resendBase string) views.DeliveryRow {
+func deliveryRow(d delivery.Delivery, loc *time.Location, a deliveryAccess, resendBase string) views.DeliveryRow {
 	r := views.DeliveryRow{
 		ID: d.ID, At: clock(d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
 		Update: updateLabel(d),
 	}
-	hidden := d.Channel == dispatch.ChannelWebhook && !a.webhookURL
+	hidden := d.Channel == delivery.ChannelWebhook && !a.webhookURL
 	if hidden {
 		r.Recipient = webhookOrigin(d.Recipient)
 	}
-	if d.State == dispatch.DeliverySkipped {
+	if d.State == delivery.DeliverySkipped {
 		// Why it was not sent is for everyone who sees the delivery
 		// (docs/guarantees.md, "Late briefings").
 		r.Note, r.Code = d.LastDetail, d.LastCode
@@ -82,7 +82,7 @@ func deliveryRow(d dispatch.Delivery, loc *time.Location, a deliveryAccess, rese
 		}
 		r.History = append(r.History, row)
 	}
-	if resendBase != "" && d.State == dispatch.DeliveryFailed && d.Audience != dispatch.AudienceTest {
+	if resendBase != "" && d.State == delivery.DeliveryFailed && d.Audience != delivery.AudienceTest {
 		r.ResendURL = resendBase + strconv.FormatInt(d.ID, 10) + "/resend"
 	}
 	return r
@@ -108,7 +108,7 @@ func took(d time.Duration) string {
 
 // updateLabel names a technician's update on the briefing page: "Update:
 // 2 jobs changed"; "" for a delivery of the briefing itself.
-func updateLabel(d dispatch.Delivery) string {
+func updateLabel(d delivery.Delivery) string {
 	switch {
 	case d.UpdateID == 0:
 		return ""

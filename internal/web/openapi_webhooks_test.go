@@ -18,7 +18,7 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/updates"
 	"fieldbrief/internal/webhooks"
 	"fmt"
@@ -93,10 +93,10 @@ func TestOpenAPIWebhooksDescribeTheEvents(t *testing.T) {
 		TechnicianID: 3, Technician: "Ana Lima"}
 	after := before
 	after.Status = "cancelled"
-	body, err := json.Marshal(dispatch.UpdateEvent{Type: "briefing.updated", Timestamp: testStart, Data: dispatch.UpdateData{
-		Org: dispatch.WebhookOrg{Slug: "acme", Name: "Acme"}, Date: "2026-03-04", Timezone: "America/New_York",
+	body, err := json.Marshal(delivery.UpdateEvent{Type: "briefing.updated", Timestamp: testStart, Data: delivery.UpdateData{
+		Org: delivery.WebhookOrg{Slug: "acme", Name: "Acme"}, Date: "2026-03-04", Timezone: "America/New_York",
 		URL: "https://app.example.com/orgs/acme/briefings/2026-03-04", UpdateID: 1,
-		Changes: []dispatch.UpdateChange{{JobID: 7, Kind: "changed", Fields: []string{"status"}, Before: &before, After: after, TechnicianIDs: []int64{3}}}}})
+		Changes: []delivery.UpdateChange{{JobID: 7, Kind: "changed", Fields: []string{"status"}, Before: &before, After: after, TechnicianIDs: []int64{3}}}}})
 	require.NoError(t, err)
 	require.Equal(t, "briefing.updated", check(body))
 

@@ -16,10 +16,10 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/transport"
 )
 
 // access is who may use a route: its access checks in routes.go.
@@ -354,7 +354,7 @@ func seedOutbox(t *testing.T, f *fixture) {
 		SELECT 2, org_id, id, 'email', 'test', 'admin@acme.test', 'msg_test_matrix', 'sent', now()
 		  FROM ff_briefings WHERE org_id = $1 AND briefing_date = $2`, f.orgA.ID, testDate)
 	require.NoError(t, err)
-	messageID, err := delivery.MessageIDFor("msg_test_matrix", f.srv.sender.From)
+	messageID, err := transport.MessageIDFor("msg_test_matrix", f.srv.sender.From)
 	require.NoError(t, err)
 	_, err = f.db.Exec(context.Background(), `
 		INSERT INTO mail_outbox (id, org_id, message_id, mail_from, rcpt, subject, text_body, html_body)
@@ -425,7 +425,7 @@ func routeMatrix(t *testing.T, f *fixture) {
 	// Webhook endpoint number 1 of acme, for its page, edit, secret and rotation.
 	_, err := f.db.Exec(context.Background(), `
 		INSERT INTO webhook_endpoints (org_id, id, slot, url, secret, events)
-		VALUES ($1, 1, 1, 'https://hooks.example.com/matrix', $2, '{job.created}')`, f.orgA.ID, delivery.NewWebhookSecret())
+		VALUES ($1, 1, 1, 'https://hooks.example.com/matrix', $2, '{job.created}')`, f.orgA.ID, transport.NewWebhookSecret())
 	require.NoError(t, err)
 	dispatcher := f.member(f.orgA, "dispatcher@acme.test", tenants.RoleDispatcher)
 	// An upload is its uploader's alone (another's is 404): the dispatcher

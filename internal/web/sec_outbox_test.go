@@ -15,7 +15,7 @@ import (
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/config"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 )
 
 // runAccountMail works the newest account email task of that kind with the
@@ -30,7 +30,7 @@ func runAccountMail(t *testing.T, f *fixture, what string, production bool) erro
 		SELECT id, args->>'what', (args->>'id')::bigint, coalesce((args->>'org_id')::bigint, 0), coalesce((args->>'send')::int, 0)
 		  FROM river_job WHERE kind = 'send_account_email' AND args->>'what' = $1 ORDER BY id DESC LIMIT 1`, what).
 		Scan(&id, &a.What, &a.ID, &a.OrgID, &a.Send))
-	h := &accounts.EmailHandler{DB: f.db, Mailer: delivery.NewOutboxMailer(f.db), From: delivery.DefaultMailFrom, BaseURL: f.ts.URL,
+	h := &accounts.EmailHandler{DB: f.db, Mailer: transport.NewOutboxMailer(f.db), From: transport.DefaultMailFrom, BaseURL: f.ts.URL,
 		Log: slog.New(slog.DiscardHandler), Now: f.clock.Now, Production: production}
 	return h.Work(ctx, &river.Job[accounts.SendAccountEmailArgs]{JobRow: &rivertype.JobRow{ID: id, Attempt: 1}, Args: a})
 }

@@ -23,7 +23,7 @@ import (
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/flags"
@@ -48,10 +48,10 @@ type Server struct {
 	flags          *flags.Store
 	unsubscribes   *unsubscribe.Store
 	briefings      *briefing.Store
-	deliver        *dispatch.Store
+	deliver        *delivery.Store
 	field          *field.Store
 	imports        *fieldimport.Store
-	sender         *dispatch.Sender // the settings page's test sends
+	sender         *delivery.Sender // the settings page's test sends
 	sessions       *auth.Sessions
 	throttle       *auth.Throttle
 	hashes         *auth.HashGate            // bounds the sign-ins hashing at once
@@ -91,13 +91,13 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	deliver, err := dispatch.NewStore(db)
+	deliver, err := delivery.NewStore(db)
 	if err != nil {
 		return nil, err
 	}
 	// A hand-built config.Web (tests) leaves From and BaseURL empty: it gets
 	// the worker's defaults, so a test send looks like the real one.
-	sender, err := dispatch.NewSender(db, cfg.Settings, log)
+	sender, err := delivery.NewSender(db, cfg.Settings, log)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package web
 import (
 	"time"
 
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
@@ -11,7 +11,7 @@ import (
 
 // The settings page's times, runs and late-run sentences in the reader's
 // words and clock (docs/i18n.md): what internal/schedule and
-// internal/dispatch say in English for logs and the JSON API, said here
+// internal/delivery say in English for logs and the JSON API, said here
 // from their values.
 
 // dateTime is an instant as l writes a date and a time of day, in t's
@@ -34,7 +34,7 @@ func clockOf(l *i18n.Localizer, t schedule.LocalTime) string {
 }
 
 // lateness says how late in l's words: "40 min", "3 h 20 min", and whole
-// hours from ten hours on ("15 h"), as dispatch.Lateness does in English.
+// hours from ten hours on ("15 h"), as delivery.Lateness does in English.
 func lateness(l *i18n.Localizer, d time.Duration) string {
 	d = d.Truncate(time.Minute)
 	h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
@@ -49,8 +49,8 @@ func lateness(l *i18n.Localizer, d time.Duration) string {
 
 // lateDetail is a late firing in l's words, as the calendar and the
 // delivery log show it: "made 9:35 PM, 15 h after 6:30 AM — not sent"
-// (dispatch.Firing.LateDetail's English, which the delivery row stores).
-func lateDetail(l *i18n.Localizer, f dispatch.Firing) string {
+// (delivery.Firing.LateDetail's English, which the delivery row stores).
+func lateDetail(l *i18n.Localizer, f delivery.Firing) string {
 	loc := f.Loc
 	if loc == nil {
 		loc = time.UTC

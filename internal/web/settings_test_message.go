@@ -8,7 +8,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 	"fieldbrief/views"
 )
 
@@ -55,16 +55,16 @@ func (s *Server) testMessageHTML(c echo.Context) error {
 
 // testOutboxEntry loads the org's test email :id (a delivery id) from the
 // outbox, by the Message-ID it was sent with.
-func (s *Server) testOutboxEntry(c echo.Context) (delivery.OutboxEntry, error) {
+func (s *Server) testOutboxEntry(c echo.Context) (transport.OutboxEntry, error) {
 	ctx := c.Request().Context()
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return delivery.OutboxEntry{}, apperr.Errorf(apperr.NotFound, "There is no such test email.")
+		return transport.OutboxEntry{}, apperr.Errorf(apperr.NotFound, "There is no such test email.")
 	}
 	orgID := currentMembership(c).Org.ID
 	messageID, err := s.deliver.TestEmailMessageID(ctx, orgID, id, s.sender.From)
 	if err != nil {
-		return delivery.OutboxEntry{}, err
+		return transport.OutboxEntry{}, err
 	}
-	return delivery.GetOrgOutbox(ctx, database.Reader(ctx, s.db), orgID, messageID)
+	return transport.GetOrgOutbox(ctx, database.Reader(ctx, s.db), orgID, messageID)
 }

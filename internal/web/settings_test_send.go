@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/flags"
 	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
@@ -20,13 +20,13 @@ import (
 // settingsTestEmail sends a fresh look at today's briefing to the
 // signed-in admin.
 func (s *Server) settingsTestEmail(c echo.Context) error {
-	return s.testSend(c, dispatch.ChannelEmail)
+	return s.testSend(c, delivery.ChannelEmail)
 }
 
 // settingsTestWebhook calls the saved webhook with a fresh look at today's
 // briefing.
 func (s *Server) settingsTestWebhook(c echo.Context) error {
-	return s.testSend(c, dispatch.ChannelWebhook)
+	return s.testSend(c, delivery.ChannelWebhook)
 }
 
 // testSend makes a fresh look at today's briefing (briefing.Store.SendTest)
@@ -42,7 +42,7 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 	if err != nil {
 		return err
 	}
-	var d dispatch.Delivery
+	var d delivery.Delivery
 	l := localizer(c)
 	if to := testRecipient(c, stored, channel); to == "" {
 		err = errNoWebhook
@@ -54,7 +54,7 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 	}
 	httpkit.SetRetryAfter(c, err)
 	result, status := s.testResult(l, stored, channel, d, err)
-	if result.OK && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "" {
+	if result.OK && channel == delivery.ChannelEmail && s.cfg.SMTPURL == "" {
 		result.ReadURL = testMessageURL(m.Org.Slug, d.ID)
 	}
 	if !isHTMX(c) {
@@ -70,7 +70,7 @@ func (s *Server) testSend(c echo.Context, channel string) error {
 // testRecipient is who a test goes to: the admin's own address, or the
 // saved webhook ("" when there is none).
 func testRecipient(c echo.Context, stored tenants.FieldforceConfig, channel string) string {
-	if channel == dispatch.ChannelWebhook {
+	if channel == delivery.ChannelWebhook {
 		return savedWebhook(stored)
 	}
 	u, _ := currentUser(c)
@@ -89,15 +89,15 @@ func savedWebhook(stored tenants.FieldforceConfig) string {
 // keeps its status. The page is for admins, so a failure shows the SMTP
 // reply or HTTP status. A refusal's message is the catalog's for its code
 // where the page knows one (test sends: no briefing yet, too many sends).
-func (s *Server) testResult(l *i18n.Localizer, stored tenants.FieldforceConfig, channel string, d dispatch.Delivery, err error) (views.TestSendResult, int) {
+func (s *Server) testResult(l *i18n.Localizer, stored tenants.FieldforceConfig, channel string, d delivery.Delivery, err error) (views.TestSendResult, int) {
 	r := views.TestSendResult{Channel: channel}
 	switch {
 	case err != nil:
 		r.Message = testRefusal(l, stored, err)
 		return r, httpkit.StatusOf(err)
-	case d.State == dispatch.DeliverySent && channel == dispatch.ChannelEmail && s.cfg.SMTPURL == "":
+	case d.State == delivery.DeliverySent && channel == delivery.ChannelEmail && s.cfg.SMTPURL == "":
 		r.OK, r.Message = true, l.Tf("bsettings.test.kept", map[string]any{"To": d.Recipient})
-	case d.State == dispatch.DeliverySent:
+	case d.State == delivery.DeliverySent:
 		r.OK, r.Message = true, l.Tf("bsettings.test.sent", map[string]any{"To": d.Recipient})
 	case d.LastCode == "" && d.LastDetail == "":
 		r.Message = l.T("bsettings.test.failed_bare")
@@ -169,13 +169,13 @@ func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64
 // deliveryNote is a skipped delivery's reason in l's words: one over the
 // daily cap from the catalog, a late one said from its briefing's firing
 // (lateDetail), anything else as stored.
-func deliveryNote(l *i18n.Localizer, d dispatch.Delivery, stored string) string {
+func deliveryNote(l *i18n.Localizer, d delivery.Delivery, stored string) string {
 	switch {
 	case stored == "":
 		return ""
-	case d.LastCode == dispatch.SkippedDailyCap:
+	case d.LastCode == delivery.SkippedDailyCap:
 		return l.T("bsettings.log.skipped_daily_cap") // docs/delivery.md, "Daily cap"
-	case d.LastCode == dispatch.SkippedLate && !d.Fired.At.IsZero() && !d.Fired.For.IsZero():
+	case d.LastCode == delivery.SkippedLate && !d.Fired.At.IsZero() && !d.Fired.For.IsZero():
 		return lateDetail(l, d.Fired)
 	}
 	return stored

@@ -9,7 +9,7 @@ import (
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 	"fieldbrief/views"
 )
 
@@ -37,7 +37,7 @@ func (s *Server) staffOutbox(c echo.Context) error {
 		}
 	}
 	// One more than a page tells whether there is an older page.
-	entries, err := delivery.ListOutbox(c.Request().Context(), database.Reader(c.Request().Context(), s.db), outboxPageSize+1, before)
+	entries, err := transport.ListOutbox(c.Request().Context(), database.Reader(c.Request().Context(), s.db), outboxPageSize+1, before)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Server) staffOutboxHTML(c echo.Context) error {
 // outboxHTML answers with a kept message's HTML part, as is, under
 // outboxHTMLPolicy, framed by our own pages only: the staff outbox and an
 // admin's test messages both show it so.
-func outboxHTML(c echo.Context, e delivery.OutboxEntry) error {
+func outboxHTML(c echo.Context, e transport.OutboxEntry) error {
 	if e.HTML == "" {
 		return apperr.Errorf(apperr.NotFound, "This message has no HTML part.")
 	}
@@ -95,12 +95,12 @@ func outboxHTML(c echo.Context, e delivery.OutboxEntry) error {
 
 // outboxEntry loads the message named by :id; an id that is not a
 // positive number is NotFound, like one that does not exist.
-func (s *Server) outboxEntry(c echo.Context) (delivery.OutboxEntry, error) {
+func (s *Server) outboxEntry(c echo.Context) (transport.OutboxEntry, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return delivery.OutboxEntry{}, apperr.Errorf(apperr.NotFound, "No such message in the outbox.")
+		return transport.OutboxEntry{}, apperr.Errorf(apperr.NotFound, "No such message in the outbox.")
 	}
-	e, err := delivery.GetOutbox(c.Request().Context(), database.Reader(c.Request().Context(), s.db), id)
+	e, err := transport.GetOutbox(c.Request().Context(), database.Reader(c.Request().Context(), s.db), id)
 	if err != nil {
 		return e, err
 	}

@@ -11,22 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 )
 
 // keepMail stores a message in the outbox, as the worker does without
 // SMTP_URL, and returns its outbox id.
-func (f *fixture) keepMail(m delivery.Message) int64 {
+func (f *fixture) keepMail(m transport.Message) int64 {
 	f.t.Helper()
 	ctx := context.Background()
-	require.NoError(f.t, delivery.NewOutboxMailer(f.db).Send(ctx, m))
+	require.NoError(f.t, transport.NewOutboxMailer(f.db).Send(ctx, m))
 	var id int64
 	require.NoError(f.t, f.db.QueryRow(ctx, `SELECT id FROM mail_outbox WHERE message_id = $1`, m.MessageID).Scan(&id))
 	return id
 }
 
-func outboxMessage(n int, orgID int64) delivery.Message {
-	return delivery.Message{
+func outboxMessage(n int, orgID int64) transport.Message {
+	return transport.Message{
 		From: "Fieldbrief <briefings@fieldbrief.test>", To: "ops@acme.test",
 		Subject:   fmt.Sprintf("Acme · briefing %d", n),
 		Text:      fmt.Sprintf("Text of briefing %d\n  indented line", n),

@@ -19,7 +19,7 @@ import (
 
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/transport"
 	"fieldbrief/internal/worker"
 )
 
@@ -59,7 +59,7 @@ func (r *hookReceiver) requests() []hookRequest {
 func (f *fixture) runWorkerOnce() {
 	f.t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	sender, err := dispatch.NewSender(f.db, delivery.Settings{AllowPrivateWebhooks: true}, log)
+	sender, err := delivery.NewSender(f.db, transport.Settings{AllowPrivateWebhooks: true}, log)
 	require.NoError(f.t, err)
 	res, err := (&worker.Worker{DB: f.db, Log: log, Sender: sender}).RunOnce(context.Background(), f.clock.Now(), 0)
 	require.NoError(f.t, err)
@@ -85,7 +85,7 @@ func TestWebhookEndpointReceivesAPIWritesSigned(t *testing.T) {
 		"events": {"job.created", "job.updated", "technician.created"}})
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	secret := html.UnescapeString(between(t, r.Body, `id="webhook-secret-value">`, "<"))
-	require.True(t, delivery.ValidWebhookSecret(secret), secret)
+	require.True(t, transport.ValidWebhookSecret(secret), secret)
 	id := int64(f.count(`SELECT id FROM webhook_endpoints WHERE org_id = $1`, f.orgA.ID))
 	endpointPath := hooksPath + "/" + strconv.FormatInt(id, 10)
 
@@ -179,7 +179,7 @@ func TestWebhookEndpointFormsRefuseBadInputAndAudit(t *testing.T) {
 	before := html.UnescapeString(between(t, admin.post(path+"/secret", nil).Body, `id="webhook-secret-value">`, "<"))
 	after := html.UnescapeString(between(t, admin.post(path+"/rotate", url.Values{"confirm": {"rotate"}}).Body, `id="webhook-secret-value">`, "<"))
 	require.NotEqual(t, before, after)
-	require.True(t, delivery.ValidWebhookSecret(after))
+	require.True(t, transport.ValidWebhookSecret(after))
 
 	require.Equal(t, http.StatusOK, admin.post(path+"/delete", nil).Code)
 	require.Equal(t, 0, f.count(`SELECT count(*) FROM webhook_endpoints`))

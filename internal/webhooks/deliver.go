@@ -12,7 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 )
 
 // MaxAttempts is how many times a delivery is tried before it fails for
@@ -46,7 +46,7 @@ func (DeliverArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAt
 type DeliverHandler struct {
 	river.WorkerDefaults[DeliverArgs]
 	DB     *pgxpool.Pool
-	Client *delivery.WebhookClient
+	Client *transport.WebhookClient
 	Log    *slog.Logger
 	Now    func() time.Time
 }
@@ -143,7 +143,7 @@ func (h *DeliverHandler) next(ctx context.Context, job *river.Job[DeliverArgs]) 
 	if d.RetryTask != nil && *d.RetryTask != job.ID && d.RetryUntil != nil && now.Before(*d.RetryUntil) {
 		return true, nil // its own task retries it, after River's backoff
 	}
-	res, sendErr := h.Client.Post(ctx, delivery.Webhook{URL: d.URL, ID: d.UID, Payload: d.Payload, Secret: d.Secret})
+	res, sendErr := h.Client.Post(ctx, transport.Webhook{URL: d.URL, ID: d.UID, Payload: d.Payload, Secret: d.Secret})
 	code, detail := outcome(res, sendErr)
 	attempts := d.Attempts + 1
 	attrs := []any{"task_id", job.ID, "org_id", a.OrgID, "endpoint_id", a.EndpointID, "event", d.UID, "attempt", attempts}
@@ -204,25 +204,25 @@ func (h *DeliverHandler) next(ctx context.Context, job *river.Job[DeliverArgs]) 
 	if retry == nil {
 		return state == "pending", nil // pending here: handed over to a new task
 	}
-	if ra := delivery.RetryAfter(retry); ra > 0 {
+	if ra := transport.RetryAfter(retry); ra > 0 {
 		return false, river.JobSnooze(min(ra, maxRetryAfter))
 	}
 	return false, retry
 }
 
 // retriable reports whether trying again can help: a temporary
-// *delivery.Error, or any other error (a database's, say).
+// *transport.Error, or any other error (a database's, say).
 func retriable(err error) bool {
-	var e *delivery.Error
+	var e *transport.Error
 	return !errors.As(err, &e) || !e.Permanent
 }
 
 // outcome is what the delivery log shows of an attempt.
-func outcome(res delivery.Result, err error) (code, detail string) {
+func outcome(res transport.Result, err error) (code, detail string) {
 	if res.Status != 0 {
 		code = fmt.Sprint(res.Status)
 	}
-	var e *delivery.Error
+	var e *transport.Error
 	switch {
 	case err == nil:
 		return code, ""

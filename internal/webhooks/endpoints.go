@@ -8,7 +8,7 @@
 // webhook_deliveries; every statement carries the org key.
 //
 // The org's briefing webhook (delivery.webhook.url and its secret,
-// internal/tenants and internal/dispatch) is apart and unchanged.
+// internal/tenants and internal/delivery) is apart and unchanged.
 //
 // Actions audited:
 //
@@ -35,8 +35,8 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/text"
+	"fieldbrief/internal/transport"
 )
 
 // Event types an endpoint can subscribe to. The briefing's own events
@@ -103,7 +103,7 @@ func (s *Store) validate(in EndpointInput) (EndpointInput, error) {
 	add := func(name, msg string) { e.Fields = append(e.Fields, apperr.Field{Name: name, Message: msg}) }
 	if in.URL == "" {
 		add("url", "is required")
-	} else if err := delivery.CheckWebhookURL(in.URL, s.AllowPrivate); err != nil {
+	} else if err := transport.CheckWebhookURL(in.URL, s.AllowPrivate); err != nil {
 		add("url", apperr.Message(err))
 	}
 	switch {
@@ -208,7 +208,7 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, in E
 			 WHERE s NOT IN (SELECT slot FROM webhook_endpoints WHERE org_id = $1)
 			 ORDER BY s LIMIT 1
 			RETURNING `+endpointCols,
-			orgID, in.URL, in.Description, delivery.NewWebhookSecret(), in.Events, MaxEndpoints)
+			orgID, in.URL, in.Description, transport.NewWebhookSecret(), in.Events, MaxEndpoints)
 		if err != nil {
 			return fmt.Errorf("add webhook endpoint to org %d: %w", orgID, err)
 		}
@@ -293,7 +293,7 @@ func (s *Store) Secret(ctx context.Context, orgID, id int64) (string, error) {
 // RotateSecret gives an endpoint a new secret and returns it. Attempts
 // from then on are signed with it, retries of earlier events included.
 func (s *Store) RotateSecret(ctx context.Context, actor audit.Actor, orgID, id int64) (string, error) {
-	secret := delivery.NewWebhookSecret()
+	secret := transport.NewWebhookSecret()
 	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE webhook_endpoints SET secret = $3, updated_at = now() WHERE org_id = $1 AND id = $2`,
 			orgID, id, secret)

@@ -22,9 +22,9 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/transport"
 	"fieldbrief/internal/webhooks"
 	"fieldbrief/internal/worker"
 )
@@ -113,7 +113,7 @@ func (quickRetries) NextRetry(*rivertype.JobRow) time.Time { return time.Now() }
 func (f *fixture) work() {
 	f.t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	sender, err := dispatch.NewSender(f.db, delivery.Settings{AllowPrivateWebhooks: true}, log)
+	sender, err := delivery.NewSender(f.db, transport.Settings{AllowPrivateWebhooks: true}, log)
 	require.NoError(f.t, err)
 	w := &worker.Worker{DB: f.db, Log: log, Sender: sender, RetryPolicy: quickRetries{}}
 	res, err := w.RunOnce(f.ctx, time.Time{}, time.Minute)
@@ -211,7 +211,7 @@ func TestEndpointRules(t *testing.T) {
 	after, err := f.hooks.RotateSecret(f.ctx, admin, f.orgA, id)
 	require.NoError(t, err)
 	require.NotEqual(t, before, after)
-	require.True(t, delivery.ValidWebhookSecret(after))
+	require.True(t, transport.ValidWebhookSecret(after))
 
 	var actions []string
 	rows, err := f.db.Query(f.ctx, `SELECT action || ' ' || coalesce(new_value::text, '') || coalesce(old_value::text, '')

@@ -7,10 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // TestOverdueBriefingBounded: an org with 50,000 overdue jobs gets its
@@ -20,7 +20,7 @@ import (
 // (docs/briefing-content.md, "Bounds").
 func TestOverdueBriefingBounded(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("big", deliveryConfig("America/Chicago", "06:30", []string{"dispatch@big.test"}, true, ""))
 	al := f.techWithEmail(org, "Al", "al@big.test")
 	bea := f.techWithEmail(org, "Bea", "bea@big.test")
@@ -42,7 +42,7 @@ func TestOverdueBriefingBounded(t *testing.T) {
 	require.Equal(t, 2, len(msgs), "the dispatcher and Al (a visit today); Bea has overdue jobs only: no visit, no email")
 	var text, html, alText string
 	for _, m := range msgs {
-		require.LessOrEqual(t, len(m.Raw), dispatch.MaxEmailBytes, "to %v", m.To)
+		require.LessOrEqual(t, len(m.Raw), delivery.MaxEmailBytes, "to %v", m.To)
 		t.Logf("email to %v: %d bytes", m.To, len(m.Raw))
 		var err error
 		switch m.To[0] {

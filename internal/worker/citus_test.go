@@ -10,17 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/briefing"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // TestCitusBriefingPipeline runs the tick, generation and delivery on a
 // real Citus cluster (docs/scaling.md, step 4): a scheduled briefing on
 // New York's spring-forward day mailed to a dispatcher and two
 // technicians and posted to a webhook, a briefing fired late (kept, not
-// sent), and an update after dispatch. One distributed database; each
+// sent), and an update after sending. One distributed database; each
 // step's org is switched off when its step is done, so the next step's
 // ticks see only their own.
 func TestCitusBriefingPipeline(t *testing.T) {
@@ -32,7 +32,7 @@ func TestCitusBriefingPipeline(t *testing.T) {
 		f := &testutil.Fixture{T: t, Ctx: t.Context(), DB: pool}
 		store, err := briefing.NewStore(pool)
 		require.NoError(t, err)
-		deliveries, err := dispatch.NewStore(pool)
+		deliveries, err := delivery.NewStore(pool)
 		require.NoError(t, err)
 		return &fixture{Fixture: f, store: store, deliveries: deliveries}
 	}
@@ -43,7 +43,7 @@ func TestCitusBriefingPipeline(t *testing.T) {
 
 	t.Run("scheduled on a DST day, email and webhook", func(t *testing.T) {
 		f := on(t)
-		sink := deliverytest.NewSMTPServer(t)
+		sink := transporttest.NewSMTPServer(t)
 		hook, calls := countingHook(t)
 		// 2026-03-08 is the spring-forward day in New York.
 		org := f.Org("northwind", deliveryConfig("America/New_York", "06:45", []string{"dispatch@northwind.test"}, true, hook))
@@ -85,7 +85,7 @@ func TestCitusBriefingPipeline(t *testing.T) {
 
 	t.Run("fired late: kept, not sent", func(t *testing.T) {
 		f := on(t)
-		sink := deliverytest.NewSMTPServer(t)
+		sink := transporttest.NewSMTPServer(t)
 		hook, calls := countingHook(t)
 		org := f.lateOrg("austin", hook, "")
 		defer off(f, org)
@@ -106,7 +106,7 @@ func TestCitusBriefingPipeline(t *testing.T) {
 		require.Equal(t, int32(1), calls.Load())
 	})
 
-	t.Run("update after dispatch", func(t *testing.T) {
+	t.Run("update after sending", func(t *testing.T) {
 		f := on(t)
 		d := f.sentDay("reassign", nil)
 		defer off(f, d.org)

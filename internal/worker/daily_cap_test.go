@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // An org over its daily email cap gets exactly its cap, the rest recorded
@@ -22,7 +22,7 @@ import (
 // earlier that local day, so four of the ten deliveries go out.
 func TestDailyEmailCapHoldsAcrossWorkers(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("capped", deliveryConfig("Europe/Berlin", "07:00", []string{"dispatch@capped.test"}, true, ""))
 	for i := range 9 {
 		n := strconv.Itoa(i)
@@ -45,7 +45,7 @@ func TestDailyEmailCapHoldsAcrossWorkers(t *testing.T) {
 			defer pool.Close()
 			w := f.deliveringWorker(sink.URL, func() time.Time { return now })
 			w.DB, w.Sender.DB = pool, pool
-			w.Sender.Cap = delivery.DailyCap{PerAddress: 1, Min: 1}
+			w.Sender.Cap = transport.DailyCap{PerAddress: 1, Min: 1}
 			_, err = w.RunOnce(f.Ctx, now, time.Minute)
 			require.NoError(t, err)
 		})
@@ -62,7 +62,7 @@ func TestDailyEmailCapHoldsAcrossWorkers(t *testing.T) {
 	require.Equal(t, cap, f.Count(`SELECT emails FROM org_daily_emails WHERE org_id = $1 AND local_date = '2026-03-10'`, org))
 	require.Equal(t, cap-earlier, f.Count(`SELECT count(*) FROM ff_deliveries WHERE org_id = $1 AND state = 'sent'`, org))
 	require.Equal(t, 10-(cap-earlier), f.Count(`SELECT count(*) FROM ff_deliveries WHERE org_id = $1 AND state = 'skipped' AND last_code = $2 AND attempts = 0`,
-		org, dispatch.SkippedDailyCap))
+		org, delivery.SkippedDailyCap))
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_delivery_attempts WHERE org_id = $1 AND outcome <> 'sent'`, org), "a skipped delivery is never attempted")
 	require.Equal(t, "sent/1", f.deliveryStates(other)["dispatch@other.test"], "another org's count is its own")
 }
@@ -74,7 +74,7 @@ func TestDailyEmailCapSkipsUpdates(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("capupd", nil)
 	require.Equal(t, 2, f.Count(`SELECT emails FROM org_daily_emails WHERE org_id = $1`, d.org), "the morning's two emails")
-	_, err := f.DB.Exec(f.Ctx, `UPDATE org_daily_emails SET emails = $2 WHERE org_id = $1`, d.org, delivery.DefaultDailyCap.Min)
+	_, err := f.DB.Exec(f.Ctx, `UPDATE org_daily_emails SET emails = $2 WHERE org_id = $1`, d.org, transport.DefaultDailyCap.Min)
 	require.NoError(t, err)
 
 	_, err = d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
@@ -83,22 +83,22 @@ func TestDailyEmailCapSkipsUpdates(t *testing.T) {
 
 	require.Len(t, d.sink.Messages(), 2, "no update email over the cap")
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_deliveries WHERE org_id = $1 AND update_id IS NOT NULL AND channel = 'email'
-		AND state = 'skipped' AND last_code = $2`, d.org, dispatch.SkippedDailyCap))
+		AND state = 'skipped' AND last_code = $2`, d.org, delivery.SkippedDailyCap))
 	require.Equal(t, []string{"briefing.ready", "briefing.updated"}, d.hook.types())
-	require.Equal(t, delivery.DefaultDailyCap.Min, f.Count(`SELECT emails FROM org_daily_emails WHERE org_id = $1`, d.org))
+	require.Equal(t, transport.DefaultDailyCap.Min, f.Count(`SELECT emails FROM org_daily_emails WHERE org_id = $1`, d.org))
 }
 
 // A cap set far above anything an org sends is no cap: the emails go out
 // (a setting past the counter's range once failed every email task).
 func TestDailyEmailCapSetHugeSendsEverything(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("big", deliveryConfig("Europe/Berlin", "07:00", []string{"dispatch@big.test"}, true, ""))
 	tech := f.techWithEmail(org, "Tech", "tech@big.test")
 	f.Job(org, tech, "Customer", utc("2026-03-10T09:00:00Z"), utc("2026-03-10T10:00:00Z"), "scheduled")
 	now := utc("2026-03-10T06:30:00Z")
 	w := f.deliveringWorker(sink.URL, func() time.Time { return now })
-	w.Sender.Cap = delivery.DailyCap{PerAddress: 1 << 30, Min: 50}
+	w.Sender.Cap = transport.DailyCap{PerAddress: 1 << 30, Min: 50}
 	_, err := w.RunOnce(f.Ctx, now, time.Minute)
 	require.NoError(t, err)
 	require.Len(t, sink.Messages(), 2, "the dispatcher's briefing and the technician's day")

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/daylinks"
-	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/testutil"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // dayLinkRE finds a day link in an email's text part.
@@ -30,7 +30,7 @@ func dayLinkOf(t *testing.T, text string) string {
 // their day only; the dispatcher's has none; no token is kept in clear.
 func TestTechnicianEmailIsTheirDay(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("austin", deliveryConfig("America/Chicago", "06:30", []string{"dispatch@austin.test"}, true, ""))
 	ana := f.techWithEmail(org, "Ana", "ana@austin.test")
 	ben := f.techWithEmail(org, "Ben", "ben@austin.test")
@@ -46,7 +46,7 @@ func TestTechnicianEmailIsTheirDay(t *testing.T) {
 
 	now := utc("2026-11-26T12:30:00Z") // 06:30 CST
 	f.runOnceWith(f.deliveringWorker(sink.URL, func() time.Time { return now }), now)
-	byTo := map[string]deliverytest.Received{}
+	byTo := map[string]transporttest.Received{}
 	for _, m := range sink.Messages() {
 		byTo[strings.Join(m.To, ",")] = m
 	}
@@ -100,7 +100,7 @@ func TestTechnicianEmailIsTheirDay(t *testing.T) {
 // was kept nowhere), and the link in the email that arrived opens.
 func TestTechnicianRetryKeepsMessageID(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	sink.Script(451, 250)
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", nil, true, ""))
 	ana := f.techWithEmail(org, "Ana", "ana@acme.test")
@@ -118,7 +118,7 @@ func TestTechnicianRetryKeepsMessageID(t *testing.T) {
 	require.Equal(t, []string{"retry 451", "sent "}, f.attemptList(org))
 	var key string
 	require.NoError(t, f.DB.QueryRow(f.Ctx, `SELECT key FROM ff_deliveries WHERE org_id = $1`, org).Scan(&key))
-	want, err := delivery.MessageIDFor(key, "briefings@fieldbrief.test")
+	want, err := transport.MessageIDFor(key, "briefings@fieldbrief.test")
 	require.NoError(t, err)
 	parsed, err := msgs[0].Parse()
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func TestTechnicianRetryKeepsMessageID(t *testing.T) {
 // a page that needs an account; Ben's email has his own, not Ana's.
 func TestTechnicianOwnOverdue(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("austin", deliveryConfig("America/Chicago", "06:30", nil, true, ""))
 	ana := f.techWithEmail(org, "Ana", "ana@austin.test")
 	ben := f.techWithEmail(org, "Ben", "ben@austin.test")
@@ -159,7 +159,7 @@ func TestTechnicianOwnOverdue(t *testing.T) {
 
 	now := utc("2026-11-26T12:30:00Z") // 06:30 CST
 	f.runOnceWith(f.deliveringWorker(sink.URL, func() time.Time { return now }), now)
-	byTo := map[string]deliverytest.Received{}
+	byTo := map[string]transporttest.Received{}
 	for _, m := range sink.Messages() {
 		byTo[strings.Join(m.To, ",")] = m
 	}

@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // BenchmarkDeliveryBurst fires BENCH_DELIVERY_ORGS orgs (default 10,000; 0
@@ -67,7 +67,7 @@ type deliveryBurst struct {
 	orgs  int
 	now   time.Time
 	poll  *pgx.Conn // apart from the worker's pool, so polling takes none of its connections
-	sink  *deliverytest.SMTPServer
+	sink  *transporttest.SMTPServer
 	hooks *atomic.Int64
 	w     *Worker
 }
@@ -85,7 +85,7 @@ func newDeliveryBurst(b *testing.B, orgs, concurrency int) *deliveryBurst {
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = poll.Close(ctx) })
 
-	sink := deliverytest.NewSMTPServer(b)
+	sink := transporttest.NewSMTPServer(b)
 	var hooks atomic.Int64
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -110,14 +110,14 @@ func newDeliveryBurst(b *testing.B, orgs, concurrency int) *deliveryBurst {
 	require.NoError(b, err)
 	b.Logf("seeded %d orgs in %v", orgs, time.Since(start))
 
-	mailer, err := delivery.NewMailer(sink.URL, db)
+	mailer, err := transport.NewMailer(sink.URL, db)
 	require.NoError(b, err)
 	now := time.Date(2026, 3, 10, 7, 0, 0, 0, time.UTC)
 	w := &Worker{DB: db, Log: slog.New(slog.DiscardHandler), Concurrency: concurrency,
 		// The worker's own minute ticks run at the same instant: nothing more is due.
 		Now: func() time.Time { return now },
-		Sender: &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test",
-			Webhooks: &delivery.WebhookClient{AllowPrivate: true}}}
+		Sender: &delivery.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test",
+			Webhooks: &transport.WebhookClient{AllowPrivate: true}}}
 	return &deliveryBurst{orgs: orgs, now: now, poll: poll, sink: sink, hooks: &hooks, w: w}
 }
 

@@ -23,9 +23,9 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // deliveryConfig is a fieldforce config that delivers to the dispatchers in
@@ -59,12 +59,12 @@ func (f *fixture) techWithEmail(orgID int64, name, email string) int64 {
 // webhooks on loopback, and retries a failed delivery at once.
 func (f *fixture) deliveringWorker(smtpURL string, now func() time.Time) *Worker {
 	f.T.Helper()
-	mailer, err := delivery.NewMailer(smtpURL, f.DB)
+	mailer, err := transport.NewMailer(smtpURL, f.DB)
 	require.NoError(f.T, err)
 	w := f.worker(now)
 	w.RetryPolicy = quickRetries{}
-	w.Sender = &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test",
-		Webhooks: &delivery.WebhookClient{AllowPrivate: true}}
+	w.Sender = &delivery.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test",
+		Webhooks: &transport.WebhookClient{AllowPrivate: true}}
 	return w
 }
 
@@ -91,7 +91,7 @@ func (f *fixture) deliveryStates(orgID int64) map[string]string {
 
 func TestEmailDeliveryDispatcherAndTechnicians(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	// 2026-03-08 is the spring-forward day in New York: 08:00 is EDT, the
 	// day's first hours were EST.
 	org := f.Org("northwind", deliveryConfig("America/New_York", "06:45", []string{"dispatch@northwind.test"}, true, ""))
@@ -110,7 +110,7 @@ func TestEmailDeliveryDispatcherAndTechnicians(t *testing.T) {
 
 	msgs := sink.Messages()
 	require.Len(t, msgs, 3)
-	byTo := map[string]deliverytest.Received{}
+	byTo := map[string]transporttest.Received{}
 	for _, m := range msgs {
 		byTo[strings.Join(m.To, ",")] = m
 	}
@@ -180,7 +180,7 @@ func decodeHeader(t *testing.T, v string) string {
 
 func TestEmailTemporaryThenAccepted(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	sink.Script(451, 250)
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"greylisted@acme.test"}, false, ""))
 	w := f.deliveringWorker(sink.URL, func() time.Time { return utc("2026-03-10T07:00:00Z") })
@@ -199,7 +199,7 @@ func TestEmailTemporaryThenAccepted(t *testing.T) {
 	var key string
 	require.NoError(t, f.DB.QueryRow(f.Ctx, `SELECT key FROM ff_deliveries WHERE org_id = $1`, org).Scan(&key))
 	require.True(t, strings.HasPrefix(key, "msg_"), key) // which revision and recipient it names: dispatch's TestDeliveryKey
-	want, err := delivery.MessageIDFor(key, "briefings@fieldbrief.test")
+	want, err := transport.MessageIDFor(key, "briefings@fieldbrief.test")
 	require.NoError(t, err)
 	parsed, err := msgs[0].Parse()
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestEmailTemporaryThenAccepted(t *testing.T) {
 
 func TestEmailPermanentFailureIsNotRetried(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	sink.SetFallback(550)
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"gone@acme.test"}, false, ""))
 	res := f.runOnceWith(f.deliveringWorker(sink.URL, nil), utc("2026-03-10T07:00:00Z"))
@@ -249,7 +249,7 @@ func TestWebhookDeliveryRetriesWithOneID(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
-		var ev dispatch.WebhookEvent
+		var ev delivery.WebhookEvent
 		if json.Unmarshal(body, &ev) != nil || ev.Type != "briefing.ready" || ev.Data.Date != "2026-03-10" {
 			http.Error(w, "unexpected body", http.StatusBadRequest)
 			return
@@ -319,7 +319,7 @@ func TestWebhookGoneFailsAtOnce(t *testing.T) {
 // its delivery waits for a retry (or is sent again) gets nothing more.
 func TestUnsubscribedAddressIsNotRetried(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	sink.SetFallback(550)
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"leaving@acme.test"}, false, ""))
 	f.runOnceWith(f.deliveringWorker(sink.URL, nil), utc("2026-03-10T07:00:00Z"))
@@ -342,7 +342,7 @@ func TestUnsubscribedAddressIsNotRetried(t *testing.T) {
 // the 08:00 firing delivers once, whatever runs again.
 func TestGenerateNowThenScheduledDeliversOnce(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("acme", deliveryConfig("Europe/Berlin", "08:00", []string{"dispatch@acme.test"}, false, ""))
 	at := func(hhmm string) time.Time { return utc("2026-03-10T" + hhmm + ":00Z") } // CET = UTC+1
 
@@ -363,7 +363,7 @@ func TestGenerateNowThenScheduledDeliversOnce(t *testing.T) {
 // recipient gets exactly one message.
 func TestReplicasDeliverOnce(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	const orgsDue, replicas = 300, 5
 	for i := range orgsDue {
 		f.Org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
@@ -397,13 +397,13 @@ func TestReplicasDeliverOnce(t *testing.T) {
 	require.Equal(t, orgsDue, f.Count(`SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`))
 }
 
-func (f *fixture) outboxSender() *dispatch.Sender {
-	return &dispatch.Sender{DB: f.DB, Mailer: delivery.NewOutboxMailer(f.DB), From: "fieldbrief <briefings@fieldbrief.test>",
-		BaseURL: "https://app.fieldbrief.test", Webhooks: &delivery.WebhookClient{AllowPrivate: true}}
+func (f *fixture) outboxSender() *delivery.Sender {
+	return &delivery.Sender{DB: f.DB, Mailer: transport.NewOutboxMailer(f.DB), From: "fieldbrief <briefings@fieldbrief.test>",
+		BaseURL: "https://app.fieldbrief.test", Webhooks: &transport.WebhookClient{AllowPrivate: true}}
 }
 
 // sendTest is the settings page's "send a test to me" at now.
-func (f *fixture) sendTest(sender *dispatch.Sender, org int64, channel, to string, now time.Time) (dispatch.Delivery, error) {
+func (f *fixture) sendTest(sender *delivery.Sender, org int64, channel, to string, now time.Time) (delivery.Delivery, error) {
 	return f.store.SendTest(f.Ctx, f.deliveries, sender, org, channel, to, now)
 }
 
@@ -419,11 +419,11 @@ func TestSendTestIsBounded(t *testing.T) {
 	_, err := f.store.GenerateNow(f.Ctx, org, now, admin)
 	require.NoError(t, err)
 	for i := range briefing.MaxRequestsPerHour - 1 {
-		d, err := f.sendTest(sender, org, dispatch.ChannelEmail, "admin@acme.test", now.Add(time.Duration(i)*time.Minute))
+		d, err := f.sendTest(sender, org, delivery.ChannelEmail, "admin@acme.test", now.Add(time.Duration(i)*time.Minute))
 		require.NoError(t, err, "test %d", i+1)
-		require.Equal(t, dispatch.DeliverySent, d.State)
+		require.Equal(t, delivery.DeliverySent, d.State)
 	}
-	_, err = f.sendTest(sender, org, dispatch.ChannelEmail, "admin@acme.test", now.Add(10*time.Minute))
+	_, err = f.sendTest(sender, org, delivery.ChannelEmail, "admin@acme.test", now.Add(10*time.Minute))
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
 	require.Equal(t, 50*time.Minute, apperr.RetryAfter(err))
 	require.Contains(t, apperr.Message(err), "You can send a test again in 50 minutes.")
@@ -432,11 +432,11 @@ func TestSendTestIsBounded(t *testing.T) {
 		"the refused test made no revision")
 
 	// Another org has its own allowance; a test in flight holds the next one back.
-	d, err := f.sendTest(sender, other, dispatch.ChannelEmail, "admin@globex.test", now)
+	d, err := f.sendTest(sender, other, delivery.ChannelEmail, "admin@globex.test", now)
 	require.NoError(t, err)
 	_, err = f.DB.Exec(f.Ctx, `UPDATE ff_deliveries SET state = 'pending' WHERE id = $1`, d.ID)
 	require.NoError(t, err)
-	_, err = f.sendTest(sender, other, dispatch.ChannelEmail, "admin@globex.test", now.Add(time.Second))
+	_, err = f.sendTest(sender, other, delivery.ChannelEmail, "admin@globex.test", now.Add(time.Second))
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
 	require.Contains(t, err.Error(), "being sent already")
 }
@@ -455,7 +455,7 @@ func TestSendTestHoldsNoConnectionWhileWaiting(t *testing.T) {
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", nil, false, hook.URL))
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.sendTest(f.outboxSender(), org, dispatch.ChannelWebhook, hook.URL, utc("2026-03-10T06:00:00Z"))
+		_, err := f.sendTest(f.outboxSender(), org, delivery.ChannelWebhook, hook.URL, utc("2026-03-10T06:00:00Z"))
 		done <- err
 	}()
 	<-arrived

@@ -12,7 +12,7 @@ import (
 
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/tick"
 )
@@ -21,14 +21,14 @@ import (
 type fixture struct {
 	*testutil.Fixture
 	store      *briefing.Store
-	deliveries *dispatch.Store
+	deliveries *delivery.Store
 }
 
 func setup(t *testing.T) *fixture {
 	f := testutil.Setup(t)
 	store, err := briefing.NewStore(f.DB)
 	require.NoError(t, err)
-	deliveries, err := dispatch.NewStore(f.DB)
+	deliveries, err := delivery.NewStore(f.DB)
 	require.NoError(t, err)
 	return &fixture{Fixture: f, store: store, deliveries: deliveries}
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/locale"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // enUS is the default org locale's formats, as the tests' emails write
@@ -21,7 +21,7 @@ var enUS = locale.Nearest("en-US")
 // read German with 24-hour times (docs/i18n.md, "Who reads what").
 func TestEmailsInTheReadersLanguage(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	us := f.Org("northwind", deliveryConfig("America/Chicago", "06:30", []string{"dispatch@northwind.test"}, true, ""))
 	ana := f.techWithEmail(us, "Ana", "ana@northwind.test")
 	ben := f.techWithEmail(us, "Ben", "ben@northwind.test")
@@ -43,7 +43,7 @@ func TestEmailsInTheReadersLanguage(t *testing.T) {
 
 	now := utc("2026-11-26T12:30:00Z") // 06:30 CST, 13:30 CET: both fired, neither late
 	f.runOnceWith(f.deliveringWorker(sink.URL, func() time.Time { return now }), now)
-	byTo := map[string]deliverytest.Received{}
+	byTo := map[string]transporttest.Received{}
 	for _, m := range sink.Messages() {
 		byTo[strings.Join(m.To, ",")] = m
 	}

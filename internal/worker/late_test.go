@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // countingHook is a webhook receiver that accepts every call and counts them.
@@ -56,7 +56,7 @@ func (f *fixture) deliveryRows(orgID int64) []string {
 // sends as usual (docs/guarantees.md, "Late briefings").
 func TestBriefingFiredLateIsKeptNotSent(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	hook, calls := countingHook(t)
 	org := f.lateOrg("austin", hook, "")
 
@@ -89,7 +89,7 @@ func TestBriefingFiredLateIsKeptNotSent(t *testing.T) {
 	ds, err := f.deliveries.Deliveries(f.Ctx, org, b.ID)
 	require.NoError(t, err)
 	require.Len(t, ds, 3)
-	require.Equal(t, dispatch.DeliverySkipped, ds[0].State)
+	require.Equal(t, delivery.DeliverySkipped, ds[0].State)
 	list, err := f.store.List(f.Ctx, org, date("2026-11-25"), date("2026-11-25"))
 	require.NoError(t, err)
 	require.Equal(t, "made 21:35, 15 h after 06:30 — not sent", list[0].Late)
@@ -105,7 +105,7 @@ func TestBriefingFiredLateIsKeptNotSent(t *testing.T) {
 // with send_within 1h the same firing is kept, not sent.
 func TestBriefingFiredWithinSendWithinIsSent(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	hook, calls := countingHook(t)
 	org := f.lateOrg("austin", hook, "")
 	strict := f.lateOrg("strict", "", "1h")

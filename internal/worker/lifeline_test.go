@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/auth"
-	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // TestLifelineStalledWorkerSendsOnce: a worker alive but silent (its
@@ -199,10 +199,10 @@ var sendsAt = utc("2026-03-10T07:00:00Z")
 // and a worker running them (RunOnce) whose emails have reached the SMTP
 // server, which holds them: the worker is mid-send, holding the delivery
 // rows' locks. done gets RunOnce's error.
-func sendsOnTheirWay(t *testing.T, orgs int) (f *fixture, sink *deliverytest.SMTPServer, w *Worker, done chan error) {
+func sendsOnTheirWay(t *testing.T, orgs int) (f *fixture, sink *transporttest.SMTPServer, w *Worker, done chan error) {
 	t.Helper()
 	f = setup(t)
-	sink = deliverytest.NewSMTPServer(t)
+	sink = transporttest.NewSMTPServer(t)
 	sink.Hold()
 	for i := range orgs {
 		f.Org("org-"+strconv.Itoa(i), deliveryConfig("Etc/UTC", "07:00", []string{"dispatch-" + strconv.Itoa(i) + "@acme.test"}, false, ""))
@@ -221,7 +221,7 @@ func sendsOnTheirWay(t *testing.T, orgs int) (f *fixture, sink *deliverytest.SMT
 // rest of the burst. A first attempt's emails keep River's own order.
 func TestGivenBackGenerationsSendsKeepItsPlace(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	given := f.Org("given-back", deliveryConfig("Etc/UTC", "07:00", []string{"a@acme.test", "b@acme.test"}, false, ""))
 	first := f.Org("first-try", deliveryConfig("Etc/UTC", "07:00", []string{"c@acme.test"}, false, ""))
 	require.Equal(t, 2, f.tick(sendsAt).Enqueued)

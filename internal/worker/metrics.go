@@ -5,7 +5,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/tick"
 )
 
@@ -14,7 +14,7 @@ import (
 // *Metrics records nothing, so tests and tools need not wire them.
 type Metrics struct {
 	Tick       *tick.Metrics
-	Deliveries *dispatch.Metrics
+	Deliveries *delivery.Metrics
 	Tasks      *prometheus.CounterVec // River task outcomes in this process, by kind and outcome
 	// Rescued counts the tasks this process's lifeline gave back from dead
 	// workers, by kind and the state given (available, discarded,
@@ -29,7 +29,7 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	return &Metrics{
 		Tick:       tick.NewMetrics(),
-		Deliveries: dispatch.NewMetrics(),
+		Deliveries: delivery.NewMetrics(),
 		Tasks: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fieldbrief_jobs_total",
 			Help: "Task attempts run by this worker, by kind and outcome (completed, retry, discarded, cancelled).",
@@ -66,7 +66,7 @@ func (m *Metrics) tick() *tick.Metrics {
 	return m.Tick
 }
 
-func (m *Metrics) dispatch() *dispatch.Metrics {
+func (m *Metrics) delivery() *delivery.Metrics {
 	if m == nil {
 		return nil
 	}

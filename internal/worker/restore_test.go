@@ -22,10 +22,10 @@ import (
 	"fieldbrief/internal/auth"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/testdb"
 	"fieldbrief/internal/tick"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // laterRetries puts a failed task an hour away, so a delivery that met a
@@ -114,7 +114,7 @@ func newDatabase(t *testing.T, ctx context.Context, name string) string {
 
 // sentTo is how many messages the sink accepted for to, and their distinct
 // Message-IDs.
-func sentTo(t *testing.T, sink *deliverytest.SMTPServer, to string) (n int, ids map[string]int) {
+func sentTo(t *testing.T, sink *transporttest.SMTPServer, to string) (n int, ids map[string]int) {
 	t.Helper()
 	ids = map[string]int{}
 	for _, m := range sink.Messages() {
@@ -156,7 +156,7 @@ func TestRestoreDrill(t *testing.T) {
 	ctx := f.Ctx
 	pgDump := pgTool(t, ctx, f.DB, "pg_dump")
 	pgRestore := pgTool(t, ctx, f.DB, "pg_restore")
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	log := slog.New(slog.DiscardHandler)
 
 	day1, day2 := "2026-03-10", "2026-03-11"
@@ -178,10 +178,10 @@ func TestRestoreDrill(t *testing.T) {
 
 	clock := newClock(at(day1, "06:59")) // before any firing: the worker's own tick fires nothing ahead of ours
 	start := func(db *pgxpool.Pool, retries river.ClientRetryPolicy) *Worker {
-		mailer, err := delivery.NewMailer(sink.URL, db)
+		mailer, err := transport.NewMailer(sink.URL, db)
 		require.NoError(t, err)
 		w := &Worker{DB: db, Log: log, Now: clock.now, RetryPolicy: retries,
-			Sender: &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test"}}
+			Sender: &delivery.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test"}}
 		require.NoError(t, w.Start(ctx))
 		return w
 	}
@@ -223,14 +223,14 @@ func TestRestoreDrill(t *testing.T) {
 	fires(f.DB, at(day1, "08:00"), 1)
 	waitDeliveries(f.DB, bravo, day1+" pending/1")
 	require.Eventually(t, func() bool {
-		return f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'retryable'`, dispatch.SendBriefingEmailArgs{}.Kind()) == 1
+		return f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'retryable'`, delivery.SendBriefingEmailArgs{}.Kind()) == 1
 	}, 15*time.Second, 50*time.Millisecond)
 	// delta's email is in flight: the SMTP server holds its RCPT TO.
 	sink.Hold()
 	attempts := sink.Attempts()
 	fires(f.DB, at(day1, "08:30"), 1)
 	require.Eventually(t, func() bool { return sink.Attempts() > attempts }, 15*time.Second, 50*time.Millisecond)
-	require.Equal(t, 1, f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'running'`, dispatch.SendBriefingEmailArgs{}.Kind()))
+	require.Equal(t, 1, f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'running'`, delivery.SendBriefingEmailArgs{}.Kind()))
 
 	// The backup, taken while the worker runs: pg_dump reads one snapshot
 	// (a repeatable-read transaction), so the archive is consistent
@@ -378,7 +378,7 @@ func TestRestoreDrill(t *testing.T) {
 	require.NoError(t, restored.QueryRow(ctx, `
 		SELECT d.key FROM ff_deliveries d JOIN ff_briefings b ON b.id = d.briefing_id AND b.org_id = d.org_id
 		 WHERE d.org_id = $1 AND b.briefing_date = $2`, charlie.id, day1).Scan(&key))
-	want, err := delivery.MessageIDFor(key, "briefings@fieldbrief.test")
+	want, err := transport.MessageIDFor(key, "briefings@fieldbrief.test")
 	require.NoError(t, err)
 	require.Contains(t, charlieBefore, "<"+want+">")
 

@@ -13,8 +13,8 @@ import (
 
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // TestRunOnceSurvivesTerminatedConnections: the worker's connections are
@@ -25,7 +25,7 @@ import (
 // exactly once, and every email arrives exactly once.
 func TestRunOnceSurvivesTerminatedConnections(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	sink.Hold()
 	const orgs, concurrency = 12, 4
 	for i := range orgs {
@@ -33,11 +33,11 @@ func TestRunOnceSurvivesTerminatedConnections(t *testing.T) {
 		f.Org(slug, deliveryConfig("Etc/UTC", "08:00", []string{"dispatch@" + slug + ".test"}, false, ""))
 	}
 	db := f.VictimPool(10)
-	mailer, err := delivery.NewMailer(sink.URL, db)
+	mailer, err := transport.NewMailer(sink.URL, db)
 	require.NoError(t, err)
 	var logs syncBuffer
 	w := &Worker{DB: db, Log: slog.New(slog.NewTextHandler(&logs, nil)), Concurrency: concurrency,
-		Sender: &dispatch.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test"}}
+		Sender: &delivery.Sender{Mailer: mailer, From: "fieldbrief <briefings@fieldbrief.test>", BaseURL: "https://app.fieldbrief.test"}}
 
 	// Bounded whatever happens: a job a lost connection leaves running is
 	// rescued within rescueWithin, so even that path ends well before.

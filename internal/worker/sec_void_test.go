@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // docs/security.md, "Deliveries to dropped addresses; webhook ports": a delivery waiting for a retry (or sent again) to an
@@ -15,7 +15,7 @@ import (
 // is sent. A technician's delivery likewise, when their address changed.
 func TestRemovedRecipientIsNotRetried(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	sink.SetFallback(550)
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"stays@acme.test", "leaving@acme.test"}, true, ""))
 	ana := f.techWithEmail(org, "Ana", "ana@acme.test")

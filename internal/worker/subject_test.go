@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/text"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // A subject line carries at most a short, sanitised part of field data
@@ -17,7 +17,7 @@ import (
 // gives one short line.
 func TestSubjectsCarryAShortCleanPartOfFieldData(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("subjects", deliveryConfig("Etc/UTC", "07:00", []string{"dispatch@subjects.test"}, true, ""))
 	long := "Mrs\r\nBcc: victim@example.test\r\n\r\n\x1b[31mJones\u202e\t" + strings.Repeat("x", 500)
 	_, err := f.DB.Exec(f.Ctx, `UPDATE orgs SET name = $2 WHERE id = $1`, org, long[:190]) // its longest is 200

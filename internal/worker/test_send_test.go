@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport/transporttest"
 )
 
 // TestSendTestIsAFreshLook: "send a test to me" sends today's briefing as
@@ -16,7 +16,7 @@ import (
 // delivers at its time.
 func TestSendTestIsAFreshLook(t *testing.T) {
 	f := setup(t)
-	sink := deliverytest.NewSMTPServer(t)
+	sink := transporttest.NewSMTPServer(t)
 	org := f.Org("acme", deliveryConfig("Etc/UTC", "07:00", []string{"dispatch@acme.test"}, false, ""))
 	al := f.Tech(org, "Al", true)
 	f.Job(org, al, "Early customer", utc("2026-03-10T09:00:00Z"), utc("2026-03-10T10:00:00Z"), "scheduled")
@@ -27,9 +27,9 @@ func TestSendTestIsAFreshLook(t *testing.T) {
 
 	w := f.deliveringWorker(sink.URL, nil)
 	w.Sender.DB = f.DB // the web's sender has its pool; the worker gives its own its pool when it starts
-	d, err := f.sendTest(w.Sender, org, dispatch.ChannelEmail, "admin@acme.test", utc("2026-03-10T06:00:00Z"))
+	d, err := f.sendTest(w.Sender, org, delivery.ChannelEmail, "admin@acme.test", utc("2026-03-10T06:00:00Z"))
 	require.NoError(t, err)
-	require.Equal(t, dispatch.DeliverySent, d.State)
+	require.Equal(t, delivery.DeliverySent, d.State)
 	require.Equal(t, 2, d.Revision, "a new revision, made for the test")
 	msgs := sink.Messages()
 	require.Len(t, msgs, 1)

@@ -14,15 +14,15 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery/deliverytest"
-	"fieldbrief/internal/dispatch"
+	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/updates"
 )
 
-// Updates after dispatch (docs/delivery.md, "Updates"): these run on a
+// Updates after sending (docs/delivery.md, "Updates"): these run on a
 // fake clock that starts at dayStart and ticks with the real one (the
 // update's quiet time and River's snoozes are real time), passed to the
 // worker and to every job write, with BRIEFING_UPDATE_DELAY shortened. No
@@ -78,11 +78,11 @@ func (h *hookRecorder) types() []string {
 	return out
 }
 
-func (h *hookRecorder) last(t *testing.T) dispatch.UpdateEvent {
+func (h *hookRecorder) last(t *testing.T) delivery.UpdateEvent {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var ev dispatch.UpdateEvent
+	var ev delivery.UpdateEvent
 	require.NoError(t, json.Unmarshal(h.raw[len(h.raw)-1], &ev))
 	return ev
 }
@@ -116,7 +116,7 @@ type sentDay struct {
 	benJob   int64
 	loc      *time.Location
 	today    schedule.Date
-	sink     *deliverytest.SMTPServer
+	sink     *transporttest.SMTPServer
 	hook     *hookRecorder
 	field    *field.Store
 }
@@ -137,7 +137,7 @@ func (f *fixture) newDay(slug string, extra map[string]any) *sentDay {
 	f.T.Helper()
 	clock := clockFrom(dayStart)
 	now, loc := clock(), dayZone
-	d := &sentDay{f: f, now: clock, slug: slug, loc: loc, today: schedule.DateOf(now.In(loc)), sink: deliverytest.NewSMTPServer(f.T),
+	d := &sentDay{f: f, now: clock, slug: slug, loc: loc, today: schedule.DateOf(now.In(loc)), sink: transporttest.NewSMTPServer(f.T),
 		hook: newHookRecorder(f.T), field: &field.Store{DB: f.DB}}
 	// Scheduled for this very minute: due at once, and not late.
 	doc := map[string]any{}

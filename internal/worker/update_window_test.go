@@ -13,7 +13,7 @@ import (
 
 // A change committed while the date's briefing is being made is told once:
 // in the email when the generation's snapshot has it, as an update when not
-// (docs/guarantees.md, "Updates after dispatch"). These tests order the
+// (docs/guarantees.md, "Updates after sending"). These tests order the
 // change and the generation with row and advisory locks, not with time.
 
 // runBriefly is worker -once that waits a few seconds only: an update task

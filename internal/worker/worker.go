@@ -25,9 +25,9 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/dispatch"
 	"fieldbrief/internal/history"
 	"fieldbrief/internal/tick"
+	"fieldbrief/internal/transport"
 	"fieldbrief/internal/webhooks"
 )
 
@@ -111,8 +111,8 @@ type Worker struct {
 	// first tick of a process always does.
 	FullScanEvery time.Duration
 	// Sender delivers briefings; nil delivers email to the outbox and
-	// webhooks to public addresses only, with links to delivery.DefaultBaseURL.
-	Sender *dispatch.Sender
+	// webhooks to public addresses only, with links to transport.DefaultBaseURL.
+	Sender *delivery.Sender
 	// Production (FIELDBRIEF_ENV=production) refuses account emails
 	// (invites, password resets) when Sender has no SMTP server, rather
 	// than keep them in the staff-readable outbox (accounts.EmailHandler).
@@ -143,11 +143,11 @@ type Worker struct {
 	stopMetrics func()
 }
 
-func (w *Worker) sender() *dispatch.Sender {
+func (w *Worker) sender() *delivery.Sender {
 	s := w.Sender
 	if s == nil {
 		// The zero settings cannot fail: no SMTP_URL means the outbox.
-		s, _ = dispatch.NewSender(w.DB, delivery.Settings{}, w.Log)
+		s, _ = delivery.NewSender(w.DB, transport.Settings{}, w.Log)
 	}
 	if s.DB == nil {
 		s.DB = w.DB
@@ -156,7 +156,7 @@ func (w *Worker) sender() *dispatch.Sender {
 		s.Log = w.Log
 	}
 	if s.Metrics == nil {
-		s.Metrics = w.Metrics.dispatch()
+		s.Metrics = w.Metrics.delivery()
 	}
 	if s.Now == nil {
 		s.Now = w.Now
@@ -200,10 +200,10 @@ func (w *Worker) build(periodic bool) error {
 	register(handlers, &w.kinds, &history.RetainHandler{DB: w.DB, Log: w.Log, Now: w.Now, Retention: w.HistoryRetention,
 		Dropped: w.Metrics.historyDropped})
 	sender := w.sender()
-	register(handlers, &w.kinds, &dispatch.SendEmailHandler{Sender: sender})
-	register(handlers, &w.kinds, &dispatch.CallWebhookHandler{Sender: sender})
+	register(handlers, &w.kinds, &delivery.SendEmailHandler{Sender: sender})
+	register(handlers, &w.kinds, &delivery.CallWebhookHandler{Sender: sender})
 	register(handlers, &w.kinds, &webhooks.DeliverHandler{DB: w.DB, Client: sender.Webhooks, Log: w.Log, Now: w.now})
-	register(handlers, &w.kinds, &dispatch.UpdateHandler{DB: w.DB, Log: w.Log, Now: w.now, Delay: w.UpdateDelay})
+	register(handlers, &w.kinds, &delivery.UpdateHandler{DB: w.DB, Log: w.Log, Now: w.now, Delay: w.UpdateDelay})
 	register(handlers, &w.kinds, &accounts.EmailHandler{DB: w.DB, Mailer: sender.Mailer, From: sender.From, BaseURL: sender.BaseURL, Log: w.Log, Now: w.now,
 		Production: w.Production})
 	retention := cmp.Or(w.TaskRetention, DefaultTaskRetention)

@@ -14,9 +14,9 @@ import (
 	"fieldbrief/views/mail"
 )
 
-// inLanguage is the technician's and the dispatcher's email as dispatch
+// inLanguage is the technician's and the dispatcher's email as delivery
 // makes them for a reader: the date and windows already in the reader's
-// formats (dispatch's reader and windows), the words from the catalog.
+// formats (delivery's reader and windows), the words from the catalog.
 func inLanguage(l *i18n.Localizer, date, first string) (tech, disp mail.BriefingEmail) {
 	tech, disp = technician(), sample()
 	tech.L, disp.L = l, l

@@ -1,5 +1,5 @@
 // Package mail renders the briefing email, HTML and plain text, from its own
-// view model: the caller (dispatch, in the worker) fills BriefingEmail with
+// view model: the caller (delivery, in the worker) fills BriefingEmail with
 // strings already formatted for the org (times in its zone, with the zone's
 // abbreviation), so this package knows no domain types and no time zones.
 package mail

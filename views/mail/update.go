@@ -9,7 +9,7 @@ import (
 
 // UpdateEmail is a technician's "Changes to your day": what changed on
 // their day since their briefing (or their last update), every string
-// already formatted in the org's zone by the caller (dispatch).
+// already formatted in the org's zone by the caller (delivery).
 type UpdateEmail struct {
 	L              *i18n.Localizer // the technician's language and formats; nil is English
 	OrgName        string

@@ -1,4 +1,4 @@
-package dispatch
+package delivery
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/transport"
 )
 
 // Store reads deliveries for the web and takes re-sends and test sends.
@@ -170,7 +170,7 @@ func InsertTest(ctx context.Context, tx pgx.Tx, orgID, briefingID int64, revisio
 }
 
 // TestEmailMessageID is the Message-ID the org's test email id was sent
-// with from the address from (delivery.MessageIDFor): how its admins find
+// with from the address from (transport.MessageIDFor): how its admins find
 // it in the outbox. Anything but one of the org's test emails is
 // NotFound.
 func (s *Store) TestEmailMessageID(ctx context.Context, orgID, id int64, from string) (string, error) {
@@ -184,7 +184,7 @@ func (s *Store) TestEmailMessageID(ctx context.Context, orgID, id int64, from st
 	if err != nil {
 		return "", fmt.Errorf("test email %d of org %d: %w", id, orgID, err)
 	}
-	return delivery.MessageIDFor(key, from)
+	return transport.MessageIDFor(key, from)
 }
 
 // maxRecentDeliveries bounds the settings page's delivery log.

@@ -1,4 +1,4 @@
-package delivery_test
+package transport_test
 
 import (
 	"context"
@@ -14,16 +14,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/testutil/freeport"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 )
 
-func testMessage(t *testing.T) delivery.Message {
+func testMessage(t *testing.T) transport.Message {
 	t.Helper()
-	id, err := delivery.MessageIDFor("briefing/7/rev/2/dana@example.com", "Fieldbrief <briefings@fieldbrief.test>")
+	id, err := transport.MessageIDFor("briefing/7/rev/2/dana@example.com", "Fieldbrief <briefings@fieldbrief.test>")
 	require.NoError(t, err)
-	return delivery.Message{
+	return transport.Message{
 		From:           "Fieldbrief <briefings@fieldbrief.test>",
 		To:             "dana@example.com",
 		Subject:        "Northwind Heating & Air · briefing for Mon 9 Mar",
@@ -35,16 +35,16 @@ func testMessage(t *testing.T) delivery.Message {
 	}
 }
 
-func smtpMailer(t *testing.T, rawURL string) *delivery.SMTPMailer {
+func smtpMailer(t *testing.T, rawURL string) *transport.SMTPMailer {
 	t.Helper()
-	c, err := delivery.ParseSMTPURL(rawURL)
+	c, err := transport.ParseSMTPURL(rawURL)
 	require.NoError(t, err)
-	return delivery.NewSMTPMailer(c)
+	return transport.NewSMTPMailer(c)
 }
 
 func TestSMTPMailerSends(t *testing.T) {
 	t.Parallel()
-	srv := deliverytest.NewSMTPServer(t)
+	srv := transporttest.NewSMTPServer(t)
 	msg := testMessage(t)
 
 	require.NoError(t, smtpMailer(t, srv.URL).Send(context.Background(), msg))
@@ -96,17 +96,17 @@ func TestSMTPMailerSends(t *testing.T) {
 
 func TestSMTPMailerRetryKeepsMessageID(t *testing.T) {
 	t.Parallel()
-	srv := deliverytest.NewSMTPServer(t)
+	srv := transporttest.NewSMTPServer(t)
 	srv.Script(451, 250)
 	mailer, msg := smtpMailer(t, srv.URL), testMessage(t)
 
 	err := mailer.Send(context.Background(), msg)
-	var de *delivery.Error
+	var de *transport.Error
 	require.ErrorAs(t, err, &de)
 	require.False(t, de.Permanent)
 	require.Equal(t, "451", de.Code)
 	require.Contains(t, de.Detail, "451")
-	require.False(t, delivery.IsPermanent(err))
+	require.False(t, transport.IsPermanent(err))
 	require.Empty(t, srv.Messages())
 
 	require.NoError(t, mailer.Send(context.Background(), msg))
@@ -120,15 +120,15 @@ func TestSMTPMailerRetryKeepsMessageID(t *testing.T) {
 
 func TestSMTPMailerPermanentRejection(t *testing.T) {
 	t.Parallel()
-	srv := deliverytest.NewSMTPServer(t)
+	srv := transporttest.NewSMTPServer(t)
 	srv.Script(550)
 
 	err := smtpMailer(t, srv.URL).Send(context.Background(), testMessage(t))
-	var de *delivery.Error
+	var de *transport.Error
 	require.ErrorAs(t, err, &de)
 	require.True(t, de.Permanent)
 	require.Equal(t, "550", de.Code)
-	require.True(t, delivery.IsPermanent(err))
+	require.True(t, transport.IsPermanent(err))
 	require.NotContains(t, de.Detail, "affected message ID")
 	require.LessOrEqual(t, len([]rune(de.Detail)), 200)
 }
@@ -137,11 +137,11 @@ func TestSMTPMailerPermanentRejection(t *testing.T) {
 // gets nothing, not a message in clear.
 func TestSMTPMailerRequiresStartTLS(t *testing.T) {
 	t.Parallel()
-	srv := deliverytest.NewSMTPServer(t)
+	srv := transporttest.NewSMTPServer(t)
 	plain := strings.TrimSuffix(srv.URL, "?tls=none")
 
 	err := smtpMailer(t, plain).Send(context.Background(), testMessage(t))
-	var de *delivery.Error
+	var de *transport.Error
 	require.ErrorAs(t, err, &de)
 	require.Contains(t, de.Detail, "STARTTLS")
 	require.Empty(t, srv.Messages())
@@ -153,7 +153,7 @@ func TestSMTPMailerNetworkErrorIsTemporary(t *testing.T) {
 	require.NoError(t, err)
 
 	err = smtpMailer(t, fmt.Sprintf("smtp://127.0.0.1:%d?tls=none", port)).Send(context.Background(), testMessage(t))
-	var de *delivery.Error
+	var de *transport.Error
 	require.ErrorAs(t, err, &de)
 	require.False(t, de.Permanent)
 	require.Empty(t, de.Code)
@@ -181,7 +181,7 @@ func TestSMTPMailerHonoursContext(t *testing.T) {
 	start := time.Now()
 	err = smtpMailer(t, "smtp://"+l.Addr().String()+"?tls=none").Send(ctx, testMessage(t))
 	require.Less(t, time.Since(start), 5*time.Second)
-	var de *delivery.Error
+	var de *transport.Error
 	require.ErrorAs(t, err, &de)
 	require.False(t, de.Permanent)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
@@ -189,36 +189,36 @@ func TestSMTPMailerHonoursContext(t *testing.T) {
 
 func TestMessageValidation(t *testing.T) {
 	t.Parallel()
-	srv := deliverytest.NewSMTPServer(t)
+	srv := transporttest.NewSMTPServer(t)
 	mailer := smtpMailer(t, srv.URL)
-	for name, change := range map[string]func(*delivery.Message){
-		"bad recipient":       func(m *delivery.Message) { m.To = "not an address" },
-		"two-line subject":    func(m *delivery.Message) { m.Subject = "a\r\nBcc: x@example.com" },
-		"bracketed id":        func(m *delivery.Message) { m.MessageID = "<a@b>" },
-		"no text":             func(m *delivery.Message) { m.Text = "" },
-		"header in unsub url": func(m *delivery.Message) { m.UnsubscribeURL = "https://x/\r\nBcc: y" },
+	for name, change := range map[string]func(*transport.Message){
+		"bad recipient":       func(m *transport.Message) { m.To = "not an address" },
+		"two-line subject":    func(m *transport.Message) { m.Subject = "a\r\nBcc: x@example.com" },
+		"bracketed id":        func(m *transport.Message) { m.MessageID = "<a@b>" },
+		"no text":             func(m *transport.Message) { m.Text = "" },
+		"header in unsub url": func(m *transport.Message) { m.UnsubscribeURL = "https://x/\r\nBcc: y" },
 	} {
 		msg := testMessage(t)
 		change(&msg)
 		err := mailer.Send(context.Background(), msg)
-		require.True(t, delivery.IsPermanent(err), "%s: %v", name, err)
+		require.True(t, transport.IsPermanent(err), "%s: %v", name, err)
 	}
 	require.Zero(t, srv.Attempts())
 }
 
 func TestMessageIDFor(t *testing.T) {
 	t.Parallel()
-	a, err := delivery.MessageIDFor("briefing/1/rev/1/a@example.com", "briefings@mail.fieldbrief.test")
+	a, err := transport.MessageIDFor("briefing/1/rev/1/a@example.com", "briefings@mail.fieldbrief.test")
 	require.NoError(t, err)
-	again, err := delivery.MessageIDFor("briefing/1/rev/1/a@example.com", "Other Name <briefings@mail.fieldbrief.test>")
+	again, err := transport.MessageIDFor("briefing/1/rev/1/a@example.com", "Other Name <briefings@mail.fieldbrief.test>")
 	require.NoError(t, err)
-	other, err := delivery.MessageIDFor("briefing/1/rev/2/a@example.com", "briefings@mail.fieldbrief.test")
+	other, err := transport.MessageIDFor("briefing/1/rev/2/a@example.com", "briefings@mail.fieldbrief.test")
 	require.NoError(t, err)
 	require.Equal(t, a, again)
 	require.NotEqual(t, a, other)
 	require.True(t, strings.HasSuffix(a, "@mail.fieldbrief.test"), a)
 	require.NotContains(t, a, "example.com")
-	_, err = delivery.MessageIDFor("k", "not an address")
+	_, err = transport.MessageIDFor("k", "not an address")
 	require.Error(t, err)
 }
 
@@ -226,17 +226,17 @@ func TestParseSMTPURL(t *testing.T) {
 	t.Parallel()
 	ok := []struct {
 		raw  string
-		want delivery.SMTPConfig
+		want transport.SMTPConfig
 	}{
-		{"smtp://user:pa%23ss@mail.example.com:587", delivery.SMTPConfig{Host: "mail.example.com", Port: 587, Username: "user", Password: "pa#ss", TLS: delivery.StartTLS}},
-		{"smtp://u%40x.com:secret@mail.example.com", delivery.SMTPConfig{Host: "mail.example.com", Port: 587, Username: "u@x.com", Password: "secret", TLS: delivery.StartTLS}},
-		{"smtps://user:secret@mail.example.com:465", delivery.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Password: "secret", TLS: delivery.ImplicitTLS}},
-		{"smtps://user:secret@mail.example.com", delivery.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Password: "secret", TLS: delivery.ImplicitTLS}},
-		{"smtp://127.0.0.1:2525?tls=none", delivery.SMTPConfig{Host: "127.0.0.1", Port: 2525, TLS: delivery.NoTLS}},
-		{"smtp://[::1]:1025/?tls=none", delivery.SMTPConfig{Host: "::1", Port: 1025, TLS: delivery.NoTLS}},
+		{"smtp://user:pa%23ss@mail.example.com:587", transport.SMTPConfig{Host: "mail.example.com", Port: 587, Username: "user", Password: "pa#ss", TLS: transport.StartTLS}},
+		{"smtp://u%40x.com:secret@mail.example.com", transport.SMTPConfig{Host: "mail.example.com", Port: 587, Username: "u@x.com", Password: "secret", TLS: transport.StartTLS}},
+		{"smtps://user:secret@mail.example.com:465", transport.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Password: "secret", TLS: transport.ImplicitTLS}},
+		{"smtps://user:secret@mail.example.com", transport.SMTPConfig{Host: "mail.example.com", Port: 465, Username: "user", Password: "secret", TLS: transport.ImplicitTLS}},
+		{"smtp://127.0.0.1:2525?tls=none", transport.SMTPConfig{Host: "127.0.0.1", Port: 2525, TLS: transport.NoTLS}},
+		{"smtp://[::1]:1025/?tls=none", transport.SMTPConfig{Host: "::1", Port: 1025, TLS: transport.NoTLS}},
 	}
 	for _, tc := range ok {
-		got, err := delivery.ParseSMTPURL(tc.raw)
+		got, err := transport.ParseSMTPURL(tc.raw)
 		require.NoError(t, err, tc.raw)
 		require.Equal(t, tc.want, got, tc.raw)
 	}
@@ -260,7 +260,7 @@ func TestParseSMTPURL(t *testing.T) {
 		{"smtp://user:hunter2@mail example.com", ""},
 	}
 	for _, tc := range bad {
-		_, err := delivery.ParseSMTPURL(tc.raw)
+		_, err := transport.ParseSMTPURL(tc.raw)
 		require.Error(t, err, tc.raw)
 		require.Contains(t, err.Error(), tc.msg, tc.raw)
 		require.NotContains(t, err.Error(), "hunter2", tc.raw)
@@ -270,7 +270,7 @@ func TestParseSMTPURL(t *testing.T) {
 
 func TestSMTPConfigHidesPassword(t *testing.T) {
 	t.Parallel()
-	c, err := delivery.ParseSMTPURL("smtp://user:hunter2@mail.example.com:587")
+	c, err := transport.ParseSMTPURL("smtp://user:hunter2@mail.example.com:587")
 	require.NoError(t, err)
 	for _, s := range []string{c.String(), fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), c.LogValue().String()} {
 		require.NotContains(t, s, "hunter2")

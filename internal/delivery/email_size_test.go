@@ -1,4 +1,4 @@
-package dispatch
+package delivery
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery"
-	"fieldbrief/internal/delivery/deliverytest"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/transport"
+	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/views/mail"
 )
 
@@ -45,12 +45,12 @@ func TestEmailUnderMaxBytes(t *testing.T) {
 		}
 		return s
 	}
-	send := func(s snapshot.Snapshot) (delivery.Message, mail.BriefingEmail) {
+	send := func(s snapshot.Snapshot) (transport.Message, mail.BriefingEmail) {
 		c := content{OrgName: "Big Plumbing", Slug: "big", Date: schedule.Date{Year: 2026, Month: 3, Day: 10}, Zone: zone,
 			Snapshot: s, OrgURL: "https://app.test/orgs/big"}
 		m := emailModel(i18n.English, c, deliveryRow{Audience: AudienceDispatcher}, "https://app.test/orgs/big/briefings/2026-03-10")
-		msg, err := fitEmail(context.Background(), m, func(text, html string) delivery.Message {
-			return delivery.Message{From: "fb@app.test", To: "dispatch@big.test", Subject: "Briefing", Text: text, HTML: html,
+		msg, err := fitEmail(context.Background(), m, func(text, html string) transport.Message {
+			return transport.Message{From: "fb@app.test", To: "dispatch@big.test", Subject: "Briefing", Text: text, HTML: html,
 				MessageID: "fb.1@app.test", UnsubscribeURL: "https://app.test/u"}
 		})
 		require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestEmailUnderMaxBytes(t *testing.T) {
 	}
 
 	msg, m := send(snap(120, 50))
-	size, err := delivery.Size(msg)
+	size, err := transport.Size(msg)
 	require.NoError(t, err)
 	require.LessOrEqual(t, size, int64(MaxEmailBytes))
 	require.Greater(t, size, int64(MaxEmailBytes/2), "shortened no more than it had to be")
@@ -82,8 +82,8 @@ func TestEmailUnderMaxBytes(t *testing.T) {
 // failed for good.
 func TestTechnicianEmailUnderMaxBytes(t *testing.T) {
 	t.Parallel()
-	sink := deliverytest.NewSMTPServer(t)
-	mailer, err := delivery.NewMailer(sink.URL, nil)
+	sink := transporttest.NewSMTPServer(t)
+	mailer, err := transport.NewMailer(sink.URL, nil)
 	require.NoError(t, err)
 	s := &Sender{Mailer: mailer, From: "Fieldbrief <briefings@fieldbrief.example>", BaseURL: "https://app.example.com"}
 	zone, err := schedule.LoadZone("America/Chicago")

@@ -1,4 +1,4 @@
-package dispatch
+package delivery
 
 import (
 	"cmp"
@@ -17,13 +17,13 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/text"
+	"fieldbrief/internal/transport"
 	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/views/briefview"
 	"fieldbrief/views/mail"
@@ -34,30 +34,30 @@ import (
 // morning's run would send.
 type Sender struct {
 	DB       *pgxpool.Pool
-	Mailer   delivery.Mailer         // SMTP, or the outbox when SMTP_URL is unset
-	From     string                  // MAIL_FROM
-	BaseURL  string                  // links back to the app: the briefing page, unsubscribe
-	Webhooks *delivery.WebhookClient // its AllowPrivate is WEBHOOK_ALLOW_PRIVATE_NETWORKS
+	Mailer   transport.Mailer         // SMTP, or the outbox when SMTP_URL is unset
+	From     string                   // MAIL_FROM
+	BaseURL  string                   // links back to the app: the briefing page, unsubscribe
+	Webhooks *transport.WebhookClient // its AllowPrivate is WEBHOOK_ALLOW_PRIVATE_NETWORKS
 	Log      *slog.Logger
 	Metrics  *Metrics
-	Now      func() time.Time  // default time.Now
-	Cap      delivery.DailyCap // emails per org and day (daily_cap.go); zero is the default
+	Now      func() time.Time   // default time.Now
+	Cap      transport.DailyCap // emails per org and day (daily_cap.go); zero is the default
 }
 
 // NewSender is the Sender both processes build from their delivery
 // settings: mail to SMTP_URL (the outbox when unset), links to BASE_URL,
 // webhooks under the private-network switch. Empty MailFrom and BaseURL
 // get the defaults.
-func NewSender(db *pgxpool.Pool, set delivery.Settings, log *slog.Logger) (*Sender, error) {
-	mailer, err := delivery.NewMailer(set.SMTPURL, db)
+func NewSender(db *pgxpool.Pool, set transport.Settings, log *slog.Logger) (*Sender, error) {
+	mailer, err := transport.NewMailer(set.SMTPURL, db)
 	if err != nil {
 		return nil, fmt.Errorf("mailer: %w", err)
 	}
 	return &Sender{
 		DB: db, Mailer: mailer, Log: log,
-		From:     cmp.Or(set.MailFrom, delivery.DefaultMailFrom),
-		BaseURL:  cmp.Or(set.BaseURL, delivery.DefaultBaseURL),
-		Webhooks: &delivery.WebhookClient{AllowPrivate: set.AllowPrivateWebhooks},
+		From:     cmp.Or(set.MailFrom, transport.DefaultMailFrom),
+		BaseURL:  cmp.Or(set.BaseURL, transport.DefaultBaseURL),
+		Webhooks: &transport.WebhookClient{AllowPrivate: set.AllowPrivateWebhooks},
 		Cap:      set.DailyCap,
 	}, nil
 }
@@ -189,7 +189,7 @@ func (s *Sender) record(ctx context.Context, tx pgx.Tx, d deliveryRow, start tim
 // webhook signing secret; or why it must not be sent at all.
 type extras struct {
 	unsubscribeURL, dayURL, secret string
-	void                           *delivery.Error // not to be sent any more (see voided)
+	void                           *transport.Error // not to be sent any more (see voided)
 }
 
 func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
@@ -246,7 +246,7 @@ func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 // it replaced or removed the webhook URL it was for — a retry must not
 // send the day's names and addresses to an address or an endpoint the org
 // has dropped.
-func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, error) {
+func (s *Sender) voided(ctx context.Context, d deliveryRow) (*transport.Error, error) {
 	if d.Channel == ChannelEmail {
 		var gone bool
 		err := s.DB.QueryRow(ctx, `SELECT EXISTS (SELECT FROM email_suppressions WHERE org_id = $1 AND lower(email) = lower($2))`,
@@ -255,7 +255,7 @@ func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, er
 			return nil, err
 		}
 		if gone {
-			return &delivery.Error{Permanent: true, Detail: "the recipient unsubscribed"}, nil
+			return &transport.Error{Permanent: true, Detail: "the recipient unsubscribed"}, nil
 		}
 		return s.droppedAddress(ctx, d)
 	}
@@ -266,7 +266,7 @@ func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, er
 	if cfg.Err == nil && cfg.Config.Delivery != nil && cfg.Config.Delivery.Webhook != nil && cfg.Config.Delivery.Webhook.URL == d.Recipient {
 		return nil, nil
 	}
-	return &delivery.Error{Permanent: true, Detail: "the webhook URL has changed since; not sent to the old one"}, nil
+	return &transport.Error{Permanent: true, Detail: "the webhook URL has changed since; not sent to the old one"}, nil
 }
 
 // droppedAddress says why an email delivery's address is no longer one the
@@ -274,7 +274,7 @@ func (s *Sender) voided(ctx context.Context, d deliveryRow) (*delivery.Error, er
 // delivery.email.to any more (compared as addresses are, ignoring case), a
 // technician's that changed or whose technician was deleted. nil when it
 // still is.
-func (s *Sender) droppedAddress(ctx context.Context, d deliveryRow) (*delivery.Error, error) {
+func (s *Sender) droppedAddress(ctx context.Context, d deliveryRow) (*transport.Error, error) {
 	switch {
 	case d.Audience == AudienceDispatcher:
 		cfg, err := s.tenants().Fieldforce(ctx, d.OrgID)
@@ -288,17 +288,17 @@ func (s *Sender) droppedAddress(ctx context.Context, d deliveryRow) (*delivery.E
 				}
 			}
 		}
-		return &delivery.Error{Permanent: true, Detail: "the address is no longer one of the recipients; not sent to it"}, nil
+		return &transport.Error{Permanent: true, Detail: "the address is no longer one of the recipients; not sent to it"}, nil
 	case d.Audience == AudienceTechnician && d.TechnicianID != 0:
 		c, found, err := field.ContactOf(ctx, s.DB, d.OrgID, d.TechnicianID)
 		if err != nil {
 			return nil, fmt.Errorf("delivery %d: %w", d.ID, err)
 		}
 		if !found {
-			return &delivery.Error{Permanent: true, Detail: "the technician was deleted since; not sent"}, nil
+			return &transport.Error{Permanent: true, Detail: "the technician was deleted since; not sent"}, nil
 		}
 		if !strings.EqualFold(c.Email, d.Recipient) {
-			return &delivery.Error{Permanent: true, Detail: "the technician's address has changed since; not sent to the old one"}, nil
+			return &transport.Error{Permanent: true, Detail: "the technician's address has changed since; not sent to the old one"}, nil
 		}
 	}
 	return nil, nil
@@ -389,7 +389,7 @@ func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, ex ext
 	c.OrgURL = s.orgURL(c)
 	m := emailModel(c.L, c, d, s.briefingURL(c))
 	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
-	id, err := delivery.MessageIDFor(d.Key, s.From)
+	id, err := transport.MessageIDFor(d.Key, s.From)
 	if err != nil {
 		return err
 	}
@@ -398,8 +398,8 @@ func (s *Sender) sendEmail(ctx context.Context, d deliveryRow, c content, ex ext
 		subject = "[Test] " + subject
 	}
 	// At most MaxEmailBytes: a long day is shortened, and says so.
-	msg, err := fitEmail(ctx, m, func(text, html string) delivery.Message {
-		return delivery.Message{
+	msg, err := fitEmail(ctx, m, func(text, html string) transport.Message {
+		return transport.Message{
 			From: s.From, To: d.Recipient, Subject: subject, Text: text, HTML: html,
 			MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
 		}
@@ -445,7 +445,7 @@ func (s *Sender) sendWebhook(ctx context.Context, d deliveryRow, c content, secr
 	}
 	// The signature's timestamp is the real clock's (a zero Timestamp):
 	// receivers refuse one more than a few minutes off theirs.
-	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
+	_, err = s.Webhooks.Post(ctx, transport.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
 	return err
 }
 

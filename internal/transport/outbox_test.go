@@ -1,4 +1,4 @@
-package delivery_test
+package transport_test
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/transport"
 )
 
 func TestOutboxMailer(t *testing.T) {
@@ -18,7 +18,7 @@ func TestOutboxMailer(t *testing.T) {
 	var orgID int64
 	require.NoError(t, db.QueryRow(ctx, `INSERT INTO orgs (slug, name) VALUES ('northwind', 'Northwind') RETURNING id`).Scan(&orgID))
 
-	mailer, err := delivery.NewMailer("", db)
+	mailer, err := transport.NewMailer("", db)
 	require.NoError(t, err)
 	msg := testMessage(t)
 	msg.OrgID = orgID
@@ -34,7 +34,7 @@ func TestOutboxMailer(t *testing.T) {
 	system.OrgID, system.MessageID, system.UnsubscribeURL = 0, "system.1@fieldbrief.test", ""
 	require.NoError(t, mailer.Send(ctx, system))
 
-	list, err := delivery.ListOutbox(ctx, db, 10, 0)
+	list, err := transport.ListOutbox(ctx, db, 10, 0)
 	require.NoError(t, err)
 	require.Len(t, list, 2)
 	require.Equal(t, "system.1@fieldbrief.test", list[0].MessageID, "newest first")
@@ -44,12 +44,12 @@ func TestOutboxMailer(t *testing.T) {
 	require.Equal(t, "northwind", list[1].OrgSlug)
 	require.Empty(t, list[1].HTML, "the list does not load bodies")
 
-	older, err := delivery.ListOutbox(ctx, db, 10, list[0].ID)
+	older, err := transport.ListOutbox(ctx, db, 10, list[0].ID)
 	require.NoError(t, err)
 	require.Len(t, older, 1)
 	require.Equal(t, list[1].ID, older[0].ID)
 
-	got, err := delivery.GetOutbox(ctx, db, list[1].ID)
+	got, err := transport.GetOutbox(ctx, db, list[1].ID)
 	require.NoError(t, err)
 	require.Equal(t, msg.MessageID, got.MessageID)
 	require.Equal(t, "northwind", got.OrgSlug)
@@ -61,16 +61,16 @@ func TestOutboxMailer(t *testing.T) {
 	require.Equal(t, msg.Headers(), got.Headers)
 	require.Equal(t, "List-Unsubscribe=One-Click", got.Headers["List-Unsubscribe-Post"])
 
-	_, err = delivery.GetOutbox(ctx, db, got.ID+100)
+	_, err = transport.GetOutbox(ctx, db, got.ID+100)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
 }
 
 func TestNewMailerPicksSMTP(t *testing.T) {
 	t.Parallel()
-	m, err := delivery.NewMailer("smtp://127.0.0.1:2525?tls=none", nil)
+	m, err := transport.NewMailer("smtp://127.0.0.1:2525?tls=none", nil)
 	require.NoError(t, err)
-	require.IsType(t, &delivery.SMTPMailer{}, m)
-	_, err = delivery.NewMailer("smtp://user:hunter2@host?tls=none", nil)
+	require.IsType(t, &transport.SMTPMailer{}, m)
+	_, err = transport.NewMailer("smtp://user:hunter2@host?tls=none", nil)
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "hunter2")
 }

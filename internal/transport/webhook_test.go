@@ -1,4 +1,4 @@
-package delivery_test
+package transport_test
 
 import (
 	"context"
@@ -16,13 +16,13 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"fieldbrief/internal/apperr"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 )
 
 const testPayload = `{"type":"briefing.ready","timestamp":"2026-03-09T11:45:00Z","data":{"org":"northwind"}}`
 
-func testWebhook(url, secret string) delivery.Webhook {
-	return delivery.Webhook{URL: url, ID: "msg_briefing_42", Payload: []byte(testPayload), Secret: secret}
+func testWebhook(url, secret string) transport.Webhook {
+	return transport.Webhook{URL: url, ID: "msg_briefing_42", Payload: []byte(testPayload), Secret: secret}
 }
 
 // receiver answers with handler after checking, for every request, what any
@@ -57,13 +57,13 @@ func assertNoErr(t *testing.T, err error) bool {
 
 func TestWebhookSigned(t *testing.T) {
 	t.Parallel()
-	secret := delivery.NewWebhookSecret()
+	secret := transport.NewWebhookSecret()
 	headers := make(chan http.Header, 1)
 	srv := receiver(t, secret, func(w http.ResponseWriter, r *http.Request) {
 		headers <- r.Header.Clone()
 		w.Write([]byte("thanks"))
 	})
-	client := &delivery.WebhookClient{AllowPrivate: true}
+	client := &transport.WebhookClient{AllowPrivate: true}
 
 	res, err := client.Post(context.Background(), testWebhook(srv.URL, secret))
 	require.NoError(t, err)
@@ -82,20 +82,20 @@ func TestWebhookSigned(t *testing.T) {
 func TestWebhookWrongSecret(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		wh, _ := standardwebhooks.NewWebhook(delivery.NewWebhookSecret())
+		wh, _ := standardwebhooks.NewWebhook(transport.NewWebhookSecret())
 		body, _ := io.ReadAll(r.Body)
 		if wh.Verify(body, r.Header) != nil {
 			w.WriteHeader(http.StatusUnauthorized)
 		}
 	}))
 	t.Cleanup(srv.Close)
-	_, err := (&delivery.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, delivery.NewWebhookSecret()))
-	require.True(t, delivery.IsPermanent(err), "%v", err)
+	_, err := (&transport.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, transport.NewWebhookSecret()))
+	require.True(t, transport.IsPermanent(err), "%v", err)
 }
 
 func TestWebhookClassification(t *testing.T) {
 	t.Parallel()
-	secret := delivery.NewWebhookSecret()
+	secret := transport.NewWebhookSecret()
 	cases := []struct {
 		name       string
 		handler    http.HandlerFunc
@@ -121,13 +121,13 @@ func TestWebhookClassification(t *testing.T) {
 				calls.Add(1)
 				tc.handler(w, r)
 			})
-			res, err := (&delivery.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, secret))
-			var de *delivery.Error
+			res, err := (&transport.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, secret))
+			var de *transport.Error
 			require.ErrorAs(t, err, &de)
 			require.Equal(t, tc.permanent, de.Permanent)
 			require.Equal(t, tc.code, de.Code)
 			require.Equal(t, tc.retryAfter, de.RetryAfter)
-			require.Equal(t, tc.retryAfter, delivery.RetryAfter(err))
+			require.Equal(t, tc.retryAfter, transport.RetryAfter(err))
 			require.Contains(t, de.Detail, tc.detail)
 			require.Equal(t, tc.code, strconv.Itoa(res.Status))
 			require.Equal(t, int32(1), calls.Load(), "one request, no redirect followed")
@@ -147,7 +147,7 @@ func status(code int, h http.Header) http.HandlerFunc {
 // The client reads at most 64 KiB of a response and then hangs up.
 func TestWebhookBodyCapped(t *testing.T) {
 	t.Parallel()
-	secret := delivery.NewWebhookSecret()
+	secret := transport.NewWebhookSecret()
 	const huge = 256 << 20
 	written := make(chan int64, 1)
 	srv := receiver(t, secret, func(w http.ResponseWriter, r *http.Request) {
@@ -163,7 +163,7 @@ func TestWebhookBodyCapped(t *testing.T) {
 		}
 		written <- n
 	})
-	res, err := (&delivery.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, secret))
+	res, err := (&transport.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, secret))
 	require.NoError(t, err)
 	require.Equal(t, 200, res.Status)
 	require.LessOrEqual(t, len(res.BodySnippet), 200*3)
@@ -178,15 +178,15 @@ func TestWebhookBodyCapped(t *testing.T) {
 
 func TestWebhookTimeoutIsTemporary(t *testing.T) {
 	t.Parallel()
-	secret := delivery.NewWebhookSecret()
+	secret := transport.NewWebhookSecret()
 	release := make(chan struct{})
 	srv := receiver(t, secret, func(w http.ResponseWriter, r *http.Request) { <-release })
 	t.Cleanup(func() { close(release) })
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 
-	_, err := (&delivery.WebhookClient{AllowPrivate: true}).Post(ctx, testWebhook(srv.URL, secret))
-	var de *delivery.Error
+	_, err := (&transport.WebhookClient{AllowPrivate: true}).Post(ctx, testWebhook(srv.URL, secret))
+	var de *transport.Error
 	require.ErrorAs(t, err, &de)
 	require.False(t, de.Permanent)
 	require.Empty(t, de.Code)
@@ -195,7 +195,7 @@ func TestWebhookTimeoutIsTemporary(t *testing.T) {
 
 func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 	t.Parallel()
-	secret := delivery.NewWebhookSecret()
+	secret := transport.NewWebhookSecret()
 	var calls atomic.Int32
 	srv := receiver(t, secret, func(w http.ResponseWriter, r *http.Request) { calls.Add(1) })
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
@@ -210,8 +210,8 @@ func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 		{"http://0.0.0.0" + port, "unspecified"},
 		{"http://[::1]" + port, "loopback"},
 	} {
-		_, err := (&delivery.WebhookClient{}).Post(context.Background(), testWebhook(tc.url, secret))
-		var de *delivery.Error
+		_, err := (&transport.WebhookClient{}).Post(context.Background(), testWebhook(tc.url, secret))
+		var de *transport.Error
 		require.ErrorAs(t, err, &de, tc.url)
 		require.True(t, de.Permanent, tc.url)
 		require.Empty(t, de.Code, tc.url)
@@ -220,7 +220,7 @@ func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 	}
 	require.Zero(t, calls.Load())
 
-	allowed := &delivery.WebhookClient{AllowPrivate: true}
+	allowed := &transport.WebhookClient{AllowPrivate: true}
 	for _, u := range []string{"http://127.0.0.1" + port, "http://localhost" + port} {
 		res, err := allowed.Post(context.Background(), testWebhook(u, secret))
 		require.NoError(t, err, u)
@@ -234,42 +234,42 @@ func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 func TestWebhookIgnoresProxyEnvironment(t *testing.T) {
 	t.Setenv("HTTP_PROXY", "http://203.0.113.9:3128")
 	t.Setenv("http_proxy", "http://203.0.113.9:3128")
-	secret := delivery.NewWebhookSecret()
+	secret := transport.NewWebhookSecret()
 	srv := receiver(t, secret, status(204, nil))
-	res, err := (&delivery.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, secret))
+	res, err := (&transport.WebhookClient{AllowPrivate: true}).Post(context.Background(), testWebhook(srv.URL, secret))
 	require.NoError(t, err)
 	require.Equal(t, 204, res.Status)
 }
 
 func TestWebhookBadInput(t *testing.T) {
 	t.Parallel()
-	secret := delivery.NewWebhookSecret()
-	for name, w := range map[string]delivery.Webhook{
+	secret := transport.NewWebhookSecret()
+	for name, w := range map[string]transport.Webhook{
 		"ftp url":    testWebhook("ftp://example.com/x", secret),
 		"no id":      {URL: "https://example.com", Payload: []byte("{}"), Secret: secret},
 		"bad secret": testWebhook("https://example.com", "whsec_tooshort"),
 	} {
-		_, err := (&delivery.WebhookClient{}).Post(context.Background(), w)
-		require.True(t, delivery.IsPermanent(err), name)
+		_, err := (&transport.WebhookClient{}).Post(context.Background(), w)
+		require.True(t, transport.IsPermanent(err), name)
 		require.NotContains(t, err.Error(), secret, name)
 	}
 }
 
 func TestWebhookSecret(t *testing.T) {
 	t.Parallel()
-	a, b := delivery.NewWebhookSecret(), delivery.NewWebhookSecret()
+	a, b := transport.NewWebhookSecret(), transport.NewWebhookSecret()
 	require.NotEqual(t, a, b)
 	require.True(t, strings.HasPrefix(a, "whsec_"))
 	require.Len(t, a, len("whsec_")+44) // base64 of 32 bytes
-	require.True(t, delivery.ValidWebhookSecret(a))
+	require.True(t, transport.ValidWebhookSecret(a))
 	for _, s := range []string{
 		"", "whsec_", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_!!!!",
 		"whsec_" + strings.Repeat("A", 28), // 21 bytes: too short
 		"whsec_" + strings.Repeat("A", 88), // 66 bytes: too long
 	} {
-		require.False(t, delivery.ValidWebhookSecret(s), s)
+		require.False(t, transport.ValidWebhookSecret(s), s)
 	}
-	require.True(t, delivery.ValidWebhookSecret("whsec_"+strings.Repeat("A", 32))) // 24 bytes
+	require.True(t, transport.ValidWebhookSecret("whsec_"+strings.Repeat("A", 32))) // 24 bytes
 }
 
 func TestCheckWebhookURL(t *testing.T) {
@@ -320,7 +320,7 @@ func TestCheckWebhookURL(t *testing.T) {
 		{"https://1.example/hook", false, ""},
 		{"https://hooks.example.co/x", false, ""},
 	} {
-		err := delivery.CheckWebhookURL(tc.url, tc.allowPrivate)
+		err := transport.CheckWebhookURL(tc.url, tc.allowPrivate)
 		if tc.msg == "" {
 			require.NoError(t, err, tc.url)
 			continue

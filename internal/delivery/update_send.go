@@ -1,4 +1,4 @@
-package dispatch
+package delivery
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/transport"
 	"fieldbrief/internal/updates"
 	"fieldbrief/views/mail"
 )
@@ -89,31 +89,31 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 // field validation allows would be several megabytes once encoded), it
 // lists half as many jobs, and so on until it fits, counting the rest
 // ("And 30 more: open your day"). l is the technician's reader.
-func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliveryRow, u updateContent, ex extras) (delivery.Message, error) {
+func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliveryRow, u updateContent, ex extras) (transport.Message, error) {
 	m := updateEmail(l, u, updates.ForTechnician(u.Rows))
 	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
-	id, err := delivery.MessageIDFor(d.Key, s.From)
+	id, err := transport.MessageIDFor(d.Key, s.From)
 	if err != nil {
-		return delivery.Message{}, err
+		return transport.Message{}, err
 	}
 	for {
 		var html bytes.Buffer
 		if err := mail.UpdateHTML(m).Render(ctx, &html); err != nil {
-			return delivery.Message{}, fmt.Errorf("render update email: %w", err)
+			return transport.Message{}, fmt.Errorf("render update email: %w", err)
 		}
-		msg := delivery.Message{
+		msg := transport.Message{
 			From: s.From, To: d.Recipient, Subject: mail.UpdateSubject(l, m.DateLabel), Text: mail.UpdateText(m),
 			HTML: html.String(), MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
 		}
-		size, err := delivery.Size(msg)
+		size, err := transport.Size(msg)
 		if err != nil {
-			return delivery.Message{}, err
+			return transport.Message{}, err
 		}
 		if size <= MaxEmailBytes {
 			return msg, nil
 		}
 		if len(m.Items) == 0 {
-			return delivery.Message{}, &delivery.Error{Permanent: true,
+			return transport.Message{}, &transport.Error{Permanent: true,
 				Detail: fmt.Sprintf("the update email is %d bytes listing no job, over the %d-byte bound", size, MaxEmailBytes)}
 		}
 		keep := len(m.Items) / 2
@@ -293,7 +293,7 @@ func (s *Sender) sendUpdateWebhook(ctx context.Context, d deliveryRow, u updateC
 	if err != nil {
 		return err
 	}
-	_, err = s.Webhooks.Post(ctx, delivery.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
+	_, err = s.Webhooks.Post(ctx, transport.Webhook{URL: d.Recipient, ID: d.Key, Payload: payload, Secret: secret})
 	return err
 }
 

@@ -1,4 +1,4 @@
-package dispatch
+package delivery
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/transport"
 	"fieldbrief/internal/updates"
 )
 
@@ -58,7 +58,7 @@ func TestUpdateEmailUnderMaxBytes(t *testing.T) {
 	for _, c := range []string{"😀", "&", "é"} {
 		m, err := s.updateMessage(context.Background(), i18n.English, d, longestChanges(t, 60, c), ex)
 		require.NoError(t, err, c)
-		size, err := delivery.Size(m)
+		size, err := transport.Size(m)
 		require.NoError(t, err)
 		require.LessOrEqual(t, size, int64(MaxEmailBytes), "%q: %d bytes", c, size)
 		require.Contains(t, m.Text, "jobs changed on your day", c)

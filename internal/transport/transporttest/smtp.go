@@ -1,8 +1,8 @@
-// Package deliverytest has test helpers for code that sends mail: an SMTP
+// Package transporttest has test helpers for code that sends mail: an SMTP
 // server on loopback that records what it accepts and can be told to
 // reject, the way a real one does with 451 (try later) or 550 (no such
 // mailbox), or to stall.
-package deliverytest
+package transporttest
 
 import (
 	"bytes"
@@ -58,7 +58,7 @@ func NewSMTPServer(t testing.TB) *SMTPServer {
 	srv.MaxMessageBytes = 10 << 20
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("deliverytest: listen: %v", err)
+		t.Fatalf("transporttest: listen: %v", err)
 	}
 	go srv.Serve(l)
 	t.Cleanup(func() { srv.Close() })
@@ -136,7 +136,7 @@ func (s *SMTPServer) WaitMessages(t testing.TB, n int, timeout time.Duration) []
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatalf("deliverytest: %d messages accepted after %v, want %d", got, timeout, n)
+			t.Fatalf("transporttest: %d messages accepted after %v, want %d", got, timeout, n)
 		}
 	}
 }
@@ -150,11 +150,11 @@ func (s *SMTPServer) RequireOneEach(t testing.TB, n int) {
 		received[strings.Join(m.To, ",")]++
 	}
 	if len(received) != n {
-		t.Fatalf("deliverytest: messages for %d recipients, want %d: %v", len(received), n, received)
+		t.Fatalf("transporttest: messages for %d recipients, want %d: %v", len(received), n, received)
 	}
 	for to, c := range received {
 		if c != 1 {
-			t.Fatalf("deliverytest: %d messages for %s, want 1", c, to)
+			t.Fatalf("transporttest: %d messages for %s, want 1", c, to)
 		}
 	}
 }

@@ -1,16 +1,16 @@
-package dispatch
+package delivery
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/transport"
 	"fieldbrief/views/mail"
 )
 
-// MaxEmailBytes bounds every email dispatch sends as the SMTP server
+// MaxEmailBytes bounds every email delivery sends as the SMTP server
 // receives it, headers and encoded parts included: the briefing's, a
 // dispatcher's or a technician's (fitEmail), and a technician's update
 // (updateMessage) (docs/guarantees.md, "Bounds").
@@ -26,16 +26,16 @@ var emailShortening = [][2]int{{25, 25}, {10, 10}, {5, 5}, {2, 2}, {0, 0}}
 // is over MaxEmailBytes it renders m again with shorter lists, saying so
 // at the top ("shortened to stay under 1 MB"), until it fits. It never
 // returns a message over MaxEmailBytes.
-func fitEmail(ctx context.Context, m mail.BriefingEmail, frame func(text, html string) delivery.Message) (delivery.Message, error) {
+func fitEmail(ctx context.Context, m mail.BriefingEmail, frame func(text, html string) transport.Message) (transport.Message, error) {
 	for level := 0; ; level++ {
 		var html bytes.Buffer
 		if err := mail.HTML(m).Render(ctx, &html); err != nil {
-			return delivery.Message{}, fmt.Errorf("render email: %w", err)
+			return transport.Message{}, fmt.Errorf("render email: %w", err)
 		}
 		msg := frame(mail.Text(m), html.String())
-		size, err := delivery.Size(msg)
+		size, err := transport.Size(msg)
 		if err != nil {
-			return delivery.Message{}, err
+			return transport.Message{}, err
 		}
 		if size <= MaxEmailBytes {
 			return msg, nil
@@ -47,7 +47,7 @@ func fitEmail(ctx context.Context, m mail.BriefingEmail, frame func(text, html s
 		case len(m.Routes) > 0:
 			m.Routes = nil
 		default:
-			return delivery.Message{}, &delivery.Error{Permanent: true,
+			return transport.Message{}, &transport.Error{Permanent: true,
 				Detail: fmt.Sprintf("the email is %d bytes with every list empty, over the %d-byte bound", size, MaxEmailBytes)}
 		}
 	}

@@ -1,4 +1,4 @@
-package dispatch
+package delivery
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/transport"
 )
 
 // deliveryRow is a delivery as its task reads it, locked.
@@ -69,13 +69,13 @@ func classify(err error, final bool) (outcome, code, detail string) {
 	if err == nil {
 		return AttemptSent, "", ""
 	}
-	var de *delivery.Error
+	var de *transport.Error
 	if errors.As(err, &de) {
 		code, detail = de.Code, de.Detail
 	} else {
 		detail = clipDetail(err.Error())
 	}
-	if delivery.IsPermanent(err) || final {
+	if transport.IsPermanent(err) || final {
 		return AttemptFailed, code, detail
 	}
 	return AttemptRetry, code, detail
@@ -126,7 +126,7 @@ func riverResult(sendErr error, outcome string) error {
 	case outcome == AttemptFailed:
 		return river.JobCancel(sendErr)
 	}
-	if ra := delivery.RetryAfter(sendErr); ra > 0 {
+	if ra := transport.RetryAfter(sendErr); ra > 0 {
 		return river.JobSnooze(min(ra, maxRetryAfter))
 	}
 	return sendErr

@@ -3,7 +3,7 @@
 // posts a signed webhook, and it says of every failure whether a retry can
 // help. It knows nothing about briefings: callers build the Message or the
 // Webhook payload. See docs/delivery.md.
-package delivery
+package transport
 
 import (
 	"crypto/sha256"
