@@ -68,7 +68,7 @@ func testConfig() config.Web {
 		// slot and wait for locks as long as a busy machine makes them
 		// (the defaults, 50 ms and 4 s, answered 503 to tests sending a
 		// few requests at once inside the loaded suite). The tests of the
-		// bounds set their own (overload_test.go, bounds_review_test.go).
+		// bounds set their own (overload_test.go, wait_bounds_test.go).
 		QueueWait:   time.Minute,
 		LockTimeout: time.Minute,
 	}
