@@ -114,7 +114,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 			res.Stalled = true
 			return res, nil
 		}
-		if st.overdue > 0 && w.working.empty() && time.Since(lastChange) > riverStallAfter && time.Since(lastRestart) > riverStallAfter {
+		if st.unstarted > 0 && w.working.empty() && time.Since(lastChange) > riverStallAfter && time.Since(lastRestart) > riverStallAfter {
 			// Tasks wait that River should have fetched or scheduled long
 			// ago, and this process works none: a connection lost while
 			// River started can leave its client running without its
@@ -122,7 +122,7 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 			// LISTEN for a shutdown and quietly stop; River v0.51.1,
 			// producer.StartWorkContext, Elector.Start). A new client
 			// starts them again.
-			w.Log.Warn("worker -once: River is not working the tasks due; restarting its client", "overdue", st.overdue, "open", st.open)
+			w.Log.Warn("worker -once: River is not working the tasks due; restarting its client", "unstarted", st.unstarted, "open", st.open)
 			if err := w.restartRiver(ctx, false); err != nil {
 				return res, err
 			}
@@ -138,20 +138,20 @@ func (w *Worker) RunOnce(ctx context.Context, now time.Time, wait time.Duration)
 // client works the tasks due (watchRiver).
 const watchEvery = 30 * time.Second
 
-// overdueSQL counts the tasks of our kinds ($1) River should have taken long
+// unstartedSQL counts the tasks of our kinds ($1) River should have taken long
 // ago: available for 30 s (every replica fetches every second), or due for
 // a retry a minute ago (the leader schedules every 5 s; a new leader takes
 // over within 15 s).
-const overdueSQL = `
+const unstartedSQL = `
 SELECT count(*) FROM river_job
  WHERE kind = ANY($1)
    AND ((state = 'available' AND scheduled_at < now() - interval '30 seconds')
         OR (state IN ('retryable', 'scheduled') AND scheduled_at < now() - interval '1 minute'))`
 
 // watchRiver restarts the long-running worker's River client when it
-// started no task for watchEvery while tasks are overdue: a connection lost
+// started no task for watchEvery while tasks wait past their time: a connection lost
 // while River started can leave its producer or its elector stopped while
-// the client runs on (see RunOnce). A healthy client with tasks overdue
+// the client runs on (see RunOnce). A healthy client with tasks waiting past their time
 // starts some within a second; other replicas may be busy, this one is not.
 // A new client starts on startCtx, like the first one: the watch's own
 // context ends with Stop, which must not cut the client's tasks short.
@@ -170,18 +170,18 @@ func (w *Worker) watchRiver(ctx, startCtx context.Context) {
 		if started = w.working.startedCount(); started != before || !w.working.empty() {
 			continue
 		}
-		var overdue int
-		if err := w.DB.QueryRow(ctx, overdueSQL, w.kinds).Scan(&overdue); err != nil || overdue == 0 {
+		var unstarted int
+		if err := w.DB.QueryRow(ctx, unstartedSQL, w.kinds).Scan(&unstarted); err != nil || unstarted == 0 {
 			continue // a lost connection: River and the next check retry
 		}
-		w.Log.Warn("River started no task while tasks are overdue; restarting its client", "overdue", overdue)
+		w.Log.Warn("River started no task while tasks wait past their time; restarting its client", "unstarted", unstarted)
 		if err := w.restartRiver(startCtx, true); err != nil {
 			w.Log.Error("restart river", "error", err) // the next check tries again
 		}
 	}
 }
 
-// riverStallAfter is how long tasks may stay overdue (available, or due for
+// riverStallAfter is how long tasks may wait past their time (available, or due for
 // a retry, see openTasksSQL) with nothing of ours changing before RunOnce
 // restarts its River client. River fetches every second at the latest, and
 // its leader schedules retries every 5 s; a new leader takes over a dead
@@ -239,14 +239,14 @@ SELECT count(*) FILTER (WHERE
 
 // openState is what openTasksSQL found.
 type openState struct {
-	open     int    // tasks RunOnce waits for
-	progress string // changes whenever any unfinished task of ours does
-	overdue  int    // tasks River should have fetched or scheduled by now
+	open      int    // tasks RunOnce waits for
+	progress  string // changes whenever any unfinished task of ours does
+	unstarted int    // tasks River should have fetched or scheduled by now
 }
 
 func (w *Worker) openTasks(ctx context.Context, wait time.Duration) (st openState, err error) {
 	err = w.DB.QueryRow(ctx, openTasksSQL, w.kinds, wait.Seconds(), w.working.ids(), rescueWithin.Seconds(), w.client.ID()).
-		Scan(&st.open, &st.progress, &st.overdue)
+		Scan(&st.open, &st.progress, &st.unstarted)
 	if err != nil {
 		return st, fmt.Errorf("count open tasks: %w", err)
 	}
