@@ -266,25 +266,9 @@ func readAPIBody(c echo.Context, v any) error {
 			return err
 		}
 	}
-	if r.ContentLength > maxAPIBody {
-		return errAPIBodyTooLarge
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxAPIBody))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		return errAPIBodyTooLarge
-	}
+	body, err := readJSONObject(c, "The body must be one JSON object.")
 	if err != nil {
-		return fmt.Errorf("read request body: %w", err)
-	}
-	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return apperr.Errorf(apperr.Invalid, "The body must be one JSON object.")
-	}
-	// What encoding/json would read silently (a member given twice or in
-	// two cases, text that is not UTF-8) is refused first: strictjson says
-	// why a pre-scan of the tokens is needed.
-	if p := strictjson.Check(body); p != nil {
-		return jsonProblem(p)
+		return err
 	}
 	// Every member that is not a field, by its exact name, is named at
 	// once: a client fixes them all in one round (encoding/json's
@@ -295,8 +279,43 @@ func readAPIBody(c echo.Context, v any) error {
 			return err
 		}
 	}
+	return decodeOne(body, v, true)
+}
+
+// readJSONObject is what every JSON body the API takes goes through first
+// (a PUT's, readAPIBody; a PATCH's, readMergePatch): at most maxAPIBody
+// bytes (413), one JSON object (422 with notObject otherwise), and nothing
+// encoding/json would read silently (a member given twice or in two cases,
+// text that is not UTF-8: strictjson says why a pre-scan of the tokens is
+// needed). The caller has checked the Content-Type.
+func readJSONObject(c echo.Context, notObject string) ([]byte, error) {
+	r := c.Request()
+	if r.ContentLength > maxAPIBody {
+		return nil, errAPIBodyTooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxAPIBody))
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return nil, errAPIBodyTooLarge
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read request body: %w", err)
+	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, apperr.Errorf(apperr.Invalid, "%s", notObject)
+	}
+	if p := strictjson.Check(body); p != nil {
+		return nil, jsonProblem(p)
+	}
+	return body, nil
+}
+
+// decodeOne decodes body, one JSON value with nothing after it, into v;
+// strict refuses members v has no field for.
+func decodeOne(body []byte, v any, strict bool) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)
 	}

@@ -3,10 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fieldbrief/internal/strictjson"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"reflect"
@@ -176,11 +173,7 @@ func (p *preconditions) failed(c echo.Context, err error) error {
 // maxAPIBody bytes, one JSON object (RFC 7396: a patch that is not an
 // object would replace the whole record, which PUT is for). Its members,
 // null ones included, are checked by decodePatchMembers.
-//
-// Kept apart from readAPIBody, which reads PUT bodies, so that the two can
-// change apart; checks of the raw bytes added there (duplicate keys, keys
-// differing only in case, invalid UTF-8) belong here too. Member names are
-// matched exactly here already (decodePatchMembers).
+// The bytes are read and checked as every body is (readJSONObject).
 func readMergePatch(c echo.Context) (map[string]json.RawMessage, error) {
 	r := c.Request()
 	mt, params, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
@@ -191,31 +184,13 @@ func readMergePatch(c echo.Context) (map[string]json.RawMessage, error) {
 	if err := utf8Only(params); err != nil {
 		return nil, err
 	}
-	if r.ContentLength > maxAPIBody {
-		return nil, errAPIBodyTooLarge
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), r.Body, maxAPIBody))
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return nil, errAPIBodyTooLarge
-	}
+	body, err := readJSONObject(c, "A merge patch must be one JSON object.")
 	if err != nil {
-		return nil, fmt.Errorf("read request body: %w", err)
-	}
-	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil, apperr.Errorf(apperr.Invalid, "A merge patch must be one JSON object.")
-	}
-	// The same pre-scan as every other body: a member given twice or in
-	// two cases, or text that is not UTF-8, is 422 naming the member.
-	if p := strictjson.Check(body); p != nil {
-		return nil, jsonProblem(p)
+		return nil, err
 	}
 	var patch map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&patch); err != nil {
-		return nil, jsonError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, apperr.Errorf(apperr.Invalid, "The body must be one JSON object with nothing after it.")
+	if err := decodeOne(body, &patch, false); err != nil {
+		return nil, err
 	}
 	return patch, nil
 }
