@@ -16,7 +16,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/api"
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/testutil"
 )
