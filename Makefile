@@ -24,7 +24,7 @@ SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick inte
 # make test: the packages with concurrency of their own, tested with the race
 # detector (docs/testing.md, "The race detector"); internal/worker since its
 # update tests run on a fake clock, not on the hour they run at.
-RACE_PKGS     := internal/tick internal/database internal/worker
+RACE_PKGS     := internal/tick internal/database internal/worker internal/api internal/httpkit
 BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/api/... ./internal/field/... ./internal/fieldimport/...

@@ -84,12 +84,12 @@ func setupDeps(t testing.TB, adjust func(*Deps)) *fixture {
 	// and a GET's reads in one read-only transaction on the primary.
 	never, always := func(echo.Context) bool { return false }, func(echo.Context) bool { return true }
 	reads := &httpkit.Reads{DB: db, Skip: never, Primary: always, Untracked: always}
-	// Its lock bound a guard, not a measure of speed: writers of one
-	// record queue on its lock as long as a busy machine makes them (the
-	// server's 4 s answered 503 to TestAPIIfNoneMatchStarCreatesOnly's
-	// eight PUTs inside the loaded suite); internal/web tests the bounds.
-	f.echo.Use(httpkit.Bound(database.Limits{Lock: time.Minute, Statement: httpkit.DefaultStatementTimeout},
-		httpkit.DefaultRequestTimeout, nil), reads.Tx)
+	// Its bounds guards, not measures of speed: writers of one record
+	// queue on its lock, and statements run, as long as a busy machine
+	// makes them (the server's 4 s lock bound answered 503 to
+	// TestAPIIfNoneMatchStarCreatesOnly's eight PUTs inside the loaded
+	// suite); internal/web tests the bounds themselves.
+	f.echo.Use(httpkit.Bound(database.Limits{Lock: time.Minute, Statement: time.Minute}, 2*time.Minute, nil), reads.Tx)
 	f.srv.Routes(f.echo.Group("/api/v1"))
 	f.ts = httptest.NewServer(httpkit.HeadAsGet(f.echo))
 	t.Cleanup(f.ts.Close)

@@ -65,12 +65,16 @@ func testConfig() config.Web {
 		MaxLoginFailuresPerAccount: 100,
 		MaxLoginFailuresPerClient:  300,
 		// Guards, not measures of speed: a test's requests queue for a
-		// slot and wait for locks as long as a busy machine makes them
-		// (the defaults, 50 ms and 4 s, answered 503 to tests sending a
-		// few requests at once inside the loaded suite). The tests of the
-		// bounds set their own (overload_test.go, wait_bounds_test.go).
-		QueueWait:   time.Minute,
-		LockTimeout: time.Minute,
+		// slot, wait for locks and run their statements as long as a busy
+		// machine makes them (the defaults, 50 ms, 4 s, 10 s and 12 s,
+		// answered 503 inside the loaded suite: to tests sending a few
+		// requests at once, and to TestHugeBriefingIsBounded's 12 MB
+		// briefing). The tests of the bounds set their own
+		// (overload_test.go, wait_bounds_test.go).
+		QueueWait:        time.Minute,
+		LockTimeout:      time.Minute,
+		StatementTimeout: time.Minute,
+		RequestTimeout:   2 * time.Minute,
 	}
 }
 

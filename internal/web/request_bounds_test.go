@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/config"
 	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/tick"
 )
@@ -249,7 +250,7 @@ func (f *fixture) waitersOnRowLocks() int {
 // key is held, and the PATCH answers 503 with Retry-After within its
 // bound, changing nothing.
 func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
-	f := setupConfig(t, nil)
+	f := setupConfig(t, serverLockBound)
 	ctx := context.Background()
 	tickKey, err := pglock.LockKey(pglock.LockTick, 0)
 	require.NoError(t, err)
@@ -303,12 +304,17 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 	require.Equal(t, http.StatusOK, ok.Code, ok.Body)
 }
 
+// serverLockBound gives a fixture the server's own lock bound
+// (httpkit.DefaultLockTimeout), not the fixture's minute (testConfig): for
+// the tests of what that bound does.
+func serverLockBound(c *config.Web) { c.LockTimeout = 0 }
+
 // TestPageBlockedOnARowAnswers503: a board change of a job whose row
 // another transaction holds answers 503 with Retry-After, in the reader's
 // words, once its lock wait runs out, while the row is still held; nothing
 // changed. Through htmx, as the board sends it, and as a plain form.
 func TestPageBlockedOnARowAnswers503(t *testing.T) {
-	f := setup(t)
+	f := setupConfig(t, serverLockBound)
 	ctx := context.Background()
 	job := f.api(f.newToken(f.orgA, "crm")).put("/api/v1/jobs/J-1",
 		map[string]any{"customer": "Held", "arrival_start": "2026-03-04T09:00", "arrival_end": "2026-03-04T10:00"})
