@@ -112,7 +112,7 @@ func TestTechnicianRetryKeepsMessageID(t *testing.T) {
 	f.tick(now)
 
 	require.Eventually(t, func() bool { return f.deliveryStates(org)["ana@acme.test"] == "sent/2" },
-		30*time.Second, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
+		settle, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
 	msgs := sink.Messages()
 	require.Len(t, msgs, 1)
 	require.Equal(t, []string{"retry 451", "sent "}, f.attemptList(org))

@@ -189,7 +189,7 @@ func TestEmailTemporaryThenAccepted(t *testing.T) {
 	f.tick(utc("2026-03-10T07:00:00Z"))
 
 	require.Eventually(t, func() bool { return f.deliveryStates(org)["greylisted@acme.test"] == "sent/2" },
-		30*time.Second, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
+		settle, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
 	require.Equal(t, 2, sink.Attempts())
 	msgs := sink.Messages()
 	require.Len(t, msgs, 1)
@@ -269,7 +269,7 @@ func TestWebhookDeliveryRetriesWithOneID(t *testing.T) {
 	t.Cleanup(func() { _ = w.Stop(context.WithoutCancel(t.Context())) })
 	f.tick(utc("2026-03-10T07:00:00Z"))
 	require.Eventually(t, func() bool { return f.deliveryStates(org)[hook.URL+"/fieldbrief"] == "sent/3" },
-		60*time.Second, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
+		settle, 50*time.Millisecond, "states: %v", f.deliveryStates(org))
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, ids, 3)

@@ -24,6 +24,14 @@ type fixture struct {
 	deliveries *delivery.Store
 }
 
+// settle is how long a test waits for what the worker does in the
+// background (a generation, a delivery, a retry) to happen: a guard
+// against a hang, not a measure of speed. Inside the loaded suite, under
+// the race detector, a technician's retried email took more than the 30 s
+// that TestTechnicianRetryKeepsMessageID once allowed (docs/testing.md,
+// "How make test schedules them").
+const settle = 5 * time.Minute
+
 func setup(t *testing.T) *fixture {
 	f := testutil.Setup(t)
 	store, err := briefing.NewStore(f.DB)

@@ -262,7 +262,7 @@ func TestWorkerStartStop(t *testing.T) {
 	require.Eventually(t, func() bool {
 		got, err := f.store.Get(f.Ctx, org, b.Date)
 		return err == nil && got.Status == briefing.StatusReady
-	}, 10*time.Second, 20*time.Millisecond)
+	}, settle, 20*time.Millisecond)
 
 	// The next generation blocks on its first technicians query while this lock lasts.
 	lock, err := f.DB.Begin(f.Ctx)
@@ -275,7 +275,7 @@ func TestWorkerStartStop(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return f.Count(`SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'technicians'::regclass
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`) > 0
-	}, 10*time.Second, 10*time.Millisecond, "the job never started generating")
+	}, settle, 10*time.Millisecond, "the job never started generating")
 
 	stopCtx, cancel := context.WithTimeout(f.Ctx, 50*time.Millisecond)
 	defer cancel()

@@ -48,7 +48,7 @@ func TestLifelineStalledWorkerSendsOnce(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return f.Count(`SELECT count(*) FROM river_job WHERE kind = 'send_briefing_email' AND state = 'running'
 		                  AND attempted_by[cardinality(attempted_by)] = 'second'`) == orgs
-	}, time.Minute, 10*time.Millisecond)
+	}, settle, 10*time.Millisecond)
 	sink.Release()
 	require.NoError(t, <-stalledDone)
 	require.NoError(t, <-secondDone)
@@ -211,7 +211,7 @@ func sendsOnTheirWay(t *testing.T, orgs int) (f *fixture, sink *transporttest.SM
 	w.Concurrency = orgs
 	done = make(chan error, 1)
 	go func() { _, err := w.RunOnce(f.Ctx, sendsAt, time.Minute); done <- err }()
-	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, time.Minute, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return sink.Attempts() >= orgs }, settle, 10*time.Millisecond)
 	return f, sink, w, done
 }
 

@@ -199,12 +199,12 @@ func TestRestoreDrill(t *testing.T) {
 			var n int
 			require.NoError(t, db.QueryRow(ctx, `SELECT count(*) FROM ff_briefings`).Scan(&n))
 			return n == before+want
-		}, 5*time.Second, 20*time.Millisecond, "at %v: want %d briefings fired", now, want)
+		}, settle, 20*time.Millisecond, "at %v: want %d briefings fired", now, want)
 	}
 	waitDeliveries := func(db *pgxpool.Pool, o *org, want ...string) {
 		t.Helper()
 		require.Eventually(t, func() bool { return strings.Join(deliveryOf(t, ctx, db, o.id), ",") == strings.Join(want, ",") },
-			15*time.Second, 50*time.Millisecond, "%s: %v, want %v", o.slug, deliveryOf(t, ctx, db, o.id), want)
+			settle, 50*time.Millisecond, "%s: %v, want %v", o.slug, deliveryOf(t, ctx, db, o.id), want)
 	}
 
 	// Before the backup: alpha's briefing is generated and emailed; bravo's
@@ -224,12 +224,12 @@ func TestRestoreDrill(t *testing.T) {
 	waitDeliveries(f.DB, bravo, day1+" pending/1")
 	require.Eventually(t, func() bool {
 		return f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'retryable'`, delivery.SendBriefingEmailArgs{}.Kind()) == 1
-	}, 15*time.Second, 50*time.Millisecond)
+	}, settle, 50*time.Millisecond)
 	// delta's email is in flight: the SMTP server holds its RCPT TO.
 	sink.Hold()
 	attempts := sink.Attempts()
 	fires(f.DB, at(day1, "08:30"), 1)
-	require.Eventually(t, func() bool { return sink.Attempts() > attempts }, 15*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return sink.Attempts() > attempts }, settle, 50*time.Millisecond)
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM river_job WHERE kind = $1 AND state = 'running'`, delivery.SendBriefingEmailArgs{}.Kind()))
 
 	// The backup, taken while the worker runs: pg_dump reads one snapshot
@@ -313,7 +313,7 @@ func TestRestoreDrill(t *testing.T) {
 	waitDeliveries(restored, charlie, day1+" sent/1")
 	require.Eventually(t, func() bool {
 		return strings.Join(deliveryOf(t, ctx, restored, delta.id), ",") == day1+" sent/1"
-	}, 45*time.Second, 100*time.Millisecond, "delta: %v", deliveryOf(t, ctx, restored, delta.id))
+	}, settle, 100*time.Millisecond, "delta: %v", deliveryOf(t, ctx, restored, delta.id))
 	t.Logf("in-flight task rescued and sent %v after the worker started", time.Since(workerStarted).Round(time.Millisecond))
 	fires(restored, at(day1, "09:05"), 0)
 

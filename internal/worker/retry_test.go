@@ -157,7 +157,7 @@ func TestWorkerSurvivesTerminatedConnections(t *testing.T) {
 	require.Eventually(t, func() bool {
 		got, err := f.store.Get(ctx, org, b.Date)
 		return err == nil && got.Status == briefing.StatusReady
-	}, time.Minute, 50*time.Millisecond, "logs: %s", &logs)
+	}, settle, 50*time.Millisecond, "logs: %s", &logs)
 
 	stopCtx, stop := context.WithTimeout(ctx, 10*time.Second)
 	defer stop()

@@ -89,7 +89,7 @@ func TestChangeWhileTheBriefingIsMadeIsAnUpdate(t *testing.T) {
 	_, err := hold.Exec(f.Ctx, `SELECT FROM ff_briefings WHERE org_id = $1 FOR SHARE`, d.org)
 	require.NoError(t, err)
 	done := d.runBrieflyAsync()
-	require.Eventually(t, func() bool { return f.blockedBy(pid) }, 30*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return f.blockedBy(pid) }, settle, 10*time.Millisecond,
 		"the generation reads the day, then waits for its briefing's row")
 
 	_, err = d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
@@ -168,7 +168,7 @@ func TestChangeInFlightWhenTheTickFires(t *testing.T) {
 	require.Eventually(t, func() bool {
 		tickWaited = f.blockedBy(pid)
 		return tickWaited || f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND delivered_revision IS NOT NULL`, d.org) > 0
-	}, 30*time.Second, 10*time.Millisecond)
+	}, settle, 10*time.Millisecond)
 	require.NoError(t, write.Commit(f.Ctx))
 	require.NoError(t, <-done)
 	f.wakeUpdates()
