@@ -18,7 +18,9 @@ package testdb
 import (
 	"bytes"
 	"context"
+	cryptorand "crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -34,6 +36,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
@@ -104,7 +107,7 @@ var (
 // connection string. It is dropped when the test passes.
 func URL(t testing.TB) string {
 	t.Helper()
-	return pgtestdb.Custom(t, serverConfig(t), migrator{}).URL()
+	return instance(t, serverConfig(t), migrator{})
 }
 
 // URLOn is URL on the server at serverURL instead of the test server: for
@@ -115,7 +118,98 @@ func URLOn(t testing.TB, serverURL string) string {
 	if err != nil {
 		t.Fatalf("testdb: %v", err)
 	}
-	return pgtestdb.Custom(t, cfg, migrator{server: net.JoinHostPort(cfg.Host, cfg.Port)}).URL()
+	return instance(t, cfg, migrator{server: net.JoinHostPort(cfg.Host, cfg.Port)})
+}
+
+// A test's database is a copy of the template made with STRATEGY FILE_COPY.
+//
+// pgtestdb builds the template (once per hash, under an advisory lock, so
+// the suite's packages build it once between them) and makes the first
+// test's database of each process; it clones with CREATE DATABASE's
+// default strategy, WAL_LOG, which copies every page of the template's
+// 2,200 relations through the buffer pool and the WAL. FILE_COPY copies
+// the files: 83 ms of the server's CPU for a create and drop against 160 ms
+// (docs/benchmarks.md, "The test suite"), and a run makes about 1,250.
+// pgtestdb has no option for the strategy, so the later copies are ours.
+type cloner struct {
+	mu    sync.Mutex
+	inst  pgtestdb.Config // pgtestdb's first instance: user, options, template's name
+	tpl   string
+	admin *pgxpool.Pool // the server's maintenance database, as the superuser
+}
+
+var cloners = struct {
+	sync.Mutex
+	by map[string]*cloner // by migrator hash input (the server)
+}{by: map[string]*cloner{}}
+
+func instance(t testing.TB, cfg pgtestdb.Config, m migrator) string {
+	t.Helper()
+	cloners.Lock()
+	c := cloners.by[m.server]
+	if c == nil {
+		c = &cloner{}
+		cloners.by[m.server] = c
+	}
+	cloners.Unlock()
+
+	c.mu.Lock()
+	if c.tpl == "" {
+		// Unlocked on every path, t.Fatalf's Goexit included.
+		defer c.mu.Unlock()
+		inst := pgtestdb.Custom(t, cfg, m)
+		tpl, _, ok := strings.Cut(inst.Database, "_inst_")
+		if !ok {
+			t.Fatalf("testdb: pgtestdb's database %q is not named <template>_inst_<id>", inst.Database)
+		}
+		admin, err := pgxpool.New(context.Background(), cfg.URL())
+		if err != nil {
+			t.Fatalf("testdb: open the server's maintenance pool: %v", err)
+		}
+		c.inst, c.tpl, c.admin = *inst, tpl, admin
+		return inst.URL()
+	}
+	c.mu.Unlock()
+	return c.clone(t)
+}
+
+func (c *cloner) clone(t testing.TB) string {
+	t.Helper()
+	id := make([]byte, 4)
+	if _, err := cryptorand.Read(id); err != nil {
+		t.Fatalf("testdb: %v", err)
+	}
+	conf := c.inst
+	conf.Database = c.tpl + "_inst_" + hex.EncodeToString(id)
+	ctx := context.Background()
+	create := fmt.Sprintf(`CREATE DATABASE %s TEMPLATE %s OWNER %s STRATEGY FILE_COPY`,
+		pgx.Identifier{conf.Database}.Sanitize(), pgx.Identifier{c.tpl}.Sanitize(), pgx.Identifier{conf.User}.Sanitize())
+	if err := c.exec(ctx, create); err != nil {
+		t.Fatalf("testdb: create %s from %s: %v", conf.Database, c.tpl, err)
+	}
+	t.Cleanup(func() {
+		// A failed test's database stays for a look, as pgtestdb leaves it.
+		if t.Failed() {
+			t.Logf("testdb: kept %s", conf.URL())
+			return
+		}
+		drop := `DROP DATABASE IF EXISTS ` + pgx.Identifier{conf.Database}.Sanitize() + ` WITH (FORCE)`
+		if err := c.exec(ctx, drop); err != nil {
+			t.Errorf("testdb: drop %s: %v", conf.Database, err)
+		}
+	})
+	return conf.URL()
+}
+
+// exec runs sql on the maintenance pool, once more on a new connection when
+// the server closed the one it took (internal/chaos restarts its cluster).
+func (c *cloner) exec(ctx context.Context, sql string) error {
+	_, err := c.admin.Exec(ctx, sql)
+	var pgErr *pgconn.PgError
+	if err != nil && !errors.As(err, &pgErr) {
+		_, err = c.admin.Exec(ctx, sql)
+	}
+	return err
 }
 
 // New creates an isolated, migrated database for this test and returns a pool

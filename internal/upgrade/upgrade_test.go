@@ -62,12 +62,15 @@ func TestUpgrade(t *testing.T) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
-	for _, b := range []struct{ name, src string }{{"old", oldSrc}, {"new", root}} {
+	for _, b := range []struct {
+		name, src string
+		trimpath  bool
+	}{{"old", oldSrc, true}, {"new", root, false}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			out := filepath.Join(dir, b.name)
-			if err := goBuild(b.src, out); err != nil {
+			if err := goBuild(b.src, out, b.trimpath); err != nil {
 				errs <- fmt.Errorf("%s (%s): %w", b.name, b.src, err)
 				return
 			}
@@ -326,7 +329,14 @@ func archive(t *testing.T, root, tag, dir string) {
 // goBuild builds cmd/web and cmd/worker of the module in src into out,
 // with the same module and build caches as this test: an old tree needs
 // its own dependencies, fetched from the module proxy when not cached.
-func goBuild(src, out string) error {
+//
+// trimpath is for the old tree, which lies in a new temporary directory
+// each run: without it the build cache keys its packages by that directory
+// and every run compiled the whole old release again (about 110 s of CPU
+// on the 2-core machine, docs/benchmarks.md "The test suite"); with it the
+// second run links from the cache (5 s). HEAD's tree is built without it,
+// so it shares the packages the other tests compiled.
+func goBuild(src, out string, trimpath bool) error {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		goCmd = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
@@ -334,7 +344,12 @@ func goBuild(src, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.Command(goCmd, "build", "-buildvcs=false", "-o", out+string(filepath.Separator), "./cmd/web", "./cmd/worker")
+	args := []string{"build", "-buildvcs=false"}
+	if trimpath {
+		args = append(args, "-trimpath")
+	}
+	args = append(args, "-o", out+string(filepath.Separator), "./cmd/web", "./cmd/worker")
+	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = src
 	// An old go.mod may name an older toolchain: build with this one.
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
