@@ -145,8 +145,8 @@ func startBrowser() (context.Context, func(), error) {
 	go func() { started <- chromedp.Do(ctx) }()
 	select {
 	case err = <-started:
-	case <-time.After(30 * time.Second):
-		err = errors.New("timed out after 30s")
+	case <-time.After(testutil.Settle):
+		err = fmt.Errorf("timed out after %v", testutil.Settle)
 	}
 	if err != nil {
 		stop()

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldbrief/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,7 +44,7 @@ func TestKilledWorkerRescuedByLifeline(t *testing.T) {
 		require.NoError(t, db.QueryRow(t.Context(), `SELECT count(*) FROM ff_deliveries WHERE state = 'sent'`).Scan(&n))
 		return n
 	}
-	require.Eventually(t, func() bool { return sent() == orgs }, 2*time.Minute, 100*time.Millisecond, "sent: %d", sent())
+	require.Eventually(t, func() bool { return sent() == orgs }, testutil.Settle, 100*time.Millisecond, "sent: %d", sent())
 	require.NoError(t, fresh.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, fresh.Wait())
 

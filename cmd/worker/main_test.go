@@ -408,7 +408,7 @@ func TestKilledDuringDelivery(t *testing.T) {
 		return s
 	}
 	want := fmt.Sprintf("sent %d", 2*orgs)
-	require.Eventually(t, func() bool { return states() == want }, 2*time.Minute, 100*time.Millisecond, "deliveries: %s", states())
+	require.Eventually(t, func() bool { return states() == want }, testutil.Settle, 100*time.Millisecond, "deliveries: %s", states())
 	require.NoError(t, fresh.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, fresh.Wait())
 

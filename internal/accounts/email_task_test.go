@@ -86,7 +86,7 @@ func TestOutboxCopyWithholdsTheToken(t *testing.T) {
 	require.NoError(t, err)
 	w := &worker.Worker{DB: db, Log: log, Sender: sender}
 	require.NoError(t, w.Start(ctx))
-	require.Eventually(t, func() bool { return count(t, db, `SELECT count(*) FROM mail_outbox`) == 2 }, 30*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return count(t, db, `SELECT count(*) FROM mail_outbox`) == 2 }, testutil.Settle, 20*time.Millisecond)
 	require.NoError(t, w.Stop(ctx))
 
 	for _, c := range []struct{ rcpt, subject, path, table string }{

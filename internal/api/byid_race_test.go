@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldbrief/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,7 +49,7 @@ func TestAPIPutByIDKeepsAReferenceAttachedMeanwhile(t *testing.T) {
 			code, h, body, err := rawAPI(f.ts.URL, token, http.MethodPut, c.path, "application/json", c.body)
 			done <- rawAnswer{code, h, body, err, time.Since(start)}
 		}()
-		require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, 10*time.Second, 10*time.Millisecond,
+		require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, testutil.Settle, 10*time.Millisecond,
 			"the PUT read the record without a reference and waits on its row")
 		require.NoError(t, holder.Commit(ctx))
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldbrief/internal/testutil"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,7 +29,7 @@ func TestHashGate(t *testing.T) {
 		}
 		got <- err
 	}()
-	require.Eventually(t, func() bool { return g.waiting.Load() == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return g.waiting.Load() == 1 }, testutil.Settle, time.Millisecond)
 	_, err = g.Acquire(ctx)
 	require.ErrorIs(t, err, ErrBusy, "the queue is full")
 	require.Equal(t, int64(1), g.waiting.Load(), "a refused caller leaves no trace in the queue")

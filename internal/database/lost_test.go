@@ -15,6 +15,7 @@ import (
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 func TestConnectionLostClassifies(t *testing.T) {
@@ -42,7 +43,7 @@ func TestConnectionLostClassifies(t *testing.T) {
 // The real thing: a session ended by the server is reported as lost.
 func TestConnectionLostOnTerminatedSession(t *testing.T) {
 	pool := testdb.New(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Settle)
 	defer cancel()
 	conn, err := pool.Acquire(ctx)
 	require.NoError(t, err)
@@ -96,7 +97,7 @@ func TestRetryTransientWaitsForAConnectionSlot(t *testing.T) {
 			return c.Close(ctx)
 		})
 	}()
-	require.Eventually(t, func() bool { return refused.Load() >= 1 }, 30*time.Second, 10*time.Millisecond, "a refused attempt")
+	require.Eventually(t, func() bool { return refused.Load() >= 1 }, testutil.Settle, 10*time.Millisecond, "a refused attempt")
 	require.NoError(t, held.Close(ctx))
 	require.NoError(t, <-connected)
 	require.GreaterOrEqual(t, refused.Load(), int32(1))

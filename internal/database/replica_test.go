@@ -18,6 +18,7 @@ import (
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 // TestBehindPooler: behind a pooler the pool uses the unnamed statement,
@@ -128,7 +129,7 @@ func TestReplicaLagByPrimaryPosition(t *testing.T) {
 	requireState(t, watch, database.ReplicaOK)
 	committed, err := database.CommittedPosition(ctx, primary)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { watch.State(ctx); return watch.Replayed(committed) }, 10*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { watch.State(ctx); return watch.Replayed(committed) }, testutil.Settle, 20*time.Millisecond)
 }
 
 // requireState: the replica's state becomes want within 10 s.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"fieldbrief/internal/testutil"
 	"github.com/labstack/echo/v4"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
@@ -41,9 +42,9 @@ func TestAdmissionShedsAtOnce(t *testing.T) {
 	a := NewAdmission(1, 1, time.Hour)
 	hold := make(chan struct{})
 	first, _ := serve(a, "/page", hold)
-	require.Eventually(t, func() bool { return a.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return a.running.Load() == 1 }, testutil.Settle, time.Millisecond)
 	second, _ := serve(a, "/page", hold)
-	require.Eventually(t, func() bool { return a.waiting.Load() == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return a.waiting.Load() == 1 }, testutil.Settle, time.Millisecond)
 
 	before := shedCount(t, shedQueueFull)
 	third, rec := serve(a, "/page", hold)
@@ -67,7 +68,7 @@ func TestAdmissionQueueWaitBounded(t *testing.T) {
 	a := NewAdmission(1, 4, time.Millisecond)
 	hold := make(chan struct{})
 	first, _ := serve(a, "/page", hold)
-	require.Eventually(t, func() bool { return a.running.Load() == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return a.running.Load() == 1 }, testutil.Settle, time.Millisecond)
 	before := shedCount(t, shedWaited)
 	second, rec := serve(a, "/page", hold)
 	require.ErrorIs(t, <-second, ErrOverloaded)

@@ -16,6 +16,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/transport"
 )
 
@@ -171,7 +172,7 @@ func TestWebhookBodyCapped(t *testing.T) {
 	case n := <-written:
 		t.Logf("the receiver wrote %d bytes before the client hung up", n)
 		require.Less(t, n, int64(huge), "the receiver could write the whole body: it was read past the cap")
-	case <-time.After(20 * time.Second):
+	case <-time.After(testutil.Settle):
 		t.Fatal("the receiver is still writing: the client did not hang up")
 	}
 }

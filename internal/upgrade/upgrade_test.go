@@ -28,6 +28,7 @@ import (
 
 	"fieldbrief/internal/demo"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/testutil/freeport"
 )
 
@@ -421,9 +422,9 @@ func runStdin(t *testing.T, env []string, stdin, bin string, args ...string) str
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(testutil.Settle):
 		_ = cmd.Process.Kill()
-		err = fmt.Errorf("killed after 60s: %w", <-done)
+		err = fmt.Errorf("killed after %v: %w", testutil.Settle, <-done)
 	}
 	name := rel(bin) + " " + strings.Join(args, " ")
 	if err != nil {
@@ -500,7 +501,7 @@ func serve(t *testing.T, env []string, bin string) string {
 			if err != nil {
 				t.Errorf("%s serve: %v\n%s", rel(bin), err, tail(out.String()))
 			}
-		case <-time.After(40 * time.Second):
+		case <-time.After(testutil.Settle):
 			_ = cmd.Process.Kill()
 			t.Errorf("%s serve did not stop on SIGTERM", rel(bin))
 		}

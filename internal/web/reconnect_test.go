@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 	"testing"
-	"time"
 
+	"fieldbrief/internal/testutil"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -15,7 +15,7 @@ import (
 // pool's connections all go bad at once while the server stays up.
 func (f *fixture) killConnections() int {
 	f.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Settle)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, f.db.Config().ConnConfig.ConnString())
 	require.NoError(f.t, err)

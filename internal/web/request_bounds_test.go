@@ -18,6 +18,7 @@ import (
 
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/pglock"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/tick"
 )
 
@@ -274,7 +275,7 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 		code, h, body, err := rawAPI(f.ts.URL, token, http.MethodPatch, path, mergePatch, `{"notes": "from the attacker"}`)
 		done <- rawAnswer{code, h, body, err, time.Since(start)}
 	}()
-	require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, testutil.Settle, 10*time.Millisecond,
 		"the PATCH waits for the job's row")
 
 	// pg_locks is the cluster's: this database's locks only (other tests tick in theirs).

@@ -30,7 +30,7 @@ type fixture struct {
 // the race detector, a technician's retried email took more than the 30 s
 // that TestTechnicianRetryKeepsMessageID once allowed (docs/testing.md,
 // "How make test schedules them").
-const settle = 5 * time.Minute
+const settle = testutil.Settle
 
 func setup(t *testing.T) *fixture {
 	f := testutil.Setup(t)
