@@ -26,6 +26,7 @@ import (
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/testutil/freeport"
 )
 
@@ -234,7 +235,7 @@ func TestServe(t *testing.T) {
 		}
 		resp.Body.Close()
 		return true
-	}, 30*time.Second, 50*time.Millisecond)
+	}, testutil.Settle, 50*time.Millisecond)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		resp, err := http.Get(base + path)
 		require.NoError(t, err, path)
@@ -376,7 +377,7 @@ func TestServeThroughPgBouncer(t *testing.T) {
 		}
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 50*time.Millisecond)
+	}, testutil.Settle, 50*time.Millisecond)
 	require.NotEmpty(t, tableCounts(t, connect(t, direct)), "migrated")
 
 	// Sign-ins and pages at once, more than PgBouncer's server connections

@@ -101,7 +101,7 @@ func killMidSend(t *testing.T, ctx context.Context, orgs, concurrency int, hook 
 	first.Env = append(first.Env, k.env...)
 	first.Stdout = t.Output()
 	require.NoError(t, first.Start())
-	require.Eventually(t, func() bool { return k.sink.Attempts() >= concurrency }, time.Minute, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return k.sink.Attempts() >= concurrency }, testutil.Settle, 20*time.Millisecond)
 	require.NoError(t, first.Process.Kill())
 	_ = first.Wait() // killed: its exit status says so
 	k.sink.Release() // the killed worker's connections are gone: nothing held is accepted

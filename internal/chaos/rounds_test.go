@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/transport/transporttest"
 )
 
@@ -119,7 +120,7 @@ func (r *round) takeOver(faultAt time.Time, limit time.Duration) (outcome, time.
 			tag, err := r.db.Exec(r.ctx, `UPDATE ff_worker_heartbeats SET streak_since = now() - interval '1 hour'
 			                               WHERE seen_at > now() - interval '1 minute'`)
 			return err == nil && tag.RowsAffected() > 0
-		}, time.Minute, 50*time.Millisecond)
+		}, testutil.Settle, 50*time.Millisecond)
 	}
 	defer func() {
 		_ = serve.cmd.Process.Signal(syscall.SIGTERM)

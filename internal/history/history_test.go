@@ -321,7 +321,7 @@ func TestDropExpiredTakesTurns(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return f.Count(`SELECT count(*) FROM pg_stat_activity
 		                 WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`) == 1
-	}, 30*time.Second, 20*time.Millisecond, "DropExpired waits for the lock")
+	}, testutil.Settle, 20*time.Millisecond, "DropExpired waits for the lock")
 	select {
 	case r := <-done:
 		t.Fatalf("dropped %d partitions while another process held the lock (err %v)", len(r.dropped), r.err)

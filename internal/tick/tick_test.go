@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/updates"
 )
 
@@ -389,7 +390,7 @@ func TestTickWaitsForAnOrgsJobWrite(t *testing.T) {
 	}()
 	require.Eventually(t, func() bool {
 		return f.Count(`SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))`, pid) > 0
-	}, 30*time.Second, 10*time.Millisecond, "the tick waits for the write")
+	}, testutil.Settle, 10*time.Millisecond, "the tick waits for the write")
 	require.Equal(t, 1, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1 AND scheduled_at = $2`, free, now),
 		"the other org fired without waiting")
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_briefings WHERE org_id = $1`, busy))

@@ -13,6 +13,7 @@ import (
 
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/httpkit"
+	"fieldbrief/internal/testutil"
 )
 
 // holdSessions locks the sessions table until the returned function runs,
@@ -72,7 +73,7 @@ func TestOverloadSheds(t *testing.T) {
 	require.Eventually(t, func() bool {
 		r = f.anon().get("/login")
 		return r.Code == http.StatusServiceUnavailable
-	}, 10*time.Second, 5*time.Millisecond, "the first request holds the slot")
+	}, testutil.Settle, 5*time.Millisecond, "the first request holds the slot")
 	require.Equal(t, "1", r.Header.Get("Retry-After"))
 	require.Contains(t, r.Body, "The server is busy right now")
 	require.Contains(t, r.Header.Get("Content-Type"), "text/html")

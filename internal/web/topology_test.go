@@ -16,6 +16,7 @@ import (
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/testdb"
+	"fieldbrief/internal/testutil"
 )
 
 // The production topology of docs/scaling.md, run for real: the web
@@ -108,7 +109,7 @@ func TestPagesFromReplica(t *testing.T) {
 			before := count("replica", "ok")
 			body = c.get(techs).Body
 			return count("replica", "ok") > before
-		}, 10*time.Second, 50*time.Millisecond, "%s: a page did not read the replica", what)
+		}, testutil.Settle, 50*time.Millisecond, "%s: a page did not read the replica", what)
 		return body
 	}
 	require.NotContains(t, fromReplica(reader, "reader"), "Replica Rita")
@@ -144,7 +145,7 @@ func TestPagesFromReplica(t *testing.T) {
 	require.Eventually(t, func() bool {
 		lagging := count("primary", "lagging")
 		return strings.Contains(strict.get(techs).Body, "Lagging Lee") && count("primary", "lagging") > lagging
-	}, 10*time.Second, 100*time.Millisecond, "a lagging replica served the page")
+	}, testutil.Settle, 100*time.Millisecond, "a lagging replica served the page")
 
 	// Down: pages keep working, from the primary.
 	r.ResumeReplay(t)
