@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 func TestAPIPutCreatesThenUpdatesAndAuditsAsTheToken(t *testing.T) {
@@ -21,18 +23,18 @@ func TestAPIPutCreatesThenUpdatesAndAuditsAsTheToken(t *testing.T) {
 	api := f.api(f.newToken(f.orgA, "Dispatch sync"))
 
 	tech := map[string]any{"name": "Ana Lima", "email": "ana@acme.test", "phone": "+1 555 0100"}
-	r := api.put("/api/v1/technicians/T-1", tech)
+	r := api.Put("/api/v1/technicians/T-1", tech)
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	require.Equal(t, "T-1", r.JSON["external_ref"])
 	require.Equal(t, "Ana Lima", r.JSON["name"])
 	require.Equal(t, true, r.JSON["active"])
 	require.NotZero(t, r.JSON["id"])
-	r = api.put("/api/v1/technicians/T-1", tech)
+	r = api.Put("/api/v1/technicians/T-1", tech)
 	require.Equal(t, http.StatusOK, r.Code, "the same again: %s", r.Body)
 
 	job := map[string]any{"customer": "Mrs Jones", "address": "1 Main St", "arrival_start": "2026-03-09T08:00",
 		"arrival_end": "2026-03-09T10:00", "technician_ref": "T-1", "emergency": true, "job_type": "Boiler"}
-	r = api.put("/api/v1/jobs/J-1", job)
+	r = api.Put("/api/v1/jobs/J-1", job)
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	require.Equal(t, "2026-03-09T08:00:00-04:00", r.JSON["arrival_start"], "local time read in the org's zone (EDT)")
 	require.Equal(t, "T-1", r.JSON["technician_ref"])
@@ -40,12 +42,12 @@ func TestAPIPutCreatesThenUpdatesAndAuditsAsTheToken(t *testing.T) {
 
 	// Deactivated, T-1 keeps the job they had.
 	tech["active"] = false
-	r = api.put("/api/v1/technicians/T-1", tech)
+	r = api.Put("/api/v1/technicians/T-1", tech)
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Equal(t, false, r.JSON["active"])
-	require.Equal(t, r.JSON, api.get("/api/v1/technicians/T-1").JSON)
+	require.Equal(t, r.JSON, api.Get("/api/v1/technicians/T-1").JSON)
 	job["status"] = "done"
-	r = api.put("/api/v1/jobs/J-1", job)
+	r = api.Put("/api/v1/jobs/J-1", job)
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Equal(t, "done", r.JSON["status"])
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM jobs WHERE org_id = $1`, f.orgA.ID))
@@ -72,27 +74,27 @@ func TestAPIOtherOrgsRefsAreNotFound(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	a, b := f.api(f.newToken(f.orgA, "a")), f.api(f.newToken(f.orgB, "b"))
-	require.Equal(t, http.StatusCreated, b.put("/api/v1/technicians/T-B", map[string]any{"name": "Bo"}).Code)
-	require.Equal(t, http.StatusCreated, b.put("/api/v1/jobs/J-B", map[string]any{"customer": "B's customer",
+	require.Equal(t, http.StatusCreated, b.Put("/api/v1/technicians/T-B", map[string]any{"name": "Bo"}).Code)
+	require.Equal(t, http.StatusCreated, b.Put("/api/v1/jobs/J-B", map[string]any{"customer": "B's customer",
 		"arrival_start": "2026-03-04T09:00", "arrival_end": "2026-03-04T10:00", "technician_ref": "T-B"}).Code)
 	_, err := f.db.Exec(context.Background(), `INSERT INTO ff_briefings (org_id, briefing_date, timezone, status) VALUES ($1, '2026-03-04', 'UTC', 'pending')`, f.orgB.ID)
 	require.NoError(t, err)
 	before := f.count(`SELECT count(*) FROM audit_log`)
 
-	requireAPIError(t, a.get("/api/v1/technicians/T-B"), http.StatusNotFound, "not_found")
-	requireAPIError(t, a.get("/api/v1/jobs/J-B"), http.StatusNotFound, "not_found")
-	requireAPIError(t, a.get("/api/v1/briefings/2026-03-04"), http.StatusNotFound, "not_found")
-	require.JSONEq(t, `[]`, jsonAt(t, a.get("/api/v1/technicians").Body, "technicians"))
-	require.JSONEq(t, `[]`, jsonAt(t, a.get("/api/v1/jobs?date=2026-03-04").Body, "jobs"))
+	apitest.RequireError(t, a.Get("/api/v1/technicians/T-B"), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, a.Get("/api/v1/jobs/J-B"), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, a.Get("/api/v1/briefings/2026-03-04"), http.StatusNotFound, "not_found")
+	require.JSONEq(t, `[]`, apitest.JSONAt(t, a.Get("/api/v1/technicians").Body, "technicians"))
+	require.JSONEq(t, `[]`, apitest.JSONAt(t, a.Get("/api/v1/jobs?date=2026-03-04").Body, "jobs"))
 	// Linking to B's technician: no such technician in A, nothing saved.
-	fields := requireAPIError(t, a.put("/api/v1/jobs/J-A", map[string]any{"customer": "A's",
+	fields := apitest.RequireError(t, a.Put("/api/v1/jobs/J-A", map[string]any{"customer": "A's",
 		"arrival_start": "2026-03-04T09:00", "arrival_end": "2026-03-04T10:00", "technician_ref": "T-B"}), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "technician_ref")
 	require.Equal(t, 0, f.count(`SELECT count(*) FROM jobs WHERE org_id = $1`, f.orgA.ID))
 	require.Equal(t, before, f.count(`SELECT count(*) FROM audit_log`))
 	// B's records are untouched, and A's PUT of the same ref is A's own record.
-	require.Equal(t, http.StatusCreated, a.put("/api/v1/technicians/T-B", map[string]any{"name": "A's Bo"}).Code)
-	require.Equal(t, "Bo", b.get("/api/v1/technicians/T-B").JSON["name"])
+	require.Equal(t, http.StatusCreated, a.Put("/api/v1/technicians/T-B", map[string]any{"name": "A's Bo"}).Code)
+	require.Equal(t, "Bo", b.Get("/api/v1/technicians/T-B").JSON["name"])
 }
 
 func TestAPIRefusesBadBodiesWithNothingSaved(t *testing.T) {
@@ -121,27 +123,27 @@ func TestAPIRefusesBadBodiesWithNothingSaved(t *testing.T) {
 		"other ref":       {`{"customer":"x","arrival_start":"2026-03-09T08:00","arrival_end":"2026-03-09T10:00","external_ref":"J-2"}`, "external_ref", 422},
 		"2 MiB":           {`{"customer":"` + strings.Repeat("x", 2<<20) + `"}`, "", 413},
 	} {
-		r := api.put("/api/v1/jobs/J-1", c.body)
+		r := api.Put("/api/v1/jobs/J-1", c.body)
 		code := "invalid"
 		if c.status == 413 {
 			code = "too_large"
 		}
-		fields := requireAPIError(t, r, c.status, code)
+		fields := apitest.RequireError(t, r, c.status, code)
 		if c.field != "" {
 			require.Contains(t, fields, c.field, "%s: %s", name, r.Body)
 		}
 	}
-	r := api.call(http.MethodPut, "/api/v1/jobs/J-1", valid, "Content-Type", "text/plain")
-	requireAPIError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
+	r := api.Call(http.MethodPut, "/api/v1/jobs/J-1", valid, "Content-Type", "text/plain")
+	apitest.RequireError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
 	require.Zero(t, f.count(`SELECT count(*) FROM jobs`))
 	require.Zero(t, f.count(`SELECT count(*) FROM audit_log WHERE action LIKE 'field.%'`))
 
 	// A body of exactly 1 MiB is read (and refused for what it says, not its size).
 	exact := `{"customer":"` + strings.Repeat("x", 1<<20-len(`{"customer":""}`)) + `"}`
 	require.Len(t, exact, 1<<20)
-	requireAPIError(t, api.put("/api/v1/jobs/J-1", exact), http.StatusUnprocessableEntity, "invalid")
+	apitest.RequireError(t, api.Put("/api/v1/jobs/J-1", exact), http.StatusUnprocessableEntity, "invalid")
 	// The body without a Content-Type is read as JSON.
-	r = api.call(http.MethodPut, "/api/v1/jobs/J-1", valid, "Content-Type", "")
+	r = api.Call(http.MethodPut, "/api/v1/jobs/J-1", valid, "Content-Type", "")
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 }
 
@@ -164,7 +166,7 @@ func TestAPIChunkedBodyOverTheLimitIs413(t *testing.T) {
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	require.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode, string(body))
-	require.JSONEq(t, `"too_large"`, jsonAt(t, string(body), "error", "code"))
+	require.JSONEq(t, `"too_large"`, apitest.JSONAt(t, string(body), "error", "code"))
 }
 
 func TestAPIRateLimitAnswers429WithRetryAfter(t *testing.T) {
@@ -172,19 +174,19 @@ func TestAPIRateLimitAnswers429WithRetryAfter(t *testing.T) {
 	f := setupDeps(t, func(d *Deps) { d.Rate, d.Burst = 0.5, 3 })
 	api, other := f.api(f.newToken(f.orgA, "sync")), f.api(f.newToken(f.orgA, "other"))
 	for range 3 {
-		require.Equal(t, http.StatusOK, api.get("/api/v1/technicians").Code)
+		require.Equal(t, http.StatusOK, api.Get("/api/v1/technicians").Code)
 	}
-	r := api.get("/api/v1/technicians")
-	requireAPIError(t, r, http.StatusTooManyRequests, "rate_limited")
+	r := api.Get("/api/v1/technicians")
+	apitest.RequireError(t, r, http.StatusTooManyRequests, "rate_limited")
 	require.Equal(t, "2", r.Header.Get("Retry-After"), "one request back every 2 s")
 	// Writes count too and nothing is saved; other tokens have their own budget.
-	requireAPIError(t, api.put("/api/v1/technicians/T-1", map[string]any{"name": "x"}), http.StatusTooManyRequests, "rate_limited")
+	apitest.RequireError(t, api.Put("/api/v1/technicians/T-1", map[string]any{"name": "x"}), http.StatusTooManyRequests, "rate_limited")
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians`))
-	require.Equal(t, http.StatusOK, other.get("/api/v1/technicians").Code)
+	require.Equal(t, http.StatusOK, other.Get("/api/v1/technicians").Code)
 	// Refused requests do not use the budget up: after Retry-After, one more.
 	f.advance(2 * time.Second)
-	require.Equal(t, http.StatusOK, api.get("/api/v1/technicians").Code)
-	requireAPIError(t, api.get("/api/v1/technicians"), http.StatusTooManyRequests, "rate_limited")
+	require.Equal(t, http.StatusOK, api.Get("/api/v1/technicians").Code)
+	apitest.RequireError(t, api.Get("/api/v1/technicians"), http.StatusTooManyRequests, "rate_limited")
 }
 
 func TestAPIDateFilterIsTheOrgLocalDayAcrossDST(t *testing.T) {
@@ -192,9 +194,9 @@ func TestAPIDateFilterIsTheOrgLocalDayAcrossDST(t *testing.T) {
 	f := setup(t)
 	f.setZone(f.orgA, "America/New_York")
 	api := f.api(f.newToken(f.orgA, "sync"))
-	put := func(ref, start, end string) apiResponse {
+	put := func(ref, start, end string) apitest.Response {
 		t.Helper()
-		return api.put("/api/v1/jobs/"+ref, map[string]any{"customer": ref, "arrival_start": start, "arrival_end": end})
+		return api.Put("/api/v1/jobs/"+ref, map[string]any{"customer": ref, "arrival_start": start, "arrival_end": end})
 	}
 	// 2026-03-08 is 23 hours long in New York: clocks jump 02:00 → 03:00.
 	for _, j := range [][3]string{
@@ -209,35 +211,35 @@ func TestAPIDateFilterIsTheOrgLocalDayAcrossDST(t *testing.T) {
 		require.Equal(t, http.StatusCreated, put(j[0], j[1], j[2]).Code, j[0])
 	}
 	// A time in the gap does not exist: 422 naming the zone, nothing saved.
-	fields := requireAPIError(t, put("gap", "2026-03-08T02:30", "2026-03-08T04:00"), http.StatusUnprocessableEntity, "invalid")
+	fields := apitest.RequireError(t, put("gap", "2026-03-08T02:30", "2026-03-08T04:00"), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields["arrival_start"], "America/New_York")
 	require.Zero(t, f.count(`SELECT count(*) FROM jobs WHERE external_ref = 'gap'`))
 
-	list := api.get("/api/v1/jobs?date=2026-03-08")
+	list := api.Get("/api/v1/jobs?date=2026-03-08")
 	require.Equal(t, http.StatusOK, list.Code, list.Body)
 	require.Equal(t, "America/New_York", list.JSON["timezone"])
 	require.Equal(t, []string{"first", "pre-gap", "post-gap", "offset"}, customers(t, list))
-	require.Equal(t, []string{"utc-next", "after"}, customers(t, api.get("/api/v1/jobs?date=2026-03-09")))
-	require.Equal(t, []string{"before"}, customers(t, api.get("/api/v1/jobs?date=2026-03-07")))
+	require.Equal(t, []string{"utc-next", "after"}, customers(t, api.Get("/api/v1/jobs?date=2026-03-09")))
+	require.Equal(t, []string{"before"}, customers(t, api.Get("/api/v1/jobs?date=2026-03-07")))
 
 	// Fall back (2026-11-01, 01:00–02:00 twice): the first occurrence, said so.
 	r := put("overlap", "2026-11-01T01:30", "2026-11-01T02:30")
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	require.Equal(t, "2026-11-01T01:30:00-04:00", r.JSON["arrival_start"])
-	require.Contains(t, jsonAt(t, r.Body, "warnings"), "first")
-	require.Equal(t, []string{"overlap"}, customers(t, api.get("/api/v1/jobs?date=2026-11-01")))
+	require.Contains(t, apitest.JSONAt(t, r.Body, "warnings"), "first")
+	require.Equal(t, []string{"overlap"}, customers(t, api.Get("/api/v1/jobs?date=2026-11-01")))
 
 	// Without a date, every day's (a date is no longer required).
-	require.Len(t, customers(t, api.get("/api/v1/jobs")), 8)
+	require.Len(t, customers(t, api.Get("/api/v1/jobs")), 8)
 	for _, q := range []string{"?date=2026-3-8", "?date=2026-02-30", "?date=2026-03-08&limit=0", "?date=2026-03-08&limit=501",
 		"?date=2026-03-08&cursor=nope"} {
-		fields := requireAPIError(t, api.get("/api/v1/jobs"+q), http.StatusUnprocessableEntity, "invalid")
+		fields := apitest.RequireError(t, api.Get("/api/v1/jobs"+q), http.StatusUnprocessableEntity, "invalid")
 		require.NotEmpty(t, fields, q)
 	}
 }
 
 // customers lists a job list's customers in order.
-func customers(t testing.TB, r apiResponse) []string {
+func customers(t testing.TB, r apitest.Response) []string {
 	t.Helper()
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	jobs, ok := r.JSON["jobs"].([]any)
@@ -258,13 +260,13 @@ func TestAPIJobListPagesWithACursor(t *testing.T) {
 		ref := fmt.Sprintf("J-%d", i)
 		want = append(want, ref)
 		start := fmt.Sprintf("2026-03-04T%02d:00", 8+i)
-		require.Equal(t, http.StatusCreated, api.put("/api/v1/jobs/"+ref, map[string]any{"customer": ref, "arrival_start": start, "arrival_end": start}).Code)
+		require.Equal(t, http.StatusCreated, api.Put("/api/v1/jobs/"+ref, map[string]any{"customer": ref, "arrival_start": start, "arrival_end": start}).Code)
 	}
 	var got []string
 	path := "/api/v1/jobs?date=2026-03-04&limit=2"
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 3)
-		r := api.get(path)
+		r := api.Get(path)
 		page := customers(t, r)
 		require.LessOrEqual(t, len(page), 2)
 		got = append(got, page...)
@@ -287,15 +289,15 @@ func TestAPIBriefing(t *testing.T) {
 		VALUES ($1, '2026-03-04', 'Europe/Berlin', 'ready', 2, '2026-03-04T06:00:00Z',
 		        '{"date":"2026-03-04","timezone":"Europe/Berlin","technicians":[],"totals":{"jobs":3}}')`, f.orgA.ID)
 	require.NoError(t, err)
-	r := api.get("/api/v1/briefings/2026-03-04")
+	r := api.Get("/api/v1/briefings/2026-03-04")
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Equal(t, "ready", r.JSON["status"])
 	require.Equal(t, "Europe/Berlin", r.JSON["timezone"])
 	require.Equal(t, float64(2), r.JSON["revision"])
 	require.Equal(t, "2026-03-04T06:00:00Z", r.JSON["generated_at"])
-	require.Equal(t, "2026-03-04", jsonAt(t, r.Body, "content", "date")[1:11])
+	require.Equal(t, "2026-03-04", apitest.JSONAt(t, r.Body, "content", "date")[1:11])
 
-	requireAPIError(t, api.get("/api/v1/briefings/2026-03-05"), http.StatusNotFound, "not_found")
-	fields := requireAPIError(t, api.get("/api/v1/briefings/yesterday"), http.StatusUnprocessableEntity, "invalid")
+	apitest.RequireError(t, api.Get("/api/v1/briefings/2026-03-05"), http.StatusNotFound, "not_found")
+	fields := apitest.RequireError(t, api.Get("/api/v1/briefings/yesterday"), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "date")
 }

@@ -31,7 +31,7 @@ func BenchmarkAPIPutJob(b *testing.B) {
 	api := f.api(token)
 	for i := range 5 {
 		ref := fmt.Sprintf("T-%d", i)
-		if r := api.put("/api/v1/technicians/"+ref, map[string]any{"name": "Tech " + ref}); r.Code != http.StatusCreated {
+		if r := api.Put("/api/v1/technicians/"+ref, map[string]any{"name": "Tech " + ref}); r.Code != http.StatusCreated {
 			b.Fatalf("seed technician: %d %s", r.Code, r.Body)
 		}
 	}

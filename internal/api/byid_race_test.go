@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"fieldbrief/internal/testutil"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
+	"fieldbrief/internal/testutil"
 )
 
 // A reference is attached once (docs/api.md, "Records without a
@@ -43,20 +45,16 @@ func TestAPIPutByIDKeepsAReferenceAttachedMeanwhile(t *testing.T) {
 		_, err = holder.Exec(ctx, `UPDATE `+c.table+` SET external_ref = 'FIRST' WHERE org_id = $1 AND id = $2`, f.orgA.ID, id)
 		require.NoError(t, err)
 
-		done := make(chan rawAnswer, 1)
-		go func() {
-			start := time.Now()
-			code, h, body, err := rawAPI(f.ts.URL, token, http.MethodPut, c.path, "application/json", c.body)
-			done <- rawAnswer{code, h, body, err, time.Since(start)}
-		}()
+		done := make(chan apitest.RawAnswer, 1)
+		go func() { done <- apitest.Raw(f.ts.URL, token, http.MethodPut, c.path, "application/json", c.body) }()
 		require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, testutil.Settle, 10*time.Millisecond,
 			"the PUT read the record without a reference and waits on its row")
 		require.NoError(t, holder.Commit(ctx))
 
 		a := <-done
-		require.NoError(t, a.err)
-		require.Equal(t, http.StatusUnprocessableEntity, a.code, "%s: %s", c.table, a.body)
-		require.Contains(t, a.body, `"external_ref":"ref_fixed"`, c.table)
+		require.NoError(t, a.Err)
+		require.Equal(t, http.StatusUnprocessableEntity, a.Code, "%s: %s", c.table, a.Body)
+		require.Contains(t, a.Body, `"external_ref":"ref_fixed"`, c.table)
 		require.Equal(t, "FIRST", f.text(`SELECT external_ref FROM `+c.table+` WHERE id = $1`, id), "%s: the reference given first stays", c.table)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 // A body declared in another charset than UTF-8 is 415 with the JSON
@@ -16,20 +18,20 @@ func TestAPIRefusesOtherCharsets(t *testing.T) {
 	api := f.api(f.newToken(f.orgA, "sync"))
 	body := `{"name": "Dana"}`
 	for _, ct := range []string{"application/json; charset=iso-8859-1", "application/json; charset=UTF-16", `application/json;charset="windows-1252"`} {
-		r := api.call(http.MethodPut, "/api/v1/technicians/T-1", body, "Content-Type", ct)
-		requireAPIError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
+		r := api.Call(http.MethodPut, "/api/v1/technicians/T-1", body, "Content-Type", ct)
+		apitest.RequireError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
 		require.Contains(t, r.Body, "UTF-8", ct)
 	}
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians`))
 	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "application/json; charset=UTF-8"} {
-		r := api.call(http.MethodPut, "/api/v1/technicians/T-1", body, "Content-Type", ct)
+		r := api.Call(http.MethodPut, "/api/v1/technicians/T-1", body, "Content-Type", ct)
 		require.Contains(t, []int{http.StatusCreated, http.StatusOK}, r.Code, "%s: %s", ct, r.Body)
 	}
 
-	patch := func(ct string) apiResponse {
-		return api.call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "555"}`, "Content-Type", ct)
+	patch := func(ct string) apitest.Response {
+		return api.Call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "555"}`, "Content-Type", ct)
 	}
-	requireAPIError(t, patch(mergePatch+"; charset=latin1"), http.StatusUnsupportedMediaType, "unsupported_media_type")
+	apitest.RequireError(t, patch(mergePatch+"; charset=latin1"), http.StatusUnsupportedMediaType, "unsupported_media_type")
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians WHERE phone = '555'`))
 	require.Equal(t, http.StatusOK, patch(mergePatch+"; charset=Utf-8").Code)
 }

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 // pageAll reads a list to its end, a page at a time, calling between after
 // each page; it returns the external_refs in the order read.
-func pageAll(t *testing.T, api *apiClient, path, key string, between func(page int)) []string {
+func pageAll(t *testing.T, api *apitest.Client, path, key string, between func(page int)) []string {
 	t.Helper()
 	var refs []string
 	next := ""
@@ -22,7 +24,7 @@ func pageAll(t *testing.T, api *apiClient, path, key string, between func(page i
 		if next != "" {
 			p += "&cursor=" + url.QueryEscape(next)
 		}
-		r := api.get(p)
+		r := api.Get(p)
 		require.Equal(t, http.StatusOK, r.Code, r.Body)
 		for _, j := range r.JSON[key].([]any) {
 			refs = append(refs, j.(map[string]any)["external_ref"].(string))
@@ -46,7 +48,7 @@ func TestAPIJobPagesNeitherSkipNorRepeatUnderWrites(t *testing.T) {
 	api := f.api(f.newToken(f.orgA, "sync"))
 	const n = 30
 	for i := range n {
-		r := api.put(fmt.Sprintf("/api/v1/jobs/J-%02d", i), map[string]any{"customer": "c",
+		r := api.Put(fmt.Sprintf("/api/v1/jobs/J-%02d", i), map[string]any{"customer": "c",
 			"arrival_start": fmt.Sprintf("2026-03-09T%02d:%02d", 6+i/6, (i%6)*10), "arrival_end": "2026-03-09T23:00"})
 		require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	}
@@ -57,11 +59,11 @@ func TestAPIJobPagesNeitherSkipNorRepeatUnderWrites(t *testing.T) {
 		// one late, and an edit of a job already read and of one not yet.
 		k := inserted.Add(1)
 		for _, at := range []string{"05:00", "22:00"} {
-			require.Equal(t, http.StatusCreated, writer.put(fmt.Sprintf("/api/v1/jobs/NEW-%d-%s", k, at), map[string]any{"customer": "new",
+			require.Equal(t, http.StatusCreated, writer.Put(fmt.Sprintf("/api/v1/jobs/NEW-%d-%s", k, at), map[string]any{"customer": "new",
 				"arrival_start": "2026-03-09T" + at, "arrival_end": "2026-03-09T23:00"}).Code)
 		}
 		for _, ref := range []string{"J-00", "J-29"} {
-			r := writer.call(http.MethodPatch, "/api/v1/jobs/"+ref, fmt.Sprintf(`{"notes": "edit %d"}`, k), "Content-Type", mergePatch)
+			r := writer.Call(http.MethodPatch, "/api/v1/jobs/"+ref, fmt.Sprintf(`{"notes": "edit %d"}`, k), "Content-Type", mergePatch)
 			require.Equal(t, http.StatusOK, r.Code, r.Body)
 		}
 	})
@@ -85,20 +87,20 @@ func TestAPIFeedOfChangesAndDeletions(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "sync"))
-	start := api.get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")
+	start := api.Get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")
 	require.Equal(t, http.StatusOK, start.Code, start.Body)
 	require.Empty(t, start.JSON["technicians"])
 	since := start.JSON["complete_until"].(string)
 
 	for _, ref := range []string{"T-1", "T-2", "T-3"} {
-		require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/"+ref, map[string]any{"name": ref}).Code)
+		require.Equal(t, http.StatusCreated, api.Put("/api/v1/technicians/"+ref, map[string]any{"name": ref}).Code)
 	}
-	require.Equal(t, http.StatusOK, api.call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "1"}`, "Content-Type", mergePatch).Code)
-	require.Equal(t, http.StatusOK, api.call(http.MethodDelete, "/api/v1/technicians/T-2", nil).Code)
+	require.Equal(t, http.StatusOK, api.Call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "1"}`, "Content-Type", mergePatch).Code)
+	require.Equal(t, http.StatusOK, api.Call(http.MethodDelete, "/api/v1/technicians/T-2", nil).Code)
 	// Another org's changes are not in this org's feed.
-	require.Equal(t, http.StatusCreated, f.api(f.newToken(f.orgB, "b")).put("/api/v1/technicians/T-9", map[string]any{"name": "B"}).Code)
+	require.Equal(t, http.StatusCreated, f.api(f.newToken(f.orgB, "b")).Put("/api/v1/technicians/T-9", map[string]any{"name": "B"}).Code)
 
-	r := api.get("/api/v1/technicians?updated_since=" + url.QueryEscape(since) + "&limit=1")
+	r := api.Get("/api/v1/technicians?updated_since=" + url.QueryEscape(since) + "&limit=1")
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	deleted := r.JSON["deleted"].([]any)
 	require.Len(t, deleted, 1)
@@ -108,33 +110,33 @@ func TestAPIFeedOfChangesAndDeletions(t *testing.T) {
 	next := r.JSON["complete_until"].(string)
 
 	// Nothing changed since: an empty feed. Then one change: only it.
-	r = api.get("/api/v1/technicians?updated_since=" + url.QueryEscape(next))
+	r = api.Get("/api/v1/technicians?updated_since=" + url.QueryEscape(next))
 	require.Empty(t, r.JSON["technicians"], r.Body)
 	require.Nil(t, r.JSON["deleted"])
-	require.Equal(t, http.StatusOK, api.call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "3"}`, "Content-Type", mergePatch).Code)
+	require.Equal(t, http.StatusOK, api.Call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "3"}`, "Content-Type", mergePatch).Code)
 	require.Equal(t, []string{"T-3"}, pageAll(t, api, "/api/v1/technicians?updated_since="+url.QueryEscape(next), "technicians", nil))
 
 	// Jobs the same way, filtered by technician and status.
 	for i, tech := range []string{"T-1", "T-3", "T-1"} {
-		require.Equal(t, http.StatusCreated, api.put(fmt.Sprintf("/api/v1/jobs/J-%d", i), map[string]any{"customer": "c", "technician_ref": tech,
+		require.Equal(t, http.StatusCreated, api.Put(fmt.Sprintf("/api/v1/jobs/J-%d", i), map[string]any{"customer": "c", "technician_ref": tech,
 			"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"}).Code)
 	}
-	require.Equal(t, http.StatusOK, api.call(http.MethodPatch, "/api/v1/jobs/J-0", `{"status": "done"}`, "Content-Type", mergePatch).Code)
+	require.Equal(t, http.StatusOK, api.Call(http.MethodPatch, "/api/v1/jobs/J-0", `{"status": "done"}`, "Content-Type", mergePatch).Code)
 	require.Equal(t, []string{"J-2", "J-0"}, pageAll(t, api, "/api/v1/jobs?technician_ref=T-1&updated_since="+url.QueryEscape(next), "jobs", nil))
 	require.Equal(t, []string{"J-0"}, pageAll(t, api, "/api/v1/jobs?status=done&from=2026-03-01", "jobs", nil))
-	requireAPIError(t, api.get("/api/v1/jobs?technician_ref=T-404"), http.StatusUnprocessableEntity, "invalid")
+	apitest.RequireError(t, api.Get("/api/v1/jobs?technician_ref=T-404"), http.StatusUnprocessableEntity, "invalid")
 
 	// A cursor of another query; unknown and repeated parameters.
-	r = api.get("/api/v1/jobs?from=2026-03-01&limit=1")
+	r = api.Get("/api/v1/jobs?from=2026-03-01&limit=1")
 	cursor := r.JSON["next_cursor"].(string)
-	fields := requireAPIError(t, api.get("/api/v1/jobs?from=2026-03-02&limit=1&cursor="+url.QueryEscape(cursor)), http.StatusUnprocessableEntity, "invalid")
+	fields := apitest.RequireError(t, api.Get("/api/v1/jobs?from=2026-03-02&limit=1&cursor="+url.QueryEscape(cursor)), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "cursor")
-	r = api.get("/api/v1/jobs?date=2026-03-09&stauts=done")
-	requireAPIError(t, r, http.StatusBadRequest, "bad_request")
+	r = api.Get("/api/v1/jobs?date=2026-03-09&stauts=done")
+	apitest.RequireError(t, r, http.StatusBadRequest, "bad_request")
 	require.Contains(t, r.JSON["error"].(map[string]any)["message"], `"stauts"`)
-	requireAPIError(t, api.get("/api/v1/technicians?active=true"), http.StatusBadRequest, "bad_request")
-	requireAPIError(t, api.get("/api/v1/jobs?date=2026-03-09&date=2026-03-10"), http.StatusBadRequest, "bad_request")
-	requireAPIError(t, api.get("/api/v1/jobs?updated_since=yesterday"), http.StatusUnprocessableEntity, "invalid")
+	apitest.RequireError(t, api.Get("/api/v1/technicians?active=true"), http.StatusBadRequest, "bad_request")
+	apitest.RequireError(t, api.Get("/api/v1/jobs?date=2026-03-09&date=2026-03-10"), http.StatusBadRequest, "bad_request")
+	apitest.RequireError(t, api.Get("/api/v1/jobs?updated_since=yesterday"), http.StatusUnprocessableEntity, "invalid")
 }
 
 // The horizon: a feed stops a settle time before the database's clock, so
@@ -144,8 +146,8 @@ func TestAPIFeedStopsBeforeWritesInFlight(t *testing.T) {
 	t.Parallel()
 	f := setupDeps(t, func(d *Deps) { d.FeedSettle = time.Hour })
 	api := f.api(f.newToken(f.orgA, "sync"))
-	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"}).Code)
-	r := api.get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")
+	require.Equal(t, http.StatusCreated, api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"}).Code)
+	r := api.Get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Empty(t, r.JSON["technicians"], "a change younger than the settle time is not listed yet")
 	until, err := time.Parse(time.RFC3339Nano, r.JSON["complete_until"].(string))
@@ -155,6 +157,6 @@ func TestAPIFeedStopsBeforeWritesInFlight(t *testing.T) {
 	// Once it has settled (here: stamped an hour and a half ago), it is.
 	_, err = f.db.Exec(t.Context(), `UPDATE technicians SET updated_at = now() - interval '90 minutes' WHERE external_ref = 'T-1'`)
 	require.NoError(t, err)
-	r = api.get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")
+	r = api.Get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")
 	require.Len(t, r.JSON["technicians"], 1)
 }

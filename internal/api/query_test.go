@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/tokens"
 )
@@ -26,7 +27,7 @@ func TestAPIListRefusesAQueryItCannotRead(t *testing.T) {
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "sync"))
 	for _, ref := range []string{"J-1", "J-2"} {
-		require.Equal(t, http.StatusCreated, api.put("/api/v1/jobs/"+ref, map[string]any{"customer": ref,
+		require.Equal(t, http.StatusCreated, api.Put("/api/v1/jobs/"+ref, map[string]any{"customer": ref,
 			"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00", "status": map[string]string{"J-1": "done", "J-2": "scheduled"}[ref]}).Code)
 	}
 	for _, q := range []string{
@@ -35,11 +36,11 @@ func TestAPIListRefusesAQueryItCannotRead(t *testing.T) {
 		"/api/v1/jobs?status%=done",
 		"/api/v1/technicians?updated_since=2026-03-01T00:00:00Z;limit=1",
 	} {
-		r := api.get(q)
-		requireAPIError(t, r, http.StatusBadRequest, "bad_request")
+		r := api.Get(q)
+		apitest.RequireError(t, r, http.StatusBadRequest, "bad_request")
 	}
 	// What it can read still lists.
-	r := api.get("/api/v1/jobs?status=done")
+	r := api.Get("/api/v1/jobs?status=done")
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Equal(t, []string{"J-1"}, customers(t, r))
 }
@@ -63,8 +64,8 @@ func TestAPIReadOnlyTokenWritesNothingOnAnyRoute(t *testing.T) {
 		if rt.Method == http.MethodPatch {
 			ct = mergePatch
 		}
-		r := ro.call(rt.Method, path, `{}`, "Content-Type", ct)
-		requireAPIError(t, r, http.StatusForbidden, "insufficient_scope")
+		r := ro.Call(rt.Method, path, `{}`, "Content-Type", ct)
+		apitest.RequireError(t, r, http.StatusForbidden, "insufficient_scope")
 		writes++
 	}
 	require.GreaterOrEqual(t, writes, 9, "the API's writes were walked")
@@ -79,8 +80,8 @@ func TestAPIForgedCursorsStayInTheOrg(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	a, b := f.api(f.newToken(f.orgA, "sync")), f.api(f.newToken(f.orgB, "sync"))
-	for i, api := range []*apiClient{a, b, a, b} {
-		require.Equal(t, http.StatusCreated, api.put(fmt.Sprintf("/api/v1/jobs/J-%d", i), map[string]any{"customer": fmt.Sprintf("org%d-%d", i%2, i),
+	for i, api := range []*apitest.Client{a, b, a, b} {
+		require.Equal(t, http.StatusCreated, api.Put(fmt.Sprintf("/api/v1/jobs/J-%d", i), map[string]any{"customer": fmt.Sprintf("org%d-%d", i%2, i),
 			"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"}).Code)
 	}
 	const list = "/api/v1/jobs?updated_since=2026-01-01T00:00:00Z&limit=1"
@@ -88,17 +89,17 @@ func TestAPIForgedCursorsStayInTheOrg(t *testing.T) {
 	enc := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	for _, c := range []string{"!!!", enc("null"), enc("[1]"), enc(`{"q":"` + key + `","i":-5}`), enc(`{"q":"other","i":1}`),
 		enc(`{"q":"` + key + `","a":"yesterday","i":1}`), enc(`{"q":"` + key + `","i":1e30}`)} {
-		fields := requireAPIError(t, a.get(list+"&cursor="+url.QueryEscape(c)), http.StatusUnprocessableEntity, "invalid")
+		fields := apitest.RequireError(t, a.Get(list+"&cursor="+url.QueryEscape(c)), http.StatusUnprocessableEntity, "invalid")
 		require.Contains(t, fields, "cursor", c)
 	}
 	// Org B's cursor, and made-up keys and horizons: org A's jobs only.
-	bNext, _ := b.get(list).JSON["next_cursor"].(string)
+	bNext, _ := b.Get(list).JSON["next_cursor"].(string)
 	require.NotEmpty(t, bNext)
 	for _, c := range []string{bNext,
 		enc(`{"q":"` + key + `","a":"0001-01-01T00:00:00Z","i":1,"h":"9999-12-31T23:59:59Z"}`),
 		enc(`{"q":"` + key + `","a":"2026-01-01T00:00:00Z","i":9007199254740991,"h":"0001-01-01T00:00:01Z"}`)} {
 		p := "/api/v1/jobs?updated_since=2026-01-01T00:00:00Z&limit=500&cursor=" + url.QueryEscape(c)
-		for _, name := range customers(t, a.get(p)) {
+		for _, name := range customers(t, a.Get(p)) {
 			require.True(t, strings.HasPrefix(name, "org0-"), "%s read through cursor %s", name, c)
 		}
 	}

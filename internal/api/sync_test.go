@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 // If-None-Match: * on PUT creates only (docs/api.md, "Syncing from another
@@ -17,8 +19,8 @@ func TestAPIIfNoneMatchStarCreatesOnly(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "sync"))
-	createOnly := func(path string, body map[string]any) apiResponse {
-		return api.call(http.MethodPut, path, body, "If-None-Match", "*")
+	createOnly := func(path string, body map[string]any) apitest.Response {
+		return api.Call(http.MethodPut, path, body, "If-None-Match", "*")
 	}
 
 	job := map[string]any{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00"}
@@ -29,7 +31,7 @@ func TestAPIIfNoneMatchStarCreatesOnly(t *testing.T) {
 
 	job["customer"] = "Someone else"
 	r = createOnly("/api/v1/jobs/J-1", job)
-	requireAPIError(t, r, http.StatusPreconditionFailed, "precondition_failed")
+	apitest.RequireError(t, r, http.StatusPreconditionFailed, "precondition_failed")
 	require.Equal(t, tag, r.Header.Get("ETag"), "a 412 carries the record's ETag")
 	require.Equal(t, "Mrs Jones", f.text(`SELECT customer FROM jobs WHERE external_ref = 'J-1'`))
 	require.Equal(t, 1, f.count(`SELECT version FROM jobs WHERE external_ref = 'J-1'`))
@@ -39,11 +41,11 @@ func TestAPIIfNoneMatchStarCreatesOnly(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	require.Equal(t, "/api/v1/technicians/T-1", r.Header.Get("Location"))
 	techTag := r.Header.Get("ETag")
-	requireAPIError(t, createOnly("/api/v1/technicians/T-1", map[string]any{"name": "Bo"}), http.StatusPreconditionFailed, "precondition_failed")
-	requireAPIError(t, api.call(http.MethodPut, "/api/v1/technicians/T-1", map[string]any{"name": "Bo"}, "If-None-Match", techTag),
+	apitest.RequireError(t, createOnly("/api/v1/technicians/T-1", map[string]any{"name": "Bo"}), http.StatusPreconditionFailed, "precondition_failed")
+	apitest.RequireError(t, api.Call(http.MethodPut, "/api/v1/technicians/T-1", map[string]any{"name": "Bo"}, "If-None-Match", techTag),
 		http.StatusPreconditionFailed, "precondition_failed")
 	require.Equal(t, "Ana", f.text(`SELECT name FROM technicians WHERE external_ref = 'T-1'`))
-	r = api.call(http.MethodPut, "/api/v1/technicians/T-1", map[string]any{"name": "Bo"}, "If-None-Match", `"1-1"`)
+	r = api.Call(http.MethodPut, "/api/v1/technicians/T-1", map[string]any{"name": "Bo"}, "If-None-Match", `"1-1"`)
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Empty(t, r.Header.Get("Location"), "only a created record has a Location")
 
@@ -74,15 +76,15 @@ func TestAPIPutRefusesAMergePatch(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "sync"))
-	r := api.put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "notes": "Gate code 4411",
+	r := api.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "notes": "Gate code 4411",
 		"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00", "status": "done"})
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
-	r = api.call(http.MethodPut, "/api/v1/jobs/J-1", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00"}`,
+	r = api.Call(http.MethodPut, "/api/v1/jobs/J-1", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00"}`,
 		"Content-Type", mergePatch)
-	requireAPIError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
+	apitest.RequireError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
 	require.Contains(t, r.JSON["error"].(map[string]any)["message"], "PATCH")
 	require.Equal(t, "done Gate code 4411 1", f.text(`SELECT status || ' ' || notes || ' ' || version FROM jobs WHERE external_ref = 'J-1'`))
-	requireAPIError(t, api.call(http.MethodPut, "/api/v1/technicians/T-1", `{"name": "Ana"}`, "Content-Type", mergePatch),
+	apitest.RequireError(t, api.Call(http.MethodPut, "/api/v1/technicians/T-1", `{"name": "Ana"}`, "Content-Type", mergePatch),
 		http.StatusUnsupportedMediaType, "unsupported_media_type")
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians WHERE external_ref = 'T-1'`))
 }
@@ -95,16 +97,16 @@ func TestAPIPatchCreatesFromAWholeRecord(t *testing.T) {
 	f := setup(t)
 	f.setZone(f.orgA, "America/New_York")
 	api := f.api(f.newToken(f.orgA, "sync"))
-	patch := func(path, body string, headers ...string) apiResponse {
-		return api.call(http.MethodPatch, path, body, append([]string{"Content-Type", mergePatch}, headers...)...)
+	patch := func(path, body string, headers ...string) apitest.Response {
+		return api.Call(http.MethodPatch, path, body, append([]string{"Content-Type", mergePatch}, headers...)...)
 	}
 
-	fields := requireAPIError(t, patch("/api/v1/jobs/J-1", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00"}`),
+	fields := apitest.RequireError(t, patch("/api/v1/jobs/J-1", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00"}`),
 		http.StatusNotFound, "not_found")
 	require.Empty(t, fields)
 	r := patch("/api/v1/jobs/J-1", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": null}`)
 	require.Contains(t, r.JSON["error"].(map[string]any)["message"], "arrival_end")
-	requireAPIError(t, patch("/api/v1/jobs/J-1", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"}`,
+	apitest.RequireError(t, patch("/api/v1/jobs/J-1", `{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"}`,
 		"If-Match", "*"), http.StatusPreconditionFailed, "precondition_failed")
 	require.Zero(t, f.count(`SELECT count(*) FROM jobs`))
 
@@ -122,17 +124,17 @@ func TestAPIPatchCreatesFromAWholeRecord(t *testing.T) {
 	require.Equal(t, float64(1), r.JSON["version"])
 
 	// A technician needs its name; If-None-Match: * on a PATCH creates only.
-	requireAPIError(t, patch("/api/v1/technicians/T-1", `{"phone": "1"}`), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, patch("/api/v1/technicians/T-1", `{"phone": "1"}`), http.StatusNotFound, "not_found")
 	r = patch("/api/v1/technicians/T-1", `{"name": "Ana", "phone": "1"}`, "If-None-Match", "*")
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	require.Equal(t, true, r.JSON["active"])
-	requireAPIError(t, patch("/api/v1/technicians/T-1", `{"name": "Bo"}`, "If-None-Match", "*"), http.StatusPreconditionFailed, "precondition_failed")
+	apitest.RequireError(t, patch("/api/v1/technicians/T-1", `{"name": "Bo"}`, "If-None-Match", "*"), http.StatusPreconditionFailed, "precondition_failed")
 	require.Equal(t, "Ana", f.text(`SELECT name FROM technicians WHERE external_ref = 'T-1'`))
 
 	// Another org's reference is not found, whole or not: each org has its own.
 	b := f.api(f.newToken(f.orgB, "b"))
-	r = b.call(http.MethodPatch, "/api/v1/jobs/J-1", `{"notes": "mine"}`, "Content-Type", mergePatch)
-	requireAPIError(t, r, http.StatusNotFound, "not_found")
+	r = b.Call(http.MethodPatch, "/api/v1/jobs/J-1", `{"notes": "mine"}`, "Content-Type", mergePatch)
+	apitest.RequireError(t, r, http.StatusNotFound, "not_found")
 	require.Equal(t, "Side door", f.text(`SELECT notes FROM jobs WHERE org_id = $1 AND external_ref = 'J-1'`, f.orgA.ID))
 }
 
@@ -143,15 +145,15 @@ func TestAPINightlySyncKeepsTheFieldsWork(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "crm"))
-	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"}).Code)
-	sync := func(address string) apiResponse {
-		return api.call(http.MethodPatch, "/api/v1/jobs/CRM-7", fmt.Sprintf(`{"customer": "Mrs Jones", "address": %q,
+	require.Equal(t, http.StatusCreated, api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"}).Code)
+	sync := func(address string) apitest.Response {
+		return api.Call(http.MethodPatch, "/api/v1/jobs/CRM-7", fmt.Sprintf(`{"customer": "Mrs Jones", "address": %q,
 			"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00"}`, address), "Content-Type", mergePatch)
 	}
 	require.Equal(t, http.StatusCreated, sync("12 Elm St").Code)
 
 	// The field works the job: assigned, done, a note.
-	r := api.call(http.MethodPatch, "/api/v1/jobs/CRM-7", `{"technician_ref": "T-1", "status": "done", "notes": "Replaced the valve"}`,
+	r := api.Call(http.MethodPatch, "/api/v1/jobs/CRM-7", `{"technician_ref": "T-1", "status": "done", "notes": "Replaced the valve"}`,
 		"Content-Type", mergePatch)
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 
@@ -168,14 +170,15 @@ func TestAPINightlySyncKeepsTheFieldsWork(t *testing.T) {
 func TestAPIGetAnswersNotModified(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	api := f.api(f.newToken(f.orgA, "poll"))
-	r := api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"})
+	token := f.newToken(f.orgA, "poll")
+	api := f.api(token)
+	r := api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"})
 	require.Equal(t, http.StatusCreated, r.Code)
 	tag := r.Header.Get("ETag")
 	get := func(etag string) *http.Response {
 		req, err := http.NewRequest(http.MethodGet, f.ts.URL+"/api/v1/technicians/T-1", nil)
 		require.NoError(t, err)
-		req.Header.Set("Authorization", "Bearer "+api.token)
+		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("If-None-Match", etag)
 		res, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
@@ -186,7 +189,7 @@ func TestAPIGetAnswersNotModified(t *testing.T) {
 	require.Equal(t, http.StatusNotModified, res.StatusCode)
 	require.Equal(t, tag, res.Header.Get("ETag"))
 	require.Equal(t, http.StatusNotModified, get("W/"+tag).StatusCode, "If-None-Match compares weakly")
-	require.Equal(t, http.StatusOK, api.put("/api/v1/technicians/T-1", map[string]any{"name": "Bo"}).Code)
+	require.Equal(t, http.StatusOK, api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Bo"}).Code)
 	res = get(tag)
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	require.NotEqual(t, tag, res.Header.Get("ETag"))

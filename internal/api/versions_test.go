@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 const mergePatch = "application/merge-patch+json"
@@ -20,16 +22,16 @@ func TestAPIIfMatchRefusesStaleWrites(t *testing.T) {
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "sync"))
 
-	r := api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "phone": "1"})
+	r := api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "phone": "1"})
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	first := r.Header.Get("ETag")
 	require.Regexp(t, `^"\d+-1"$`, first)
 	require.Equal(t, float64(1), r.JSON["version"])
-	g := api.get("/api/v1/technicians/T-1")
+	g := api.Get("/api/v1/technicians/T-1")
 	require.Equal(t, first, g.Header.Get("ETag"))
 
 	// Someone else changes the phone: the version moves on.
-	r = api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "phone": "2"})
+	r = api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "phone": "2"})
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	second := r.Header.Get("ETag")
 	require.NotEqual(t, first, second)
@@ -48,55 +50,55 @@ func TestAPIIfMatchRefusesStaleWrites(t *testing.T) {
 		if c.ct != "" {
 			headers = append(headers, "Content-Type", c.ct)
 		}
-		r := api.call(c.method, "/api/v1/technicians/T-1", c.body, headers...)
-		requireAPIError(t, r, http.StatusPreconditionFailed, "precondition_failed")
+		r := api.Call(c.method, "/api/v1/technicians/T-1", c.body, headers...)
+		apitest.RequireError(t, r, http.StatusPreconditionFailed, "precondition_failed")
 		require.Equal(t, "2", f.text(`SELECT phone FROM technicians WHERE external_ref = 'T-1'`), c.method)
 	}
 	// A weak tag never matches; a list holding the current one does.
-	requireAPIError(t, api.call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "weak"}`,
+	apitest.RequireError(t, api.Call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "weak"}`,
 		"Content-Type", mergePatch, "If-Match", "W/"+second), http.StatusPreconditionFailed, "precondition_failed")
-	r = api.call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "3"}`,
+	r = api.Call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "3"}`,
 		"Content-Type", mergePatch, "If-Match", first+", "+second)
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	third := r.Header.Get("ETag")
 	require.Regexp(t, `^"\d+-3"$`, third)
 	// "*" matches any version of a record that exists, and no record that does not.
-	r = api.call(http.MethodPut, "/api/v1/technicians/T-1", `{"name": "Ana", "phone": "4"}`, "If-Match", "*")
+	r = api.Call(http.MethodPut, "/api/v1/technicians/T-1", `{"name": "Ana", "phone": "4"}`, "If-Match", "*")
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
-	requireAPIError(t, api.call(http.MethodPut, "/api/v1/technicians/T-2", `{"name": "Bo"}`, "If-Match", "*"),
+	apitest.RequireError(t, api.Call(http.MethodPut, "/api/v1/technicians/T-2", `{"name": "Bo"}`, "If-Match", "*"),
 		http.StatusPreconditionFailed, "precondition_failed")
-	requireAPIError(t, api.call(http.MethodPut, "/api/v1/technicians/T-2", `{"name": "Bo"}`, "If-Match", third),
+	apitest.RequireError(t, api.Call(http.MethodPut, "/api/v1/technicians/T-2", `{"name": "Bo"}`, "If-Match", third),
 		http.StatusPreconditionFailed, "precondition_failed")
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians WHERE external_ref = 'T-2'`))
 	// Without If-Match, PUT is last write wins.
-	r = api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "phone": "5"})
+	r = api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "phone": "5"})
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Equal(t, "5", f.text(`SELECT phone FROM technicians WHERE external_ref = 'T-1'`))
 
 	// Jobs too: a change on the board makes an integration's ETag stale.
-	r = api.put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "address": "12 Elm St",
+	r = api.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "address": "12 Elm St",
 		"arrival_start": "2026-03-09T08:00:00Z", "arrival_end": "2026-03-09T10:00:00Z"})
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	jobTag := r.Header.Get("ETag")
-	require.Equal(t, jobTag, api.get("/api/v1/jobs/J-1").Header.Get("ETag"))
+	require.Equal(t, jobTag, api.Get("/api/v1/jobs/J-1").Header.Get("ETag"))
 	_, err := f.db.Exec(t.Context(), `UPDATE jobs SET status = 'done' WHERE external_ref = 'J-1'`)
 	require.NoError(t, err)
-	requireAPIError(t, api.call(http.MethodPut, "/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones",
+	apitest.RequireError(t, api.Call(http.MethodPut, "/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones",
 		"arrival_start": "2026-03-09T08:00:00Z", "arrival_end": "2026-03-09T10:00:00Z"}, "If-Match", jobTag),
 		http.StatusPreconditionFailed, "precondition_failed")
 	require.Equal(t, "done", f.text(`SELECT status FROM jobs WHERE external_ref = 'J-1'`))
 	require.Equal(t, "12 Elm St", f.text(`SELECT address FROM jobs WHERE external_ref = 'J-1'`))
 
 	// Delete at the current version; a technician with jobs is a 409.
-	r = api.put("/api/v1/technicians/T-9", map[string]any{"name": "Cy"})
+	r = api.Put("/api/v1/technicians/T-9", map[string]any{"name": "Cy"})
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
-	r = api.call(http.MethodDelete, "/api/v1/technicians/T-9", nil, "If-Match", r.Header.Get("ETag"))
+	r = api.Call(http.MethodDelete, "/api/v1/technicians/T-9", nil, "If-Match", r.Header.Get("ETag"))
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
 	require.Equal(t, true, r.JSON["deleted"])
-	requireAPIError(t, api.get("/api/v1/technicians/T-9"), http.StatusNotFound, "not_found")
-	require.Equal(t, http.StatusOK, api.put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "technician_ref": "T-1",
+	apitest.RequireError(t, api.Get("/api/v1/technicians/T-9"), http.StatusNotFound, "not_found")
+	require.Equal(t, http.StatusOK, api.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "technician_ref": "T-1",
 		"arrival_start": "2026-03-09T08:00:00Z", "arrival_end": "2026-03-09T10:00:00Z"}).Code)
-	requireAPIError(t, api.call(http.MethodDelete, "/api/v1/technicians/T-1", nil), http.StatusConflict, "conflict")
+	apitest.RequireError(t, api.Call(http.MethodDelete, "/api/v1/technicians/T-1", nil), http.StatusConflict, "conflict")
 }
 
 // PATCH with a JSON Merge Patch changes only what it names (docs/api.md,
@@ -107,12 +109,12 @@ func TestAPIPatchChangesOnlyTheGivenMembers(t *testing.T) {
 	api := f.api(f.newToken(f.orgA, "sync"))
 	other := f.api(f.newToken(f.orgB, "sync"))
 	f.setZone(f.orgA, "America/New_York")
-	patch := func(a *apiClient, path, body string) apiResponse {
-		return a.call(http.MethodPatch, path, body, "Content-Type", mergePatch)
+	patch := func(a *apitest.Client, path, body string) apitest.Response {
+		return a.Call(http.MethodPatch, path, body, "Content-Type", mergePatch)
 	}
 
-	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "email": "ana@example.com"}).Code)
-	r := api.put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "customer_phone": "+1 555 0100",
+	require.Equal(t, http.StatusCreated, api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana", "email": "ana@example.com"}).Code)
+	r := api.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "customer_phone": "+1 555 0100",
 		"address": "12 Elm St", "notes": "dog", "technician_ref": "T-1",
 		"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00"})
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
@@ -158,38 +160,38 @@ func TestAPIPatchChangesOnlyTheGivenMembers(t *testing.T) {
 
 	// Refusals, each saving nothing.
 	before := f.text(`SELECT row_to_json(j)::text FROM jobs j WHERE external_ref = 'J-1'`)
-	fields := requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `{"colour": "blue", "notes": "x"}`), http.StatusUnprocessableEntity, "invalid")
+	fields := apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `{"colour": "blue", "notes": "x"}`), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "colour")
-	fields = requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `{"Notes": "x"}`), http.StatusUnprocessableEntity, "invalid")
+	fields = apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `{"Notes": "x"}`), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "Notes", "member names are matched exactly")
-	fields = requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `{"customer": null, "arrival_start": null}`), http.StatusUnprocessableEntity, "invalid")
+	fields = apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `{"customer": null, "arrival_start": null}`), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "arrival_start")
-	fields = requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `{"customer": null}`), http.StatusUnprocessableEntity, "invalid")
+	fields = apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `{"customer": null}`), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "customer")
-	fields = requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `{"external_ref": "J-2"}`), http.StatusUnprocessableEntity, "invalid")
+	fields = apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `{"external_ref": "J-2"}`), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "external_ref")
-	fields = requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `{"emergency": "yes"}`), http.StatusUnprocessableEntity, "invalid")
+	fields = apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `{"emergency": "yes"}`), http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields, "emergency")
-	requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `[{"op": "replace"}]`), http.StatusUnprocessableEntity, "invalid")
+	apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `[{"op": "replace"}]`), http.StatusUnprocessableEntity, "invalid")
 	// A patch is read as strictly as any body: the last of two notes
 	// does not win, and bytes that are not UTF-8 do not become U+FFFD.
-	fields = requireAPIError(t, patch(api, "/api/v1/jobs/J-1", `{"notes": "a", "notes": "b"}`), http.StatusUnprocessableEntity, "duplicate_member")
+	fields = apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", `{"notes": "a", "notes": "b"}`), http.StatusUnprocessableEntity, "duplicate_member")
 	require.Contains(t, fields, "notes")
-	fields = requireAPIError(t, patch(api, "/api/v1/jobs/J-1", "{\"notes\": \"caf\xe9\"}"), http.StatusUnprocessableEntity, "invalid_utf8")
+	fields = apitest.RequireError(t, patch(api, "/api/v1/jobs/J-1", "{\"notes\": \"caf\xe9\"}"), http.StatusUnprocessableEntity, "invalid_utf8")
 	require.Contains(t, fields, "notes")
 	// Another content type is 415 and says what is taken; so is a PUT's.
-	r = api.call(http.MethodPatch, "/api/v1/jobs/J-1", `{"notes": "x"}`)
-	requireAPIError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
+	r = api.Call(http.MethodPatch, "/api/v1/jobs/J-1", `{"notes": "x"}`)
+	apitest.RequireError(t, r, http.StatusUnsupportedMediaType, "unsupported_media_type")
 	require.Equal(t, mergePatch, r.Header.Get("Accept-Patch"))
-	requireAPIError(t, api.call(http.MethodPatch, "/api/v1/jobs/J-1", `[]`, "Content-Type", "application/json-patch+json"),
+	apitest.RequireError(t, api.Call(http.MethodPatch, "/api/v1/jobs/J-1", `[]`, "Content-Type", "application/json-patch+json"),
 		http.StatusUnsupportedMediaType, "unsupported_media_type")
 	// Another org's record, or none, is not found.
-	requireAPIError(t, patch(other, "/api/v1/jobs/J-1", `{"notes": "x"}`), http.StatusNotFound, "not_found")
-	requireAPIError(t, patch(other, "/api/v1/technicians/T-1", `{"phone": "x"}`), http.StatusNotFound, "not_found")
-	requireAPIError(t, other.call(http.MethodDelete, "/api/v1/technicians/T-1", nil), http.StatusNotFound, "not_found")
-	requireAPIError(t, other.call(http.MethodPut, "/api/v1/technicians/T-1", `{"name": "x"}`, "If-Match", "*"),
+	apitest.RequireError(t, patch(other, "/api/v1/jobs/J-1", `{"notes": "x"}`), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, patch(other, "/api/v1/technicians/T-1", `{"phone": "x"}`), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, other.Call(http.MethodDelete, "/api/v1/technicians/T-1", nil), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, other.Call(http.MethodPut, "/api/v1/technicians/T-1", `{"name": "x"}`, "If-Match", "*"),
 		http.StatusPreconditionFailed, "precondition_failed")
-	requireAPIError(t, patch(api, "/api/v1/jobs/J-404", `{"notes": "x"}`), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, patch(api, "/api/v1/jobs/J-404", `{"notes": "x"}`), http.StatusNotFound, "not_found")
 	require.Equal(t, before, f.text(`SELECT row_to_json(j)::text FROM jobs j WHERE external_ref = 'J-1'`))
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM technicians WHERE external_ref = 'T-1'`))
 }
@@ -208,7 +210,7 @@ func TestAPIIfMatchRaceHasOneWinner(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "sync"))
-	r := api.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"})
+	r := api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"})
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	tag := r.Header.Get("ETag")
 	const writers = 8
@@ -218,10 +220,10 @@ func TestAPIIfMatchRaceHasOneWinner(t *testing.T) {
 		wg.Go(func() {
 			write := func() int {
 				if i%2 == 0 {
-					return api.call(http.MethodPatch, "/api/v1/technicians/T-1", fmt.Sprintf(`{"phone": "%d"}`, i),
+					return api.Call(http.MethodPatch, "/api/v1/technicians/T-1", fmt.Sprintf(`{"phone": "%d"}`, i),
 						"Content-Type", mergePatch, "If-Match", tag).Code
 				}
-				return api.call(http.MethodPut, "/api/v1/technicians/T-1", fmt.Sprintf(`{"name": "Ana", "phone": "%d"}`, i), "If-Match", tag).Code
+				return api.Call(http.MethodPut, "/api/v1/technicians/T-1", fmt.Sprintf(`{"name": "Ana", "phone": "%d"}`, i), "If-Match", tag).Code
 			}
 			// A 503 (no pooled connection within database.AcquireWait, on a
 			// busy machine: the writers queue on one row) is retried, as

@@ -57,7 +57,7 @@ type DayReads struct {
 	// technician, the cancelled ones last to be listed; at most Limits.Day
 	// in all, each route's first jobs before any route's later ones.
 	Jobs   []Job
-	Groups map[int64]DayGroup // by active technician id; 0: no active technician
+	Groups map[int64]DayGroup // by route (Job.Route): an active technician's id; 0: unassigned
 
 	Overdue JobList // overdue on the day (overdueSQL)
 	OnHold  JobList // on hold, whenever their window
@@ -83,10 +83,9 @@ type DayReads struct {
 // (internal/snapshot/summary.go), written for the database so that the
 // counts need no rows; TestSectionsSQLAgreesWithDerive pins the two.
 const (
-	dayJob       = `(j.arrival_start >= {start} AND j.arrival_start < {end})`
-	openJob      = openJobSQL
-	noTechnician = `(t.id IS NULL OR NOT t.active)`
-	onHoldJob    = `j.status = 'on_hold'`
+	dayJob    = `(j.arrival_start >= {start} AND j.arrival_start < {end})`
+	openJob   = openJobSQL
+	onHoldJob = `j.status = 'on_hold'`
 )
 
 var (
@@ -95,11 +94,11 @@ var (
 	onHoldOnDay    = `(` + onHoldJob + ` AND j.arrival_start < {end})`
 	emergencyItem  = `j.emergency AND ((` + dayJob + ` AND ` + openJob + `) OR ` + overdueJob + ` OR ` + onHoldOnDay + `)`
 	overdueItem    = overdueJob + ` AND NOT j.emergency`
-	unassignedItem = dayJob + ` AND ` + openJob + ` AND ` + noTechnician + ` AND NOT j.emergency`
+	unassignedItem = dayJob + ` AND ` + openJob + ` AND ` + unassignedSQL + ` AND NOT j.emergency`
 	// On hold on the day: its window has begun by the day's end (a job on
 	// hold for next week is not the day's business; it used to be counted
 	// here: docs/field-data.md, "The day board").
-	onHoldItem   = onHoldOnDay + ` AND NOT j.emergency AND NOT ` + overdueJob + ` AND NOT (` + dayJob + ` AND ` + noTechnician + `)`
+	onHoldItem   = onHoldOnDay + ` AND NOT j.emergency AND NOT ` + overdueJob + ` AND NOT (` + dayJob + ` AND ` + unassignedSQL + `)`
 	cancelledJob = dayJob + ` AND j.status = 'cancelled'`
 )
 
@@ -125,10 +124,9 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 		})
 	// Each route's first Route jobs (its cancelled ones last), the routes'
 	// first jobs before their later ones, Day in all.
-	group := `CASE WHEN t.active THEN j.technician_id ELSE 0 END`
 	b.Queue(`
 		SELECT `+jobColumns+` FROM (
-		  SELECT j.*, row_number() OVER (PARTITION BY `+group+` ORDER BY j.status = 'cancelled', j.arrival_start, j.created_at, j.id) AS n
+		  SELECT j.*, row_number() OVER (PARTITION BY `+routeSQL+` ORDER BY j.status = 'cancelled', j.arrival_start, j.created_at, j.id) AS n
 		  `+jobFrom+` WHERE j.org_id = $1 AND `+at(dayJob, "$2", "$3")+`) j
 		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
 		 WHERE j.n <= $4
@@ -144,7 +142,7 @@ func QueueDay(b *pgx.Batch, orgID int64, prevStart, start, end time.Time, lim Da
 			return readError(err, "jobs of the day")
 		})
 	b.Queue(`
-		SELECT `+group+`, count(*), count(*) FILTER (WHERE j.status <> 'cancelled')
+		SELECT `+routeSQL+`, count(*), count(*) FILTER (WHERE j.status <> 'cancelled')
 		  `+jobFrom+` WHERE j.org_id = $1 AND `+at(dayJob, "$2", "$3")+` GROUP BY 1`, orgID, start, end).
 		Query(func(rows pgx.Rows) error {
 			var id int64
@@ -256,7 +254,7 @@ func queueOwnOverdue(b *pgx.Batch, r *DayReads, orgID int64, start time.Time, li
 		         row_number() OVER (PARTITION BY j.technician_id ORDER BY j.arrival_start, j.created_at, j.id) AS n,
 		         count(*) OVER (PARTITION BY j.technician_id) AS total
 		    FROM jobs j JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id
-		   WHERE j.org_id = $1 AND t.active AND `+at(overdueJob, "$2", "")+`),
+		   WHERE j.org_id = $1 AND NOT `+unassignedSQL+` AND `+at(overdueJob, "$2", "")+`),
 		l AS (SELECT id, n, total FROM o WHERE n <= $3 ORDER BY n, arrival_start, created_at, id LIMIT $4)
 		SELECT `+jobColumns+`, l.total FROM l JOIN jobs j ON j.org_id = $1 AND j.id = l.id
 		  LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id

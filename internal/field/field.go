@@ -40,6 +40,28 @@ func Open(status string) bool { return status != StatusDone && status != StatusC
 // openJobSQL is Open over jobs j.
 const openJobSQL = `j.status NOT IN ('done', 'cancelled')`
 
+// Unassigned reports whether the job needs someone: it has no technician,
+// or its technician is inactive (a deactivated technician's jobs need
+// someone else). This is the unassigned rule the board, the day's reads
+// and the briefing's snapshot all follow; unassignedSQL is the same rule
+// for the database, and TestUnassignedRuleAgrees pins the two.
+func (j Job) Unassigned() bool { return j.TechnicianID == 0 || !j.TechnicianActive }
+
+// Route is the route the job is on: its technician's id, or 0 when it is
+// Unassigned. routeSQL is the same for the database.
+func (j Job) Route() int64 {
+	if j.Unassigned() {
+		return 0
+	}
+	return j.TechnicianID
+}
+
+// unassignedSQL is Unassigned over jobs j LEFT JOIN technicians t (jobFrom).
+const unassignedSQL = `(t.id IS NULL OR NOT t.active)`
+
+// routeSQL is Route over jobs j LEFT JOIN technicians t (jobFrom).
+const routeSQL = `CASE WHEN ` + unassignedSQL + ` THEN 0 ELSE j.technician_id END`
+
 // ValidStatus reports whether s is one of Statuses.
 func ValidStatus(s string) bool {
 	for _, v := range Statuses {
@@ -94,24 +116,27 @@ type TechnicianInput struct {
 
 // Job is one customer visit.
 type Job struct {
-	ID             int64      `json:"id"`
-	ExternalRef    string     `json:"external_ref,omitempty"`
-	Customer       string     `json:"customer"`
-	CustomerPhone  string     `json:"customer_phone"`
-	Address        string     `json:"address"`
-	ArrivalStart   time.Time  `json:"arrival_start"`
-	ArrivalEnd     time.Time  `json:"arrival_end"`
-	JobType        string     `json:"job_type"`
-	Notes          string     `json:"notes"`
-	Emergency      bool       `json:"emergency"`
-	Status         string     `json:"status"`
-	TechnicianID   int64      `json:"technician_id,omitempty"` // 0 = unassigned
-	TechnicianRef  string     `json:"technician_ref,omitempty"`
-	TechnicianName string     `json:"technician_name,omitempty"`
-	CompletedAt    *time.Time `json:"completed_at"`
-	Version        int64      `json:"version"` // goes up with every change a person sees (docs/versions.md)
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
+	ID             int64     `json:"id"`
+	ExternalRef    string    `json:"external_ref,omitempty"`
+	Customer       string    `json:"customer"`
+	CustomerPhone  string    `json:"customer_phone"`
+	Address        string    `json:"address"`
+	ArrivalStart   time.Time `json:"arrival_start"`
+	ArrivalEnd     time.Time `json:"arrival_end"`
+	JobType        string    `json:"job_type"`
+	Notes          string    `json:"notes"`
+	Emergency      bool      `json:"emergency"`
+	Status         string    `json:"status"`
+	TechnicianID   int64     `json:"technician_id,omitempty"` // 0 = unassigned
+	TechnicianRef  string    `json:"technician_ref,omitempty"`
+	TechnicianName string    `json:"technician_name,omitempty"`
+	// TechnicianActive: the technician is active (false without one); read
+	// for Unassigned, not part of the job's record.
+	TechnicianActive bool       `json:"-"`
+	CompletedAt      *time.Time `json:"completed_at"`
+	Version          int64      `json:"version"` // goes up with every change a person sees (docs/versions.md)
+	CreatedAt        time.Time  `json:"created_at"`
+	UpdatedAt        time.Time  `json:"updated_at"`
 }
 
 // JobInput is a job as submitted, before validation. The assignee is

@@ -64,7 +64,7 @@ type JobPage struct {
 
 const jobColumns = `j.id, coalesce(j.external_ref, ''), j.customer, j.customer_phone, j.address,
 	j.arrival_start, j.arrival_end, j.job_type, j.notes, j.emergency, j.status,
-	coalesce(j.technician_id, 0), coalesce(t.external_ref, ''), coalesce(t.name, ''),
+	coalesce(j.technician_id, 0), coalesce(t.external_ref, ''), coalesce(t.name, ''), coalesce(t.active, false),
 	j.completed_at, j.version, j.created_at, j.updated_at`
 
 const jobFrom = ` FROM jobs j LEFT JOIN technicians t ON t.org_id = j.org_id AND t.id = j.technician_id `
@@ -86,7 +86,7 @@ func scanJob(row pgx.Row, j *Job) error { return row.Scan(jobDest(j)...) }
 func jobDest(j *Job) []any {
 	return []any{&j.ID, &j.ExternalRef, &j.Customer, &j.CustomerPhone, &j.Address,
 		&j.ArrivalStart, &j.ArrivalEnd, &j.JobType, &j.Notes, &j.Emergency, &j.Status,
-		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.CompletedAt, &j.Version, &j.CreatedAt, &j.UpdatedAt}
+		&j.TechnicianID, &j.TechnicianRef, &j.TechnicianName, &j.TechnicianActive, &j.CompletedAt, &j.Version, &j.CreatedAt, &j.UpdatedAt}
 }
 
 // collectJobs reads rows of jobColumns.

@@ -194,8 +194,9 @@ func (d *Day) Snapshot() Snapshot {
 	}
 	snap.OwnOverdue = true
 	for _, j := range r.Jobs {
-		// Jobs of inactive technicians need someone else: list them as unassigned.
-		if i, ok := byTech[j.TechnicianID]; ok {
+		// Route is 0, no technician's, for an unassigned job
+		// (field.Job.Unassigned: an inactive technician's too).
+		if i, ok := byTech[j.Route()]; ok {
 			snap.Technicians[i].Jobs = append(snap.Technicians[i].Jobs, d.jobLine(j))
 		} else {
 			snap.Unassigned = append(snap.Unassigned, d.jobLine(j))

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/database"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testdb"
 )
@@ -150,8 +151,14 @@ func (f *Fixture) Strings(sql string, args ...any) []string {
 // Count runs a count query.
 func (f *Fixture) Count(sql string, args ...any) int {
 	f.T.Helper()
+	return Count(f.T, f.DB, sql, args...)
+}
+
+// Count runs a count query on q.
+func Count(t testing.TB, q database.Querier, sql string, args ...any) int {
+	t.Helper()
 	var n int
-	require.NoError(f.T, f.DB.QueryRow(f.Ctx, sql, args...).Scan(&n))
+	require.NoError(t, q.QueryRow(context.Background(), sql, args...).Scan(&n))
 	return n
 }
 

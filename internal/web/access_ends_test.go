@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/tenants"
 )
 
@@ -96,21 +97,21 @@ func TestDayLinksEndWithTheirReason(t *testing.T) {
 
 	// The API: a PUT that changes the address ends the links; a DELETE too.
 	api := f.api(f.newToken(f.orgA, "sync"))
-	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/cara", map[string]any{"name": "Cara", "email": "cara@acme.test"}).Code)
+	require.Equal(t, http.StatusCreated, api.Put("/api/v1/technicians/cara", map[string]any{"name": "Cara", "email": "cara@acme.test"}).Code)
 	var cara int64
 	require.NoError(t, f.db.QueryRow(ctx, `SELECT id FROM technicians WHERE external_ref = 'cara'`).Scan(&cara))
 	caraTok := f.dayToken(f.orgA.ID, cara, "2026-03-04")
-	require.Equal(t, http.StatusOK, api.put("/api/v1/technicians/cara", map[string]any{"name": "Cara Lee", "email": "cara@acme.test"}).Code)
+	require.Equal(t, http.StatusOK, api.Put("/api/v1/technicians/cara", map[string]any{"name": "Cara Lee", "email": "cara@acme.test"}).Code)
 	require.True(t, opens(caraTok), "a PUT that keeps the address revoked the links")
-	require.Equal(t, http.StatusOK, api.put("/api/v1/technicians/cara", map[string]any{"name": "Cara Lee", "email": "cara@elsewhere.example"}).Code)
+	require.Equal(t, http.StatusOK, api.Put("/api/v1/technicians/cara", map[string]any{"name": "Cara Lee", "email": "cara@elsewhere.example"}).Code)
 	require.False(t, opens(caraTok))
 	caraTok = f.dayToken(f.orgA.ID, cara, "2026-03-04")
 	require.True(t, opens(caraTok))
-	require.Equal(t, http.StatusOK, api.call(http.MethodDelete, "/api/v1/technicians/cara", nil).Code)
+	require.Equal(t, http.StatusOK, api.Call(http.MethodDelete, "/api/v1/technicians/cara", nil).Code)
 	require.False(t, opens(caraTok))
 
 	// The CSV import: a row that changes the address ends the links.
-	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/dev", map[string]any{"name": "Dev", "email": "dev@acme.test"}).Code)
+	require.Equal(t, http.StatusCreated, api.Put("/api/v1/technicians/dev", map[string]any{"name": "Dev", "email": "dev@acme.test"}).Code)
 	var dev int64
 	require.NoError(t, f.db.QueryRow(ctx, `SELECT id FROM technicians WHERE external_ref = 'dev'`).Scan(&dev))
 	devTok := f.dayToken(f.orgA.ID, dev, "2026-03-04")
@@ -130,17 +131,17 @@ func TestAPITokensEndWithTheirCreatorsAdminRole(t *testing.T) {
 	ctx := context.Background()
 	owner := f.as(&f.adminA)
 	const tokensPath = "/orgs/acme/settings/api-tokens"
-	createAs := func(c *client, path, name string) *apiClient {
+	createAs := func(c *client, path, name string) *apitest.Client {
 		t.Helper()
 		res := c.post(path, url.Values{"name": {name}})
 		require.Equal(t, http.StatusOK, res.Code, res.Body)
 		api := f.api(between(t, res.Body, `id="api-token-value">`, "<"))
-		require.Equal(t, http.StatusOK, api.get("/api/v1/technicians").Code)
+		require.Equal(t, http.StatusOK, api.Get("/api/v1/technicians").Code)
 		return api
 	}
-	works := func(api *apiClient) bool {
+	works := func(api *apitest.Client) bool {
 		t.Helper()
-		r := api.get("/api/v1/technicians")
+		r := api.Get("/api/v1/technicians")
 		require.Contains(t, []int{http.StatusOK, http.StatusUnauthorized}, r.Code, r.Body)
 		return r.Code == http.StatusOK
 	}

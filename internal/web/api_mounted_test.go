@@ -1,23 +1,19 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"fieldbrief/internal/audit"
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/tenants"
-	"fieldbrief/internal/tokens"
+	"fieldbrief/internal/testutil"
 	"strconv"
 )
 
@@ -26,134 +22,34 @@ import (
 // revoked on the settings page, the server's own errors as JSON). The
 // API's own behaviour is tested in internal/api.
 
-// apiResponse is an API answer, its body decoded.
-type apiResponse struct {
-	Code   int
-	Header http.Header
-	Body   string
-	JSON   map[string]any
-}
-
-// apiClient calls the API with one bearer token and no cookies.
-type apiClient struct {
-	t     testing.TB
-	base  string
-	token string
-	hc    *http.Client
-}
-
-// newToken creates a token of o (as its first admin would) and returns it.
+// newToken creates a write token of o (as its first admin would) and returns it.
 func (f *fixture) newToken(o tenants.Org, name string) string {
-	f.t.Helper()
-	_, token, err := f.store.Tokens.Create(context.Background(), audit.Actor{Email: "admin@" + o.Slug + ".test"}, o.ID, name, tokens.ScopeWrite, f.clock.Now())
-	require.NoError(f.t, err)
-	return token
+	return apitest.NewToken(f.t, f.store.Tokens, o, name, f.clock.Now())
 }
 
-func (f *fixture) api(token string) *apiClient {
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	return &apiClient{t: f.t, base: f.ts.URL, token: token, hc: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
-}
+// api is a client of the fixture's API with token.
+func (f *fixture) api(token string) *apitest.Client { return apitest.NewClient(f.t, f.ts.URL, token) }
 
-// call sends body (a string as is, anything else as JSON) with the token.
-func (a *apiClient) call(method, path string, body any, headers ...string) apiResponse {
-	a.t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	case []byte:
-		r = bytes.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		require.NoError(a.t, err)
-		r = bytes.NewReader(j)
-	}
-	req, err := http.NewRequest(method, a.base+path, r)
-	require.NoError(a.t, err)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if a.token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.token)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	res, err := a.hc.Do(req)
-	require.NoError(a.t, err)
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	require.NoError(a.t, err)
-	out := apiResponse{Code: res.StatusCode, Header: res.Header, Body: string(raw)}
-	require.Equal(a.t, "application/json", strings.Split(res.Header.Get("Content-Type"), ";")[0],
-		"%s %s: every API answer is JSON; got %d %q", method, path, res.StatusCode, raw)
-	require.NoError(a.t, json.Unmarshal(raw, &out.JSON), "%s %s: %s", method, path, raw)
-	return out
-}
-
-func (a *apiClient) get(path string) apiResponse { return a.call(http.MethodGet, path, nil) }
-
-func (a *apiClient) put(path string, body any) apiResponse { return a.call(http.MethodPut, path, body) }
-
-// requireAPIError checks the error envelope of docs/api.md, "Errors" and returns its fields.
-func requireAPIError(t testing.TB, r apiResponse, status int, code string) map[string]any {
-	t.Helper()
-	require.Equal(t, status, r.Code, r.Body)
-	e, ok := r.JSON["error"].(map[string]any)
-	require.True(t, ok, "no error object: %s", r.Body)
-	require.Equal(t, code, e["code"], r.Body)
-	require.NotEmpty(t, e["message"], r.Body)
-	fields, ok := e["fields"].(map[string]any)
-	require.True(t, ok, "no fields object: %s", r.Body)
-	return fields
-}
-
-// jsonAt returns the JSON at a path of object keys, re-encoded.
-func jsonAt(t testing.TB, body string, keys ...string) string {
-	t.Helper()
-	var v any
-	require.NoError(t, json.Unmarshal([]byte(body), &v), body)
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		require.True(t, ok, "%s: no object at %q", body, k)
-		v = m[k]
-	}
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
-}
-
-func (f *fixture) count(sql string, args ...any) int {
-	f.t.Helper()
-	var n int
-	require.NoError(f.t, f.db.QueryRow(context.Background(), sql, args...).Scan(&n))
-	return n
-}
+// count runs a count query on the test's database.
+func (f *fixture) count(sql string, args ...any) int { return testutil.Count(f.t, f.db, sql, args...) }
 
 // setZone saves an org's briefing settings in zone.
-func (f *fixture) setZone(o tenants.Org, zone string) {
-	f.t.Helper()
-	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, o.ID,
-		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`))
-	require.NoError(f.t, err)
-}
+func (f *fixture) setZone(o tenants.Org, zone string) { apitest.SetZone(f.t, f.store.Tenants, o, zone) }
 
 func TestAPIRefusesMissingBadAndCookieOnlyCredentials(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	token := f.newToken(f.orgA, "sync")
-	require.Equal(t, http.StatusOK, f.api(token).get("/api/v1/technicians").Code)
+	require.Equal(t, http.StatusOK, f.api(token).Get("/api/v1/technicians").Code)
 
-	for name, r := range map[string]apiResponse{
-		"no header":      f.api("").get("/api/v1/technicians"),
-		"unknown token":  f.api("fb_" + strings.Repeat("A", 52)).get("/api/v1/technicians"),
-		"not ours":       f.api("ghp_abc").get("/api/v1/technicians"),
-		"basic scheme":   f.api("").call(http.MethodGet, "/api/v1/technicians", nil, "Authorization", "Basic "+token),
-		"token, no type": f.api("").call(http.MethodGet, "/api/v1/technicians", nil, "Authorization", token),
+	for name, r := range map[string]apitest.Response{
+		"no header":      f.api("").Get("/api/v1/technicians"),
+		"unknown token":  f.api("fb_" + strings.Repeat("A", 52)).Get("/api/v1/technicians"),
+		"not ours":       f.api("ghp_abc").Get("/api/v1/technicians"),
+		"basic scheme":   f.api("").Call(http.MethodGet, "/api/v1/technicians", nil, "Authorization", "Basic "+token),
+		"token, no type": f.api("").Call(http.MethodGet, "/api/v1/technicians", nil, "Authorization", token),
 	} {
-		requireAPIError(t, r, http.StatusUnauthorized, "unauthorized")
+		apitest.RequireError(t, r, http.StatusUnauthorized, "unauthorized")
 		require.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer", name)
 	}
 
@@ -165,11 +61,11 @@ func TestAPIRefusesMissingBadAndCookieOnlyCredentials(t *testing.T) {
 		admin.send(http.MethodPut, "/api/v1/technicians/T-1", url.Values{"name": {"Cookie Monster"}}),
 	} {
 		require.Equal(t, http.StatusUnauthorized, r.Code, r.Body)
-		require.JSONEq(t, `"unauthorized"`, jsonAt(t, r.Body, "error", "code"))
+		require.JSONEq(t, `"unauthorized"`, apitest.JSONAt(t, r.Body, "error", "code"))
 	}
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians`))
 	// And the API sets no cookie of its own.
-	require.Empty(t, f.api(token).get("/api/v1/technicians").Header.Values("Set-Cookie"))
+	require.Empty(t, f.api(token).Get("/api/v1/technicians").Header.Values("Set-Cookie"))
 }
 
 func TestAPITokenRevokedIsRefusedOnTheNextCall(t *testing.T) {
@@ -182,7 +78,7 @@ func TestAPITokenRevokedIsRefusedOnTheNextCall(t *testing.T) {
 	require.True(t, strings.HasPrefix(token, "fb_"), token)
 
 	api := f.api(token)
-	require.Equal(t, http.StatusOK, api.get("/api/v1/technicians").Code)
+	require.Equal(t, http.StatusOK, api.Get("/api/v1/technicians").Code)
 	// The list shows the token's name and hint, never the token again.
 	page := admin.get("/orgs/acme/settings/api-tokens")
 	require.Contains(t, page.Body, "Dispatch sync")
@@ -195,12 +91,12 @@ func TestAPITokenRevokedIsRefusedOnTheNextCall(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, f.as(&f.adminB).post(fmt.Sprintf("/orgs/globex/settings/api-tokens/%d/revoke", id), nil).Code)
 	require.Equal(t, http.StatusForbidden, f.as(&f.memberA).post(fmt.Sprintf("/orgs/acme/settings/api-tokens/%d/revoke", id), nil).Code)
 	require.Equal(t, http.StatusForbidden, admin.postNoCSRF(fmt.Sprintf("/orgs/acme/settings/api-tokens/%d/revoke", id), nil).Code)
-	require.Equal(t, http.StatusOK, api.get("/api/v1/technicians").Code)
+	require.Equal(t, http.StatusOK, api.Get("/api/v1/technicians").Code)
 
 	res = admin.htmx().post(fmt.Sprintf("/orgs/acme/settings/api-tokens/%d/revoke", id), nil)
 	require.Equal(t, http.StatusOK, res.Code, res.Body)
 	require.Contains(t, res.Body, "Revoked")
-	requireAPIError(t, api.get("/api/v1/technicians"), http.StatusUnauthorized, "unauthorized")
+	apitest.RequireError(t, api.Get("/api/v1/technicians"), http.StatusUnauthorized, "unauthorized")
 
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM audit_log WHERE action = 'api_token.create' AND actor_email = $1`, f.adminA.Email))
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM audit_log WHERE action = 'api_token.revoke' AND actor_email = $1`, f.adminA.Email))
@@ -226,13 +122,13 @@ func TestAPIErrorsAreJSONEverywhere(t *testing.T) {
 	api := f.api(f.newToken(f.orgA, "sync"))
 	f.srv.echo.GET("/api/v1/test-panic", func(echo.Context) error { panic("boom") })
 
-	requireAPIError(t, api.get("/api/v1/nope"), http.StatusNotFound, "not_found")
-	requireAPIError(t, api.get("/api/v2/technicians"), http.StatusNotFound, "not_found")
-	requireAPIError(t, api.get("/api"), http.StatusNotFound, "not_found")
-	requireAPIError(t, api.call(http.MethodDelete, "/api/v1/jobs/J-1", nil), http.StatusMethodNotAllowed, "method_not_allowed")
-	requireAPIError(t, api.call(http.MethodPost, "/api/v1/technicians", "{}"), http.StatusMethodNotAllowed, "method_not_allowed")
-	r := api.get("/api/v1/test-panic")
-	requireAPIError(t, r, http.StatusInternalServerError, "internal")
+	apitest.RequireError(t, api.Get("/api/v1/nope"), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, api.Get("/api/v2/technicians"), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, api.Get("/api"), http.StatusNotFound, "not_found")
+	apitest.RequireError(t, api.Call(http.MethodDelete, "/api/v1/jobs/J-1", nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	apitest.RequireError(t, api.Call(http.MethodPost, "/api/v1/technicians", "{}"), http.StatusMethodNotAllowed, "method_not_allowed")
+	r := api.Get("/api/v1/test-panic")
+	apitest.RequireError(t, r, http.StatusInternalServerError, "internal")
 	require.NotContains(t, r.Body, "boom")
 	// A HEAD is answered like the GET, without a body.
 	req, err := http.NewRequest(http.MethodHead, f.ts.URL+"/api/v1/technicians", nil)
@@ -282,8 +178,8 @@ func TestAPITokenScopeChosenOnThePage(t *testing.T) {
 	row := parseDoc(t, page.Body).find(attrIs("data-token-id", strconv.FormatInt(id, 10)))
 	require.NotNil(t, row)
 	require.Contains(t, row.text(), "Read only")
-	r := f.api(between(t, res.Body, `id="api-token-value">`, "<")).call(http.MethodPut, "/api/v1/technicians/T-2", map[string]any{"name": "x"})
-	requireAPIError(t, r, http.StatusForbidden, "insufficient_scope")
+	r := f.api(between(t, res.Body, `id="api-token-value">`, "<")).Call(http.MethodPut, "/api/v1/technicians/T-2", map[string]any{"name": "x"})
+	apitest.RequireError(t, r, http.StatusForbidden, "insufficient_scope")
 }
 
 // mergePatch is the media type of a PATCH body (docs/api.md, "PATCH").

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
 )
@@ -58,16 +59,16 @@ func TestNoJobForADeactivatedTechnician(t *testing.T) {
 	// The API: PUT and PATCH, a stable code beside the English message.
 	api := f.api(f.newToken(f.orgA, "sync"))
 	body := map[string]any{"customer": "Acme", "arrival_start": "2026-03-04T09:00", "arrival_end": "2026-03-04T10:00", "technician_ref": "T-olga"}
-	res := api.put("/api/v1/jobs/J-1", body)
-	fields := requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	res := api.Put("/api/v1/jobs/J-1", body)
+	fields := apitest.RequireError(t, res, http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields["technician_ref"], "deactivated")
-	require.JSONEq(t, `"technician_inactive"`, jsonAt(t, res.Body, "error", "codes", "technician_ref"))
+	require.JSONEq(t, `"technician_inactive"`, apitest.JSONAt(t, res.Body, "error", "codes", "technician_ref"))
 	require.Zero(t, ff.count(`SELECT count(*) FROM jobs WHERE external_ref = 'J-1'`))
 	delete(body, "technician_ref")
-	require.Equal(t, http.StatusCreated, api.put("/api/v1/jobs/J-1", body).Code)
-	res = api.call(http.MethodPatch, "/api/v1/jobs/J-1", `{"technician_ref": "T-olga"}`, "Content-Type", mergePatch)
-	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
-	require.JSONEq(t, `"technician_inactive"`, jsonAt(t, res.Body, "error", "codes", "technician_ref"))
+	require.Equal(t, http.StatusCreated, api.Put("/api/v1/jobs/J-1", body).Code)
+	res = api.Call(http.MethodPatch, "/api/v1/jobs/J-1", `{"technician_ref": "T-olga"}`, "Content-Type", mergePatch)
+	apitest.RequireError(t, res, http.StatusUnprocessableEntity, "invalid")
+	require.JSONEq(t, `"technician_inactive"`, apitest.JSONAt(t, res.Body, "error", "codes", "technician_ref"))
 	require.Zero(t, ff.count(`SELECT count(*) FROM jobs WHERE external_ref = 'J-1' AND technician_id IS NOT NULL`))
 
 	// The CSV import: the row's problem, no save.
@@ -84,5 +85,5 @@ func TestNoJobForADeactivatedTechnician(t *testing.T) {
 	r = ff.admin.post(fmt.Sprintf("/orgs/acme/jobs/%d/status", kept.ID), url.Values{"status": {"in_progress"}, "date": {"2026-03-04"}})
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
 	require.Equal(t, ff.ana.ID, ff.storedJob(f.orgA.ID, kept.ID).TechnicianID)
-	require.Equal(t, http.StatusOK, api.put("/api/v1/jobs/J-1", body).Code)
+	require.Equal(t, http.StatusOK, api.Put("/api/v1/jobs/J-1", body).Code)
 }

@@ -94,8 +94,8 @@ func (s *Server) renderBoardWith(c echo.Context, status int, z orgZone, d schedu
 const boardOverdueCookie = "board_overdue"
 
 // boardModel gathers one day: the org's active technicians as timeline
-// rows, the day's jobs by assignee (jobs of inactive technicians need
-// someone else, so they are unassigned here as in the briefing), the open
+// rows, the day's jobs by route (field.Job.Route: jobs of inactive
+// technicians are unassigned here as in the briefing), the open
 // jobs whose window ended before the day, and the counts above the board,
 // the action items' read by the briefing's own statement.
 func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem string) (views.Board, error) {
@@ -127,7 +127,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	}
 	rows := make([][]field.Job, len(b.Columns))
 	for _, j := range day.Jobs {
-		i := column[j.TechnicianID] // 0, unassigned, for none or an inactive technician
+		i := column[j.Route()] // 0: unassigned (field.Job.Unassigned)
 		rows[i] = append(rows[i], j)
 	}
 	var blocks [][]views.BoardBlock

@@ -30,7 +30,7 @@ func TestHugeBriefingIsBounded(t *testing.T) {
 		  FROM generate_series(1, 30000) g`, f.orgA.ID)
 	require.NoError(t, err)
 
-	r := f.api(f.newToken(f.orgA, "sync")).get("/api/v1/briefings/2026-03-04")
+	r := f.api(f.newToken(f.orgA, "sync")).Get("/api/v1/briefings/2026-03-04")
 	require.Equal(t, http.StatusOK, r.Code)
 	require.LessOrEqual(t, len(r.Body), snapshot.MaxBytes)
 	var got struct {

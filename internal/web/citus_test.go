@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/pgtopo"
 	"fieldbrief/internal/testutil"
 )
@@ -63,29 +64,29 @@ func TestCitusImportAndAPIWrites(t *testing.T) {
 	require.Equal(t, "done", f.text(`SELECT status FROM jobs WHERE org_id = $1 AND external_ref = 'J-1'`, f.orgA.ID))
 
 	api := f.api(f.newToken(f.orgA, "sync"))
-	r2 := api.put("/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "1"})
+	r2 := api.Put("/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "1"})
 	require.Equal(t, http.StatusCreated, r2.Code, r2.Body)
 	first := r2.Header.Get("ETag")
-	r2 = api.put("/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "2"})
+	r2 = api.Put("/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "2"})
 	require.Equal(t, http.StatusOK, r2.Code, r2.Body)
 	second := r2.Header.Get("ETag")
 	require.NotEqual(t, first, second)
-	requireAPIError(t, api.call(http.MethodPut, "/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "stale"}, "If-Match", first),
+	apitest.RequireError(t, api.Call(http.MethodPut, "/api/v1/technicians/T-3", map[string]any{"name": "Ana", "phone": "stale"}, "If-Match", first),
 		http.StatusPreconditionFailed, "precondition_failed")
-	requireAPIError(t, api.call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "stale"}`, "Content-Type", mergePatch, "If-Match", first),
+	apitest.RequireError(t, api.Call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "stale"}`, "Content-Type", mergePatch, "If-Match", first),
 		http.StatusPreconditionFailed, "precondition_failed")
 	require.Equal(t, "2", f.text(`SELECT phone FROM technicians WHERE org_id = $1 AND external_ref = 'T-3'`, f.orgA.ID))
-	r2 = api.call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "3"}`, "Content-Type", mergePatch, "If-Match", second)
+	r2 = api.Call(http.MethodPatch, "/api/v1/technicians/T-3", `{"phone": "3"}`, "Content-Type", mergePatch, "If-Match", second)
 	require.Equal(t, http.StatusOK, r2.Code, r2.Body)
-	r2 = api.get("/api/v1/jobs/J-1")
+	r2 = api.Get("/api/v1/jobs/J-1")
 	require.Equal(t, http.StatusOK, r2.Code, r2.Body)
 	jobTag := r2.Header.Get("ETag")
 	_, err := f.db.Exec(t.Context(), `UPDATE jobs SET notes = 'board' WHERE org_id = $1 AND external_ref = 'J-1'`, f.orgA.ID)
 	require.NoError(t, err)
-	requireAPIError(t, api.call(http.MethodPut, "/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones",
+	apitest.RequireError(t, api.Call(http.MethodPut, "/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones",
 		"arrival_start": "2026-03-09T08:00:00Z", "arrival_end": "2026-03-09T10:00:00Z"}, "If-Match", jobTag),
 		http.StatusPreconditionFailed, "precondition_failed")
-	requireAPIError(t, api.call(http.MethodDelete, "/api/v1/technicians/T-1", nil), http.StatusConflict, "conflict")
+	apitest.RequireError(t, api.Call(http.MethodDelete, "/api/v1/technicians/T-1", nil), http.StatusConflict, "conflict")
 }
 
 // TestCitusGrowWhileRunning grows the cluster while the product works

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/field"
 )
@@ -50,8 +51,8 @@ func TestJobAtTheEndOfYear9999IsOutOfRangeOnEveryPath(t *testing.T) {
 	requireFieldError(t, r, "to", "out of range")
 
 	a := ff.api(ff.newToken(ff.orgA, "sync"))
-	res := a.put("/api/v1/jobs/J-far", `{"customer":"Far","arrival_start":"9999-12-31T23:00","arrival_end":"9999-12-31T23:59"}`)
-	fields := requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	res := a.Put("/api/v1/jobs/J-far", `{"customer":"Far","arrival_start":"9999-12-31T23:00","arrival_end":"9999-12-31T23:59"}`)
+	fields := apitest.RequireError(t, res, http.StatusUnprocessableEntity, "invalid")
 	require.Contains(t, fields["arrival_end"], "out of range")
 
 	_, doc := previewOf(t, ff.admin, "jobs", "external_ref,customer,date,arrival_from,arrival_to\nJ-far,Far,9999-12-31,23:00,23:59\n")
@@ -67,15 +68,15 @@ func TestAPIPutWithNanosecondsIsIdempotent(t *testing.T) {
 	ff := setupField(t)
 	a := ff.api(ff.newToken(ff.orgA, "sync"))
 	body := `{"customer":"Ann","arrival_start":"2026-03-09T13:00:00.123456789Z","arrival_end":"2026-03-09T15:00:00.999999999Z"}`
-	r := a.put("/api/v1/jobs/J-1", body)
+	r := a.Put("/api/v1/jobs/J-1", body)
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
-	first := jsonAt(t, r.Body, "updated_at")
+	first := apitest.JSONAt(t, r.Body, "updated_at")
 	ff.advance(time.Minute)
-	r = a.put("/api/v1/jobs/J-1", body)
+	r = a.Put("/api/v1/jobs/J-1", body)
 	require.Equal(t, http.StatusOK, r.Code, r.Body)
-	require.Equal(t, first, jsonAt(t, r.Body, "updated_at"), "the same body again changed the job")
+	require.Equal(t, first, apitest.JSONAt(t, r.Body, "updated_at"), "the same body again changed the job")
 	require.Equal(t, 0, ff.count(`SELECT count(*) FROM audit_log WHERE action = 'field.job.update'`))
-	require.Equal(t, `"2026-03-09T09:00:00.123456-04:00"`, jsonAt(t, r.Body, "arrival_start"))
+	require.Equal(t, `"2026-03-09T09:00:00.123456-04:00"`, apitest.JSONAt(t, r.Body, "arrival_start"))
 }
 
 // formAsShown is what a browser submits for the form with this id, as the
@@ -210,7 +211,7 @@ func TestAPIRequestLogNamesTheToken(t *testing.T) {
 	token := f.newToken(f.orgA, "sync")
 	var id int64
 	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT id FROM api_tokens WHERE name = 'sync'`).Scan(&id))
-	r := f.api(token).get("/api/v1/technicians")
+	r := f.api(token).Get("/api/v1/technicians")
 	require.Equal(t, http.StatusOK, r.Code)
 	var line map[string]any
 	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
@@ -236,7 +237,7 @@ func TestAmbiguousLocalTimeIsTheSameInstantOnEveryPath(t *testing.T) {
 
 	r := ff.admin.post("/orgs/acme/jobs", jobValues("Form Co", "2026-11-01", "01:30", "03:00"))
 	require.Equal(t, http.StatusSeeOther, r.Code, r.Body)
-	res := ff.api(ff.newToken(ff.orgA, "sync")).put("/api/v1/jobs/J-api", `{"customer":"API Co","arrival_start":"2026-11-01T01:30","arrival_end":"2026-11-01T03:00"}`)
+	res := ff.api(ff.newToken(ff.orgA, "sync")).Put("/api/v1/jobs/J-api", `{"customer":"API Co","arrival_start":"2026-11-01T01:30","arrival_end":"2026-11-01T03:00"}`)
 	require.Equal(t, http.StatusCreated, res.Code, res.Body)
 	loc, doc := previewOf(t, ff.admin, "jobs", "external_ref,customer,date,arrival_from,arrival_to\nJ-csv,CSV Co,2026-11-01,01:30,03:00\n")
 	require.Equal(t, http.StatusSeeOther, saveImport(t, ff.admin, loc, doc).Code)

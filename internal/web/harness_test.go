@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,7 +40,7 @@ type fixture struct {
 	replicaDB *pgxpool.Pool
 	store     *testutil.Stores
 	ts        *httptest.Server
-	clock     *testClock
+	clock     *testutil.Clock
 
 	orgA, orgB                              tenants.Org
 	staff, adminA, memberA, adminB, memberB accounts.User
@@ -142,7 +141,7 @@ func setupFixtureDB(t testing.TB, adjust func(*config.Web), created time.Time, w
 		url = where.url(t)
 		db = openPool(t, url)
 	}
-	f := &fixture{t: t, db: db, webDB: db, store: testutil.NewStores(db), clock: &testClock{now: testStart}}
+	f := &fixture{t: t, db: db, webDB: db, store: testutil.NewStores(db), clock: testutil.NewClock(testStart)}
 	if where.web != nil {
 		f.webDB = openPool(t, where.web(t, url))
 	}
@@ -351,24 +350,6 @@ func (c *client) do(method, path string, form url.Values) response {
 	b, err := io.ReadAll(res.Body)
 	require.NoError(c.t, err)
 	return response{Code: res.StatusCode, Body: string(b), Header: res.Header}
-}
-
-// testClock is the injected clock; tests move it with advance.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 // testLogWriter sends server logs (warnings and errors) to the test log.

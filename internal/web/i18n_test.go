@@ -203,19 +203,19 @@ func TestTechnicianLanguage(t *testing.T) {
 	f := setup(t)
 	api := f.api(f.newToken(f.orgA, "ci"))
 
-	r := api.put("/api/v1/technicians/T-1", map[string]any{"name": "Rosa Díaz", "language": "es"})
+	r := api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Rosa Díaz", "language": "es"})
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 	require.Equal(t, "es", r.JSON["language"])
-	r = api.get("/api/v1/technicians/T-1")
+	r = api.Get("/api/v1/technicians/T-1")
 	require.Equal(t, "es", r.JSON["language"], r.Body)
-	r = api.put("/api/v1/technicians/T-2", map[string]any{"name": "Sam Lee"})
+	r = api.Put("/api/v1/technicians/T-2", map[string]any{"name": "Sam Lee"})
 	require.Equal(t, "", r.JSON["language"], r.Body) // the org's
 	for _, bad := range []any{"pt", "klingon", 7} {
-		r = api.put("/api/v1/technicians/T-1", map[string]any{"name": "Rosa Díaz", "language": bad})
+		r = api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Rosa Díaz", "language": bad})
 		require.Equal(t, http.StatusUnprocessableEntity, r.Code, "%v: %s", bad, r.Body)
 		require.Contains(t, r.Body, "language", bad)
 	}
-	require.Equal(t, "es", api.get("/api/v1/technicians/T-1").JSON["language"])
+	require.Equal(t, "es", api.Get("/api/v1/technicians/T-1").JSON["language"])
 
 	var id int64
 	require.NoError(t, f.db.QueryRow(context.Background(), `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = 'T-2'`, f.orgA.ID).Scan(&id))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/i18n"
@@ -297,8 +298,8 @@ func TestAPIProblemsAreEnglishWithCodes(t *testing.T) {
 	ff := setupField(t)
 	ff.setLocale(ff.orgA.ID, "de-DE")
 	a := ff.api(ff.newToken(ff.orgA, "sync"))
-	res := a.put("/api/v1/technicians/T-9", `{"name":"","email":"not an address"}`)
-	fields := requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	res := a.Put("/api/v1/technicians/T-9", `{"name":"","email":"not an address"}`)
+	fields := apitest.RequireError(t, res, http.StatusUnprocessableEntity, "invalid")
 	require.Equal(t, "is required", fields["name"])
 	require.Equal(t, "is not an email address like name@example.com", fields["email"])
 	codes, ok := res.JSON["error"].(map[string]any)["codes"].(map[string]any)
@@ -306,21 +307,21 @@ func TestAPIProblemsAreEnglishWithCodes(t *testing.T) {
 	require.Equal(t, map[string]any{"name": field.CodeRequired, "email": field.CodeEmailInvalid}, codes)
 
 	// A job whose time is not read keeps the codes of its other problems.
-	res = a.put("/api/v1/jobs/J-9", `{"customer":"","arrival_start":"2026-03-09T08:00"}`)
-	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	res = a.Put("/api/v1/jobs/J-9", `{"customer":"","arrival_start":"2026-03-09T08:00"}`)
+	apitest.RequireError(t, res, http.StatusUnprocessableEntity, "invalid")
 	codes, ok = res.JSON["error"].(map[string]any)["codes"].(map[string]any)
 	require.True(t, ok, res.Body)
 	require.Equal(t, map[string]any{"customer": field.CodeRequired, "arrival_end": field.CodeRequired}, codes)
 
 	// Every unknown member is named, each with its code.
-	res = a.put("/api/v1/technicians/T-9", `{"colour":"red", "name": "Ana", "Phone": "1", "size": 2}`)
-	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	res = a.Put("/api/v1/technicians/T-9", `{"colour":"red", "name": "Ana", "Phone": "1", "size": 2}`)
+	apitest.RequireError(t, res, http.StatusUnprocessableEntity, "invalid")
 	require.Equal(t, map[string]any{"colour": "unknown_member", "Phone": "unknown_member", "size": "unknown_member"},
 		res.JSON["error"].(map[string]any)["codes"], res.Body)
 
 	// An error without field problems has no codes member.
-	res = a.put("/api/v1/technicians/T-9", `{"name": "Ana"} {"name": "Bo"}`)
-	requireAPIError(t, res, http.StatusUnprocessableEntity, "invalid")
+	res = a.Put("/api/v1/technicians/T-9", `{"name": "Ana"} {"name": "Bo"}`)
+	apitest.RequireError(t, res, http.StatusUnprocessableEntity, "invalid")
 	_, has := res.JSON["error"].(map[string]any)["codes"]
 	require.False(t, has, res.Body)
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 // docs/security.md, "JSON bodies": a JSON body whose members encoding/json would read
@@ -27,15 +29,15 @@ func TestAPIRefusesDuplicateCaseVariantAndNonUTF8Members(t *testing.T) {
 		"invalid UTF-8":        {"/api/v1/technicians/T-1", "{\"name\":\"Jos\xe9\"}", "invalid_utf8", "name"},
 		"lone surrogate":       {"/api/v1/jobs/J-1", `{"customer":"Mrs \ud800",` + job + `}`, "invalid_utf8", "customer"},
 	} {
-		r := api.put(c.path, c.body)
-		fields := requireAPIError(t, r, http.StatusUnprocessableEntity, c.code)
+		r := api.Put(c.path, c.body)
+		fields := apitest.RequireError(t, r, http.StatusUnprocessableEntity, c.code)
 		require.Contains(t, fields, c.field, "%s: %s", name, r.Body)
 		require.Contains(t, r.JSON["error"].(map[string]any)["message"], c.field, name)
 	}
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians`))
 	require.Zero(t, f.count(`SELECT count(*) FROM jobs`))
 	// The same names in different objects, and U+FFFD written out, are fine.
-	r := api.put("/api/v1/technicians/T-1", `{"name":"Jos\ufffd `+"\uFFFD"+`"}`)
+	r := api.Put("/api/v1/technicians/T-1", `{"name":"Jos\ufffd `+"\uFFFD"+`"}`)
 	require.Equal(t, http.StatusCreated, r.Code, r.Body)
 }
 

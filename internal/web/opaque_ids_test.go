@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 // Ids and ETags count nothing (docs/security.md, "Ids and ETags"): an org
@@ -19,9 +21,9 @@ func TestIdsAndETagsDoNotCountOtherOrgs(t *testing.T) {
 	f := setup(t)
 	a := f.api(f.newToken(f.orgA, "a"))
 	b := f.api(f.newToken(f.orgB, "b"))
-	job := func(api *apiClient, ref string) (int64, string) {
+	job := func(api *apitest.Client, ref string) (int64, string) {
 		t.Helper()
-		r := api.put("/api/v1/jobs/"+ref, map[string]any{"customer": ref,
+		r := api.Put("/api/v1/jobs/"+ref, map[string]any{"customer": ref,
 			"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"})
 		require.Equal(t, http.StatusCreated, r.Code, r.Body)
 		id := int64(r.JSON["id"].(float64))
@@ -48,8 +50,8 @@ func TestIdsAndETagsDoNotCountOtherOrgs(t *testing.T) {
 	require.Equal(t, `"`+strconv.FormatInt(second, 10)+`-1"`, secondTag)
 
 	// The same holds for technicians, whose ids a page's URLs carry too.
-	tech := func(api *apiClient, ref string) int64 {
-		r := api.put("/api/v1/technicians/"+ref, map[string]any{"name": ref})
+	tech := func(api *apitest.Client, ref string) int64 {
+		r := api.Put("/api/v1/technicians/"+ref, map[string]any{"name": ref})
 		require.Equal(t, http.StatusCreated, r.Code, r.Body)
 		return int64(r.JSON["id"].(float64))
 	}

@@ -62,15 +62,15 @@ func TestOpenAPIWebhooksDescribeTheEvents(t *testing.T) {
 	require.NoError(t, err)
 
 	acme := f.api(f.newToken(f.orgA, "sync"))
-	require.Equal(t, http.StatusCreated, acme.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana Lima", "language": "es"}).Code)
-	require.Equal(t, http.StatusCreated, acme.put("/api/v1/technicians/T-2", map[string]any{"name": "Bo"}).Code)
-	require.Equal(t, http.StatusCreated, acme.put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones",
+	require.Equal(t, http.StatusCreated, acme.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana Lima", "language": "es"}).Code)
+	require.Equal(t, http.StatusCreated, acme.Put("/api/v1/technicians/T-2", map[string]any{"name": "Bo"}).Code)
+	require.Equal(t, http.StatusCreated, acme.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones",
 		"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00", "technician_ref": "T-1"}).Code)
-	require.Equal(t, http.StatusOK, acme.call(http.MethodPatch, "/api/v1/jobs/J-1", `{"status": "done", "technician_ref": null}`,
+	require.Equal(t, http.StatusOK, acme.Call(http.MethodPatch, "/api/v1/jobs/J-1", `{"status": "done", "technician_ref": null}`,
 		"Content-Type", mergePatch).Code)
-	require.Equal(t, http.StatusOK, acme.call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "+1 555 0100"}`, "Content-Type", mergePatch).Code)
-	require.Equal(t, http.StatusOK, acme.call(http.MethodPatch, "/api/v1/technicians/T-1", `{"active": false}`, "Content-Type", mergePatch).Code)
-	require.Equal(t, http.StatusOK, acme.call(http.MethodDelete, "/api/v1/technicians/T-2", nil).Code)
+	require.Equal(t, http.StatusOK, acme.Call(http.MethodPatch, "/api/v1/technicians/T-1", `{"phone": "+1 555 0100"}`, "Content-Type", mergePatch).Code)
+	require.Equal(t, http.StatusOK, acme.Call(http.MethodPatch, "/api/v1/technicians/T-1", `{"active": false}`, "Content-Type", mergePatch).Code)
+	require.Equal(t, http.StatusOK, acme.Call(http.MethodDelete, "/api/v1/technicians/T-2", nil).Code)
 	// No path deletes a job; the trigger still reports one deleted in SQL.
 	_, err = f.db.Exec(context.Background(), `DELETE FROM jobs WHERE org_id = $1 AND external_ref = 'J-1'`, f.orgA.ID)
 	require.NoError(t, err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/api/apitest"
 )
 
 // badRecipients are addresses we never send to (docs/security.md, "Email addresses we send to"), each
@@ -75,8 +77,8 @@ func TestTechnicianEmailRefusesAddressesWeNeverSendTo(t *testing.T) {
 		res := admin.post("/orgs/acme/technicians", url.Values{"name": {"Zoe"}, "email": {addr}, "active": {"true"}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.Code, "%s: %s", addr, res.Body)
 		require.Contains(t, res.Body, word, addr)
-		r := api.put("/api/v1/technicians/T-1", map[string]any{"name": "Zoe", "email": addr})
-		fields := requireAPIError(t, r, http.StatusUnprocessableEntity, "invalid")
+		r := api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Zoe", "email": addr})
+		fields := apitest.RequireError(t, r, http.StatusUnprocessableEntity, "invalid")
 		require.Contains(t, fields["email"], word, addr)
 	}
 	require.Zero(t, f.count(`SELECT count(*) FROM technicians`))

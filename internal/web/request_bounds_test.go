@@ -3,19 +3,18 @@ package web
 import (
 	"context"
 	"encoding/binary"
-	"io"
 	"log/slog"
 	"math/bits"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/pglock"
 	"fieldbrief/internal/testutil"
@@ -209,32 +208,6 @@ func TestPGHashMatchesTheServer(t *testing.T) {
 	}
 }
 
-// rawAPI sends one API request without the test's require (it runs on a
-// goroutine of its own).
-func rawAPI(base, token, method, path, contentType, body string) (int, http.Header, string, error) {
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		return 0, nil, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", contentType)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res.StatusCode, res.Header, string(b), err
-}
-
-type rawAnswer struct {
-	code   int
-	header http.Header
-	body   string
-	err    error
-	took   time.Duration
-}
-
 // waitersOnRowLocks is how many backends of the test database wait for a
 // row or transaction lock.
 func (f *fixture) waitersOnRowLocks() int {
@@ -259,7 +232,7 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 	path := "/api/v1/jobs/" + url.PathEscape(ref)
 
 	token := f.newToken(f.orgA, "crm")
-	put := f.api(token).put(path, map[string]any{"customer": "Forged", "arrival_start": "2026-03-05T09:00", "arrival_end": "2026-03-05T10:00"})
+	put := f.api(token).Put(path, map[string]any{"customer": "Forged", "arrival_start": "2026-03-05T09:00", "arrival_end": "2026-03-05T10:00"})
 	require.Equal(t, http.StatusCreated, put.Code, put.Body)
 
 	// The row is held (as an import preview's upsert held it).
@@ -269,11 +242,9 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 	_, err = holder.Exec(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2 FOR UPDATE`, f.orgA.ID, ref)
 	require.NoError(t, err)
 
-	done := make(chan rawAnswer, 1)
+	done := make(chan apitest.RawAnswer, 1)
 	go func() {
-		start := time.Now()
-		code, h, body, err := rawAPI(f.ts.URL, token, http.MethodPatch, path, mergePatch, `{"notes": "from the attacker"}`)
-		done <- rawAnswer{code, h, body, err, time.Since(start)}
+		done <- apitest.Raw(f.ts.URL, token, http.MethodPatch, path, mergePatch, `{"notes": "from the attacker"}`)
 	}()
 	require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, testutil.Settle, 10*time.Millisecond,
 		"the PATCH waits for the job's row")
@@ -289,19 +260,19 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 	require.True(t, res.Ran, "the worker ticks while the forged PATCH waits")
 
 	a := <-done
-	require.NoError(t, a.err)
-	require.Equal(t, http.StatusServiceUnavailable, a.code, a.body)
-	require.NotEmpty(t, a.header.Get("Retry-After"))
-	require.Contains(t, a.body, `"code":"unavailable"`)
+	require.NoError(t, a.Err)
+	require.Equal(t, http.StatusServiceUnavailable, a.Code, a.Body)
+	require.NotEmpty(t, a.Header.Get("Retry-After"))
+	require.Contains(t, a.Body, `"code":"unavailable"`)
 	// Answered while the row was still held: the request's own bound ended
 	// the wait, not the other transaction.
-	t.Logf("the blocked PATCH answered %d after %s", a.code, a.took)
+	t.Logf("the blocked PATCH answered %d after %s", a.Code, a.Took)
 	require.NoError(t, holder.Rollback(ctx))
 	require.Zero(t, f.count(`SELECT count(*) FROM jobs WHERE org_id = $1 AND notes = 'from the attacker'`, f.orgA.ID),
 		"the refused PATCH changed nothing")
 
 	// Free again, the same PATCH goes through.
-	ok := f.api(token).call(http.MethodPatch, path, `{"notes": "now"}`, "Content-Type", mergePatch)
+	ok := f.api(token).Call(http.MethodPatch, path, `{"notes": "now"}`, "Content-Type", mergePatch)
 	require.Equal(t, http.StatusOK, ok.Code, ok.Body)
 }
 
@@ -317,7 +288,7 @@ func serverLockBound(c *config.Web) { c.LockTimeout = 0 }
 func TestPageBlockedOnARowAnswers503(t *testing.T) {
 	f := setupConfig(t, serverLockBound)
 	ctx := context.Background()
-	job := f.api(f.newToken(f.orgA, "crm")).put("/api/v1/jobs/J-1",
+	job := f.api(f.newToken(f.orgA, "crm")).Put("/api/v1/jobs/J-1",
 		map[string]any{"customer": "Held", "arrival_start": "2026-03-04T09:00", "arrival_end": "2026-03-04T10:00"})
 	require.Equal(t, http.StatusCreated, job.Code, job.Body)
 	var id int64

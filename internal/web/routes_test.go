@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/accounts"
+	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
@@ -515,7 +516,7 @@ func requireOutcome(t *testing.T, want outcome, htmx bool, res response, msg str
 		require.Equal(t, http.StatusForbidden, res.Code, msg)
 	case apiRefused:
 		require.Equal(t, http.StatusUnauthorized, res.Code, msg)
-		require.JSONEq(t, `"unauthorized"`, jsonAt(t, res.Body, "error", "code"), msg)
+		require.JSONEq(t, `"unauthorized"`, apitest.JSONAt(t, res.Body, "error", "code"), msg)
 	}
 }
 

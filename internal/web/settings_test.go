@@ -57,11 +57,7 @@ func forceConfig(t *testing.T, f *fixture, orgID int64, raw string) {
 	require.NoError(t, err)
 }
 
-func setClock(f *fixture, t time.Time) {
-	f.clock.mu.Lock()
-	defer f.clock.mu.Unlock()
-	f.clock.now = t
-}
+func setClock(f *fixture, t time.Time) { f.clock.Set(t) }
 
 func TestSettingsFormShowsStoredConfig(t *testing.T) {
 	t.Parallel()

@@ -117,18 +117,18 @@ func TestAssignWaitsForADeactivationBeingSaved(t *testing.T) {
 	f := setupConfig(t, boundedConfig(500*time.Millisecond, 10*time.Second))
 	ctx := context.Background()
 	api := f.api(f.newToken(f.orgA, "sync"))
-	require.Equal(t, http.StatusCreated, api.put("/api/v1/technicians/ana", map[string]any{"name": "Ana", "email": "ana@acme.test"}).Code)
+	require.Equal(t, http.StatusCreated, api.Put("/api/v1/technicians/ana", map[string]any{"name": "Ana", "email": "ana@acme.test"}).Code)
 
 	holder, err := f.db.Begin(ctx)
 	require.NoError(t, err)
 	defer holder.Rollback(ctx) //nolint:errcheck
 	_, err = holder.Exec(ctx, `UPDATE technicians SET active = false WHERE org_id = $1 AND external_ref = 'ana'`, f.orgA.ID)
 	require.NoError(t, err)
-	r := api.put("/api/v1/jobs/J-race", map[string]any{"customer": "Race", "technician_ref": "ana",
+	r := api.Put("/api/v1/jobs/J-race", map[string]any{"customer": "Race", "technician_ref": "ana",
 		"arrival_start": "2026-03-05T09:00", "arrival_end": "2026-03-05T10:00"})
 	require.Equal(t, http.StatusServiceUnavailable, r.Code, r.Body)
 	require.NoError(t, holder.Commit(ctx))
-	r = api.put("/api/v1/jobs/J-race", map[string]any{"customer": "Race", "technician_ref": "ana",
+	r = api.Put("/api/v1/jobs/J-race", map[string]any{"customer": "Race", "technician_ref": "ana",
 		"arrival_start": "2026-03-05T09:00", "arrival_end": "2026-03-05T10:00"})
 	require.Equal(t, http.StatusUnprocessableEntity, r.Code, r.Body)
 	require.Zero(t, f.count(`SELECT count(*) FROM jobs j JOIN technicians t ON t.id = j.technician_id

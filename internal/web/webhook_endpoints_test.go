@@ -90,15 +90,15 @@ func TestWebhookEndpointReceivesAPIWritesSigned(t *testing.T) {
 	endpointPath := hooksPath + "/" + strconv.FormatInt(id, 10)
 
 	acme := f.api(f.newToken(f.orgA, "sync"))
-	tech := acme.put("/api/v1/technicians/T-1", map[string]any{"name": "Ana Lima", "email": "ana@example.com"})
+	tech := acme.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana Lima", "email": "ana@example.com"})
 	require.Equal(t, http.StatusCreated, tech.Code, tech.Body)
-	job := acme.put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00",
+	job := acme.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00",
 		"arrival_end": "2026-03-09T10:00", "technician_ref": "T-1"})
 	require.Equal(t, http.StatusCreated, job.Code, job.Body)
-	patch := acme.call(http.MethodPatch, "/api/v1/jobs/J-1", `{"status": "in_progress"}`, "Content-Type", "application/merge-patch+json")
+	patch := acme.Call(http.MethodPatch, "/api/v1/jobs/J-1", `{"status": "in_progress"}`, "Content-Type", "application/merge-patch+json")
 	require.Equal(t, http.StatusOK, patch.Code, patch.Body)
 	globex := f.api(f.newToken(f.orgB, "sync"))
-	require.Equal(t, http.StatusCreated, globex.put("/api/v1/jobs/J-1", map[string]any{"customer": "Globex customer",
+	require.Equal(t, http.StatusCreated, globex.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Globex customer",
 		"arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T10:00"}).Code)
 
 	f.runWorkerOnce()
