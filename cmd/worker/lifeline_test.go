@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"fieldbrief/internal/testutil"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/testutil"
 )
 
 // TestKilledWorkerRescuedByLifeline: a worker killed (SIGKILL) while its

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"fieldbrief/internal/testutil"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/testutil"
 )
 
 // Two slots and room for one in the queue: the third caller waits and gets

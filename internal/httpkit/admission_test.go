@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"fieldbrief/internal/testutil"
 	"github.com/labstack/echo/v4"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/testutil"
 )
 
 func shedCount(t *testing.T, reason string) float64 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +15,6 @@ import (
 	"fieldbrief/internal/api/apitest"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testutil"
-	"strconv"
 )
 
 // The JSON API as the web server mounts it, beside the pages: what only

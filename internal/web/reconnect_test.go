@@ -5,9 +5,10 @@ import (
 	"net/http"
 	"testing"
 
-	"fieldbrief/internal/testutil"
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"fieldbrief/internal/testutil"
 )
 
 // killConnections ends every other session on the fixture's database, as a
