@@ -149,7 +149,9 @@ func TestAPIFeedOfChangesAndDeletions(t *testing.T) {
 	r = api.get("/api/v1/jobs?date=2026-03-09&stauts=done")
 	requireAPIError(t, r, http.StatusBadRequest, "bad_request")
 	require.Contains(t, r.JSON["error"].(map[string]any)["message"], `"stauts"`)
-	requireAPIError(t, api.get("/api/v1/technicians?active=true"), http.StatusBadRequest, "bad_request")
+	r = api.get("/api/v1/technicians?updated_since=2026-03-01T00:00:00Z&active=true")
+	requireAPIError(t, r, http.StatusBadRequest, "bad_request")
+	require.Contains(t, r.JSON["error"].(map[string]any)["message"], `"active"`)
 	requireAPIError(t, api.get("/api/v1/jobs?date=2026-03-09&date=2026-03-10"), http.StatusBadRequest, "bad_request")
 	requireAPIError(t, api.get("/api/v1/jobs?updated_since=yesterday"), http.StatusUnprocessableEntity, "invalid")
 }
