@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/api/apitest"
@@ -17,7 +19,19 @@ import (
 // each page; it returns the external_refs in the order read.
 func pageAll(t *testing.T, api *apitest.Client, path, key string, between func(page int)) []string {
 	t.Helper()
-	var refs []string
+	refs, _ := pageRun(t, api, path, key, between)
+	return refs
+}
+
+// pageFeed reads a feed of jobs as pageAll does; until is the run's
+// complete_until (its first page's, which its cursors keep).
+func pageFeed(t *testing.T, api *apitest.Client, path string, between func(page int)) (refs []string, until string) {
+	t.Helper()
+	return pageRun(t, api, path, "jobs", between)
+}
+
+func pageRun(t *testing.T, api *apitest.Client, path, key string, between func(page int)) (refs []string, until string) {
+	t.Helper()
 	next := ""
 	for page := 0; ; page++ {
 		p := path
@@ -26,12 +40,15 @@ func pageAll(t *testing.T, api *apitest.Client, path, key string, between func(p
 		}
 		r := api.Get(p)
 		require.Equal(t, http.StatusOK, r.Code, r.Body)
+		if page == 0 {
+			until, _ = r.JSON["complete_until"].(string)
+		}
 		for _, j := range r.JSON[key].([]any) {
 			refs = append(refs, j.(map[string]any)["external_ref"].(string))
 		}
 		c, _ := r.JSON["next_cursor"].(string)
 		if c == "" {
-			return refs
+			return refs, until
 		}
 		next = c
 		if between != nil {
@@ -134,7 +151,9 @@ func TestAPIFeedOfChangesAndDeletions(t *testing.T) {
 	r = api.Get("/api/v1/jobs?date=2026-03-09&stauts=done")
 	apitest.RequireError(t, r, http.StatusBadRequest, "bad_request")
 	require.Contains(t, r.JSON["error"].(map[string]any)["message"], `"stauts"`)
-	apitest.RequireError(t, api.Get("/api/v1/technicians?active=true"), http.StatusBadRequest, "bad_request")
+	r = api.Get("/api/v1/technicians?updated_since=2026-03-01T00:00:00Z&active=true")
+	apitest.RequireError(t, r, http.StatusBadRequest, "bad_request")
+	require.Contains(t, r.JSON["error"].(map[string]any)["message"], `"active"`)
 	apitest.RequireError(t, api.Get("/api/v1/jobs?date=2026-03-09&date=2026-03-10"), http.StatusBadRequest, "bad_request")
 	apitest.RequireError(t, api.Get("/api/v1/jobs?updated_since=yesterday"), http.StatusUnprocessableEntity, "invalid")
 }
@@ -159,4 +178,88 @@ func TestAPIFeedStopsBeforeWritesInFlight(t *testing.T) {
 	require.NoError(t, err)
 	r = api.Get("/api/v1/technicians?updated_since=2000-01-01T00:00:00Z")
 	require.Len(t, r.JSON["technicians"], 1)
+}
+
+// The same property with the writes side by side with the reads: a writer
+// inserts jobs and edits the ones that were there while two readers page
+// through the day's list and through the feed, all at once. The list reads
+// each job that was there once; the feed repeats none within a run, and
+// with the next run (from its complete_until, once the writes settled)
+// holds every job as it is now, edited and new ones included.
+func TestAPIPagesNeitherSkipNorRepeatBesideConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	const settle = time.Second
+	f := setupDeps(t, func(d *Deps) { d.FeedSettle = settle })
+	api := f.api(f.newToken(f.orgA, "sync"))
+	const n = 40
+	for i := range n {
+		r := api.Put(fmt.Sprintf("/api/v1/jobs/J-%02d", i), map[string]any{"customer": "c",
+			"arrival_start": fmt.Sprintf("2026-03-09T%02d:%02d", 6+i/6, (i%6)*10), "arrival_end": "2026-03-09T23:00"})
+		require.Equal(t, http.StatusCreated, r.Code, r.Body)
+	}
+	time.Sleep(settle + 100*time.Millisecond) // the seeded jobs are inside the first run's span
+
+	writer := f.api(f.newToken(f.orgA, "office"))
+	stop := make(chan struct{})
+	var writes atomic.Int32
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for k := 0; ; k++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			at := []string{"05:00", "12:00", "22:00"}[k%3]
+			r := writer.Put(fmt.Sprintf("/api/v1/jobs/NEW-%03d", k), map[string]any{"customer": "new",
+				"arrival_start": "2026-03-09T" + at, "arrival_end": "2026-03-09T23:00"})
+			assert.Equal(t, http.StatusCreated, r.Code, r.Body)
+			r = writer.Call(http.MethodPatch, fmt.Sprintf("/api/v1/jobs/J-%02d", (k*7)%n), fmt.Sprintf(`{"notes": "edit %d"}`, k),
+				"Content-Type", mergePatch)
+			assert.Equal(t, http.StatusOK, r.Code, r.Body)
+			writes.Add(2)
+			time.Sleep(50 * time.Millisecond) // under the token's rate limit
+		}
+	})
+	// Between two pages, at least one more write lands (the writer does
+	// not wait for the readers; this only keeps a fast reader from running
+	// ahead of it).
+	await := func(int) {
+		seen := writes.Load()
+		for deadline := time.Now().Add(time.Minute); writes.Load() == seen && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	list := pageAll(t, api, "/api/v1/jobs?from=2026-03-09&to=2026-03-09&limit=3", "jobs", await)
+	feed, feedUntil := pageFeed(t, api, "/api/v1/jobs?updated_since=2000-01-01T00:00:00Z&limit=3", await)
+	close(stop)
+	wg.Wait()
+	require.Positive(t, writes.Load(), "writes ran beside the reads")
+	t.Logf("%d writes beside %d list rows and %d feed rows", writes.Load(), len(list), len(feed))
+
+	once := func(what string, refs []string) map[string]bool {
+		t.Helper()
+		seen := map[string]bool{}
+		for _, ref := range refs {
+			require.False(t, seen[ref], "%s read %s twice: %v", what, ref, refs)
+			seen[ref] = true
+		}
+		return seen
+	}
+	inList := once("the list", list)
+	for i := range n {
+		require.True(t, inList[fmt.Sprintf("J-%02d", i)], "the list skipped J-%02d: %v", i, list)
+	}
+	inFeed := once("the feed", feed)
+
+	// The next sync, from the first's complete_until once the writes have settled.
+	require.NotEmpty(t, feedUntil)
+	time.Sleep(settle + 100*time.Millisecond)
+	nextRefs, _ := pageFeed(t, api, "/api/v1/jobs?updated_since="+url.QueryEscape(feedUntil)+"&limit=7", nil)
+	next := once("the next feed", nextRefs)
+	all := pageAll(t, api, "/api/v1/jobs?from=2026-03-09&to=2026-03-09&limit=500", "jobs", nil)
+	require.Len(t, all, n+int(writes.Load())/2)
+	for _, ref := range all {
+		require.True(t, inFeed[ref] || next[ref], "%s is in neither sync", ref)
+	}
 }

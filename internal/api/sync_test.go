@@ -175,8 +175,8 @@ func TestAPIGetAnswersNotModified(t *testing.T) {
 	r := api.Put("/api/v1/technicians/T-1", map[string]any{"name": "Ana"})
 	require.Equal(t, http.StatusCreated, r.Code)
 	tag := r.Header.Get("ETag")
-	get := func(etag string) *http.Response {
-		req, err := http.NewRequest(http.MethodGet, f.ts.URL+"/api/v1/technicians/T-1", nil)
+	getAt := func(path, etag string) *http.Response {
+		req, err := http.NewRequest(http.MethodGet, f.ts.URL+path, nil)
 		require.NoError(t, err)
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("If-None-Match", etag)
@@ -185,6 +185,7 @@ func TestAPIGetAnswersNotModified(t *testing.T) {
 		require.NoError(t, res.Body.Close())
 		return res
 	}
+	get := func(etag string) *http.Response { return getAt("/api/v1/technicians/T-1", etag) }
 	res := get(tag)
 	require.Equal(t, http.StatusNotModified, res.StatusCode)
 	require.Equal(t, tag, res.Header.Get("ETag"))
@@ -193,4 +194,15 @@ func TestAPIGetAnswersNotModified(t *testing.T) {
 	res = get(tag)
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	require.NotEqual(t, tag, res.Header.Get("ETag"))
+
+	// A job too, by its reference and by its id.
+	r = api.Put("/api/v1/jobs/J-1", map[string]any{"customer": "Mrs Jones", "arrival_start": "2026-03-09T08:00", "arrival_end": "2026-03-09T09:00"})
+	require.Equal(t, http.StatusCreated, r.Code, r.Body)
+	tag = r.Header.Get("ETag")
+	for _, path := range []string{"/api/v1/jobs/J-1", fmt.Sprintf("/api/v1/jobs/by-id/%.0f", r.JSON["id"])} {
+		res = getAt(path, tag)
+		require.Equal(t, http.StatusNotModified, res.StatusCode, path)
+		require.Equal(t, tag, res.Header.Get("ETag"), path)
+		require.Equal(t, http.StatusOK, getAt(path, `"1-1"`).StatusCode, path)
+	}
 }

@@ -236,3 +236,29 @@ func TestMigrationTellsTheOrgsTokensFromADeletedCreators(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE action = 'api_token.revoke'`).Scan(&audited))
 	require.Equal(t, 1, audited)
 }
+
+// TestMigrationKeepsEarlierTokensReadWrite: a token made before tokens had
+// a scope (00045) can still write after it (docs/api.md, "Tokens":
+// existing tokens are read-write).
+func TestMigrationKeepsEarlierTokensReadWrite(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool := open(t, emptyDB(t))
+	db := stdlib.OpenDBFromPool(pool)
+	t.Cleanup(func() { _ = db.Close() })
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.UpTo(ctx, 44)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `
+		INSERT INTO orgs (id, slug, name) VALUES (1, 'acme', 'Acme');
+		INSERT INTO api_tokens (org_id, name, token_hash, created_by, created_by_email, created_at)
+		VALUES (1, 'nightly', sha256('a'), NULL, 'system', '2026-01-01')`)
+	require.NoError(t, err)
+	res, err := provider.UpByOne(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 45, res.Source.Version)
+	var scope string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT scope FROM api_tokens WHERE name = 'nightly'`).Scan(&scope))
+	require.Equal(t, "write", scope)
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
@@ -191,4 +192,36 @@ func (f *fixture) text(sql string, args ...any) string {
 	var s string
 	require.NoError(f.t, f.db.QueryRow(f.t.Context(), sql, args...).Scan(&s))
 	return s
+}
+
+// TestAPITokensPageShowsScopeCreatorAndLastUse: each row of the tokens
+// page says what the token may do, who made it, and when it was last used:
+// never until a request carries it, then the instant of that request.
+func TestAPITokensPageShowsScopeCreatorAndLastUse(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+	res := admin.post("/orgs/acme/settings/api-tokens", url.Values{"name": {"crm"}, "scope": {"write"}})
+	require.Equal(t, http.StatusOK, res.Code, res.Body)
+	token := between(t, res.Body, `id="api-token-value">`, "<")
+	id := strconv.FormatInt(int64(f.count(`SELECT id FROM api_tokens WHERE name = 'crm'`)), 10)
+	cells := func() []htmlNode {
+		t.Helper()
+		page := admin.get("/orgs/acme/settings/api-tokens")
+		require.Equal(t, http.StatusOK, page.Code, page.Body)
+		row := parseDoc(t, page.Body).find(attrIs("data-token-id", id))
+		require.NotNil(t, row, page.Body)
+		require.Equal(t, "write", row.find(attrIs("data-scope", "write")).attr("data-scope"), "its scope")
+		tds := row.findAll(tagIs("td"))
+		require.Len(t, tds, 4)
+		require.Contains(t, tds[1].text(), f.adminA.Email, "its creator")
+		return tds
+	}
+	require.Equal(t, "never", strings.ToLower(cells()[2].text()))
+
+	f.advance(3 * time.Hour)
+	require.Equal(t, http.StatusOK, f.api(token).Get("/api/v1/org").Code)
+	used := cells()[2]
+	require.NotContains(t, strings.ToLower(used.text()), "never")
+	require.Equal(t, f.clock.Now().UTC().Format(time.RFC3339), used.find(tagIs("time")).attr("datetime"), "the instant of its last request")
 }

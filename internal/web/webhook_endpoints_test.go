@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"html"
@@ -20,6 +21,7 @@ import (
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/transport"
+	"fieldbrief/internal/webhooks"
 	"fieldbrief/internal/worker"
 )
 
@@ -187,4 +189,73 @@ func TestWebhookEndpointFormsRefuseBadInputAndAudit(t *testing.T) {
 	require.Equal(t, 4, f.count(`SELECT count(*) FROM audit_log WHERE org_id = $1 AND action LIKE 'webhook.endpoint.%'
 	                               AND actor_email = 'admin@acme.test'`, f.orgA.ID))
 	require.Equal(t, 0, f.count(`SELECT count(*) FROM audit_log WHERE coalesce(new_value::text, '') || coalesce(old_value::text, '') LIKE '%whsec_%'`))
+}
+
+// TestWebhookEventsOfEveryAPIWrite: the writes the first test leaves out
+// reach an endpoint too, through /api/v1: the by-id paths (a record made
+// on a screen, without a reference, patched, given a reference and
+// replaced), a technician's update, deactivation and deletion. Each event
+// has its own id (the webhook-id header), each record's events come in the
+// order they were made, and job.updated and technician.updated name the
+// members that changed.
+func TestWebhookEventsOfEveryAPIWrite(t *testing.T) {
+	t.Parallel()
+	f := setupConfig(t, func(c *config.Web) { c.AllowPrivateWebhooks = true })
+	rcv := newHookReceiver(t)
+	admin := f.as(&f.adminA)
+	r := admin.post(hooksPath, url.Values{"url": {rcv.URL + "/hooks"}, "events": webhooks.EventTypes})
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	secret := html.UnescapeString(between(t, r.Body, `id="webhook-secret-value">`, "<"))
+
+	// Made on a screen: no reference.
+	ctx := context.Background()
+	var tech, job int64
+	require.NoError(t, f.db.QueryRow(ctx, `INSERT INTO technicians (org_id, name) VALUES ($1, 'Screen Sam') RETURNING id`, f.orgA.ID).Scan(&tech))
+	require.NoError(t, f.db.QueryRow(ctx, `INSERT INTO jobs (org_id, customer, arrival_start, arrival_end)
+		VALUES ($1, 'Walk-in', '2026-03-09T16:00Z', '2026-03-09T17:00Z') RETURNING id`, f.orgA.ID).Scan(&job))
+	acme := f.api(f.newToken(f.orgA, "sync"))
+	patch := func(path, body string) {
+		t.Helper()
+		r := acme.Call(http.MethodPatch, path, body, "Content-Type", mergePatch)
+		require.Equal(t, http.StatusOK, r.Code, r.Body)
+	}
+	tp, jp := "/api/v1/technicians/by-id/"+strconv.FormatInt(tech, 10), "/api/v1/jobs/by-id/"+strconv.FormatInt(job, 10)
+	patch(tp, `{"phone": "+1 555 0100"}`)
+	patch(tp, `{"active": false}`)
+	patch(jp, `{"notes": "Gate code 4411", "external_ref": "J-7"}`)
+	put := acme.Put(jp, map[string]any{"customer": "Walk-in", "notes": "Gate code 4411", "arrival_start": "2026-03-09T10:00", "arrival_end": "2026-03-09T11:00"})
+	require.Equal(t, http.StatusOK, put.Code, put.Body)
+	require.Equal(t, http.StatusOK, acme.Call(http.MethodDelete, tp, nil).Code)
+
+	f.runWorkerOnce()
+	wh, err := standardwebhooks.NewWebhook(secret)
+	require.NoError(t, err)
+	ids := map[string]bool{}
+	perRecord := map[string][]string{} // "kind id" → types in the order received
+	changed := map[string][]any{}
+	for _, g := range rcv.requests() {
+		require.NoError(t, wh.Verify(g.Body, g.Header))
+		var ev map[string]any
+		dec := json.NewDecoder(bytes.NewReader(g.Body))
+		dec.UseNumber() // ids take 16 digits
+		require.NoError(t, dec.Decode(&ev))
+		id := g.Header.Get("webhook-id")
+		require.Equal(t, id, ev["id"])
+		require.False(t, ids[id], "event id %s sent for two events", id)
+		ids[id] = true
+		data := ev["data"].(map[string]any)
+		obj := data["object"].(map[string]any)
+		key := obj["id"].(json.Number).String()
+		perRecord[key] = append(perRecord[key], ev["type"].(string))
+		if c, ok := data["changed"].([]any); ok {
+			changed[ev["type"].(string)+" "+strconv.Itoa(len(perRecord[key]))] = c
+		}
+	}
+	require.Equal(t, []string{"technician.created", "technician.updated", "technician.deactivated", "technician.deleted"},
+		perRecord[strconv.FormatInt(tech, 10)])
+	require.Equal(t, []string{"job.created", "job.updated", "job.updated"}, perRecord[strconv.FormatInt(job, 10)])
+	require.Equal(t, []any{"phone"}, changed["technician.updated 2"])
+	require.Equal(t, []any{"active"}, changed["technician.deactivated 3"])
+	require.Equal(t, []any{"external_ref", "notes"}, changed["job.updated 2"])
+	require.Equal(t, []any{"arrival_start", "arrival_end"}, changed["job.updated 3"])
 }
