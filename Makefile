@@ -24,7 +24,7 @@ SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick inte
 # make test: the packages with concurrency of their own, tested with the race
 # detector (docs/testing.md, "The race detector"); internal/worker since its
 # update tests run on a fake clock, not on the hour they run at.
-RACE_PKGS     := internal/tick internal/database internal/worker internal/api internal/httpkit
+RACE_PKGS     := internal/web internal/tick internal/database internal/worker internal/api internal/httpkit
 BENCH        ?= .
 BENCHTIME    ?= 1x
 BENCH_PKGS   ?= ./internal/tick/... ./internal/worker/... ./internal/schedule/... ./internal/web/... ./internal/api/... ./internal/field/... ./internal/fieldimport/...
@@ -93,18 +93,24 @@ lint-openapi: ## Lint the API's OpenAPI document: redocly (recommended rules) an
 	node_modules/.bin/spectral lint --ruleset .spectral.yaml --fail-severity error ../../$(OPENAPI_DOC) || rc=$$?
 	exit $$rc
 
-test: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser tests included (finds, starts or installs PostgreSQL, Chromium and Node.js)
+test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser tests included (finds, starts or installs PostgreSQL, Chromium and Node.js)
 	@scripts/need-postgres.sh
 	scripts/need-chromium.sh
 	scripts/need-pgbouncer.sh
+	scripts/need-node.sh
 	# The suite's own throwaway cluster, in RAM (docs/testing.md, "The suite's PostgreSQL").
 	url=$$(scripts/test-pg.sh) # not inside export: its failure must stop make
 	export DATABASE_URL=$$url
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
-	echo "==> go vet ./..."
-	$(GO) vet ./...
-	echo "==> staticcheck ./..."
-	$(STATICCHECK) ./...
+	# The checks that read the code (hygiene, the OpenAPI lint, go vet,
+	# staticcheck) run beside the tests, their output kept for the end: they
+	# spend most of their 20 s waiting, not computing (docs/testing.md,
+	# "How make test schedules them"); any failure still fails make test.
+	checks=$$(mktemp)
+	trap 'rm -f "$$checks"' EXIT
+	( $(MAKE) --no-print-directory hygiene lint-openapi && echo "==> go vet ./..." && $(GO) vet ./... &&
+	  echo "==> staticcheck ./..." && $(STATICCHECK) ./... ) >"$$checks" 2>&1 &
+	checking=$$!
 	# The browser tests, the longest and the ones that wait on a browser,
 	# beside the rest, whose test binaries run niced so the browser's steps
 	# are not starved of CPU; the slowest of the rest first (go test starts
@@ -120,6 +126,8 @@ test: hygiene lint-openapi ## hygiene, the OpenAPI lint, go vet, staticcheck and
 	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec 'nice -n $(TEST_NICE)' $$pkgs || rc=$$?
 	wait $$racing || rc=$$?
 	wait $$e2e || rc=$$?
+	echo "==> the checks (hygiene, lint-openapi, go vet, staticcheck)"
+	if ! wait $$checking; then rc=1; cat "$$checks"; echo "==> the checks FAILED (above)"; else cat "$$checks"; fi
 	exit $$rc
 
 CITUS_TIMEOUT ?= 40m
