@@ -35,7 +35,8 @@ type Store struct {
 
 // ErrAccountMailOff is why an invite or a reset cannot be sent: the server
 // runs in production without SMTP_URL (docs/security.md, "Account emails and the staff outbox").
-var ErrAccountMailOff = apperr.Refuse(apperr.Unavailable, "account_mail_off", nil)
+var ErrAccountMailOff = &apperr.Error{Code: apperr.Unavailable, Reason: "account_mail_off",
+	Detail: "FIELDBRIEF_ENV=production and SMTP_URL is not set"}
 
 // mailOn refuses when account emails are off.
 func (s *Store) mailOn() error {

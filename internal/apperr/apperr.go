@@ -79,6 +79,9 @@ func (e *Error) Error() string {
 	msg := e.Message
 	if msg == "" && e.Reason != "" && !(len(e.Fields) == 1 && e.Fields[0].Code == e.Reason) {
 		msg = logWords(e.Reason, e.Args)
+		if e.Detail != "" {
+			msg += ": " + e.Detail
+		}
 	}
 	if msg == "" {
 		msg = e.Detail
