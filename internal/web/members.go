@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fieldbrief/internal/locale"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/httpkit"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )

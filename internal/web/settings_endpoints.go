@@ -1,13 +1,13 @@
 package web
 
 import (
-	"fieldbrief/internal/i18n"
 	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/webhooks"
 	"fieldbrief/views"
 )

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fieldbrief/internal/i18n"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/flags"
 	"fieldbrief/internal/httpkit"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
