@@ -440,7 +440,8 @@ func TestSendTestIsBounded(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.sendTest(sender, other, delivery.ChannelEmail, "admin@globex.test", now.Add(time.Second))
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
-	require.Contains(t, err.Error(), "being sent already")
+	require.Equal(t, "test_in_flight", apperr.ReasonOf(err))
+	require.Contains(t, i18n.English.Message(err), "being sent already")
 }
 
 // TestSendTestHoldsNoConnectionWhileWaiting: a slow receiver must not hold
