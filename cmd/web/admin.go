@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"fieldbrief/internal/accounts"
-	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/history"
@@ -219,10 +218,10 @@ func createTokenCommand(fs *flag.FlagSet, _ func(string) string) action {
 		}
 		scope, err := tokens.ParseScope(*scopeFlag)
 		if err != nil {
-			return usageErrorf("-scope: %s", apperr.Message(err))
+			return usageErrorf("-scope: %s", i18n.English.Message(err))
 		}
 		if err := tokens.ValidateName(*name); err != nil {
-			return usageErrorf("-name: %s", apperr.Message(err))
+			return usageErrorf("-name: %s", i18n.English.Message(err))
 		}
 		pool, err := a.open(ctx)
 		if err != nil {

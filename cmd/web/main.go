@@ -23,6 +23,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/config"
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 
 	_ "time/tzdata" // harmless; zones are loaded from schedule's own embedded rules (TZ_SOURCE)
@@ -158,11 +159,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 }
 
 // plainError shows an application error (a taken slug, an unknown org) by
-// its user-facing message, without the code, and keeps it in the chain.
+// its user-facing message (a refusal in English, through the catalog's
+// table: i18n.Refusal), without the code, and keeps it in the chain.
 type plainError struct{ err *apperr.Error }
 
 func (e plainError) Error() string {
-	msg := e.err.Message
+	msg := i18n.English.Message(e.err)
 	if msg == "" {
 		msg = e.err.Detail
 	}

@@ -144,7 +144,7 @@ func TestCreateOrgAndUsers(t *testing.T) {
 	require.Error(t, dup.err)
 	require.False(t, isUsage(dup.err))
 	require.Equal(t, apperr.Conflict, apperr.Code(dup.err))
-	require.Equal(t, `create-org: an org with slug "acme" already exists`, dup.err.Error())
+	require.Equal(t, `create-org: The slug “acme” is taken: choose another.`, dup.err.Error())
 
 	out = c.ok("create-user", "-email", "ada@acme.test", "-password", "pw-1-violet-harbor-tuesday", "-org", "acme", "-role", "admin")
 	require.Contains(t, out, "email=ada@acme.test staff=false")

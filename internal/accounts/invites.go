@@ -104,7 +104,7 @@ func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64
 		return Invite{}, fmt.Errorf("check membership of %q: %w", email, err)
 	}
 	if member {
-		return Invite{}, apperr.FieldCodef("email", "already_member", "%s is already a member of this org.", email)
+		return Invite{}, apperr.FieldRefusal("email", "already_member", apperr.Args{"Email": email})
 	}
 	open, err := scanInvite(tx.QueryRow(ctx, `SELECT `+inviteColumns+` FROM invites
 		WHERE org_id = $1 AND lower(email) = lower($2) AND accepted_at IS NULL AND revoked_at IS NULL`, orgID, email))
@@ -113,7 +113,7 @@ func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64
 	case err != nil:
 		return Invite{}, fmt.Errorf("find open invite of %q: %w", email, err)
 	case !open.Expired(now):
-		return Invite{}, apperr.FieldCodef("email", "already_invited", "%s has been invited already: resend or revoke that invite below.", email)
+		return Invite{}, apperr.FieldRefusal("email", "already_invited", apperr.Args{"Email": email})
 	default: // an expired one gives way to the new one
 		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3 WHERE id = $1 AND org_id = $2`, open.ID, orgID, now); err != nil {
 			return Invite{}, fmt.Errorf("retire expired invite %d: %w", open.ID, err)
@@ -127,10 +127,10 @@ func createInvite(ctx context.Context, tx pgx.Tx, actor audit.Actor, orgID int64
 		return Invite{}, fmt.Errorf("count invites of org %d: %w", orgID, err)
 	}
 	if pending >= MaxOpenInvites {
-		return Invite{}, apperr.Reasonf(apperr.TooMany, "invites_waiting", "This org has %d invites waiting already: revoke some before inviting more.", pending)
+		return Invite{}, apperr.Refuse(apperr.TooMany, "invites_waiting", apperr.Args{"Count": pending})
 	}
 	if today >= MaxInvitesPerDay {
-		return Invite{}, apperr.Reasonf(apperr.TooMany, "invites_today", "This org has sent %d invites in the last 24 hours, the most we allow. Try again tomorrow.", today)
+		return Invite{}, apperr.Refuse(apperr.TooMany, "invites_today", apperr.Args{"Count": today})
 	}
 	inv, err := scanInvite(tx.QueryRow(ctx, `
 		INSERT INTO invites (org_id, email, role, invited_by, invited_by_email, created_at, expires_at, last_sent_at)
@@ -161,7 +161,7 @@ func (s *Store) OpenInvites(ctx context.Context, orgID int64) ([]Invite, error) 
 		 ORDER BY created_at DESC, id DESC LIMIT $2`, orgID, maxInvitesListed)
 }
 
-var errNoInvite = apperr.Errorf(apperr.NotFound, "There is no such invite in this org.")
+var errNoInvite = apperr.Refuse(apperr.NotFound, "invite_not_found", nil)
 
 // lockInvite locks an org's invite; another org's id is NotFound.
 func lockInvite(ctx context.Context, tx pgx.Tx, orgID, id int64) (Invite, error) {
@@ -190,13 +190,13 @@ func (s *Store) ResendInvite(ctx context.Context, actor audit.Actor, orgID, id i
 		}
 		switch {
 		case inv.AcceptedAt != nil:
-			return apperr.Reasonf(apperr.Conflict, "invite_accepted", "%s has accepted this invite already.", inv.Email)
+			return apperr.Refuse(apperr.Conflict, "invite_accepted", apperr.Args{"Email": inv.Email})
 		case inv.RevokedAt != nil:
-			return apperr.Reasonf(apperr.Conflict, "invite_revoked", "This invite was revoked: invite %s again instead.", inv.Email)
+			return apperr.Refuse(apperr.Conflict, "invite_revoked", apperr.Args{"Email": inv.Email})
 		case inv.Sends >= MaxInviteSends:
-			return apperr.Reasonf(apperr.TooMany, "invite_sends", "This invite has been sent %d times, the most we allow. Revoke it and invite %s again.", inv.Sends, inv.Email)
+			return apperr.Refuse(apperr.TooMany, "invite_sends", apperr.Args{"Count": inv.Sends, "Email": inv.Email})
 		case now.Sub(inv.LastSentAt) < InviteResendPause:
-			return apperr.Reasonf(apperr.TooMany, "invite_too_soon", "This invite was sent less than a minute ago. Wait a moment before sending it again.")
+			return apperr.Refuse(apperr.TooMany, "invite_too_soon", nil)
 		}
 		inv, err = scanInvite(tx.QueryRow(ctx, `
 			UPDATE invites SET sends = sends + 1, last_sent_at = $3, expires_at = $4, token_hash = NULL
@@ -227,7 +227,7 @@ func (s *Store) RevokeInvite(ctx context.Context, actor audit.Actor, orgID, id i
 		case inv.RevokedAt != nil:
 			return nil
 		case inv.AcceptedAt != nil:
-			return apperr.Reasonf(apperr.Conflict, "invite_accepted_remove", "%s has accepted this invite already: remove them from the members instead.", inv.Email)
+			return apperr.Refuse(apperr.Conflict, "invite_accepted_remove", apperr.Args{"Email": inv.Email})
 		}
 		if _, err := tx.Exec(ctx, `UPDATE invites SET revoked_at = $3 WHERE id = $1 AND org_id = $2`, id, orgID, now); err != nil {
 			return fmt.Errorf("revoke invite %d: %w", id, err)
@@ -304,10 +304,10 @@ func (s *Store) InviteByToken(ctx context.Context, token string, now time.Time) 
 func ValidateName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > text.MaxNameLen {
-		return "", apperr.FieldCodef("name", "name_required", "Enter your name (at most %d characters).", text.MaxNameLen)
+		return "", apperr.FieldRefusal("name", "name_required", apperr.Args{"Max": text.MaxNameLen})
 	}
 	if text.HasControl(name) {
-		return "", apperr.FieldCodef("name", "name_characters", "Use letters, digits, spaces and punctuation only.")
+		return "", apperr.FieldRefusal("name", "name_characters", nil)
 	}
 	return name, nil
 }
@@ -344,7 +344,7 @@ func (s *Store) AcceptInviteNewAccount(ctx context.Context, token, name, passwor
 			RETURNING id, email, is_staff, created_at, name`, l.Email, hash, name, now).
 			Scan(&u.ID, &u.Email, &u.IsStaff, &u.CreatedAt, &u.Name)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Reasonf(apperr.Conflict, "has_account", "%s has an account already: sign in to accept the invite.", l.Email)
+			return apperr.Refuse(apperr.Conflict, "has_account", apperr.Args{"Email": l.Email})
 		}
 		if err != nil {
 			return fmt.Errorf("create invited user %q: %w", l.Email, err)
@@ -371,7 +371,7 @@ func (s *Store) AcceptInvite(ctx context.Context, token string, u User, now time
 			return err
 		}
 		if !strings.EqualFold(l.Email, u.Email) {
-			return apperr.Reasonf(apperr.Forbidden, "invite_other_account", "This invite is for %s, and you are signed in as %s. Sign out, then open the link again.", l.Email, u.Email)
+			return apperr.Refuse(apperr.Forbidden, "invite_other_account", apperr.Args{"Email": l.Email, "Current": u.Email})
 		}
 		return acceptInvite(ctx, tx, l, u, now)
 	})

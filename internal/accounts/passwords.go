@@ -61,7 +61,7 @@ const strengthRunes = 100
 // only this; every way a person sets a password checks CheckNewPassword.
 func checkPassword(password string) error {
 	if password == "" || len(password) > MaxPasswordLen {
-		return apperr.FieldCodef("password", "password_required", "password is required (at most %d bytes)", MaxPasswordLen)
+		return apperr.FieldRefusal("password", "password_required", apperr.Args{"Max": MaxPasswordLen})
 	}
 	return nil
 }
@@ -78,15 +78,14 @@ func CheckNewPassword(password string, userInputs ...string) error {
 		return err
 	}
 	if utf8.RuneCountInString(password) < MinPasswordLen {
-		return apperr.FieldCodef("password", "password_short", "Use at least %d characters.", MinPasswordLen)
+		return apperr.FieldRefusal("password", "password_short", apperr.Args{"Count": MinPasswordLen})
 	}
 	judged := password
 	if utf8.RuneCountInString(judged) > strengthRunes {
 		judged = string([]rune(judged)[:strengthRunes])
 	}
 	if zxcvbn.PasswordStrength(judged, knownWords(userInputs)).Score < MinPasswordScore {
-		return apperr.FieldCodef("password", "password_common",
-			"This password is too easy to guess: it is a common one, or close to your name or email. Try three or four unrelated words.")
+		return apperr.FieldRefusal("password", "password_common", nil)
 	}
 	return nil
 }
@@ -120,7 +119,7 @@ func asField(err error, field string) error {
 		return err
 	}
 	f := e.Fields[0]
-	return apperr.FieldCodef(field, f.Code, "%s", f.Message)
+	return apperr.FieldRefusal(field, f.Code, f.Args)
 }
 
 // hash returns the encoded argon2id hash of password at cost p.

@@ -86,7 +86,7 @@ func (s *Store) SetLanguage(ctx context.Context, actor audit.Actor, language str
 // nothing. The caller holds a hashing slot: this hashes twice.
 func (s *Store) ChangePassword(ctx context.Context, actor audit.Actor, current, next string) error {
 	if current == "" {
-		return apperr.FieldError("current_password", "Enter your current password.")
+		return apperr.FieldRefusal("current_password", "current_password_missing", nil)
 	}
 	var hash, name string
 	if err := s.DB.QueryRow(ctx, `SELECT password_hash, coalesce(name, '') FROM users WHERE id = $1`, actor.UserID).Scan(&hash, &name); err != nil {
@@ -96,7 +96,7 @@ func (s *Store) ChangePassword(ctx context.Context, actor audit.Actor, current, 
 		return asField(err, "new_password")
 	}
 	if !verifyPassword(hash, current) {
-		return apperr.FieldError("current_password", "That is not your current password.")
+		return apperr.FieldRefusal("current_password", "current_password_wrong", nil)
 	}
 	newHash, err := s.Hashing.hash(next)
 	if err != nil {

@@ -160,17 +160,15 @@ func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, s
 		return tenants.Org{}, Invite{}, err
 	}
 	if _, err := normalizeInvitee(adminEmail); err != nil {
-		// addressError's field, renamed; its message when it says more
-		// than "not an address".
-		msg, code := "Enter the first admin's email address.", "email_invalid"
+		// addressError's field, renamed; its own refusal when it says
+		// more than "not an address".
 		if e, ok := apperr.As(err); ok && len(e.Fields) == 1 {
-			code = e.Fields[0].Code
-			if code == text.CodeAddressIP || code == text.CodeAddressDotless || code == text.CodeAddressInternal {
-				msg = e.Message
+			switch f := e.Fields[0]; f.Code {
+			case text.CodeAddressIP, text.CodeAddressDotless, text.CodeAddressInternal:
+				return tenants.Org{}, Invite{}, apperr.FieldRefusal("admin_email", f.Code, f.Args)
 			}
 		}
-		return tenants.Org{}, Invite{}, &apperr.Error{Code: apperr.Invalid, Message: msg,
-			Fields: []apperr.Field{{Name: "admin_email", Code: code, Message: msg}}}
+		return tenants.Org{}, Invite{}, apperr.FieldRefusal("admin_email", "admin_email_invalid", nil)
 	}
 	var org tenants.Org
 	var inv Invite
@@ -178,7 +176,7 @@ func (s *Store) ProvisionOrgWithInvite(ctx context.Context, actor audit.Actor, s
 		var err error
 		org, err = tenants.ProvisionOrgTx(ctx, tx, actor, slug, name, locale, now)
 		if apperr.Code(err) == apperr.Conflict {
-			return apperr.FieldError("slug", "The slug %q is taken: choose another.", slug)
+			return apperr.FieldRefusal("slug", "org_slug_taken", apperr.Args{"Slug": slug})
 		}
 		if err != nil {
 			return err

@@ -35,8 +35,8 @@ type Store struct {
 
 // ErrAccountMailOff is why an invite or a reset cannot be sent: the server
 // runs in production without SMTP_URL (docs/security.md, "Account emails and the staff outbox").
-var ErrAccountMailOff = apperr.Reasonf(apperr.Unavailable, "account_mail_off",
-	"This server cannot send email (SMTP_URL is not set), so invites and password-reset links cannot be sent. Ask the operator to set SMTP_URL.")
+var ErrAccountMailOff = &apperr.Error{Code: apperr.Unavailable, Reason: "account_mail_off",
+	Detail: "FIELDBRIEF_ENV=production and SMTP_URL is not set"}
 
 // mailOn refuses when account emails are off.
 func (s *Store) mailOn() error {
@@ -84,9 +84,9 @@ func normalizeInvitee(email string) (string, error) {
 func addressError(err error) error {
 	switch code := text.AddressCode(err); code {
 	case text.CodeAddressIP, text.CodeAddressDotless, text.CodeAddressInternal:
-		return apperr.FieldCodef("email", code, "Enter an address at a public domain: %s.", err)
+		return apperr.FieldRefusal("email", code, apperr.Args{"Address": err.Error()})
 	}
-	return apperr.FieldCodef("email", "email_invalid", "Enter a valid email address (at most %d characters).", text.MaxAddressLen)
+	return apperr.FieldRefusal("email", "email_invalid", apperr.Args{"Max": text.MaxAddressLen})
 }
 
 // UpsertUser creates a user, or sets the password of an existing one with
@@ -183,7 +183,7 @@ func (s *Store) RemoveMember(ctx context.Context, actor audit.Actor, orgID, user
 	return m, err
 }
 
-var errBadCredentials = apperr.Errorf(apperr.Unauthorized, "email or password is incorrect")
+var errBadCredentials = apperr.Refuse(apperr.Unauthorized, "credentials_wrong", nil)
 
 // UserByEmail is the account with the address email (in any case); none
 // is apperr.NotFound.

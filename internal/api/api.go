@@ -19,6 +19,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/httpkit"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/strictjson"
 	"fieldbrief/internal/tokens"
 )
@@ -133,8 +134,8 @@ const reasonInsufficientScope = "insufficient_scope"
 func apiWrites(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if Token(c).Scope != tokens.ScopeWrite {
-			return apperr.Reasonf(apperr.Forbidden, reasonInsufficientScope,
-				"This token is read-only: it reads the org's records and writes none. Make a read-write token to write.")
+			return &apperr.Error{Code: apperr.Forbidden, Reason: reasonInsufficientScope,
+				Message: "This token is read-only: it reads the org's records and writes none. Make a read-write token to write."}
 		}
 		return next(c)
 	}
@@ -195,7 +196,12 @@ func apiErrorCode(status int) string {
 // The server's error handler calls it for every request Serves.
 func WriteError(c echo.Context, err error) {
 	status := httpkit.StatusOf(err)
-	msg := httpkit.MessageOf(err, http.StatusText(status))
+	// A refusal in English through the catalog's one table (i18n.Refusal,
+	// docs/i18n.md), beside the stable code; else the error's own message.
+	msg, ok := i18n.English.Refusal(err)
+	if !ok {
+		msg = httpkit.MessageOf(err, http.StatusText(status))
+	}
 	if status == http.StatusUnauthorized {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="fieldbrief"`)
 	}
@@ -219,12 +225,13 @@ func WriteError(c echo.Context, err error) {
 	_ = c.JSON(status, body)
 }
 
-// fieldsOf collects the per-field messages of a validation error.
+// fieldsOf collects the per-field messages of a validation error, in
+// English (a refusal through the catalog's table, else its own message).
 func fieldsOf(err error) map[string]string {
 	fields := map[string]string{}
 	if e, ok := apperr.As(err); ok {
 		for _, f := range e.Fields {
-			fields[f.Name] = f.Message
+			fields[f.Name], _ = i18n.English.FieldWords(f)
 		}
 	}
 	return fields

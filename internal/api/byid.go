@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -40,13 +41,20 @@ func apiID(c echo.Context, what string) (int64, error) {
 func attachRef(stored string, body *string, null bool) (string, error) {
 	switch {
 	case null && stored != "":
-		return "", apperr.FieldCodef("external_ref", "ref_fixed", "is %q: a reference, once given, cannot be removed", stored)
+		return "", refFixed(fmt.Sprintf("is %q: a reference, once given, cannot be removed", stored))
 	case body == nil || null:
 		return stored, nil
 	case stored == "" || *body == stored:
 		return *body, nil
 	}
-	return "", apperr.FieldCodef("external_ref", "ref_fixed", "is %q: a reference, once given, cannot be changed", stored)
+	return "", refFixed(fmt.Sprintf("is %q: a reference, once given, cannot be changed", stored))
+}
+
+// refFixed is the API's own refusal of a changed reference (English, as
+// the API's own words are: docs/i18n.md).
+func refFixed(msg string) error {
+	return &apperr.Error{Code: apperr.Invalid, Message: msg,
+		Fields: []apperr.Field{{Name: "external_ref", Code: "ref_fixed", Message: msg}}}
 }
 
 // readPatchByID reads a merge patch for a by-id path into in.

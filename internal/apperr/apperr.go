@@ -44,24 +44,45 @@ type Error struct {
 	// Message says it in words.
 	RetryAfter time.Duration
 	// Reason is a stable machine code for which refusal of its Code this
-	// is ("last_admin", "invite_sent_recently"; "" for none): the web turns
-	// it into the reader's language (internal/web/errors.go), Message stays
-	// the English of the JSON API and the logs.
+	// is ("last_admin", "job_not_found"; "" for none), and Args its named
+	// arguments: pages, emails and the JSON API render them through the
+	// catalog (i18n.Refusal, the one table). Stores and domain packages
+	// build refusals with Refuse and FieldRefusal, never with a Message.
 	Reason string
+	Args   Args
 }
 
 // Field is one problem with one input: the form field or JSON path it is
-// about, a machine code that callers may turn into their own words (for
-// example "time_format", "zone_unknown"; "" when there is none), and a
-// message for people.
+// about, its reason code (for example "time_format", "zone_unknown"; ""
+// when there is none) with its named arguments, which the catalog renders
+// (i18n.Refusal), and, from the packages whose problems are not in the
+// catalog's one table yet, a message for people.
 type Field struct {
 	Name    string
 	Code    string
+	Args    Args
 	Message string
 }
 
+// words is f for logs: its message, else its code and arguments.
+func (f Field) words() string {
+	if f.Message != "" || f.Code == "" {
+		return f.Message
+	}
+	return logWords(f.Code, f.Args)
+}
+
+// Error says e for logs and operators: its code, then its message or its
+// reason with the arguments (`not_found: job_not_found Ref="J-1"`), then
+// its fields'.
 func (e *Error) Error() string {
 	msg := e.Message
+	if msg == "" && e.Reason != "" && !(len(e.Fields) == 1 && e.Fields[0].Code == e.Reason) {
+		msg = logWords(e.Reason, e.Args)
+		if e.Detail != "" {
+			msg += ": " + e.Detail
+		}
+	}
 	if msg == "" {
 		msg = e.Detail
 	}
@@ -70,9 +91,9 @@ func (e *Error) Error() string {
 	}
 	parts := make([]string, len(e.Fields))
 	for i, f := range e.Fields {
-		parts[i] = f.Message
+		parts[i] = f.words()
 		if f.Name != "" {
-			parts[i] = f.Name + ": " + f.Message
+			parts[i] = f.Name + ": " + parts[i]
 		}
 	}
 	if msg == "" || len(e.Fields) == 1 && msg == e.Fields[0].Message {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -39,11 +40,28 @@ func TestError(t *testing.T) {
 
 func TestReasonOf(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, "last_admin", apperr.ReasonOf(fmt.Errorf("remove: %w", apperr.Reasonf(apperr.Conflict, "last_admin", "%s is the only admin.", "a@b.test"))))
-	f := apperr.FieldCodef("email", "email_invalid", "Enter a valid email address (at most %d characters).", 254)
+	require.Equal(t, "last_admin", apperr.ReasonOf(fmt.Errorf("remove: %w", apperr.Refuse(apperr.Conflict, "last_admin", apperr.Args{"Email": "a@b.test"}))))
+	f := apperr.FieldRefusal("email", "email_invalid", apperr.Args{"Max": 254})
 	require.Equal(t, "email_invalid", apperr.ReasonOf(f))
 	require.Equal(t, "email", f.FieldName())
-	require.Equal(t, "Enter a valid email address (at most 254 characters).", apperr.Message(f))
+	require.Empty(t, apperr.Message(f), "its words are the catalog's (i18n.Refusal)")
 	require.Empty(t, apperr.ReasonOf(apperr.FieldError("name", "Enter a name.")))
 	require.Empty(t, apperr.ReasonOf(errors.New("plain")))
+}
+
+// A refusal says itself in logs by its code, reason and arguments.
+func TestRefusalForLogs(t *testing.T) {
+	t.Parallel()
+	r := apperr.Refuse(apperr.NotFound, "job_ref_not_found", apperr.Args{"Ref": "J-1", "Max": 3})
+	require.Equal(t, `not_found: job_ref_not_found Max=3 Ref="J-1"`, r.Error())
+	require.Equal(t, `not_found: org_gone`, apperr.Refuse(apperr.NotFound, "org_gone", nil).Error())
+	f := apperr.FieldRefusal("name", "name_required", apperr.Args{"Max": 200})
+	require.Equal(t, `invalid: name: name_required Max=200`, f.Error())
+	w := apperr.Refuse(apperr.TooMany, "test_in_flight", nil).After(time.Minute)
+	require.Equal(t, time.Minute, apperr.RetryAfter(w))
+	several := &apperr.Error{Code: apperr.Invalid, Fields: []apperr.Field{
+		{Name: "url", Code: "webhook_url_required"},
+		{Name: "events", Code: "webhook_event_unknown", Args: apperr.Args{"Event": "x"}},
+	}}
+	require.Equal(t, `invalid: url: webhook_url_required; events: webhook_event_unknown Event="x"`, several.Error())
 }

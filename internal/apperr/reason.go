@@ -1,22 +1,41 @@
 package apperr
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
 
-// Stable codes for messages that a page says in its reader's language
-// (docs/i18n.md): a refusal's Reason, a field problem's Field.Code. The
-// lower packages keep writing their English Message; the web maps the
-// code to a catalog message in one place (internal/web/errors.go).
+// Refusals by stable code (docs/i18n.md, "Refusals: one table"). A store
+// or domain package says which refusal it is — a reason code and its
+// named arguments — and never a sentence: pages (in the reader's
+// language), emails and the JSON API (in English) render the code through
+// the catalog, by the one table in internal/i18n (i18n.Refusal).
 
-// Reasonf builds an *Error with a reason code and a formatted message for
-// people.
-func Reasonf(code, reason, format string, args ...any) *Error {
-	return &Error{Code: code, Reason: reason, Message: fmt.Sprintf(format, args...)}
+// Args are a refusal's named arguments, the fields of its catalog message
+// ({{.Ref}}, {{.Email}}). Numbers stay numbers (the renderer writes them in
+// the reader's locale), a time.Duration stays a duration.
+type Args map[string]any
+
+// Refuse builds an *Error of code for the refusal reason with its args.
+func Refuse(code, reason string, args Args) *Error {
+	return &Error{Code: code, Reason: reason, Args: args}
 }
 
-// FieldCodef is FieldError with the problem's machine code.
-func FieldCodef(field, code, format string, args ...any) *Error {
-	msg := fmt.Sprintf(format, args...)
-	return &Error{Code: Invalid, Message: msg, Fields: []Field{{Name: field, Code: code, Message: msg}}}
+// FieldRefusal is an Invalid error about one field: the refusal reason
+// with its args, said beside the field.
+func FieldRefusal(field, reason string, args Args) *Error {
+	return &Error{Code: Invalid, Reason: reason, Args: args,
+		Fields: []Field{{Name: field, Code: reason, Args: args}}}
+}
+
+// After sets how long e's refusal lasts (a TooMany or Unavailable one): the
+// web and the API send it as Retry-After. It returns e.
+func (e *Error) After(wait time.Duration) *Error {
+	e.RetryAfter = wait
+	return e
 }
 
 // ReasonOf is err's reason code: its Reason, else the code of its one
@@ -33,4 +52,27 @@ func ReasonOf(err error) string {
 		return e.Fields[0].Code
 	}
 	return ""
+}
+
+// logWords is a reason with its args for logs: `job_not_found Ref="J-1"`.
+func logWords(reason string, args Args) string {
+	if len(args) == 0 {
+		return reason
+	}
+	var b strings.Builder
+	b.WriteString(reason)
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		fmt.Fprintf(&b, " %s=%s", k, logValue(args[k]))
+	}
+	return b.String()
+}
+
+func logValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", v)
+	case fmt.Stringer:
+		return v.String()
+	}
+	return fmt.Sprint(v)
 }

@@ -77,7 +77,7 @@ func (s *Store) Generate(ctx context.Context, orgID int64, now time.Time, actor 
 		case !errNotFound(err):
 			return err
 		}
-		if err := checkRequests(ctx, tx, orgID, now, "generate"); err != nil {
+		if err := checkRequests(ctx, tx, orgID, now, "generate_too_many"); err != nil {
 			return err
 		}
 		var id int64
@@ -116,11 +116,11 @@ func (s *Store) schedule(ctx context.Context, orgID int64) (schedule.Schedule, e
 	}
 	switch st.Eligibility() {
 	case flags.NotConfigured:
-		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "Set the briefing time zone and schedule before generating a briefing.")
+		return schedule.Schedule{}, apperr.Refuse(apperr.Invalid, "briefing_not_configured", nil)
 	case flags.InvalidConfig:
-		return schedule.Schedule{}, apperr.Errorf(apperr.Invalid, "The briefing settings are invalid, so no briefing can be generated: %v.", st.Err)
+		return schedule.Schedule{}, apperr.Refuse(apperr.Invalid, "briefing_settings_invalid", apperr.Args{"Problem": fmt.Sprint(st.Err)})
 	case flags.FlagOff:
-		return schedule.Schedule{}, apperr.Errorf(apperr.Conflict, "Daily briefings are switched off for this organisation.")
+		return schedule.Schedule{}, apperr.Refuse(apperr.Conflict, "briefing_flag_off", nil)
 	}
 	return st.Schedule, nil
 }

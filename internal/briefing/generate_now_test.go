@@ -7,6 +7,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/testutil"
 )
 
@@ -20,12 +21,15 @@ func TestGenerateNowRefused(t *testing.T) {
 	f.OrgFlag(switchedOff, false)
 	_, err := store.GenerateNow(f.Ctx, switchedOff, now, actor)
 	require.Equal(t, apperr.Conflict, apperr.Code(err))
-	require.Contains(t, apperr.Message(err), "switched off")
+	require.Equal(t, "briefing_flag_off", apperr.ReasonOf(err))
+	require.Contains(t, i18n.English.Message(err), "switched off")
 
 	invalid := f.Org("invalid", testutil.Config("Mars/Olympus_Mons", "09:00"))
 	_, err = store.GenerateNow(f.Ctx, invalid, now, actor)
 	require.Equal(t, apperr.Invalid, apperr.Code(err))
-	require.Contains(t, apperr.Message(err), "Mars/Olympus_Mons")
+	require.Equal(t, "briefing_settings_invalid", apperr.ReasonOf(err))
+	require.Contains(t, err.Error(), "Mars/Olympus_Mons", "the problem is an argument, for logs")
+	require.Contains(t, i18n.English.Message(err), "The briefing settings are invalid")
 
 	unconfigured := f.Org("unconfigured", "")
 	_, err = store.GenerateNow(f.Ctx, unconfigured, now, actor)

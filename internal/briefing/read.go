@@ -217,7 +217,7 @@ func (s *Store) Get(ctx context.Context, orgID int64, date schedule.Date) (Brief
 	b, err := scanBriefing(database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT `+briefingColumns+` FROM ff_briefings
 		 WHERE org_id = $1 AND briefing_date = $2`, orgID, date.Time()))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return b, apperr.Errorf(apperr.NotFound, "There is no briefing for %s.", date)
+		return b, apperr.Refuse(apperr.NotFound, "briefing_not_found", apperr.Args{"Date": date.String()})
 	}
 	if err != nil {
 		return b, fmt.Errorf("get briefing %s of org %d: %w", date, orgID, err)

@@ -35,10 +35,9 @@ const (
 )
 
 // checkRequests refuses a request (apperr TooMany, with how long to wait)
-// when the org has made MaxRequestsPerHour in the hour before now. what is
-// the request in words, as in "you can generate again", "you can send a
-// test again".
-func checkRequests(ctx context.Context, tx pgx.Tx, orgID int64, now time.Time, what string) error {
+// when the org has made MaxRequestsPerHour in the hour before now, with
+// reason: generate_too_many or test_too_many.
+func checkRequests(ctx context.Context, tx pgx.Tx, orgID int64, now time.Time, reason string) error {
 	var n int
 	var oldest *time.Time
 	err := tx.QueryRow(ctx, `
@@ -52,8 +51,8 @@ func checkRequests(ctx context.Context, tx pgx.Tx, orgID int64, now time.Time, w
 		return nil
 	}
 	wait := oldest.Add(requestWindow).Sub(now)
-	return apperr.Throttled(wait, "That makes %d briefings generated on request in the last hour, the most we make. You can %s %s.",
-		n, what, inWords(wait))
+	minutes := max(int((wait+time.Minute-1)/time.Minute), 1)
+	return apperr.Refuse(apperr.TooMany, reason, apperr.Args{"Minutes": minutes, "Made": n}).After(wait)
 }
 
 // recordRequest counts a request of kind for the org's briefing, and
@@ -67,19 +66,6 @@ func recordRequest(ctx context.Context, tx pgx.Tx, orgID, briefingID int64, kind
 		return fmt.Errorf("record %s request of org %d: %w", kind, orgID, err)
 	}
 	return nil
-}
-
-// inWords says a wait as people do: "again in 12 minutes", rounded up to
-// the minute.
-func inWords(d time.Duration) string {
-	minutes := int((d + time.Minute - 1) / time.Minute)
-	switch {
-	case minutes <= 1:
-		return "again in a minute"
-	case minutes >= 60:
-		return "again in an hour"
-	}
-	return fmt.Sprintf("again in %d minutes", minutes)
 }
 
 // requestTx runs fn in a repeatable-read transaction whose first statement
@@ -96,8 +82,7 @@ func (s *Store) requestTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 			return err
 		}
 	}
-	return &apperr.Error{Code: apperr.Unavailable, Message: "Today's briefing is being changed right now. Try again in a moment.",
-		Detail: err.Error(), RetryAfter: time.Second}
+	return &apperr.Error{Code: apperr.Unavailable, Reason: "briefing_busy", Detail: err.Error(), RetryAfter: time.Second}
 }
 
 // errNotFound says whether err is pgx's "no rows".

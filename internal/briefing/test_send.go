@@ -51,7 +51,7 @@ func (s *Store) SendTest(ctx context.Context, deliver *delivery.Store, sender *d
 			Scan(&id, &revision, &zoneName); err != nil {
 			return err
 		}
-		if err := checkRequests(ctx, tx, orgID, now, "send a test"); err != nil {
+		if err := checkRequests(ctx, tx, orgID, now, "test_too_many"); err != nil {
 			return err
 		}
 		deliveryID, err = delivery.InsertTest(ctx, tx, orgID, id, revision, channel, to, now)

@@ -60,8 +60,7 @@ var ErrNoTechnician = errors.New("daylinks: no such technician in the org")
 // errNotFound is every way a token can fail (unknown, tampered, expired,
 // revoked, its technician deactivated or deleted), told apart nowhere: the
 // person holding it can do nothing different in either case.
-var errNotFound = apperr.Errorf(apperr.NotFound,
-	"This link has expired or is no longer valid. Open the newest email about your day, or ask your dispatcher.")
+var errNotFound = apperr.Refuse(apperr.NotFound, "daylink_not_found", nil)
 
 // Expiry is when a link for date d stops working: the end of the
 // following local day in loc, that is midnight starting the day after,

@@ -154,7 +154,7 @@ func InsertTest(ctx context.Context, tx pgx.Tx, orgID, briefingID int64, revisio
 		return 0, fmt.Errorf("test deliveries of org %d: %w", orgID, err)
 	}
 	if since != nil {
-		return 0, apperr.Throttled(since.Add(2*sendTimeout).Sub(now), "A test is being sent already: wait for its answer.")
+		return 0, apperr.Refuse(apperr.TooMany, "test_in_flight", nil).After(since.Add(2 * sendTimeout).Sub(now))
 	}
 	nonce := make([]byte, 12)
 	_, _ = rand.Read(nonce)
@@ -179,7 +179,7 @@ func (s *Store) TestEmailMessageID(ctx context.Context, orgID, id int64, from st
 		SELECT key FROM ff_deliveries WHERE id = $1 AND org_id = $2 AND audience = 'test' AND channel = 'email'`,
 		id, orgID).Scan(&key)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", apperr.Errorf(apperr.NotFound, "There is no such test email.")
+		return "", apperr.Refuse(apperr.NotFound, "test_not_found", nil)
 	}
 	if err != nil {
 		return "", fmt.Errorf("test email %d of org %d: %w", id, orgID, err)
@@ -220,13 +220,13 @@ func (s *Store) Resend(ctx context.Context, orgID, deliveryID int64, actor audit
 		err := tx.QueryRow(ctx, `SELECT briefing_id, channel, state, audience, recipient FROM ff_deliveries
 			 WHERE id = $1 AND org_id = $2 FOR UPDATE`, deliveryID, orgID).Scan(&briefingID, &channel, &state, &audience, &recipient)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Errorf(apperr.NotFound, "There is no such delivery.")
+			return apperr.Refuse(apperr.NotFound, "delivery_not_found", nil)
 		}
 		if err != nil {
 			return err
 		}
 		if state != DeliveryFailed || audience == AudienceTest {
-			return apperr.Errorf(apperr.Conflict, "Only a failed delivery can be sent again; this one is %s.", state)
+			return apperr.Refuse(apperr.Conflict, "delivery_not_failed", apperr.Args{"State": state})
 		}
 		if _, err := tx.Exec(ctx, `UPDATE ff_deliveries SET state = 'pending', updated_at = $3 WHERE id = $1 AND org_id = $2`,
 			deliveryID, orgID, now); err != nil {

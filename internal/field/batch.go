@@ -160,7 +160,7 @@ func checkRefs(refs []string, be *batchErrors) {
 // written. The batch is one entry in the audit log, with its counts.
 func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, ins []TechnicianInput) (BatchResult, error) {
 	if len(ins) > MaxBatch {
-		return BatchResult{}, apperr.Errorf(apperr.Invalid, "At most %d technicians at once.", MaxBatch)
+		return BatchResult{}, apperr.Refuse(apperr.Invalid, "technicians_batch", apperr.Args{"Max": MaxBatch})
 	}
 	var be batchErrors
 	refs := make([]string, len(ins))
@@ -226,7 +226,7 @@ func UpsertTechniciansByRef(ctx context.Context, q database.Querier, actor audit
 // "Time comes from the caller").
 func UpsertJobsByRef(ctx context.Context, q database.Querier, actor audit.Actor, now time.Time, orgID int64, ins []JobInput) (BatchResult, error) {
 	if len(ins) > MaxBatch {
-		return BatchResult{}, apperr.Errorf(apperr.Invalid, "At most %d jobs at once.", MaxBatch)
+		return BatchResult{}, apperr.Refuse(apperr.Invalid, "jobs_batch", apperr.Args{"Max": MaxBatch})
 	}
 	var be batchErrors
 	refs := make([]string, len(ins))

@@ -218,8 +218,10 @@ func (e *ValidationError) Problem(field string) (p Problem, ok bool) {
 // was read at (Version of the inputs): code apperr.Stale, 409 on a page.
 // The API turns it into 412 for a stale If-Match.
 func staleError(what string) error {
-	return &apperr.Error{Code: apperr.Stale,
-		Message: fmt.Sprintf("This %s was changed by someone else after you opened it; nothing was saved. Reload it to see the change.", what)}
+	if what == "job" {
+		return apperr.Refuse(apperr.Stale, "job_stale", nil)
+	}
+	return apperr.Refuse(apperr.Stale, "technician_stale", nil)
 }
 
 // fieldError is a ValidationError about one field.

@@ -188,7 +188,7 @@ func getJob(ctx context.Context, q database.Querier, orgID, id int64, lock bool)
 	}
 	err := scanJob(q.QueryRow(ctx, sql, orgID, id), &j)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return j, apperr.Errorf(apperr.NotFound, "No such job.")
+		return j, apperr.Refuse(apperr.NotFound, "job_not_found", nil)
 	}
 	if err != nil {
 		return j, fmt.Errorf("job %d of org %d: %w", id, orgID, err)
@@ -529,7 +529,7 @@ func JobByRef(ctx context.Context, q database.Querier, orgID int64, ref string, 
 	var id int64
 	err := q.QueryRow(ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = $2`, orgID, ref).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Job{}, apperr.Errorf(apperr.NotFound, "No job has the reference %q.", ref)
+		return Job{}, apperr.Refuse(apperr.NotFound, "job_ref_not_found", apperr.Args{"Ref": ref})
 	}
 	if err != nil {
 		return Job{}, fmt.Errorf("job %q of org %d: %w", ref, orgID, err)

@@ -45,9 +45,7 @@ func roomForTechnicians(ctx context.Context, q database.Querier, orgID int64, n 
 		return fmt.Errorf("count technicians of org %d: %w", orgID, err)
 	}
 	if have+n > MaxTechnicians {
-		return apperr.Errorf(apperr.Invalid,
-			"An org has at most %d technicians; this one has %d, so %d more do not fit. Remove technicians who never had a job, or ask us to raise the limit.",
-			MaxTechnicians, have, n)
+		return apperr.Refuse(apperr.Invalid, "technicians_limit", apperr.Args{"Max": MaxTechnicians, "Have": have, "Adding": n})
 	}
 	return nil
 }
@@ -106,7 +104,7 @@ func getTechnician(ctx context.Context, q database.Querier, orgID, id int64, loc
 	}
 	err := scanTechnician(q.QueryRow(ctx, sql, orgID, id), &t, &t.Jobs)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return t, apperr.Errorf(apperr.NotFound, "No such technician.")
+		return t, apperr.Refuse(apperr.NotFound, "technician_not_found", nil)
 	}
 	if err != nil {
 		return t, fmt.Errorf("technician %d of org %d: %w", id, orgID, err)
@@ -197,7 +195,10 @@ func notFoundOrStale(ctx context.Context, q database.Querier, table, what string
 		return fmt.Errorf("%s %d of org %d: %w", what, id, orgID, err)
 	}
 	if !exists {
-		return apperr.Errorf(apperr.NotFound, "No such %s.", what)
+		if what == "job" {
+			return apperr.Refuse(apperr.NotFound, "job_not_found", nil)
+		}
+		return apperr.Refuse(apperr.NotFound, "technician_not_found", nil)
 	}
 	return staleError(what)
 }
@@ -279,7 +280,7 @@ func (s *Store) DeleteTechnicianIf(ctx context.Context, actor audit.Actor, orgID
 			return err
 		}
 		if old.Jobs > 0 {
-			return apperr.Errorf(apperr.Conflict, "%s has jobs: deactivate them instead of deleting.", old.Name)
+			return apperr.Refuse(apperr.Conflict, "technician_has_jobs", apperr.Args{"Name": old.Name})
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM technicians WHERE org_id = $1 AND id = $2`, orgID, id); err != nil {
 			return err
@@ -379,7 +380,7 @@ func TechnicianByRef(ctx context.Context, q database.Querier, orgID int64, ref s
 	var id int64
 	err := q.QueryRow(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND external_ref = $2`, orgID, ref).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Technician{}, apperr.Errorf(apperr.NotFound, "No technician has the reference %q.", ref)
+		return Technician{}, apperr.Refuse(apperr.NotFound, "technician_ref_not_found", apperr.Args{"Ref": ref})
 	}
 	if err != nil {
 		return Technician{}, fmt.Errorf("technician %q of org %d: %w", ref, orgID, err)

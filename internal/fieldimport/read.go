@@ -32,18 +32,12 @@ const (
 )
 
 // ErrTooLarge, ErrTooManyRows, ErrHeaderTooLong and ErrHeaderTooWide
-// refuse a whole file, with a message for the person who uploaded it.
+// refuse a whole file, with the limit it is over (i18n.Refusal says it).
 var (
-	ErrHeaderTooLong = apperr.Errorf(apperr.Invalid,
-		"The first row is longer than %d KB, so the file was not read. The first row must name the columns: remove what is not a column name.", MaxHeaderBytes>>10)
-	ErrHeaderTooWide = apperr.Errorf(apperr.Invalid,
-		"The first row has more than %d columns, so the file was not read. Keep only the columns to import and upload it again.", MaxColumns)
-	ErrTooLarge = apperr.Errorf(apperr.Invalid,
-		"The file is larger than %d MB, so it was not read. Split it into smaller files and import them one by one.", MaxBytes>>20)
-	// "50,000": MaxRows is written with its thousands separator (it is
-	// between a thousand and a million).
-	ErrTooManyRows = apperr.Errorf(apperr.Invalid,
-		"The file has more than %d,%03d rows, so it was not read. Split it into smaller files and import them one by one.", MaxRows/1000, MaxRows%1000)
+	ErrHeaderTooLong = apperr.Refuse(apperr.Invalid, "import_header_too_long", apperr.Args{"KB": MaxHeaderBytes >> 10})
+	ErrHeaderTooWide = apperr.Refuse(apperr.Invalid, "import_header_too_wide", apperr.Args{"Columns": MaxColumns})
+	ErrTooLarge      = apperr.Refuse(apperr.Invalid, "import_too_large", apperr.Args{"MB": MaxBytes >> 20})
+	ErrTooManyRows   = apperr.Refuse(apperr.Invalid, "import_too_many_rows", apperr.Args{"Rows": MaxRows})
 )
 
 // Kind is what a file holds: technicians or jobs.

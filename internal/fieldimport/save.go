@@ -22,11 +22,10 @@ import (
 // technician added, a job edited, the org's zone changed), so saving now
 // would not be what was previewed. Nothing was saved; the new preview comes
 // with it.
-var ErrChanged = apperr.Errorf(apperr.Conflict,
-	"The data changed since this preview, so nothing was saved. Check the new preview below and import again.")
+var ErrChanged = apperr.Refuse(apperr.Conflict, "import_changed", nil)
 
 // ErrNotSaveable: the file has errors; nothing was saved.
-var ErrNotSaveable = apperr.Errorf(apperr.Invalid, "The file has errors, so nothing was saved.")
+var ErrNotSaveable = apperr.Refuse(apperr.Invalid, "import_not_saveable", nil)
 
 // Preview is what saving up would do now, computed by doing it in a
 // transaction that is rolled back: the preview's "new", "update" and

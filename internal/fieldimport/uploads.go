@@ -50,8 +50,7 @@ type Store struct {
 
 // errUploadGone is an id that is unknown, expired, already saved, or
 // someone else's: the same answer for all four, so ids reveal nothing.
-var errUploadGone = apperr.Errorf(apperr.NotFound,
-	"This upload has expired or was already imported. Upload the file again to see a new preview.")
+var errUploadGone = apperr.Refuse(apperr.NotFound, "import_upload_gone", nil)
 
 // SaveUpload stores content (already read within MaxBytes) for the user in
 // the org and returns it with its new random id.

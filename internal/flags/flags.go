@@ -44,7 +44,7 @@ func ParseOverride(s string) (Override, error) {
 	case Inherit, On, Off:
 		return o, nil
 	}
-	return "", apperr.FieldError("state", "state must be inherit, on or off")
+	return "", apperr.FieldRefusal("state", "flag_state_invalid", apperr.Args{"State": s})
 }
 
 // Effective is the rule for every flag: global on AND org override not off.
@@ -75,7 +75,7 @@ func (s *Store) List(ctx context.Context) ([]Flag, error) {
 func (s *Store) SetGlobal(ctx context.Context, actor audit.Actor, key string, enabled bool, reason string) error {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return apperr.FieldError("reason", "say why you are changing a global switch")
+		return apperr.FieldRefusal("reason", "flag_reason_required", nil)
 	}
 	if err := checkReason(reason); err != nil {
 		return err
@@ -212,7 +212,7 @@ const MaxReasonLen = 1000
 
 func checkReason(reason string) error {
 	if utf8.RuneCountInString(reason) > MaxReasonLen {
-		return apperr.FieldError("reason", "keep the reason to at most %d characters", MaxReasonLen)
+		return apperr.FieldRefusal("reason", "flag_reason_too_long", apperr.Args{"Max": MaxReasonLen})
 	}
 	return nil
 }

@@ -34,8 +34,7 @@ var httpTimedOut = promauto.NewCounter(prometheus.CounterOpts{
 
 // ErrWaitedTooLong is the 503 of a request whose database work ran past
 // its bound: nothing it began was committed.
-var ErrWaitedTooLong = &apperr.Error{Code: apperr.Unavailable, Reason: "busy_record", RetryAfter: busyRetryAfter,
-	Message: "Someone else is changing this right now, so nothing was saved. Try again in a moment."}
+var ErrWaitedTooLong = apperr.Refuse(apperr.Unavailable, "busy_record", nil).After(busyRetryAfter)
 
 // Bound runs every request under l (each transaction it begins sets
 // lock_timeout and statement_timeout: database.WithLimits) and a deadline

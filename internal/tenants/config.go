@@ -152,8 +152,7 @@ func CheckFieldforceVersion(ctx context.Context, tx pgx.Tx, orgID, version int64
 		return fmt.Errorf("version of config of org %d: %w", orgID, err)
 	}
 	if have != version {
-		return &apperr.Error{Code: apperr.Stale,
-			Message: "These settings were changed by someone else after you opened them; nothing was saved. Reload them to see the change."}
+		return apperr.Refuse(apperr.Stale, "settings_stale", nil)
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func (s *Store) Members(ctx context.Context, orgID int64) ([]Member, error) {
 		 LIMIT $2`, orgID, maxMembersListed)
 }
 
-var errNoMember = apperr.Errorf(apperr.NotFound, "This person is not a member of this org.")
+var errNoMember = apperr.Refuse(apperr.NotFound, "member_not_found", nil)
 
 // lockMember locks the org (see LockOrg) and then the membership; a user
 // of another org is NotFound.
@@ -90,7 +90,7 @@ func keepAnAdmin(ctx context.Context, tx pgx.Tx, orgID int64, m Member) error {
 		return fmt.Errorf("count admins of org %d: %w", orgID, err)
 	}
 	if admins <= 1 {
-		return apperr.Reasonf(apperr.Conflict, "last_admin", "%s is this org's only admin. Make someone else an admin first.", m.Email)
+		return apperr.Refuse(apperr.Conflict, "last_admin", apperr.Args{"Email": m.Email})
 	}
 	return nil
 }
@@ -114,8 +114,7 @@ func (s *Store) SetMemberRoleIf(ctx context.Context, actor audit.Actor, orgID, u
 			return err
 		}
 		if version != 0 && m.Version != version {
-			return &apperr.Error{Code: apperr.Stale,
-				Message: fmt.Sprintf("%s's role was changed by someone else after you opened this page; nothing was saved.", m.Email)}
+			return apperr.Refuse(apperr.Stale, "member_role_stale", apperr.Args{"Email": m.Email})
 		}
 		if m.Role == role {
 			return nil

@@ -29,7 +29,7 @@ func ParseRole(s string) (Role, error) {
 	case RoleAdmin, RoleDispatcher, RoleMember:
 		return r, nil
 	}
-	return "", apperr.FieldCodef("role", "role_invalid", "role must be admin, dispatcher or member")
+	return "", apperr.FieldRefusal("role", "role_invalid", apperr.Args{"Role": s})
 }
 
 // Membership is a user's access to one org.

@@ -46,14 +46,14 @@ var slugRE = regexp.MustCompile(fmt.Sprintf(`^[a-z0-9][a-z0-9_-]{0,%d}$`, MaxSlu
 // ValidateOrg checks a slug and name before they reach the database.
 func ValidateOrg(slug, name string) error {
 	if !slugRE.MatchString(slug) {
-		return apperr.FieldError("slug", "use 1–%d lowercase letters, digits, '-' or '_', starting with a letter or digit", MaxSlugLen)
+		return apperr.FieldRefusal("slug", "org_slug_invalid", apperr.Args{"Max": MaxSlugLen})
 	}
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > text.MaxNameLen {
-		return apperr.FieldError("name", "name is required (at most %d characters)", text.MaxNameLen)
+		return apperr.FieldRefusal("name", "org_name_required", apperr.Args{"Max": text.MaxNameLen})
 	}
 	if text.HasControl(name) {
-		return apperr.FieldError("name", "use letters, digits, spaces and punctuation only: no control characters")
+		return apperr.FieldRefusal("name", "org_name_invalid", nil)
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func (s *Store) OrgByID(ctx context.Context, id int64) (Org, error) {
 	err := database.Reader(ctx, s.DB).QueryRow(ctx, `SELECT id, slug, name, created_at, locale FROM orgs WHERE id = $1`, id).
 		Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt, &o.Locale)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Org{}, apperr.Errorf(apperr.NotFound, "This org no longer exists.")
+		return Org{}, apperr.Refuse(apperr.NotFound, "org_gone", nil)
 	}
 	if err != nil {
 		return Org{}, fmt.Errorf("org %d: %w", id, err)
@@ -118,7 +118,7 @@ func LockOrg(ctx context.Context, tx pgx.Tx, orgID int64) error {
 	var id int64
 	err := tx.QueryRow(ctx, `SELECT id FROM orgs WHERE id = $1 FOR NO KEY UPDATE`, orgID).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return apperr.Errorf(apperr.NotFound, "This org no longer exists.")
+		return apperr.Refuse(apperr.NotFound, "org_gone", nil)
 	}
 	if err != nil {
 		return fmt.Errorf("lock org %d: %w", orgID, err)

@@ -48,7 +48,7 @@ func createOrg(ctx context.Context, q database.Querier, slug, name, locale strin
 		 RETURNING id, slug, name, created_at, locale`,
 		slug, strings.TrimSpace(name), created, locale).Scan(&o.ID, &o.Slug, &o.Name, &o.CreatedAt, &o.Locale)
 	if database.IsUniqueViolation(err, "orgs_slug_key") {
-		return Org{}, apperr.Errorf(apperr.Conflict, "an org with slug %q already exists", slug)
+		return Org{}, apperr.Refuse(apperr.Conflict, "org_slug_taken", apperr.Args{"Slug": slug})
 	}
 	if err != nil {
 		return Org{}, fmt.Errorf("create org %q: %w", slug, err)
@@ -97,7 +97,7 @@ func (s *Store) SetLocale(ctx context.Context, actor audit.Actor, orgID int64, l
 		var old, slug string
 		err := tx.QueryRow(ctx, `SELECT locale, slug FROM orgs WHERE id = $1 FOR NO KEY UPDATE`, orgID).Scan(&old, &slug)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Errorf(apperr.NotFound, "This org no longer exists.")
+			return apperr.Refuse(apperr.NotFound, "org_gone", nil)
 		}
 		if err != nil {
 			return fmt.Errorf("lock org %d: %w", orgID, err)

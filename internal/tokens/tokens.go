@@ -87,7 +87,7 @@ func ParseScope(s string) (Scope, error) {
 	case ScopeRead:
 		return ScopeRead, nil
 	}
-	return "", apperr.FieldCodef("scope", "token_scope", "the scope is read or write, not %q", s)
+	return "", apperr.FieldRefusal("scope", "token_scope", apperr.Args{"Scope": s})
 }
 
 // RevokeReason is why a token was revoked (docs/security.md, "Access ends
@@ -127,15 +127,15 @@ const MaxNameLen = 100
 func ValidateName(name string) error {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n == 0 || n > MaxNameLen {
-		return apperr.FieldCodef("name", "token_name_required", "a name is required (at most %d characters), e.g. “Dispatch sync”", MaxNameLen)
+		return apperr.FieldRefusal("name", "token_name_required", apperr.Args{"Max": MaxNameLen})
 	}
 	if text.HasControl(name) {
-		return apperr.FieldCodef("name", "token_name_characters", "use letters, digits, spaces and punctuation only: no control characters")
+		return apperr.FieldRefusal("name", "token_name_characters", nil)
 	}
 	// The audit log shows the name where it shows a person's email (or
 	// "system" for operators), so it must not pass for either.
 	if strings.Contains(name, "@") || strings.EqualFold(name, audit.System.Email) {
-		return apperr.FieldCodef("name", "token_name_reserved", "name the integration, e.g. “Dispatch sync”: not an email address or “system”, which the audit log shows for people and operators")
+		return apperr.FieldRefusal("name", "token_name_reserved", nil)
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ type Store struct {
 // nowhere else from then on.
 func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name string, scope Scope, now time.Time) (Token, string, error) {
 	if scope != ScopeRead && scope != ScopeWrite {
-		return Token{}, "", apperr.FieldCodef("scope", "token_scope", "the scope is read or write, not %q", scope)
+		return Token{}, "", apperr.FieldRefusal("scope", "token_scope", apperr.Args{"Scope": string(scope)})
 	}
 	name = strings.TrimSpace(name)
 	if err := ValidateName(name); err != nil {
@@ -173,14 +173,14 @@ func (s *Store) Create(ctx context.Context, actor audit.Actor, orgID int64, name
 			return fmt.Errorf("count api tokens of org %d: %w", orgID, err)
 		}
 		if live >= MaxLive {
-			return apperr.FieldCodef("name", "token_limit", "this org already has %d live tokens: revoke one you no longer use first", MaxLive)
+			return apperr.FieldRefusal("name", "token_limit", apperr.Args{"Count": MaxLive})
 		}
 		err := tx.QueryRow(ctx, `
 			INSERT INTO api_tokens (org_id, name, token_hash, hint, created_by, created_by_email, created_at, scope)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 			RETURNING id`, orgID, name, hashToken(token), t.Hint, createdBy, actor.Email, now, scope).Scan(&t.ID)
 		if database.IsUniqueViolation(err, "api_tokens_org_name_key") {
-			return apperr.FieldCodef("name", "token_name_taken", "a live token of this org is already called %q: pick another name", name)
+			return apperr.FieldRefusal("name", "token_name_taken", apperr.Args{"Name": name})
 		}
 		if err != nil {
 			return fmt.Errorf("create api token for org %d: %w", orgID, err)
@@ -231,7 +231,7 @@ func (s *Store) Revoke(ctx context.Context, actor audit.Actor, orgID, id int64, 
 		t, err = scanToken(tx.QueryRow(ctx, `
 			SELECT `+tokenColumns+` FROM api_tokens WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return apperr.Errorf(apperr.NotFound, "There is no API token %d in this org.", id)
+			return apperr.Refuse(apperr.NotFound, "token_not_found", apperr.Args{"ID": id})
 		}
 		if err != nil {
 			return fmt.Errorf("revoke api token %d of org %d: %w", id, orgID, err)
@@ -276,7 +276,7 @@ func RevokeCreatedBy(ctx context.Context, q database.Querier, actor audit.Actor,
 
 // errBadToken is every authentication failure, alike: a caller learns
 // nothing about which tokens exist or were revoked.
-var errBadToken = apperr.Errorf(apperr.Unauthorized, "The API token is missing, malformed, revoked or unknown. Send it as “Authorization: Bearer fb_…”.")
+var errBadToken = apperr.Refuse(apperr.Unauthorized, "token_invalid", nil)
 
 // Authenticate returns the live token's record, or an Unauthorized error.
 // Nothing is cached, so a revocation holds from the next request. It

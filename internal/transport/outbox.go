@@ -112,7 +112,7 @@ func GetOutbox(ctx context.Context, q database.Querier, id int64) (OutboxEntry, 
 	}
 	e, err := pgx.CollectExactlyOneRow(rows, scanOutbox)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return OutboxEntry{}, apperr.Errorf(apperr.NotFound, "No such message in the outbox.")
+		return OutboxEntry{}, apperr.Refuse(apperr.NotFound, "outbox_not_found", nil)
 	}
 	if err != nil {
 		return OutboxEntry{}, fmt.Errorf("get outbox message %d: %w", id, err)
@@ -134,7 +134,7 @@ func GetOrgOutbox(ctx context.Context, q database.Querier, orgID int64, messageI
 	}
 	e, err := pgx.CollectExactlyOneRow(rows, scanOutbox)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return OutboxEntry{}, apperr.Errorf(apperr.NotFound, "No such message in the outbox.")
+		return OutboxEntry{}, apperr.Refuse(apperr.NotFound, "outbox_not_found", nil)
 	}
 	if err != nil {
 		return OutboxEntry{}, fmt.Errorf("get outbox message %s of org %d: %w", messageID, orgID, err)

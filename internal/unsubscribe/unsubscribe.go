@@ -71,8 +71,7 @@ type Result struct {
 
 // errBadUnsubscribeLink is every way a token can fail, told apart nowhere:
 // the person holding it can do nothing different in either case.
-var errBadUnsubscribeLink = apperr.Errorf(apperr.Invalid,
-	"This unsubscribe link is not valid. Open it again from the email, copying the whole link, or ask the organisation's admin to remove your address.")
+var errBadUnsubscribeLink = apperr.Refuse(apperr.Invalid, "unsubscribe_link_invalid", nil)
 
 // URL returns the one-click unsubscribe link of email for the
 // org: baseURL/unsubscribe?t=<token>. The token is base64url of the org id,
@@ -248,7 +247,7 @@ func orgOf(ctx context.Context, q database.Querier, orgID int64, email string) (
 	res := Result{Email: email}
 	err := q.QueryRow(ctx, `SELECT name, locale FROM orgs WHERE id = $1`, orgID).Scan(&res.OrgName, &res.OrgLocale)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Result{}, apperr.Errorf(apperr.NotFound, "The organisation this link was for no longer exists, so it sends you nothing.")
+		return Result{}, apperr.Refuse(apperr.NotFound, "unsubscribe_org_gone", nil)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("org %d of an unsubscribe link: %w", orgID, err)

@@ -13,6 +13,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/unsubscribe"
@@ -119,7 +120,7 @@ func TestUnsubscribeRefusesBadTokens(t *testing.T) {
 	} {
 		_, err := b.Store.Unsubscribe.Unsubscribe(b.Ctx, bad)
 		require.Equal(t, apperr.Invalid, apperr.Code(err), name)
-		require.Contains(t, apperr.Message(err), "This unsubscribe link is not valid", name)
+		require.Contains(t, i18n.English.Message(err), "This unsubscribe link is not valid", name)
 		_, err = b.Store.Unsubscribe.Target(b.Ctx, bad)
 		require.Equal(t, apperr.Invalid, apperr.Code(err), name)
 	}

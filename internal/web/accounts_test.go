@@ -293,7 +293,7 @@ func TestStaffCreatesAnOrg(t *testing.T) {
 	for _, c := range []struct{ slug, name, email, want string }{
 		{"Bad Slug", "Name", "a@b.test", "lowercase letters"},
 		{"acme", "Again", "a@b.test", "is taken"},
-		{"newco", "", "a@b.test", "name is required"},
+		{"newco", "", "a@b.test", "Enter a name (at most 200 characters)."},
 		{"newco", "New Co", "nope", "Enter the first admin"},
 	} {
 		res := staff.post("/staff/orgs", url.Values{"slug": {c.slug}, "name": {c.name}, "admin_email": {c.email}})

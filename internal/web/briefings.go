@@ -102,7 +102,7 @@ func (s *Server) renderBriefingList(c echo.Context, status int, refused error) e
 		Page:    s.page(c, l.T("briefings.title")),
 		Slug:    m.Org.Slug,
 		Notice:  localNotice(l, c.QueryParam("notice")),
-		Problem: st.refusal(l, refused),
+		Problem: refusal(l, refused),
 		Admin:   m.IsAdmin(),
 		// Generating needs what the worker needs; pausing an org the
 		// platform switched off would only muddle the page, so both are
@@ -133,24 +133,13 @@ func (s *Server) renderBriefingList(c echo.Context, status int, refused error) e
 }
 
 // refusal is why "generate now" was refused, in the reader's language:
-// the briefing package's apperr code, read with the org's state.
-func (st orgState) refusal(l *i18n.Localizer, err error) string {
+// the briefing package's refusal (i18n.Refusal).
+func refusal(l *i18n.Localizer, err error) string {
 	if err == nil {
 		return ""
 	}
-	switch apperr.Code(err) {
-	case apperr.Invalid:
-		if st.Eligibility() == flags.InvalidConfig {
-			return l.T("briefings.refused.invalid")
-		}
-		return l.T("briefings.refused.not_configured")
-	case apperr.Conflict:
-		return l.T("briefings.refused.flag_off")
-	case apperr.TooMany:
-		mins := int((apperr.RetryAfter(err) + time.Minute - 1) / time.Minute)
-		return l.Tn("briefings.refused.too_many", max(mins, 1), nil)
-	case apperr.Unavailable:
-		return l.T("briefings.refused.busy")
+	if w, ok := l.Refusal(err); ok {
+		return w
 	}
 	return l.T("error.text.internal")
 }

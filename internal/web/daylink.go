@@ -63,7 +63,7 @@ func (s *Server) dayLinkRateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			secs := max(1, int(math.Ceil(d.Seconds())))
 			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 			// In the browser's language: no technician is known yet.
-			return readerWords(apperr.TooMany, localizer(c).Tn("daylink.error.too_many", secs, nil))
+			return apperr.Refuse(apperr.TooMany, "daylink_too_many", apperr.Args{"Count": secs})
 		}
 		return next(c)
 	}
@@ -88,11 +88,9 @@ func clientNetwork(ip string) string {
 func (s *Server) technicianDay(c echo.Context) error {
 	ctx, now := c.Request().Context(), s.now()
 	l, err := s.dayLinks.Open(ctx, c.Param("token"), now)
-	if apperr.Code(err) == apperr.NotFound {
-		// Whose link it was is unknown: the browser's language says it.
-		return readerWords(apperr.NotFound, localizer(c).T("daylink.error.not_found"))
-	}
 	if err != nil {
+		// A link that does not open (daylink_not_found): whose link it was
+		// is unknown, so the browser's language says it.
 		return err
 	}
 	zone, err := schedule.LoadZone(l.Zone)

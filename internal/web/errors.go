@@ -1,14 +1,12 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/api"
-	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/httpkit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
@@ -16,9 +14,12 @@ import (
 
 // handleError renders every error that escapes a handler. Not signed in
 // sends browsers to /login (303) and htmx requests get a bare 401; the
-// JSON API gets JSON, whatever the error (api.WriteError). An application error
-// shows its own message, which is written for people; any other error
-// shows words for its status, and a 500 is logged with its detail.
+// JSON API gets JSON, whatever the error (api.WriteError). A refusal (a
+// reason code and its arguments) is said in the reader's words by the one
+// table (i18n.Refusal, docs/i18n.md "Refusals: one table"); an application
+// error of a package not converted yet shows its own English message, or,
+// to a reader of another language, the words for its status; any other
+// error shows words for its status, and a 500 is logged with its detail.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
@@ -42,16 +43,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	l := localizer(c)
-	msg := httpkit.MessageOf(err, inWords(l, status))
-	if w, ok := reasonWords(l, err, nil); ok {
-		// A refusal with a stable code (account_messages.go) in the
-		// reader's words.
-		msg = w
-	} else if w, ok := catalogWords(l, status); ok && l.Language() != "en" && !inReaderWords(err) {
-		// Other messages of lower packages are English still (docs/i18n.md);
-		// for these statuses the reader's own words say the same (a
-		// message already in them, readerWords, stays).
-		msg = w
+	msg, ok := l.Refusal(err)
+	if !ok {
+		msg = httpkit.MessageOf(err, inWords(l, status))
+		if w, ok := catalogWords(l, status); ok && l.Language() != "en" {
+			// Messages of packages not converted yet are English
+			// (docs/i18n.md); for these statuses the reader's own words
+			// say the same.
+			msg = w
+		}
 	}
 	if isHTMX(c) {
 		if requestID != "" {
@@ -68,24 +68,6 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if err := s.render(c, status, views.ErrorPage(s.page(c, errorTitle(l, status)), status, msg, requestID)); err != nil {
 		s.log.Error("render error page", "error", err)
 	}
-}
-
-// readerWordsError is an application error whose message is in the
-// reader's language already (a page's own catalog message, such as the day
-// link's 404), so handleError shows it rather than the status's words.
-type readerWordsError struct{ err *apperr.Error }
-
-func (e readerWordsError) Error() string { return e.err.Error() }
-func (e readerWordsError) Unwrap() error { return e.err }
-
-// readerWords is an apperr error of code with msg, already in the reader's words.
-func readerWords(code, msg string) error {
-	return readerWordsError{err: &apperr.Error{Code: code, Message: msg}}
-}
-
-func inReaderWords(err error) bool {
-	var rw readerWordsError
-	return errors.As(err, &rw)
 }
 
 // maxNextLen bounds the page a sign-in returns to: a longer address

@@ -274,3 +274,22 @@ func TestOrgLessPagesOfPeopleInSeveralOrgs(t *testing.T) {
 	f.setLocale(f.orgB.ID, "de-DE")
 	require.Contains(t, c.get("/profile").Body, "<h1>Ihr Profil</h1>")
 }
+
+// A store's refusal (a reason code and its arguments) reaches a page in
+// the reader's language through the catalog's one table (docs/i18n.md,
+// "Refusals: one table"): a German org's member reads a missing job in
+// German on the error page, the English org's member in English.
+func TestRefusalsInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	f.setLocale(f.orgA.ID, "de-DE")
+
+	res := f.as(&f.memberA).get("/orgs/acme/jobs/987654321")
+	require.Equal(t, http.StatusNotFound, res.Code)
+	require.Contains(t, res.Body, "Diesen Auftrag gibt es nicht.")
+	require.NotContains(t, res.Body, "No such job.")
+
+	res = f.as(&f.memberB).get("/orgs/globex/jobs/987654321")
+	require.Equal(t, http.StatusNotFound, res.Code)
+	require.Contains(t, res.Body, "No such job.")
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/fieldimport"
 	"fieldbrief/internal/i18n"
@@ -77,18 +76,7 @@ func importTitle(l *i18n.Localizer, k fieldimport.Kind) string {
 
 // uploadRefusal is why a whole file was refused, in l's words.
 func uploadRefusal(l *i18n.Localizer, err error) string {
-	lo := l.Locale()
-	switch {
-	case errors.Is(err, fieldimport.ErrTooLarge):
-		return l.Tf("import.too_large", map[string]any{"MB": lo.Number(fieldimport.MaxBytes >> 20)})
-	case errors.Is(err, fieldimport.ErrTooManyRows):
-		return l.Tf("import.too_many_rows", map[string]any{"Rows": lo.Number(fieldimport.MaxRows)})
-	case errors.Is(err, fieldimport.ErrHeaderTooLong):
-		return l.Tf("import.header_too_long", map[string]any{"KB": lo.Number(fieldimport.MaxHeaderBytes >> 10)})
-	case errors.Is(err, fieldimport.ErrHeaderTooWide):
-		return l.Tf("import.header_too_wide", map[string]any{"Columns": lo.Number(fieldimport.MaxColumns)})
-	}
-	return apperr.Message(err)
+	return l.Message(err)
 }
 
 // importNotice is the saved import's counts, from the redirect's query:

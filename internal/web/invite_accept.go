@@ -126,13 +126,13 @@ func (s *Server) inviteAccept(c echo.Context) error {
 	u, err := s.accounts.AcceptInviteNewAccount(ctx, token, p.Name, password, now)
 	switch field := fieldOf(err); {
 	case field == "name":
-		p.NameError = localMessage(lz, err, nil)
+		p.NameError = lz.Message(err)
 		return render(http.StatusUnprocessableEntity)
 	case field == "password":
-		p.PassError = localMessage(lz, err, nil)
+		p.PassError = lz.Message(err)
 		return render(http.StatusUnprocessableEntity)
 	case apperr.Code(err) == apperr.Conflict:
-		p.Error, p.HasAccount = localMessage(lz, err, map[string]any{"Email": l.Email}), true
+		p.Error, p.HasAccount = lz.Message(err), true
 		return render(http.StatusConflict)
 	}
 	if le, ok := linkError(err); ok {

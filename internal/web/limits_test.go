@@ -58,11 +58,11 @@ func TestLongFieldsAreRefused(t *testing.T) {
 	staff := f.as(&f.staff)
 	res := staff.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "confirm": {flagKey}, "reason": {strings.Repeat("x", 1001)}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
-	require.Contains(t, res.Body, "at most 1000 characters")
+	require.Contains(t, res.Body, "at most 1,000 characters")
 	require.True(t, f.globalFlag())
 	res = staff.post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"off"}, "reason": {strings.Repeat("x", 1001)}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
-	require.Contains(t, res.Body, "at most 1000 characters")
+	require.Contains(t, res.Body, "at most 1,000 characters")
 	require.Zero(t, f.auditCount())
 }
 

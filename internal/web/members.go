@@ -4,12 +4,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/accounts"
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/httpkit"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
 )
@@ -103,10 +105,10 @@ func (s *Server) memberInvite(c echo.Context) error {
 		f.RoleError = l.T("members.role_choose")
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
 	case fieldOf(err) != "":
-		f.EmailError = localMessage(l, err, map[string]any{"Email": f.Email})
+		f.EmailError = l.Message(err)
 		return s.showMembers(c, http.StatusUnprocessableEntity, views.MembersPage{Invite: f})
 	case apperr.Code(err) == apperr.TooMany, apperr.Code(err) == apperr.Unavailable: // Unavailable: accounts.ErrAccountMailOff
-		return s.showMembers(c, httpkit.StatusOf(err), views.MembersPage{Invite: f, Error: localMessage(l, err, nil)})
+		return s.showMembers(c, httpkit.StatusOf(err), views.MembersPage{Invite: f, Error: l.Message(err)})
 	case err != nil:
 		return err
 	}
@@ -128,7 +130,7 @@ func pathID(c echo.Context, name, what string) (int64, error) {
 func (s *Server) refused(c echo.Context, err error) error {
 	switch apperr.Code(err) {
 	case apperr.Conflict, apperr.TooMany, apperr.Invalid, apperr.Unavailable:
-		return s.showMembers(c, httpkit.StatusOf(err), views.MembersPage{Error: localMessage(localizer(c), err, nil)})
+		return s.showMembers(c, httpkit.StatusOf(err), views.MembersPage{Error: localizer(c).Message(err)})
 	}
 	return err
 }
@@ -218,4 +220,15 @@ func (s *Server) inviteRevoke(c echo.Context) error {
 		return s.refused(c, err)
 	}
 	return redirect(c, membersURL(m.Org.Slug)+"?notice=revoked")
+}
+
+// utcStamp is an instant in UTC in the reader's formats: "Thu, Nov 26,
+// 2026, 12:30 PM UTC", "Do., 26. Nov. 2026, 12:30 UTC". The account pages
+// show UTC (a person may be in several orgs' zones); the zero time is "".
+func utcStamp(lc locale.Locale, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	return lc.DateYear(t) + ", " + lc.Time(t) + " UTC"
 }

@@ -155,7 +155,7 @@ const maxUploadBytes = fieldimport.MaxBytes + maxFormBytes
 
 // errUploadTooLarge says what fieldimport says of a file too large to read,
 // as a 413: here the body is refused before the file is parsed.
-var errUploadTooLarge = apperr.Errorf(apperr.TooLarge, "%s", fieldimport.ErrTooLarge.Message)
+var errUploadTooLarge = &apperr.Error{Code: apperr.TooLarge, Reason: fieldimport.ErrTooLarge.Reason, Args: fieldimport.ErrTooLarge.Args}
 
 // bodyCap is a route's own body cap, given where the route is registered
 // (routes.go, capBody). Such a route reads its body itself, in a route
@@ -353,7 +353,7 @@ func (s *Server) requireMember(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !currentMembership(c).IsAdmin() {
-			return apperr.Reasonf(apperr.Forbidden, "admins_only", "Only this org's admins can do that.")
+			return apperr.Refuse(apperr.Forbidden, "admins_only", nil)
 		}
 		return next(c)
 	}
@@ -366,7 +366,7 @@ func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) requireFieldEditor(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !currentMembership(c).CanEditField() {
-			return apperr.Reasonf(apperr.Forbidden, "editors_only", "Only this org's admins and dispatchers can do that.")
+			return apperr.Refuse(apperr.Forbidden, "editors_only", nil)
 		}
 		return next(c)
 	}

@@ -49,7 +49,7 @@ func (s *Server) forgot(c echo.Context) error {
 	}
 	err = s.accounts.RequestPasswordReset(ctx, p.Email, ip, now)
 	if errors.Is(err, accounts.ErrAccountMailOff) { // the same for every address: it says nothing about accounts
-		p.Error = localMessage(l, err, nil)
+		p.Error = l.Message(err)
 		return s.render(c, http.StatusServiceUnavailable, views.Forgot(p))
 	}
 	if err != nil {
@@ -113,7 +113,7 @@ func (s *Server) reset(c echo.Context) error {
 			return lerr
 		}
 		p := s.resetPage(c, token, u)
-		p.PassError = localMessage(localizer(c), err, nil)
+		p.PassError = localizer(c).Message(err)
 		return s.render(c, http.StatusUnprocessableEntity, views.Reset(p))
 	}
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/accounts"
-	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/auth"
 	"fieldbrief/views"
 )
@@ -43,7 +42,7 @@ func (s *Server) profileSave(c echo.Context) error {
 	name := c.FormValue("name")
 	_, err := s.accounts.SetName(c.Request().Context(), actor(c), name)
 	if fieldOf(err) != "" {
-		return s.showProfile(c, http.StatusUnprocessableEntity, views.ProfilePage{Name: name, NameError: apperr.Message(err)}, true)
+		return s.showProfile(c, http.StatusUnprocessableEntity, views.ProfilePage{Name: name, NameError: localizer(c).Message(err)}, true)
 	}
 	if err != nil {
 		return err
@@ -85,7 +84,7 @@ func (s *Server) profilePassword(c echo.Context) error {
 		// The rule first, so a weak new password costs no hashing slot and
 		// no sign-in attempt; ChangePassword checks it again with the name.
 		if err := accounts.CheckNewPassword(next, u.Email); err != nil {
-			p.NewError = localMessage(l, err, nil)
+			p.NewError = l.Message(err)
 		}
 	}
 	if p.CurrentError != "" || p.NewError != "" {
@@ -108,10 +107,10 @@ func (s *Server) profilePassword(c echo.Context) error {
 	err = s.accounts.ChangePassword(ctx, actor(c), current, next)
 	switch fieldOf(err) {
 	case "current_password":
-		p.CurrentError = apperr.Message(err)
+		p.CurrentError = l.Message(err)
 		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
 	case "new_password":
-		p.NewError = localMessage(l, err, nil)
+		p.NewError = l.Message(err)
 		return s.showProfile(c, http.StatusUnprocessableEntity, p, false)
 	}
 	if err != nil {

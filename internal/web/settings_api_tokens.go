@@ -32,7 +32,7 @@ func (s *Server) apiTokenCreate(c echo.Context) error {
 	}
 	if apperr.Code(err) == apperr.Invalid {
 		return s.showAPITokens(c, http.StatusUnprocessableEntity, views.APITokensBlock{Name: name, Scope: c.FormValue("scope"),
-			Error: localMessage(localizer(c), err, map[string]any{"Name": name})})
+			Error: localizer(c).Message(err)})
 	}
 	return err
 }

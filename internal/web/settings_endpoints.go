@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/webhooks"
 	"fieldbrief/views"
 )
@@ -34,7 +35,7 @@ func (s *Server) webhookEndpointCreate(c echo.Context) error {
 		if apperr.Code(err) != apperr.Invalid {
 			return err
 		}
-		return s.showWebhookEndpoints(c, http.StatusUnprocessableEntity, views.WebhookEndpointsPage{Form: endpointForm(in, 0, err)})
+		return s.showWebhookEndpoints(c, http.StatusUnprocessableEntity, views.WebhookEndpointsPage{Form: endpointForm(localizer(c), in, 0, err)})
 	}
 	secret, err := s.webhooks.Secret(c.Request().Context(), currentMembership(c).Org.ID, e.ID)
 	if err != nil {
@@ -101,10 +102,10 @@ func (s *Server) webhookEndpointUpdate(c echo.Context) error {
 		if apperr.Code(err) != apperr.Invalid {
 			return err
 		}
-		form := endpointForm(in, in.Version, err)
+		form := endpointForm(localizer(c), in, in.Version, err)
 		return s.showWebhookEndpoint(c, http.StatusUnprocessableEntity, views.WebhookEndpointPage{}, &form)
 	}
-	form := endpointForm(webhooks.EndpointInput{URL: e.URL, Description: e.Description, Events: e.Events}, e.Version, nil)
+	form := endpointForm(nil, webhooks.EndpointInput{URL: e.URL, Description: e.Description, Events: e.Events}, e.Version, nil)
 	return s.showWebhookEndpoint(c, http.StatusOK, views.WebhookEndpointPage{Notice: localizer(c).T("hooks.saved_notice")}, &form)
 }
 
@@ -159,7 +160,7 @@ func (s *Server) showWebhookEndpoint(c echo.Context, status int, p views.Webhook
 	if form != nil {
 		p.Form = *form
 	} else {
-		p.Form = endpointForm(webhooks.EndpointInput{URL: e.URL, Description: e.Description, Events: e.Events}, e.Version, nil)
+		p.Form = endpointForm(nil, webhooks.EndpointInput{URL: e.URL, Description: e.Description, Events: e.Events}, e.Version, nil)
 	}
 	log, failed, err := s.webhooks.Deliveries(ctx, m.Org.ID, id)
 	if err != nil {
@@ -203,19 +204,25 @@ func endpointInput(c echo.Context) webhooks.EndpointInput {
 }
 
 // endpointForm fills a form from an input and the store's field errors.
-func endpointForm(in webhooks.EndpointInput, version int64, err error) views.WebhookEndpointForm {
+func endpointForm(l *i18n.Localizer, in webhooks.EndpointInput, version int64, err error) views.WebhookEndpointForm {
 	f := views.WebhookEndpointForm{URL: in.URL, Description: in.Description, Events: in.Events, Version: version}
 	if e, ok := apperr.As(err); ok {
 		for _, fe := range e.Fields {
 			switch fe.Name {
 			case "url":
-				f.URLError = fe.Message
+				f.URLError = fieldText(l, fe)
 			case "description":
-				f.DescriptionError = fe.Message
+				f.DescriptionError = fieldText(l, fe)
 			case "events":
-				f.EventsError = fe.Message
+				f.EventsError = fieldText(l, fe)
 			}
 		}
 	}
 	return f
+}
+
+// fieldText is one field problem in l's words.
+func fieldText(l *i18n.Localizer, f apperr.Field) string {
+	w, _ := l.FieldWords(f)
+	return w
 }

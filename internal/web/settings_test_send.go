@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -93,7 +91,7 @@ func (s *Server) testResult(l *i18n.Localizer, stored tenants.FieldforceConfig, 
 	r := views.TestSendResult{Channel: channel}
 	switch {
 	case err != nil:
-		r.Message = testRefusal(l, stored, err)
+		r.Message = refusal(l, err)
 		return r, httpkit.StatusOf(err)
 	case d.State == delivery.DeliverySent && channel == delivery.ChannelEmail && s.cfg.SMTPURL == "":
 		r.OK, r.Message = true, l.Tf("bsettings.test.kept", map[string]any{"To": d.Recipient})
@@ -108,21 +106,7 @@ func (s *Server) testResult(l *i18n.Localizer, stored tenants.FieldforceConfig, 
 }
 
 // errNoWebhook refuses a test webhook while none is saved.
-var errNoWebhook = apperr.Errorf(apperr.Invalid, "No webhook URL is saved: add one under Delivery, save, then send a test.")
-
-// testRefusal is why a test was not sent, in l's words: by the refusal's
-// apperr code, read with the org's state as "generate now"'s refusals are
-// (orgState.refusal), the allowance's wait said for a test.
-func testRefusal(l *i18n.Localizer, stored tenants.FieldforceConfig, err error) string {
-	switch {
-	case errors.Is(err, errNoWebhook):
-		return l.T("bsettings.test.no_webhook")
-	case apperr.Code(err) == apperr.TooMany:
-		mins := int((apperr.RetryAfter(err) + time.Minute - 1) / time.Minute)
-		return l.Tn("bsettings.test.too_many", max(mins, 1), nil)
-	}
-	return orgState{flags.BriefingState{FieldforceConfig: stored}}.refusal(l, err)
-}
+var errNoWebhook = apperr.Refuse(apperr.Invalid, "test_no_webhook", nil)
 
 // testSends is the view of the test block.
 func testSends(c echo.Context, stored tenants.FieldforceConfig, result views.TestSendResult) views.TestSends {

@@ -13,6 +13,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/flags"
 	"fieldbrief/internal/httpkit"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/views"
 )
@@ -60,11 +61,11 @@ func (s *Server) staffSetFlag(c echo.Context) error {
 		status := httpkit.StatusOf(err)
 		switch fe.FieldName() {
 		case "reason":
-			form.ReasonError = fe.Message
+			form.ReasonError = i18n.English.Message(fe)
 		case "confirm":
-			form.ConfirmError = fe.Message
+			form.ConfirmError = i18n.English.Message(fe)
 		default:
-			form.EnabledError = fe.Message
+			form.EnabledError = i18n.English.Message(fe)
 		}
 		m, err := s.staffFlagsModel(c, key, "")
 		if err != nil {
@@ -98,7 +99,7 @@ func (s *Server) staffSetOrgFlag(c echo.Context) error {
 	}
 	status := http.StatusOK
 	if fe, ok := fieldError(err); ok {
-		status, row.StateError, row.Reason = httpkit.StatusOf(err), fe.Message, c.FormValue("reason")
+		status, row.StateError, row.Reason = httpkit.StatusOf(err), i18n.English.Message(fe), c.FormValue("reason")
 	} else if err != nil {
 		return err
 	} else if !isHTMX(c) {

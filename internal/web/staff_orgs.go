@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/views"
 )
@@ -43,13 +42,13 @@ func (s *Server) staffCreateOrg(c echo.Context) error {
 	switch fieldOf(err) {
 	case "":
 	case "slug":
-		p.SlugError = apperr.Message(err)
+		p.SlugError = i18n.English.Message(err)
 	case "name":
-		p.NameError = apperr.Message(err)
+		p.NameError = i18n.English.Message(err)
 	case "locale":
-		p.LocaleError = apperr.Message(err)
+		p.LocaleError = i18n.English.Message(err)
 	default: // the address, as the invite saw it
-		p.EmailError = apperr.Message(err)
+		p.EmailError = i18n.English.Message(err)
 	}
 	if fieldOf(err) != "" {
 		return s.renderNewOrg(c, http.StatusUnprocessableEntity, p)

@@ -52,7 +52,7 @@ func TestGlobalFlagNeedsAReason(t *testing.T) {
 		res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"false"}, "reason": {reason}, "confirm": {flagKey}})
 		require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 		require.Regexp(t, `<textarea id="reason-fieldforce.briefing"[^>]*aria-invalid="true"`, res.Body)
-		require.Contains(t, res.Body, `<p class="field-error" id="reason-fieldforce.briefing-error">say why you are changing a global switch</p>`)
+		require.Contains(t, res.Body, `<p class="field-error" id="reason-fieldforce.briefing-error">Say why you are changing a global switch.</p>`)
 	}
 	res := c.post("/staff/flags/"+flagKey, url.Values{"enabled": {"sometimes"}, "reason": {"x"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
@@ -155,7 +155,7 @@ func TestOrgFlagBadInput(t *testing.T) {
 
 	res := c.post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {"maybe"}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
-	require.Contains(t, orgRow(t, res.Body, "acme"), `<p class="field-error" id="state-acme-error">state must be inherit, on or off</p>`)
+	require.Contains(t, orgRow(t, res.Body, "acme"), `<p class="field-error" id="state-acme-error">Choose inherit, on or off.</p>`)
 	res = c.htmx().post("/staff/orgs/acme/flags/"+flagKey, url.Values{"state": {""}})
 	require.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	require.Contains(t, res.Body, `id="state-acme-error"`)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/unsubscribe"
 	"fieldbrief/views"
@@ -26,7 +25,7 @@ func (s *Server) unsubscribeConfirm(c echo.Context) error {
 	token := c.QueryParam("t")
 	target, err := s.unsubscribes.Target(c.Request().Context(), token)
 	if err != nil {
-		return unsubscribeRefusal(c, err)
+		return err
 	}
 	l := s.unsubscribeReader(c, target)
 	m := views.Unsubscribe{Page: s.readerPage(c, l, l.T("unsubscribe.title")), Token: token, Email: target.Email, OrgName: target.OrgName}
@@ -39,7 +38,7 @@ func (s *Server) unsubscribeConfirm(c echo.Context) error {
 func (s *Server) unsubscribe(c echo.Context) error {
 	res, err := s.unsubscribes.Unsubscribe(c.Request().Context(), c.FormValue("t"))
 	if err != nil {
-		return unsubscribeRefusal(c, err)
+		return err
 	}
 	l := s.unsubscribeReader(c, res)
 	m := views.Unsubscribe{Page: s.readerPage(c, l, l.T("unsubscribe.done_title")), Email: res.Email, OrgName: res.OrgName}
@@ -58,13 +57,4 @@ func (s *Server) readerPage(c echo.Context, l *i18n.Localizer, title string) vie
 	p.I18n = l
 	c.Response().Header().Set("Content-Language", l.Lang())
 	return p
-}
-
-// unsubscribeRefusal puts a link that does not open in the browser's words
-// (the store says it in English for logs).
-func unsubscribeRefusal(c echo.Context, err error) error {
-	if apperr.Code(err) == apperr.Invalid {
-		return apperr.Errorf(apperr.Invalid, "%s", localizer(c).T("unsubscribe.invalid"))
-	}
-	return err
 }

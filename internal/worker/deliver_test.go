@@ -23,6 +23,7 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/transport"
 	"fieldbrief/internal/transport/transporttest"
@@ -426,7 +427,8 @@ func TestSendTestIsBounded(t *testing.T) {
 	_, err = f.sendTest(sender, org, delivery.ChannelEmail, "admin@acme.test", now.Add(10*time.Minute))
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
 	require.Equal(t, 50*time.Minute, apperr.RetryAfter(err))
-	require.Contains(t, apperr.Message(err), "You can send a test again in 50 minutes.")
+	require.Equal(t, "test_too_many", apperr.ReasonOf(err))
+	require.Contains(t, i18n.English.Message(err), "You can send a test again in 50 minutes.")
 	require.Equal(t, briefing.MaxRequestsPerHour-1, f.Count(`SELECT count(*) FROM mail_outbox WHERE org_id = $1`, org))
 	require.Equal(t, briefing.MaxRequestsPerHour, f.Count(`SELECT max(requested_revision) FROM ff_briefings WHERE org_id = $1`, org),
 		"the refused test made no revision")
@@ -438,7 +440,8 @@ func TestSendTestIsBounded(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.sendTest(sender, other, delivery.ChannelEmail, "admin@globex.test", now.Add(time.Second))
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
-	require.Contains(t, err.Error(), "being sent already")
+	require.Equal(t, "test_in_flight", apperr.ReasonOf(err))
+	require.Contains(t, i18n.English.Message(err), "being sent already")
 }
 
 // TestSendTestHoldsNoConnectionWhileWaiting: a slow receiver must not hold

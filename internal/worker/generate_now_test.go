@@ -8,6 +8,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
+	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
 )
 
@@ -106,7 +107,8 @@ func TestGenerateNowIsBounded(t *testing.T) {
 	_, err := f.store.GenerateNow(f.Ctx, org, now.Add(48*time.Minute), admin)
 	require.Equal(t, apperr.TooMany, apperr.Code(err), "%v", err)
 	require.Equal(t, 12*time.Minute, apperr.RetryAfter(err))
-	require.Contains(t, apperr.Message(err), "You can generate again in 12 minutes.")
+	require.Equal(t, "generate_too_many", apperr.ReasonOf(err))
+	require.Contains(t, i18n.English.Message(err), "You can generate again in 12 minutes.")
 	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE kind = 'generate_briefing' AND state <> 'completed'`))
 
 	// Another org is not affected.
