@@ -82,7 +82,7 @@ func TestLanguagesPagesAndEmailsAt390(t *testing.T) {
 		e.must("zone "+o.zone, err)
 		cfg := fmt.Sprintf(`{"briefing":{"timezone":%q,"schedule_local_time":%q,"enabled":true},"delivery":{"email":{"to":[%q],"technicians":true}}}`,
 			o.zone, now.In(z.Loc).Format("15:04"), o.dispatch)
-		_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, o.org.ID, []byte(cfg))
+		_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, o.org.ID, []byte(cfg), tenants.AnyVersion)
 		e.must("schedule "+o.org.Slug+"'s briefing for now", err)
 	}
 
@@ -197,7 +197,7 @@ func languageCases(demoPassword string) []langCase {
 // 14:30–16:30 Paris time (the windows the demo's first slots use).
 func (e *env) seedFrenchOrg(now time.Time) tenants.Org {
 	e.t.Helper()
-	org, err := e.store.Tenants.CreateOrg(e.ctx, "lumiere", "Plomberie Lumière")
+	org, err := e.store.Tenants.CreateOrg(e.ctx, "lumiere", "Plomberie Lumière", time.Time{})
 	e.must("create the French org", err)
 	_, err = e.store.Tenants.SetLocale(e.ctx, audit.System, org.ID, "fr-FR")
 	e.must("set its locale", err)

@@ -95,9 +95,9 @@ func setupDeps(t testing.TB, adjust func(*Deps)) *fixture {
 	t.Cleanup(f.ts.Close)
 
 	ctx := context.Background()
-	f.orgA, err = f.store.Tenants.CreateOrgAt(ctx, "acme", "Acme Field Services", orgsCreated)
+	f.orgA, err = f.store.Tenants.CreateOrg(ctx, "acme", "Acme Field Services", orgsCreated)
 	require.NoError(t, err)
-	f.orgB, err = f.store.Tenants.CreateOrgAt(ctx, "globex", "Globex Repairs", orgsCreated)
+	f.orgB, err = f.store.Tenants.CreateOrg(ctx, "globex", "Globex Repairs", orgsCreated)
 	require.NoError(t, err)
 	return f
 }
@@ -231,8 +231,8 @@ func (f *fixture) count(sql string, args ...any) int {
 // setZone saves an org's briefing settings in zone.
 func (f *fixture) setZone(o tenants.Org, zone string) {
 	f.t.Helper()
-	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, o.ID,
-		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`))
+	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, o.ID, []byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`), tenants.AnyVersion)
+
 	require.NoError(f.t, err)
 }
 

@@ -135,8 +135,8 @@ func (f *fixture) count(sql string, args ...any) int {
 // setZone saves an org's briefing settings in zone.
 func (f *fixture) setZone(o tenants.Org, zone string) {
 	f.t.Helper()
-	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, o.ID,
-		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`))
+	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, o.ID, []byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`), tenants.AnyVersion)
+
 	require.NoError(f.t, err)
 }
 
