@@ -240,7 +240,7 @@ func TestBoardBusyDay(t *testing.T) {
 
 	// A stale board: someone else assigns a job; dragging it from the
 	// board as it was is refused (409) and the board shows the latest.
-	_, err := st.Assign(e.ctx, audit.System, now, e.orgA.ID, unassigned[3].ID, techs[6])
+	_, err := st.Assign(e.ctx, audit.System, now, e.orgA.ID, unassigned[3].ID, techs[6], 0)
 	e.must("assign behind the board's back", err)
 	before = e.jobState(e.orgA.ID)
 	admin.dragTo(unassigned[3].ID, techs[7])

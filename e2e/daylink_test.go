@@ -14,6 +14,7 @@ import (
 	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/transport"
 	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/worker"
@@ -24,10 +25,11 @@ import (
 // sees their own jobs of the day and nobody else's.
 func TestTechnicianOpensTheDayLinkFromTheirEmail(t *testing.T) {
 	e := newEnv(t)
-	org, err := e.store.Tenants.CreateOrg(e.ctx, "austin", "Austin Plumbing")
+	org, err := e.store.Tenants.CreateOrg(e.ctx, "austin", "Austin Plumbing", time.Time{})
 	e.must("create org", err)
 	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, org.ID, []byte(
-		`{"briefing":{"timezone":"America/Chicago","schedule_local_time":"06:30","enabled":true},"delivery":{"email":{"technicians":true}}}`))
+		`{"briefing":{"timezone":"America/Chicago","schedule_local_time":"06:30","enabled":true},"delivery":{"email":{"technicians":true}}}`), tenants.AnyVersion)
+
 	e.must("save the schedule", err)
 
 	// Today in Austin, the scheduled minute: the worker runs as at 06:30.

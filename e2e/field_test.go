@@ -14,6 +14,7 @@ import (
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/worker"
 )
 
@@ -84,8 +85,8 @@ func TestAdminAssignsAJobOnTheBoardAndTheBriefingFollows(t *testing.T) {
 
 	// The day's scheduled briefing, by a tick of the worker: every day at
 	// 00:00, so it is due whenever the test runs.
-	_, err := e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID,
-		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"00:00","enabled":true}}`))
+	_, err := e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID, []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"00:00","enabled":true}}`), tenants.AnyVersion)
+
 	e.must("schedule the briefing for every day", err)
 	w := &worker.Worker{DB: e.db, Log: slog.New(slog.NewTextHandler(e.logs, nil))}
 	res, err := w.RunOnce(e.ctx, time.Now(), 30*time.Second)

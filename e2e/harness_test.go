@@ -299,17 +299,17 @@ func webConfig() config.Web {
 func (e *env) seed() {
 	e.t.Helper()
 	var err error
-	e.orgA, err = e.store.Tenants.CreateOrg(e.ctx, "acme", "Acme Field Services")
+	e.orgA, err = e.store.Tenants.CreateOrg(e.ctx, "acme", "Acme Field Services", time.Time{})
 	e.must("create org A", err)
-	e.orgB, err = e.store.Tenants.CreateOrg(e.ctx, "globex", "Globex Plumbing")
+	e.orgB, err = e.store.Tenants.CreateOrg(e.ctx, "globex", "Globex Plumbing", time.Time{})
 	e.must("create org B", err)
 	e.addUser(adminA, false, e.orgA, tenants.RoleAdmin)
 	e.addUser(memberA, false, e.orgA, tenants.RoleMember)
 	e.addUser(adminB, false, e.orgB, tenants.RoleAdmin)
 	e.addUser(staff, true, tenants.Org{}, "")
-	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID, []byte(configA))
+	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID, []byte(configA), tenants.AnyVersion)
 	e.must("save config of org A", err)
-	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgB.ID, []byte(configB))
+	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgB.ID, []byte(configB), tenants.AnyVersion)
 	e.must("save config of org B", err)
 	e.trace("seeded")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/worker"
 )
 
@@ -39,12 +40,12 @@ func TestLateSavePreviewSaysKeptNotSent(t *testing.T) {
 	e := newEnv(t)
 	e.seed()
 	zone := eveningZone(time.Now())
-	_, err := e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID,
-		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"23:59"},"delivery":{"email":{"to":["dispatch@acme.test"]}}}`))
+	_, err := e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgA.ID, []byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"23:59"},"delivery":{"email":{"to":["dispatch@acme.test"]}}}`), tenants.AnyVersion)
+
 	e.must("save acme's evening config", err)
 	// Globex's seeded 06:30 in Chicago is due too when the test runs from
 	// 12:30 UTC on: paused, the tick below fires acme's alone at any hour.
-	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgB.ID, []byte(strings.Replace(configB, `"enabled":true`, `"enabled":false`, 1)))
+	_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, e.orgB.ID, []byte(strings.Replace(configB, `"enabled":true`, `"enabled":false`, 1)), tenants.AnyVersion)
 	e.must("pause globex", err)
 	admin := e.newSession("admin")
 	admin.login(adminA)

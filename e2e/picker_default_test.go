@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -20,7 +21,7 @@ import (
 func TestZonePickerBrowserDefaultAndBlur(t *testing.T) {
 	e := newEnv(t)
 	e.seed()
-	org, err := e.store.Tenants.CreateOrg(e.ctx, "initech", "Initech Repairs")
+	org, err := e.store.Tenants.CreateOrg(e.ctx, "initech", "Initech Repairs", time.Time{})
 	e.must("create a new org", err)
 	newAdmin := account{"admin@initech.test", password}
 	e.addUser(newAdmin, false, org, tenants.RoleAdmin)

@@ -36,7 +36,7 @@ func TestBoardStaleQuickChangeShowsTheLatest(t *testing.T) {
 	admin.waitText(unassignedCol, "Stale Bakery")
 
 	// Meanwhile, someone else gives the job to Ana.
-	_, err = st.Assign(e.ctx, audit.System, time.Now(), e.orgA.ID, j.ID, ana.ID)
+	_, err = st.Assign(e.ctx, audit.System, time.Now(), e.orgA.ID, j.ID, ana.ID, 0)
 	e.must("assign Ana", err)
 
 	admin.moveInDialog(unassignedCol+` article.blk`, bo.ID)

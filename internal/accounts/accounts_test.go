@@ -220,14 +220,14 @@ func TestExistingAccountAcceptsAndKeepsItsRole(t *testing.T) {
 func TestAnOrgNeverLosesItsLastAdmin(t *testing.T) {
 	b := setup(t)
 	first, actor := b.admin(t, b.Acme, "first@acme.test")
-	_, err := b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, first.ID, tenants.RoleMember)
+	_, err := b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, first.ID, tenants.RoleMember, 0)
 	require.Equal(t, apperr.Conflict, apperr.Code(err))
 	_, err = b.Store.Accounts.RemoveMember(b.Ctx, actor, b.Acme.ID, first.ID)
 	require.Equal(t, apperr.Conflict, apperr.Code(err))
 
 	// Another org's people are not found here.
 	outsider, _ := b.admin(t, b.Other, "boss@globex.test")
-	_, err = b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, outsider.ID, tenants.RoleMember)
+	_, err = b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, outsider.ID, tenants.RoleMember, 0)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
 	_, err = b.Store.Accounts.RemoveMember(b.Ctx, actor, b.Acme.ID, outsider.ID)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
@@ -243,7 +243,7 @@ func TestAnOrgNeverLosesItsLastAdmin(t *testing.T) {
 			wg.Go(func() {
 				<-start
 				if round%2 == 0 {
-					_, errs[i] = b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, target, tenants.RoleMember)
+					_, errs[i] = b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, target, tenants.RoleMember, 0)
 				} else {
 					_, errs[i] = b.Store.Accounts.RemoveMember(b.Ctx, actor, b.Acme.ID, target)
 				}
@@ -277,7 +277,7 @@ func TestRemoveMemberRevokesSessionsAndAudits(t *testing.T) {
 	require.NoError(t, b.Store.Tenants.AddMember(b.Ctx, b.Acme.ID, m.ID, tenants.RoleMember))
 	_, err = b.Store.DB.Exec(b.Ctx, `INSERT INTO sessions (id, user_id) VALUES ('s1', $1), ('s2', $1)`, m.ID)
 	require.NoError(t, err)
-	changed, err := b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, m.ID, tenants.RoleAdmin)
+	changed, err := b.Store.Tenants.SetMemberRole(b.Ctx, actor, b.Acme.ID, m.ID, tenants.RoleAdmin, 0)
 	require.NoError(t, err)
 	require.Equal(t, tenants.RoleAdmin, changed.Role)
 	_, err = b.Store.Accounts.RemoveMember(b.Ctx, actor, b.Acme.ID, m.ID)

@@ -57,7 +57,7 @@ func TestAccountEmailReader(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.New(t)
 	store := testutil.NewStores(db)
-	org, err := store.Tenants.CreateOrg(ctx, "bergmann", "Bergmann Haustechnik")
+	org, err := store.Tenants.CreateOrg(ctx, "bergmann", "Bergmann Haustechnik", time.Time{})
 	require.NoError(t, err)
 	_, err = db.Exec(ctx, `UPDATE orgs SET locale = 'de-DE' WHERE id = $1`, org.ID)
 	require.NoError(t, err)

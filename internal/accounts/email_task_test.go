@@ -123,7 +123,7 @@ func queueInviteAndReset(t *testing.T, db *pgxpool.Pool) tenants.Org {
 	t.Helper()
 	ctx := context.Background()
 	store := testutil.NewStores(db)
-	org, err := store.Tenants.CreateOrg(ctx, "acme", "Acme Field Services")
+	org, err := store.Tenants.CreateOrg(ctx, "acme", "Acme Field Services", time.Time{})
 	require.NoError(t, err)
 	now := time.Now()
 	_, err = store.Accounts.CreateInvite(ctx, audit.Actor{Email: "boss@acme.test"}, org.ID, "nia@acme.test", tenants.RoleAdmin, now)

@@ -297,7 +297,7 @@ func (a *API) apiDeleteTechnicianByID(c echo.Context) error {
 	if err != nil {
 		return p.failed(c, err)
 	}
-	if err := a.field.DeleteTechnicianIf(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
+	if err := a.field.DeleteTechnician(ctx, apiActor(c), orgID, cur.ID, version); err != nil {
 		return p.failed(c, err)
 	}
 	return c.JSON(http.StatusOK, apiDeletedJSON{ID: cur.ID, ExternalRef: cur.ExternalRef, Deleted: true})

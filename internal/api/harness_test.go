@@ -88,9 +88,9 @@ func setupDeps(t testing.TB, adjust func(*Deps)) *fixture {
 	t.Cleanup(f.ts.Close)
 
 	ctx := context.Background()
-	f.orgA, err = f.store.Tenants.CreateOrgAt(ctx, "acme", "Acme Field Services", orgsCreated)
+	f.orgA, err = f.store.Tenants.CreateOrg(ctx, "acme", "Acme Field Services", orgsCreated)
 	require.NoError(t, err)
-	f.orgB, err = f.store.Tenants.CreateOrgAt(ctx, "globex", "Globex Repairs", orgsCreated)
+	f.orgB, err = f.store.Tenants.CreateOrg(ctx, "globex", "Globex Repairs", orgsCreated)
 	require.NoError(t, err)
 	return f
 }

@@ -9,6 +9,7 @@ import (
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/flags"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testutil"
 )
 
@@ -31,13 +32,13 @@ func TestAuditLogIsAppendOnly(t *testing.T) {
 func TestOrgAuditIsTheOrgsOwnSettingsAndBriefings(t *testing.T) {
 	b := setup(t)
 	staff := audit.Actor{UserID: 0, Email: "staff@fieldbrief.test"}
-	_, err := b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID,
-		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00"}}`))
+	_, err := b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00"}}`), tenants.AnyVersion)
+
 	require.NoError(t, err)
 	require.NoError(t, audit.Record(b.Ctx, b.Store.DB, audit.Entry{Actor: audit.System, OrgID: b.Acme.ID,
 		Action: "briefing.generate", Target: "2026-03-04"}))
-	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Other.ID,
-		[]byte(`{"briefing":{"timezone":"Asia/Tokyo","schedule_local_time":"06:00"}}`))
+	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Other.ID, []byte(`{"briefing":{"timezone":"Asia/Tokyo","schedule_local_time":"06:00"}}`), tenants.AnyVersion)
+
 	require.NoError(t, err)
 	require.NoError(t, audit.Record(b.Ctx, b.Store.DB, audit.Entry{Actor: audit.System, OrgID: b.Other.ID,
 		Action: "briefing.generate", Target: "2026-03-05"}))

@@ -110,7 +110,7 @@ func seedOrg(ctx context.Context, store *tenants.Store, spec orgSpec, now time.T
 		}
 	}
 	if !cfg.Found || addDelivery {
-		if _, err := store.SaveFieldforce(ctx, audit.System, org.ID, configJSON(spec)); err != nil {
+		if _, err := store.SaveFieldforce(ctx, audit.System, org.ID, configJSON(spec), tenants.AnyVersion); err != nil {
 			return s, err
 		}
 		if cfg, err = store.Fieldforce(ctx, org.ID); err != nil {
@@ -174,7 +174,7 @@ func ensureOrg(ctx context.Context, store *tenants.Store, slug, name string) (te
 	if apperr.Code(err) != apperr.NotFound {
 		return org, false, err
 	}
-	org, err = store.CreateOrg(ctx, slug, name)
+	org, err = store.CreateOrg(ctx, slug, name, time.Time{})
 	if apperr.Code(err) == apperr.Conflict {
 		org, err = store.OrgBySlug(ctx, slug)
 		return org, false, err

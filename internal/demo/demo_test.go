@@ -324,14 +324,14 @@ func TestSeedFillsDeliveryForOlderSeeds(t *testing.T) {
 		cfg, err := store.Tenants.Fieldforce(ctx, id)
 		require.NoError(t, err)
 		cfg.Config.Delivery = nil
-		_, err = store.Tenants.SaveFieldforce(ctx, audit.System, id, cfg.Config.JSON())
+		_, err = store.Tenants.SaveFieldforce(ctx, audit.System, id, cfg.Config.JSON(), tenants.AnyVersion)
 		require.NoError(t, err, slug)
 	}
 	// An admin has since edited bergmann's config (still without delivery).
 	admin, err := store.Accounts.Authenticate(ctx, "admin@bergmann.test", demo.Password)
 	require.NoError(t, err)
-	_, err = store.Tenants.SaveFieldforce(ctx, audit.Actor{UserID: admin.ID, Email: admin.Email}, ids["bergmann"],
-		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:15"}}`))
+	_, err = store.Tenants.SaveFieldforce(ctx, audit.Actor{UserID: admin.ID, Email: admin.Email}, ids["bergmann"], []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:15"}}`), tenants.AnyVersion)
+
 	require.NoError(t, err)
 
 	_, err = demo.Seed(ctx, store.Accounts, now)

@@ -21,7 +21,7 @@ import (
 func BenchmarkUpsertJobsByRef10k(b *testing.B) {
 	ctx := context.Background()
 	db := testdb.New(b)
-	o, err := (&tenants.Store{DB: db}).CreateOrg(ctx, "acme", "Acme")
+	o, err := (&tenants.Store{DB: db}).CreateOrg(ctx, "acme", "Acme", time.Time{})
 	require.NoError(b, err)
 	actor := audit.Actor{Email: "bench"}
 	techs := make([]field.TechnicianInput, 50)

@@ -73,12 +73,12 @@ func TestEveryJobWriteRecordsChanges(t *testing.T) {
 	in.Address = "700 Congress Ave"
 	_, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, in)
 	require.NoError(t, err)
-	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ben.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ben.ID, 0)
 	require.NoError(t, err)
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusInProgress)
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusInProgress, 0)
 	require.NoError(t, err)
 	require.Len(t, b.changes(t, b.acme.ID), 4, "in progress is the technician's own news: not told")
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusCancelled)
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusCancelled, 0)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Ana J1 false→true", "Ana J1 true→true", "Ana J1 true→false", "Ben J1 false→true", "Ben J1 true→true"},
 		b.changes(t, b.acme.ID))
@@ -183,7 +183,7 @@ func TestChangesWhileTheBriefingIsMade(t *testing.T) {
 	cy := b.tech(t, b.acme.ID, "Cy", "T-CY") // whether Cy gets an email is not known yet
 	briefingID, at := b.firingToday(t, b.acme.ID, true)
 	j := b.job(t, b.acme.ID, field.JobInput{Customer: "Jane", ArrivalStart: at, ArrivalEnd: at.Add(time.Hour), TechnicianID: ana.ID, ExternalRef: "J1"})
-	_, err := b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, cy.ID)
+	_, err := b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, cy.ID, 0)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Ana J1 false→true", "Ana J1 true→false", "Cy J1 false→true"}, b.changes(t, b.acme.ID))
 	require.Equal(t, 2, b.updateTasks(t), "Ana's and Cy's: they wait for the emails")

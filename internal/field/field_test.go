@@ -37,9 +37,9 @@ func setup(t *testing.T) bundle {
 	ctx := context.Background()
 	db := testdb.New(t)
 	os := testutil.NewStores(db)
-	acme, err := os.Tenants.CreateOrg(ctx, "acme", "Acme Plumbing")
+	acme, err := os.Tenants.CreateOrg(ctx, "acme", "Acme Plumbing", time.Time{})
 	require.NoError(t, err)
-	other, err := os.Tenants.CreateOrg(ctx, "globex", "Globex")
+	other, err := os.Tenants.CreateOrg(ctx, "globex", "Globex", time.Time{})
 	require.NoError(t, err)
 	return bundle{ctx: ctx, store: &field.Store{DB: db}, orgs: os, acme: acme, other: other,
 		actor: audit.Actor{Email: "admin@acme.example"}, now: time.Date(2026, 3, 9, 15, 0, 0, 0, time.UTC)}
@@ -176,7 +176,7 @@ func TestTechnicianCRUDStaysInItsOrg(t *testing.T) {
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
 	_, err = b.store.SetTechnicianActive(b.ctx, b.actor, b.other.ID, ana.ID, false)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	require.Equal(t, apperr.NotFound, apperr.Code(b.store.DeleteTechnician(b.ctx, b.actor, b.other.ID, ana.ID)))
+	require.Equal(t, apperr.NotFound, apperr.Code(b.store.DeleteTechnician(b.ctx, b.actor, b.other.ID, ana.ID, 0)))
 	list, err := b.store.ListTechnicians(b.ctx, b.other.ID)
 	require.NoError(t, err)
 	require.Empty(t, list)
@@ -214,11 +214,11 @@ func TestTechnicianWithJobsIsNeverDeleted(t *testing.T) {
 	in.TechnicianID = ana.ID
 	b.job(t, b.acme.ID, in)
 
-	err := b.store.DeleteTechnician(b.ctx, b.actor, b.acme.ID, ana.ID)
+	err := b.store.DeleteTechnician(b.ctx, b.actor, b.acme.ID, ana.ID, 0)
 	require.Equal(t, apperr.Conflict, apperr.Code(err))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM technicians WHERE id = $1`, ana.ID))
 
-	require.NoError(t, b.store.DeleteTechnician(b.ctx, b.actor, b.acme.ID, bob.ID))
+	require.NoError(t, b.store.DeleteTechnician(b.ctx, b.actor, b.acme.ID, bob.ID, 0))
 	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM technicians WHERE id = $1`, bob.ID))
 
 	list, err := b.store.ListTechnicians(b.ctx, b.acme.ID)
@@ -238,13 +238,13 @@ func TestJobsAssignStatusAndIsolation(t *testing.T) {
 	// Another org's job and technician ids are not found.
 	_, err := b.store.Job(b.ctx, b.other.ID, j.ID)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.other.ID, j.ID, theirs.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.other.ID, j.ID, theirs.ID, 0)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.other.ID, j.ID, field.StatusDone)
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.other.ID, j.ID, field.StatusDone, 0)
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
 	_, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.other.ID, j.ID, jobInput("Hijack"))
 	require.Equal(t, apperr.NotFound, apperr.Code(err))
-	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, theirs.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, theirs.ID, 0)
 	require.Contains(t, fieldsOf(t, err), "technician_id")
 	in := jobInput("Cross")
 	in.TechnicianRef = "T9"
@@ -252,44 +252,44 @@ func TestJobsAssignStatusAndIsolation(t *testing.T) {
 	require.Contains(t, fieldsOf(t, err), "technician_ref")
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobs WHERE org_id = $1`, b.acme.ID), "nothing saved")
 
-	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID, 0)
 	require.NoError(t, err)
 	require.Equal(t, ana.ID, j.TechnicianID)
 	require.Equal(t, "Ana", j.TechnicianName)
 	require.Equal(t, "T1", j.TechnicianRef)
 
 	// Done records when; leaving done clears it; done again records anew.
-	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusDone)
+	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusDone, 0)
 	require.NoError(t, err)
 	require.NotNil(t, j.CompletedAt)
 	first := *j.CompletedAt
 	j, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, j.Input())
 	require.NoError(t, err)
 	require.True(t, first.Equal(*j.CompletedAt), "an edit of a done job keeps its completion time")
-	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusOnHold)
+	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusOnHold, 0)
 	require.NoError(t, err)
 	require.Nil(t, j.CompletedAt)
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, "bogus")
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, "bogus", 0)
 	require.Contains(t, fieldsOf(t, err), "status")
-	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, "")
+	_, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, "", 0)
 	require.Contains(t, fieldsOf(t, err), "status")
 
-	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, 0)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, 0, 0)
 	require.NoError(t, err)
 	require.Zero(t, j.TechnicianID)
 
 	// A deactivated technician gets no new job, by id or reference; one
 	// they had keeps them and can still change.
-	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID, 0)
 	require.NoError(t, err)
 	_, err = b.store.SetTechnicianActive(b.ctx, b.actor, b.acme.ID, ana.ID, false)
 	require.NoError(t, err)
-	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusInProgress)
+	j, err = b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusInProgress, 0)
 	require.NoError(t, err)
 	require.Equal(t, ana.ID, j.TechnicianID)
-	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, 0)
+	j, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, 0, 0)
 	require.NoError(t, err)
-	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, ana.ID, 0)
 	require.Contains(t, fieldsOf(t, err), "technician_id")
 	in = j.Input()
 	in.TechnicianID, in.TechnicianRef, in.ExternalRef, in.Version = 0, ana.ExternalRef, "J-ana", 0

@@ -360,26 +360,19 @@ func updateJob(ctx context.Context, q database.Querier, orgID, id int64, in JobI
 }
 
 // Assign gives a job to an active technician of the org, or takes it
-// away with technicianID 0.
-func (s *Store) Assign(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID, technicianID int64) (Job, error) {
-	return s.AssignIf(ctx, actor, now, orgID, jobID, technicianID, 0)
-}
-
-// AssignIf is Assign of the job as read at version (any when 0): another
-// version is apperr.Stale, nothing saved.
-func (s *Store) AssignIf(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID, technicianID, version int64) (Job, error) {
+// away with technicianID 0. version is the job's as the caller read it:
+// another stored version is apperr.Stale, nothing saved; 0 means no check
+// (last write wins).
+func (s *Store) Assign(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID, technicianID, version int64) (Job, error) {
 	return s.change(ctx, actor, now, orgID, jobID, version, "field.job.assign", func(in *JobInput) {
 		in.TechnicianID, in.TechnicianRef = technicianID, ""
 	})
 }
 
 // SetStatus changes a job's status; done records when it was completed.
-func (s *Store) SetStatus(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID int64, status string) (Job, error) {
-	return s.SetStatusIf(ctx, actor, now, orgID, jobID, status, 0)
-}
-
-// SetStatusIf is SetStatus of the job as read at version (any when 0).
-func (s *Store) SetStatusIf(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID int64, status string, version int64) (Job, error) {
+// version is the job's as the caller read it: another stored version is
+// apperr.Stale, nothing saved; 0 means no check (last write wins).
+func (s *Store) SetStatus(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID int64, status string, version int64) (Job, error) {
 	return s.change(ctx, actor, now, orgID, jobID, version, "field.job.status", func(in *JobInput) { in.Status = status })
 }
 

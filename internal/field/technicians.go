@@ -264,13 +264,10 @@ func (s *Store) RevokeDayLinks(ctx context.Context, actor audit.Actor, orgID, id
 
 // DeleteTechnician removes a technician who never had a job; one with jobs
 // is a conflict (deactivate them instead, so their history stays readable).
-func (s *Store) DeleteTechnician(ctx context.Context, actor audit.Actor, orgID, id int64) error {
-	return s.DeleteTechnicianIf(ctx, actor, orgID, id, 0)
-}
-
-// DeleteTechnicianIf is DeleteTechnician of the technician as read at
-// version (any when 0): another version is apperr.Stale, nothing deleted.
-func (s *Store) DeleteTechnicianIf(ctx context.Context, actor audit.Actor, orgID, id, version int64) error {
+// version is the technician's as the caller read it: another stored
+// version is apperr.Stale, nothing deleted; 0 means no check (delete
+// whatever is stored).
+func (s *Store) DeleteTechnician(ctx context.Context, actor audit.Actor, orgID, id, version int64) error {
 	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		old, err := getTechnician(ctx, tx, orgID, id, true)
 		if err != nil {

@@ -46,21 +46,21 @@ func TestVersionsRefuseStaleChanges(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 2, same.Version, "a write that changes nothing a person sees keeps the version")
 
-	require.Equal(t, apperr.Stale, apperr.Code(b.store.DeleteTechnicianIf(b.ctx, b.actor, b.acme.ID, tech.ID, 1)))
+	require.Equal(t, apperr.Stale, apperr.Code(b.store.DeleteTechnician(b.ctx, b.actor, b.acme.ID, tech.ID, 1)))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM technicians WHERE id = $1`, tech.ID))
 
 	// Jobs: the board's quick change moves the version; a form read before
 	// it is stale and leaves the board's change in place.
 	j := b.job(t, b.acme.ID, jobInput("Mrs Jones"))
 	require.EqualValues(t, 1, j.Version)
-	done, err := b.store.SetStatusIf(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusDone, j.Version)
+	done, err := b.store.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j.ID, field.StatusDone, j.Version)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, done.Version)
 	form := j.Input() // read at version 1
 	form.Notes = "ring twice"
 	_, err = b.store.UpdateJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, form)
 	require.Equal(t, apperr.Stale, apperr.Code(err), "%v", err)
-	_, err = b.store.AssignIf(b.ctx, b.actor, b.now, b.acme.ID, j.ID, tech.ID, 1)
+	_, err = b.store.Assign(b.ctx, b.actor, b.now, b.acme.ID, j.ID, tech.ID, 1)
 	require.Equal(t, apperr.Stale, apperr.Code(err), "%v", err)
 	got2, err := b.store.Job(b.ctx, b.acme.ID, j.ID)
 	require.NoError(t, err)

@@ -32,7 +32,7 @@ func BenchmarkImport10k(b *testing.B) {
 				up, err := bb.store.SaveUpload(bb.ctx, bb.acme.ID, bb.user.ID, fieldimport.Jobs, "jobs.csv", []byte(file), bb.now)
 				require.NoError(b, err)
 				if stage != "preview" {
-					p, err := bb.store.Preview(bb.ctx, up, bb.zone, bb.now)
+					p, err := bb.store.Preview(bb.ctx, up, bb.zone, bb.now, false)
 					require.NoError(b, err)
 					b.StartTimer()
 					_, err = bb.save(up, p)
@@ -40,7 +40,7 @@ func BenchmarkImport10k(b *testing.B) {
 					continue
 				}
 				b.StartTimer()
-				_, err = bb.store.Preview(bb.ctx, up, bb.zone, bb.now)
+				_, err = bb.store.Preview(bb.ctx, up, bb.zone, bb.now, false)
 				require.NoError(b, err)
 			}
 		})
@@ -50,7 +50,7 @@ func BenchmarkImport10k(b *testing.B) {
 func BenchmarkRead10k(b *testing.B) {
 	file := []byte(jobsFile(10_000, 0))
 	for b.Loop() {
-		_, err := fieldimport.Read(bytes.NewReader(file), fieldimport.Columns(fieldimport.Jobs))
+		_, err := fieldimport.Read(bytes.NewReader(file), fieldimport.Jobs, fieldimport.ReadOptions{})
 		require.NoError(b, err)
 	}
 }

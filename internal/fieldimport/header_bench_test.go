@@ -16,7 +16,7 @@ func BenchmarkReadWideHeader(b *testing.B) {
 	b.Run("upload", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = Read(bytes.NewReader(file), Columns(Jobs))
+			_, _ = Read(bytes.NewReader(file), Jobs, ReadOptions{})
 		}
 	})
 	b.Run("stored", func(b *testing.B) {

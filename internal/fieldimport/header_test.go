@@ -28,10 +28,10 @@ func TestReadRefusesWideHeader(t *testing.T) {
 		"too many, Windows-1252":    {[]byte("M\xfcller," + wide), ErrHeaderTooWide},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := ReadWith(bytes.NewReader(tc.file), Jobs, ReadOptions{})
+			_, err := Read(bytes.NewReader(tc.file), Jobs, ReadOptions{})
 			require.ErrorIs(t, err, tc.want)
 			for _, d := range Delimiters {
-				_, err = ReadWith(bytes.NewReader(tc.file), Jobs, ReadOptions{Delimiter: d})
+				_, err = Read(bytes.NewReader(tc.file), Jobs, ReadOptions{Delimiter: d})
 				if tc.want == ErrHeaderTooWide && !bytes.ContainsRune(tc.file, d) {
 					require.NoError(t, err, "one column of %q", d)
 					continue
@@ -43,11 +43,11 @@ func TestReadRefusesWideHeader(t *testing.T) {
 
 	// At the bounds, a file is read.
 	atMost := strings.Repeat("c,", MaxColumns-1) + "external_ref\r\nx\r\n"
-	tab, err := ReadWith(strings.NewReader(atMost), Technicians, ReadOptions{})
+	tab, err := Read(strings.NewReader(atMost), Technicians, ReadOptions{})
 	require.NoError(t, err)
 	require.Len(t, tab.Match.Header, MaxColumns)
 	long := `"` + strings.Repeat("y", MaxHeaderBytes-len("\"\",name")) + `",name` + "\nx,Dana\n"
-	tab, err = ReadWith(strings.NewReader(long), Technicians, ReadOptions{})
+	tab, err = Read(strings.NewReader(long), Technicians, ReadOptions{})
 	require.NoError(t, err)
 	require.Len(t, tab.Match.Header, 2)
 }
@@ -56,7 +56,7 @@ func TestReadRefusesWideHeader(t *testing.T) {
 // stops, with one problem: the CSV reader never sees it.
 func TestReadStopsAtWideRow(t *testing.T) {
 	file := append([]byte("external_ref,name\n\nT-1,Dana\n\"T-2\",\"Sam,\nLee\"\n"), bytes.Repeat([]byte{','}, MaxBytes-100)...)
-	tab, err := ReadWith(bytes.NewReader(append(file, "\nT-4,Kim\n"...)), Technicians, ReadOptions{})
+	tab, err := Read(bytes.NewReader(append(file, "\nT-4,Kim\n"...)), Technicians, ReadOptions{})
 	require.NoError(t, err)
 	require.Len(t, tab.Records, 2)
 	require.Equal(t, []Problem{{Row: 4, Code: CodeRowTooWide, Limit: MaxColumns,

@@ -64,7 +64,7 @@ func TestImportTechnicianMatchedByEmail(t *testing.T) {
 	up, err := b.store.SaveUpload(b.ctx, b.acme.ID, b.user.ID, fieldimport.Technicians, "file.csv", []byte(file), b.now)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	p, err := b.store.Preview(ctx, up, b.zone, b.now)
+	p, err := b.store.Preview(ctx, up, b.zone, b.now, false)
 	cancel()
 	require.NoError(t, err, "the preview does not wait for a technician's row")
 	require.NoError(t, holder.Rollback(b.ctx))
@@ -182,9 +182,9 @@ func TestImportKeepsChangesMadeInFieldbrief(t *testing.T) {
 	// Sam was imported deactivated; a job goes to active technicians only.
 	_, err := b.field.SetTechnicianActive(b.ctx, b.actor, b.acme.ID, sam, true)
 	require.NoError(t, err)
-	_, err = b.field.Assign(b.ctx, b.actor, b.now, b.acme.ID, j1, sam)
+	_, err = b.field.Assign(b.ctx, b.actor, b.now, b.acme.ID, j1, sam, 0)
 	require.NoError(t, err)
-	_, err = b.field.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j2, field.StatusDone)
+	_, err = b.field.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j2, field.StatusDone, 0)
 	require.NoError(t, err)
 
 	// The office edits the customer of J-3 and re-imports.
@@ -222,7 +222,7 @@ func TestImportKeepsChangesMadeInFieldbrief(t *testing.T) {
 	up, p = b.preview(t, b.acme, fieldimport.Jobs, file2)
 	require.Equal(t, 2, p.KeptRows)
 	// Ticked: the file's values, with the same preview's digest.
-	saved, err = b.store.SaveWith(b.ctx, b.actor, up.OrgID, up.UserID, up.Kind, up.ID, p.Digest, b.zone, b.now, true)
+	saved, err = b.store.Save(b.ctx, b.actor, up.OrgID, up.UserID, up.Kind, up.ID, p.Digest, b.zone, b.now, true)
 	require.NoError(t, err)
 	require.Equal(t, 2, saved.Updated)
 	require.Zero(t, saved.KeptRows)
@@ -309,7 +309,7 @@ func TestImportSaveRefusedAfterBoardChange(t *testing.T) {
 	up, p := b.preview(t, b.acme, fieldimport.Jobs, jobHeader+"J-1,Ann B,,2026-03-09,08:00,10:00,,T-1,,\n")
 	var j1 int64
 	require.NoError(t, b.store.DB.QueryRow(b.ctx, `SELECT id FROM jobs WHERE org_id = $1 AND external_ref = 'J-1'`, b.acme.ID).Scan(&j1))
-	_, err := b.field.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j1, field.StatusInProgress)
+	_, err := b.field.SetStatus(b.ctx, b.actor, b.now, b.acme.ID, j1, field.StatusInProgress, 0)
 	require.NoError(t, err)
 	np, err := b.save(up, p)
 	require.ErrorIs(t, err, fieldimport.ErrChanged)

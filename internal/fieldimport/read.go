@@ -154,30 +154,16 @@ type ReadOptions struct {
 	Remembered func(headerHash string) Mapping
 }
 
-// Read reads a CSV file whose first row names its columns (see ReadWith)
-// with the delimiter detected and no remembered mapping.
-func Read(r io.Reader, cols []Column) (Table, error) {
-	return ReadWith(r, kindOf(cols), ReadOptions{})
-}
-
-// kindOf is the kind whose format cols is (Read's callers pass
-// Columns(k), the package's own slices).
-func kindOf(cols []Column) Kind {
-	if len(cols) > 0 && &cols[0] == &technicianColumns[0] {
-		return Technicians
-	}
-	return Jobs
-}
-
-// ReadWith reads a CSV file of kind: converted to UTF-8 from what it is
+// Read reads a CSV file of kind k: converted to UTF-8 from what it is
 // written in (decode), its cells separated by the delimiter given or
 // detected, its header matched to our fields (matchHeader), the template's
 // example row left out. A file over MaxBytes or with more than MaxRows
 // data rows is refused with ErrTooLarge or ErrTooManyRows; anything else
 // wrong is a Problem, all of them at once where the file can be read on:
 // a header problem (a required field missing) does not stop the rows
-// from being read and checked.
-func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
+// from being read and checked. opts' zero value detects the delimiter and
+// remembers no mapping.
+func Read(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
 	raw, err := io.ReadAll(&capped{r: r, left: MaxBytes})
 	if errors.Is(err, errCapped) {
 		return Table{}, ErrTooLarge
@@ -188,7 +174,7 @@ func ReadWith(r io.Reader, k Kind, opts ReadOptions) (Table, error) {
 	return readContent(raw, k, opts)
 }
 
-// readContent is ReadWith of a file already in memory (a stored upload,
+// readContent is Read of a file already in memory (a stored upload,
 // read again by every preview, the columns step and the save), without
 // a copy of it.
 func readContent(raw []byte, k Kind, opts ReadOptions) (Table, error) {

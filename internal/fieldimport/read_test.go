@@ -11,7 +11,7 @@ import (
 
 func readString(t *testing.T, s string) Table {
 	t.Helper()
-	tab, err := Read(strings.NewReader(s), Columns(Technicians))
+	tab, err := Read(strings.NewReader(s), Technicians, ReadOptions{})
 	require.NoError(t, err)
 	return tab
 }
@@ -76,18 +76,18 @@ func TestReadLimits(t *testing.T) {
 		}
 		return &b
 	}
-	_, err := Read(rows(MaxRows), Columns(Technicians))
+	_, err := Read(rows(MaxRows), Technicians, ReadOptions{})
 	require.NoError(t, err, "exactly the limit is allowed")
-	_, err = Read(rows(MaxRows+1), Columns(Technicians))
+	_, err = Read(rows(MaxRows+1), Technicians, ReadOptions{})
 	require.ErrorIs(t, err, ErrTooManyRows)
 
 	big := bytes.NewBufferString("external_ref,name\nT-1,")
 	big.WriteString(strings.Repeat("x", MaxBytes-big.Len()))
 	require.Equal(t, MaxBytes, big.Len())
-	_, err = Read(bytes.NewReader(big.Bytes()), Columns(Technicians))
+	_, err = Read(bytes.NewReader(big.Bytes()), Technicians, ReadOptions{})
 	require.NoError(t, err, "exactly 5 MB is allowed")
 	big.WriteString("x")
-	_, err = Read(big, Columns(Technicians))
+	_, err = Read(big, Technicians, ReadOptions{})
 	require.ErrorIs(t, err, ErrTooLarge)
 }
 
@@ -95,7 +95,7 @@ func TestReadLimits(t *testing.T) {
 // most MaxBytes+1 bytes.
 func TestReadStopsAtTheLimit(t *testing.T) {
 	src := &countingReader{}
-	_, err := Read(src, Columns(Technicians))
+	_, err := Read(src, Technicians, ReadOptions{})
 	require.ErrorIs(t, err, ErrTooLarge)
 	require.LessOrEqual(t, src.n, int64(MaxBytes+1))
 }
@@ -112,7 +112,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func TestTemplateReadsBack(t *testing.T) {
 	for _, k := range []Kind{Technicians, Jobs} {
-		tab, err := Read(bytes.NewReader(Template(k)), Columns(k))
+		tab, err := Read(bytes.NewReader(Template(k)), k, ReadOptions{})
 		require.NoError(t, err)
 		// Its one row is the example: never imported, so nothing is.
 		require.Equal(t, []int{2}, tab.Examples)
@@ -128,11 +128,11 @@ func TestTemplateReadsBack(t *testing.T) {
 // file before it is parsed (TestReadRefusesWideHeader): no problem per
 // column for the preview to list.
 func TestReadHeaderWithHugelyManyColumnsIsRefused(t *testing.T) {
-	_, err := Read(strings.NewReader(strings.Repeat(",", 1<<20)+"\n"), Columns(Technicians))
+	_, err := Read(strings.NewReader(strings.Repeat(",", 1<<20)+"\n"), Technicians, ReadOptions{})
 	require.ErrorIs(t, err, ErrHeaderTooLong)
-	_, err = Read(strings.NewReader("external_ref,name"+strings.Repeat(",colour", 50_000)+"\nT-1,Dana\n"), Columns(Technicians))
+	_, err = Read(strings.NewReader("external_ref,name"+strings.Repeat(",colour", 50_000)+"\nT-1,Dana\n"), Technicians, ReadOptions{})
 	require.ErrorIs(t, err, ErrHeaderTooLong)
-	_, err = Read(strings.NewReader("external_ref,name"+strings.Repeat(",c", MaxColumns)+"\nT-1,Dana\n"), Columns(Technicians))
+	_, err = Read(strings.NewReader("external_ref,name"+strings.Repeat(",c", MaxColumns)+"\nT-1,Dana\n"), Technicians, ReadOptions{})
 	require.ErrorIs(t, err, ErrHeaderTooWide)
 	// A header with a few columns we don't know is read: they are not
 	// imported, and the columns step lists them.

@@ -129,7 +129,7 @@ func TestDelimiterChosenIsKept(t *testing.T) {
 	up, err := b.store.LoadUpload(b.ctx, up.OrgID, up.UserID, up.Kind, up.ID, b.now)
 	require.NoError(t, err)
 	require.Equal(t, ';', up.Delimiter)
-	p, err = b.store.Preview(b.ctx, up, b.zone, b.now)
+	p, err = b.store.Preview(b.ctx, up, b.zone, b.now, false)
 	require.NoError(t, err)
 	require.False(t, p.Reading.Detected)
 	require.NotEmpty(t, p.Problems, "read with semicolons, the header is one column")

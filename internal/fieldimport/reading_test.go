@@ -17,7 +17,7 @@ import (
 
 func readBytes(t *testing.T, k Kind, b []byte) Table {
 	t.Helper()
-	tab, err := ReadWith(bytes.NewReader(b), k, ReadOptions{})
+	tab, err := Read(bytes.NewReader(b), k, ReadOptions{})
 	require.NoError(t, err)
 	return tab
 }
@@ -61,8 +61,9 @@ func TestReadUTF16Tabs(t *testing.T) {
 
 func TestReadWindows1252(t *testing.T) {
 	// Excel's plain "CSV" on Windows: 0xFC is ü, 0xE9 é, 0x80 the euro sign.
-	tab, err := ReadWith(bytes.NewReader(append([]byte("external_ref,customer,notes,date,arrival_from,arrival_to\r\n"),
+	tab, err := Read(bytes.NewReader(append([]byte("external_ref,customer,notes,date,arrival_from,arrival_to\r\n"),
 		[]byte("J-1,M\xfcller,Caf\xe9 \x80 5,2026-11-26,08:00,09:00\r\n")...)), Jobs, ReadOptions{})
+
 	require.NoError(t, err)
 	require.Empty(t, tab.Problems)
 	require.Equal(t, EncWindows1252, tab.Encoding)
@@ -90,7 +91,7 @@ func TestDetectDelimiter(t *testing.T) {
 		require.Equal(t, string(tc.want), string(detectDelimiter([]byte(tc.file))), tc.file)
 	}
 	// The admin's choice wins over detection.
-	tab, err := ReadWith(bytes.NewReader([]byte("external_ref;name\nT-1;Dana\n")), Technicians, ReadOptions{Delimiter: ','})
+	tab, err := Read(bytes.NewReader([]byte("external_ref;name\nT-1;Dana\n")), Technicians, ReadOptions{Delimiter: ','})
 	require.NoError(t, err)
 	require.False(t, tab.Detected)
 	require.Equal(t, ',', tab.Delimiter)

@@ -30,14 +30,10 @@ var ErrNotSaveable = apperr.Refuse(apperr.Invalid, "import_not_saveable", nil)
 // Preview is what saving up would do now, computed by doing it in a
 // transaction that is rolled back: the preview's "new", "update" and
 // "unchanged" are the batch upsert's own answers, not a second opinion.
-// now is the caller's clock, which the batch writes at.
-func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone, now time.Time) (Plan, error) {
-	return s.PreviewWith(ctx, up, zone, now, false)
-}
-
-// PreviewWith is Preview, giving the file's values also to fields changed
-// in fieldbrief since the last import when overwrite is set.
-func (s *Store) PreviewWith(ctx context.Context, up Upload, zone schedule.Zone, now time.Time, overwrite bool) (Plan, error) {
+// now is the caller's clock, which the batch writes at. With overwrite
+// the file's values also go to fields changed in fieldbrief since the last
+// import; without it those fields keep the app's values.
+func (s *Store) Preview(ctx context.Context, up Upload, zone schedule.Zone, now time.Time, overwrite bool) (Plan, error) {
 	tx, err := database.Begin(ctx, s.DB)
 	if err != nil {
 		return Plan{}, fmt.Errorf("preview import: %w", err)
@@ -49,18 +45,13 @@ func (s *Store) PreviewWith(ctx context.Context, up Upload, zone schedule.Zone, 
 // Save imports the user's upload id in one transaction, all or nothing, if
 // it still does what the preview with that digest showed; the upload is
 // used up. The plan returned is what was saved, or, with ErrChanged or
-// ErrNotSaveable, the new preview.
-func (s *Store) Save(ctx context.Context, actor audit.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time) (Plan, error) {
-	return s.SaveWith(ctx, actor, orgID, userID, kind, id, digest, zone, now, false)
-}
-
-// SaveWith is Save, overwriting fields changed in fieldbrief since the
-// last import when overwrite is set (the preview's digest is the same
-// either way). Saves of one org's imports take turns (lockImports) and
-// lock the rows they match, so of two overlapping saves at once exactly
-// one commits; the other finds the rows changed and answers ErrChanged
-// with the new preview.
-func (s *Store) SaveWith(ctx context.Context, actor audit.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time, overwrite bool) (Plan, error) {
+// ErrNotSaveable, the new preview. With overwrite, fields changed in
+// fieldbrief since the last import are overwritten too (the preview's
+// digest is the same either way). Saves of one org's imports take turns
+// (lockImports) and lock the rows they match, so of two overlapping saves
+// at once exactly one commits; the other finds the rows changed and
+// answers ErrChanged with the new preview.
+func (s *Store) Save(ctx context.Context, actor audit.Actor, orgID, userID int64, kind Kind, id, digest string, zone schedule.Zone, now time.Time, overwrite bool) (Plan, error) {
 	var p Plan
 	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
 		if err := lockImports(ctx, tx, orgID); err != nil {

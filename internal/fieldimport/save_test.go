@@ -37,9 +37,9 @@ func setup(t testing.TB) *bundle {
 	ctx := context.Background()
 	db := testdb.New(t)
 	os := testutil.NewStores(db)
-	acme, err := os.Tenants.CreateOrg(ctx, "acme", "Acme")
+	acme, err := os.Tenants.CreateOrg(ctx, "acme", "Acme", time.Time{})
 	require.NoError(t, err)
-	globex, err := os.Tenants.CreateOrg(ctx, "globex", "Globex")
+	globex, err := os.Tenants.CreateOrg(ctx, "globex", "Globex", time.Time{})
 	require.NoError(t, err)
 	// Users are referenced by uploads only: no password check runs here.
 	var uid int64
@@ -56,14 +56,14 @@ func (b *bundle) preview(t testing.TB, org tenants.Org, k fieldimport.Kind, cont
 	t.Helper()
 	up, err := b.store.SaveUpload(b.ctx, org.ID, b.user.ID, k, "file.csv", []byte(content), b.now)
 	require.NoError(t, err)
-	p, err := b.store.Preview(b.ctx, up, b.zone, b.now)
+	p, err := b.store.Preview(b.ctx, up, b.zone, b.now, false)
 	require.NoError(t, err)
 	return up, p
 }
 
 // save saves an upload with its preview's digest.
 func (b *bundle) save(up fieldimport.Upload, p fieldimport.Plan) (fieldimport.Plan, error) {
-	return b.store.Save(b.ctx, b.actor, up.OrgID, up.UserID, up.Kind, up.ID, p.Digest, b.zone, b.now)
+	return b.store.Save(b.ctx, b.actor, up.OrgID, up.UserID, up.Kind, up.ID, p.Digest, b.zone, b.now, false)
 }
 
 // importOK previews and saves a file that must have no problems.

@@ -10,7 +10,6 @@ package i18n
 import (
 	"embed"
 	"fmt"
-	"io/fs"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -54,13 +53,6 @@ func mustBundle() *goi18n.Bundle {
 		}
 	}
 	return b
-}
-
-// Catalog returns the raw TOML of a language's catalog (for the catalog
-// tests); ok is false for a language without one.
-func Catalog(lang string) ([]byte, bool) {
-	b, err := fs.ReadFile(catalogFiles, "locales/active."+lang+".toml")
-	return b, err == nil
 }
 
 // Languages are the catalogs' base languages, English first.

@@ -3,15 +3,10 @@ package locale_test
 import (
 	"testing"
 	"time"
-
-	"fieldbrief/internal/locale"
 )
 
 func BenchmarkFormat(b *testing.B) {
-	l, err := locale.Parse("de-DE")
-	if err != nil {
-		b.Fatal(err)
-	}
+	l := mustParse(b, "de-DE")
 	at := time.Date(2026, 11, 26, 14, 0, 0, 0, time.UTC)
 	b.Run("Time", func(b *testing.B) {
 		for b.Loop() {

@@ -94,25 +94,6 @@ func Supported() []Locale { return append([]Locale(nil), all...) }
 // Default is en-US, the locale of an org that chose none.
 func Default() Locale { return Locale{fallback} }
 
-// Parse reads a supported locale tag, case-insensitively and with "_" for
-// "-": "en-US", "de_de". A bare language ("de", "es") is its language's
-// default locale (de-DE, es-ES). Any other tag is an error naming the
-// supported ones.
-func Parse(tag string) (Locale, error) {
-	key := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(tag), "_", "-"))
-	if d := byTag[key]; d != nil {
-		return Locale{d}, nil
-	}
-	if d := byLang[key]; d != nil {
-		return Locale{d}, nil
-	}
-	tags := make([]string, len(all))
-	for i, l := range all {
-		tags[i] = l.d.tag
-	}
-	return Locale{}, fmt.Errorf("locale %q is not supported (supported: %s)", tag, strings.Join(tags, ", "))
-}
-
 // Nearest is the supported locale closest to a BCP 47 tag from outside (a
 // browser's language): the tag's language and region if supported
 // ("en-GB", "en-Latn-GB"), else its language's default ("de-LU" → de-DE),

@@ -19,25 +19,6 @@ type Firing struct {
 	At time.Time
 }
 
-// NextFirings returns the next n firings at or after from, ignoring Enabled
-// so a paused schedule still previews what it would do. It uses FireTime, the
-// rule Decide uses, so the editor shows exactly what the worker will do.
-func NextFirings(from time.Time, s Schedule, n int) []Firing {
-	if n <= 0 {
-		return nil
-	}
-	// Any nonempty day set runs at least once a week; a week more covers
-	// local dates that do not exist.
-	var runs []Firing
-	for r := range firingsFrom(from, s, 7*(n+1)) {
-		runs = append(runs, r)
-		if len(runs) == n {
-			break
-		}
-	}
-	return runs
-}
-
 // DSTWarnings returns the runs on the `days` local dates starting at from's
 // whose time a DST transition moves or makes ambiguous, for the editor to
 // explain ("02:30 does not exist on 2027-03-14; it will run at 03:00").

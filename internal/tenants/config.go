@@ -29,6 +29,11 @@ type FieldforceConfig struct {
 	Version int64
 }
 
+// AnyVersion, as the version of SaveFieldforce or CheckFieldforceVersion,
+// checks nothing: whatever is stored, last write wins (0 is a version:
+// never saved).
+const AnyVersion int64 = -1
+
 // Fieldforce loads and parses the org's fieldforce config.
 func (s *Store) Fieldforce(ctx context.Context, orgID int64) (FieldforceConfig, error) {
 	return ReadFieldforce(ctx, database.Reader(ctx, s.DB), orgID)
@@ -79,16 +84,14 @@ func (c FieldforceConfig) Zone() (schedule.Zone, error) {
 // policy included, and stores its canonical form (aliases resolved, days
 // ordered, bare addresses) with one audit entry. Invalid input returns the
 // *schedule.ValidationError and changes nothing.
-func (s *Store) SaveFieldforce(ctx context.Context, actor audit.Actor, orgID int64, raw []byte) (schedule.Config, error) {
-	return s.SaveFieldforceIf(ctx, actor, orgID, raw, -1)
-}
-
-// SaveFieldforceIf is SaveFieldforce of a document read at version
-// (FieldforceConfig.Version; 0 = never saved, below 0 = whatever is stored,
-// last write wins): another stored version is apperr.Stale, nothing saved
-// and nothing audited (CheckFieldforceVersion, in the save's transaction).
-// An invalid document is refused first, whatever its version.
-func (s *Store) SaveFieldforceIf(ctx context.Context, actor audit.Actor, orgID int64, raw []byte, version int64) (schedule.Config, error) {
+//
+// version is the document's as the caller read it
+// (FieldforceConfig.Version; 0 = never saved): another stored version is
+// apperr.Stale, nothing saved and nothing audited (CheckFieldforceVersion,
+// in the save's transaction). AnyVersion (below 0) means no check:
+// whatever is stored, last write wins. An invalid document is refused
+// first, whatever its version.
+func (s *Store) SaveFieldforce(ctx context.Context, actor audit.Actor, orgID int64, raw []byte, version int64) (schedule.Config, error) {
 	cfg, _, err := schedule.ParseConfig(raw)
 	if err != nil {
 		return schedule.Config{}, err
@@ -139,8 +142,8 @@ func LockFieldforce(ctx context.Context, tx pgx.Tx, orgID int64) ([]byte, error)
 
 // CheckFieldforceVersion locks the org's config row in tx and refuses, as
 // apperr.Stale, a change read at version (FieldforceConfig.Version; 0 =
-// never saved) when the stored one is another. A version below 0 checks
-// nothing (last write wins).
+// never saved) when the stored one is another. AnyVersion (any version
+// below 0) checks nothing (last write wins).
 func CheckFieldforceVersion(ctx context.Context, tx pgx.Tx, orgID, version int64) error {
 	if version < 0 {
 		return nil

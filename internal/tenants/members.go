@@ -96,14 +96,9 @@ func keepAnAdmin(ctx context.Context, tx pgx.Tx, orgID int64, m Member) error {
 }
 
 // SetMemberRole changes a member's role; the same role changes nothing.
-func (s *Store) SetMemberRole(ctx context.Context, actor audit.Actor, orgID, userID int64, role Role) (Member, error) {
-	return s.SetMemberRoleIf(ctx, actor, orgID, userID, role, 0)
-}
-
-// SetMemberRoleIf is SetMemberRole of the membership as read at version
-// (Member.Version; any when 0): another version is apperr.Stale, nothing
-// saved.
-func (s *Store) SetMemberRoleIf(ctx context.Context, actor audit.Actor, orgID, userID int64, role Role, version int64) (Member, error) {
+// version is the membership's as the caller read it (Member.Version):
+// another stored version is apperr.Stale, nothing saved; 0 means no check.
+func (s *Store) SetMemberRole(ctx context.Context, actor audit.Actor, orgID, userID int64, role Role, version int64) (Member, error) {
 	if _, err := ParseRole(string(role)); err != nil {
 		return Member{}, err
 	}

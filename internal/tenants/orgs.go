@@ -58,18 +58,13 @@ func ValidateOrg(slug, name string) error {
 	return nil
 }
 
-// CreateOrg creates a tenant, set up now by the database's clock. A taken
-// slug is a conflict.
-func (s *Store) CreateOrg(ctx context.Context, slug, name string) (Org, error) {
-	return createOrg(ctx, s.DB, slug, name, "", time.Time{})
-}
-
-// CreateOrgAt creates a tenant set up at the caller's instant: the
-// briefings page reads dates before it as "before the org was set up"
-// rather than missed, so a caller on another clock (a test's) passes its
-// own instant instead of rewriting created_at afterwards
-// (docs/scheduling.md, "Time comes from the caller").
-func (s *Store) CreateOrgAt(ctx context.Context, slug, name string, at time.Time) (Org, error) {
+// CreateOrg creates a tenant set up at the caller's instant at; the zero
+// time means now by the database's clock. The briefings page reads dates
+// before it as "before the org was set up" rather than missed, so a caller
+// on another clock (a test's) passes its own instant instead of rewriting
+// created_at afterwards (docs/scheduling.md, "Time comes from the
+// caller"). A taken slug is a conflict.
+func (s *Store) CreateOrg(ctx context.Context, slug, name string, at time.Time) (Org, error) {
 	return createOrg(ctx, s.DB, slug, name, "", at)
 }
 

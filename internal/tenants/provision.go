@@ -24,7 +24,7 @@ import (
 //	org.create           an org was created (new: slug, name, locale)
 //	org.locale.set       an admin chose the org's locale (old, new: locale)
 
-// createOrg is CreateOrgAt on any Querier, so it can run inside a
+// createOrg is CreateOrg on any Querier, so it can run inside a
 // transaction. A zero at stands for the database's clock; an empty locale
 // for i18n.DefaultLocale.
 func createOrg(ctx context.Context, q database.Querier, slug, name, locale string, at time.Time) (Org, error) {

@@ -29,17 +29,17 @@ func TestMemberRoleAndSettingsVersions(t *testing.T) {
 	require.Len(t, members, 2)
 	require.EqualValues(t, 1, members[0].Version)
 
-	m, err := b.Store.Tenants.SetMemberRoleIf(b.Ctx, audit.System, b.Acme.ID, bob, tenants.RoleMember, 1)
+	m, err := b.Store.Tenants.SetMemberRole(b.Ctx, audit.System, b.Acme.ID, bob, tenants.RoleMember, 1)
 	require.NoError(t, err)
 	require.EqualValues(t, 2, m.Version)
 	// A page read before that change makes Bob an admin again: refused.
-	_, err = b.Store.Tenants.SetMemberRoleIf(b.Ctx, audit.System, b.Acme.ID, bob, tenants.RoleAdmin, 1)
+	_, err = b.Store.Tenants.SetMemberRole(b.Ctx, audit.System, b.Acme.ID, bob, tenants.RoleAdmin, 1)
 	require.Equal(t, apperr.Stale, apperr.Code(err), "%v", err)
 	var role string
 	require.NoError(t, db.QueryRow(b.Ctx, `SELECT role FROM memberships WHERE user_id = $1`, bob).Scan(&role))
 	require.Equal(t, "member", role)
 	// Another org's member is not found, not stale.
-	_, err = b.Store.Tenants.SetMemberRoleIf(b.Ctx, audit.System, b.Other.ID, bob, tenants.RoleAdmin, 2)
+	_, err = b.Store.Tenants.SetMemberRole(b.Ctx, audit.System, b.Other.ID, bob, tenants.RoleAdmin, 2)
 	require.Equal(t, apperr.NotFound, apperr.Code(err), "%v", err)
 
 	// Settings: never saved is version 0; each save of another document
@@ -51,40 +51,40 @@ func TestMemberRoleAndSettingsVersions(t *testing.T) {
 		return pgx.BeginFunc(b.Ctx, db, func(tx pgx.Tx) error { return tenants.CheckFieldforceVersion(b.Ctx, tx, b.Acme.ID, version) })
 	}
 	require.NoError(t, check(0))
-	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"08:15"}}`))
+	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"08:15"}}`), tenants.AnyVersion)
 	require.NoError(t, err)
 	require.Equal(t, apperr.Stale, apperr.Code(check(0)))
 	cfg, err = b.Store.Tenants.Fieldforce(b.Ctx, b.Acme.ID)
 	require.NoError(t, err)
 	require.EqualValues(t, 1, cfg.Version)
 	require.NoError(t, check(1))
-	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:30"}}`))
+	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:30"}}`), tenants.AnyVersion)
 	require.NoError(t, err)
 	require.Equal(t, apperr.Stale, apperr.Code(check(1)))
-	require.NoError(t, check(-1), "below 0 checks nothing")
+	require.NoError(t, check(tenants.AnyVersion), "AnyVersion checks nothing")
 }
 
-// SaveFieldforceIf (the settings forms' save): a document read at an
+// SaveFieldforce with a version (the settings forms' save): a document read at an
 // older version is refused, nothing stored and nothing audited; at the
 // stored one it saves; an invalid document is refused as invalid first.
-func TestSaveFieldforceIfRefusesAnOlderVersion(t *testing.T) {
+func TestSaveFieldforceRefusesAnOlderVersion(t *testing.T) {
 	b := setup(t)
 	doc := func(at string) []byte {
 		return []byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"` + at + `"}}`)
 	}
-	_, err := b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("08:15"), 0)
+	_, err := b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc("08:15"), 0)
 	require.NoError(t, err, "never saved: version 0")
-	_, err = b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("07:30"), 0)
+	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc("07:30"), 0)
 	require.Equal(t, apperr.Stale, apperr.Code(err), "%v", err)
 	cfg, err := b.Store.Tenants.Fieldforce(b.Ctx, b.Acme.ID)
 	require.NoError(t, err)
 	require.Equal(t, "08:15", cfg.Config.Briefing.ScheduleLocalTime)
 	require.Equal(t, 1, b.AuditCount(t))
 
-	_, err = b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("25:00"), 0)
+	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc("25:00"), 0)
 	require.Equal(t, apperr.Invalid, apperr.Code(err), "validation comes first: %v", err)
 
-	_, err = b.Store.Tenants.SaveFieldforceIf(b.Ctx, audit.System, b.Acme.ID, doc("07:30"), cfg.Version)
+	_, err = b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc("07:30"), cfg.Version)
 	require.NoError(t, err)
 	now, err := b.Store.Tenants.Fieldforce(b.Ctx, b.Acme.ID)
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -75,7 +76,7 @@ func TestRotateWebhookSecret(t *testing.T) {
 	require.Zero(t, leaks, "no secret, nor anything like a hash of it, in the audit log")
 
 	// An org that never had a secret gets one by rotating.
-	third, err := b.Store.Tenants.CreateOrg(b.Ctx, "initech", "Initech")
+	third, err := b.Store.Tenants.CreateOrg(b.Ctx, "initech", "Initech", time.Time{})
 	require.NoError(t, err)
 	first, err := b.Store.Tenants.RotateWebhookSecret(b.Ctx, audit.System, third.ID)
 	require.NoError(t, err)
@@ -119,7 +120,7 @@ func TestSaveFieldforceWebhookPolicy(t *testing.T) {
 		"https://2130706433/x":           "not an IP address in the usual form",
 		"https://0x7f000001/x":           "not an IP address in the usual form",
 	} {
-		_, err := strict.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc(url))
+		_, err := strict.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc(url), tenants.AnyVersion)
 		if refusal == "" {
 			require.NoError(t, err, url)
 		} else {
@@ -127,7 +128,7 @@ func TestSaveFieldforceWebhookPolicy(t *testing.T) {
 			require.ErrorAs(t, err, &verr, url)
 			require.Contains(t, verr.For("delivery.webhook.url"), refusal, url)
 		}
-		_, err = lenient.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc(url))
+		_, err = lenient.SaveFieldforce(b.Ctx, audit.System, b.Acme.ID, doc(url), tenants.AnyVersion)
 		require.NoError(t, err, "allowed with private networks: %s", url)
 	}
 }

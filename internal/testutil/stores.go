@@ -3,6 +3,7 @@ package testutil
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -64,9 +65,9 @@ func NewOrgs(t *testing.T) Orgs {
 	t.Parallel()
 	ctx := context.Background()
 	store := NewStores(testdb.New(t))
-	acme, err := store.Tenants.CreateOrg(ctx, "acme", "Acme Plumbing")
+	acme, err := store.Tenants.CreateOrg(ctx, "acme", "Acme Plumbing", time.Time{})
 	require.NoError(t, err)
-	other, err := store.Tenants.CreateOrg(ctx, "globex", "Globex")
+	other, err := store.Tenants.CreateOrg(ctx, "globex", "Globex", time.Time{})
 	require.NoError(t, err)
 	return Orgs{Ctx: ctx, Store: store, Acme: acme, Other: other}
 }

@@ -1,7 +1,6 @@
 package tick
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -35,14 +34,6 @@ type Candidate struct {
 type ConfigColumns struct {
 	Doc     []byte           // the whole document, only when its shape is unusual
 	Members schedule.Members // otherwise
-}
-
-// clone copies the columns out of the connection's buffer.
-func (c ConfigColumns) clone() ConfigColumns {
-	m := c.Members
-	return ConfigColumns{Doc: bytes.Clone(c.Doc), Members: schedule.Members{
-		Timezone: bytes.Clone(m.Timezone), ScheduleLocalTime: bytes.Clone(m.ScheduleLocalTime),
-		Days: bytes.Clone(m.Days), Enabled: bytes.Clone(m.Enabled), Delivery: bytes.Clone(m.Delivery)}}
 }
 
 // appendKey appends what identifies the document to b, for the parse memo.
@@ -224,17 +215,6 @@ func scanWindow(now time.Time) (from, to schedule.Date) {
 
 // windowDays is how many dates scanWindow spans: the bits of Candidate.fired.
 const windowDays = 3
-
-// firedDates lists the window's dates in bits.
-func firedDates(from schedule.Date, bits uint8) []schedule.Date {
-	out := []schedule.Date{}
-	for i := range windowDays {
-		if bits&(1<<i) != 0 {
-			out = append(out, from.AddDays(i))
-		}
-	}
-	return out
-}
 
 // eachCandidate runs a scan, the full one (minutes nil) or the hinted one
 // of those minutes (firingMinutes), and calls fn with each candidate as its row

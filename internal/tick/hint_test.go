@@ -513,3 +513,23 @@ func TestFiringMinutes(t *testing.T) {
 	require.Len(t, firingMinutes(at("12:00:00"), at("11:00:00")), 1440, "a clock set back")
 	require.Len(t, firingMinutes(at("12:00:00"), utc("2026-03-11T12:00:00Z")), 1440, "a day")
 }
+
+// clone copies the columns out of the connection's buffer (a test
+// keeps them past the scan).
+func (c ConfigColumns) clone() ConfigColumns {
+	m := c.Members
+	return ConfigColumns{Doc: bytes.Clone(c.Doc), Members: schedule.Members{
+		Timezone: bytes.Clone(m.Timezone), ScheduleLocalTime: bytes.Clone(m.ScheduleLocalTime),
+		Days: bytes.Clone(m.Days), Enabled: bytes.Clone(m.Enabled), Delivery: bytes.Clone(m.Delivery)}}
+}
+
+// firedDates lists the window's dates in bits.
+func firedDates(from schedule.Date, bits uint8) []schedule.Date {
+	out := []schedule.Date{}
+	for i := range windowDays {
+		if bits&(1<<i) != 0 {
+			out = append(out, from.AddDays(i))
+		}
+	}
+	return out
+}

@@ -15,6 +15,7 @@ import (
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/schedule"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/unsubscribe"
 )
@@ -37,8 +38,8 @@ func (b bundle) unsubscribeToken(t *testing.T, orgID int64, email string) string
 // saveDelivery stores a config with the given delivery member.
 func (b bundle) saveDelivery(t *testing.T, orgID int64, delivery string) {
 	t.Helper()
-	_, err := b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, orgID,
-		[]byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"08:00"},"delivery":`+delivery+`}`))
+	_, err := b.Store.Tenants.SaveFieldforce(b.Ctx, audit.System, orgID, []byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"08:00"},"delivery":`+delivery+`}`), tenants.AnyVersion)
+
 	require.NoError(t, err)
 }
 

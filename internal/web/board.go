@@ -177,7 +177,7 @@ func (s *Server) jobAssign(c echo.Context) error {
 		return err
 	}
 	return s.boardChange(c, "assigned", func(jobID int64) error {
-		_, err := s.field.AssignIf(c.Request().Context(), actor(c), s.now(), currentMembership(c).Org.ID, jobID, techID, version)
+		_, err := s.field.Assign(c.Request().Context(), actor(c), s.now(), currentMembership(c).Org.ID, jobID, techID, version)
 		return err
 	}, func(l *i18n.Localizer, names map[string]string, now field.Job) []views.StaleChange {
 		name := func(id int64) string {
@@ -201,7 +201,7 @@ func (s *Server) jobSetStatus(c echo.Context) error {
 		return err
 	}
 	return s.boardChange(c, "status-changed", func(jobID int64) error {
-		_, err := s.field.SetStatusIf(c.Request().Context(), actor(c), s.now(), currentMembership(c).Org.ID, jobID, status, version)
+		_, err := s.field.SetStatus(c.Request().Context(), actor(c), s.now(), currentMembership(c).Org.ID, jobID, status, version)
 		return err
 	}, func(l *i18n.Localizer, _ map[string]string, now field.Job) []views.StaleChange {
 		ch := changes{l: l}

@@ -222,7 +222,7 @@ func TestJobScreens(t *testing.T) {
 	mine := ff.job(ff.orgA.ID, "Smith", day, ff.ana.ID)
 	other := ff.job(ff.orgA.ID, "Jones", day.Add(3*time.Hour), 0)
 	theirs := ff.job(ff.orgB.ID, "Globex customer", day, ff.theirs.ID)
-	_, err := ff.st.SetStatus(ctx, audit.System, ff.clock.Now(), ff.orgA.ID, other.ID, field.StatusOnHold)
+	_, err := ff.st.SetStatus(ctx, audit.System, ff.clock.Now(), ff.orgA.ID, other.ID, field.StatusOnHold, 0)
 	require.NoError(t, err)
 
 	// The list: today by default (org-local), filters by status and technician.
@@ -311,7 +311,7 @@ func TestDayBoard(t *testing.T) {
 	require.NoError(t, err)
 	late := ff.job(ff.orgA.ID, "Late Co", today.Add(-48*time.Hour), ff.ana.ID)
 	doneEarlier := ff.job(ff.orgA.ID, "Done Co", today.Add(-48*time.Hour), ff.ana.ID)
-	_, err = ff.st.SetStatus(ctx, audit.System, ff.clock.Now(), ff.orgA.ID, doneEarlier.ID, field.StatusDone)
+	_, err = ff.st.SetStatus(ctx, audit.System, ff.clock.Now(), ff.orgA.ID, doneEarlier.ID, field.StatusDone, 0)
 	require.NoError(t, err)
 	theirs := ff.job(ff.orgB.ID, "Globex customer", today, 0)
 

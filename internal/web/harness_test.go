@@ -152,9 +152,9 @@ func setupFixtureDB(t testing.TB, adjust func(*config.Web), created time.Time, w
 
 	ctx := context.Background()
 	var err error
-	f.orgA, err = f.store.Tenants.CreateOrgAt(ctx, "acme", "Acme Field Services", created)
+	f.orgA, err = f.store.Tenants.CreateOrg(ctx, "acme", "Acme Field Services", created)
 	require.NoError(t, err)
-	f.orgB, err = f.store.Tenants.CreateOrgAt(ctx, "globex", "Globex Repairs", created)
+	f.orgB, err = f.store.Tenants.CreateOrg(ctx, "globex", "Globex Repairs", created)
 	require.NoError(t, err)
 	f.staff = f.user("staff@fieldbrief.test", true)
 	f.adminA = f.member(f.orgA, "admin@acme.test", tenants.RoleAdmin)

@@ -25,8 +25,7 @@ func TestBriefingPageSaysWhereHistoryStarts(t *testing.T) {
 	insertBriefing(t, f, f.orgA.ID, briefingRow{Date: "2026-03-03", Content: contentSnapshot()})
 	insertBriefing(t, f, f.orgB.ID, briefingRow{Date: "2026-03-03", Content: contentSnapshot()})
 
-	de, err := locale.Parse("de-DE")
-	require.NoError(t, err)
+	de := locale.Nearest("de-DE")
 	res := f.as(&f.memberA).get(briefingsPath + "/2026-03-03")
 	require.Equal(t, http.StatusOK, res.Code, res.Body)
 	note := parseDoc(t, res.Body).find(attrIs("data-history-note", "")).text()
@@ -37,8 +36,7 @@ func TestBriefingPageSaysWhereHistoryStarts(t *testing.T) {
 	require.NotNil(t, log)
 	require.Equal(t, note, log.find(attrIs("data-history-note", "")).text())
 
-	en, err := locale.Parse("en-US")
-	require.NoError(t, err)
+	en := locale.Nearest("en-US")
 	res = f.as(&f.memberB).get("/orgs/globex/briefings/2026-03-03")
 	require.Equal(t, http.StatusOK, res.Code, res.Body)
 	note = parseDoc(t, res.Body).find(attrIs("data-history-note", "")).text()

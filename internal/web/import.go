@@ -128,7 +128,7 @@ func (s *Server) importUpload(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := fieldimport.Read(bytes.NewReader(content), fieldimport.Columns(k)); err != nil {
+	if _, err := fieldimport.Read(bytes.NewReader(content), k, fieldimport.ReadOptions{}); err != nil {
 		status := http.StatusUnprocessableEntity
 		if errors.Is(err, fieldimport.ErrTooLarge) {
 			status = http.StatusRequestEntityTooLarge
@@ -153,7 +153,7 @@ func (s *Server) importPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone, s.now())
+	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone, s.now(), false)
 	if errors.Is(err, fieldimport.ErrHeaderTooLong) || errors.Is(err, fieldimport.ErrHeaderTooWide) {
 		// Read with a delimiter chosen on the preview, or stored before the
 		// header's bounds: refused as an upload would be, on the import page.
@@ -177,7 +177,7 @@ func (s *Server) importSave(c echo.Context) error {
 		return err
 	}
 	m, u := currentMembership(c), currentUserID(c)
-	plan, err := s.imports.SaveWith(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone.Zone, s.now(),
+	plan, err := s.imports.Save(c.Request().Context(), actor(c), m.Org.ID, u, k, c.Param("id"), c.FormValue("digest"), zone.Zone, s.now(),
 		c.FormValue("overwrite") == "1")
 	switch {
 	case errors.Is(err, fieldimport.ErrChanged):

@@ -58,7 +58,7 @@ func (s *Server) importColumns(c echo.Context) error {
 		if zerr != nil {
 			return zerr
 		}
-		plan, perr := s.imports.Preview(c.Request().Context(), up, zone.Zone, s.now())
+		plan, perr := s.imports.Preview(c.Request().Context(), up, zone.Zone, s.now(), false)
 		if perr != nil {
 			return perr
 		}

@@ -180,9 +180,9 @@ func (f *fixture) importFile(o tenants.Org, kind, content string) {
 	require.NoError(f.t, err)
 	zone, err := schedule.LoadZone("UTC")
 	require.NoError(f.t, err)
-	p, err := s.Preview(ctx, up, zone, f.clock.Now())
+	p, err := s.Preview(ctx, up, zone, f.clock.Now(), false)
 	require.NoError(f.t, err)
-	_, err = s.Save(ctx, audit.System, o.ID, uid, k, up.ID, p.Digest, zone, f.clock.Now())
+	_, err = s.Save(ctx, audit.System, o.ID, uid, k, up.ID, p.Digest, zone, f.clock.Now(), false)
 	require.NoError(f.t, err)
 }
 

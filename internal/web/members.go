@@ -149,7 +149,7 @@ func (s *Server) memberSetRole(c echo.Context) error {
 		return err
 	}
 	m := currentMembership(c)
-	_, err = s.tenants.SetMemberRoleIf(c.Request().Context(), actor(c), m.Org.ID, id, role, version)
+	_, err = s.tenants.SetMemberRole(c.Request().Context(), actor(c), m.Org.ID, id, role, version)
 	if isStale(err) {
 		return s.memberRoleStale(c, id, role)
 	}

@@ -41,7 +41,7 @@ func (s *Server) settingsSave(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	version, err := formVersion(c, -1)
+	version, err := formVersion(c, tenants.AnyVersion)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Server) settingsSave(c echo.Context) error {
 func (s *Server) saveSettings(c echo.Context, raw []byte, r rejected, notice, next string) error {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
-	_, err := s.tenants.SaveFieldforceIf(ctx, actor(c), m.Org.ID, raw, r.version)
+	_, err := s.tenants.SaveFieldforce(ctx, actor(c), m.Org.ID, raw, r.version)
 	if isStale(err) {
 		stored, err := s.tenants.Fieldforce(ctx, m.Org.ID)
 		if err != nil {

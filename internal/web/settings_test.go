@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/tenants"
 )
 
 const settingsPath = "/orgs/acme/settings/fieldforce"
@@ -43,7 +44,7 @@ func storedConfig(t *testing.T, f *fixture, orgID int64) configRow {
 // saveConfig stores a valid document through the store, as an earlier save would.
 func saveConfig(t testing.TB, f *fixture, orgID int64, raw string) {
 	t.Helper()
-	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, orgID, []byte(raw))
+	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, orgID, []byte(raw), tenants.AnyVersion)
 	require.NoError(t, err)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -280,7 +281,7 @@ func TestGlobalFlagShowsItsImpact(t *testing.T) {
 	f := setup(t)
 	ctx := context.Background()
 	for i := range 3 {
-		_, err := f.store.Tenants.CreateOrg(ctx, "extra-"+strconv.Itoa(i), "Extra "+strconv.Itoa(i))
+		_, err := f.store.Tenants.CreateOrg(ctx, "extra-"+strconv.Itoa(i), "Extra "+strconv.Itoa(i), time.Time{})
 		require.NoError(t, err)
 	}
 	c := f.as(&f.staff)

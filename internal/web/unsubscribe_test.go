@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"fieldbrief/internal/audit"
+	"fieldbrief/internal/tenants"
 	"fieldbrief/internal/testutil"
 )
 
@@ -41,8 +42,8 @@ func (f *fixture) recipients(orgID int64) []string {
 
 func (f *fixture) saveRecipients(orgID int64, delivery string) {
 	f.t.Helper()
-	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, orgID,
-		[]byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"08:00"},"delivery":`+delivery+`}`))
+	_, err := f.store.Tenants.SaveFieldforce(context.Background(), audit.System, orgID, []byte(`{"briefing":{"timezone":"UTC","schedule_local_time":"08:00"},"delivery":`+delivery+`}`), tenants.AnyVersion)
+
 	require.NoError(f.t, err)
 }
 

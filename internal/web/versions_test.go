@@ -354,7 +354,7 @@ func TestStaleBoardQuickAssign(t *testing.T) {
 	require.Equal(t, fmt.Sprint(j.Version), card.Get("version"))
 
 	// Someone else assigns Ana first.
-	_, err = ff.st.Assign(context.Background(), audit.System, ff.clock.Now(), ff.orgA.ID, j.ID, ff.ana.ID)
+	_, err = ff.st.Assign(context.Background(), audit.System, ff.clock.Now(), ff.orgA.ID, j.ID, ff.ana.ID, 0)
 	require.NoError(t, err)
 	audits := ff.orgAudits(ff.orgA.ID)
 
@@ -397,7 +397,7 @@ func TestStaleBoardQuickStatus(t *testing.T) {
 	j := ff.job(ff.orgA.ID, "Corner Bakery", start, ff.ana.ID)
 	status := fmt.Sprintf("/orgs/acme/jobs/%d/status", j.ID)
 	card := formOf(t, ff.admin.get(fmt.Sprintf("/orgs/acme/board?date=2026-03-04&move=%d", j.ID)).Body, attrIs("action", status))
-	_, err := ff.st.SetStatus(context.Background(), audit.System, ff.clock.Now(), ff.orgA.ID, j.ID, "cancelled")
+	_, err := ff.st.SetStatus(context.Background(), audit.System, ff.clock.Now(), ff.orgA.ID, j.ID, "cancelled", 0)
 	require.NoError(t, err)
 	card.Set("status", "in_progress")
 	r := ff.admin.htmx().post(status, card)

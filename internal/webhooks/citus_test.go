@@ -53,7 +53,7 @@ func TestCitusWebhookEvents(t *testing.T) {
 	_, err = f.field.SetTechnicianActive(f.ctx, admin, f.orgA, ana.ID, false)
 	require.NoError(t, err)
 	gone := f.tech(f.orgB, "Gus", "")
-	require.NoError(t, f.field.DeleteTechnician(f.ctx, admin, f.orgB, gone.ID))
+	require.NoError(t, f.field.DeleteTechnician(f.ctx, admin, f.orgB, gone.ID, 0))
 
 	f.work()
 	var jobNotes []string

@@ -250,7 +250,7 @@ func TestEventsCarryTheRecordAndTheChangedMembers(t *testing.T) {
 	_, err = f.field.SetTechnicianActive(f.ctx, admin, f.orgA, ana.ID, false)
 	require.NoError(t, err)
 	gone := f.tech(f.orgA, "Temp", "")
-	require.NoError(t, f.field.DeleteTechnician(f.ctx, admin, f.orgA, gone.ID))
+	require.NoError(t, f.field.DeleteTechnician(f.ctx, admin, f.orgA, gone.ID, 0))
 	// globex changes its own records: nothing of it reaches acme's endpoint.
 	f.job(f.orgB, "Globex customer", "J-1", f.tech(f.orgB, "Gus", "T-1").ID)
 

@@ -110,7 +110,7 @@ func TestCitusBriefingPipeline(t *testing.T) {
 		f := on(t)
 		d := f.sentDay("reassign", nil)
 		defer off(f, d.org)
-		_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
+		_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 		require.NoError(t, err)
 		require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
 			"one change for each of the two technicians")

@@ -77,7 +77,7 @@ func TestDailyEmailCapSkipsUpdates(t *testing.T) {
 	_, err := f.DB.Exec(f.Ctx, `UPDATE org_daily_emails SET emails = $2 WHERE org_id = $1`, d.org, transport.DefaultDailyCap.Min)
 	require.NoError(t, err)
 
-	_, err = d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
+	_, err = d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 	require.NoError(t, err)
 	d.run()
 

@@ -209,7 +209,7 @@ func TestUpdateAfterReassignment(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("reassign", nil)
 
-	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
 		"one change for each of the two technicians")
@@ -297,18 +297,18 @@ func TestChangeOnDayNotSentMakesNoUpdate(t *testing.T) {
 	j, err := fs.CreateJob(f.Ctx, admin, d.now(), d.org, field.JobInput{Customer: "Tomorrow's customer", ArrivalStart: tomorrow,
 		ArrivalEnd: tomorrow.Add(time.Hour), TechnicianID: d.ana})
 	require.NoError(t, err)
-	_, err = fs.Assign(f.Ctx, admin, d.now(), d.org, j.ID, d.ben)
+	_, err = fs.Assign(f.Ctx, admin, d.now(), d.org, j.ID, d.ben, 0)
 	require.NoError(t, err)
 	// A technician without an email got no briefing: nothing to update.
 	cy := f.Tech(d.org, "Cy", true)
 	cyJob := f.Job(d.org, cy, "Cy's customer", d.at(21, 0), d.at(22, 0), "scheduled")
-	_, err = fs.SetStatus(f.Ctx, admin, d.now(), d.org, cyJob, field.StatusCancelled)
+	_, err = fs.SetStatus(f.Ctx, admin, d.now(), d.org, cyJob, field.StatusCancelled, 0)
 	require.NoError(t, err)
 	// An org whose day was not sent at all.
 	other := f.Org("unsent", deliveryConfig(d.loc.String(), "23:59", nil, true, ""))
 	o := f.techWithEmail(other, "Olga", "olga@unsent.test")
 	oj := f.Job(other, o, "Olga's customer", d.at(22, 0), d.at(23, 0), "scheduled")
-	_, err = fs.SetStatus(f.Ctx, admin, d.now(), other, oj, field.StatusCancelled)
+	_, err = fs.SetStatus(f.Ctx, admin, d.now(), other, oj, field.StatusCancelled, 0)
 	require.NoError(t, err)
 
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
@@ -321,14 +321,14 @@ func TestChangeOnDayNotSentMakesNoUpdate(t *testing.T) {
 func TestUpdatesOff(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("off", map[string]any{"updates": false})
-	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 	require.NoError(t, err)
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
 	require.Zero(t, f.Count(`SELECT count(*) FROM river_job WHERE kind = 'briefing_update'`))
 
 	// Switched off after the changes were recorded: the fold sends nothing.
 	d2 := f.sentDay("later", nil)
-	_, err = d2.field.SetStatus(f.Ctx, admin, d2.now(), d2.org, d2.benJob, field.StatusCancelled)
+	_, err = d2.field.SetStatus(f.Ctx, admin, d2.now(), d2.org, d2.benJob, field.StatusCancelled, 0)
 	require.NoError(t, err)
 	var doc map[string]any
 	var raw []byte
@@ -351,13 +351,13 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 	b := f.sentDay("beta", nil)
 
 	// Another org's job or technician is not found.
-	_, err := a.field.Assign(f.Ctx, admin, a.now(), a.org, b.anaJob, a.ben)
+	_, err := a.field.Assign(f.Ctx, admin, a.now(), a.org, b.anaJob, a.ben, 0)
 	require.Error(t, err)
-	_, err = a.field.Assign(f.Ctx, admin, a.now(), a.org, a.anaJob, b.ben)
+	_, err = a.field.Assign(f.Ctx, admin, a.now(), a.org, a.anaJob, b.ben, 0)
 	require.Error(t, err)
 	require.Zero(t, f.Count(`SELECT count(*) FROM ff_job_changes`))
 
-	_, err = a.field.SetStatus(f.Ctx, admin, a.now(), a.org, a.anaJob, field.StatusCancelled)
+	_, err = a.field.SetStatus(f.Ctx, admin, a.now(), a.org, a.anaJob, field.StatusCancelled, 0)
 	require.NoError(t, err)
 	// A task naming another org's technician and date folds nothing.
 	f.insertTask(updates.BriefingUpdateArgs{OrgID: b.org, TechnicianID: a.ana, Date: a.today.String()})
@@ -379,13 +379,13 @@ func TestUpdateStaysInItsOrg(t *testing.T) {
 func TestUpdatesAtMostEvery15Minutes(t *testing.T) {
 	f := setup(t)
 	d := f.sentDay("gap", nil)
-	_, err := d.field.SetStatus(f.Ctx, admin, d.now(), d.org, d.anaJob, field.StatusOnHold)
+	_, err := d.field.SetStatus(f.Ctx, admin, d.now(), d.org, d.anaJob, field.StatusOnHold, 0)
 	require.NoError(t, err)
 	d.run()
 	_, texts := d.mail("ana@gap.test")
 	require.Len(t, texts, 2)
 
-	_, err = d.field.SetStatus(f.Ctx, admin, d.now(), d.org, d.anaJob, field.StatusScheduled)
+	_, err = d.field.SetStatus(f.Ctx, admin, d.now(), d.org, d.anaJob, field.StatusScheduled, 0)
 	require.NoError(t, err)
 	res := f.runOnceWith(d.worker(), d.now())
 	require.Equal(t, map[string]int{"briefing_update/scheduled": 1}, res.Pending, "it waits for the gap")
@@ -428,7 +428,7 @@ func TestUpdateDelayFromChangeToMessage(t *testing.T) {
 	t.Cleanup(func() { _ = w.Stop(t.Context()) })
 
 	start := time.Now()
-	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 	require.NoError(t, err)
 	msgs := d.sink.WaitMessages(t, 4, delay+30*time.Second)
 	took := time.Since(start)

@@ -92,7 +92,7 @@ func TestChangeWhileTheBriefingIsMadeIsAnUpdate(t *testing.T) {
 	require.Eventually(t, func() bool { return f.blockedBy(pid) }, settle, 10*time.Millisecond,
 		"the generation reads the day, then waits for its briefing's row")
 
-	_, err = d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
+	_, err = d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1 AND update_id IS NULL`, d.org),
 		"recorded for both technicians while the briefing is made")
@@ -131,7 +131,7 @@ func TestChangeBeforeTheBriefingIsMadeIsInTheEmail(t *testing.T) {
 	f := setup(t)
 	d := f.newDay("before", nil)
 	require.Equal(t, 1, f.tick(d.now()).Enqueued)
-	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben)
+	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 	require.NoError(t, err)
 	require.Equal(t, 2, f.Count(`SELECT count(*) FROM ff_job_changes WHERE org_id = $1`, d.org))
 

@@ -165,6 +165,6 @@ func NewToken(t testing.TB, st *tokens.Store, o tenants.Org, name string, now ti
 func SetZone(t testing.TB, st *tenants.Store, o tenants.Org, zone string) {
 	t.Helper()
 	_, err := st.SaveFieldforce(context.Background(), audit.System, o.ID,
-		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`))
+		[]byte(`{"briefing":{"timezone":"`+zone+`","schedule_local_time":"07:00"}}`), tenants.AnyVersion)
 	require.NoError(t, err)
 }
