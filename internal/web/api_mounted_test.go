@@ -229,7 +229,7 @@ func TestAPIErrorsAreJSONEverywhere(t *testing.T) {
 	requireAPIError(t, api.get("/api/v1/nope"), http.StatusNotFound, "not_found")
 	requireAPIError(t, api.get("/api/v2/technicians"), http.StatusNotFound, "not_found")
 	requireAPIError(t, api.get("/api"), http.StatusNotFound, "not_found")
-	requireAPIError(t, api.call(http.MethodDelete, "/api/v1/jobs/J-1", nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	requireAPIError(t, api.call(http.MethodPost, "/api/v1/jobs/J-1", "{}"), http.StatusMethodNotAllowed, "method_not_allowed")
 	requireAPIError(t, api.call(http.MethodPost, "/api/v1/technicians", "{}"), http.StatusMethodNotAllowed, "method_not_allowed")
 	r := api.get("/api/v1/test-panic")
 	requireAPIError(t, r, http.StatusInternalServerError, "internal")
