@@ -302,3 +302,16 @@ func (a *API) apiDeleteTechnicianByID(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, apiDeletedJSON{ID: cur.ID, ExternalRef: cur.ExternalRef, Deleted: true})
 }
+
+// apiDeleteJobByID removes a job by id (another org's, or none, is a 404).
+func (a *API) apiDeleteJobByID(c echo.Context) error {
+	id, err := apiID(c, "job")
+	if err != nil {
+		return err
+	}
+	cur, err := a.field.Job(c.Request().Context(), Token(c).OrgID, id)
+	if err != nil {
+		return err
+	}
+	return a.deleteJob(c, cur)
+}

@@ -318,8 +318,22 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 		return tok
 	}()
 	c.valid(http.StatusForbidden, http.MethodPatch, jp, `{"notes": "x"}`, "Content-Type", mergePatch)
+	c.valid(http.StatusForbidden, http.MethodDelete, jp, "")
 	c.valid(http.StatusOK, http.MethodGet, jp, "")
 	c.token = readOnly
+
+	// A job is deleted, by id and by reference, at the version If-Match
+	// names; then it is not found.
+	x = c.valid(http.StatusOK, http.MethodGet, jp, "")
+	etag := x.res.Header.Get("ETag")
+	x = c.valid(http.StatusPreconditionFailed, http.MethodDelete, jp, "", "If-Match", `"1-1"`)
+	require.Equal(t, etag, x.res.Header.Get("ETag"), "a 412 carries the current ETag")
+	x = c.valid(http.StatusOK, http.MethodDelete, jp, "", "If-Match", x.res.Header.Get("ETag"))
+	require.Equal(t, true, x.JSON["deleted"])
+	c.valid(http.StatusNotFound, http.MethodDelete, jp, "")
+	x = c.valid(http.StatusOK, http.MethodDelete, "/api/v1/jobs/J-2010", "")
+	require.Equal(t, "J-2010", x.JSON["external_ref"])
+	c.valid(http.StatusNotFound, http.MethodDelete, "/api/v1/jobs/J-2010", "")
 
 	// The briefing, as the worker stores it from the data above: technicians
 	// and assignees by external_ref too.
@@ -365,9 +379,9 @@ func TestOpenAPIDescribesTheAPI(t *testing.T) {
 	c.token = f.newToken(f.orgA, "sync 2")
 	c.outside(http.StatusNotFound, "not_found", http.MethodGet, "/api/v1/nope")
 	c.outside(http.StatusNotFound, "not_found", http.MethodPut, "/api/v1/jobs/J-2001/notes")
-	x = c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodDelete, "/api/v1/jobs/J-2001")
-	require.Subset(t, allowHeader(x), []string{http.MethodGet, http.MethodPut, http.MethodPatch})
-	require.NotContains(t, allowHeader(x), http.MethodDelete)
+	x = c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodPost, "/api/v1/jobs/J-2001")
+	require.Subset(t, allowHeader(x), []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete})
+	require.NotContains(t, allowHeader(x), http.MethodPost)
 	x = c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodPost, "/api/v1/technicians")
 	require.Contains(t, allowHeader(x), http.MethodGet)
 	c.outside(http.StatusMethodNotAllowed, "method_not_allowed", http.MethodDelete, "/api/v1/org")

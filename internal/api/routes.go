@@ -81,9 +81,11 @@ func (a *API) Routes(g *echo.Group) {
 	g.GET("/jobs/:ref", a.apiGetJob, bearer...)
 	g.PUT("/jobs/:ref", a.apiPutJob, writes...)
 	g.PATCH("/jobs/:ref", a.apiPatchJob, writes...)
+	g.DELETE("/jobs/:ref", a.apiDeleteJob, writes...)
 	g.GET("/jobs/by-id/:id", a.apiGetJobByID, bearer...)
 	g.PUT("/jobs/by-id/:id", a.apiPutJobByID, writes...)
 	g.PATCH("/jobs/by-id/:id", a.apiPatchJobByID, writes...)
+	g.DELETE("/jobs/by-id/:id", a.apiDeleteJobByID, writes...)
 	g.GET("/briefings/:date", a.apiBriefing, bearer...)
 	g.GET("/openapi.json", a.apiOpenAPI, a.announceDeprecation) // no token: it describes the API, it opens nothing
 }

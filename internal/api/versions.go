@@ -479,3 +479,35 @@ func (a *API) apiDeleteTechnician(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, apiDeletedJSON{ID: cur.ID, ExternalRef: ref, Deleted: true})
 }
+
+// apiDeleteJob removes a job by reference (another org's, or none, is a
+// 404), at the version If-Match names (412 with the current ETag when
+// stale). Its tombstone joins the feed's deleted list and the org's
+// endpoints get job.deleted (docs/api.md, "Deleting a job").
+func (a *API) apiDeleteJob(c echo.Context) error {
+	ref, err := apiRef(c)
+	if err != nil {
+		return err
+	}
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	cur, err := field.JobByRef(ctx, database.Reader(ctx, a.db), orgID, ref, false)
+	if err != nil {
+		return err
+	}
+	return a.deleteJob(c, cur)
+}
+
+// deleteJob deletes cur, read by reference or by id, under the request's
+// preconditions, and answers as a DELETE of a technician does.
+func (a *API) deleteJob(c echo.Context, cur field.Job) error {
+	ctx, orgID := c.Request().Context(), Token(c).OrgID
+	p := preconditionsOf(c)
+	version, err := p.on(true, cur.ID, cur.Version)
+	if err != nil {
+		return p.failed(c, err)
+	}
+	if err := a.field.DeleteJob(ctx, apiActor(c), a.now(), orgID, cur.ID, version); err != nil {
+		return p.failed(c, err)
+	}
+	return c.JSON(http.StatusOK, apiDeletedJSON{ID: cur.ID, ExternalRef: cur.ExternalRef, Deleted: true})
+}

@@ -552,3 +552,35 @@ func TestAnOrgHasAtMostMaxTechnicians(t *testing.T) {
 	require.NoError(t, err)
 	b.tech(t, b.other.ID, "Globex tech", "")
 }
+
+// A job is deleted within its org only, at the version read (0: any),
+// audited; its tombstone is left for the feed, and the changes an update
+// already told a technician outlive it (migrations/00051).
+func TestDeleteJobStaysInItsOrgChecksItsVersionAndKeepsHistory(t *testing.T) {
+	b := setup(t)
+	ana := b.tech(t, b.acme.ID, "Ana", "T1")
+	in := jobInput("Smith")
+	in.ExternalRef, in.TechnicianID = "J-1", ana.ID
+	j := b.job(t, b.acme.ID, in)
+	_, err := b.store.DB.Exec(b.ctx, `INSERT INTO ff_job_changes (org_id, technician_id, briefing_date, job_id, was_on, is_on, after, created_at)
+		VALUES ($1, $2, '2026-03-09', $3, true, true, '{}', now())`, b.acme.ID, ana.ID, j.ID)
+	require.NoError(t, err)
+
+	err = b.store.DeleteJob(b.ctx, b.actor, b.now, b.other.ID, j.ID, 0)
+	require.Equal(t, apperr.NotFound, apperr.Code(err), "another org's job is not found")
+	err = b.store.DeleteJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, j.Version+1)
+	require.Equal(t, apperr.Stale, apperr.Code(err))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM jobs WHERE id = $1`, j.ID), "nothing deleted")
+
+	require.NoError(t, b.store.DeleteJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, j.Version))
+	require.Equal(t, 0, b.count(t, `SELECT count(*) FROM jobs WHERE id = $1`, j.ID))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'field.job.delete' AND target = $2`,
+		b.acme.ID, fmt.Sprintf("job:%d", j.ID)))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM field_tombstones WHERE org_id = $1 AND kind = 'job' AND id = $2 AND external_ref = 'J-1'`,
+		b.acme.ID, j.ID))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM ff_job_changes WHERE job_id = $1`, j.ID), "the update's history stays")
+
+	err = b.store.DeleteJob(b.ctx, b.actor, b.now, b.acme.ID, j.ID, 0)
+	require.Equal(t, apperr.NotFound, apperr.Code(err), "a deleted job is not found")
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM technicians WHERE id = $1`, ana.ID), "the technician stays")
+}

@@ -328,6 +328,36 @@ func (s *Store) UpdateJob(ctx context.Context, actor audit.Actor, now time.Time,
 	return j, nil
 }
 
+// DeleteJob removes the org's job id as read at version (any when 0):
+// another org's job, or none, is apperr.NotFound; another version is
+// apperr.Stale, nothing deleted. The deletion is audited
+// (field.job.delete, the job as it was); triggers leave its tombstone for
+// the feed and its job.deleted event for the webhooks (00046, 00048), and
+// its import baseline goes with it (00028). The updates a technician was
+// already sent keep their changes (00051), and briefings already made keep
+// it in their content. now, the caller's clock, is taken as the other
+// writes take it; the deletion's instant (the tombstone's, the event's) is
+// its transaction's.
+func (s *Store) DeleteJob(ctx context.Context, actor audit.Actor, now time.Time, orgID, id, version int64) error {
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		old, err := getJob(ctx, tx, orgID, id, true)
+		if err != nil {
+			return err
+		}
+		if err := checkVersion("job", version, old.Version); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM jobs WHERE org_id = $1 AND id = $2`, orgID, id); err != nil {
+			return err
+		}
+		return auditJob(ctx, tx, actor, orgID, "field.job.delete", &old, nil)
+	})
+	if err != nil {
+		return fmt.Errorf("delete job %d: %w", id, err)
+	}
+	return nil
+}
+
 // updateJob writes in over job id, if its version is still in.Version (any
 // when 0): a missing one is apperr.NotFound, one of another version
 // apperr.Stale. completed_at is set when the job becomes done, kept while

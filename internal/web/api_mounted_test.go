@@ -126,7 +126,7 @@ func TestAPIErrorsAreJSONEverywhere(t *testing.T) {
 	apitest.RequireError(t, api.Get("/api/v1/nope"), http.StatusNotFound, "not_found")
 	apitest.RequireError(t, api.Get("/api/v2/technicians"), http.StatusNotFound, "not_found")
 	apitest.RequireError(t, api.Get("/api"), http.StatusNotFound, "not_found")
-	apitest.RequireError(t, api.Call(http.MethodDelete, "/api/v1/jobs/J-1", nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	apitest.RequireError(t, api.Call(http.MethodPost, "/api/v1/jobs/J-1", "{}"), http.StatusMethodNotAllowed, "method_not_allowed")
 	apitest.RequireError(t, api.Call(http.MethodPost, "/api/v1/technicians", "{}"), http.StatusMethodNotAllowed, "method_not_allowed")
 	r := api.Get("/api/v1/test-panic")
 	apitest.RequireError(t, r, http.StatusInternalServerError, "internal")

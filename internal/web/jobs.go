@@ -333,3 +333,23 @@ func (s *Server) searchJobs(c echo.Context, z orgZone, day schedule.Date) (*view
 	}
 	return res, nil
 }
+
+// jobDelete deletes a job from its page (an admin, or a dispatcher: who
+// edits jobs), at the version the page was read at (a newer one is a 409,
+// nothing deleted), and goes back to the jobs list with a notice. Its
+// tombstone and job.deleted event are the API's (docs/field-data.md).
+func (s *Server) jobDelete(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	version, err := formVersion(c, 0)
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	if err := s.field.DeleteJob(c.Request().Context(), actor(c), s.now(), m.Org.ID, id, version); err != nil {
+		return err
+	}
+	return redirect(c, orgBase(m.Org.Slug)+"/jobs?notice=job-deleted")
+}

@@ -95,6 +95,7 @@ var routeTable = []struct {
 	{"POST", "/orgs/:slug/jobs/:id", editor},
 	{"POST", "/orgs/:slug/jobs/:id/assign", editor},
 	{"POST", "/orgs/:slug/jobs/:id/status", editor},
+	{"POST", "/orgs/:slug/jobs/:id/delete", editor},
 	{"GET", "/orgs/:slug/settings/fieldforce", admin},
 	{"POST", "/orgs/:slug/settings/fieldforce", admin},
 	{"POST", "/orgs/:slug/settings/fieldforce/json", admin},
@@ -134,6 +135,7 @@ var routeTable = []struct {
 	{"GET", "/api/v1/jobs/by-id/:id", apiBearer},
 	{"PUT", "/api/v1/jobs/by-id/:id", apiBearer},
 	{"PATCH", "/api/v1/jobs/by-id/:id", apiBearer},
+	{"DELETE", "/api/v1/jobs/by-id/:id", apiBearer},
 	{"GET", "/api/v1/technicians", apiBearer},
 	{"GET", "/api/v1/technicians/:ref", apiBearer},
 	{"PUT", "/api/v1/technicians/:ref", apiBearer},
@@ -143,6 +145,7 @@ var routeTable = []struct {
 	{"GET", "/api/v1/jobs/:ref", apiBearer},
 	{"PUT", "/api/v1/jobs/:ref", apiBearer},
 	{"PATCH", "/api/v1/jobs/:ref", apiBearer},
+	{"DELETE", "/api/v1/jobs/:ref", apiBearer},
 	{"GET", "/api/v1/briefings/:date", apiBearer},
 	{"GET", "/api/v1/openapi.json", public},
 	{"GET", "/staff", staffOnly},
@@ -266,6 +269,8 @@ func skipInMatrix(path string) bool {
 	case "/orgs/:slug/members/:user/remove": // ends the person's sessions: members_test.go
 		return true
 	case "/orgs/:slug/settings/webhooks/:id/delete": // removes the endpoint the other routes use: webhook_endpoints_test.go
+		return true
+	case "/orgs/:slug/jobs/:id/delete": // removes the job the other routes use: field_test.go, TestJobDeletedFromItsPage
 		return true
 	case "/t/:token": // public, its token the authority: daylink_test.go
 		return true

@@ -259,3 +259,57 @@ func TestWebhookEventsOfEveryAPIWrite(t *testing.T) {
 	require.Equal(t, []any{"external_ref", "notes"}, changed["job.updated 2"])
 	require.Equal(t, []any{"arrival_start", "arrival_end"}, changed["job.updated 3"])
 }
+
+// TestJobDeletionThroughTheAPIIsAnEventAndATombstone (issue 29): a DELETE
+// of a job through /api/v1 sends a signed job.deleted, with the job as it
+// was, to an endpoint that chose it (and nothing else to it), and the
+// jobs' feed lists the job among its deletions afterwards.
+func TestJobDeletionThroughTheAPIIsAnEventAndATombstone(t *testing.T) {
+	t.Parallel()
+	f := setupConfig(t, func(c *config.Web) { c.AllowPrivateWebhooks = true })
+	rcv := newHookReceiver(t)
+	admin := f.as(&f.adminA)
+	r := admin.post(hooksPath, url.Values{"url": {rcv.URL + "/hooks"}, "events": {webhooks.JobDeleted}})
+	require.Equal(t, http.StatusOK, r.Code, r.Body)
+	secret := html.UnescapeString(between(t, r.Body, `id="webhook-secret-value">`, "<"))
+
+	acme := f.api(f.newToken(f.orgA, "sync"))
+	start := acme.Get("/api/v1/jobs?updated_since=2000-01-01T00:00:00Z")
+	require.Equal(t, http.StatusOK, start.Code, start.Body)
+	since := start.JSON["complete_until"].(string)
+	for _, ref := range []string{"J-1", "J-2"} {
+		put := acme.Put("/api/v1/jobs/"+ref, map[string]any{"customer": "Mrs " + ref, "arrival_start": "2026-03-09T10:00", "arrival_end": "2026-03-09T11:00"})
+		require.Equal(t, http.StatusCreated, put.Code, put.Body)
+	}
+	got := acme.Get("/api/v1/jobs/J-1")
+	del := acme.Call(http.MethodDelete, "/api/v1/jobs/J-1", nil, "If-Match", got.Header.Get("ETag"))
+	require.Equal(t, http.StatusOK, del.Code, del.Body)
+	require.Equal(t, true, del.JSON["deleted"])
+	require.Equal(t, http.StatusNotFound, acme.Get("/api/v1/jobs/J-1").Code)
+
+	f.runWorkerOnce()
+	wh, err := standardwebhooks.NewWebhook(secret)
+	require.NoError(t, err)
+	reqs := rcv.requests()
+	require.Len(t, reqs, 1, "the endpoint chose job.deleted only")
+	require.NoError(t, wh.Verify(reqs[0].Body, reqs[0].Header))
+	var ev struct {
+		Type string `json:"type"`
+		Data struct {
+			Object map[string]any `json:"object"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(reqs[0].Body, &ev))
+	require.Equal(t, "job.deleted", ev.Type)
+	require.Equal(t, "J-1", ev.Data.Object["external_ref"])
+	require.Equal(t, "Mrs J-1", ev.Data.Object["customer"], "the job as it was")
+
+	feed := acme.Get("/api/v1/jobs?updated_since=" + url.QueryEscape(since))
+	require.Equal(t, http.StatusOK, feed.Code, feed.Body)
+	deleted, _ := feed.JSON["deleted"].([]any)
+	require.Len(t, deleted, 1, feed.Body)
+	require.Equal(t, "J-1", deleted[0].(map[string]any)["external_ref"])
+	jobs := feed.JSON["jobs"].([]any)
+	require.Len(t, jobs, 1)
+	require.Equal(t, "J-2", jobs[0].(map[string]any)["external_ref"], "the deleted job is gone from the changes")
+}
