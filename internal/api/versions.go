@@ -483,7 +483,7 @@ func (a *API) apiDeleteTechnician(c echo.Context) error {
 // apiDeleteJob removes a job by reference (another org's, or none, is a
 // 404), at the version If-Match names (412 with the current ETag when
 // stale). Its tombstone joins the feed's deleted list and the org's
-// endpoints get job.deleted (docs/api.md, "Deleting a job").
+// endpoints get job.deleted (docs/api.md, "`DELETE /api/v1/jobs/{ref}`").
 func (a *API) apiDeleteJob(c echo.Context) error {
 	ref, err := apiRef(c)
 	if err != nil {
