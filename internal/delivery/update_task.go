@@ -86,6 +86,27 @@ func (h *UpdateHandler) Work(ctx context.Context, job *river.Job[updates.Briefin
 		if err != nil {
 			return err
 		}
+		if p.Count > 0 && !p.EmailPending {
+			// Prune read the briefing in its own statement: in read
+			// committed, a generation that committed between it and
+			// ReadPending made its emails after Prune looked (Prune kept
+			// everything, the firing being under way) and before this
+			// read (nothing under way any more). Found in the loaded suite:
+			// a technician with no job left got an update of a change her
+			// briefing had already left out. Once a firing is no longer
+			// under way it stays so, so a second Prune sees what this read
+			// saw.
+			again, err := updates.Prune(ctx, tx, a.OrgID, date)
+			if err != nil {
+				return err
+			}
+			if again > 0 {
+				pruned += again
+				if p, err = updates.ReadPending(ctx, tx, a.OrgID, a.TechnicianID, date); err != nil {
+					return err
+				}
+			}
+		}
 		if p.Count > 0 {
 			wait = updates.Wait(now, p.Oldest, p.Newest, p.LastSent, h.delay())
 			// A day that is over waits for nothing: the fold records it past
