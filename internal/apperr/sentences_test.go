@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"fieldbrief/internal/testutil/gosource"
 )
 
 // presentation are the packages that say things to people: they may build
@@ -58,7 +60,7 @@ func TestStoresRefuseByCode(t *testing.T) {
 			return err
 		}
 		for _, decl := range f.Decls {
-			where := rel + ": " + declName(decl)
+			where := rel + ": " + gosource.DeclName(decl)
 			ast.Inspect(decl, func(n ast.Node) bool {
 				what := sentence(n)
 				if what == "" {
@@ -89,11 +91,11 @@ func TestStoresRefuseByCode(t *testing.T) {
 func sentence(n ast.Node) string {
 	switch n := n.(type) {
 	case *ast.CallExpr:
-		if name := apperrName(n.Fun); name == "Errorf" || name == "FieldError" || name == "Throttled" {
+		if name := gosource.Selected(n.Fun, "apperr"); name == "Errorf" || name == "FieldError" || name == "Throttled" {
 			return "apperr." + name
 		}
 	case *ast.CompositeLit:
-		if name := apperrName(n.Type); name == "Error" || name == "Field" {
+		if name := gosource.Selected(n.Type, "apperr"); name == "Error" || name == "Field" {
 			for _, e := range n.Elts {
 				if kv, ok := e.(*ast.KeyValueExpr); ok {
 					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Message" {
@@ -104,35 +106,4 @@ func sentence(n ast.Node) string {
 		}
 	}
 	return ""
-}
-
-func apperrName(e ast.Expr) string {
-	if s, ok := e.(*ast.SelectorExpr); ok {
-		if x, ok := s.X.(*ast.Ident); ok && x.Name == "apperr" {
-			return s.Sel.Name
-		}
-	}
-	return ""
-}
-
-// declName is a declaration as notYet names it: a function, a method
-// ("(*T).M"), or "var" for the rest.
-func declName(d ast.Decl) string {
-	fd, ok := d.(*ast.FuncDecl)
-	if !ok {
-		return "var"
-	}
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	recv := ""
-	switch r := fd.Recv.List[0].Type.(type) {
-	case *ast.StarExpr:
-		if id, ok := r.X.(*ast.Ident); ok {
-			recv = "(*" + id.Name + ")"
-		}
-	case *ast.Ident:
-		recv = r.Name
-	}
-	return recv + "." + fd.Name.Name
 }

@@ -17,6 +17,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/i18n"
+	"fieldbrief/internal/testutil/gosource"
 )
 
 // forwarded are the places that refuse with a reason that is not a
@@ -59,7 +60,7 @@ func refusalsInCode(t *testing.T) []use {
 			}
 			rel := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(filepath.Join("internal/i18n", path))), "")
 			for _, decl := range f.Decls {
-				where := rel + ": " + declName(decl)
+				where := rel + ": " + gosource.DeclName(decl)
 				add := func(pos token.Pos, reason ast.Expr, args ast.Expr, haveArgs bool) {
 					lit, ok := reason.(*ast.BasicLit)
 					if !ok || lit.Kind != token.STRING {
@@ -79,14 +80,14 @@ func refusalsInCode(t *testing.T) []use {
 				ast.Inspect(decl, func(n ast.Node) bool {
 					switch n := n.(type) {
 					case *ast.CallExpr:
-						switch apperrSel(n.Fun) {
+						switch gosource.Selected(n.Fun, "apperr") {
 						case "Refuse", "FieldRefusal":
 							if len(n.Args) == 3 {
 								add(n.Pos(), n.Args[1], n.Args[2], true)
 							}
 						}
 					case *ast.CompositeLit:
-						name := apperrSel(n.Type)
+						name := gosource.Selected(n.Type, "apperr")
 						if name != "Error" && name != "Field" {
 							return true
 						}
@@ -149,34 +150,6 @@ func argNames(e ast.Expr) (names []string, known bool) {
 		return names, true
 	}
 	return nil, false
-}
-
-func apperrSel(e ast.Expr) string {
-	if s, ok := e.(*ast.SelectorExpr); ok {
-		if x, ok := s.X.(*ast.Ident); ok && x.Name == "apperr" {
-			return s.Sel.Name
-		}
-	}
-	return ""
-}
-
-func declName(d ast.Decl) string {
-	fd, ok := d.(*ast.FuncDecl)
-	if !ok {
-		return "var"
-	}
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	switch r := fd.Recv.List[0].Type.(type) {
-	case *ast.StarExpr:
-		if id, ok := r.X.(*ast.Ident); ok {
-			return "(*" + id.Name + ")." + fd.Name.Name
-		}
-	case *ast.Ident:
-		return r.Name + "." + fd.Name.Name
-	}
-	return fd.Name.Name
 }
 
 // TestEveryReasonHasWords: every reason the code refuses with is in the
