@@ -260,7 +260,7 @@ func TestWebhookEventsOfEveryAPIWrite(t *testing.T) {
 	require.Equal(t, []any{"arrival_start", "arrival_end"}, changed["job.updated 3"])
 }
 
-// TestJobDeletionThroughTheAPIIsAnEventAndATombstone (issue 29): a DELETE
+// TestJobDeletionThroughTheAPIIsAnEventAndATombstone: a DELETE
 // of a job through /api/v1 sends a signed job.deleted, with the job as it
 // was, to an endpoint that chose it (and nothing else to it), and the
 // jobs' feed lists the job among its deletions afterwards.
