@@ -328,8 +328,16 @@ func (w *Worker) startRiver(ctx context.Context, periodic bool) error {
 	go w.lifeline(lifeCtx, w.lifelineDone)
 	// Start checks the schema first: a lost connection fails it before
 	// anything runs. Start keeps the context it is given for the client's
-	// life, so every attempt gets ctx itself, not RetryTransient's.
-	err := database.RetryTransient(ctx, w.Log, "start river", func(context.Context) error { return w.client.Start(ctx) })
+	// life, so every attempt gets ctx itself, not RetryTransient's. River
+	// stops hard (running tasks cancelled) when that context ends, so a
+	// serving worker gives it one that does not: its stop is Stop's, with
+	// the grace period (cmd/worker's SIGTERM had cancelled the emails in
+	// flight at once, grace or not). -once keeps the hard stop on ctx.
+	riverCtx := ctx
+	if periodic {
+		riverCtx = context.WithoutCancel(ctx)
+	}
+	err := database.RetryTransient(ctx, w.Log, "start river", func(context.Context) error { return w.client.Start(riverCtx) })
 	if err != nil {
 		cancel()
 		w.endLifeline(ctx)
