@@ -73,3 +73,37 @@ func TestKilledWorkerRescuedByLifeline(t *testing.T) {
 	require.Equal(t, []int{orgs, orgs, orgs}, []int{briefings, ready, revisions})
 	k.sink.RequireOneEach(t, orgs)
 }
+
+// TestSIGTERMLetsSendsInFlightFinish: a serving worker told to stop while
+// its emails are in flight lets them finish within its grace period (30 s)
+// and exits 0; every task completes and every email is accepted once.
+// River stops hard when the context its client started with ends, and the
+// worker's SIGTERM had ended it: the sends were cancelled at once, their
+// tasks left for a retry, whatever the grace (docs/worker.md, "Crashes and
+// shutdown").
+func TestSIGTERMLetsSendsInFlightFinish(t *testing.T) {
+	t.Parallel()
+	const orgs, concurrency = 3, 3
+	k := killMidSend(t, t.Context(), orgs, concurrency, "")
+
+	// A fresh worker takes the killed one's sends back (its lifeline) and
+	// is held in them by the SMTP server when the SIGTERM comes.
+	k.sink.Hold()
+	held := k.sink.Attempts()
+	fresh := workerCmd(t, t.Context(), k.url)
+	fresh.Env = append(fresh.Env, k.env...)
+	fresh.Stdout = t.Output()
+	require.NoError(t, fresh.Start())
+	require.Eventually(t, func() bool { return k.sink.Attempts() >= held+orgs }, testutil.Settle, 20*time.Millisecond,
+		"the fresh worker's sends reach the server")
+	require.NoError(t, fresh.Process.Signal(syscall.SIGTERM))
+	time.Sleep(time.Second) // the stop has begun; the sends are still held
+	k.sink.Release()
+	require.NoError(t, fresh.Wait(), "a clean stop within the grace period")
+
+	var states []string
+	require.NoError(t, k.db.QueryRow(t.Context(), `
+		SELECT array_agg(state::text ORDER BY id) FROM river_job WHERE kind = 'send_briefing_email'`).Scan(&states))
+	require.Equal(t, []string{"completed", "completed", "completed"}, states, "no send cancelled by the stop")
+	k.sink.RequireOneEach(t, orgs)
+}
