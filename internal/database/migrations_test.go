@@ -165,14 +165,8 @@ func TestMigrationGap(t *testing.T) {
 func TestMigrationRevokesOrphanedTokens(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool := open(t, emptyDB(t))
-	db := stdlib.OpenDBFromPool(pool)
-	t.Cleanup(func() { _ = db.Close() })
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
-	require.NoError(t, err)
-	_, err = provider.UpTo(ctx, 38)
-	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `
+	pool, provider := migratedTo(t, 38)
+	_, err := pool.Exec(ctx, `
 		INSERT INTO orgs (id, slug, name) VALUES (1, 'acme', 'Acme');
 		INSERT INTO users (id, email, password_hash) VALUES (1, 'admin@acme.test', 'x'), (2, 'demoted@acme.test', 'x'), (3, 'gone@acme.test', 'x');
 		INSERT INTO memberships (org_id, user_id, role) VALUES (1, 1, 'admin'), (1, 2, 'dispatcher');
@@ -204,14 +198,8 @@ func TestMigrationRevokesOrphanedTokens(t *testing.T) {
 func TestMigrationTellsTheOrgsTokensFromADeletedCreators(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool := open(t, emptyDB(t))
-	db := stdlib.OpenDBFromPool(pool)
-	t.Cleanup(func() { _ = db.Close() })
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
-	require.NoError(t, err)
-	_, err = provider.UpTo(ctx, 43)
-	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `
+	pool, provider := migratedTo(t, 43)
+	_, err := pool.Exec(ctx, `
 		INSERT INTO orgs (id, slug, name) VALUES (1, 'acme', 'Acme');
 		INSERT INTO users (id, email, password_hash) VALUES (1, 'admin@acme.test', 'x');
 		INSERT INTO memberships (org_id, user_id, role) VALUES (1, 1, 'admin');
@@ -243,14 +231,8 @@ func TestMigrationTellsTheOrgsTokensFromADeletedCreators(t *testing.T) {
 func TestMigrationKeepsEarlierTokensReadWrite(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool := open(t, emptyDB(t))
-	db := stdlib.OpenDBFromPool(pool)
-	t.Cleanup(func() { _ = db.Close() })
-	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
-	require.NoError(t, err)
-	_, err = provider.UpTo(ctx, 44)
-	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `
+	pool, provider := migratedTo(t, 44)
+	_, err := pool.Exec(ctx, `
 		INSERT INTO orgs (id, slug, name) VALUES (1, 'acme', 'Acme');
 		INSERT INTO api_tokens (org_id, name, token_hash, created_by, created_by_email, created_at)
 		VALUES (1, 'nightly', sha256('a'), NULL, 'system', '2026-01-01')`)
@@ -261,4 +243,19 @@ func TestMigrationKeepsEarlierTokensReadWrite(t *testing.T) {
 	var scope string
 	require.NoError(t, pool.QueryRow(ctx, `SELECT scope FROM api_tokens WHERE name = 'nightly'`).Scan(&scope))
 	require.Equal(t, "write", scope)
+}
+
+// migratedTo is an empty database migrated up to version, with the goose
+// provider that takes it further: the start of a test of one migration's
+// effect on the rows before it.
+func migratedTo(t *testing.T, version int64) (*pgxpool.Pool, *goose.Provider) {
+	t.Helper()
+	pool := open(t, emptyDB(t))
+	db := stdlib.OpenDBFromPool(pool)
+	t.Cleanup(func() { _ = db.Close() })
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.UpTo(t.Context(), version)
+	require.NoError(t, err)
+	return pool, provider
 }
