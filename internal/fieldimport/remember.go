@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/tenants"
 )
@@ -134,4 +135,55 @@ type Reading struct {
 func readingOf(tab Table, cr *cellReader) Reading {
 	return Reading{Encoding: tab.Encoding, Delimiter: tab.Delimiter, Detected: tab.Detected, Match: tab.Match,
 		Order: cr.order, Locale: cr.loc.Tag(), Dates: cr.ambiguous, AmbiguousDates: cr.ambiguousCount, Examples: tab.Examples}
+}
+
+// MaxAliases bounds the suggestions one upload keeps accepted.
+const MaxAliases = 50
+
+var errAliasInvalid = errors.New("the technician chosen is not one of this org's")
+
+// IsAliasInvalid is an accepted suggestion that does not name one
+// technician of the org (a form made up, or the technician since gone).
+func IsAliasInvalid(err error) bool { return errors.Is(err, errAliasInvalid) }
+
+// AcceptSuggestions keeps, with the user's upload, that every row whose
+// technician cell is a key of accept names the technician its value
+// names (a reference, email or unique name of the org: checked here), so
+// that the preview and the save read "T1" as T-1 (docs/field-data.md,
+// "Preview, then save"). Nothing is kept when one does not fit.
+func (s *Store) AcceptSuggestions(ctx context.Context, up Upload, accept map[string]string) error {
+	if up.Kind != Jobs || len(accept) == 0 {
+		return errAliasInvalid
+	}
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		techs, err := loadTechnicians(ctx, tx, up.OrgID, false)
+		if err != nil {
+			return err
+		}
+		merged := map[string]string{}
+		for k, v := range up.Aliases {
+			merged[k] = v
+		}
+		for from, to := range accept {
+			if from == "" || len(from) > field.MaxExternalRef || to == "" {
+				return errAliasInvalid
+			}
+			if _, _, ok := techs.resolve(to); !ok {
+				return errAliasInvalid
+			}
+			merged[from] = to
+		}
+		if len(merged) > MaxAliases {
+			return errAliasInvalid
+		}
+		body, err := json.Marshal(merged)
+		if err != nil {
+			return fmt.Errorf("encode technician aliases: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE csv_uploads SET technician_aliases = $1 WHERE id = $2 AND org_id = $3 AND user_id = $4`,
+			body, up.ID, up.OrgID, up.UserID); err != nil {
+			return fmt.Errorf("accept technician suggestions of upload in org %d: %w", up.OrgID, err)
+		}
+		return nil
+	})
 }
