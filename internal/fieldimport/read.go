@@ -74,15 +74,15 @@ type Column struct {
 // it in the reader's language (internal/web/problems.go); Message says it in
 // English (logs, tests, the API's convention).
 type Problem struct {
-	Row     int
-	Column  string
-	Code    string
-	Value   string             // the cell or column name refused, when the message names it
-	Limit   int                // a bound: the header's columns, the most characters, a year
-	Count   int                // what the file has: a row's or the header's columns, a column's position, a CSV line
-	Other   int                // another row: the first one with the same external_ref (or email)
-	Names   string             // CodeTechnicianAmbiguous, CodeEmailTaken: the technicians meant, by reference (CSVM)
-	Gap     *schedule.GapError // CodeTimeGap: the clocks' jump
+	Row    int
+	Column string
+	Code   string
+	Value  string             // the cell or column name refused, when the message names it
+	Limit  int                // a bound: the header's columns, the most characters, a year
+	Count  int                // what the file has: a row's or the header's columns, a column's position, a CSV line
+	Other  int                // another row: the first one with the same external_ref (or email)
+	Names  string             // CodeTechnicianAmbiguous, CodeEmailTaken: the technicians meant, by reference (CSVM)
+	Gap    *schedule.GapError // CodeTimeGap: the clocks' jump
 	// CodeTechnicianNotFound: the technician the cell most likely means
 	// (a near miss: "T1" for "T-1"), by reference, and their name.
 	Suggest, SuggestName string
