@@ -42,7 +42,7 @@ var synonyms = map[Kind]map[string][]string{
 			"work order", "work order #", "work order number", "wo #", "wo number", "invoice #",
 			"auftrag", "auftragsnummer", "auftrags-nr", "auftragsnr", "referenz", "nummer",
 			"referencia", "número", "número de trabajo", "orden de trabajo", "n.º de trabajo",
-			"référence", "réf", "numéro", "numéro de travail", "numéro d'intervention", "bon de travail", "n° de travail",
+			"référence", "réf", "numéro", "numéro de travail", "numéro d'intervention", "bon de travail", "n° de travail", "n° d'intervention", "nº d'intervention",
 			"auftrags-id", "vorgangsnummer", "id de trabajo", "número de orden", "numéro de bon", "id d'intervention"},
 		"customer": {"customer name", "client", "client name", "name", "company", "account", "kunde", "kundenname", "name des kunden", "firma",
 			"cliente", "nombre del cliente", "nombre", "empresa", "nom du client", "nom", "société", "customer", "auftraggeber", "kundin",

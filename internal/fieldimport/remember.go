@@ -160,10 +160,6 @@ func (s *Store) AcceptSuggestions(ctx context.Context, up Upload, accept map[str
 		if err != nil {
 			return err
 		}
-		merged := map[string]string{}
-		for k, v := range up.Aliases {
-			merged[k] = v
-		}
 		for from, to := range accept {
 			if from == "" || len(from) > field.MaxExternalRef || to == "" {
 				return errAliasInvalid
@@ -171,18 +167,25 @@ func (s *Store) AcceptSuggestions(ctx context.Context, up Upload, accept map[str
 			if _, _, ok := techs.resolve(to); !ok {
 				return errAliasInvalid
 			}
-			merged[from] = to
 		}
-		if len(merged) > MaxAliases {
-			return errAliasInvalid
-		}
-		body, err := json.Marshal(merged)
+		body, err := json.Marshal(accept)
 		if err != nil {
 			return fmt.Errorf("encode technician aliases: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE csv_uploads SET technician_aliases = $1 WHERE id = $2 AND org_id = $3 AND user_id = $4`,
-			body, up.ID, up.OrgID, up.UserID); err != nil {
+		var n int
+		err = tx.QueryRow(ctx, `
+			UPDATE csv_uploads SET technician_aliases = technician_aliases || $1::jsonb
+			 WHERE id = $2 AND org_id = $3 AND user_id = $4
+			RETURNING (SELECT count(*) FROM jsonb_object_keys(technician_aliases))`,
+			body, up.ID, up.OrgID, up.UserID).Scan(&n)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errUploadGone
+		}
+		if err != nil {
 			return fmt.Errorf("accept technician suggestions of upload in org %d: %w", up.OrgID, err)
+		}
+		if n > MaxAliases {
+			return errAliasInvalid
 		}
 		return nil
 	})

@@ -136,7 +136,9 @@ func parseJob(rec Record, zone schedule.Zone, cr *cellReader) parsedRow {
 	// else is a status, and the preview lists the statuses in words.
 	status, known := ParseStatus(c["status"])
 	if !known {
-		status = strings.ReplaceAll(strings.ToLower(c["status"]), " ", "_")
+		status = c["status"]
+		r.problem(Problem{Column: "status", Code: field.CodeStatusUnknown, Value: status},
+			"status %q is not a status: write one of %s.", status, strings.Join(field.Statuses, ", "))
 	}
 	shown["status"] = status
 	r.job = field.JobInput{
