@@ -16,8 +16,8 @@ type ImportReading struct {
 	ColumnsState string // why it is open or closed, in words
 	Fields       []ImportFieldChoice
 	Unchosen     []ImportUnchosen // the file's columns no field takes, each waiting for a choice
-	Unused       string // "Not imported: colour, Memo."
-	Dates        string // how dates like 05/06/2026 are read in the org's locale
+	Unused       string           // "Not imported: colour, Memo."
+	Dates        string           // how dates like 05/06/2026 are read in the org's locale
 	DateReadings []string
 	Examples     string // "Row 2 is the template's example row: it is not imported."
 }
