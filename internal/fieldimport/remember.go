@@ -27,6 +27,46 @@ func (s *Store) RememberMapping(ctx context.Context, up Upload, m Mapping, now t
 	if err != nil {
 		return err
 	}
+	return s.remember(ctx, up, tab, m, now)
+}
+
+var errColumnsUnchosen = errors.New("a column of the file has neither a field nor \"don't import\"")
+
+// IsColumnsUnchosen is a columns step that left a column of the file
+// without a choice.
+func IsColumnsUnchosen(err error) bool { return errors.Is(err, errColumnsUnchosen) }
+
+// ChooseColumns is the columns step's answer (docs/field-data.md, "The
+// file"): m, and the file's columns the admin chose not to import. Every
+// named column of the file must be one or the other, so that none is
+// dropped unseen; the choice is remembered like RememberMapping's.
+func (s *Store) ChooseColumns(ctx context.Context, up Upload, m Mapping, skipped []int, now time.Time) error {
+	tab, err := readContent(up.Content, up.Kind, ReadOptions{Delimiter: up.Delimiter})
+	if err != nil {
+		return err
+	}
+	if !m.fits(up.Kind, len(tab.Match.Header)) {
+		return errMappingInvalid
+	}
+	chosen := map[int]bool{}
+	for _, i := range m {
+		chosen[i] = true
+	}
+	for _, i := range skipped {
+		chosen[i] = true
+	}
+	// The columns no field took on its own are the step's questions; a
+	// column two fields could be, or one the admin moved a field away
+	// from, was seen in the step's selects.
+	for _, i := range tab.Match.Unused {
+		if !chosen[i] {
+			return errColumnsUnchosen
+		}
+	}
+	return s.remember(ctx, up, tab, m, now)
+}
+
+func (s *Store) remember(ctx context.Context, up Upload, tab Table, m Mapping, now time.Time) error {
 	if !m.fits(up.Kind, len(tab.Match.Header)) {
 		return errMappingInvalid
 	}

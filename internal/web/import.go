@@ -285,7 +285,8 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 	}
 	p.Suggestions, p.SuggestURL = importSuggestions(l, plan), p.SaveURL+"/technicians"
 	if n := len(plan.Past); n > 0 {
-		p.Past = l.Tn("import.past", n, map[string]any{"Rows": rowList(plan.Past), "Today": l.Locale().DateYear(plan.Today.Time())})
+		p.Past = l.Tn("import.past", n, map[string]any{"Count": l.Locale().Number(n), "Rows": rowList(plan.Past),
+			"Today": l.Locale().DateYear(plan.Today.Time())})
 	}
 	p.Reading = importReading(l, p.SaveURL, plan)
 	p.Section = "import"
@@ -405,7 +406,8 @@ func rowList(rows []int) string {
 func importSuggestions(l *i18n.Localizer, plan fieldimport.Plan) []views.ImportSuggestion {
 	out := make([]views.ImportSuggestion, len(plan.Suggestions))
 	for i, sg := range plan.Suggestions {
-		data := map[string]any{"Value": sg.Value, "Ref": sg.Ref, "Name": sg.Name, "Rows": rowList(sg.Rows)}
+		data := map[string]any{"Value": sg.Value, "Ref": sg.Ref, "Name": sg.Name, "Rows": rowList(sg.Rows),
+			"Count": l.Locale().Number(len(sg.Rows))}
 		out[i] = views.ImportSuggestion{From: sg.Value, To: sg.Ref, Text: l.Tn("import.suggest", len(sg.Rows), data),
 			Accept: l.Tf("import.suggest_accept", data)}
 	}

@@ -55,6 +55,7 @@ func (s *Server) importColumns(c echo.Context) error {
 	// The file's columns no field took: each needs a choice, a field
 	// (which then takes it) or "don't import" (docs/field-data.md, "The file").
 	unchosen, twice := false, false
+	var skipped []int
 	byColumn := map[string]bool{} // fields a column of the file was chosen for
 	for name, vals := range c.Request().PostForm {
 		idx, ok := strings.CutPrefix(name, "file.")
@@ -67,6 +68,7 @@ func (s *Server) importColumns(c echo.Context) error {
 		case err != nil:
 			unchosen = true
 		case v == skipColumn:
+			skipped = append(skipped, i)
 		case known:
 			twice = twice || byColumn[v]
 			byColumn[v], m[v] = true, i
@@ -74,10 +76,12 @@ func (s *Server) importColumns(c echo.Context) error {
 			unchosen = true
 		}
 	}
-	if unchosen {
+	if !unchosen && !twice {
+		err = s.imports.ChooseColumns(c.Request().Context(), up, m, skipped, s.now())
+	}
+	if unchosen || fieldimport.IsColumnsUnchosen(err) {
 		return s.previewAgain(c, up, http.StatusUnprocessableEntity, localizer(c).T("import_read.columns_unchosen"))
 	}
-	err = s.imports.RememberMapping(c.Request().Context(), up, m, s.now())
 	if twice || fieldimport.IsMappingInvalid(err) {
 		return s.previewAgain(c, up, http.StatusUnprocessableEntity, localizer(c).T("import_read.columns_invalid"))
 	}
