@@ -68,7 +68,10 @@ func TestImportLosesNothingInFourLanguages(t *testing.T) {
 		}
 		// The first preview: every problem at once, our fields by name.
 		admin.waitText(`#import-problems`, c.words[2], c.words[3])
-		admin.waitText(`#import-rows thead`, c.words[0], c.words[1])
+		// (textContent: the header row is upper-cased by CSS.)
+		if head, err := eval[string](admin, `document.querySelector('#import-rows thead').textContent`); err != nil || !containsAll(head, c.words[0], c.words[1]) {
+			t.Errorf("%s: the preview's columns are %q, want %q and %q (%v)", c.lang, head, c.words[0], c.words[1], err)
+		}
 		admin.waitText(`#import-suggestions`, c.words[3])
 		admin.waitText(`#import-past`, c.words[4])
 		if admin.exists(`#import-save`) {
