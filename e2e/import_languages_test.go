@@ -35,8 +35,8 @@ func TestImportLosesNothingInFourLanguages(t *testing.T) {
 
 	for _, c := range []struct {
 		lang, locale, file string
-		words                []string // in the first preview: a field's name, the column, the suggestion, the past date
-		saved                string   // the notice after the save
+		words              []string // in the first preview: a field's name, the column, the suggestion, the past date
+		saved              string   // the notice after the save
 	}{
 		{"en", "en-US", "Job #,Customer Name,Date,Start,End,Tech,Status,Notes,Memo\n" +
 			"J-EN-1,Harbor Bakery,03/15/2027,8:00 AM,10:00 AM,T1,Scheduled,Side door,x\n" +
