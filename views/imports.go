@@ -63,6 +63,7 @@ type ImportPreview struct {
 	// rows dated before today, in words. Suggestions: near-miss
 	// technicians, each accepted by a post to SuggestURL.
 	Nothing     string
+	Blocked     string // why nothing can be saved yet: fix the file, or answer the page's questions
 	Past        string
 	Suggestions []ImportSuggestion
 	SuggestURL  string

@@ -280,6 +280,10 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 	if plan.Nothing() {
 		p.Nothing = l.T("import.nothing")
 	}
+	p.Blocked = l.T("import.blocked")
+	if answerable(plan) {
+		p.Blocked = l.T("import.blocked_choices")
+	}
 	for i, c := range p.Columns {
 		p.Columns[i] = fieldLabel(l, plan.Kind, c)
 	}
@@ -412,4 +416,15 @@ func importSuggestions(l *i18n.Localizer, plan fieldimport.Plan) []views.ImportS
 			Accept: l.Tf("import.suggest_accept", data)}
 	}
 	return out
+}
+
+// answerable reports whether every problem of the plan is answered on the
+// page (a column's choice, a suggested technician), not in the file.
+func answerable(plan fieldimport.Plan) bool {
+	for _, pr := range plan.Problems {
+		if pr.Code != fieldimport.CodeColumnNotChosen && pr.Suggest == "" {
+			return false
+		}
+	}
+	return true
 }

@@ -69,6 +69,7 @@ func TestImportColumnNotImportedWaitsForAChoice(t *testing.T) {
 	file := "Job #,Customer,Date,Start,End,Memo,Notiz\nJ-1,Ann,2026-03-09,08:00,10:00,gate 4,Hund im Garten\n"
 	loc, doc := previewOf(t, admin, "jobs", file)
 	require.Nil(t, doc.byID("import-save"), "no save while a column waits")
+	require.Contains(t, doc.byID("import-blocked").text(), "Answer the questions above")
 	require.Contains(t, doc.byID("import-problems").text(), "Column “Memo” of the file is not imported yet")
 	require.NotContains(t, doc.byID("import-problems").text(), "Notiz", "Notiz is the notes")
 	sel := doc.find(attrIs("name", "file.5"))
