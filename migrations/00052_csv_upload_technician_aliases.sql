@@ -1,5 +1,5 @@
--- The CSV import's near-miss technicians (docs/field-data.md, "Preview,
--- then save"): a jobs file's technician cell that names nobody but is
+-- The CSV import's near-miss technicians
+-- (docs/field-data.md, "Preview, then save"): a jobs file's technician cell that names nobody but is
 -- close to one technician ("T1" for "T-1", a unique name prefix) is
 -- offered as "did you mean"; the admin's one click keeps the answer with
 -- the upload, {"T1": "T-1"}, so the preview and the save read every row
