@@ -136,6 +136,7 @@ func (s *Server) routes() {
 	org.POST("/import/:kind/:id", s.importSave, s.requireFieldEditor, checkCSRF, middleware.Gzip())
 	org.POST("/import/:kind/:id/delimiter", s.importDelimiter, s.requireFieldEditor, checkCSRF)
 	org.POST("/import/:kind/:id/columns", s.importColumns, s.requireFieldEditor, checkCSRF)
+	org.POST("/import/:kind/:id/technicians", s.importSuggestion, s.requireFieldEditor, checkCSRF)
 	org.GET("/settings/api-tokens", s.apiTokensPage, s.requireAdmin)
 	org.POST("/settings/api-tokens", s.apiTokenCreate, s.requireAdmin, checkCSRF)
 	org.POST("/settings/api-tokens/:id/revoke", s.apiTokenRevoke, s.requireAdmin, checkCSRF)

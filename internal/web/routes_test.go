@@ -117,6 +117,7 @@ var routeTable = []struct {
 	{"POST", "/orgs/:slug/import/:kind/:id", editor},
 	{"POST", "/orgs/:slug/import/:kind/:id/delimiter", editor},
 	{"POST", "/orgs/:slug/import/:kind/:id/columns", editor},
+	{"POST", "/orgs/:slug/import/:kind/:id/technicians", editor},
 	{"GET", "/orgs/:slug/settings/api-tokens", admin},
 	{"POST", "/orgs/:slug/settings/api-tokens", admin},
 	{"POST", "/orgs/:slug/settings/api-tokens/:id/revoke", admin},
