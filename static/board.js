@@ -185,9 +185,11 @@
   function fit() {
     var blocks = document.querySelectorAll("#board .tl-track .blk");
     blocks.forEach(function (b) {
-      b.classList.remove("part");
+      b.classList.remove("part", "end");
       b.querySelectorAll(".nofit").forEach(function (e) { e.classList.remove("nofit"); });
     });
+    var b = board();
+    if (b) b.dataset.fitted = "1";
     if (!wide()) return;
     var hide = [];
     blocks.forEach(function (b) {
@@ -196,11 +198,15 @@
       var kids = Array.prototype.filter.call(b.children, function (k) {
         return k.offsetWidth > room + 0.5 || k.scrollWidth > k.clientWidth + 0.5;
       });
-      if (kids.length) hide.push([b, kids]);
+      if (!kids.length) return;
+      // One in the track's right half opens leftwards, so it stays on the page.
+      var t = b.parentNode.getBoundingClientRect(), r = b.getBoundingClientRect();
+      hide.push([b, kids, r.left + r.width / 2 > t.left + t.width / 2]);
     });
     hide.forEach(function (h) {
       var b = h[0];
       b.classList.add("part");
+      if (h[2]) b.classList.add("end");
       b.title = Array.prototype.map.call(b.children, function (k) { return k.textContent.trim(); })
         .filter(function (t) { return t; }).join(" · ");
       h[1].forEach(function (k) { k.classList.add("nofit"); });
@@ -217,6 +223,7 @@
 
   // After a swap: fit the new board, focus the moved block, and take the
   // undo away after its time.
+  document.addEventListener("htmx:afterSwap", function () { fit(); });
   document.addEventListener("htmx:afterSettle", function (ev) {
     if (!ev.target || ev.target.id !== "board") return;
     fit();
