@@ -146,7 +146,9 @@ func TestBoardMovesInEveryLanguage(t *testing.T) {
 			t.Errorf("%s at 1280 px: the drag hint, not the touch one, should show", lang)
 		}
 
-		// A drag one hour later with a real mouse, then Undo in its notice.
+		// A drag one hour later with a real mouse, then Undo in its notice
+		// (the short block closed first: open, it makes its row taller).
+		s.do("unfocus the short block", chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`))
 		blk := fmt.Sprintf(`#board .blk[data-job="%d"]`, service.ID)
 		from, _ := s.centers(blk, blk)
 		slot, err := eval[float64](s, `document.querySelector('#board .tl-row[data-technician="0"] .tl-track').getBoundingClientRect().width / +document.querySelector("#board .timeline").dataset.slots`)

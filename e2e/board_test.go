@@ -261,7 +261,7 @@ func TestBoardBusyDay(t *testing.T) {
 	if status := admin.submit(`#move-plain button[type="submit"]`); status != 200 {
 		t.Fatalf("the plain move answered %d after the redirect", status)
 	}
-	admin.waitText(`main .notice[role="status"]`, "Job assigned")
+	admin.waitText(`main .notice[role="status"]`, "Job moved")
 	admin.waitText(boardRow(techs[5]), unassigned[2].Customer)
 	e.requireOneMove("the plain-form move", before, unassigned[2].ID, techs[5])
 
