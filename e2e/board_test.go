@@ -224,6 +224,9 @@ func TestBoardBusyDay(t *testing.T) {
 	}
 	admin.do("1280 px", chromedp.EmulateViewport(1280, 900))
 
+	// The drags: a window tall enough to hold the rows a block is
+	// dragged between (a real mouse drags within the window).
+	admin.do("1280 px, tall", chromedp.EmulateViewport(1280, 2400))
 	// A drag: an unassigned job onto Tech 03's row.
 	before := e.jobState(e.orgA.ID)
 	admin.dragTo(unassigned[0].ID, techs[2])

@@ -137,11 +137,15 @@
     if (ev.pointerType === "touch" || ev.button !== 0 || !wide()) return;
     var blk = ev.target.closest && ev.target.closest("#board .tl-track .blk[data-version]");
     if (!blk) return;
-    drag = { blk: blk, x: ev.clientX, y: ev.clientY, moved: false };
+    drag = { blk: blk, x: ev.clientX, y: ev.clientY, sy: window.scrollY, moved: false };
   });
   document.addEventListener("pointermove", function (ev) {
     if (!drag) return;
-    var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    // Near the window's top or bottom edge the page scrolls, so a far row
+    // can be reached; the block follows the pointer on the page.
+    if (drag.moved && ev.clientY < 48) window.scrollBy(0, -24);
+    if (drag.moved && ev.clientY > window.innerHeight - 48) window.scrollBy(0, 24);
+    var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y + window.scrollY - drag.sy;
     if (!drag.moved && Math.abs(dx) < 5 && Math.abs(dy) < 5) return;
     if (!drag.moved) {
       drag.moved = true;
