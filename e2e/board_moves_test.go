@@ -37,6 +37,10 @@ const shownCountsJS = `(() => {
 // than it shows (scrollWidth > clientWidth) or running past its block's
 // edge. Pieces a short block hides whole (.nofit) are not shown; such a
 // block must say everything in its tooltip.
+// settledJS is true when htmx has no request, swap or settling under way
+// (the board's script moves the focus when a swap settles).
+const settledJS = `!document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping")`
+
 const clippedJS = `(() => {
 	const out = [];
 	for (const b of document.querySelectorAll("#board .blk")) {
@@ -156,9 +160,11 @@ func TestBoardMovesInEveryLanguage(t *testing.T) {
 		s.pointerDrag("drag Wartung Schmidt an hour later", from, [2]float64{from[0] + 4*slot, from[1]})
 		waitWindow(lang+": the drag", service.ID, hour)
 		s.waitText(`#board-notice`, w("fieldnotice.moved"), w("board.tl.undo"))
+		s.waitJS("htmx has settled", settledJS)
 		s.click(`#board-undo-button`)
 		waitWindow(lang+": the undo", service.ID, serviceAt)
 		s.waitText(`#board-notice`, w("fieldnotice.move_undone"))
+		s.waitJS("htmx has settled", settledJS)
 		s.waitJS("the board is fitted", `document.getElementById("board").dataset.fitted`)
 		if clipped, _ := eval[string](s, clippedJS); clipped != "" {
 			t.Errorf("%s: after the undo, text cut inside blocks: %s", lang, clipped)
@@ -177,10 +183,13 @@ func TestBoardMovesInEveryLanguage(t *testing.T) {
 		if lang == "en" {
 			s.screenshot("board-moves-undo-1280")
 		}
+		s.waitJS("htmx has settled", settledJS)
 		s.do("focus Undo", chromedp.Focus(chromedp.CSS(`#board-undo-button`)))
 		s.do("press Enter on Undo", chromedp.KeyEvent(kb.Enter))
 		waitWindow(lang+": the keyboard undo", short.ID, shortAt)
-		s.waitJS("the focus is on the block put back", fmt.Sprintf(`(document.activeElement && document.activeElement.closest(".blk") || {dataset: {}}).dataset.job === "%d"`, short.ID))
+		if err := s.waitFocusOn(short.ID); err != "" {
+			t.Fatalf("%s: after the keyboard undo the focus is not on the block put back but on %s", lang, err)
+		}
 		s.do("unfocus", chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`))
 		s.screenshot("board-moves-" + lang + "-1280")
 
@@ -202,6 +211,25 @@ func TestBoardMovesInEveryLanguage(t *testing.T) {
 			t.Errorf("%s: the board is %d px wider than a 390 px screen", lang, wide)
 		}
 		s.screenshot("board-moves-" + lang + "-390")
+	}
+}
+
+// waitFocusOn waits until the focus is in the block of job id; "" when it
+// is, else (after the step's time) where the focus is.
+func (s *session) waitFocusOn(id int64) string {
+	s.t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		at, err := eval[string](s, fmt.Sprintf(`(() => { const a = document.activeElement;
+			if (a && a.closest(".blk") && a.closest(".blk").dataset.job === "%d") return "";
+			return a ? a.outerHTML.slice(0, 160) : "nothing"; })()`, id))
+		if err == nil && at == "" {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			return at
+		}
+		time.Sleep(pollEvery)
 	}
 }
 

@@ -225,16 +225,21 @@
   window.addEventListener("resize", fitSoon);
   if (document.fonts && document.fonts.ready) document.fonts.ready.then(fitSoon);
 
-  // After a swap: fit the new board, focus the moved block, and take the
-  // undo away after its time.
-  document.addEventListener("htmx:afterSwap", function () { fit(); });
-  document.addEventListener("htmx:afterSettle", function (ev) {
-    if (!ev.target || ev.target.id !== "board") return;
+  // After a swap: fit the new board, focus the moved block (at the swap,
+  // and again once htmx has settled), and take the undo away after its
+  // time.
+  function focusMoved() {
+    if (focusJob) focusBlock(focusJob);
+  }
+  document.addEventListener("htmx:afterSwap", function () {
     fit();
-    if (focusJob) {
-      focusBlock(focusJob);
-      focusJob = null;
-    }
+    focusMoved();
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (!board()) return;
+    fit();
+    focusMoved();
+    focusJob = null;
     clearTimeout(undoTimer);
     var undo = document.getElementById("board-undo");
     if (undo) undoTimer = setTimeout(function () { undo.remove(); }, undoSeconds * 1000);
