@@ -111,6 +111,7 @@ func (s *Server) routes() {
 	org.POST("/jobs/:id", s.jobUpdate, s.requireFieldEditor, checkCSRF)
 	org.POST("/jobs/:id/assign", s.jobAssign, s.requireFieldEditor, checkCSRF, middleware.Gzip())
 	org.POST("/jobs/:id/status", s.jobSetStatus, s.requireFieldEditor, checkCSRF, middleware.Gzip())
+	org.POST("/jobs/:id/move", s.jobMove, s.requireFieldEditor, checkCSRF, middleware.Gzip())
 	org.POST("/jobs/:id/delete", s.jobDelete, s.requireFieldEditor, checkCSRF)
 	org.GET("/settings/fieldforce", s.settingsForm, s.requireAdmin)
 	org.POST("/settings/fieldforce", s.settingsSave, s.requireAdmin, checkCSRF)

@@ -95,6 +95,7 @@ var routeTable = []struct {
 	{"POST", "/orgs/:slug/jobs/:id", editor},
 	{"POST", "/orgs/:slug/jobs/:id/assign", editor},
 	{"POST", "/orgs/:slug/jobs/:id/status", editor},
+	{"POST", "/orgs/:slug/jobs/:id/move", editor},
 	{"POST", "/orgs/:slug/jobs/:id/delete", editor},
 	{"GET", "/orgs/:slug/settings/fieldforce", admin},
 	{"POST", "/orgs/:slug/settings/fieldforce", admin},
