@@ -132,6 +132,10 @@ func fieldLabel(l *i18n.Localizer, k fieldimport.Kind, name string) string {
 	if name == "" {
 		return ""
 	}
+	// The field store names a job's technician by id; a file, by reference.
+	if k == fieldimport.Jobs && name == "technician_id" {
+		name = "technician_ref"
+	}
 	return l.T("import.field." + string(k) + "." + name)
 }
 
