@@ -164,13 +164,21 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 	aliased := map[int]bool{} // clocks an alias of aliases.tsv names in full: its zone stands
 	for _, a := range ix.aliases {
 		if r := rankName(a.key, q); r != noMatch {
+			zone := a.zone
 			if r == rankExact {
 				r = rankAlias
 				if c := ix.zones[a.zone].clock; c >= 0 {
 					aliased[c] = true
+					// A clock's alias stands for the clock's zone in the
+					// reader's region when its own is abroad: "CET" is
+					// Madrid's to a Spanish reader, Paris's to others.
+					if z, ok := ix.clocks[c].regional[reader.Region]; ok && ix.zoneCountry(a.zone) != reader.Region {
+						zone = z
+						offer(a.zone, hit{rank: rankExact, pop: zonePop(a.zone), place: byZoneName, key: -1})
+					}
 				}
 			}
-			offer(a.zone, hit{rank: r, pop: zonePop(a.zone), place: byZoneName, key: -1})
+			offer(zone, hit{rank: r, pop: zonePop(zone), place: byZoneName, key: -1})
 		}
 	}
 	// The clocks' names in the four languages: a long name in full stands
@@ -580,6 +588,14 @@ func Normalize(s string) string { return normalize(s) }
 // normalize lowercases, folds accents, reads "_", "-", "," and "." as
 // spaces (zone and city spellings differ there), drops control characters
 // and apostrophes, and collapses spaces.
+// zoneCountry is the country code of a zone's largest place ("" if none).
+func (ix *index) zoneCountry(zi int) string {
+	if top := ix.zones[zi].top; top >= 0 {
+		return ix.countries[ix.places[top].country].code
+	}
+	return ""
+}
+
 // withUmlauts reads a normalized query written the German way without
 // umlauts, "ae", "oe" and "ue" for ä, ö and ü, as the folded letters
 // ("muenchen" → "munchen"); "" when it has none (docs/timezone-picker.md,
