@@ -76,6 +76,7 @@ func TestSearchLabelsInTheReadersLanguage(t *testing.T) {
 		{"Montréal", en, "America/Toronto", "Montréal", "Canada"},
 		{"Genf", de, "Europe/Zurich", "Genf", "Schweiz"},
 		{"Deutschland", de, "Europe/Berlin", "Berlin", "Deutschland"},
+		{"EEUU", es, "America/New_York", "Nueva York", "Estados Unidos"}, // CLDR's "EE. UU." run together
 	} {
 		got := places.Search(tc.query, tc.r, winter, 1)
 		require.NotEmpty(t, got, "%s %q", tc.r.Lang, tc.query)
