@@ -76,6 +76,7 @@ func TestSearchLabelsInTheReadersLanguage(t *testing.T) {
 		{"Montréal", en, "America/Toronto", "Montréal", "Canada"},
 		{"Genf", de, "Europe/Zurich", "Genf", "Schweiz"},
 		{"Deutschland", de, "Europe/Berlin", "Berlin", "Deutschland"},
+		{"EEUU", es, "America/New_York", "Nueva York", "Estados Unidos"}, // CLDR's "EE. UU." run together
 	} {
 		got := places.Search(tc.query, tc.r, winter, 1)
 		require.NotEmpty(t, got, "%s %q", tc.r.Lang, tc.query)
@@ -107,6 +108,13 @@ func TestSearchFollowsTheReadersRegion(t *testing.T) {
 		{"Cambridge", places.Reader{Lang: "en", Region: "GB"}, "Europe/London"},
 		{"Paris", places.Reader{Lang: "en", Region: "US"}, "Europe/Paris"},
 		{"lon", places.Reader{Lang: "en", Region: "US"}, "Europe/London"},
+		// An alias of a clock is the clock's zone in the reader's region
+		// when its own zone is abroad.
+		{"CET", places.Reader{Lang: "es", Region: "ES"}, "Europe/Madrid"},
+		{"CET", places.Reader{Lang: "de", Region: "DE"}, "Europe/Berlin"},
+		{"CET", places.Reader{Lang: "en", Region: "US"}, "Europe/Paris"},
+		{"Eastern Time", places.Reader{Lang: "en", Region: "CA"}, "America/Toronto"},
+		{"Alaska Time", places.Reader{Lang: "en", Region: "US"}, "America/Anchorage"},
 	} {
 		got := places.Search(tc.query, tc.r, winter, 3)
 		require.NotEmpty(t, got, "%v %q", tc.r, tc.query)
@@ -124,6 +132,8 @@ func TestResolveNeverTakesALoneWeakMatch(t *testing.T) {
 	for q, want := range map[string]string{
 		"München": "Europe/Berlin", "Munchen": "Europe/Berlin", "Mitteleuropäische Zeit": "Europe/Berlin",
 		"Mailand": "Europe/Rome", "Mexiko-Stadt": "America/Mexico_City", "Denv": "America/Denver",
+		// Written without umlauts, as on a keyboard without them.
+		"Muenchen": "Europe/Berlin", "Koeln": "Europe/Berlin", "Mitteleuropaeische Zeit": "Europe/Berlin",
 	} {
 		zone, choices := places.Resolve(q, de, winter)
 		require.Equal(t, want, zone, q)
@@ -134,7 +144,12 @@ func TestResolveNeverTakesALoneWeakMatch(t *testing.T) {
 		require.Empty(t, zone, "%q is a near match only", q)
 		require.Len(t, choices, 1, q)
 	}
-	zone, choices := places.Resolve("MEZ", de, winter)
+	// The typo pass reads a query without its zone words too; still a near match.
+	zone, choices := places.Resolve("heure de Pariss", places.Reader{Lang: "fr", Region: "FR"}, winter)
+	require.Empty(t, zone, "a typo is a near match, even after zone words")
+	require.Len(t, choices, 1)
+	require.Equal(t, "Europe/Paris", choices[0].Zone)
+	zone, choices = places.Resolve("MEZ", de, winter)
 	require.Empty(t, zone, "an abbreviation many zones keep is a choice")
 	require.Equal(t, "Europe/Berlin", choices[0].Zone, "its region's zone first")
 }

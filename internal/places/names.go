@@ -1,6 +1,9 @@
 package places
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Reader is who searches: names in their language are matched first and
 // shown, and their region's places and zones come first among equals
@@ -99,11 +102,31 @@ func (ix *index) parseCountries(text string) map[string]int {
 		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
 		if f[0] == "K" && len(f) == 4 {
 			byName[f[1]] = len(ix.countries)
-			ix.countries = append(ix.countries, country{name: f[1], code: f[2],
-				keys: append([]key{{norm: normalize(f[1]), shown: f[1], langs: english}}, taggedKeys(f[3])...)})
+			keys := append([]key{{norm: normalize(f[1]), shown: f[1], langs: english}}, taggedKeys(f[3])...)
+			ix.countries = append(ix.countries, country{name: f[1], code: f[2], keys: withInitialsJoined(keys)})
 		}
 	}
 	return byName
+}
+
+// withInitialsJoined adds, for a short form written in doubled initials
+// with dots or spaces (Spanish "EE. UU."), the initials run together, as
+// people type them ("EEUU"); docs/timezone-picker.md, "The reader's
+// language and region". Single initials are left alone: French "É.-U."
+// would make "EU".
+func withInitialsJoined(keys []key) []key {
+	for _, k := range keys {
+		words := strings.Fields(k.norm)
+		if len(words) < 2 || slices.ContainsFunc(words, func(w string) bool { return len(w) != 2 }) {
+			continue
+		}
+		j := k
+		j.norm = strings.Join(words, "")
+		if !slices.ContainsFunc(keys, func(o key) bool { return o.norm == j.norm }) {
+			keys = append(keys, j)
+		}
+	}
+	return keys
 }
 
 // countryIndex is the country of that name, added when names.tsv lacks it.

@@ -151,53 +151,76 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 	if stripped != "" {
 		byNames(stripped, 1)
 	}
+	// German written without umlauts ("Muenchen", "Mitteleuropaeische
+	// Zeit"): read with them, a rank lower.
+	umlauts := withUmlauts(q)
+	if umlauts != "" {
+		byNames(umlauts, 1)
+		if s := ix.withoutZoneWords(umlauts); s != "" {
+			byNames(s, 1)
+		}
+	}
 
 	aliased := map[int]bool{} // clocks an alias of aliases.tsv names in full: its zone stands
 	for _, a := range ix.aliases {
 		if r := rankName(a.key, q); r != noMatch {
+			zone := a.zone
 			if r == rankExact {
 				r = rankAlias
 				if c := ix.zones[a.zone].clock; c >= 0 {
 					aliased[c] = true
+					// A clock's alias stands for the clock's zone in the
+					// reader's region when its own is abroad: "CET" is
+					// Madrid's to a Spanish reader, Paris's to others.
+					if z, ok := ix.clocks[c].regional[reader.Region]; ok && ix.zoneCountry(a.zone) != reader.Region {
+						zone = z
+						offer(a.zone, hit{rank: rankExact, pop: zonePop(a.zone), place: byZoneName, key: -1})
+					}
 				}
 			}
-			offer(a.zone, hit{rank: r, pop: zonePop(a.zone), place: byZoneName, key: -1})
+			offer(zone, hit{rank: r, pop: zonePop(zone), place: byZoneName, key: -1})
 		}
 	}
 	// The clocks' names in the four languages: a long name in full stands
 	// for its zone in the reader's region ("hora central": Chicago, in
 	// Mexico Mexico City), as an alias does; the clock's other zones follow.
 	// A short name ("MEZ") is an abbreviation: its zones, the region's first.
-	for ci, c := range ix.clocks {
-		r, foreign := noMatch, false
-		for _, k := range c.long {
-			if kr := rankName(k.norm, q); kr < r || kr == r && foreign && k.langs&lang != 0 {
-				r, foreign = kr, k.langs&lang == 0
-			}
-		}
-		short := false
-		for _, k := range c.short {
-			if k.norm == q && (r > rankExact || foreign && k.langs&lang != 0) {
-				r, foreign, short = rankExact, k.langs&lang == 0, true
-			}
-		}
-		if r == noMatch {
-			continue
-		}
-		own := c.zoneFor(reader.Region)
-		if _, regional := c.regional[reader.Region]; r != rankExact || short && !regional {
-			own = -1 // "IST" is India's, Israel's and Ireland's: by population
-		}
-		for _, zi := range c.members {
-			h := hit{rank: r, foreign: foreign, pop: zonePop(zi), place: byZoneData, key: -1}
-			if zi == own {
-				h.pop = preferred
-				if r == rankExact && !short && !aliased[ci] {
-					h.rank = rankAlias
+	byClocks := func(q string, worse int) {
+		for ci, c := range ix.clocks {
+			r, foreign := noMatch, false
+			for _, k := range c.long {
+				if kr := rankName(k.norm, q); kr < r || kr == r && foreign && k.langs&lang != 0 {
+					r, foreign = kr, k.langs&lang == 0
 				}
 			}
-			offer(zi, h)
+			short := false
+			for _, k := range c.short {
+				if k.norm == q && (r > rankExact || foreign && k.langs&lang != 0) {
+					r, foreign, short = rankExact, k.langs&lang == 0, true
+				}
+			}
+			if r == noMatch {
+				continue
+			}
+			own := c.zoneFor(reader.Region)
+			if _, regional := c.regional[reader.Region]; r != rankExact || short && !regional {
+				own = -1 // "IST" is India's, Israel's and Ireland's: by population
+			}
+			for _, zi := range c.members {
+				h := hit{rank: min(r+worse, rankTypo), foreign: foreign, pop: zonePop(zi), place: byZoneData, key: -1}
+				if zi == own {
+					h.pop = preferred
+					if r == rankExact && !short && !aliased[ci] {
+						h.rank = rankAlias + worse
+					}
+				}
+				offer(zi, h)
+			}
 		}
+	}
+	byClocks(q, 0)
+	if umlauts != "" {
+		byClocks(umlauts, 1)
 	}
 	abbr := abbreviation(query)
 	offset, isOffset := parseOffset(query)
@@ -232,18 +255,25 @@ func search(query string, reader Reader, now time.Time, limit int) []scored {
 	// One typo still finds a place: when no name matched better than
 	// inside it, names one edit away from the query count (bounded: only
 	// names within a letter of its length, from four letters).
-	if !anyBetter(best, rankSubstring) && len(q) >= 4 {
-		for i, p := range ix.places {
-			for ki, k := range p.keys {
-				if WithinOneEdit(k.norm, q) {
-					offer(p.zone, hit{rank: rankTypo, foreign: k.langs != 0 && k.langs&lang == 0, pop: placePop(p, rankTypo), place: i, key: ki})
+	// With the words of zone names left out, the rest may have the typo
+	// ("heure de Pariss").
+	if !anyBetter(best, rankSubstring) {
+		for _, q := range []string{q, stripped} {
+			if len(q) < 4 {
+				continue
+			}
+			for i, p := range ix.places {
+				for ki, k := range p.keys {
+					if WithinOneEdit(k.norm, q) {
+						offer(p.zone, hit{rank: rankTypo, foreign: k.langs != 0 && k.langs&lang == 0, pop: placePop(p, rankTypo), place: i, key: ki})
+					}
 				}
 			}
-		}
-		for zi, z := range ix.zones {
-			for _, c := range z.cities {
-				if WithinOneEdit(c, q) {
-					offer(zi, hit{rank: rankTypo, pop: zonePop(zi), place: byZoneName, key: -1})
+			for zi, z := range ix.zones {
+				for _, c := range z.cities {
+					if WithinOneEdit(c, q) {
+						offer(zi, hit{rank: rankTypo, pop: zonePop(zi), place: byZoneName, key: -1})
+					}
 				}
 			}
 		}
@@ -558,6 +588,28 @@ func Normalize(s string) string { return normalize(s) }
 // normalize lowercases, folds accents, reads "_", "-", "," and "." as
 // spaces (zone and city spellings differ there), drops control characters
 // and apostrophes, and collapses spaces.
+// zoneCountry is the country code of a zone's largest place ("" if none).
+func (ix *index) zoneCountry(zi int) string {
+	if top := ix.zones[zi].top; top >= 0 {
+		return ix.countries[ix.places[top].country].code
+	}
+	return ""
+}
+
+// withUmlauts reads a normalized query written the German way without
+// umlauts, "ae", "oe" and "ue" for ä, ö and ü, as the folded letters
+// ("muenchen" → "munchen"); "" when it has none (docs/timezone-picker.md,
+// "The reader's language and region").
+func withUmlauts(q string) string {
+	r := umlautPairs.Replace(q)
+	if r == q {
+		return ""
+	}
+	return r
+}
+
+var umlautPairs = strings.NewReplacer("ae", "a", "oe", "o", "ue", "u")
+
 func normalize(s string) string {
 	s = strings.ToLower(s)
 	s = stripMarks(s)

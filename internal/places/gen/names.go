@@ -597,11 +597,14 @@ func (g *geoCity) named(n string) int {
 }
 
 // variant reports whether a normalized name adds nothing to the names a
-// city has kept: one of them, or one letter away from one (the search
-// forgives a letter: "Milano", "Milanu").
+// city has kept: one of them, or, from five letters, one letter away from
+// one (the search forgives a letter: "Milano", "Milanu"). Short names one
+// letter apart are other words ("Bala", "Bâle" for Basel): a short query
+// finds other names inside which it is written, and those keep the typo
+// pass from running.
 func variant(k string, have []string) bool {
 	for _, h := range have {
-		if h != "" && places.WithinOneEdit(k, h) {
+		if h != "" && (k == h || len(k) > 4 && len(h) > 4 && places.WithinOneEdit(k, h)) {
 			return true
 		}
 	}

@@ -22,6 +22,7 @@ func TestGeoNamesFilter(t *testing.T) {
 	have := []string{"milan", "milano"}
 	require.True(t, variant("milanu", have), "one letter from a name kept")
 	require.False(t, variant("mailand", have))
+	require.False(t, variant("bale", []string{"basel", "bala"}), "short names one letter apart are other names")
 	all := []string{"munich", "monaco", "monaco di baviera", "munchen", "lungsod ng munchen"}
 	require.True(t, extended("monaco di baviera", all))
 	require.True(t, extended("lungsod ng munchen", all))
