@@ -170,10 +170,7 @@ type stateFormat struct {
 // abbreviation of the end too when it differs (a DST change).
 func (f stateFormat) window(j updates.JobState) string {
 	start, end := j.Start.In(f.loc), j.End.In(f.loc)
-	zone := start.Format("MST")
-	if e := end.Format("MST"); e != zone {
-		zone += "/" + e
-	}
+	zone := f.l.Locale().ZoneAbbrs(start, end) // the reader's letters (docs/i18n.md, "Zone abbreviations")
 	return windowIn(f.l, start, end, f.day, f.loc) + " " + zone
 }
 

@@ -138,7 +138,7 @@ func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64
 		return views.DeliveryLog{}, err
 	}
 	for _, d := range ds {
-		r := deliveryRow(d, st.loc(), adminDeliveries, "")
+		r := deliveryRow(l.Locale(), d, st.loc(), adminDeliveries, "")
 		r.At = dateTime(l, d.UpdatedAt.In(st.loc()))
 		r.Date = l.Locale().Date(d.Date.Time())
 		r.Note = deliveryNote(l, d, r.Note)
