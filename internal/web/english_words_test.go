@@ -38,7 +38,7 @@ var englishAllowed = map[string]bool{
 	"openapi": true, "hmac": true, "sha": true, "url": true, "iana": true, "utc": true, "gmt": true,
 	"yes": true, "no": true, // the CSV import's values, typed as they are
 	"worker": true, // the run history's column, a process name
-	"test": true, "start": true, "status": true, "briefing": true, "briefings": true, "admin": true,
+	"test":   true, "start": true, "status": true, "briefing": true, "briefings": true, "admin": true,
 }
 
 // catalogWordSet are the lower-case words of a catalog's messages.
