@@ -180,3 +180,23 @@ func TestAPITokensPageInTheOrgsLanguage(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, res.Code)
 	require.Contains(t, res.Body, "The API token is missing")
 }
+
+// Account pages show times in the org's zone, never UTC once the org has
+// one (docs/i18n.md, "The briefing page, members and account pages"): the
+// last sign-in (the test clock, 15:00 UTC) is 16:00 MEZ in a Berlin org
+// read in German, 10:00 AM EST in a New York org read in English.
+func TestAccountTimesInTheOrgsZone(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"06:45"}}`)
+	f.setLocale(f.orgA.ID, "de-DE")
+	admin := f.as(&f.adminA)
+	list := parseDoc(t, admin.get("/orgs/acme/members").Body).byID("member-list").text()
+	require.Contains(t, list, "Mi., 4. März 2026, 16:00 MEZ")
+	require.NotContains(t, list, "UTC")
+
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"06:45"}}`)
+	f.setLocale(f.orgA.ID, "en-US")
+	list = parseDoc(t, admin.get("/orgs/acme/members").Body).byID("member-list").text()
+	require.Contains(t, list, "Wed, Mar 4, 2026, 10:00 AM EST")
+}
