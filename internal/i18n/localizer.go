@@ -132,7 +132,9 @@ func dayFirst(lc locale.Locale) bool {
 	return strings.HasPrefix(s, "26")
 }
 
-func writesLike(a, b locale.Locale) bool { return clock24(a) == clock24(b) && dayFirst(a) == dayFirst(b) }
+func writesLike(a, b locale.Locale) bool {
+	return clock24(a) == clock24(b) && dayFirst(a) == dayFirst(b)
+}
 
 // T is the message id in the reader's language.
 func (l *Localizer) T(id string) string { return l.localize(id, nil, nil) }
