@@ -41,7 +41,7 @@ func TestBriefingPageInTheOrgsLanguage(t *testing.T) {
 	require.Contains(t, summary, "1 storniert (nicht mitgezählt).")
 	require.Contains(t, summary, "Zeitzone: Nordamerikanische Ostküstenzeit (New York) (UTC−5).")
 	require.Contains(t, doc.byID("action-items-title").text(), "Handlungsbedarf (3)")
-	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ niemand Pausiert")
+	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ niemand Zurückgestellt")
 	techs := doc.findAll(hasClass("technician"))
 	require.Regexp(t, `^Ada Lovelace 555-0100 07:00–08:00 Uhr UTC−5 Fire Station .* 09:00–10:00 Uhr UTC−5 Initech Initech HQ Geplant$`, techs[0].text())
 	require.Contains(t, techs[1].text(), "Heute keine Aufträge.")
