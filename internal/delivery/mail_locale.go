@@ -58,6 +58,16 @@ func localWindow(l *i18n.Localizer, j snapshot.JobLine, day schedule.Date, loc *
 	return windowIn(l, j.ArrivalStart, j.ArrivalEnd, day, loc)
 }
 
+// localZone is the abbreviation after a job's window in the reader's
+// letters ("MEZ" for a German reader, docs/i18n.md "Zone abbreviations");
+// a line without times keeps generated.
+func localZone(l *i18n.Localizer, j snapshot.JobLine, loc *time.Location, generated string) string {
+	if j.ArrivalStart.IsZero() || j.ArrivalEnd.IsZero() {
+		return generated
+	}
+	return l.Locale().ZoneAbbrs(j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc))
+}
+
 // windowIn is the span from start to end in loc as the reader writes it
 // (snapshot.LocalWindow).
 func windowIn(l *i18n.Localizer, start, end time.Time, day schedule.Date, loc *time.Location) string {
@@ -72,6 +82,7 @@ func localWindows(l *i18n.Localizer, s snapshot.Snapshot, day schedule.Date, loc
 		for i := range jobs {
 			if j, ok := lines[jobs[i].ID]; ok {
 				jobs[i].Window = localWindow(l, j, day, loc)
+				jobs[i].Zone = localZone(l, j, loc, jobs[i].Zone)
 			}
 		}
 	}

@@ -502,6 +502,7 @@ func technicianDay(l *i18n.Localizer, c content, techID int64) mail.TechnicianDa
 		for i := range out {
 			out[i].Technician = "" // the reader
 			out[i].Window = localWindow(l, lines[i], c.Date, c.Zone.Loc)
+			out[i].Zone = localZone(l, lines[i], c.Zone.Loc, out[i].Zone)
 		}
 		return out
 	}

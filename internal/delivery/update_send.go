@@ -165,15 +165,12 @@ type stateFormat struct {
 }
 
 // window is a job's arrival window in the reader's clock: "9:00 – 11:00
-// AM CST" (en-US), "09:00–11:00 Uhr CET" (de-DE), with the date in front
+// AM CST" (en-US), "09:00–11:00 Uhr MEZ" (de-DE), with the date in front
 // when it is not the day's ("Fri, Nov 27 9:00 AM – 11:00 AM CST"), and the
 // abbreviation of the end too when it differs (a DST change).
 func (f stateFormat) window(j updates.JobState) string {
 	start, end := j.Start.In(f.loc), j.End.In(f.loc)
-	zone := start.Format("MST")
-	if e := end.Format("MST"); e != zone {
-		zone += "/" + e
-	}
+	zone := f.l.Locale().ZoneAbbrs(start, end) // the reader's letters (docs/i18n.md, "Zone abbreviations")
 	return windowIn(f.l, start, end, f.day, f.loc) + " " + zone
 }
 

@@ -69,8 +69,8 @@ func TestPageAndEmailShowTheSameContent(t *testing.T) {
 	var de bytes.Buffer
 	require.NoError(t, mail.HTML(emailModel(i18n.New("de", "de-DE"), c, deliveryRow{Audience: AudienceDispatcher}, "https://x.test/b")).Render(context.Background(), &de))
 	require.Equal(t, want, dataJobs(t, de.String()))
-	require.Contains(t, de.String(), "07:00–08:00 Uhr EDT")
-	require.Contains(t, de.String(), "Fr., 6. März 09:00–10:00 Uhr EST")
+	require.Contains(t, de.String(), "07:00–08:00 Uhr UTC−4", "a German reader: the offset, not the English letters (docs/i18n.md, \"Zone abbreviations\")")
+	require.Contains(t, de.String(), "Fr., 6. März 09:00–10:00 Uhr UTC−5")
 	require.Contains(t, de.String(), "Acme · Briefing für So., 8. März")
 	require.Contains(t, email.String(), `href="https://www.google.com/maps/search/?api=1&amp;query=1+Elm+St+%26+2nd"`)
 	require.Contains(t, page.String(), `href="https://www.google.com/maps/search/?api=1&amp;query=1+Elm+St+%26+2nd"`)

@@ -33,7 +33,7 @@ const (
 
 // OrderOf is loc's order of a slashed date.
 func OrderOf(loc locale.Locale) DateOrder {
-	if loc.Tag() == "en-US" {
+	if loc.Region() == "US" { // en-US and es-US: 11/26/2026 (docs/i18n.md, "Glossary")
 		return MonthFirst
 	}
 	return DayFirst

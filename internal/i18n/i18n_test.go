@@ -246,10 +246,10 @@ func TestLocalesHaveFormats(t *testing.T) {
 	}
 	assert.ElementsMatch(t, formatted, offered)
 	// A reader's formats: the org's region when the language has it there,
-	// else the language's own default, never another language's words.
+	// else the locale of its language that writes like the org (en-GB in a German org), never another language's words.
 	assert.Equal(t, "es-US", i18n.Resolve("es", "en-US", "").Locale().Tag())
 	assert.Equal(t, "de-CH", i18n.Resolve("", "de-CH", "").Locale().Tag())
-	assert.Equal(t, "en-US", i18n.Resolve("en", "de-DE", "").Locale().Tag())
+	assert.Equal(t, "en-GB", i18n.Resolve("en", "de-DE", "").Locale().Tag())
 	assert.Equal(t, "fr-FR", i18n.Resolve("fr", "en-US", "").Locale().Tag())
 	assert.Equal(t, "08:00", i18n.Resolve("", "de-DE", "").Locale().Clock(8, 0))
 }

@@ -3,7 +3,9 @@ package i18n
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
@@ -82,9 +84,57 @@ func (l *Localizer) Formats() string {
 }
 
 // Locale is the reader's formats as internal/locale writes them: Formats
-// when it is a supported locale ("es-US"), else its language's default
-// ("en-DE": en-US), so a page's dates are in the words of its language.
-func (l *Localizer) Locale() locale.Locale { return locale.Nearest(l.Formats()) }
+// when it is a supported locale ("es-US"); else (a reader's language in
+// another language's region: "en-DE") the locale of the reader's language
+// that writes like the org's — the same clock (24-hour or 12-hour) and the
+// same order of day and month — so an English reader in a German org reads
+// "13:00" and "26 Nov" (en-GB), in English words, as the profile page
+// promises (docs/i18n.md, "Resolution").
+func (l *Localizer) Locale() locale.Locale {
+	f := l.Formats()
+	if supportedLocale(f) || l == nil {
+		return locale.Nearest(f)
+	}
+	region := regionOf(f)
+	for _, t := range locales {
+		if regionOf(t) != region {
+			continue
+		}
+		org := locale.Nearest(t)
+		var best locale.Locale
+		found := false
+		for _, c := range locales {
+			if baseOf(c) != l.lang {
+				continue
+			}
+			cand := locale.Nearest(c)
+			if writesLike(cand, org) {
+				return cand
+			}
+			if !found && clock24(cand) == clock24(org) {
+				best, found = cand, true
+			}
+		}
+		if found {
+			return best
+		}
+		break
+	}
+	return locale.Nearest(f)
+}
+
+// clock24 says whether lc writes 13:00 on the 24-hour clock.
+func clock24(lc locale.Locale) bool { return strings.Contains(lc.Clock(13, 0), "13") }
+
+// dayFirst says whether lc writes the day before the month.
+func dayFirst(lc locale.Locale) bool {
+	s := lc.MonthDay(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	return strings.HasPrefix(s, "26")
+}
+
+func writesLike(a, b locale.Locale) bool {
+	return clock24(a) == clock24(b) && dayFirst(a) == dayFirst(b)
+}
 
 // T is the message id in the reader's language.
 func (l *Localizer) T(id string) string { return l.localize(id, nil, nil) }
@@ -112,6 +162,9 @@ func (l *Localizer) localize(id string, count any, data map[string]any) string {
 		// still renders, with the id where the words should be.
 		slog.Error("i18n: message", "id", id, "lang", l.lang, "error", err)
 		s = id
+	}
+	if l.formats == "de-CH" {
+		s = strings.ReplaceAll(s, "ß", "ss") // Swiss German writes no ß (docs/i18n.md, "Glossary")
 	}
 	if l.mark {
 		return MarkOpen + s + MarkClose

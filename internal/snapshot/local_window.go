@@ -37,6 +37,9 @@ func LocalWindow(lc locale.Locale, start, end time.Time, day schedule.Date, loc 
 // their generated window.
 func ViewIn(s Snapshot, loc *time.Location, lc locale.Locale) briefview.Content {
 	v := View(s, loc)
+	if !s.DayStart.IsZero() && !s.DayEnd.IsZero() { // the reader's letters (docs/i18n.md, "Zone abbreviations")
+		v.Zone = lc.ZoneAbbrs(s.DayStart.In(loc), s.DayEnd.Add(-time.Second).In(loc))
+	}
 	day, err := schedule.ParseDate(s.Date)
 	if err != nil {
 		return v
@@ -46,6 +49,7 @@ func ViewIn(s Snapshot, loc *time.Location, lc locale.Locale) briefview.Content 
 		for i := range jobs {
 			if j, ok := lines[jobs[i].ID]; ok && jobs[i].ID != 0 && !j.ArrivalStart.IsZero() && !j.ArrivalEnd.IsZero() {
 				jobs[i].Window = LocalWindow(lc, j.ArrivalStart, j.ArrivalEnd, day, loc)
+				jobs[i].Zone = lc.ZoneAbbrs(j.ArrivalStart.In(loc), j.ArrivalEnd.In(loc))
 			}
 		}
 	}

@@ -61,6 +61,7 @@ func TechnicianJobs(ctx context.Context, q database.Querier, orgID, technicianID
 		v.Technician = "" // the reader
 		if !line.ArrivalStart.IsZero() && !line.ArrivalEnd.IsZero() {
 			v.Window = LocalWindow(lc, line.ArrivalStart, line.ArrivalEnd, d, zone.Loc) // in the reader's clock
+			v.Zone = lc.ZoneAbbrs(line.ArrivalStart.In(zone.Loc), line.ArrivalEnd.In(zone.Loc))
 		}
 		if j.Status == "cancelled" {
 			cancelled = append(cancelled, v)
@@ -90,6 +91,7 @@ func TechnicianOverdue(ctx context.Context, q database.Querier, orgID, technicia
 		v.Technician = "" // the reader
 		if !line.ArrivalStart.IsZero() && !line.ArrivalEnd.IsZero() {
 			v.Window = LocalWindow(lc, line.ArrivalStart, line.ArrivalEnd, d, zone.Loc) // in the reader's clock
+			v.Zone = lc.ZoneAbbrs(line.ArrivalStart.In(zone.Loc), line.ArrivalEnd.In(zone.Loc))
 		}
 		jobs = append(jobs, v)
 	}

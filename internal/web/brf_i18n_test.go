@@ -35,15 +35,15 @@ func TestBriefingPageInTheOrgsLanguage(t *testing.T) {
 	meta := doc.find(hasClass("briefing-meta")).text()
 	require.Contains(t, meta, "Status bereit")
 	require.Contains(t, meta, "Zeitzone Nordamerikanische Ostküstenzeit (New York) America/New_York")
-	require.Contains(t, meta, "Ausgelöst Di., 3. März 2026, 08:00 EST")
+	require.Contains(t, meta, "Ausgelöst Di., 3. März 2026, 08:00 UTC−5")
 	summary := doc.byID("summary").text()
 	require.Contains(t, summary, "3 Aufträge heute")
 	require.Contains(t, summary, "1 storniert (nicht mitgezählt).")
-	require.Contains(t, summary, "Zeiten in Nordamerikanische Ostküstenzeit (New York) (EST).")
+	require.Contains(t, summary, "Zeitzone: Nordamerikanische Ostküstenzeit (New York) (UTC−5).")
 	require.Contains(t, doc.byID("action-items-title").text(), "Handlungsbedarf (3)")
-	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ niemand Pausiert")
+	require.Contains(t, doc.byID("unassigned").text(), "Stark Industries Stark Industries HQ niemand Zurückgestellt")
 	techs := doc.findAll(hasClass("technician"))
-	require.Regexp(t, `^Ada Lovelace 555-0100 07:00–08:00 Uhr EST Fire Station .* 09:00–10:00 Uhr EST Initech Initech HQ Geplant$`, techs[0].text())
+	require.Regexp(t, `^Ada Lovelace 555-0100 07:00–08:00 Uhr UTC−5 Fire Station .* 09:00–10:00 Uhr UTC−5 Initech Initech HQ Geplant$`, techs[0].text())
 	require.Contains(t, techs[1].text(), "Heute keine Aufträge.")
 	require.Contains(t, doc.find(attrIs("data-yesterday", "")).text(), "3 von 5 geplanten Aufträgen erledigt.")
 	require.Contains(t, doc.find(hasClass("runs")).text(), "Zeitplan Erstellt")
@@ -179,4 +179,24 @@ func TestAPITokensPageInTheOrgsLanguage(t *testing.T) {
 	res = api.get("/api/v1/technicians")
 	require.Equal(t, http.StatusUnauthorized, res.Code)
 	require.Contains(t, res.Body, "The API token is missing")
+}
+
+// Account pages show times in the org's zone, never UTC once the org has
+// one (docs/i18n.md, "The briefing page, members and account pages"): the
+// last sign-in (the test clock, 15:00 UTC) is 16:00 MEZ in a Berlin org
+// read in German, 10:00 AM EST in a New York org read in English.
+func TestAccountTimesInTheOrgsZone(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"06:45"}}`)
+	f.setLocale(f.orgA.ID, "de-DE")
+	admin := f.as(&f.adminA)
+	list := parseDoc(t, admin.get("/orgs/acme/members").Body).byID("member-list").text()
+	require.Contains(t, list, "Mi., 4. März 2026, 16:00 MEZ")
+	require.NotContains(t, list, "UTC")
+
+	saveConfig(t, f, f.orgA.ID, `{"briefing":{"timezone":"America/New_York","schedule_local_time":"06:45"}}`)
+	f.setLocale(f.orgA.ID, "en-US")
+	list = parseDoc(t, admin.get("/orgs/acme/members").Body).byID("member-list").text()
+	require.Contains(t, list, "Wed, Mar 4, 2026, 10:00 AM EST")
 }

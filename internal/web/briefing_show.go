@@ -12,7 +12,6 @@ import (
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/briefing"
 	"fieldbrief/internal/database"
-	"fieldbrief/internal/delivery"
 	"fieldbrief/internal/history"
 	"fieldbrief/internal/i18n"
 	"fieldbrief/internal/locale"
@@ -67,9 +66,11 @@ func (s *Server) briefingShow(c echo.Context) error {
 		resendBase = briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
 	}
 	for _, d := range deliveries {
-		r := deliveryRow(d, briefingLoc(b), deliveryAccessOf(m), resendBase)
-		if d.LastCode == delivery.SkippedDailyCap {
-			r.Note = deliveryNote(l, d, r.Note)
+		d.Fired.Loc = briefingLoc(b)
+		r := deliveryRow(l.Locale(), d, briefingLoc(b), deliveryAccessOf(m), resendBase)
+		r.Note = deliveryNote(l, d, r.Note) // a late one in the reader's words (docs/i18n.md, "The settings page")
+		if d.UpdateID != 0 {
+			r.Update = l.Tn("bsettings.log.update", d.UpdateJobs, nil)
 		}
 		p.Deliveries = append(p.Deliveries, r)
 	}
@@ -142,7 +143,7 @@ func stamp(lc locale.Locale, t time.Time, loc *time.Location) string {
 		return ""
 	}
 	t = t.In(loc)
-	return lc.DateYear(t) + ", " + lc.Time(t) + " " + schedule.ZoneAbbr(t)
+	return lc.DateYear(t) + ", " + lc.Time(t) + " " + lc.ZoneAbbr(t)
 }
 
 // zoneNameOn is the zone as the reader knows it on day d: "Central Time
@@ -160,12 +161,15 @@ func briefingLoc(b briefing.Briefing) *time.Location {
 	return time.UTC
 }
 
-// clock formats an instant in loc; the zero time (not happened yet) is "".
-func clock(t time.Time, loc *time.Location) string {
+// clock formats an instant in loc as lc writes it, with the reader's
+// abbreviation: "Thu, Nov 26, 6:30 AM CST", "Do., 26. Nov., 06:30 MEZ";
+// the zero time (not happened yet) is "".
+func clock(lc locale.Locale, t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(loc).Format("2006-01-02 15:04 MST")
+	t = t.In(loc)
+	return lc.Date(t) + ", " + lc.Time(t) + " " + lc.ZoneAbbr(t)
 }
 
 // neighbours are the dates before and after d: each links to its

@@ -114,10 +114,7 @@ func (s *Server) technicianDay(c echo.Context) error {
 		return err
 	}
 	start, end := schedule.DayBounds(zone.Loc, l.Date)
-	zoneAbbrev := start.In(zone.Loc).Format("MST")
-	if last := end.Add(-1).In(zone.Loc).Format("MST"); last != zoneAbbrev {
-		zoneAbbrev += "/" + last
-	}
+	zoneAbbrev := lc.ZoneAbbrs(start.In(zone.Loc), end.Add(-1).In(zone.Loc)) // the reader's letters: MEZ (docs/i18n.md, "Zone abbreviations")
 	c.Response().Header().Set("Content-Language", tr.Lang())
 	return s.render(c, http.StatusOK, views.TechnicianDayPage(views.TechnicianDay{
 		L: tr, OrgName: l.OrgName, Technician: l.TechnicianName,

@@ -9,6 +9,7 @@ import (
 
 	"fieldbrief/internal/apperr"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/locale"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
 	"fieldbrief/views"
@@ -48,15 +49,14 @@ func deliveryAccessOf(m tenants.Membership) deliveryAccess {
 // adminDeliveries is the settings page's delivery log: admins only.
 var adminDeliveries = deliveryAccess{details: true, webhookURL: true}
 
-// deliveryRow is the view of a delivery with its times in loc, as a
+// deliveryRow is the view of a delivery with its times in loc in lc's formats, as a
 // reads it (deliveryAccess); members see who and the state in words.
 // resendBase, when set, is where the briefing page's "Send again" posts,
 // offered to admins on a failed scheduled delivery.
-func deliveryRow(d delivery.Delivery, loc *time.Location, a deliveryAccess, resendBase string) views.DeliveryRow {
+func deliveryRow(lc locale.Locale, d delivery.Delivery, loc *time.Location, a deliveryAccess, resendBase string) views.DeliveryRow {
 	r := views.DeliveryRow{
-		ID: d.ID, At: clock(d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
+		ID: d.ID, At: clock(lc, d.UpdatedAt, loc), Date: d.Date.String(), Revision: d.Revision,
 		Channel: d.Channel, Audience: d.Audience, Recipient: d.Recipient, State: d.State, Attempts: d.Attempts,
-		Update: updateLabel(d),
 	}
 	hidden := d.Channel == delivery.ChannelWebhook && !a.webhookURL
 	if hidden {
@@ -75,7 +75,7 @@ func deliveryRow(d delivery.Delivery, loc *time.Location, a deliveryAccess, rese
 		r.Detail = d.LastDetail
 	}
 	for _, at := range d.History {
-		row := views.DeliveryAttemptRow{At: clock(at.At, loc), Outcome: at.Outcome, Duration: took(at.Duration),
+		row := views.DeliveryAttemptRow{At: clock(lc, at.At, loc), Outcome: at.Outcome, Duration: took(at.Duration),
 			Code: at.Code, Worker: at.Worker}
 		if !hidden {
 			row.Detail = at.Detail
@@ -104,16 +104,4 @@ func took(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Millisecond).String()
-}
-
-// updateLabel names a technician's update on the briefing page: "Update:
-// 2 jobs changed"; "" for a delivery of the briefing itself.
-func updateLabel(d delivery.Delivery) string {
-	switch {
-	case d.UpdateID == 0:
-		return ""
-	case d.UpdateJobs == 1:
-		return "Update: 1 job changed"
-	}
-	return "Update: " + strconv.Itoa(d.UpdateJobs) + " jobs changed"
 }

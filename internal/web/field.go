@@ -79,7 +79,7 @@ func zoneNoteID(err error) string {
 func zoneLabel(l *i18n.Localizer, z orgZone, d schedule.Date) views.ZoneLabel {
 	start, _ := schedule.DayBounds(z.Loc, d)
 	noon := start.Add(12 * time.Hour).In(z.Loc)
-	zl := views.ZoneLabel{Name: l.Locale().ZoneName(z.Name, noon), ID: z.Name, Abbr: schedule.ZoneAbbr(noon)}
+	zl := views.ZoneLabel{Name: l.Locale().ZoneName(z.Name, noon), ID: z.Name, Abbr: l.Locale().ZoneAbbr(noon)}
 	if zl.Abbr == z.Name {
 		zl.Abbr = ""
 	}

@@ -30,7 +30,7 @@ func dayLabel(l locale.Locale, d schedule.Date) string {
 // window across a change of offset names both abbreviations.
 func window(l locale.Locale, loc *time.Location, start, end time.Time, d schedule.Date) string {
 	start, end = start.In(loc), end.In(loc)
-	a, b := schedule.ZoneAbbr(start), schedule.ZoneAbbr(end)
+	a, b := l.ZoneAbbr(start), l.ZoneAbbr(end)
 	onDay := schedule.DateOf(start) == d && schedule.DateOf(end) == d
 	if onDay && a == b {
 		return l.TimeRange(start, end) + " " + a
@@ -62,7 +62,7 @@ func gapMessage(l *i18n.Localizer, d schedule.Date, at schedule.LocalTime, gap *
 	return l.Tf("jobform.gap", map[string]any{
 		"Wall": wallTime(lo, d, at), "Zone": gap.Zone,
 		"From": lo.Time(gap.From), "To": lo.Time(gap.To),
-		"FromZone": schedule.ZoneAbbr(gap.From), "ToZone": schedule.ZoneAbbr(gap.To),
+		"FromZone": lo.ZoneAbbr(gap.From), "ToZone": lo.ZoneAbbr(gap.To),
 	})
 }
 
@@ -76,6 +76,6 @@ func twiceNote(l *i18n.Localizer, loc *time.Location, d schedule.Date, at schedu
 	second := first.Add(time.Duration(off1-off2) * time.Second).In(loc)
 	return l.Tf("jobform.twice", map[string]any{
 		"Wall": wallTime(lo, d, at), "Zone": loc.String(),
-		"First": lo.Time(first) + " " + schedule.ZoneAbbr(first), "Second": lo.Time(second) + " " + schedule.ZoneAbbr(second),
+		"First": lo.Time(first) + " " + lo.ZoneAbbr(first), "Second": lo.Time(second) + " " + lo.ZoneAbbr(second),
 	})
 }

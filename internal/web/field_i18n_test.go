@@ -25,7 +25,7 @@ func TestFieldPagesInTheOrgsLanguageAndClock(t *testing.T) {
 	require.Contains(t, r.Body, "<h1>Tagesplan ")
 	require.Equal(t, "Mittwoch, 4. März 2026", doc.find(hasClass("day-label")).text())
 	require.Contains(t, r.Body, "Tagesplan Mi., 4. März · fieldbrief</title>")
-	require.Equal(t, "14:00–16:00 Uhr CET", doc.find(hasClass("blk")).find(hasClass("w")).text())
+	require.Equal(t, "14:00–16:00 Uhr MEZ", doc.find(hasClass("blk")).find(hasClass("w")).text())
 	require.Contains(t, doc.find(attrIs("data-technician", "0")).text(), "Nicht zugewiesen 0 Aufträge Keine Aufträge.")
 	require.Contains(t, doc.byID("board-counts").text(), "Notfälle: 0")
 	require.Equal(t, "06:00", doc.find(hasClass("tl-hour")).text(), "the hours on the 24-hour clock")
@@ -39,14 +39,14 @@ func TestFieldPagesInTheOrgsLanguageAndClock(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	doc = parseDoc(t, r.Body)
 	require.Contains(t, r.Body, "<h1>Aufträge</h1>")
-	require.Equal(t, "14:00–16:00 Uhr CET", doc.find(hasClass("j-window")).text())
+	require.Equal(t, "14:00–16:00 Uhr MEZ", doc.find(hasClass("j-window")).text())
 	require.Contains(t, doc.find(hasClass("j-status")).text(), "Geplant")
 	require.Contains(t, r.Body, "<th scope=\"col\">Zeitfenster</th>")
 	requireFieldError(t, de.get("/orgs/globex/jobs?status=nope"), "f-status", "Bitte einen der Status wählen")
 
 	// A time the clocks skip is refused beside the field, in German, on the 24-hour clock.
 	res := ff.as(&ff.adminB).post("/orgs/globex/jobs", jobValues("Müller", "2026-03-29", "02:30", "04:00"))
-	requireFieldError(t, res, "from", "So., 29. März, 02:30 gibt es in Europe/Berlin nicht: An diesem Tag springen die Uhren von 02:00 auf 03:00 (CET auf CEST)")
+	requireFieldError(t, res, "from", "So., 29. März, 02:30 gibt es in der Zeitzone Europe/Berlin nicht: An diesem Tag springen die Uhren von 02:00 auf 03:00 (MEZ auf MESZ)")
 	require.Contains(t, res.Body, "Ankunftszeitfenster")
 
 	// The en-US org next door: English, 12-hour times, its own dates.

@@ -55,8 +55,8 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 		"2 " + field.CodeRequired:                 "Kunde ist ein Pflichtfeld.",
 		"3 " + fieldimport.CodeDateInvalid:        "Datum: „2026-02-30“ ist kein Datum. Schreiben Sie es wie 2026-11-26 oder mit Tag, Monat und Jahr in der Reihenfolge des Gebietsschemas Ihrer Organisation (oben angegeben).",
 		"5 " + fieldimport.CodeTechnicianNotFound: "Techniker: Kein Techniker dieser Organisation hat den Namen, die E-Mail-Adresse oder die Referenz „T-404“.",
-		"4 " + fieldimport.CodeTimeGap: "Ankunft ab: So., 8. März, 02:30 gibt es in America/New_York nicht: " +
-			"An diesem Tag springen die Uhren von 02:00 auf 03:00 (EST auf EDT).",
+		"4 " + fieldimport.CodeTimeGap: "Ankunft ab: So., 8. März, 02:30 gibt es in der Zeitzone America/New_York nicht: " +
+			"An diesem Tag springen die Uhren von 02:00 auf 03:00 (UTC−5 auf UTC−4).",
 		"5 " + fieldimport.CodeYesNo: "Notfall muss ja oder nein sein (auch yes oder no), nicht „vielleicht“.",
 		"6 " + field.CodeRefRepeated: "Auftragsnummer „J-1“ steht auch in Zeile 2: Jede Zeile braucht ihre eigene.",
 	}, got)
@@ -82,8 +82,8 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 		shown = append(shown, c.text())
 	}
 	require.Contains(t, shown, "Mo., 9. März 2026")
-	require.Contains(t, shown, "08:00 EDT")
-	require.Contains(t, shown, "10:00 EDT")
+	require.Contains(t, shown, "08:00 UTC−4")
+	require.Contains(t, shown, "10:00 UTC−4")
 	require.Contains(t, shown, "In Arbeit")
 	require.Contains(t, shown, "nein")
 	require.Contains(t, doc.byID("import-summary").text(), "1 neu")
@@ -125,7 +125,7 @@ func TestFieldZoneNamedInTheReadersLanguage(t *testing.T) {
 	require.Contains(t, zone.text(), "Nordamerikanische Ostküstenzeit (New York)")
 	small := zone.find(hasClass("zone-id"))
 	require.NotNil(t, small, "the IANA id in small print")
-	require.Equal(t, "America/New_York (EST)", small.text())
+	require.Equal(t, "America/New_York (UTC−5)", small.text())
 	require.Equal(t, "America/New_York", small.attr("data-zone"))
 	require.Contains(t, parseDoc(t, r.Body).byID("window-hint").text(), "Nordamerikanische Ostküstenzeit (New York)")
 
@@ -134,8 +134,8 @@ func TestFieldZoneNamedInTheReadersLanguage(t *testing.T) {
 	r = ff.admin.get("/orgs/acme/jobs?date=2026-07-01")
 	doc := parseDoc(t, r.Body)
 	require.Contains(t, doc.find(hasTag("caption")).text(), "Nordamerikanische Ostküstenzeit (New York)")
-	require.Equal(t, "America/New_York (EDT)", doc.find(hasTag("caption")).find(hasClass("zone-id")).text())
-	require.Equal(t, "America/New_York (EDT)", doc.byID("window-hint").find(hasClass("zone-id")).text())
+	require.Equal(t, "America/New_York (UTC−4)", doc.find(hasTag("caption")).find(hasClass("zone-id")).text())
+	require.Equal(t, "America/New_York (UTC−4)", doc.byID("window-hint").find(hasClass("zone-id")).text())
 
 	// The en-US org next door, in Berlin.
 	ff.setLocale(ff.orgB.ID, "en-US")

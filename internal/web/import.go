@@ -333,7 +333,7 @@ func importSummary(l *i18n.Localizer, plan fieldimport.Plan) string {
 func expiresAt(l *i18n.Localizer, z orgZone, t time.Time) string {
 	lo := l.Locale()
 	t = t.In(z.Loc)
-	s := lo.Time(t) + " " + schedule.ZoneAbbr(t)
+	s := lo.Time(t) + " " + lo.ZoneAbbr(t)
 	if schedule.DateOf(t) != z.Today {
 		s = lo.MonthDay(t) + ", " + s
 	}
@@ -372,7 +372,7 @@ func shownValues(l *i18n.Localizer, z orgZone, cols []string, r fieldimport.Plan
 		case "arrival_from", "arrival_to":
 			if t, ok := r.Times[col]; ok {
 				t = t.In(z.Loc)
-				out[i] = lo.Time(t) + " " + schedule.ZoneAbbr(t)
+				out[i] = lo.Time(t) + " " + lo.ZoneAbbr(t)
 			}
 		case "date":
 			if d, err := schedule.ParseDate(v); err == nil {

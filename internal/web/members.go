@@ -70,6 +70,11 @@ func (s *Server) showMembersKeeping(c echo.Context, status int, p views.MembersP
 	}
 	l := localizer(c)
 	lc := l.Locale()
+	st, err := s.orgState(ctx, m.Org.ID) // times in the org's zone (docs/i18n.md, "The briefing page, members and account pages")
+	if err != nil {
+		return err
+	}
+	loc := st.loc()
 	p.Page = s.page(c, l.T("nav.members"))
 	p.Section = "members"
 	p.Base = "/orgs/" + m.Org.Slug
@@ -81,7 +86,7 @@ func (s *Server) showMembersKeeping(c echo.Context, status int, p views.MembersP
 			row.Chosen = chosen
 		}
 		if x.LastSignInAt != nil {
-			row.LastSignIn, row.LastSignInText = *x.LastSignInAt, utcStamp(lc, *x.LastSignInAt)
+			row.LastSignIn, row.LastSignInText = *x.LastSignInAt, readerStamp(lc, *x.LastSignInAt, loc)
 		}
 		p.Members = append(p.Members, row)
 	}
@@ -89,7 +94,7 @@ func (s *Server) showMembersKeeping(c echo.Context, status int, p views.MembersP
 	for _, i := range invites {
 		p.Invites = append(p.Invites, views.InviteRow{ID: i.ID, Email: i.Email, Role: string(i.Role), InvitedBy: i.InvitedBy,
 			SentAt: i.LastSentAt, ExpiresAt: i.ExpiresAt, Expired: i.Expired(now),
-			SentText: utcStamp(lc, i.LastSentAt), ExpiresText: utcStamp(lc, i.ExpiresAt)})
+			SentText: readerStamp(lc, i.LastSentAt, loc), ExpiresText: readerStamp(lc, i.ExpiresAt, loc)})
 	}
 	return s.render(c, status, views.Members(p))
 }
@@ -222,13 +227,15 @@ func (s *Server) inviteRevoke(c echo.Context) error {
 	return redirect(c, membersURL(m.Org.Slug)+"?notice=revoked")
 }
 
-// utcStamp is an instant in UTC in the reader's formats: "Thu, Nov 26,
-// 2026, 12:30 PM UTC", "Do., 26. Nov. 2026, 12:30 UTC". The account pages
-// show UTC (a person may be in several orgs' zones); the zero time is "".
-func utcStamp(lc locale.Locale, t time.Time) string {
+// readerStamp is an instant in the org's zone loc in the reader's formats,
+// with the zone's abbreviation in the reader's letters: "Wed, Mar 4, 2026,
+// 10:00 AM EST", "Mi., 4. März 2026, 16:00 MEZ"; "" for the zero time.
+// Account pages are org pages, so the org's zone is the reader's (no
+// person has a zone of their own yet).
+func readerStamp(lc locale.Locale, t time.Time, loc *time.Location) string {
 	if t.IsZero() {
 		return ""
 	}
-	t = t.UTC()
-	return lc.DateYear(t) + ", " + lc.Time(t) + " UTC"
+	t = t.In(loc)
+	return lc.DateYear(t) + ", " + lc.Time(t) + " " + lc.ZoneAbbr(t)
 }

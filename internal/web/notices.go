@@ -53,6 +53,8 @@ var noticeIDs = map[string]string{
 	"paused":                 "briefings.notice.paused",
 	"resumed":                "briefings.notice.resumed",
 	"generating":             "briefings.notice.generating",
+	"already-generating":     "briefings.notice.already_generating",
+	"resending":              "briefings.notice.resending",
 	"technician-added":       "fieldnotice.technician_added",
 	"technician-deactivated": "fieldnotice.technician_deactivated",
 	"technician-activated":   "fieldnotice.technician_activated",

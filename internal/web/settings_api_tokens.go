@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -59,13 +60,17 @@ func (s *Server) showAPITokens(c echo.Context, status int, b views.APITokensBloc
 	if err != nil {
 		return err
 	}
+	st, err := s.orgState(c.Request().Context(), m.Org.ID) // times in the org's zone (docs/i18n.md)
+	if err != nil {
+		return err
+	}
 	l := localizer(c)
 	b.I18n = l
 	b.Base = apiTokensURL(m.Org.Slug)
 	b.CSRF, _ = c.Get(ctxCSRF).(string)
 	b.NameLen = pageLimits.TokenNameLen
 	for _, t := range tokens {
-		r := apiTokenRow(t, l.Locale())
+		r := apiTokenRow(t, l.Locale(), st.loc())
 		if id := revokedWhyIDs[t.RevokedFor]; id != "" {
 			r.RevokedWhy = l.T(id)
 		}
@@ -87,8 +92,8 @@ var revokedWhyIDs = map[tokens.RevokeReason]string{
 	tokens.RevokedCreatorNotAdmin: "tokens.revoked_creator_not_admin",
 }
 
-func apiTokenRow(t tokens.Token, lc locale.Locale) views.APITokenRow {
+func apiTokenRow(t tokens.Token, lc locale.Locale, loc *time.Location) views.APITokenRow {
 	return views.APITokenRow{ID: t.ID, Name: t.Name, Hint: t.Hint, CreatedBy: t.CreatedBy, OrgOwned: t.OrgOwned, ReadOnly: t.Scope == tokens.ScopeRead,
 		CreatedAt: t.CreatedAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt,
-		CreatedText: utcStamp(lc, t.CreatedAt), LastUsedText: utcStamp(lc, t.LastUsedAt), RevokedText: utcStamp(lc, t.RevokedAt)}
+		CreatedText: readerStamp(lc, t.CreatedAt, loc), LastUsedText: readerStamp(lc, t.LastUsedAt, loc), RevokedText: readerStamp(lc, t.RevokedAt, loc)}
 }

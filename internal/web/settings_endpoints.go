@@ -167,11 +167,15 @@ func (s *Server) showWebhookEndpoint(c echo.Context, status int, p views.Webhook
 		return err
 	}
 	lc := localizer(c).Locale()
+	st, err := s.orgState(ctx, m.Org.ID)
+	if err != nil {
+		return err
+	}
 	for _, d := range log {
 		row := views.WebhookDeliveryRow{EventID: d.EventID, Type: d.Type, Record: d.RecordKind + " " + strconv.FormatInt(d.RecordID, 10),
 			State: d.State, Attempts: d.Attempts, Code: d.LastCode, Detail: d.LastDetail}
 		if d.LastAttemptAt != nil {
-			row.When = utcStamp(lc, *d.LastAttemptAt)
+			row.When = readerStamp(lc, *d.LastAttemptAt, st.loc())
 		}
 		p.Deliveries = append(p.Deliveries, row)
 	}

@@ -18,7 +18,7 @@ import (
 // zone, with the zone's abbreviation: "Thu, Nov 26, 6:30 AM CST".
 func dateTime(l *i18n.Localizer, t time.Time) string {
 	lo := l.Locale()
-	return l.Tf("bsettings.date_time", map[string]any{"Date": lo.Date(t), "Time": lo.Time(t)}) + " " + schedule.ZoneAbbr(t)
+	return l.Tf("bsettings.date_time", map[string]any{"Date": lo.Date(t), "Time": lo.Time(t)}) + " " + lo.ZoneAbbr(t)
 }
 
 // orgTime is an instant in the org's zone (UTC when it has none usable),

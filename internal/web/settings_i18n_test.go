@@ -30,7 +30,7 @@ func TestSettingsInTheOrgsLanguageAndClock(t *testing.T) {
 	doc := parseDoc(t, r.Body)
 	require.Contains(t, r.Body, "<h1>Einstellungen für das Tagesbriefing</h1>")
 	require.Equal(t, "18:30", doc.byID("schedule_local_time").attr("value"))
-	require.Equal(t, "Nächster Lauf: Mo., 7. Dez., 18:30 CET", doc.byID("preview-summary").text())
+	require.Equal(t, "Nächster Lauf: Mo., 7. Dez., 18:30 MEZ", doc.byID("preview-summary").text())
 	require.Contains(t, doc.find(tagIs("caption")).text(), "Mitteleuropäische Zeit (Berlin)")
 	require.Contains(t, doc.find(hasClass("r-local")).text(), "18:30")
 	require.Contains(t, doc.byID("timezone-hint").text(), "Mitteleuropäische Zeit (Berlin) Europe/Berlin")

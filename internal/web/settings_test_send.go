@@ -138,7 +138,7 @@ func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64
 		return views.DeliveryLog{}, err
 	}
 	for _, d := range ds {
-		r := deliveryRow(d, st.loc(), adminDeliveries, "")
+		r := deliveryRow(l.Locale(), d, st.loc(), adminDeliveries, "")
 		r.At = dateTime(l, d.UpdatedAt.In(st.loc()))
 		r.Date = l.Locale().Date(d.Date.Time())
 		r.Note = deliveryNote(l, d, r.Note)
@@ -161,6 +161,10 @@ func deliveryNote(l *i18n.Localizer, d delivery.Delivery, stored string) string 
 		return l.T("bsettings.log.skipped_daily_cap") // docs/delivery.md, "Daily cap"
 	case d.LastCode == delivery.SkippedLate && !d.Fired.At.IsZero() && !d.Fired.For.IsZero():
 		return lateDetail(l, d.Fired)
+	case d.LastCode == delivery.SkippedLate && l.Language() != "en":
+		// No firing recorded (an older row): its stored reason is English,
+		// which another language's page does not show (docs/i18n.md).
+		return l.T("bsettings.late.detail_unknown")
 	}
 	return stored
 }

@@ -38,7 +38,7 @@ func TestBriefingPageShowsUpdates(t *testing.T) {
 		require.Len(t, items, 2)
 		require.Contains(t, items[0].text(), "ops@acme.test", "the briefing's own deliveries first")
 		require.Contains(t, items[1].text(), "ana@acme.test")
-		require.Contains(t, items[1].text(), "Update: 2 jobs changed")
+		require.Contains(t, items[1].text(), "update: 2 jobs changed")
 		require.NotContains(t, items[1].text(), "revision")
 	}
 }

@@ -85,7 +85,7 @@ func TestEmailsInTheReadersLanguage(t *testing.T) {
 	require.Equal(t, "bergmann · Briefing für Do., 26. Nov.", subject)
 	require.Contains(t, text, "Briefing für Do., 26. Nov.\nZeitzone: Mitteleuropäische Zeit (Berlin) · Europe/Berlin\n\n1 Auftrag · ")
 	require.Contains(t, text, "TOUREN\n")
-	require.Contains(t, text, "- 14:00–16:00 Uhr CET  Bäckerei Lang\n")
+	require.Contains(t, text, "- 14:00–16:00 Uhr MEZ  Bäckerei Lang\n")
 	require.Contains(t, text, "Briefing öffnen: https://app.fieldbrief.test/orgs/bergmann/briefings/2026-11-26")
 	require.Contains(t, html, `<html lang="de-DE">`)
 	subject, _, _ = read("jonas@bergmann.test")

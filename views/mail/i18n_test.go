@@ -56,13 +56,13 @@ func TestEmailsInEachLanguage(t *testing.T) {
 			"Su día, lun, 9 de mar: 3 trabajos, el primero a las 8:00\u202fa.m. en 500 W 2nd St · 1 atrasado · 1 cancelado",
 			"Northwind Heating & Air · resumen del día: lun, 9 de mar",
 			[]string{">Sus trabajos (3)</h2>", ">Abrir su día</a>", ">Programado</p>", "Pendientes de días anteriores."},
-			[]string{"REQUIERE ATENCIÓN", "\nEmergencias (1)\n", "Ayer (lun, 9 de mar): 1 de 2 trabajos programados completados.", "\nRUTAS\n"},
+			[]string{"REQUIERE ATENCIÓN", "\nEmergencias (1)\n", "Ayer (lun, 9 de mar): completados 1 de 2 trabajos programados.", "\nRUTAS\n"},
 			"Cambios en su día, lun, 9 de mar", "Cambiaron 5 trabajos de su día."},
 		{"fr", "fr-FR", "lun. 9 mars", "à 08:00, 500 W 2nd St",
 			"Votre journée, lun. 9 mars\u202f: 3 interventions, la première à 08:00, 500 W 2nd St · 1 en retard · 1 annulée",
 			"Northwind Heating & Air · briefing du lun. 9 mars",
 			[]string{">Vos interventions (3)</h2>", ">Ouvrir votre journée</a>", ">Planifiée</p>", "Toujours ouvertes depuis les jours précédents."},
-			[]string{"À TRAITER", "\nUrgences (1)\n", "Hier (lun. 9 mars)\u202f: 1 sur 2 interventions prévues terminées.", "\nTOURNÉES\n"},
+			[]string{"À TRAITER", "\nUrgences (1)\n", "Hier (lun. 9 mars)\u202f: 1/2 interventions prévues terminées.", "\nTOURNÉES\n"},
 			"Changements dans votre journée, lun. 9 mars", "5 interventions de votre journée ont changé."},
 	} {
 		l := i18n.New(c.lang, c.formats)
