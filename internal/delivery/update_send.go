@@ -91,7 +91,7 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 // ("And 30 more: open your day"). l is the technician's reader.
 func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliveryRow, u updateContent, ex extras) (transport.Message, error) {
 	m := updateEmail(l, u, updates.ForTechnician(u.Rows))
-	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
+	m.DayURL = ex.dayURL // no unsubscribe link: their day is work (docs/delivery.md, "Stopping day sheets")
 	id, err := transport.MessageIDFor(d.Key, s.From)
 	if err != nil {
 		return transport.Message{}, err
@@ -103,7 +103,7 @@ func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliver
 		}
 		msg := transport.Message{
 			From: s.From, To: d.Recipient, Subject: mail.UpdateSubject(l, m.DateLabel), Text: mail.UpdateText(m),
-			HTML: html.String(), MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
+			HTML: html.String(), MessageID: id, OrgID: d.OrgID,
 		}
 		size, err := transport.Size(msg)
 		if err != nil {

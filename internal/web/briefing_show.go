@@ -68,8 +68,8 @@ func (s *Server) briefingShow(c echo.Context) error {
 	}
 	for _, d := range deliveries {
 		r := deliveryRow(d, briefingLoc(b), deliveryAccessOf(m), resendBase)
-		if d.LastCode == delivery.SkippedDailyCap {
-			r.Note = deliveryNote(l, d, r.Note)
+		if d.LastCode == delivery.SkippedDailyCap || d.LastCode == delivery.SkippedStopped {
+			r.Note = deliveryNote(l, d, r.Note, briefingLoc(b))
 		}
 		p.Deliveries = append(p.Deliveries, r)
 	}

@@ -11,16 +11,15 @@ import (
 // their day since their briefing (or their last update), every string
 // already formatted in the org's zone by the caller (delivery).
 type UpdateEmail struct {
-	L              *i18n.Localizer // the technician's language and formats; nil is English
-	OrgName        string
-	DateLabel      string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
-	Timezone       string // "America/Chicago"
-	ZoneName       string // "Central Time (Chicago)" in the reader's language; "" for none
-	Technician     string // their name
-	DayURL         string // their day link; "" when none could be made
-	UnsubscribeURL string
-	Items          []UpdateItem
-	More           int // changed jobs not listed (the list is bounded)
+	L          *i18n.Localizer // the technician's language and formats; nil is English
+	OrgName    string
+	DateLabel  string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
+	Timezone   string // "America/Chicago"
+	ZoneName   string // "Central Time (Chicago)" in the reader's language; "" for none
+	Technician string // their name
+	DayURL     string // their day link; "" when none could be made
+	Items      []UpdateItem
+	More       int // changed jobs not listed (the list is bounded)
 }
 
 // Update item kinds, as UpdateItem.Kind holds them.
@@ -107,7 +106,7 @@ func UpdateText(e UpdateEmail) string {
 		line("")
 	}
 	line("%s", e.footer())
-	line("%s", l.Tf("mail.unsubscribe_text", map[string]any{"URL": e.UnsubscribeURL}))
+	line("%s", textUnsubscribe(l, true, "", e.DayURL))
 	return b.String()
 }
 
