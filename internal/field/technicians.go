@@ -535,3 +535,23 @@ func StopDaySheetsOf(ctx context.Context, q database.Querier, actor audit.Actor,
 	}
 	return nil
 }
+
+// SetupCounts are what an org's first setup asks of its field data
+// (docs/web.md, "First setup"): its active technicians and whether it has
+// any job.
+type SetupCounts struct {
+	Technicians int
+	HasJobs     bool
+}
+
+// Setup reads the org's SetupCounts.
+func (s *Store) Setup(ctx context.Context, orgID int64) (SetupCounts, error) {
+	var c SetupCounts
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM technicians WHERE org_id = $1 AND active),
+		       EXISTS (SELECT FROM jobs WHERE org_id = $1)`, orgID).Scan(&c.Technicians, &c.HasJobs)
+	if err != nil {
+		return c, fmt.Errorf("setup counts of org %d: %w", orgID, err)
+	}
+	return c, nil
+}

@@ -281,3 +281,19 @@ func TestSignOutIsNeverUnsubscribe(t *testing.T) {
 
 // norm is a message as a reader tells words apart: case and spacing aside.
 func norm(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+// A sentence that sends the reader to the settings ("an admin sets it in
+// Settings") names them with the nav's word, which the pages link for an
+// admin (views.SettingsWords; docs/web.md, "First setup"): every language.
+func TestSettingsSentencesNameTheNavWord(t *testing.T) {
+	t.Parallel()
+	for _, lang := range i18n.Languages() {
+		cat := flatten(t, lang)
+		word := cat["nav.settings"].text
+		require.NotEmpty(t, word, lang)
+		for _, id := range []string{"briefings.state.not_configured", "briefings.state.invalid", "briefings.zone.not_saved",
+			"briefings.zone.invalid", "fieldzone.not_saved", "fieldzone.invalid"} {
+			assert.Contains(t, cat[id].text, word, "%s: %q does not name %q", lang, id, word)
+		}
+	}
+}

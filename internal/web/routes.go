@@ -91,6 +91,7 @@ func (s *Server) routes() {
 	// under /orgs/:slug with 404 once the member checks have passed.
 	org := e.Group("/orgs/:slug", s.requireUser, s.requireMember)
 	org.GET("", s.orgHome)
+	org.GET("/setup", s.setupPage, s.requireAdmin)
 	org.GET("/briefings", s.briefingList)
 	org.GET("/members", s.members)
 	org.POST("/members/invite", s.memberInvite, s.requireAdmin, checkCSRF)

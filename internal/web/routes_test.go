@@ -73,6 +73,7 @@ var routeTable = []struct {
 	{"POST", "/profile/password", signedIn},
 	{"POST", "/profile/language", signedIn},
 	{"GET", "/orgs/:slug", member},
+	{"GET", "/orgs/:slug/setup", admin},
 	{"GET", "/orgs/:slug/briefings", member},
 	{"GET", "/orgs/:slug/members", member},
 	{"POST", "/orgs/:slug/members/invite", admin},
