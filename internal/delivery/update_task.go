@@ -193,7 +193,7 @@ func fold(ctx context.Context, tx pgx.Tx, a updates.BriefingUpdateArgs, date sch
 	// One who asked not to receive day sheets gets no update either
 	// (docs/delivery.md, "Stopping day sheets").
 	b.email, b.active = contact.Email, contact.Active && contact.DaySheetsStoppedAt == nil
-	items := updates.ForTechnician(rows)
+	items := updates.NotOver(updates.ForTechnician(rows), now)
 	announced, err := updates.UnannouncedRows(ctx, tx, a.OrgID, rows)
 	if err != nil {
 		return res, err

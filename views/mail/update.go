@@ -37,7 +37,10 @@ type UpdateItem struct {
 	Customer  string
 	Address   string
 	Emergency bool
-	Lines     []string // "Arrival: 08:00–10:00 CST → 10:00–12:00 CST", "Reassigned to Ben"
+	// An added job's details, as the day sheet shows them; "" for none
+	// and for the other kinds (their Lines say what changed).
+	Phone, JobType, Notes string
+	Lines                 []string // "Arrival: 08:00–10:00 CST → 10:00–12:00 CST", "Reassigned to Ben"
 }
 
 // Headline names the item's kind in words.
@@ -91,6 +94,11 @@ func UpdateText(e UpdateEmail) string {
 		line("%s", head)
 		if it.Address != "" {
 			line("  %s", it.Address)
+		}
+		for _, v := range []string{it.Phone, it.JobType, it.Notes} {
+			if v != "" {
+				line("  %s", indent(v))
+			}
 		}
 		for _, l := range it.Lines {
 			line("  %s", indent(l))

@@ -64,3 +64,17 @@ func TestUpdateHTML(t *testing.T) {
 	require.Contains(t, html, "white-space:pre-line", "note line breaks kept")
 	require.Contains(t, html, "EMERGENCY")
 }
+
+// A job added to the technician's day comes with its phone (a tel: link),
+// type and notes, as the day sheet would show them.
+func TestUpdateAddedJobHasPhoneAndNotes(t *testing.T) {
+	t.Parallel()
+	e := sampleUpdate()
+	e.Items[0].Phone, e.Items[0].JobType, e.Items[0].Notes = "+1 (512) 555-0100", "Boiler repair", "Gate 4411\nDog in yard"
+	text := mail.UpdateText(e)
+	require.Contains(t, text, "ADDED TO YOUR DAY\n- 09:00–11:00 CST  <b>Jane</b>\n  500 W 2nd St\n  +1 (512) 555-0100\n  Boiler repair\n  Gate 4411\n    Dog in yard\n")
+	var buf bytes.Buffer
+	require.NoError(t, mail.UpdateHTML(e).Render(context.Background(), &buf))
+	require.Contains(t, buf.String(), `href="tel:+15125550100"`)
+	require.Contains(t, buf.String(), "Gate 4411\nDog in yard")
+}
