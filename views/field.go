@@ -110,6 +110,9 @@ type JobForm struct {
 	Technicians   []Option
 	Errors        FormErrors
 	Version       int64 // the version the form was read at; 0 for a new job
+	// Told says who a saved change of this job is emailed to
+	// (docs/delivery.md, "Updates"); "" on the add form.
+	Told string
 }
 
 // JobsPage lists an org's jobs by local date, status and technician.

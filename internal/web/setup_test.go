@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"html"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,4 +102,34 @@ func TestNewOrgSendsTechniciansTheirDayByDefault(t *testing.T) {
 	require.NoError(t, err)
 	body = f.as(&f.adminA).get("/orgs/acme/settings/fieldforce").Body
 	require.NotRegexp(t, `<input[^>]*id="delivery_email_technicians"[^>]*checked`, body, "an existing org's choice is kept")
+}
+
+// TestJobFormSaysWhoIsTold: a job's form says which technician a saved
+// change is emailed to, and when nobody is.
+func TestJobFormSaysWhoIsTold(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	ana := f.dayTech(f.orgA.ID, "Ana Ruiz", "")
+	_, err := f.db.Exec(ctx, `UPDATE technicians SET email = 'ana@acme.test' WHERE id = $1`, ana)
+	require.NoError(t, err)
+	job := f.dayJob(f.orgA.ID, ana, "Dogwood Bakery", "", "", "", "scheduled", time.Date(2026, 3, 4, 16, 0, 0, 0, time.UTC))
+	nobody := f.dayJob(f.orgA.ID, 0, "Elm Clinic", "", "", "", "scheduled", time.Date(2026, 3, 4, 18, 0, 0, 0, time.UTC))
+	admin := f.as(&f.adminA)
+	told := func(id int64) string {
+		body := admin.get("/orgs/acme/jobs/" + strconv.FormatInt(id, 10)).Body
+		i := strings.Index(body, `id="told-hint" data-told>`)
+		require.Positive(t, i, "the form says who is told")
+		rest := body[i+len(`id="told-hint" data-told>`):]
+		return html.UnescapeString(rest[:strings.Index(rest, "<")])
+	}
+	require.Contains(t, told(job), "Technicians are not emailed their day")
+	_, err = f.store.Tenants.SaveFieldforce(ctx, audit.System, f.orgA.ID,
+		[]byte(`{"briefing":{"timezone":"America/Chicago","schedule_local_time":"07:00"},"delivery":{"email":{"technicians":true}}}`), tenants.AnyVersion)
+	require.NoError(t, err)
+	require.Contains(t, told(job), "A saved change is emailed to Ana Ruiz once their day sheet for this date has gone out")
+	require.Contains(t, told(nobody), "Unassigned: a change is emailed to nobody.")
+	_, err = f.db.Exec(ctx, `UPDATE technicians SET day_sheets_stopped_at = '2026-03-04T12:00:00Z' WHERE id = $1`, ana)
+	require.NoError(t, err)
+	require.Contains(t, told(job), "Ana Ruiz does not receive day sheets since")
 }
