@@ -43,4 +43,3 @@ func TestBriefingChangedSinceItWasMade(t *testing.T) {
 	}
 	require.NotContains(t, admin.get("/orgs/acme/briefings/2026-03-03").Body, "data-changed", "a day gone by is its record")
 }
-
