@@ -21,7 +21,9 @@ import (
 // whose done steps are ticked from the data; a technician asks on their
 // day page to stop their day sheets, the office reads "does not receive
 // day sheets since …" on the technician's page and the board, and an
-// admin resumes them. The sign-out button never says what stopping says.
+// admin resumes them; a job's form says who a change tells; today's
+// briefing made before a job was added says so at the top. The sign-out
+// button never says what stopping says.
 // Screenshots: docs/i18n.md, "Screenshots".
 func TestDaySheetsAndFirstSetup(t *testing.T) {
 	e := newEnv(t)
@@ -32,7 +34,7 @@ func TestDaySheetsAndFirstSetup(t *testing.T) {
 	type orgCase struct {
 		lang, locale, slug, zone string
 		org                      tenants.Org
-		tech                     int64
+		tech, job                int64
 		token                    string
 	}
 	cases := []*orgCase{
@@ -46,10 +48,10 @@ func TestDaySheetsAndFirstSetup(t *testing.T) {
 		e.must("create org "+c.slug, err)
 		c.org = org
 		e.addUser(boss, false, org, tenants.RoleAdmin)
-		// The zone and time are saved, technicians are there, with a job
-		// today: three of the five steps; no recipients, no test yet.
+		// The zone and time are saved, technicians get their day, one is
+		// there with a job today: four of the five steps; no test yet.
 		_, err = e.store.Tenants.SaveFieldforce(e.ctx, audit.System, org.ID,
-			[]byte(`{"briefing":{"timezone":"`+c.zone+`","schedule_local_time":"07:00"}}`), tenants.AnyVersion)
+			[]byte(`{"briefing":{"timezone":"`+c.zone+`","schedule_local_time":"07:00"},"delivery":{"email":{"technicians":true}}}`), tenants.AnyVersion)
 		e.must("save config", err)
 		e.must("add a technician", e.db.QueryRow(e.ctx, `INSERT INTO technicians (org_id, name, email) VALUES ($1, 'Alex Tech', $2) RETURNING id`,
 			org.ID, "alex@"+c.slug+".test").Scan(&c.tech))
@@ -57,9 +59,19 @@ func TestDaySheetsAndFirstSetup(t *testing.T) {
 		e.must("zone", err)
 		today := schedule.DateOf(now.In(zone.Loc))
 		start, _ := schedule.DayBounds(zone.Loc, today)
-		_, err = e.db.Exec(e.ctx, `INSERT INTO jobs (org_id, technician_id, customer, address, arrival_start, arrival_end)
-			VALUES ($1, $2, 'Dogwood Bakery', '500 W 2nd St', $3::timestamptz, $3::timestamptz + interval '1 hour')`, org.ID, c.tech, start.Add(14*time.Hour))
-		e.must("add a job", err)
+		e.must("add a job", e.db.QueryRow(e.ctx, `INSERT INTO jobs (org_id, technician_id, customer, address, arrival_start, arrival_end)
+			VALUES ($1, $2, 'Dogwood Bakery', '500 W 2nd St', $3::timestamptz, $3::timestamptz + interval '1 hour') RETURNING id`,
+			org.ID, c.tech, start.Add(14*time.Hour)).Scan(&c.job))
+		// Today's briefing, made an hour ago: the job above came after it.
+		_, err = e.db.Exec(e.ctx, `
+			WITH b AS (
+			    INSERT INTO ff_briefings (org_id, briefing_date, timezone, fired_at, trigger, status, content, generated_at, revision, requested_revision)
+			    VALUES ($1, $2::date, $3, $4::timestamptz, 'schedule', 'ready', $5::jsonb, $4::timestamptz, 1, 1)
+			    RETURNING id, org_id, trigger, content, generated_at)
+			INSERT INTO ff_briefing_revisions (org_id, briefing_id, revision, trigger, content, generated_at)
+			SELECT org_id, id, 1, trigger, content, generated_at FROM b`,
+			org.ID, today.String(), c.zone, now.Add(-time.Hour), `{"date":"`+today.String()+`","timezone":"`+c.zone+`"}`)
+		e.must("store today's briefing", err)
 		c.token, err = daylinks.Issue(e.ctx, e.db, org.ID, c.tech, today, zone.Loc, now, "alex@"+c.slug+".test")
 		e.must("issue a day link", err)
 	}
@@ -79,9 +91,8 @@ func TestDaySheetsAndFirstSetup(t *testing.T) {
 				t.Fatalf("%s: the org's home should be its checklist; got %s", name, p)
 			}
 			s.waitText("main", w("setup.heading"), w("setup.schedule.title"), w("setup.test.title"))
-			s.waitJS("three steps ticked", `document.querySelectorAll('.setup-step[data-done="true"]').length === 3`)
-			s.waitJS("recipients and test to do", `document.querySelector('[data-step="recipients"]').dataset.done === "false" &&
-				document.querySelector('[data-step="test"]').dataset.done === "false"`)
+			s.waitJS("four steps ticked", `document.querySelectorAll('.setup-step[data-done="true"]').length === 4`)
+			s.waitJS("the test to do", `document.querySelector('[data-step="test"]').dataset.done === "false"`)
 			signOut := s.text("form.signout button")
 			if signOut != w("layout.sign_out") {
 				t.Errorf("%s: the sign-out button says %q, want %q", name, signOut, w("layout.sign_out"))
@@ -118,8 +129,26 @@ func TestDaySheetsAndFirstSetup(t *testing.T) {
 			if s.exists(`[data-day-sheets="stopped"]`) {
 				t.Errorf("%s: still stopped after the admin resumed", name)
 			}
+
+			// The job's form says who a change tells.
+			s.open("/orgs/" + c.slug + "/jobs/" + strconv.FormatInt(c.job, 10))
+			s.waitText("#told-hint", w("jobform.told"))
+			checkFits(t, s, name+" job")
+			s.screenshot("sheets-" + name + "-job")
+
+			// Today's briefing, made before the job: it says so at the top.
+			s.open("/orgs/" + c.slug + "/briefings/" + today(c.zone).String())
+			s.waitText("#changed-since", w("briefing.changed_board"))
+			checkFits(t, s, name+" briefing")
+			s.screenshot("sheets-" + name + "-briefing-changed")
 		}
 	}
+}
+
+// today is the date in zone now.
+func today(zone string) schedule.Date {
+	z, _ := schedule.LoadZone(zone)
+	return schedule.DateOf(time.Now().In(z.Loc))
 }
 
 // checkFits fails when the page reaches past the screen or squeezes text
