@@ -245,7 +245,7 @@ func TestMigrationKeepsEarlierTokensReadWrite(t *testing.T) {
 	require.Equal(t, "write", scope)
 }
 
-// TestMigrationMakesTechniciansSuppressionsVisibleStops: migration 52
+// TestMigrationMakesTechniciansSuppressionsVisibleStops: migration 53
 // turns a suppressed technician's address into their request to stop day
 // sheets, dated when it was suppressed, in that org only; the suppression
 // stays for the dispatchers' briefing (docs/delivery.md, "Stopping day
@@ -253,7 +253,7 @@ func TestMigrationKeepsEarlierTokensReadWrite(t *testing.T) {
 func TestMigrationMakesTechniciansSuppressionsVisibleStops(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	pool, provider := migratedTo(t, 51)
+	pool, provider := migratedTo(t, 52)
 	_, err := pool.Exec(ctx, `
 		INSERT INTO orgs (id, slug, name) VALUES (1, 'acme', 'Acme'), (2, 'globex', 'Globex');
 		INSERT INTO technicians (org_id, name, email) VALUES (1, 'Ana', 'Ana@acme.test'), (1, 'Ben', 'ben@acme.test'),
@@ -262,7 +262,7 @@ func TestMigrationMakesTechniciansSuppressionsVisibleStops(t *testing.T) {
 	require.NoError(t, err)
 	res, err := provider.UpByOne(ctx)
 	require.NoError(t, err)
-	require.EqualValues(t, 52, res.Source.Version)
+	require.EqualValues(t, 53, res.Source.Version)
 	rows, err := pool.Query(ctx, `SELECT org_id || ' ' || name || ' ' || coalesce(to_char(day_sheets_stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), '-')
 		FROM technicians ORDER BY org_id, name`)
 	require.NoError(t, err)
