@@ -238,7 +238,8 @@ func TestAccessibilityAndWidthOfEveryPage(t *testing.T) {
 	var adminID int64
 	e.must("find the admin", e.db.QueryRow(e.ctx, `SELECT id FROM users WHERE lower(email) = lower($1)`, admin.Email).Scan(&adminID))
 	up, err := (&fieldimport.Store{DB: e.db}).SaveUpload(e.ctx, org.ID, adminID, fieldimport.Jobs, "jobs.csv",
-		[]byte("customer,address,date,arrival_from,arrival_to,notes\nCity Library,1 Main St,"+today.Date.String()+",09:00,11:00,Boiler\n"), time.Now())
+		// A column no field takes: the preview shows its "Import as" select.
+		[]byte("customer,address,date,arrival_from,arrival_to,notes,Memo\nCity Library,1 Main St,"+today.Date.String()+",09:00,11:00,Boiler,x\n"), time.Now())
 	e.must("upload a jobs file", err)
 	fx["upload"] = up.ID
 	var techID int64

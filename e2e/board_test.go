@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -33,22 +34,48 @@ func (s *session) moveInDialog(blk string, techID int64) {
 	s.do("press Enter on confirm", chromedp.KeyEvent(kb.Enter))
 }
 
-// dragTo drags the block of job id onto technician techID's row, the way
-// HTML5 drag and drop fires its events (dragstart, dragover, drop, dragend
-// with one DataTransfer): chromedp has no drag of its own.
+// dragTo drags the block of job id onto technician techID's row with a
+// real mouse (pointer events from Chromium's input), straight down or up:
+// the same hours, another row.
 func (s *session) dragTo(jobID, techID int64) {
 	s.t.Helper()
-	s.do(fmt.Sprintf("drag job %d to technician %d", jobID, techID), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
-		const blk = document.querySelector('#board .blk[data-job="%d"]');
-		const track = document.querySelector('#board .tl-row[data-technician="%d"] .tl-track');
-		const dt = new DataTransfer();
-		const fire = (el, type) => el.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: dt}));
-		fire(blk, "dragstart");
-		fire(track, "dragenter");
-		fire(track, "dragover");
-		fire(track, "drop");
-		fire(blk, "dragend");
-	})()`, jobID, techID)))
+	from, to := s.centers(fmt.Sprintf(`#board .blk[data-job="%d"]`, jobID), fmt.Sprintf(`#board .tl-row[data-technician="%d"] .tl-track`, techID))
+	s.pointerDrag(fmt.Sprintf("drag job %d to technician %d", jobID, techID), from, [2]float64{from[0], to[1]})
+}
+
+// centers scrolls the window so that the elements a and b are both in it
+// (the point between them in its middle) and returns their centres in the
+// window's coordinates.
+func (s *session) centers(a, b string) ([2]float64, [2]float64) {
+	s.t.Helper()
+	xy, err := eval[[]float64](s, `(() => {
+		const ea = document.querySelector(`+jsString(a)+`), eb = document.querySelector(`+jsString(b)+`);
+		const mid = () => { const ra = ea.getBoundingClientRect(), rb = eb.getBoundingClientRect();
+			return [ra, rb, (ra.top + ra.bottom + rb.top + rb.bottom) / 4]; };
+		let [ra, rb, m] = mid();
+		window.scrollBy(0, m - window.innerHeight / 2);
+		[ra, rb] = mid();
+		return [ra.left + ra.width / 2, ra.top + ra.height / 2, rb.left + rb.width / 2, rb.top + rb.height / 2];
+	})()`)
+	if err != nil || len(xy) != 4 {
+		s.t.Fatalf("%s: find %s and %s: %v", s.name, a, b, err)
+	}
+	return [2]float64{xy[0], xy[1]}, [2]float64{xy[2], xy[3]}
+}
+
+// pointerDrag presses the left button at from, moves in steps to to and
+// releases it: what a mouse does, through Chromium's input.
+func (s *session) pointerDrag(what string, from, to [2]float64) {
+	s.t.Helper()
+	held := func(p *input.DispatchMouseEventParams) { p.Button, p.Buttons = input.MouseButtonLeft, 1 }
+	steps := []chromedp.Action[chromedp.Void]{chromedp.MouseEvent(chromedp.MouseMoved, from[0], from[1]),
+		chromedp.MouseEvent(chromedp.MousePressed, from[0], from[1], held, chromedp.ClickCount(1))}
+	for i := 1; i <= 5; i++ {
+		f := float64(i) / 5
+		steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, from[0]+(to[0]-from[0])*f, from[1]+(to[1]-from[1])*f, held))
+	}
+	steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, to[0], to[1], held, chromedp.ClickCount(1)))
+	s.do(what, steps...)
 }
 
 // jobState is every job of an org: its technician and version, by id.
@@ -197,6 +224,9 @@ func TestBoardBusyDay(t *testing.T) {
 	}
 	admin.do("1280 px", chromedp.EmulateViewport(1280, 900))
 
+	// The drags: a window tall enough to hold the rows a block is
+	// dragged between (a real mouse drags within the window).
+	admin.do("1280 px, tall", chromedp.EmulateViewport(1280, 2400))
 	// A drag: an unassigned job onto Tech 03's row.
 	before := e.jobState(e.orgA.ID)
 	admin.dragTo(unassigned[0].ID, techs[2])
@@ -234,7 +264,7 @@ func TestBoardBusyDay(t *testing.T) {
 	if status := admin.submit(`#move-plain button[type="submit"]`); status != 200 {
 		t.Fatalf("the plain move answered %d after the redirect", status)
 	}
-	admin.waitText(`main .notice[role="status"]`, "Job assigned")
+	admin.waitText(`main .notice[role="status"]`, "Job moved")
 	admin.waitText(boardRow(techs[5]), unassigned[2].Customer)
 	e.requireOneMove("the plain-form move", before, unassigned[2].ID, techs[5])
 

@@ -76,6 +76,7 @@ type JobRow struct {
 	ID           int64
 	Date         string // the org-local date of its start, YYYY-MM-DD
 	Window       string // "9:00 – 11:00 AM EDT" in the reader's clock, with dates when not on Date
+	Start        string // the window's local start, HH:MM (the board's Move forms)
 	Customer     string
 	Address      string
 	JobType      string
@@ -189,9 +190,9 @@ type HourMark struct {
 	Label string
 }
 
-// BoardCounts are the numbers above the board: the action item counts,
-// the same as the briefing's summary of that day (one function reads
-// both, field.Store.DayActionCounts), then the board's own flags.
+// BoardCounts are the numbers above the board, each the number of blocks
+// the board shows with that mark (a job counts under every mark it has:
+// docs/field-data.md, "The day board").
 type BoardCounts struct {
 	Emergencies, Overdue, Unassigned, OnHold int
 	Overlaps, Late, Soon                     int
@@ -218,6 +219,17 @@ type Board struct {
 	Move         *JobRow      // the job whose move form is shown (?move=id, the way without JavaScript)
 	I18n         Translator   // the reader's language (the fragment has no Page)
 	Stale        *StaleNotice // a quick change over a newer version was refused (409)
+	Undo         *BoardUndo   // the move just made, which Notice offers to undo
+}
+
+// BoardUndo is a move's way back, offered in its notice for a short time
+// (static/board.js takes the button away): the same move form, sent with
+// the version the move made, so a job someone changed since is refused.
+type BoardUndo struct {
+	JobID, Version int64
+	Assign         bool   // send TechnicianID (the job's technician before the move)
+	TechnicianID   int64  // 0: none
+	StartAt        string // the window's start before the move (RFC 3339); "" keeps it
 }
 
 // T is the message id in the board reader's language.
@@ -250,6 +262,14 @@ type BoardPage struct {
 var Statuses = []Option{
 	{"scheduled", "Scheduled"}, {"in_progress", "In progress"}, {"on_hold", "On hold"},
 	{"done", "Done"}, {"cancelled", "Cancelled"},
+}
+
+// techValue is a technician id as a form sends it: "" for none.
+func techValue(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return strconv.FormatInt(id, 10)
 }
 
 // statusLabel is a status's name in the reader's language.

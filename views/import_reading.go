@@ -15,8 +15,9 @@ type ImportReading struct {
 	ColumnsOpen  bool   // something is unmatched or ambiguous: the step is shown open
 	ColumnsState string // why it is open or closed, in words
 	Fields       []ImportFieldChoice
-	Unused       string // "Not imported: colour, Memo."
-	Dates        string // how dates like 05/06/2026 are read in the org's locale
+	Unchosen     []ImportUnchosen // the file's columns no field takes, each waiting for a choice
+	Unused       string           // "Not imported: colour, Memo."
+	Dates        string           // how dates like 05/06/2026 are read in the org's locale
 	DateReadings []string
 	Examples     string // "Row 2 is the template's example row: it is not imported."
 }
@@ -28,9 +29,18 @@ type ImportOption struct {
 	Selected bool
 }
 
+// ImportUnchosen is a column of the file no field takes: its select
+// (file.<Index>) offers "choose…", "don't import" and each of our fields.
+type ImportUnchosen struct {
+	Index   int
+	Header  string
+	Options []ImportOption
+}
+
 // ImportFieldChoice is one of our fields in the columns step.
 type ImportFieldChoice struct {
 	Name     string
+	Label    string // in the reader's language
 	Required bool
 	Problem  bool // unmatched and required, or ambiguous
 	Options  []ImportOption

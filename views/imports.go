@@ -29,6 +29,7 @@ type ImportKind struct {
 // ImportColumn is one documented column.
 type ImportColumn struct {
 	Name     string
+	Label    string // in the reader's language
 	Required bool
 	Help     string
 }
@@ -58,6 +59,22 @@ type ImportPreview struct {
 	ErrorCount int
 	Reading    ImportReading // how the file was read (CSVIN: import_reading.go)
 	ImportUpdates
+	// Nothing: the file changes nothing (no save is offered). Past: the
+	// rows dated before today, in words. Suggestions: near-miss
+	// technicians, each accepted by a post to SuggestURL.
+	Nothing     string
+	Blocked     string // why nothing can be saved yet: fix the file, or answer the page's questions
+	Past        string
+	Suggestions []ImportSuggestion
+	SuggestURL  string
+}
+
+// ImportSuggestion is "did you mean T-1 (Dana O'Neil)?" for every row
+// whose technician cell is From.
+type ImportSuggestion struct {
+	From, To string
+	Text     string
+	Accept   string // the button
 }
 
 // ImportRow is one row as it will be saved.
@@ -72,7 +89,8 @@ type ImportRow struct {
 // ImportProblem is one error, by row and column.
 type ImportProblem struct {
 	Row     int
-	Column  string
+	Column  string // our field's code name (data-column)
+	Label   string // the field in the reader's language
 	Code    string // the problem's stable code (internal/fieldimport, internal/field)
 	Message string
 }

@@ -9,6 +9,8 @@ type StaleNotice struct {
 	// Board: the answer is the board, already showing the latest; the
 	// page's forms otherwise keep what was typed.
 	Board bool
+	// Undo: the refused save was an undo of the reader's own move.
+	Undo bool
 }
 
 // StaleChange is one field that differs: its label, the value stored now

@@ -400,7 +400,18 @@ func TestServeThroughPgBouncer(t *testing.T) {
 				resp.Body.Close()
 				return resp.StatusCode
 			}
-			status(hc.Get(base + "/login"))
+			// The sign-in form sets the CSRF cookie; a shed GET (503)
+			// sets none, and a POST without it is refused (403): a person
+			// reloads the form, and so does this test.
+			page := status(hc.Get(base + "/login"))
+			for deadline := time.Now().Add(testutil.Settle); page == http.StatusServiceUnavailable && time.Now().Before(deadline); {
+				time.Sleep(time.Second)
+				page = status(hc.Get(base + "/login"))
+			}
+			if page != http.StatusOK {
+				errs <- fmt.Sprintf("GET /login: %d", page)
+				return
+			}
 			var token string
 			u, _ := url.Parse(base)
 			for _, ck := range jar.Cookies(u) {

@@ -2,15 +2,12 @@ package field
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"fieldbrief/internal/database"
 )
 
 // DayLimits bound what a day's reads load, whatever the org's data
@@ -217,26 +214,6 @@ func countsSQL(lists []dayList) (string, []any) {
 	}
 	return `SELECT ` + strings.Join(counts, ", ") + jobFrom +
 		` WHERE j.org_id = $1 AND (` + at(dayJob+` OR `+overdueJob+` OR `+onHoldJob, "$2", "$3") + `)`, dest
-}
-
-// ActionCounts are the day's action item counts as a briefing's summary
-// has them (each job in the first section that fits it: emergency,
-// overdue, unassigned, on hold). The day board shows the same numbers,
-// read by the same statement as the briefing (queueCounts).
-type ActionCounts struct {
-	Emergencies, Overdue, Unassigned, OnHold, Cancelled int
-}
-
-// DayActionCounts reads the action item counts of the org's day
-// [start, end): one statement, the one QueueDay uses for a briefing.
-func (s *Store) DayActionCounts(ctx context.Context, orgID int64, start, end time.Time) (ActionCounts, error) {
-	r := &DayReads{}
-	sql, dest := countsSQL(dayLists(r))
-	if err := database.Reader(ctx, s.DB).QueryRow(ctx, sql, orgID, start, end).Scan(dest...); err != nil {
-		return ActionCounts{}, fmt.Errorf("action counts of org %d: %w", orgID, err)
-	}
-	return ActionCounts{Emergencies: r.Emergencies.Total, Overdue: r.OverdueItems.Total,
-		Unassigned: r.UnassignedItems.Total, OnHold: r.OnHoldItems.Total, Cancelled: r.Cancelled.Total}, nil
 }
 
 // queueOwnOverdue queues the read of each active technician's own overdue

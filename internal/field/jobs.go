@@ -399,6 +399,29 @@ func (s *Store) Assign(ctx context.Context, actor audit.Actor, now time.Time, or
 	})
 }
 
+// Move is a move on the day board (docs/field-data.md, "The day board"):
+// to a technician (when Assign; 0 takes the job away) and to a window
+// starting at Start (zero keeps it) of the same length.
+type Move struct {
+	Assign       bool
+	TechnicianID int64
+	Start        time.Time
+}
+
+// MoveJob applies a board move to a job read at version: another stored
+// version is apperr.Stale, nothing saved (an undo is a move back, so an
+// undo of a job someone else changed since is refused the same way).
+func (s *Store) MoveJob(ctx context.Context, actor audit.Actor, now time.Time, orgID, jobID int64, m Move, version int64) (Job, error) {
+	return s.change(ctx, actor, now, orgID, jobID, version, "field.job.move", func(in *JobInput) {
+		if m.Assign {
+			in.TechnicianID, in.TechnicianRef = m.TechnicianID, ""
+		}
+		if !m.Start.IsZero() {
+			in.ArrivalStart, in.ArrivalEnd = m.Start, m.Start.Add(in.ArrivalEnd.Sub(in.ArrivalStart))
+		}
+	})
+}
+
 // SetStatus changes a job's status; done records when it was completed.
 // version is the job's as the caller read it: another stored version is
 // apperr.Stale, nothing saved; 0 means no check (last write wins).

@@ -25,6 +25,8 @@ type planOpts struct {
 	// now is the caller's clock, at which the batch writes (field's job
 	// writes take it: docs/scheduling.md, "Time comes from the caller").
 	now time.Time
+	// aliases: technician cells read as another (accepted suggestions).
+	aliases map[string]string
 }
 
 // match resolves every readable row against the org's records, adding its
@@ -219,6 +221,12 @@ func matchJobs(ctx context.Context, tx pgx.Tx, orgID int64, rows []parsedRow, x 
 			refs = append(refs, r.job.ExternalRef)
 		}
 		if v := r.job.TechnicianRef; v != "" {
+			if a, ok := o.aliases[v]; ok {
+				v = a
+				if c := colIndex(Jobs, "technician_ref"); c < len(r.planned.Values) {
+					r.planned.Values[c] = a
+				}
+			}
 			j, pr, ok := x.resolve(v)
 			if !ok {
 				pr.Column = "technician_ref"

@@ -43,7 +43,8 @@ func Columns(k Kind) []Column {
 	return jobColumns
 }
 
-// Template is a CSV file with the header of kind and one example row.
+// Template is a CSV file with the header of kind (our field names) and
+// one example row, comma-separated: the format of the docs.
 func Template(k Kind) []byte {
 	cols := Columns(k)
 	header := make([]string, len(cols))
@@ -57,6 +58,29 @@ func Template(k Kind) []byte {
 	return buf.Bytes()
 }
 
+// TemplateSpec is a template in an org's language and formats
+// (docs/field-data.md, "The file"): its delimiter (a semicolon where the
+// locale writes decimals with a comma, as Excel there does), and the
+// header and example row in Columns(k) order, in the org's language.
+type TemplateSpec struct {
+	Delimiter       rune
+	Header, Example []string
+}
+
+// LocalTemplate is the template as the org's spreadsheet opens it: UTF-8
+// with a byte order mark (Excel reads a file without one as the
+// computer's code page, and "Müller" breaks), CRLF line ends, spec's
+// delimiter, header and example row.
+func LocalTemplate(spec TemplateSpec) []byte {
+	var buf bytes.Buffer
+	buf.Write([]byte{0xEF, 0xBB, 0xBF})
+	w := csv.NewWriter(&buf)
+	w.Comma = spec.Delimiter
+	w.UseCRLF = true
+	_ = w.WriteAll([][]string{spec.Header, spec.Example}) // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
 // The template's example row is never imported (docs/field-data.md, "CSV import"): a row
 // is the example when its external_ref starts with ExamplePrefix (any
 // case), which the template's row has in its first column, where a
@@ -64,6 +88,20 @@ func Template(k Kind) []byte {
 // file without an external_ref column, when every cell it has is the
 // template's example value. The preview lists it as skipped.
 const ExamplePrefix = "EXAMPLE-"
+
+// ExamplePrefixes are the marker in the four languages: a template in
+// the org's language marks its example row in that language.
+var ExamplePrefixes = []string{ExamplePrefix, "BEISPIEL-", "EJEMPLO-", "EXEMPLE-"}
+
+// IsExampleRef reports whether ref marks the template's example row.
+func IsExampleRef(ref string) bool {
+	for _, p := range ExamplePrefixes {
+		if len(ref) >= len(p) && strings.EqualFold(ref[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
 
 // exampleRow is kind's example values by column name.
 func exampleRow(k Kind) map[string]string {
@@ -76,7 +114,7 @@ func exampleRow(k Kind) map[string]string {
 
 func isExample(cells, example map[string]string) bool {
 	if ref, ok := cells["external_ref"]; ok {
-		return len(ref) >= len(ExamplePrefix) && strings.EqualFold(ref[:len(ExamplePrefix)], ExamplePrefix)
+		return IsExampleRef(ref)
 	}
 	n := 0
 	for name, v := range cells {

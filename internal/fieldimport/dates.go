@@ -1,6 +1,7 @@
 package fieldimport
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,22 @@ func OrderOf(loc locale.Locale) DateOrder {
 		return MonthFirst
 	}
 	return DayFirst
+}
+
+// FormatDate writes d as the template does for loc, the way the import
+// reads it back: month first for en-US ("03/09/2026"), ISO for the
+// Canadian locales (which write it so), "09.03.2026" in German, day first
+// with slashes elsewhere ("09/03/2026").
+func FormatDate(loc locale.Locale, d schedule.Date) string {
+	switch {
+	case loc.Region() == "CA":
+		return d.String()
+	case OrderOf(loc) == MonthFirst:
+		return fmt.Sprintf("%02d/%02d/%04d", int(d.Month), d.Day, d.Year)
+	case loc.Language() == "de":
+		return fmt.Sprintf("%02d.%02d.%04d", d.Day, int(d.Month), d.Year)
+	}
+	return fmt.Sprintf("%02d/%02d/%04d", d.Day, int(d.Month), d.Year)
 }
 
 // DateReading is an ambiguous date of the file and how it was read.

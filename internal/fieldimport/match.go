@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/field"
@@ -140,8 +143,13 @@ func (x *techIndex) resolve(v string) (int, Problem, bool) {
 	}
 	switch c := x.byName[v]; len(c) {
 	case 0:
-		return -1, Problem{Code: CodeTechnicianNotFound, Value: v,
-			Message: fmt.Sprintf("No technician of this org has the name, email or reference %q.", v)}, false
+		p := Problem{Code: CodeTechnicianNotFound, Value: v,
+			Message: fmt.Sprintf("No technician of this org has the name, email or reference %q.", v)}
+		if j, ok := x.suggest(v); ok {
+			p.Suggest, p.SuggestName = x.all[j].label(), x.all[j].Name
+			p.Message += fmt.Sprintf(" Did you mean %s (%s)?", p.Suggest, p.SuggestName)
+		}
+		return -1, p, false
 	case 1:
 		return c[0], Problem{}, true
 	default:
@@ -177,4 +185,56 @@ func lockImports(ctx context.Context, q database.Querier, orgID int64) error {
 func clock(t time.Time, z schedule.Zone) string {
 	t = t.In(z.Loc)
 	return t.Format("15:04") + " " + schedule.ZoneAbbr(t)
+}
+
+// squash is a reference or name as a near miss is compared: lower case,
+// accents, spaces and punctuation dropped ("T1", "t-1" and "T 1" are
+// "t1"; "Dana O'Neil" is "danaoneil").
+func squash(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(strings.ToLower(s)) {
+		if unicode.IsLetter(r) && !unicode.Is(unicode.Mn, r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// minPrefix is the shortest cell offered a technician whose name it
+// begins: "Da" names too many people to guess.
+const minPrefix = 3
+
+// suggest is the one active technician a cell that names nobody most
+// likely means (docs/field-data.md, "Preview, then save"): a reference
+// or name that differs only in case, spacing or punctuation ("T1" for
+// "T-1"), else the only name that begins with it ("Dana" for "Dana
+// O'Neil"). None when two could be meant: a guess must be unique.
+func (x *techIndex) suggest(v string) (int, bool) {
+	sv := squash(v)
+	if sv == "" {
+		return -1, false
+	}
+	unique := func(keep func(t storedTech) bool) (int, bool) {
+		found := -1
+		for i, t := range x.all {
+			if !t.Active || !keep(t) {
+				continue
+			}
+			if found >= 0 {
+				return -1, false
+			}
+			found = i
+		}
+		return found, found >= 0
+	}
+	if i, ok := unique(func(t storedTech) bool { return t.Ref != "" && squash(t.Ref) == sv }); ok {
+		return i, true
+	}
+	if i, ok := unique(func(t storedTech) bool { return squash(t.Name) == sv }); ok {
+		return i, true
+	}
+	if len([]rune(sv)) < minPrefix {
+		return -1, false
+	}
+	return unique(func(t storedTech) bool { return strings.HasPrefix(squash(t.Name), sv) })
 }

@@ -99,10 +99,59 @@ type Plan struct {
 	Overwrite   bool
 	KeptRows    int
 	KeptColumns []string
+	// Suggestions: technician cells that name nobody but are close to one
+	// technician, with the rows that have them (docs/field-data.md,
+	// "Preview, then save"). Past: the rows of jobs dated before today in
+	// the org's zone (a warning: an office may be entering last week's
+	// work, but more often the file's dates are read wrong).
+	Suggestions []Suggestion
+	Past        []int
+	Today       schedule.Date
+}
+
+// Suggestion is "did you mean T-1 (Dana O'Neil)?" for every row whose
+// technician cell is Value.
+type Suggestion struct {
+	Value     string // the file's cell
+	Ref, Name string // the technician meant: what to read Value as, and their name
+	Rows      []int
 }
 
 // OK reports whether the file can be saved.
 func (p *Plan) OK() bool { return len(p.Problems) == 0 }
+
+// Nothing reports whether saving would change nothing: every row is
+// already as the file says (and no change made in fieldbrief would be
+// overwritten). The preview then says so and offers no save.
+func (p *Plan) Nothing() bool {
+	return p.OK() && p.Created == 0 && p.Updated == 0 && p.KeptRows == 0
+}
+
+// advise collects the suggestions and the rows dated in the past.
+func (p *Plan) advise(zone schedule.Zone, now time.Time) {
+	by := map[string]int{}
+	for _, pr := range p.Problems {
+		if pr.Suggest == "" {
+			continue
+		}
+		i, ok := by[pr.Value]
+		if !ok {
+			i = len(p.Suggestions)
+			by[pr.Value] = i
+			p.Suggestions = append(p.Suggestions, Suggestion{Value: pr.Value, Ref: pr.Suggest, Name: pr.SuggestName})
+		}
+		p.Suggestions[i].Rows = append(p.Suggestions[i].Rows, pr.Row)
+	}
+	if p.Kind != Jobs || now.IsZero() {
+		return
+	}
+	p.Today = schedule.DateOf(now.In(zone.Loc))
+	for _, r := range p.Rows {
+		if t, ok := r.Times["arrival_from"]; ok && schedule.DateOf(t.In(zone.Loc)).Before(p.Today) {
+			p.Past = append(p.Past, r.Row)
+		}
+	}
+}
 
 // finish counts the actions, orders the problems and computes the digest:
 // the file's hash, the zone its times were read in, each row's values as

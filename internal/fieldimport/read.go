@@ -74,16 +74,19 @@ type Column struct {
 // it in the reader's language (internal/web/problems.go); Message says it in
 // English (logs, tests, the API's convention).
 type Problem struct {
-	Row     int
-	Column  string
-	Code    string
-	Value   string             // the cell or column name refused, when the message names it
-	Limit   int                // a bound: the header's columns, the most characters, a year
-	Count   int                // what the file has: a row's or the header's columns, a column's position, a CSV line
-	Other   int                // another row: the first one with the same external_ref (or email)
-	Names   string             // CodeTechnicianAmbiguous, CodeEmailTaken: the technicians meant, by reference (CSVM)
-	Gap     *schedule.GapError // CodeTimeGap: the clocks' jump
-	Message string
+	Row    int
+	Column string
+	Code   string
+	Value  string             // the cell or column name refused, when the message names it
+	Limit  int                // a bound: the header's columns, the most characters, a year
+	Count  int                // what the file has: a row's or the header's columns, a column's position, a CSV line
+	Other  int                // another row: the first one with the same external_ref (or email)
+	Names  string             // CodeTechnicianAmbiguous, CodeEmailTaken: the technicians meant, by reference (CSVM)
+	Gap    *schedule.GapError // CodeTimeGap: the clocks' jump
+	// CodeTechnicianNotFound: the technician the cell most likely means
+	// (a near miss: "T1" for "T-1"), by reference, and their name.
+	Suggest, SuggestName string
+	Message              string
 }
 
 // Problem codes of a file and its cells (a value's own rules are
@@ -121,6 +124,10 @@ const (
 // More problem codes of the reader.
 const (
 	CodeColumnAmbiguous = "column_ambiguous" // Column: our field; Value: the file's headers that could be it, quoted, comma-separated
+	// A column of the file no field takes, and the admin has not yet
+	// chosen what to do with it (a field, or "don't import"): the save
+	// waits for the choice, so nothing is dropped unseen.
+	CodeColumnNotChosen = "column_not_chosen" // Value: the file's header; Count: its position, from 1
 )
 
 // Record is one data row: its spreadsheet row number and its cells by
@@ -307,7 +314,22 @@ func headerProblems(m Match) []Problem {
 				Message: fmt.Sprintf("Missing required column %q: choose the file's column for it in the columns step.", f.Name)})
 		}
 	}
+	if !m.Remembered {
+		for _, i := range m.Unused {
+			h := strings.TrimSpace(m.Header[i])
+			probs = append(probs, Problem{Row: 1, Code: CodeColumnNotChosen, Value: h, Count: i + 1,
+				Message: fmt.Sprintf("Column %q is not imported yet: choose a field for it, or \"don't import\", in the columns step.", h)})
+		}
+	}
 	return probs
+}
+
+// blocksRows reports whether a header problem leaves the rows out of the
+// batch: a field missing or ambiguous leaves every row without a value
+// the batch would refuse on each. A column not chosen yet does not: the
+// rows are run, and the save waits for the choice.
+func blocksRows(p Problem) bool {
+	return p.Row == 1 && p.Code != CodeColumnNotChosen
 }
 
 func allEmpty(rec []string) bool {

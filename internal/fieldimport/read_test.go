@@ -134,10 +134,15 @@ func TestReadHeaderWithHugelyManyColumnsIsRefused(t *testing.T) {
 	require.ErrorIs(t, err, ErrHeaderTooLong)
 	_, err = Read(strings.NewReader("external_ref,name"+strings.Repeat(",c", MaxColumns)+"\nT-1,Dana\n"), Technicians, ReadOptions{})
 	require.ErrorIs(t, err, ErrHeaderTooWide)
-	// A header with a few columns we don't know is read: they are not
-	// imported, and the columns step lists them.
+	// A header with a few columns we don't know is read: the columns step
+	// lists them, and each waits for the admin's choice (a field, or
+	// "don't import") before the file can be saved.
 	tab := readString(t, "external_ref,name,a,b,c\nT-1,Dana,1,2,3\n")
-	require.Empty(t, tab.Problems)
+	require.Len(t, tab.Problems, 3)
+	for i, pr := range tab.Problems {
+		require.Equal(t, CodeColumnNotChosen, pr.Code)
+		require.Equal(t, i+3, pr.Count)
+	}
 	require.Equal(t, []int{2, 3, 4}, tab.Match.Unused)
 	require.True(t, tab.Match.NeedsReview())
 }

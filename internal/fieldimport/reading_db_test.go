@@ -74,12 +74,18 @@ func TestRememberedColumns(t *testing.T) {
 	file := "Ticket;Client;When;Window opens;Window closes;Memo\nJ-1;Ann;2026-03-09;08:00;10:00;x\n"
 	up, p := b.preview(t, b.acme, fieldimport.Jobs, file)
 	require.True(t, p.Reading.Match.NeedsReview())
-	missing := map[string]bool{}
+	missing, notChosen := map[string]bool{}, []string{}
 	for _, pr := range p.Problems {
-		require.Equal(t, fieldimport.CodeColumnMissing, pr.Code)
-		missing[pr.Column] = true
+		switch pr.Code {
+		case fieldimport.CodeColumnNotChosen:
+			notChosen = append(notChosen, pr.Value)
+		default:
+			require.Equal(t, fieldimport.CodeColumnMissing, pr.Code)
+			missing[pr.Column] = true
+		}
 	}
 	require.Equal(t, map[string]bool{"external_ref": true, "date": true, "arrival_from": true, "arrival_to": true}, missing)
+	require.Equal(t, []string{"Ticket", "When", "Window opens", "Window closes", "Memo"}, notChosen)
 
 	m := fieldimport.Mapping{}
 	for _, c := range fieldimport.Columns(fieldimport.Jobs) {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"fieldbrief/internal/database"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/locale"
 	"fieldbrief/internal/tenants"
 )
@@ -26,6 +27,46 @@ func (s *Store) RememberMapping(ctx context.Context, up Upload, m Mapping, now t
 	if err != nil {
 		return err
 	}
+	return s.remember(ctx, up, tab, m, now)
+}
+
+var errColumnsUnchosen = errors.New("a column of the file has neither a field nor \"don't import\"")
+
+// IsColumnsUnchosen is a columns step that left a column of the file
+// without a choice.
+func IsColumnsUnchosen(err error) bool { return errors.Is(err, errColumnsUnchosen) }
+
+// ChooseColumns is the columns step's answer (docs/field-data.md, "The
+// file"): m, and the file's columns the admin chose not to import. Every
+// named column of the file must be one or the other, so that none is
+// dropped unseen; the choice is remembered like RememberMapping's.
+func (s *Store) ChooseColumns(ctx context.Context, up Upload, m Mapping, skipped []int, now time.Time) error {
+	tab, err := readContent(up.Content, up.Kind, ReadOptions{Delimiter: up.Delimiter})
+	if err != nil {
+		return err
+	}
+	if !m.fits(up.Kind, len(tab.Match.Header)) {
+		return errMappingInvalid
+	}
+	chosen := map[int]bool{}
+	for _, i := range m {
+		chosen[i] = true
+	}
+	for _, i := range skipped {
+		chosen[i] = true
+	}
+	// The columns no field took on its own are the step's questions; a
+	// column two fields could be, or one the admin moved a field away
+	// from, was seen in the step's selects.
+	for _, i := range tab.Match.Unused {
+		if !chosen[i] {
+			return errColumnsUnchosen
+		}
+	}
+	return s.remember(ctx, up, tab, m, now)
+}
+
+func (s *Store) remember(ctx context.Context, up Upload, tab Table, m Mapping, now time.Time) error {
 	if !m.fits(up.Kind, len(tab.Match.Header)) {
 		return errMappingInvalid
 	}
@@ -134,4 +175,58 @@ type Reading struct {
 func readingOf(tab Table, cr *cellReader) Reading {
 	return Reading{Encoding: tab.Encoding, Delimiter: tab.Delimiter, Detected: tab.Detected, Match: tab.Match,
 		Order: cr.order, Locale: cr.loc.Tag(), Dates: cr.ambiguous, AmbiguousDates: cr.ambiguousCount, Examples: tab.Examples}
+}
+
+// MaxAliases bounds the suggestions one upload keeps accepted.
+const MaxAliases = 50
+
+var errAliasInvalid = errors.New("the technician chosen is not one of this org's")
+
+// IsAliasInvalid is an accepted suggestion that does not name one
+// technician of the org (a form made up, or the technician since gone).
+func IsAliasInvalid(err error) bool { return errors.Is(err, errAliasInvalid) }
+
+// AcceptSuggestions keeps, with the user's upload, that every row whose
+// technician cell is a key of accept names the technician its value
+// names (a reference, email or unique name of the org: checked here), so
+// that the preview and the save read "T1" as T-1 (docs/field-data.md,
+// "Preview, then save"). Nothing is kept when one does not fit.
+func (s *Store) AcceptSuggestions(ctx context.Context, up Upload, accept map[string]string) error {
+	if up.Kind != Jobs || len(accept) == 0 {
+		return errAliasInvalid
+	}
+	return database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		techs, err := loadTechnicians(ctx, tx, up.OrgID, false)
+		if err != nil {
+			return err
+		}
+		for from, to := range accept {
+			if from == "" || len(from) > field.MaxExternalRef || to == "" {
+				return errAliasInvalid
+			}
+			if _, _, ok := techs.resolve(to); !ok {
+				return errAliasInvalid
+			}
+		}
+		body, err := json.Marshal(accept)
+		if err != nil {
+			return fmt.Errorf("encode technician aliases: %w", err)
+		}
+		var n int
+		err = tx.QueryRow(ctx, `
+			UPDATE csv_uploads SET technician_aliases = technician_aliases || $1::jsonb
+			 WHERE id = $2 AND org_id = $3 AND user_id = $4
+			RETURNING (SELECT count(*) FROM jsonb_object_keys(technician_aliases))`,
+			body, up.ID, up.OrgID, up.UserID).Scan(&n)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errUploadGone
+		}
+		if err != nil {
+			return fmt.Errorf("accept technician suggestions of upload in org %d: %w", up.OrgID, err)
+		}
+		if n > MaxAliases {
+			return errAliasInvalid
+		}
+		return nil
+	})
 }

@@ -3,6 +3,8 @@ package fieldimport
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +26,57 @@ type parsedRow struct {
 	// unreadable: Read reported a problem on this row (already among the
 	// plan's problems); it is not saved.
 	unreadable bool
+	// blocked: the header has a problem that keeps every row from the
+	// batch (blocksRows); the row is still checked.
+	blocked bool
+}
+
+// batchable reports whether the row goes to the batch upsert.
+func (r *parsedRow) batchable() bool {
+	return len(r.problems) == 0 && !r.unreadable && !r.blocked
+}
+
+// checkValues adds the problems internal/field's rules find in a row the
+// batch did not run, on the columns the row has no problem on yet and the
+// file has (a missing column is the header's problem, said once);
+// present also holds "row/column" for the cells Read refused.
+func (r *parsedRow) checkValues(k Kind, present map[string]bool) error {
+	var err error
+	if k == Technicians {
+		in := r.tech
+		in.Normalize()
+		err = in.Validate()
+	} else {
+		in := r.job
+		in.Normalize()
+		err = in.Validate()
+	}
+	var ve *field.ValidationError
+	if err == nil || !errors.As(err, &ve) {
+		return err
+	}
+	has := map[string]bool{}
+	for _, p := range r.problems {
+		has[p.Column] = true
+	}
+	row := r.planned.Row
+	for _, name := range slices.Sorted(maps.Keys(ve.Fields)) {
+		col := columnOf(k, name)
+		if has[col] || !present[col] || present[fmt.Sprint(row, "/", col)] {
+			continue
+		}
+		fp, _ := ve.Problem(name)
+		if fp.Code == field.CodeRequired && (col == "arrival_from" || col == "arrival_to") &&
+			(has["date"] || has["arrival_from"] || has["arrival_to"] || !present["date"]) {
+			continue // no time without a date: the date's problem says it
+		}
+		if strings.HasPrefix(name, "technician_") {
+			continue // the technician is matching's (technician_ref's problem)
+		}
+		r.problem(Problem{Column: col, Code: fp.Code, Value: fp.Value, Limit: fp.Limit}, "%s", sentence(col, ve.Fields[name]))
+		has[col] = true
+	}
+	return nil
 }
 
 // problem adds p, on this row, with its English message.
@@ -78,11 +131,14 @@ func parseJob(rec Record, zone schedule.Zone, cr *cellReader) parsedRow {
 	} else {
 		r.problem(Problem{Column: "emergency", Code: CodeYesNo, Value: c["emergency"]}, "emergency must be yes or no, not %q.", c["emergency"])
 	}
-	// "In progress" and "In_Progress" mean in_progress; field decides
-	// whether the result is a status.
-	status := strings.ReplaceAll(strings.ToLower(c["status"]), " ", "_")
-	if status == "" {
-		status = field.StatusScheduled
+	// A status as offices write it, in the four languages ("In progress",
+	// "Completed", "Erledigt", "Annulé"); field decides whether anything
+	// else is a status, and the preview lists the statuses in words.
+	status, known := ParseStatus(c["status"])
+	if !known {
+		status = c["status"]
+		r.problem(Problem{Column: "status", Code: field.CodeStatusUnknown, Value: status},
+			"status %q is not a status: write one of %s.", status, strings.Join(field.Statuses, ", "))
 	}
 	shown["status"] = status
 	r.job = field.JobInput{
@@ -138,17 +194,69 @@ func parseJob(rec Record, zone schedule.Zone, cr *cellReader) parsedRow {
 	return r
 }
 
+// yesWords and noWords are how a yes/no cell is written, in the four
+// languages and as spreadsheets export a tick ("x", "TRUE"); the
+// template writes the org's language's words (catalog import.value_yes,
+// import.value_no), which tests check are here.
+var (
+	yesWords = []string{"yes", "y", "true", "1", "x", "ja", "j", "wahr", "sí", "si", "s", "verdadero", "oui", "o", "vrai"}
+	noWords  = []string{"no", "n", "false", "0", "nein", "falsch", "falso", "non", "faux"}
+)
+
 // parseYesNo reads a yes/no cell; empty is def.
 func parseYesNo(s string, def bool) (v, ok bool) {
-	switch strings.ToLower(s) {
-	case "":
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch {
+	case s == "":
 		return def, true
-	case "yes", "y", "true", "1":
+	case slices.Contains(yesWords, s):
 		return true, true
-	case "no", "n", "false", "0":
+	case slices.Contains(noWords, s):
 		return false, true
 	}
 	return def, false
+}
+
+// statusWords are the names offices give a job's status, in the four
+// languages (Jobber's "Upcoming" and "Completed", Housecall Pro's
+// "Canceled", the app's own names in each catalog), compared as headers
+// are (normHeader: no case, accents, spaces or punctuation).
+var statusWords = map[string][]string{
+	field.StatusScheduled: {"scheduled", "planned", "open", "upcoming", "booked", "not started", "pending",
+		"geplant", "eingeplant", "offen", "terminiert", "programado", "programada", "pendiente", "planificado",
+		"planifiée", "planifié", "prévu", "prévue", "programmé", "à venir"},
+	field.StatusInProgress: {"in progress", "in_progress", "started", "working", "en route", "on the way", "dispatched",
+		"in arbeit", "in bearbeitung", "begonnen", "unterwegs", "en curso", "en progreso", "en proceso", "en camino",
+		"en cours", "commencée", "en route"},
+	field.StatusOnHold: {"on hold", "on_hold", "hold", "paused", "waiting", "pausiert", "angehalten", "wartet", "zurückgestellt",
+		"en pausa", "en espera", "pausado", "en attente", "en pause", "suspendu", "suspendue"},
+	field.StatusDone: {"done", "complete", "completed", "finished", "closed", "erledigt", "abgeschlossen", "fertig",
+		"hecho", "terminado", "completado", "finalizado", "cerrado", "terminée", "terminé", "fait", "faite", "clôturé", "achevé"},
+	field.StatusCancelled: {"cancelled", "canceled", "storniert", "abgesagt", "cancelado", "cancelada", "anulado",
+		"annulée", "annulé"},
+}
+
+var statusByWord = func() map[string]string {
+	out := map[string]string{}
+	for st, words := range statusWords {
+		for _, w := range words {
+			if prev, dup := out[normHeader(w)]; dup && prev != st {
+				panic("fieldimport: status word " + w + " means " + prev + " and " + st)
+			}
+			out[normHeader(w)] = st
+		}
+	}
+	return out
+}()
+
+// ParseStatus reads a status cell; empty is scheduled. ok false: not a
+// status (the row's problem lists the statuses).
+func ParseStatus(s string) (string, bool) {
+	if strings.TrimSpace(s) == "" {
+		return field.StatusScheduled, true
+	}
+	st, ok := statusByWord[normHeader(s)]
+	return st, ok
 }
 
 func yesNo(b bool) string {

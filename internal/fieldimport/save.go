@@ -84,8 +84,8 @@ func takeUpload(ctx context.Context, tx pgx.Tx, orgID, userID int64, kind Kind, 
 	err := tx.QueryRow(ctx, `
 		DELETE FROM csv_uploads
 		 WHERE id = $1 AND org_id = $2 AND user_id = $3 AND kind = $4 AND expires_at > $5
-		RETURNING filename, content, sha256, created_at, expires_at, delimiter`,
-		id, orgID, userID, string(kind), now).Scan(&up.Filename, &up.Content, &sum, &up.CreatedAt, &up.ExpiresAt, &delim)
+		RETURNING filename, content, sha256, created_at, expires_at, delimiter, technician_aliases`,
+		id, orgID, userID, string(kind), now).Scan(&up.Filename, &up.Content, &sum, &up.CreatedAt, &up.ExpiresAt, &delim, &up.Aliases)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, errUploadGone
 	}
@@ -109,8 +109,10 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		p.Columns = append(p.Columns, c.Name)
 	}
 	unreadable := map[int]bool{} // rows with a problem Read found (a cell not UTF-8, a column too many)
+	headerBlocks := false        // a field missing or ambiguous: no row is run (blocksRows)
 	for _, pr := range tab.Problems {
 		unreadable[pr.Row] = true
+		headerBlocks = headerBlocks || blocksRows(pr)
 	}
 	rows := make([]parsedRow, len(tab.Records))
 	firstRow := map[string]int{}
@@ -122,7 +124,8 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		}
 		// A header problem (a required column missing) leaves every row
 		// out of the batch: its rows are checked but not upserted.
-		rows[i].unreadable = unreadable[rec.Row] || unreadable[1]
+		rows[i].unreadable = unreadable[rec.Row]
+		rows[i].blocked = headerBlocks
 		// Duplicates are found here, in the file's row numbers; the batch
 		// then never sees one.
 		if ref := rec.Cells["external_ref"]; ref != "" {
@@ -136,6 +139,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 	}
 	// Rows meet what is stored: technicians matched and named, jobs'
 	// current values and what the last import set (match.go, apply.go).
+	o.aliases = up.Aliases
 	if err := match(ctx, tx, actor, up.OrgID, up.Kind, rows, zone, o); err != nil {
 		return Plan{}, err
 	}
@@ -149,7 +153,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		// the batch's check that no two rows share one.
 		given := map[string]int{} // reference → index into rows
 		for i := range rows {
-			if len(rows[i].problems) > 0 || rows[i].unreadable {
+			if !rows[i].batchable() {
 				continue
 			}
 			ref := rows[i].tech.ExternalRef
@@ -212,9 +216,28 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 		}
 		break
 	}
+	// Rows the batch did not run are still checked value by value, so the
+	// first preview has every problem of the file (a bad status beside a
+	// bad date, on a row whose technician is unknown).
+	present := map[string]bool{}
+	for _, h := range tab.Header {
+		present[h] = true
+	}
+	for _, pr := range tab.Problems {
+		if pr.Row > 1 && pr.Column != "" {
+			present[fmt.Sprint(pr.Row, "/", pr.Column)] = true
+		}
+	}
+	for i := range rows {
+		if !rows[i].batchable() {
+			if err := rows[i].checkValues(up.Kind, present); err != nil {
+				return Plan{}, err
+			}
+		}
+	}
 	p.Rows = make([]PlannedRow, len(rows))
 	for i, r := range rows {
-		if len(r.problems) > 0 || r.unreadable {
+		if !r.batchable() {
 			r.planned.Action = Invalid
 			p.Problems = append(p.Problems, r.problems...)
 		}
@@ -222,6 +245,7 @@ func plan(ctx context.Context, tx pgx.Tx, actor audit.Actor, up Upload, zone sch
 	}
 	p.Reading = readingOf(tab, cr)
 	p.finish(up.SHA256, zone.Name)
+	p.advise(zone, o.now)
 	return p, nil
 }
 

@@ -110,7 +110,7 @@ func TestPreviewErrors(t *testing.T) {
 		{"window end before start", jobHeader + "J-1,Ann,,2026-03-09,10:00,08:00,,,,\n", 2, "arrival_to", "arrival_to must not be before the start of the window", field.CodeWindowReversed},
 		{"unknown technician reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,T-404,,\n", 2, "technician_ref", `No technician of this org has the name, email or reference "T-404"`, fieldimport.CodeTechnicianNotFound},
 		{"another org's technician reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,G-1,,\n", 2, "technician_ref", `No technician of this org has the name, email or reference "G-1"`, fieldimport.CodeTechnicianNotFound},
-		{"unknown status", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,paused,,,\n", 2, "status", "status must be one of scheduled, in_progress", field.CodeStatusUnknown},
+		{"unknown status", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,urgent,,,\n", 2, "status", `status "urgent" is not a status: write one of scheduled, in_progress`, field.CodeStatusUnknown},
 		{"duplicate reference", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,,\nJ-1,Bob,,2026-03-09,08:00,10:00,,,,\n", 3, "external_ref", `external_ref "J-1" is also on row 2`, field.CodeRefRepeated},
 		{"missing reference", jobHeader + ",Ann,,2026-03-09,08:00,10:00,,,,\n", 2, "external_ref", "external_ref is required", field.CodeRequired},
 		{"bad yes/no", jobHeader + "J-1,Ann,,2026-03-09,08:00,10:00,,,maybe,\n", 2, "emergency", `emergency must be yes or no, not "maybe"`, fieldimport.CodeYesNo},

@@ -41,6 +41,9 @@ type Upload struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	Delimiter rune // chosen on the preview; 0: detected (migration 00027)
+	// Aliases: a jobs file's technician cells the admin accepted a
+	// suggestion for, cell → the technician's reference (migration 00052).
+	Aliases map[string]string
 }
 
 // Store keeps uploads and saves imports.
@@ -92,9 +95,9 @@ func LoadUpload(ctx context.Context, q database.Querier, orgID, userID int64, ki
 	var sum []byte
 	var delim string
 	err := q.QueryRow(ctx, `
-		SELECT filename, content, sha256, created_at, expires_at, delimiter FROM csv_uploads
+		SELECT filename, content, sha256, created_at, expires_at, delimiter, technician_aliases FROM csv_uploads
 		 WHERE id = $1 AND org_id = $2 AND user_id = $3 AND kind = $4 AND expires_at > $5`,
-		id, orgID, userID, string(kind), now).Scan(&u.Filename, &u.Content, &sum, &u.CreatedAt, &u.ExpiresAt, &delim)
+		id, orgID, userID, string(kind), now).Scan(&u.Filename, &u.Content, &sum, &u.CreatedAt, &u.ExpiresAt, &delim, &u.Aliases)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Upload{}, errUploadGone
 	}

@@ -236,6 +236,11 @@ func (l Locale) Week() []time.Weekday {
 	return week
 }
 
+// DecimalSeparator is the character the locale writes between a
+// number's whole part and its fraction: "." (en-US), "," (de-DE, fr-FR).
+// Spreadsheets there separate a CSV file's cells with ";" instead of ",".
+func (l Locale) DecimalSeparator() string { return l.data().decimal }
+
 // Number writes n with the locale's digit grouping: "1,234,567" (en-US),
 // "1.234.567" (de-DE), "1\u202f234\u202f567" (fr-FR), "1234" but "12.345" (es-ES,
 // whose minimum grouping is two digits).

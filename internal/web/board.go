@@ -97,7 +97,7 @@ const boardOverdueCookie = "board_overdue"
 // rows, the day's jobs by route (field.Job.Route: jobs of inactive
 // technicians are unassigned here as in the briefing), the open
 // jobs whose window ended before the day, and the counts above the board,
-// the action items' read by the briefing's own statement.
+// counted from those rows (countShown).
 func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem string) (views.Board, error) {
 	ctx := c.Request().Context()
 	m := currentMembership(c)
@@ -139,11 +139,6 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	for i := range b.Columns {
 		b.Columns[i].Blocks = blocks[i]
 	}
-	ac, err := s.field.DayActionCounts(ctx, m.Org.ID, start, end)
-	if err != nil {
-		return b, err
-	}
-	b.Counts.Emergencies, b.Counts.Overdue, b.Counts.Unassigned, b.Counts.OnHold = ac.Emergencies, ac.Overdue, ac.Unassigned, ac.OnHold
 	overdue, err := s.field.ListJobs(ctx, m.Org.ID, field.JobFilter{OverdueAt: start, Limit: maxOverdue})
 	if err != nil {
 		return b, err
@@ -151,6 +146,7 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	for _, j := range overdue.Jobs {
 		b.Overdue = append(b.Overdue, jobRow(l, z.Loc, j, d))
 	}
+	countShown(&b)
 	b.Truncated = day.More || overdue.More
 	if v := c.QueryParam("move"); v != "" && b.CanEditField {
 		// The move form without JavaScript: the job's technician and
@@ -163,6 +159,30 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 		}
 	}
 	return b, nil
+}
+
+// countShown sets the action counts above the board from the blocks it
+// shows (docs/field-data.md, "The day board", "Counts"): each chip is the
+// number of blocks that carry its mark, so a job counts under every mark
+// it has (an unassigned emergency is unassigned and an emergency). The
+// briefing lists each job once, in its most urgent section, and says so.
+func countShown(b *views.Board) {
+	c := &b.Counts
+	c.Emergencies, c.Overdue, c.Unassigned, c.OnHold = 0, len(b.Overdue), 0, 0
+	mark := func(j views.JobRow, unassignedRow bool) {
+		open := field.Open(j.Status)
+		c.Emergencies += btoi(open && j.Emergency)
+		c.Unassigned += btoi(open && unassignedRow)
+		c.OnHold += btoi(j.Status == field.StatusOnHold)
+	}
+	for i, col := range b.Columns {
+		for _, blk := range col.Blocks {
+			mark(blk.JobRow, i == 0) // row 0: Unassigned (field.Job.Unassigned)
+		}
+	}
+	for _, j := range b.Overdue {
+		mark(j, false)
+	}
 }
 
 // jobAssign gives a job to a technician (technician_id; empty takes it
@@ -180,9 +200,9 @@ func (s *Server) jobAssign(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.boardChange(c, "assigned", func(jobID int64) error {
+	return s.boardChange(c, "assigned", func(jobID int64) (*views.BoardUndo, error) {
 		_, err := s.field.Assign(c.Request().Context(), actor(c), s.now(), currentMembership(c).Org.ID, jobID, techID, version)
-		return err
+		return nil, err
 	}, func(l *i18n.Localizer, names map[string]string, now field.Job) []views.StaleChange {
 		name := func(id int64) string {
 			if id == 0 {
@@ -204,9 +224,9 @@ func (s *Server) jobSetStatus(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.boardChange(c, "status-changed", func(jobID int64) error {
+	return s.boardChange(c, "status-changed", func(jobID int64) (*views.BoardUndo, error) {
 		_, err := s.field.SetStatus(c.Request().Context(), actor(c), s.now(), currentMembership(c).Org.ID, jobID, status, version)
-		return err
+		return nil, err
 	}, func(l *i18n.Localizer, _ map[string]string, now field.Job) []views.StaleChange {
 		ch := changes{l: l}
 		ch.add("status", "jobform.status", statusName(l, now.Status), statusName(l, status))
@@ -219,8 +239,9 @@ func (s *Server) jobSetStatus(c echo.Context) error {
 // Invalid input is a 422 naming the field; another org's job is not found.
 // A change made on a card older than the job (someone else changed it
 // since) is a 409: the board as it is now, with what differs (diff: the
-// job's stored value against the one asked for), nothing saved.
-func (s *Server) boardChange(c echo.Context, code string, change func(jobID int64) error,
+// job's stored value against the one asked for), nothing saved. A change
+// that can be undone returns its Undo, shown in the notice (htmx only).
+func (s *Server) boardChange(c echo.Context, code string, change func(jobID int64) (*views.BoardUndo, error),
 	diff func(l *i18n.Localizer, names map[string]string, now field.Job) []views.StaleChange) error {
 	id, err := idParam(c)
 	if err != nil {
@@ -237,7 +258,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 	if err != nil {
 		return err
 	}
-	err = change(id)
+	undo, err := change(id)
 	if isStale(err) {
 		return s.boardStale(c, z, d, id, diff)
 	}
@@ -253,7 +274,7 @@ func (s *Server) boardChange(c echo.Context, code string, change func(jobID int6
 		if err != nil {
 			return err
 		}
-		b.Notice = localNotice(localizer(c), code)
+		b.Notice, b.Undo = localNotice(localizer(c), code), undo
 		return s.render(c, http.StatusOK, views.BoardView(b))
 	}
 	return redirect(c, orgBase(m.Org.Slug)+"/board?date="+d.String()+"&notice="+code)
@@ -274,7 +295,7 @@ func (s *Server) boardStale(c echo.Context, z orgZone, d schedule.Date, id int64
 		return err
 	}
 	stale := &views.StaleNotice{Board: true, Reload: orgBase(m.Org.Slug) + "/board?date=" + d.String(),
-		Changes: diff(l, technicianNames(techs), now)}
+		Changes: diff(l, technicianNames(techs), now), Undo: c.FormValue("undo") == "1"}
 	if isHTMX(c) {
 		b, err := s.boardModel(c, z, d, "")
 		if err != nil {

@@ -47,8 +47,10 @@ func boardCounts(t *testing.T, doc htmlDoc) map[string]int {
 // docs/field-data.md, "The day board": the board flags overlapping windows of one technician,
 // late jobs (still scheduled after their window) and windows ending within
 // the hour, as of the server's clock (10:00 EST on the test's day); and
-// its counts are the briefing summary's, read for the same day and data.
-func TestBoardFlagsAndCountsEqualTheBriefing(t *testing.T) {
+// its counts are of the blocks it shows (shownCounts): an unassigned
+// emergency counts as unassigned and as an emergency, where the briefing
+// lists it once, under emergencies, and says so.
+func TestBoardFlagsAndCountsOfWhatItShows(t *testing.T) {
 	ff := setupField(t)
 	ctx := context.Background()
 	bo, err := ff.st.CreateTechnician(ctx, audit.System, ff.orgA.ID, field.TechnicianInput{Name: "Bo Berg", Active: true})
@@ -107,9 +109,11 @@ func TestBoardFlagsAndCountsEqualTheBriefing(t *testing.T) {
 	require.Contains(t, doc.find(hasClass("tl-now")).attr("class"), "gs-17", "10:00 is the 17th line from 06:00")
 
 	counts := boardCounts(t, doc)
-	require.Equal(t, map[string]int{"emergencies": 1, "overdue": 1, "unassigned": 1, "on-hold": 1, "overlap": 2, "late": 1, "soon": 1}, counts)
+	require.Equal(t, map[string]int{"emergencies": 1, "overdue": 1, "unassigned": 2, "on-hold": 1, "overlap": 2, "late": 1, "soon": 1}, counts)
+	require.Equal(t, shownCounts(t, doc), counts, "each count is the number of blocks with its mark")
 
-	// The briefing's summary of the same day says the same.
+	// The briefing's summary of the same day lists the unassigned
+	// emergency once, under emergencies.
 	z, err := schedule.LoadZone("America/New_York")
 	require.NoError(t, err)
 	var sum snapshot.Summary
@@ -121,14 +125,38 @@ func TestBoardFlagsAndCountsEqualTheBriefing(t *testing.T) {
 		sum, _, _ = d.Snapshot().Summarize()
 		return nil
 	}))
-	require.Equal(t, []int{sum.Emergencies, sum.Overdue, sum.Unassigned, sum.OnHold},
-		[]int{counts["emergencies"], counts["overdue"], counts["unassigned"], counts["on-hold"]})
+	require.Equal(t, []int{1, 1, 1, 1}, []int{sum.Emergencies, sum.Overdue, sum.Unassigned, sum.OnHold})
 
 	// Another day's board shows no current time, and nothing is late
 	// before its time.
 	doc = parseDoc(t, ff.admin.get("/orgs/acme/board?date=2026-03-05").Body)
 	require.Nil(t, doc.find(hasClass("tl-now")))
 	require.Zero(t, boardCounts(t, doc)["late"])
+}
+
+// shownCounts counts the blocks doc shows by mark, as a reader counts
+// them: open emergencies anywhere, open jobs in the Unassigned row, jobs
+// on hold anywhere, the overdue section's jobs, and the flags.
+func shownCounts(t *testing.T, doc htmlDoc) map[string]int {
+	t.Helper()
+	out := map[string]int{"emergencies": 0, "overdue": 0, "unassigned": 0, "on-hold": 0, "overlap": 0, "late": 0, "soon": 0}
+	open := func(b htmlNode) bool { s := b.attr("data-status"); return s != "done" && s != "cancelled" }
+	for _, b := range doc.findAll(hasClass("blk")) {
+		out["emergencies"] += btoi(open(b) && hasClass("is-emergency")(b.n))
+		out["on-hold"] += btoi(b.attr("data-status") == "on_hold")
+		out["overlap"] += btoi(hasClass("f-overlap")(b.n))
+		out["late"] += btoi(hasClass("f-late")(b.n))
+		out["soon"] += btoi(hasClass("f-soon")(b.n))
+	}
+	if od := doc.byID("overdue"); od != nil {
+		out["overdue"] = len(od.findAll(hasClass("blk")))
+	}
+	row := doc.find(func(n *html.Node) bool { return n.Data == "section" && attrIs("data-technician", "0")(n) })
+	require.NotNil(t, row, "the Unassigned row")
+	for _, b := range row.findAll(hasClass("blk")) {
+		out["unassigned"] += btoi(open(b))
+	}
+	return out
 }
 
 // The timeline's hours are real instants: on the day clocks spring

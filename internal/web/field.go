@@ -127,6 +127,7 @@ func jobRow(l *i18n.Localizer, loc *time.Location, j field.Job, d schedule.Date)
 	return views.JobRow{
 		ID: j.ID, Date: schedule.DateOf(j.ArrivalStart.In(loc)).String(),
 		Window:   window(l.Locale(), loc, j.ArrivalStart, j.ArrivalEnd, d),
+		Start:    j.ArrivalStart.In(loc).Format("15:04"),
 		Customer: j.Customer, Address: j.Address, JobType: j.JobType, Emergency: j.Emergency,
 		Status: j.Status, StatusLabel: statusName(l, j.Status),
 		TechnicianID: j.TechnicianID, Technician: j.TechnicianName, Ref: j.ExternalRef, Version: j.Version,

@@ -252,7 +252,7 @@ func TestTechnicianLanguage(t *testing.T) {
 	require.Equal(t, map[string]string{"T-1": "es", "T-2": "de", "T-3": "es"}, got)
 
 	_, doc = previewOf(t, admin, "technicians", "external_ref,name,language\nT-1,Rosa Díaz,pt\n")
-	require.Contains(t, doc.text(), "language must be one of en, de, es, fr")
+	require.Contains(t, doc.text(), "Language must be one of en, de, es, fr")
 }
 
 // On org-less pages (profile, start) a person in orgs of different

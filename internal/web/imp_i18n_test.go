@@ -52,13 +52,13 @@ func TestImportPreviewInTheOrgsLanguage(t *testing.T) {
 		got[p.attr("data-row")+" "+p.attr("data-code")] = p.findAll(hasTag("td"))[2].text()
 	}
 	require.Equal(t, map[string]string{
-		"2 " + field.CodeRequired:                 "customer ist ein Pflichtfeld.",
-		"3 " + fieldimport.CodeDateInvalid:        "date: „2026-02-30“ ist kein Datum. Schreiben Sie es wie 2026-11-26 oder mit Tag, Monat und Jahr in der Reihenfolge des Gebietsschemas Ihrer Organisation (oben angegeben).",
-		"5 " + fieldimport.CodeTechnicianNotFound: "technician_ref: Kein Techniker dieser Organisation hat den Namen, die E-Mail-Adresse oder die Referenz „T-404“.",
-		"4 " + fieldimport.CodeTimeGap: "arrival_from: So., 8. März, 02:30 gibt es in America/New_York nicht: " +
+		"2 " + field.CodeRequired:                 "Kunde ist ein Pflichtfeld.",
+		"3 " + fieldimport.CodeDateInvalid:        "Datum: „2026-02-30“ ist kein Datum. Schreiben Sie es wie 2026-11-26 oder mit Tag, Monat und Jahr in der Reihenfolge des Gebietsschemas Ihrer Organisation (oben angegeben).",
+		"5 " + fieldimport.CodeTechnicianNotFound: "Techniker: Kein Techniker dieser Organisation hat den Namen, die E-Mail-Adresse oder die Referenz „T-404“.",
+		"4 " + fieldimport.CodeTimeGap: "Ankunft ab: So., 8. März, 02:30 gibt es in America/New_York nicht: " +
 			"An diesem Tag springen die Uhren von 02:00 auf 03:00 (EST auf EDT).",
-		"5 " + fieldimport.CodeYesNo: "emergency muss yes oder no sein, nicht „vielleicht“.",
-		"6 " + field.CodeRefRepeated: "external_ref „J-1“ steht auch in Zeile 2: Jede Zeile braucht ihre eigene.",
+		"5 " + fieldimport.CodeYesNo: "Notfall muss ja oder nein sein (auch yes oder no), nicht „vielleicht“.",
+		"6 " + field.CodeRefRepeated: "Auftragsnummer „J-1“ steht auch in Zeile 2: Jede Zeile braucht ihre eigene.",
 	}, got)
 	require.Contains(t, doc.byID("import-summary").text(), "0 neu, 0 Aktualisierungen, 0 unveränderte Zeilen, 6 Fehler.")
 	require.Contains(t, doc.byID("import-blocked").text(), "Gespeichert werden kann erst")

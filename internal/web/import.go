@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,8 @@ func (s *Server) renderImportPage(c echo.Context, status int, refused fieldimpor
 		Base:   importURL(currentMembership(c).Org.Slug),
 		Notice: importNotice(c),
 		Intro: l.Tf("import.intro", map[string]any{
-			"MB": lo.Number(fieldimport.MaxBytes >> 20), "Rows": lo.Number(fieldimport.MaxRows), "Ref": "external_ref"}),
+			"MB": lo.Number(fieldimport.MaxBytes >> 20), "Rows": lo.Number(fieldimport.MaxRows),
+			"Ref": fieldLabel(l, fieldimport.Jobs, "external_ref")}),
 	}
 	p.Section = "import"
 	p.BoardURL, p.BoardLabel = importBoardLink(c)
@@ -59,7 +61,7 @@ func (s *Server) renderImportPage(c echo.Context, status int, refused fieldimpor
 			// Each column's help is import.help.<kind>.<column> (a new column
 			// needs one: TestImportColumnsHaveWords); col.Help is the English
 			// of docs and the template.
-			ik.Columns = append(ik.Columns, views.ImportColumn{Name: col.Name, Required: col.Required,
+			ik.Columns = append(ik.Columns, views.ImportColumn{Name: col.Name, Label: fieldLabel(l, k, col.Name), Required: col.Required,
 				Help: l.T("import.help." + string(k) + "." + col.Name)})
 		}
 		if k == refused {
@@ -95,14 +97,52 @@ func importNotice(c echo.Context) string {
 	return localizer(c).Tf("import.notice", map[string]any{"Created": n("created"), "Updated": n("updated"), "Unchanged": n("unchanged")})
 }
 
-// importTemplate is a CSV with the header and one example row.
+// importTemplate is a CSV with the header and one example row, as the
+// org's spreadsheet writes one (docs/field-data.md, "The file"): in the
+// org's language and formats, separated by semicolons where the org's
+// locale writes decimals with a comma.
 func (s *Server) importTemplate(c echo.Context) error {
 	k, err := importKind(c)
 	if err != nil {
 		return err
 	}
+	org := i18n.Resolve("", currentMembership(c).Org.Locale, "")
 	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="`+string(k)+`-template.csv"`)
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", fieldimport.Template(k))
+	return c.Blob(http.StatusOK, "text/csv; charset=utf-8", fieldimport.LocalTemplate(templateSpec(org, k)))
+}
+
+// templateSpec is kind's template in l's language and formats.
+func templateSpec(l *i18n.Localizer, k fieldimport.Kind) fieldimport.TemplateSpec {
+	lo := l.Locale()
+	spec := fieldimport.TemplateSpec{Delimiter: ','}
+	if lo.DecimalSeparator() == "," {
+		spec.Delimiter = ';'
+	}
+	example := schedule.Date{Year: 2026, Month: time.March, Day: 9}
+	for _, col := range fieldimport.Columns(k) {
+		spec.Header = append(spec.Header, fieldLabel(l, k, col.Name))
+		v := col.Example
+		switch col.Name {
+		case "external_ref", "customer", "address", "job_type", "notes", "name":
+			v = l.T("import.example." + string(k) + "." + col.Name)
+		case "date":
+			v = fieldimport.FormatDate(lo, example)
+		case "arrival_from":
+			v = lo.Clock(8, 0)
+		case "arrival_to":
+			v = lo.Clock(10, 0)
+		case "status":
+			v = statusName(l, field.StatusScheduled)
+		case "active":
+			v = l.T("import.value_yes")
+		case "emergency":
+			v = l.T("import.value_no")
+		case "language":
+			v = l.Language()
+		}
+		spec.Example = append(spec.Example, v)
+	}
+	return spec
 }
 
 // importUpload stores the file and sends the admin to its preview. A file
@@ -230,12 +270,27 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 		Summary:   importSummary(l, plan),
 		SaveLabel: l.Tn("import.save", plan.Created+plan.Updated+plan.Unchanged, map[string]any{"Count": l.Locale().Number(plan.Created + plan.Updated + plan.Unchanged)}),
 		Conflict:  conflict,
-		Columns:   plan.Columns,
+		Columns:   slices.Clone(plan.Columns),
 		Skipped:   plan.Skipped,
 		Created:   plan.Created,
 		Updated:   plan.Updated,
 		Unchanged: plan.Unchanged,
-		CanSave:   plan.OK(),
+		CanSave:   plan.OK() && !plan.Nothing(),
+	}
+	if plan.Nothing() {
+		p.Nothing = l.T("import.nothing")
+	}
+	p.Blocked = l.T("import.blocked")
+	if answerable(plan) {
+		p.Blocked = l.T("import.blocked_choices")
+	}
+	for i, c := range p.Columns {
+		p.Columns[i] = fieldLabel(l, plan.Kind, c)
+	}
+	p.Suggestions, p.SuggestURL = importSuggestions(l, plan), p.SaveURL+"/technicians"
+	if n := len(plan.Past); n > 0 {
+		p.Past = l.Tn("import.past", n, map[string]any{"Count": l.Locale().Number(n), "Rows": rowList(plan.Past),
+			"Today": l.Locale().DateYear(plan.Today.Time())})
 	}
 	p.Reading = importReading(l, p.SaveURL, plan)
 	p.Section = "import"
@@ -247,7 +302,8 @@ func (s *Server) renderPreview(c echo.Context, status int, id string, plan field
 	p.ImportUpdates = importUpdates(l, plan)
 	p.Problems = make([]views.ImportProblem, len(plan.Problems))
 	for i, e := range plan.Problems {
-		p.Problems[i] = views.ImportProblem{Row: e.Row, Column: e.Column, Code: e.Code, Message: importProblem(l, plan.Kind, e)}
+		p.Problems[i] = views.ImportProblem{Row: e.Row, Column: e.Column, Label: fieldLabel(l, plan.Kind, e.Column), Code: e.Code,
+			Message: importProblem(l, plan.Kind, e)}
 	}
 	p.ErrorCount = len(plan.Problems)
 	return s.render(c, status, views.ImportPreviewView(p))
@@ -333,4 +389,42 @@ func shownValues(l *i18n.Localizer, z orgZone, cols []string, r fieldimport.Plan
 		}
 	}
 	return out
+}
+
+// rowList is rows as a page lists them: "2, 5, 9", at most 20 and "…".
+func rowList(rows []int) string {
+	const most = 20
+	out := make([]string, 0, min(len(rows), most)+1)
+	for i, r := range rows {
+		if i == most {
+			out = append(out, "…")
+			break
+		}
+		out = append(out, strconv.Itoa(r))
+	}
+	return strings.Join(out, ", ")
+}
+
+// importSuggestions are the plan's near-miss technicians in l's words,
+// each with what its one click accepts.
+func importSuggestions(l *i18n.Localizer, plan fieldimport.Plan) []views.ImportSuggestion {
+	out := make([]views.ImportSuggestion, len(plan.Suggestions))
+	for i, sg := range plan.Suggestions {
+		data := map[string]any{"Value": sg.Value, "Ref": sg.Ref, "Name": sg.Name, "Rows": rowList(sg.Rows),
+			"Count": l.Locale().Number(len(sg.Rows))}
+		out[i] = views.ImportSuggestion{From: sg.Value, To: sg.Ref, Text: l.Tn("import.suggest", len(sg.Rows), data),
+			Accept: l.Tf("import.suggest_accept", data)}
+	}
+	return out
+}
+
+// answerable reports whether every problem of the plan is answered on the
+// page (a column's choice, a suggested technician), not in the file.
+func answerable(plan fieldimport.Plan) bool {
+	for _, pr := range plan.Problems {
+		if pr.Code != fieldimport.CodeColumnNotChosen && pr.Suggest == "" {
+			return false
+		}
+	}
+	return true
 }

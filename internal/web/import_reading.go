@@ -52,17 +52,84 @@ func (s *Server) importColumns(c echo.Context) error {
 		}
 		m[col.Name] = i
 	}
-	err = s.imports.RememberMapping(c.Request().Context(), up, m, s.now())
-	if fieldimport.IsMappingInvalid(err) {
-		zone, zerr := s.orgZone(c)
-		if zerr != nil {
-			return zerr
+	// The file's columns no field took: each needs a choice, a field
+	// (which then takes it) or "don't import" (docs/field-data.md, "The file").
+	unchosen, twice := false, false
+	var skipped []int
+	byColumn := map[string]bool{} // fields a column of the file was chosen for
+	for name, vals := range c.Request().PostForm {
+		idx, ok := strings.CutPrefix(name, "file.")
+		if !ok {
+			continue
 		}
-		plan, perr := s.imports.Preview(c.Request().Context(), up, zone.Zone, s.now(), false)
-		if perr != nil {
-			return perr
+		i, err := strconv.Atoi(idx)
+		v := strings.Join(vals, "")
+		switch _, known := m[v]; {
+		case err != nil:
+			unchosen = true
+		case v == skipColumn:
+			skipped = append(skipped, i)
+		case known:
+			twice = twice || byColumn[v]
+			byColumn[v], m[v] = true, i
+		default:
+			unchosen = true
 		}
-		return s.renderPreview(c, http.StatusUnprocessableEntity, up.ID, plan, localizer(c).T("import_read.columns_invalid"))
+	}
+	if !unchosen && !twice {
+		err = s.imports.ChooseColumns(c.Request().Context(), up, m, skipped, s.now())
+	}
+	if unchosen || fieldimport.IsColumnsUnchosen(err) {
+		return s.previewAgain(c, up, http.StatusUnprocessableEntity, localizer(c).T("import_read.columns_unchosen"))
+	}
+	if twice || fieldimport.IsMappingInvalid(err) {
+		return s.previewAgain(c, up, http.StatusUnprocessableEntity, localizer(c).T("import_read.columns_invalid"))
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, previewURL(c, up))
+}
+
+// skipColumn is the columns step's "don't import" for a column of the file.
+const skipColumn = "-"
+
+// previewAgain answers a refused choice with the preview as it was and
+// the reason above it; nothing was kept.
+func (s *Server) previewAgain(c echo.Context, up fieldimport.Upload, status int, msg string) error {
+	zone, err := s.orgZone(c)
+	if err != nil {
+		return err
+	}
+	plan, err := s.imports.Preview(c.Request().Context(), up, zone.Zone, s.now(), false)
+	if err != nil {
+		return err
+	}
+	return s.renderPreview(c, status, up.ID, plan, msg)
+}
+
+// importSuggestion accepts "did you mean T-1 (Dana O'Neil)?" for every
+// row of the upload whose technician cell is from (from and to repeat:
+// "accept every suggestion"), and shows the preview again. A technician
+// that is not one of the org's is 422 with the preview as it was.
+func (s *Server) importSuggestion(c echo.Context) error {
+	up, err := s.loadUpload(c)
+	if err != nil {
+		return err
+	}
+	from, to := c.Request().PostForm["from"], c.Request().PostForm["to"]
+	accept := map[string]string{}
+	for i := range from {
+		if i < len(to) {
+			accept[from[i]] = to[i]
+		}
+	}
+	if len(from) != len(to) {
+		accept = nil
+	}
+	err = s.imports.AcceptSuggestions(c.Request().Context(), up, accept)
+	if fieldimport.IsAliasInvalid(err) {
+		return s.previewAgain(c, up, http.StatusUnprocessableEntity, localizer(c).T("import.suggest_invalid"))
 	}
 	if err != nil {
 		return err
@@ -114,8 +181,20 @@ func importReading(l *i18n.Localizer, saveURL string, plan fieldimport.Plan) vie
 		}
 		out.Unused = l.Tf("import_read.columns_unused", map[string]any{"Columns": strings.Join(names, ", ")})
 	}
+	for _, i := range m.Unused {
+		if m.Remembered {
+			break // chosen: the hint above names them
+		}
+		uc := views.ImportUnchosen{Index: i, Header: headerLabel(m.Header[i])}
+		uc.Options = append(uc.Options, views.ImportOption{Value: "", Label: l.T("import_read.columns_choose"), Selected: true},
+			views.ImportOption{Value: skipColumn, Label: l.T("import_read.columns_skip")})
+		for _, f := range m.Fields {
+			uc.Options = append(uc.Options, views.ImportOption{Value: f.Name, Label: fieldLabel(l, plan.Kind, f.Name)})
+		}
+		out.Unchosen = append(out.Unchosen, uc)
+	}
 	for _, f := range m.Fields {
-		fc := views.ImportFieldChoice{Name: f.Name, Required: f.Required,
+		fc := views.ImportFieldChoice{Name: f.Name, Label: fieldLabel(l, plan.Kind, f.Name), Required: f.Required,
 			Problem: len(f.Ambiguous) > 0 || (f.Required && f.Index == fieldimport.NotInFile)}
 		fc.Options = append(fc.Options, views.ImportOption{Value: strconv.Itoa(fieldimport.NotInFile),
 			Label: l.T("import_read.columns_not_in_file"), Selected: f.Index == fieldimport.NotInFile})
@@ -189,6 +268,7 @@ func importBoardLink(c echo.Context) (url, label string) {
 // reader, whose words live in the catalogs' CSVIN block.
 var readProblemIDs = map[string]string{
 	fieldimport.CodeColumnAmbiguous: "import_read.problem.column_ambiguous",
+	fieldimport.CodeColumnNotChosen: "import_read.problem.column_not_chosen",
 }
 
 // maxHeaderLabel bounds how much of a header cell the columns step shows:

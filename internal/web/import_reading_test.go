@@ -27,7 +27,7 @@ func TestImportReadingForms(t *testing.T) {
 	require.Contains(t, doc.byID("import-read-as").text(), "semicolons (detected)")
 	_, open := hasAttr(doc.byID("import-columns").n, "open")
 	require.True(t, open, "a required field is unmatched: the step is open")
-	require.Contains(t, doc.byID("import-problems").text(), "Missing required column “external_ref”")
+	require.Contains(t, doc.byID("import-problems").text(), "Missing required column “Job number”")
 
 	admin2 := f.member(f.orgA, "admin2@acme.test", tenants.RoleAdmin)
 	cols := url.Values{"col.external_ref": {"0"}, "col.customer": {"1"}, "col.date": {"2"}, "col.arrival_from": {"3"}, "col.arrival_to": {"4"}}

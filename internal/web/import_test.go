@@ -120,7 +120,8 @@ func TestImportTechniciansThenAgain(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	page := parseDoc(t, r.Body)
 	require.NotNil(t, page.find(attrIs("action", importPath+"/jobs")))
-	require.Contains(t, page.byID("import-jobs").text(), "technician_ref")
+	require.Contains(t, page.byID("import-jobs").text(), "Technician")
+	require.NotContains(t, page.byID("import-jobs").text(), "technician_ref", "our fields by their names, never code names")
 
 	loc, doc := previewOf(t, admin, "technicians", "\uFEFF"+techCSV)
 	require.Equal(t, map[string]string{"2": "create", "3": "create"}, actions(doc))
@@ -132,13 +133,16 @@ func TestImportTechniciansThenAgain(t *testing.T) {
 	require.Contains(t, admin.get(r.Header.Get("Location")).Body, "Imported: 2 new, 0 updated, 0 unchanged.")
 
 	// The same file again changes nothing.
-	loc, doc = previewOf(t, admin, "technicians", techCSV)
-	require.Equal(t, map[string]string{"2": "unchanged", "3": "unchanged"}, actions(doc))
-	r = saveImport(t, admin, loc, doc)
-	require.Equal(t, importPath+"?notice=imported&created=0&updated=0&unchanged=2", r.Header.Get("Location"))
 	// An upload is used up by its save.
 	require.Equal(t, http.StatusNotFound, admin.get(loc).Code)
 	require.Equal(t, http.StatusNotFound, saveImport(t, admin, loc, doc).Code)
+
+	// The same file again changes nothing: the preview says so and offers
+	// no save.
+	_, doc = previewOf(t, admin, "technicians", techCSV)
+	require.Equal(t, map[string]string{"2": "unchanged", "3": "unchanged"}, actions(doc))
+	require.NotNil(t, doc.byID("import-nothing"))
+	require.Nil(t, doc.byID("import-save"))
 }
 
 // Errors are listed by row and column; there is no save button, and a save
@@ -240,7 +244,7 @@ func TestImportTemplate(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Code)
 	require.Equal(t, "text/csv; charset=utf-8", r.Header.Get("Content-Type"))
 	require.Contains(t, r.Header.Get("Content-Disposition"), `filename="jobs-template.csv"`)
-	require.True(t, strings.HasPrefix(r.Body, "external_ref,customer,address,customer_phone,date,arrival_from,arrival_to,"), r.Body)
+	require.True(t, strings.HasPrefix(r.Body, "\uFEFFJob number,Customer,Address,Customer phone,Date,Arrival from,Arrival until,"), r.Body)
 }
 
 // The upload route takes files up to 5 MB (other forms stay at 64 KiB);

@@ -42,6 +42,8 @@ var notices = map[string]string{
 	"job-deleted":            "Job deleted.",
 	"assigned":               "Job assigned.",
 	"status-changed":         "Status changed.",
+	"moved":                  "Job moved.",
+	"move-undone":            "Move undone.",
 	"ambiguous":              "Saved. A time you entered happens twice that night, when the clocks go back: the first occurrence was used (see below).",
 }
 
@@ -61,6 +63,8 @@ var noticeIDs = map[string]string{
 	"job-deleted":            "fieldnotice.job_deleted",
 	"assigned":               "fieldnotice.assigned",
 	"status-changed":         "fieldnotice.status_changed",
+	"moved":                  "fieldnotice.moved",
+	"move-undone":            "fieldnotice.move_undone",
 	"ambiguous":              "fieldnotice.ambiguous",
 	"name-saved":             "notice.name_saved",
 	"password-changed":       "notice.password_changed",

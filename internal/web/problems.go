@@ -41,6 +41,7 @@ var importCodes = map[string]bool{
 	fieldimport.CodeYesNo: true, fieldimport.CodeDateInvalid: true, fieldimport.CodeTimeInvalid: true,
 	fieldimport.CodeTimeGap:         true,
 	fieldimport.CodeColumnAmbiguous: true, // CSVIN: words in import_read.problem. (readProblemIDs)
+	fieldimport.CodeColumnNotChosen: true,
 	// Matching rows to records (CSVM): under import.match.
 	fieldimport.CodeTechnicianNotFound: true, fieldimport.CodeTechnicianAmbiguous: true,
 	fieldimport.CodeEmailRepeated: true, fieldimport.CodeEmailTaken: true,
@@ -62,7 +63,8 @@ func problemData(l *i18n.Localizer, code, column, value string, limit, count, ot
 	}
 	return map[string]any{
 		"Column": column, "Value": value, "Limit": lim, "Count": lo.Number(count), "Other": lo.Number(other),
-		"Languages": strings.Join(i18n.Languages(), ", "), "Statuses": strings.Join(field.Statuses, ", "),
+		"Languages": strings.Join(i18n.Languages(), ", "), "Statuses": statusWords(l),
+		"Default": statusName(l, field.StatusScheduled),
 	}
 }
 
@@ -80,10 +82,14 @@ func importProblem(l *i18n.Localizer, k fieldimport.Kind, p fieldimport.Problem)
 	if !fieldCodes[p.Code] && !importCodes[p.Code] {
 		return p.Message
 	}
-	data := problemData(l, p.Code, p.Column, p.Value, p.Limit, p.Count, p.Other)
-	data["Columns"] = columnNames(k)
+	data := problemData(l, p.Code, fieldLabel(l, k, p.Column), p.Value, p.Limit, p.Count, p.Other)
+	data["Columns"] = columnNames(l, k)
 	if matchCodes[p.Code] {
 		data["Names"] = p.Names
+		if p.Suggest != "" {
+			data["Ref"], data["Name"] = p.Suggest, p.SuggestName
+			return l.Tf("import.match.technician_not_found_suggest", data)
+		}
 		return l.Tf("import.match."+p.Code, data)
 	}
 	if p.Code == fieldimport.CodeTimeGap {
@@ -110,11 +116,35 @@ func gapOf(l *i18n.Localizer, gap *schedule.GapError) string {
 	return gapMessage(l, d, at, gap)
 }
 
-func columnNames(k fieldimport.Kind) string {
+func columnNames(l *i18n.Localizer, k fieldimport.Kind) string {
 	cols := fieldimport.Columns(k)
 	names := make([]string, len(cols))
 	for i, c := range cols {
-		names[i] = c.Name
+		names[i] = fieldLabel(l, k, c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// fieldLabel is one of our fields of kind k as the reader calls it
+// ("Job number", "Auftragsnummer"), never its code name
+// (docs/field-data.md, "The file"); "" stays "" (a problem of the row).
+func fieldLabel(l *i18n.Localizer, k fieldimport.Kind, name string) string {
+	if name == "" {
+		return ""
+	}
+	// The field store names a job's technician by id; a file, by reference.
+	if k == fieldimport.Jobs && name == "technician_id" {
+		name = "technician_ref"
+	}
+	return l.T("import.field." + string(k) + "." + name)
+}
+
+// statusWords are the statuses in the reader's words: "Scheduled, In
+// progress, On hold, Done, Cancelled".
+func statusWords(l *i18n.Localizer) string {
+	names := make([]string, len(field.Statuses))
+	for i, st := range field.Statuses {
+		names[i] = statusName(l, st)
 	}
 	return strings.Join(names, ", ")
 }

@@ -348,7 +348,7 @@ func TestStaleBoardQuickAssign(t *testing.T) {
 	start := time.Date(2026, 3, 4, 14, 0, 0, 0, time.UTC)
 	j := ff.job(ff.orgA.ID, "Corner Bakery", start, 0)
 	board := "/orgs/acme/board?date=2026-03-04"
-	assign := fmt.Sprintf("/orgs/acme/jobs/%d/assign", j.ID)
+	assign := fmt.Sprintf("/orgs/acme/jobs/%d/move", j.ID)
 	// The block's Move form, as the board without JavaScript shows it.
 	card := formOf(t, ff.admin.get(fmt.Sprintf("%s&move=%d", board, j.ID)).Body, attrIs("action", assign))
 	require.Equal(t, fmt.Sprint(j.Version), card.Get("version"))
