@@ -55,6 +55,7 @@ var axePages = []axePage{
 	{"anon", "/unsubscribe?t=forged", 422},
 	{"admin", "/", 200},
 	{"admin", "/orgs/{org}", 200},
+	{"admin", "/orgs/{org}/setup", 200}, // the first setup's checklist
 	{"admin", "/orgs/{org}/briefings", 200},
 	{"admin", "/orgs/{org}/briefings/{today}", 200}, // with its deliveries
 	{"admin", "/orgs/{org}/briefings/{failed}", 200},

@@ -46,6 +46,10 @@ type BriefingDay struct {
 // BriefingPage is one briefing: its content and its generation history.
 type BriefingPage struct {
 	Page
+	// Changed says, at the top of the page and of its print, that jobs of
+	// the day changed after the briefing was made; "" when none did
+	// (docs/briefing-content.md, "Changed since it was made").
+	Changed string
 	// L is the reader (docs/i18n.md): numbers in its locale; nil is English.
 	// Every string below is already in its language and formats.
 	L                     *i18n.Localizer

@@ -24,6 +24,12 @@ type TechnicianDay struct {
 	// some were left off (snapshot.MaxTechnicianJobs).
 	Overdue     []briefview.Job
 	MoreOverdue bool
+	// Their day sheets by email (docs/delivery.md, "Stopping day
+	// sheets"): the form that asks the office to stop or start them again
+	// posts to SheetsAction; SheetsStopped is when they asked to stop, in
+	// L's formats ("" = they receive them).
+	SheetsAction  string
+	SheetsStopped string
 }
 
 // TechnicianLinkRow is a day link as admins and staff see it on the

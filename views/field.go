@@ -24,6 +24,16 @@ type TechnicianRow struct {
 	Active             bool
 	Jobs               int
 	JobCount           string // Jobs as the reader's locale writes numbers
+	// NoDaySheetsSince is when they asked not to receive day sheets, in
+	// the reader's formats and the org's zone; "" = they receive them
+	// (docs/delivery.md, "Stopping day sheets").
+	NoDaySheetsSince string
+}
+
+// NoDaySheets is the office's line for a technician who asked not to
+// receive day sheets: "Does not receive day sheets since …".
+func (p Page) NoDaySheets(t TechnicianRow) string {
+	return p.Tf("technicians.no_day_sheets", map[string]any{"When": t.NoDaySheetsSince})
 }
 
 // TechnicianForm is the add or edit form of a technician.
@@ -101,6 +111,9 @@ type JobForm struct {
 	Technicians   []Option
 	Errors        FormErrors
 	Version       int64 // the version the form was read at; 0 for a new job
+	// Told says who a saved change of this job is emailed to
+	// (docs/delivery.md, "Updates"); "" on the add form.
+	Told string
 }
 
 // JobsPage lists an org's jobs by local date, status and technician.
@@ -142,6 +155,9 @@ type BoardColumn struct {
 	TechnicianID int64
 	Name         string
 	Blocks       []BoardBlock // in arrival order
+	// NoDaySheetsSince: they asked not to receive day sheets since then
+	// (TechnicianRow.NoDaySheetsSince); "" = they receive them.
+	NoDaySheetsSince string
 }
 
 // BoardBlock is a job on the timeline: grid lines From and To of its

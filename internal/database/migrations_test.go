@@ -245,6 +245,35 @@ func TestMigrationKeepsEarlierTokensReadWrite(t *testing.T) {
 	require.Equal(t, "write", scope)
 }
 
+// TestMigrationMakesTechniciansSuppressionsVisibleStops: migration 53
+// turns a suppressed technician's address into their request to stop day
+// sheets, dated when it was suppressed, in that org only; the suppression
+// stays for the dispatchers' briefing (docs/delivery.md, "Stopping day
+// sheets").
+func TestMigrationMakesTechniciansSuppressionsVisibleStops(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool, provider := migratedTo(t, 52)
+	_, err := pool.Exec(ctx, `
+		INSERT INTO orgs (id, slug, name) VALUES (1, 'acme', 'Acme'), (2, 'globex', 'Globex');
+		INSERT INTO technicians (org_id, name, email) VALUES (1, 'Ana', 'Ana@acme.test'), (1, 'Ben', 'ben@acme.test'),
+		                                                     (2, 'Ana', 'ana@acme.test'), (1, 'Nobody', '');
+		INSERT INTO email_suppressions (org_id, email, created_at) VALUES (1, 'ana@ACME.test', '2026-11-20T08:00:00Z')`)
+	require.NoError(t, err)
+	res, err := provider.UpByOne(ctx)
+	require.NoError(t, err)
+	require.EqualValues(t, 53, res.Source.Version)
+	rows, err := pool.Query(ctx, `SELECT org_id || ' ' || name || ' ' || coalesce(to_char(day_sheets_stopped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), '-')
+		FROM technicians ORDER BY org_id, name`)
+	require.NoError(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Equal(t, []string{"1 Ana 2026-11-20 08:00", "1 Ben -", "1 Nobody -", "2 Ana -"}, got)
+	var kept int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM email_suppressions`).Scan(&kept))
+	require.Equal(t, 1, kept)
+}
+
 // migratedTo is an empty database migrated up to version, with the goose
 // provider that takes it further: the start of a test of one migration's
 // effect on the rows before it.

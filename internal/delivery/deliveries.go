@@ -65,7 +65,19 @@ func deliveryKey(briefingID int64, revision int, channel, recipient string) stri
 type recipient struct {
 	channel, audience, address string
 	technicianID               int64
+	// stoppedAt: a technician who asked not to receive their day sheets
+	// since then; their delivery is recorded as skipped, never sent.
+	stoppedAt *time.Time
 }
+
+// SkippedStopped is the last_code of a technician's email skipped because
+// they asked not to receive their day sheets (docs/delivery.md, "Stopping
+// day sheets"); last_detail is StoppedDetail of when.
+const SkippedStopped = "stopped"
+
+// StoppedDetail is a stopped delivery's last_detail: when the technician
+// asked, RFC 3339 in UTC, which the pages show in the org's zone.
+func StoppedDetail(at time.Time) string { return at.UTC().Format(time.RFC3339) }
 
 // Reads are what the scheduled generation needs to know who gets the
 // briefing, read in the transaction that stores the revision (queued with
@@ -130,33 +142,38 @@ func (dr *Reads) QueueDeliveries(b *pgx.Batch, a Revision, snap snapshot.Snapsho
 		recipients = recipientsOf(d, snap, technicians, dr.suppressed)
 	}
 	if len(recipients) > 0 {
-		channels, audiences, addresses, keys := make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients)), make([]string, len(recipients))
-		techIDs := make([]*int64, len(recipients))
+		n := len(recipients)
+		channels, audiences, addresses, keys := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		states, codes, details := make([]string, n), make([]string, n), make([]string, n)
+		techIDs := make([]*int64, n)
 		for i, r := range recipients {
 			channels[i], audiences[i], addresses[i] = r.channel, r.audience, r.address
 			keys[i] = deliveryKey(a.BriefingID, a.Revision, r.channel, r.address)
 			if r.technicianID != 0 {
 				techIDs[i] = &recipients[i].technicianID
 			}
-		}
-		state, code, detail := DeliveryPending, "", ""
-		if late {
-			state, code, detail = DeliverySkipped, SkippedLate, fired.LateDetail()
+			states[i] = DeliveryPending
+			switch {
+			case late:
+				states[i], codes[i], details[i] = DeliverySkipped, SkippedLate, fired.LateDetail()
+			case r.stoppedAt != nil:
+				states[i], codes[i], details[i] = DeliverySkipped, SkippedStopped, StoppedDetail(*r.stoppedAt)
+			}
 		}
 		b.Queue(`
 			INSERT INTO ff_deliveries (org_id, briefing_id, revision, channel, audience, recipient, technician_id, key, due_at,
 			                           state, last_code, last_detail)
-			SELECT $1, $2, $3, t.channel, t.audience, t.recipient, t.technician_id, t.key, $9, $10, $11, $12
-			  FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
-			       AS t(channel, audience, recipient, technician_id, key)
+			SELECT $1, $2, $3, t.channel, t.audience, t.recipient, t.technician_id, t.key, $9, t.state, t.code, t.detail
+			  FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $10::text[], $11::text[], $12::text[])
+			       AS t(channel, audience, recipient, technician_id, key, state, code, detail)
 			ON CONFLICT DO NOTHING
-			RETURNING id, channel`,
-			a.OrgID, a.BriefingID, a.Revision, channels, audiences, addresses, techIDs, keys, dueAt, state, code, detail).
+			RETURNING id, channel, state`,
+			a.OrgID, a.BriefingID, a.Revision, channels, audiences, addresses, techIDs, keys, dueAt, states, codes, details).
 			Query(func(rows pgx.Rows) error {
 				var id int64
-				var channel string
-				_, err := pgx.ForEachRow(rows, []any{&id, &channel}, func() error {
-					if !late { // a skipped delivery is never attempted
+				var channel, state string
+				_, err := pgx.ForEachRow(rows, []any{&id, &channel, &state}, func() error {
+					if state == DeliveryPending { // a skipped delivery is never attempted
 						*tasks = append(*tasks, river.InsertManyParams{Args: deliveryArgs(channel, a.OrgID, a.BriefingID, id)})
 					}
 					return nil
@@ -180,16 +197,17 @@ func deliveryArgs(channel string, orgID, briefingID, deliveryID int64) river.Job
 	return SendBriefingEmailArgs{OrgID: orgID, BriefingID: briefingID, DeliveryID: deliveryID}
 }
 
-// recipientsOf lists who gets the briefing: every configured address, each
-// technician with an email address and work that day (when technicians is
-// on), by technician id — an address that unsubscribed excepted — and the
-// webhook.
+// recipientsOf lists who gets the briefing: every configured address (one
+// that unsubscribed excepted), each technician with an email address and
+// work that day (when technicians is on), by technician id — one who asked
+// not to receive day sheets is listed with when, to be recorded as
+// skipped, so the office sees it —, and the webhook.
 func recipientsOf(d *schedule.DeliveryConfig, snap snapshot.Snapshot, technicians []field.Technician, suppressed map[string]bool) []recipient {
 	var out []recipient
 	seen := map[string]bool{}
 	add := func(r recipient) {
 		key := r.channel + " " + strings.ToLower(r.address)
-		if !seen[key] && (r.channel != ChannelEmail || !suppressed[strings.ToLower(r.address)]) {
+		if !seen[key] && (r.audience != AudienceDispatcher || !suppressed[strings.ToLower(r.address)]) {
 			seen[key] = true
 			out = append(out, r)
 		}
@@ -211,7 +229,7 @@ func recipientsOf(d *schedule.DeliveryConfig, snap snapshot.Snapshot, technician
 			})
 			for _, t := range byAge {
 				if working[t.ID] && t.Email != "" {
-					add(recipient{channel: ChannelEmail, audience: AudienceTechnician, address: t.Email, technicianID: t.ID})
+					add(recipient{channel: ChannelEmail, audience: AudienceTechnician, address: t.Email, technicianID: t.ID, stoppedAt: t.DaySheetsStoppedAt})
 				}
 			}
 		}

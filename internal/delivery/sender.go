@@ -203,7 +203,9 @@ func (s *Sender) extras(ctx context.Context, d deliveryRow) (extras, error) {
 	switch {
 	case d.Channel == ChannelWebhook:
 		ex.secret, err = s.tenants().WebhookSecret(ctx, d.OrgID)
-	case d.Audience != AudienceTest:
+	case d.Audience == AudienceDispatcher:
+		// A technician's day sheet is their work: no one-click unsubscribe
+		// (docs/delivery.md, "Stopping day sheets").
 		ex.unsubscribeURL, err = s.unsubscribes().URL(ctx, s.BaseURL, d.OrgID, d.Recipient)
 	}
 	if err == nil && d.Audience == AudienceTechnician && d.TechnicianID != 0 {
@@ -241,12 +243,16 @@ func (s *Sender) dayLink(ctx context.Context, d deliveryRow) (string, error) {
 }
 
 // voided says why a delivery must not be sent any more although it is
-// pending (a retry, or a re-send): its address unsubscribed since, the org
+// pending (a retry, or a re-send): its address unsubscribed since (a
+// technician: asked not to receive day sheets), the org
 // removed the address from its recipients or changed the technician's, or
 // it replaced or removed the webhook URL it was for — a retry must not
 // send the day's names and addresses to an address or an endpoint the org
 // has dropped.
 func (s *Sender) voided(ctx context.Context, d deliveryRow) (*transport.Error, error) {
+	if d.Channel == ChannelEmail && d.Audience == AudienceTechnician {
+		return s.droppedAddress(ctx, d) // their own request to stop is on their row
+	}
 	if d.Channel == ChannelEmail {
 		var gone bool
 		err := s.DB.QueryRow(ctx, `SELECT EXISTS (SELECT FROM email_suppressions WHERE org_id = $1 AND lower(email) = lower($2))`,
@@ -299,6 +305,9 @@ func (s *Sender) droppedAddress(ctx context.Context, d deliveryRow) (*transport.
 		}
 		if !strings.EqualFold(c.Email, d.Recipient) {
 			return &transport.Error{Permanent: true, Detail: "the technician's address has changed since; not sent to the old one"}, nil
+		}
+		if c.DaySheetsStoppedAt != nil {
+			return &transport.Error{Permanent: true, Detail: "the technician asked not to receive day sheets since " + StoppedDetail(*c.DaySheetsStoppedAt) + "; not sent"}, nil
 		}
 	}
 	return nil, nil

@@ -269,3 +269,16 @@ func (s *Store) SendTest(ctx context.Context, sender *Sender, orgID, id int64) (
 	}
 	return d, nil
 }
+
+// TestSent says whether the org ever sent a test email or webhook that
+// arrived: the last step of its first setup (docs/web.md, "First setup").
+func (s *Store) TestSent(ctx context.Context, orgID int64) (bool, error) {
+	var sent bool
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
+		SELECT EXISTS (SELECT FROM ff_deliveries WHERE org_id = $1 AND audience = $2 AND state = $3)`,
+		orgID, AudienceTest, DeliverySent).Scan(&sent)
+	if err != nil {
+		return false, fmt.Errorf("test sends of org %d: %w", orgID, err)
+	}
+	return sent, nil
+}

@@ -90,8 +90,8 @@ func (s *Sender) sendUpdate(ctx context.Context, q database.Querier, d deliveryR
 // lists half as many jobs, and so on until it fits, counting the rest
 // ("And 30 more: open your day"). l is the technician's reader.
 func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliveryRow, u updateContent, ex extras) (transport.Message, error) {
-	m := updateEmail(l, u, updates.ForTechnician(u.Rows))
-	m.UnsubscribeURL, m.DayURL = ex.unsubscribeURL, ex.dayURL
+	m := updateEmail(l, u, updates.NotOver(updates.ForTechnician(u.Rows), s.now()))
+	m.DayURL = ex.dayURL // no unsubscribe link: their day is work (docs/delivery.md, "Stopping day sheets")
 	id, err := transport.MessageIDFor(d.Key, s.From)
 	if err != nil {
 		return transport.Message{}, err
@@ -103,7 +103,7 @@ func (s *Sender) updateMessage(ctx context.Context, l *i18n.Localizer, d deliver
 		}
 		msg := transport.Message{
 			From: s.From, To: d.Recipient, Subject: mail.UpdateSubject(l, m.DateLabel), Text: mail.UpdateText(m),
-			HTML: html.String(), MessageID: id, UnsubscribeURL: m.UnsubscribeURL, OrgID: d.OrgID,
+			HTML: html.String(), MessageID: id, OrgID: d.OrgID,
 		}
 		size, err := transport.Size(msg)
 		if err != nil {
@@ -141,6 +141,9 @@ func updateEmail(l *i18n.Localizer, u updateContent, items []updates.Item) mail.
 		mi := mail.UpdateItem{Kind: it.Kind, Window: f.window(now), Customer: now.Customer, Address: now.Address, Emergency: now.Emergency}
 		switch it.Kind {
 		case updates.Added:
+			// A job new to their day is all they know of it: everything the
+			// day sheet would have shown (its phone, type and notes).
+			mi.Phone, mi.JobType, mi.Notes = now.CustomerPhone, now.JobType, now.Notes
 			mi.Lines = append(mi.Lines, f.addedWhy(it, u.TechnicianID))
 		case updates.Removed:
 			mi.Lines = append(mi.Lines, f.removedWhy(it, u.TechnicianID))

@@ -51,7 +51,7 @@ func longestChanges(t *testing.T, n int, c string) updateContent {
 // update lists every job.
 func TestUpdateEmailUnderMaxBytes(t *testing.T) {
 	t.Parallel()
-	s := &Sender{From: "Fieldbrief <briefings@fieldbrief.example>", BaseURL: "https://app.example.com"}
+	s := &Sender{From: "Fieldbrief <briefings@fieldbrief.example>", BaseURL: "https://app.example.com", Now: func() time.Time { return time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC) }}
 	d := deliveryRow{ID: 3, OrgID: 1, Key: "upd_test", Recipient: "ana@example.com", Channel: ChannelEmail, Audience: AudienceTechnician}
 	ex := extras{unsubscribeURL: "https://app.example.com/unsubscribe?token=" + strings.Repeat("u", 120),
 		dayURL: "https://app.example.com/t/" + strings.Repeat("d", 43)}

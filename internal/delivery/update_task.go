@@ -190,8 +190,10 @@ func fold(ctx context.Context, tx pgx.Tx, a updates.BriefingUpdateArgs, date sch
 	if err != nil {
 		return res, err
 	}
-	b.email, b.active = contact.Email, contact.Active
-	items := updates.ForTechnician(rows)
+	// One who asked not to receive day sheets gets no update either
+	// (docs/delivery.md, "Stopping day sheets").
+	b.email, b.active = contact.Email, contact.Active && contact.DaySheetsStoppedAt == nil
+	items := updates.NotOver(updates.ForTechnician(rows), now)
 	announced, err := updates.UnannouncedRows(ctx, tx, a.OrgID, rows)
 	if err != nil {
 		return res, err
@@ -219,12 +221,6 @@ func fold(ctx context.Context, tx pgx.Tx, a updates.BriefingUpdateArgs, date sch
 		if len(recipients) == 0 {
 			res.outcome = updates.OutcomeNoRecipient
 		}
-	}
-	if recipients, err = unsuppressed(ctx, tx, a.OrgID, recipients); err != nil {
-		return res, err
-	}
-	if res.outcome == updates.OutcomeSent && len(recipients) == 0 {
-		res.outcome = updates.OutcomeNoRecipient
 	}
 	res.jobs = len(items)
 	if res.updateID, err = updates.Fold(ctx, tx, a.OrgID, b.id, a.TechnicianID, date, res.outcome, res.jobs, p.MaxID, announced, now); err != nil {
@@ -258,26 +254,6 @@ func fold(ctx context.Context, tx pgx.Tx, a updates.BriefingUpdateArgs, date sch
 	}
 	res.deliveries = len(tasks)
 	return res, nil
-}
-
-// unsuppressed drops the email recipients that unsubscribed.
-func unsuppressed(ctx context.Context, tx pgx.Tx, orgID int64, rs []recipient) ([]recipient, error) {
-	out := rs[:0]
-	for _, r := range rs {
-		if r.channel == ChannelEmail {
-			var gone bool
-			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT FROM email_suppressions WHERE org_id = $1 AND lower(email) = lower($2))`,
-				orgID, r.address).Scan(&gone)
-			if err != nil {
-				return nil, fmt.Errorf("suppressions of org %d: %w", orgID, err)
-			}
-			if gone {
-				continue
-			}
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // updateKey is an update delivery's idempotency key (the Message-ID's

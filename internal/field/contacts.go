@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -20,13 +21,16 @@ type Contact struct {
 	Email    string
 	Language string
 	Active   bool
+	// DaySheetsStoppedAt: when they asked not to receive their day sheets;
+	// nil when they receive them.
+	DaySheetsStoppedAt *time.Time
 }
 
 // ContactOf is the org's technician id's contact on q; found is false when
 // the org has no such technician (deleted since).
 func ContactOf(ctx context.Context, q database.Querier, orgID, id int64) (c Contact, found bool, err error) {
-	err = q.QueryRow(ctx, `SELECT email, coalesce(language, ''), active FROM technicians WHERE org_id = $1 AND id = $2`,
-		orgID, id).Scan(&c.Email, &c.Language, &c.Active)
+	err = q.QueryRow(ctx, `SELECT email, coalesce(language, ''), active, day_sheets_stopped_at FROM technicians WHERE org_id = $1 AND id = $2`,
+		orgID, id).Scan(&c.Email, &c.Language, &c.Active, &c.DaySheetsStoppedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Contact{}, false, nil
 	}

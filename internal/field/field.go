@@ -98,6 +98,10 @@ type Technician struct {
 	Version     int64     `json:"version"`                // goes up with every change a person sees (docs/versions.md)
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// DaySheetsStoppedAt is when the technician asked not to receive their
+	// day sheets (docs/delivery.md, "Stopping day sheets"); nil = they
+	// receive them. Set and cleared only by SetDaySheets, audited apart.
+	DaySheetsStoppedAt *time.Time `json:"-"`
 }
 
 // TechnicianInput is a technician as submitted, before validation.

@@ -582,3 +582,20 @@ func JobByRef(ctx context.Context, q database.Querier, orgID int64, ref string, 
 	}
 	return getJob(ctx, q, orgID, id, lock)
 }
+
+// DayChangedSince counts the org's jobs whose window starts in [start,
+// end) and that were created or changed after since: a briefing made at
+// since no longer shows them as they are (docs/briefing-content.md,
+// "Changed since it was made"). A job moved off the day or deleted since
+// is not counted.
+func (s *Store) DayChangedSince(ctx context.Context, orgID int64, start, end, since time.Time) (int, error) {
+	var n int
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
+		SELECT count(*) FROM jobs
+		 WHERE org_id = $1 AND arrival_start >= $2 AND arrival_start < $3 AND updated_at > $4`,
+		orgID, start, end, since).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("jobs of org %d changed since %s: %w", orgID, since, err)
+	}
+	return n, nil
+}

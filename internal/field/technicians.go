@@ -50,10 +50,10 @@ func roomForTechnicians(ctx context.Context, q database.Querier, orgID int64, n 
 	return nil
 }
 
-const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), coalesce(t.language, ''), t.version, t.created_at, t.updated_at`
+const technicianColumns = `t.id, t.name, t.email, t.phone, t.active, coalesce(t.external_ref, ''), coalesce(t.language, ''), t.version, t.created_at, t.updated_at, t.day_sheets_stopped_at`
 
 func scanTechnician(row pgx.Row, t *Technician, extra ...any) error {
-	return row.Scan(append([]any{&t.ID, &t.Name, &t.Email, &t.Phone, &t.Active, &t.ExternalRef, &t.Language, &t.Version, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
+	return row.Scan(append([]any{&t.ID, &t.Name, &t.Email, &t.Phone, &t.Active, &t.ExternalRef, &t.Language, &t.Version, &t.CreatedAt, &t.UpdatedAt, &t.DaySheetsStoppedAt}, extra...)...)
 }
 
 // ListTechnicians returns the org's technicians, active ones first, by
@@ -459,4 +459,99 @@ func Now(ctx context.Context, q database.Querier) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("the database's time: %w", err)
 	}
 	return now, nil
+}
+
+// Audit actions of a technician's day sheets (docs/delivery.md, "Stopping
+// day sheets").
+const (
+	ActionDaySheetsStop   = "field.technician.day_sheets_stop"
+	ActionDaySheetsResume = "field.technician.day_sheets_resume"
+)
+
+// daySheetsState is what an audit entry shows of a technician's day
+// sheets: when they asked to stop them, null when they receive them.
+type daySheetsState struct {
+	StoppedAt *time.Time `json:"day_sheets_stopped_at"`
+}
+
+// SetDaySheets records that the technician asked, at at, not to receive
+// their day sheets (stop) or that they receive them again (a resume, by
+// themselves or an admin), audited as actor's. Asking for the state they
+// are in changes and records nothing: a second stop keeps the first time.
+func (s *Store) SetDaySheets(ctx context.Context, actor audit.Actor, orgID, id int64, stop bool, at time.Time) (Technician, error) {
+	var t Technician
+	err := database.BeginFunc(ctx, s.DB, func(tx pgx.Tx) error {
+		var err error
+		t, err = setDaySheets(ctx, tx, actor, orgID, id, stop, at)
+		return err
+	})
+	if err != nil {
+		return Technician{}, fmt.Errorf("set day sheets of technician %d (stop=%t): %w", id, stop, err)
+	}
+	return t, nil
+}
+
+func setDaySheets(ctx context.Context, q database.Querier, actor audit.Actor, orgID, id int64, stop bool, at time.Time) (Technician, error) {
+	t, err := getTechnician(ctx, q, orgID, id, true)
+	if err != nil {
+		return t, err
+	}
+	if (t.DaySheetsStoppedAt != nil) == stop {
+		return t, nil
+	}
+	old := daySheetsState{StoppedAt: t.DaySheetsStoppedAt}
+	var next *time.Time
+	action := ActionDaySheetsResume
+	if stop {
+		at = at.UTC().Truncate(time.Microsecond) // as PostgreSQL keeps it
+		next, action = &at, ActionDaySheetsStop
+	}
+	if _, err := q.Exec(ctx, `UPDATE technicians SET day_sheets_stopped_at = $3 WHERE org_id = $1 AND id = $2`, orgID, id, next); err != nil {
+		return t, err
+	}
+	t.DaySheetsStoppedAt = next
+	return t, audit.Record(ctx, q, audit.Entry{Actor: actor, OrgID: orgID, Action: action,
+		Target: fmt.Sprintf("technician:%d", id), Old: old, New: daySheetsState{StoppedAt: next}})
+}
+
+// StopDaySheetsOf records, in the caller's transaction, that the org's
+// technicians with the address email (ignoring case) asked at at not to
+// receive their day sheets: the one-click unsubscribe link of an email
+// sent before day sheets stopped carrying it lands here, so the office
+// sees it as any other request.
+func StopDaySheetsOf(ctx context.Context, q database.Querier, actor audit.Actor, orgID int64, email string, at time.Time) error {
+	rows, err := q.Query(ctx, `SELECT id FROM technicians WHERE org_id = $1 AND lower(email) = lower($2) AND day_sheets_stopped_at IS NULL`, orgID, email)
+	if err != nil {
+		return fmt.Errorf("technicians of %q in org %d: %w", email, orgID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("technicians of %q in org %d: %w", email, orgID, err)
+	}
+	for _, id := range ids {
+		if _, err := setDaySheets(ctx, q, actor, orgID, id, true, at); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetupCounts are what an org's first setup asks of its field data
+// (docs/web.md, "First setup"): its active technicians and whether it has
+// any job.
+type SetupCounts struct {
+	Technicians int
+	HasJobs     bool
+}
+
+// Setup reads the org's SetupCounts.
+func (s *Store) Setup(ctx context.Context, orgID int64) (SetupCounts, error) {
+	var c SetupCounts
+	err := database.Reader(ctx, s.DB).QueryRow(ctx, `
+		SELECT (SELECT count(*) FROM technicians WHERE org_id = $1 AND active),
+		       EXISTS (SELECT FROM jobs WHERE org_id = $1)`, orgID).Scan(&c.Technicians, &c.HasJobs)
+	if err != nil {
+		return c, fmt.Errorf("setup counts of org %d: %w", orgID, err)
+	}
+	return c, nil
 }

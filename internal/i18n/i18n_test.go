@@ -253,3 +253,47 @@ func TestLocalesHaveFormats(t *testing.T) {
 	assert.Equal(t, "fr-FR", i18n.Resolve("fr", "en-US", "").Locale().Tag())
 	assert.Equal(t, "08:00", i18n.Resolve("", "de-DE", "").Locale().Clock(8, 0))
 }
+
+// The words for stopping emails never equal the words for signing out, in
+// any language (docs/i18n.md, "The catalog tests"): German once said
+// "Abmelden" for both, and a technician's one tap on it in their email
+// stopped their day sheets where they meant to sign out of nothing.
+func TestSignOutIsNeverUnsubscribe(t *testing.T) {
+	t.Parallel()
+	signOut := []string{"layout.sign_out"}
+	stopping := []string{"mail.unsubscribe", "unsubscribe.title", "unsubscribe.button", "unsubscribe.done_title",
+		"mail.stop_day_sheets", "daylink.sheets_stop", "technicians.resume_day_sheets"}
+	for _, lang := range i18n.Languages() {
+		cat := flatten(t, lang)
+		for _, out := range signOut {
+			so, ok := cat[out]
+			require.True(t, ok, "%s lacks %q", lang, out)
+			for _, id := range stopping {
+				m, ok := cat[id]
+				require.True(t, ok, "%s lacks %q", lang, id)
+				assert.NotEqual(t, norm(so.text), norm(m.text), "%s: %q and %q both say %q", lang, out, id, m.text)
+				// Nor one inside the other, as a button's label ("Abmelden: <link>").
+				assert.NotContains(t, norm(m.text), norm(so.text), "%s: %q contains %q's %q", lang, id, out, so.text)
+			}
+		}
+	}
+}
+
+// norm is a message as a reader tells words apart: case and spacing aside.
+func norm(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+// A sentence that sends the reader to the settings ("an admin sets it in
+// Settings") names them with the nav's word, which the pages link for an
+// admin (views.SettingsWords; docs/web.md, "First setup"): every language.
+func TestSettingsSentencesNameTheNavWord(t *testing.T) {
+	t.Parallel()
+	for _, lang := range i18n.Languages() {
+		cat := flatten(t, lang)
+		word := cat["nav.settings"].text
+		require.NotEmpty(t, word, lang)
+		for _, id := range []string{"briefings.state.not_configured", "briefings.state.invalid", "briefings.zone.not_saved",
+			"briefings.zone.invalid", "fieldzone.not_saved", "fieldzone.invalid"} {
+			assert.Contains(t, cat[id].text, word, "%s: %q does not name %q", lang, id, word)
+		}
+	}
+}

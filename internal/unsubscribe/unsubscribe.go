@@ -15,6 +15,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -31,7 +32,9 @@ import (
 // Every briefing email carries a link
 // signed for its recipient and org; following it (a POST, never a GET)
 // removes the address from the org's recipients and suppresses it, so the
-// worker skips it even as a technician.
+// dispatchers' briefing skips it. A technician's day sheet carries no such
+// link (it is their work); a link from an older one records their request
+// to stop on the technician, where the office sees it.
 //
 // Actions written:
 //
@@ -55,7 +58,15 @@ const signingKeySize = 32
 
 // Store signs and acts on unsubscribe links.
 type Store struct {
-	DB *pgxpool.Pool
+	DB  *pgxpool.Pool
+	Now func() time.Time // default time.Now
+}
+
+func (s *Store) now() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
 }
 
 // Result is who a valid link is for.
@@ -131,6 +142,12 @@ func (s *Store) Unsubscribe(ctx context.Context, token string) (Result, error) {
 		}
 		suppressed, err := suppress(ctx, tx, orgID, email)
 		if err != nil {
+			return err
+		}
+		// A technician's day sheets no longer carry this link, but older
+		// ones did: their stop is recorded where the office sees it
+		// (docs/delivery.md, "Stopping day sheets").
+		if err := field.StopDaySheetsOf(ctx, tx, audit.Actor{Email: email}, orgID, email, s.now()); err != nil {
 			return err
 		}
 		if !suppressed && slices.Equal(oldTo, newTo) {

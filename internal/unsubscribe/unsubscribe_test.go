@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -232,4 +233,38 @@ func requireJSON(t *testing.T, want string, got any) {
 	raw, ok := got.(json.RawMessage)
 	require.True(t, ok, "%T", got)
 	require.JSONEq(t, want, string(raw))
+}
+
+// A technician who follows the unsubscribe link of a day sheet sent
+// before day sheets stopped carrying one is not stopped silently: their
+// request is recorded on the technician, with its time, and audited, where
+// the office sees it (docs/delivery.md, "Stopping day sheets"); another
+// org's technician with that address is untouched.
+func TestUnsubscribeOfATechnicianIsTheirVisibleStop(t *testing.T) {
+	b := setup(t)
+	at := time.Date(2026, 11, 26, 14, 2, 0, 0, time.UTC)
+	b.Store.Unsubscribe.Now = func() time.Time { return at }
+	b.saveDelivery(t, b.Acme.ID, `{"email":{"technicians":true}}`)
+	var ana, other int64
+	require.NoError(t, b.Store.DB.QueryRow(b.Ctx, `INSERT INTO technicians (org_id, name, email) VALUES ($1, 'Ana', 'ana@acme.example') RETURNING id`, b.Acme.ID).Scan(&ana))
+	require.NoError(t, b.Store.DB.QueryRow(b.Ctx, `INSERT INTO technicians (org_id, name, email) VALUES ($1, 'Ana', 'ana@acme.example') RETURNING id`, b.Other.ID).Scan(&other))
+
+	_, err := b.Store.Unsubscribe.Unsubscribe(b.Ctx, b.unsubscribeToken(t, b.Acme.ID, "Ana@Acme.example"))
+	require.NoError(t, err)
+	stopped := func(id int64) *time.Time {
+		var s *time.Time
+		require.NoError(t, b.Store.DB.QueryRow(b.Ctx, `SELECT day_sheets_stopped_at FROM technicians WHERE id = $1`, id).Scan(&s))
+		return s
+	}
+	require.NotNil(t, stopped(ana))
+	require.True(t, stopped(ana).Equal(at))
+	require.Nil(t, stopped(other), "another org's technician")
+	require.Equal(t, 1, testutil.Count(t, b.Store.DB, `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'field.technician.day_sheets_stop'
+		AND lower(actor_email) = 'ana@acme.example'`, b.Acme.ID))
+
+	// A second click keeps the first time.
+	b.Store.Unsubscribe.Now = func() time.Time { return at.Add(time.Hour) }
+	_, err = b.Store.Unsubscribe.Unsubscribe(b.Ctx, b.unsubscribeToken(t, b.Acme.ID, "ana@acme.example"))
+	require.NoError(t, err)
+	require.True(t, stopped(ana).Equal(at))
 }

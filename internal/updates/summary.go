@@ -141,6 +141,19 @@ func ForTechnician(rows []Row) []Item {
 	return out
 }
 
+// NotOver keeps the items whose job is not over at now (its window, as
+// the technician's day has it, ends after now): an update never announces
+// a visit that is already behind them (docs/delivery.md, "Updates").
+func NotOver(items []Item, now time.Time) []Item {
+	var out []Item
+	for _, it := range items {
+		if it.Now().End.After(now) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // JobChange is one job in a briefing.updated webhook: the net change of the
 // rows announced, and the technicians told.
 type JobChange struct {

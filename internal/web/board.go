@@ -117,7 +117,11 @@ func (s *Server) boardModel(c echo.Context, z orgZone, d schedule.Date, problem 
 	for _, t := range techs {
 		if t.Active {
 			column[t.ID] = len(b.Columns)
-			b.Columns = append(b.Columns, views.BoardColumn{TechnicianID: t.ID, Name: t.Name})
+			col := views.BoardColumn{TechnicianID: t.ID, Name: t.Name}
+			if t.DaySheetsStoppedAt != nil {
+				col.NoDaySheetsSince = stamp(l.Locale(), *t.DaySheetsStoppedAt, z.Loc)
+			}
+			b.Columns = append(b.Columns, col)
 		}
 	}
 	start, end := schedule.DayBounds(z.Loc, d)

@@ -61,6 +61,9 @@ func (s *Server) briefingShow(c echo.Context) error {
 		p.Content.Link(orgBase(m.Org.Slug))
 	}
 	p.Notice = pageNotice(c)
+	if p.Changed, err = s.changedSince(ctx, l, m.Org.ID, b); err != nil {
+		return err
+	}
 	resendBase := "" // a re-send is delivery: admins only
 	if m.IsAdmin() {
 		resendBase = briefingsURL(m.Org.Slug) + "/" + b.Date.String() + "/deliveries/"
@@ -68,7 +71,8 @@ func (s *Server) briefingShow(c echo.Context) error {
 	for _, d := range deliveries {
 		d.Fired.Loc = briefingLoc(b)
 		r := deliveryRow(l.Locale(), d, briefingLoc(b), deliveryAccessOf(m), resendBase)
-		r.Note = deliveryNote(l, d, r.Note) // a late one in the reader's words (docs/i18n.md, "The settings page")
+		// A late, capped or stopped one in the reader's words (docs/i18n.md, "The settings page").
+		r.Note = deliveryNote(l, d, r.Note, briefingLoc(b))
 		if d.UpdateID != 0 {
 			r.Update = l.Tn("bsettings.log.update", d.UpdateJobs, nil)
 		}
@@ -232,4 +236,22 @@ func (s *Server) historyNote(ctx context.Context, l *i18n.Localizer) (string, er
 	days := int(cmp.Or(s.cfg.HistoryRetention, history.DefaultRetention) / (24 * time.Hour))
 	lc := l.Locale()
 	return l.Tf("history.kept", map[string]any{"Days": lc.Number(days), "Date": lc.DateYear(oldest)}), nil
+}
+
+// changedSince is the warning at the top of a briefing of today or later
+// whose day's jobs were created or changed after it was made: read or
+// printed, it is no longer the day as it is (docs/briefing-content.md,
+// "Changed since it was made"). "" otherwise; a past day's briefing is
+// its record.
+func (s *Server) changedSince(ctx context.Context, l *i18n.Localizer, orgID int64, b briefing.Briefing) (string, error) {
+	loc := briefingLoc(b)
+	if b.GeneratedAt.IsZero() || b.Date.Time().Before(schedule.DateOf(s.now().In(loc)).Time()) {
+		return "", nil
+	}
+	start, end := schedule.DayBounds(loc, b.Date)
+	n, err := s.field.DayChangedSince(ctx, orgID, start, end, b.GeneratedAt)
+	if err != nil || n == 0 {
+		return "", err
+	}
+	return l.Tn("briefing.changed_since", n, map[string]any{"Count": l.Locale().Number(n), "Time": stamp(l.Locale(), b.GeneratedAt, loc)}), nil
 }

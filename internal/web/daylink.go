@@ -5,14 +5,17 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"fieldbrief/internal/apperr"
+	"fieldbrief/internal/audit"
 	"fieldbrief/internal/database"
 	"fieldbrief/internal/daylinks"
 	"fieldbrief/internal/delivery"
+	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/snapshot"
 	"fieldbrief/internal/tenants"
@@ -113,6 +116,14 @@ func (s *Server) technicianDay(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	contact, _, err := field.ContactOf(ctx, q, l.OrgID, l.TechnicianID)
+	if err != nil {
+		return err
+	}
+	stopped := ""
+	if at := contact.DaySheetsStoppedAt; at != nil {
+		stopped = stamp(lc, *at, zone.Loc)
+	}
 	start, end := schedule.DayBounds(zone.Loc, l.Date)
 	zoneAbbrev := lc.ZoneAbbrs(start.In(zone.Loc), end.Add(-1).In(zone.Loc)) // the reader's letters: MEZ (docs/i18n.md, "Zone abbreviations")
 	c.Response().Header().Set("Content-Language", tr.Lang())
@@ -122,7 +133,34 @@ func (s *Server) technicianDay(c echo.Context) error {
 		ZoneName:   lc.ZoneName(zone.Name, start.Add(12*time.Hour)),
 		ValidUntil: lc.Date(l.Date.AddDays(1).Time()),
 		Jobs:       jobs, Cancelled: cancelled, More: more, Overdue: overdue, MoreOverdue: moreOverdue,
+		SheetsAction: c.Request().URL.Path + "/day-sheets", SheetsStopped: stopped,
 	}))
+}
+
+// technicianDaySheets is the day page's one form, POST /t/{token}/day-sheets
+// (stop=true|false): the technician asks their office to stop emailing
+// them day sheets, or to start again (docs/delivery.md, "Stopping day
+// sheets"). The link's token is the authority, as for the page; the
+// request is recorded on the technician, with its time, and audited as
+// theirs, where the office sees it. Then back to the page.
+func (s *Server) technicianDaySheets(c echo.Context) error {
+	ctx := c.Request().Context()
+	l, err := s.dayLinks.Open(ctx, c.Param("token"), s.now())
+	if err != nil {
+		return err
+	}
+	contact, found, err := field.ContactOf(ctx, s.db, l.OrgID, l.TechnicianID)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return apperr.Refuse(apperr.NotFound, "daylink_not_found", nil)
+	}
+	stop := c.FormValue("stop") != "false"
+	if _, err := s.field.SetDaySheets(ctx, audit.Actor{Email: contact.Email}, l.OrgID, l.TechnicianID, stop, s.now()); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, strings.TrimSuffix(c.Request().URL.Path, "/day-sheets")+"#day-sheets")
 }
 
 // technicianLinks are the date's day links as the briefing page lists

@@ -92,7 +92,10 @@ func TestDayLinkPage(t *testing.T) {
 	require.Contains(t, r.Body, "Boiler repair")
 	require.Contains(t, r.Body, "Cancelled (1)")
 	require.Contains(t, r.Body, "until the end of Thu, Mar 5")
-	for _, other := range []string{"Customer of Ben", "Customer of nobody", "Customer of tomorrow", "555 0199", "<form", "<script"} {
+	// Its one form asks the office about the day sheets (day_sheets_test.go).
+	require.Equal(t, 1, strings.Count(r.Body, "<form"))
+	require.Contains(t, r.Body, `<form method="post" action="/t/`+tok+`/day-sheets">`)
+	for _, other := range []string{"Customer of Ben", "Customer of nobody", "Customer of tomorrow", "555 0199", "<script"} {
 		require.NotContains(t, r.Body, other)
 	}
 

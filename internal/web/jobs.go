@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -291,6 +292,9 @@ func (s *Server) renderJobPage(c echo.Context, status int, z orgZone, j field.Jo
 	if form.Next == "" {
 		form.Next = "jobs"
 	}
+	if form.Told, err = s.told(c, z, j, techs); err != nil {
+		return err
+	}
 	p := views.JobPage{Page: s.page(c, j.Customer), Base: base, CanEditField: m.CanEditField(), Notice: pageNotice(c),
 		Job: row, JobDate: l.Locale().Date(day.Time()), Notes: j.Notes, Phone: j.CustomerPhone, Form: form, Stale: stale}
 	p.Section = "jobs"
@@ -352,4 +356,34 @@ func (s *Server) jobDelete(c echo.Context) error {
 		return err
 	}
 	return redirect(c, orgBase(m.Org.Slug)+"/jobs?notice=job-deleted")
+}
+
+// told says, on a job's form, who a saved change is emailed to
+// (docs/delivery.md, "Updates"): its technician, once their day sheet of
+// the date has gone out (and the new one too on a reassignment); nobody
+// when it is unassigned, when they have no address or asked not to
+// receive day sheets, or when the org sends technicians no email or no
+// updates.
+func (s *Server) told(c echo.Context, z orgZone, j field.Job, techs []field.Technician) (string, error) {
+	l := localizer(c)
+	cfg, err := s.tenants.Fieldforce(c.Request().Context(), currentMembership(c).Org.ID)
+	if err != nil {
+		return "", err
+	}
+	d := cfg.Config.Delivery
+	if !cfg.Found || cfg.Err != nil || d == nil || d.Email == nil || !d.Email.Technicians || !d.UpdatesOn() {
+		return l.T("jobform.told_off"), nil
+	}
+	i := slices.IndexFunc(techs, func(t field.Technician) bool { return t.ID == j.TechnicianID })
+	if j.Unassigned() || i < 0 {
+		return l.T("jobform.told_nobody"), nil
+	}
+	t := techs[i]
+	switch {
+	case t.Email == "":
+		return l.Tf("jobform.told_no_email", map[string]any{"Name": t.Name}), nil
+	case t.DaySheetsStoppedAt != nil:
+		return l.Tf("jobform.told_stopped", map[string]any{"Name": t.Name, "When": stamp(l.Locale(), *t.DaySheetsStoppedAt, z.Loc)}), nil
+	}
+	return l.Tf("jobform.told", map[string]any{"Name": t.Name}), nil
 }

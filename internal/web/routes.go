@@ -70,8 +70,13 @@ func (s *Server) routes() {
 	e.POST("/unsubscribe", s.unsubscribe)
 
 	// A technician's day link (docs/delivery.md, "Day links"): no sign-in,
-	// the token is the authority; read-only, rate-limited per client.
+	// the token is the authority; rate-limited per client. Its one form asks
+	// the office to stop (or restart) the technician's day sheets: like the
+	// unsubscribe POST it goes without checkCSRF, as there is no session and
+	// a forger would need the link's token (docs/delivery.md, "Stopping day
+	// sheets").
 	e.GET("/t/:token", s.technicianDay, dayLinkHeaders, s.dayLinkRateLimit)
+	e.POST("/t/:token/day-sheets", s.technicianDaySheets, dayLinkHeaders, s.dayLinkRateLimit)
 
 	// Signed in: a route middleware, not an e.Group("", …), because a group
 	// with middleware also catches every unmatched path, which would send
@@ -86,6 +91,7 @@ func (s *Server) routes() {
 	// under /orgs/:slug with 404 once the member checks have passed.
 	org := e.Group("/orgs/:slug", s.requireUser, s.requireMember)
 	org.GET("", s.orgHome)
+	org.GET("/setup", s.setupPage, s.requireAdmin)
 	org.GET("/briefings", s.briefingList)
 	org.GET("/members", s.members)
 	org.POST("/members/invite", s.memberInvite, s.requireAdmin, checkCSRF)
@@ -105,6 +111,7 @@ func (s *Server) routes() {
 	org.POST("/technicians/:id", s.technicianUpdate, s.requireFieldEditor, checkCSRF)
 	org.POST("/technicians/:id/active", s.technicianSetActive, s.requireFieldEditor, checkCSRF)
 	org.POST("/technicians/:id/revoke-links", s.technicianRevokeLinks, s.requireAdmin, checkCSRF)
+	org.POST("/technicians/:id/day-sheets", s.technicianResumeDaySheets, s.requireAdmin, checkCSRF)
 	org.GET("/jobs", s.jobList)
 	org.POST("/jobs", s.jobCreate, s.requireFieldEditor, checkCSRF)
 	org.GET("/jobs/:id", s.jobShow)

@@ -66,12 +66,14 @@ var routeTable = []struct {
 	{"GET", "/unsubscribe", public},
 	{"POST", "/unsubscribe", public},
 	{"GET", "/t/:token", public},
+	{"POST", "/t/:token/day-sheets", public},
 	{"GET", "/", signedIn},
 	{"GET", "/profile", signedIn},
 	{"POST", "/profile", signedIn},
 	{"POST", "/profile/password", signedIn},
 	{"POST", "/profile/language", signedIn},
 	{"GET", "/orgs/:slug", member},
+	{"GET", "/orgs/:slug/setup", admin},
 	{"GET", "/orgs/:slug/briefings", member},
 	{"GET", "/orgs/:slug/members", member},
 	{"POST", "/orgs/:slug/members/invite", admin},
@@ -89,6 +91,7 @@ var routeTable = []struct {
 	{"POST", "/orgs/:slug/technicians/:id", editor},
 	{"POST", "/orgs/:slug/technicians/:id/active", editor},
 	{"POST", "/orgs/:slug/technicians/:id/revoke-links", admin},
+	{"POST", "/orgs/:slug/technicians/:id/day-sheets", admin},
 	{"GET", "/orgs/:slug/jobs", member},
 	{"POST", "/orgs/:slug/jobs", editor},
 	{"GET", "/orgs/:slug/jobs/:id", member},
@@ -255,11 +258,13 @@ func expected(g access, who string) outcome {
 	panic("unknown group " + g)
 }
 
-// csrfExempt is the one write that goes without checkCSRF: the one-click
+// csrfExempt are the writes that go without checkCSRF: the one-click
 // unsubscribe, which mail providers POST without any cookie or token of
-// ours (RFC 8058). unsubscribe_test.go covers it.
+// ours (RFC 8058; unsubscribe_test.go covers it), and a technician's
+// request about their day sheets from their day page, whose link's token
+// is the authority and which has no session (day_sheets_test.go).
 func csrfExempt(method, path string) bool {
-	return method == http.MethodPost && path == "/unsubscribe"
+	return method == http.MethodPost && (path == "/unsubscribe" || path == "/t/:token/day-sheets")
 }
 
 // skipInMatrix are routes with their own tests: static files, probes,
@@ -274,7 +279,7 @@ func skipInMatrix(path string) bool {
 		return true
 	case "/orgs/:slug/jobs/:id/delete": // removes the job the other routes use: field_test.go, TestJobDeletedFromItsPage
 		return true
-	case "/t/:token": // public, its token the authority: daylink_test.go
+	case "/t/:token", "/t/:token/day-sheets": // public, its token the authority: daylink_test.go, day_sheets_test.go
 		return true
 	}
 	return strings.HasPrefix(path, "/static")

@@ -146,6 +146,13 @@ func (s *Server) renderSettings(c echo.Context, status int, stored tenants.Field
 	}
 	p.Section = "settings"
 	in := storedInput(stored)
+	if !stored.Found {
+		// A new org's form has "send each technician their own day"
+		// ticked (docs/delivery.md, "A technician's email"): saving it as
+		// shown sends them. Only the form's default: a save without the
+		// delivery section, or any saved document, is not changed by it.
+		in.delivery.technicians = true
+	}
 	current := in
 	var ve *schedule.ValidationError
 	if errors.As(stored.Err, &ve) {

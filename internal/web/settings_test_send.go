@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -141,7 +142,7 @@ func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64
 		r := deliveryRow(l.Locale(), d, st.loc(), adminDeliveries, "")
 		r.At = dateTime(l, d.UpdatedAt.In(st.loc()))
 		r.Date = l.Locale().Date(d.Date.Time())
-		r.Note = deliveryNote(l, d, r.Note)
+		r.Note = deliveryNote(l, d, r.Note, st.loc())
 		if d.UpdateID != 0 {
 			r.Update = l.Tn("bsettings.log.update", d.UpdateJobs, nil)
 		}
@@ -152,13 +153,18 @@ func (s *Server) deliveryLog(ctx context.Context, l *i18n.Localizer, orgID int64
 
 // deliveryNote is a skipped delivery's reason in l's words: one over the
 // daily cap from the catalog, a late one said from its briefing's firing
-// (lateDetail), anything else as stored.
-func deliveryNote(l *i18n.Localizer, d delivery.Delivery, stored string) string {
+// (lateDetail), a technician's who asked not to receive day sheets with
+// when, in loc; anything else as stored.
+func deliveryNote(l *i18n.Localizer, d delivery.Delivery, stored string, loc *time.Location) string {
 	switch {
 	case stored == "":
 		return ""
 	case d.LastCode == delivery.SkippedDailyCap:
 		return l.T("bsettings.log.skipped_daily_cap") // docs/delivery.md, "Daily cap"
+	case d.LastCode == delivery.SkippedStopped: // docs/delivery.md, "Stopping day sheets"
+		if at, err := time.Parse(time.RFC3339, stored); err == nil {
+			return l.Tf("bsettings.log.skipped_stopped", map[string]any{"When": stamp(l.Locale(), at, loc)})
+		}
 	case d.LastCode == delivery.SkippedLate && !d.Fired.At.IsZero() && !d.Fired.For.IsZero():
 		return lateDetail(l, d.Fired)
 	case d.LastCode == delivery.SkippedLate && l.Language() != "en":

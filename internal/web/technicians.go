@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,10 +40,14 @@ func (s *Server) renderTechnicians(c echo.Context, status int, form views.Techni
 	}
 	base := orgBase(m.Org.Slug)
 	l := localizer(c)
+	z, err := s.orgZone(c)
+	if err != nil {
+		return err
+	}
 	p := views.TechniciansPage{Page: s.page(c, l.T("technicians.title")), Base: base, CanEditField: m.CanEditField(), Notice: pageNotice(c)}
 	p.Section = "technicians"
 	for _, t := range list {
-		p.List = append(p.List, technicianRow(l, t))
+		p.List = append(p.List, technicianRow(l, t, z.Loc))
 	}
 	form.Action = base + "/technicians"
 	form.Errors = technicianErrors(l, form.Errors)
@@ -130,7 +135,7 @@ func (s *Server) technicianRevokeLinks(c echo.Context) error {
 	base := orgBase(m.Org.Slug)
 	if isHTMX(c) {
 		l := localizer(c)
-		return s.render(c, http.StatusOK, views.TechnicianDayLinks(s.page(c, t.Name), base, technicianRow(l, t), l.T("fieldnotice.day_links_revoked")))
+		return s.render(c, http.StatusOK, views.TechnicianDayLinks(s.page(c, t.Name), base, technicianRow(l, t, time.UTC), l.T("fieldnotice.day_links_revoked")))
 	}
 	return redirect(c, base+"/technicians/"+strconv.FormatInt(t.ID, 10)+"?notice=day-links-revoked")
 }
@@ -154,8 +159,12 @@ func (s *Server) renderTechnicianPage(c echo.Context, status int, t field.Techni
 	form.Action = base + "/technicians/" + strconv.FormatInt(t.ID, 10)
 	l := localizer(c)
 	form.Errors = technicianErrors(l, form.Errors)
+	z, err := s.orgZone(c)
+	if err != nil {
+		return err
+	}
 	p := views.TechnicianPage{Page: s.page(c, t.Name), Base: base, CanEditField: m.CanEditField(), OrgAdmin: m.IsAdmin(), Notice: pageNotice(c),
-		Tech: technicianRow(l, t), Form: form, Stale: stale}
+		Tech: technicianRow(l, t, z.Loc), Form: form, Stale: stale}
 	p.Section = "technicians"
 	return s.render(c, status, views.Technician(p))
 }
@@ -183,9 +192,29 @@ func languageOptions() []views.Option {
 	return out
 }
 
-func technicianRow(l *i18n.Localizer, t field.Technician) views.TechnicianRow {
-	return views.TechnicianRow{ID: t.ID, Name: t.Name, Email: t.Email, Phone: t.Phone, Ref: t.ExternalRef, Active: t.Active,
+// technicianRow is t as the pages show it, times in loc (the org's zone).
+func technicianRow(l *i18n.Localizer, t field.Technician, loc *time.Location) views.TechnicianRow {
+	r := views.TechnicianRow{ID: t.ID, Name: t.Name, Email: t.Email, Phone: t.Phone, Ref: t.ExternalRef, Active: t.Active,
 		Jobs: t.Jobs, JobCount: l.Locale().Number(t.Jobs)}
+	if t.DaySheetsStoppedAt != nil {
+		r.NoDaySheetsSince = stamp(l.Locale(), *t.DaySheetsStoppedAt, loc)
+	}
+	return r
+}
+
+// technicianResumeDaySheets is an admin's "Resume day sheets" for a
+// technician who asked not to receive them (docs/delivery.md, "Stopping
+// day sheets"): audited as the admin's; the next briefing mails them.
+func (s *Server) technicianResumeDaySheets(c echo.Context) error {
+	id, err := idParam(c)
+	if err != nil {
+		return err
+	}
+	m := currentMembership(c)
+	if _, err := s.field.SetDaySheets(c.Request().Context(), actor(c), m.Org.ID, id, false, s.now()); err != nil {
+		return err
+	}
+	return redirect(c, orgBase(m.Org.Slug)+"/technicians/"+strconv.FormatInt(id, 10)+"?notice=day-sheets-resumed")
 }
 
 // technicianErrors puts the form's language error in the reader's words:

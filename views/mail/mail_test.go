@@ -195,7 +195,29 @@ func TestTextTechnician(t *testing.T) {
 	require.NotContains(t, text, "NEEDS ACTION")
 	require.NotContains(t, text, "Open the briefing")
 	require.NotContains(t, text, "\r")
-	require.Contains(t, text, "Unsubscribe: https://app.fieldbrief.test/unsubscribe?t=abc\n")
+	// Their day sheet is work: no unsubscribe, a request on their day page
+	// that the office sees (docs/delivery.md, "Stopping day sheets").
+	require.NotContains(t, text, "nsubscribe")
+	require.Contains(t, text, "You receive your day sheet because you work with Northwind Heating & Air: it is part of your work.\n"+
+		"Don't want it by email? Tell your office on your day page: https://app.fieldbrief.test/t/tok#day-sheets\n")
+}
+
+// A technician's email never offers a one-tap unsubscribe, in either
+// part, with or without a day link; a dispatcher's does.
+func TestTechnicianEmailHasNoUnsubscribe(t *testing.T) {
+	t.Parallel()
+	e := technician()
+	e.UnsubscribeURL = "https://app.fieldbrief.test/unsubscribe?t=abc" // even if a caller set one
+	html := render(t, e)
+	require.NotContains(t, html+mail.Text(e), "unsubscribe")
+	require.Contains(t, html, `href="https://app.fieldbrief.test/t/tok#day-sheets"`)
+	require.Contains(t, html, "Tell your office on your day page")
+	e.DayURL = ""
+	html = render(t, e)
+	require.NotContains(t, html+mail.Text(e), "unsubscribe")
+	require.Contains(t, html, "Don&#39;t want it by email? Tell your office.")
+	require.Contains(t, mail.Text(e), "Don't want it by email? Tell your office.\n")
+	require.Contains(t, render(t, sample()), `href="https://app.fieldbrief.test/unsubscribe?t=abc"`)
 }
 
 func TestHTMLRefusesScriptURLs(t *testing.T) {

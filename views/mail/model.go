@@ -37,7 +37,7 @@ type BriefingEmail struct {
 	ZoneName       string // "Eastern Time (New York)" in the reader's language (locale.ZoneName); "" for none
 	BriefingURL    string // the briefing page
 	DayURL         string // a technician's day link (BASE_URL/t/…), "" for dispatchers or when none
-	UnsubscribeURL string // one-click unsubscribe for this recipient
+	UnsubscribeURL string // one-click unsubscribe for a dispatcher; "" for a technician, whose day sheet is work
 	Recipient      Recipient
 	Summary        Summary
 	ActionItems    ActionItems
@@ -333,7 +333,37 @@ func (e BriefingEmail) yesterdayLine() string {
 
 // footer is why the reader gets the email.
 func (e BriefingEmail) footer() string {
+	if e.Recipient == Technician {
+		return e.L.Tf("mail.footer_technician", map[string]any{"Org": e.OrgName})
+	}
 	return e.L.Tf("mail.footer", map[string]any{"Org": e.OrgName})
+}
+
+// StopAnchor is where a technician's day page asks to stop the day sheets
+// (views.TechnicianDayPage): their email's footer links it.
+const StopAnchor = "#day-sheets"
+
+// stopLine is how a technician asks not to receive day sheets by email: on
+// their day page, where their office sees it (docs/delivery.md, "Stopping
+// day sheets"); never a one-tap unsubscribe. Without a day link, ask the
+// office.
+func stopLine(l *i18n.Localizer, dayURL string) string {
+	if dayURL == "" {
+		return l.T("mail.stop_day_sheets_ask")
+	}
+	return l.T("mail.stop_day_sheets")
+}
+
+// textUnsubscribe is the footer's last line in the text part: the
+// dispatcher's unsubscribe link, or how a technician asks to stop.
+func textUnsubscribe(l *i18n.Localizer, technician bool, unsubscribeURL, dayURL string) string {
+	switch {
+	case technician && dayURL != "":
+		return l.Tf("mail.stop_day_sheets_text", map[string]any{"URL": dayURL + StopAnchor})
+	case technician:
+		return l.T("mail.stop_day_sheets_ask")
+	}
+	return l.Tf("mail.unsubscribe_text", map[string]any{"URL": unsubscribeURL})
 }
 
 // textTechnician is the rest of a technician's text part: their day link,
@@ -370,7 +400,7 @@ func textFooter(b *strings.Builder, e BriefingEmail) {
 		line("")
 	}
 	line("%s", e.footer())
-	line("%s", l.Tf("mail.unsubscribe_text", map[string]any{"URL": e.UnsubscribeURL}))
+	line("%s", textUnsubscribe(l, e.Recipient == Technician, e.UnsubscribeURL, e.DayURL))
 }
 
 // shortenedNote says an email's lists were cut below their usual bounds,

@@ -11,16 +11,15 @@ import (
 // their day since their briefing (or their last update), every string
 // already formatted in the org's zone by the caller (delivery).
 type UpdateEmail struct {
-	L              *i18n.Localizer // the technician's language and formats; nil is English
-	OrgName        string
-	DateLabel      string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
-	Timezone       string // "America/Chicago"
-	ZoneName       string // "Central Time (Chicago)" in the reader's language; "" for none
-	Technician     string // their name
-	DayURL         string // their day link; "" when none could be made
-	UnsubscribeURL string
-	Items          []UpdateItem
-	More           int // changed jobs not listed (the list is bounded)
+	L          *i18n.Localizer // the technician's language and formats; nil is English
+	OrgName    string
+	DateLabel  string // "Thu, Nov 26" (en-US), "Do., 26. Nov." (de-DE)
+	Timezone   string // "America/Chicago"
+	ZoneName   string // "Central Time (Chicago)" in the reader's language; "" for none
+	Technician string // their name
+	DayURL     string // their day link; "" when none could be made
+	Items      []UpdateItem
+	More       int // changed jobs not listed (the list is bounded)
 }
 
 // Update item kinds, as UpdateItem.Kind holds them.
@@ -38,7 +37,10 @@ type UpdateItem struct {
 	Customer  string
 	Address   string
 	Emergency bool
-	Lines     []string // "Arrival: 08:00–10:00 CST → 10:00–12:00 CST", "Reassigned to Ben"
+	// An added job's details, as the day sheet shows them; "" for none
+	// and for the other kinds (their Lines say what changed).
+	Phone, JobType, Notes string
+	Lines                 []string // "Arrival: 08:00–10:00 CST → 10:00–12:00 CST", "Reassigned to Ben"
 }
 
 // Headline names the item's kind in words.
@@ -93,6 +95,11 @@ func UpdateText(e UpdateEmail) string {
 		if it.Address != "" {
 			line("  %s", it.Address)
 		}
+		for _, v := range []string{it.Phone, it.JobType, it.Notes} {
+			if v != "" {
+				line("  %s", indent(v))
+			}
+		}
 		for _, l := range it.Lines {
 			line("  %s", indent(l))
 		}
@@ -107,7 +114,7 @@ func UpdateText(e UpdateEmail) string {
 		line("")
 	}
 	line("%s", e.footer())
-	line("%s", l.Tf("mail.unsubscribe_text", map[string]any{"URL": e.UnsubscribeURL}))
+	line("%s", textUnsubscribe(l, true, "", e.DayURL))
 	return b.String()
 }
 
