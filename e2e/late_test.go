@@ -88,7 +88,7 @@ func TestLateSavePreviewSaysKeptNotSent(t *testing.T) {
 	admin.open("/orgs/acme/briefings")
 	admin.waitText(`tr[data-reason="late"]`, "ready; made ", "after 6:30\u202fAM — not sent")
 	admin.click(`tr[data-reason="late"] th a`)
-	admin.waitText(`li[data-delivery-state="skipped"]`, "Not sent", "dispatch@acme.test", "after 06:30 — not sent")
+	admin.waitText(`li[data-delivery-state="skipped"]`, "Not sent", "dispatch@acme.test", "after 6:30\u202fAM — not sent")
 	admin.screenshot("briefing-late-not-sent")
 }
 

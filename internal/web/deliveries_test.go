@@ -242,7 +242,7 @@ func TestBriefingPageDeliveries(t *testing.T) {
 	row := parseDoc(t, r.Body).find(attrIs("data-delivery-id", strconv.FormatInt(id, 10)))
 	require.NotNil(t, row, r.Body)
 	text := row.text()
-	for _, want := range []string{"ops@acme.test", "Failed", "550", "mailbox unavailable", "worker-7", "08:00 EST"} {
+	for _, want := range []string{"ops@acme.test", "Failed", "550", "mailbox unavailable", "worker-7", "8:00", "AM EST"} {
 		require.Contains(t, text, want, "admin sees %q", want)
 	}
 	form := row.find(func(n *html.Node) bool { v, ok := hasAttr(n, "action"); return ok && strings.HasSuffix(v, "/resend") })

@@ -176,7 +176,7 @@ func TestNoEnglishOnOtherLanguagesPages(t *testing.T) {
 	// The fixtures' own data: people's and places' names, typed text.
 	userData := []string{"Acme Field Services", "Globex Repairs", "Ana Lima", "Smith", "admin@acme.test", "member@acme.test", "ana@acme.test", "ops@acme.test",
 		"Ada Lovelace", "Stark Industries HQ", "Stark Industries", "Fire Station", "Initech HQ", "Initech", "1 Main St",
-		"Boiler repair", `Ask for "Sam" <b>`, "New York", "Nueva York"}
+		"Boiler repair", `Ask for "Sam" <b>`, "New York", "Nueva York", "Gone Ltd HQ", "Gone Ltd"}
 	for _, o := range i18n.Locales() {
 		userData = append(userData, o.Name)
 	}
