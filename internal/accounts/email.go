@@ -88,6 +88,10 @@ type AccountEmail struct {
 	// org's locale, or for a reset the locale all the person's orgs share.
 	Language string // "" for none
 	Locale   string // an org locale, "" for none (en-US)
+	// Where its times are read: the invite's org's zone; for a reset, the
+	// zone of the person's org when they have one org. Nil reads UTC, the
+	// one zone a person of several orgs (or none) has in common.
+	Zone *time.Location
 }
 
 // ErrEmailNotWanted means the task has nothing to send: the invite was
@@ -127,6 +131,9 @@ func PrepareAccountEmail(ctx context.Context, tx pgx.Tx, a SendAccountEmailArgs,
 		if err != nil {
 			break
 		}
+		if m.Zone, err = orgZone(ctx, tx, m.OrgID); err != nil {
+			break
+		}
 		_, err = tx.Exec(ctx, `UPDATE invites SET token_hash = $3 WHERE id = $1 AND org_id = $2`, a.ID, a.OrgID, hashLinkToken(m.Token))
 	case EmailReset:
 		var used *time.Time
@@ -140,14 +147,22 @@ func PrepareAccountEmail(ctx context.Context, tx pgx.Tx, a SendAccountEmailArgs,
 			return AccountEmail{}, ErrEmailNotWanted
 		}
 		m.Key = fmt.Sprintf("reset:%d", a.ID)
-		// Their own language; else their orgs' locale when they all share one.
+		// Their own language; else their orgs' locale when they all share
+		// one; their org's zone when they have one org.
+		var only int64
 		err = tx.QueryRow(ctx, `
 			SELECT coalesce(u.language, ''),
 			       coalesce((SELECT min(o.locale) FROM memberships ms JOIN orgs o ON o.id = ms.org_id
-			                  WHERE ms.user_id = u.id HAVING count(DISTINCT o.locale) = 1), '')
-			  FROM password_resets r JOIN users u ON u.id = r.user_id WHERE r.id = $1`, a.ID).Scan(&m.Language, &m.Locale)
+			                  WHERE ms.user_id = u.id HAVING count(DISTINCT o.locale) = 1), ''),
+			       coalesce((SELECT min(ms.org_id) FROM memberships ms WHERE ms.user_id = u.id HAVING count(*) = 1), 0)
+			  FROM password_resets r JOIN users u ON u.id = r.user_id WHERE r.id = $1`, a.ID).Scan(&m.Language, &m.Locale, &only)
 		if err != nil {
 			break
+		}
+		if only != 0 {
+			if m.Zone, err = orgZone(ctx, tx, only); err != nil {
+				break
+			}
 		}
 		_, err = tx.Exec(ctx, `UPDATE password_resets SET token_hash = $2 WHERE id = $1`, a.ID, hashLinkToken(m.Token))
 	default:
@@ -175,3 +190,17 @@ const (
 )
 
 func (e *LinkError) Error() string { return "link " + e.Reason }
+
+// orgZone is the zone an org's people read times in: its briefing's
+// (tenants.FieldforceConfig.Zone), nil (UTC) while it has none saved.
+func orgZone(ctx context.Context, tx pgx.Tx, orgID int64) (*time.Location, error) {
+	cfg, err := tenants.ReadFieldforce(ctx, tx, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("org %d's zone: %w", orgID, err)
+	}
+	z, err := cfg.Zone()
+	if err != nil {
+		return nil, nil // none saved (or unusable): the email reads UTC, and says so
+	}
+	return z.Loc, nil
+}

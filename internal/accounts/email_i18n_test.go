@@ -16,7 +16,7 @@ import (
 )
 
 // The account emails in each language (docs/i18n.md), the link's end in
-// the reader's formats, in UTC.
+// the reader's formats, in UTC when the email has no zone of its reader.
 func TestComposeInEachLanguage(t *testing.T) {
 	t.Parallel()
 	until := time.Date(2026, 11, 28, 15, 4, 0, 0, time.UTC)
@@ -69,6 +69,9 @@ func TestAccountEmailReader(t *testing.T) {
 	max, err := store.Accounts.UpsertUser(ctx, "max@bergmann.test", "pw", false)
 	require.NoError(t, err)
 	require.NoError(t, store.Tenants.AddMember(ctx, org.ID, max.ID, tenants.RoleMember))
+	_, err = store.Tenants.SaveFieldforce(ctx, audit.System, org.ID,
+		[]byte(`{"briefing":{"timezone":"Europe/Berlin","schedule_local_time":"07:00"}}`), tenants.AnyVersion)
+	require.NoError(t, err)
 
 	prepare := func(a accounts.SendAccountEmailArgs) accounts.AccountEmail {
 		t.Helper()
@@ -79,22 +82,29 @@ func TestAccountEmailReader(t *testing.T) {
 		}))
 		return m
 	}
-	for _, c := range []struct{ email, lang, subject string }{
-		{"neu@bergmann.test", "", "Einladung zu Bergmann Haustechnik auf fieldbrief"},
-		{"LEA@bergmann.test", "fr", "Invitation à rejoindre Bergmann Haustechnik sur fieldbrief"},
+	// Berlin's winter in each language's letters: German's own, French
+	// has none (CLDR) and writes the offset.
+	for _, c := range []struct{ email, lang, subject, abbr string }{
+		{"neu@bergmann.test", "", "Einladung zu Bergmann Haustechnik auf fieldbrief", "MEZ"},
+		{"LEA@bergmann.test", "fr", "Invitation à rejoindre Bergmann Haustechnik sur fieldbrief", "UTC+1"},
 	} {
 		inv, err := store.Accounts.CreateInvite(ctx, audit.Actor{Email: "boss@bergmann.test"}, org.ID, c.email, tenants.RoleMember, now)
 		require.NoError(t, err)
 		m := prepare(accounts.SendAccountEmailArgs{What: accounts.EmailInvite, ID: inv.ID, OrgID: org.ID, Send: 1})
 		require.Equal(t, []string{"de-DE", c.lang}, []string{m.Locale, m.Language}, c.email)
+		require.Equal(t, "Europe/Berlin", m.Zone.String(), "the invite's org's zone")
 		msg, err := accounts.Compose(m, "fieldbrief@app.test", "https://app.test")
 		require.NoError(t, err)
 		require.Equal(t, c.subject, msg.Subject)
+		m.ExpiresAt = time.Date(2026, 11, 28, 15, 4, 0, 0, time.UTC)
+		msg, err = accounts.Compose(m, "fieldbrief@app.test", "https://app.test")
+		require.NoError(t, err)
+		require.Contains(t, msg.Text, "16:04 "+c.abbr+".", "its end in Berlin's time")
 	}
 
-	for _, c := range []struct{ email, locale, lang string }{
-		{"max@bergmann.test", "de-DE", ""}, // his org's
-		{"lea@bergmann.test", "", "fr"},    // no org; her own
+	for _, c := range []struct{ email, locale, lang, zone, abbr string }{
+		{"max@bergmann.test", "de-DE", "", "Europe/Berlin", "MEZ"}, // his org's
+		{"lea@bergmann.test", "", "fr", "UTC", "UTC"},              // no org; her own, in UTC
 	} {
 		require.NoError(t, store.Accounts.RequestPasswordReset(ctx, c.email, "192.0.2.1", now))
 		var id int64
@@ -102,5 +112,15 @@ func TestAccountEmailReader(t *testing.T) {
 			WHERE u.email = $1 ORDER BY r.id DESC LIMIT 1`, c.email).Scan(&id))
 		m := prepare(accounts.SendAccountEmailArgs{What: accounts.EmailReset, ID: id})
 		require.Equal(t, []string{c.locale, c.lang}, []string{m.Locale, m.Language}, c.email)
+		m.ExpiresAt = time.Date(2026, 11, 28, 15, 4, 0, 0, time.UTC) // winter: MEZ
+		msg, err := accounts.Compose(m, "fieldbrief@app.test", "https://app.test")
+		require.NoError(t, err)
+		if c.zone == "UTC" {
+			require.Nil(t, m.Zone, c.email)
+			require.Contains(t, msg.Text, "15:04 UTC", c.email)
+		} else {
+			require.Equal(t, c.zone, m.Zone.String(), c.email)
+			require.Contains(t, msg.Text, "16:04 "+c.abbr, c.email)
+		}
 	}
 }

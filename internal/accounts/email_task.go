@@ -114,7 +114,7 @@ func (w *EmailHandler) Work(ctx context.Context, job *river.Job[SendAccountEmail
 // Compose builds the email of a prepared link: plain text, which every
 // mail client shows well and which keeps the link whole. It is in its
 // reader's language and formats (m.Language, m.Locale: docs/i18n.md); the
-// link's end is in UTC, the one zone a person without an org has.
+// link's end is in the reader's zone (m.Zone), else UTC, and says which.
 func Compose(m AccountEmail, from, baseURL string) (transport.Message, error) {
 	id, err := transport.MessageIDFor(m.Key, from)
 	if err != nil {
@@ -122,8 +122,12 @@ func Compose(m AccountEmail, from, baseURL string) (transport.Message, error) {
 	}
 	msg := transport.Message{From: from, To: m.To, MessageID: id, OrgID: m.OrgID}
 	l := i18n.Resolve(m.Language, m.Locale, "")
-	lc, until := l.Locale(), m.ExpiresAt.UTC()
-	expires := l.Tf("mail.account.expires", map[string]any{"Date": lc.DateYear(until), "Time": lc.Time(until)})
+	loc := m.Zone
+	if loc == nil {
+		loc = time.UTC
+	}
+	lc, until := l.Locale(), m.ExpiresAt.In(loc)
+	expires := l.Tf("mail.account.expires", map[string]any{"Date": lc.DateYear(until), "Time": lc.Time(until), "Zone": lc.ZoneAbbr(until)})
 	var b strings.Builder
 	switch m.What {
 	case EmailInvite:
