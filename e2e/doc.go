@@ -6,8 +6,9 @@
 //
 //	go test ./e2e/ -count=1 -v
 //
-// They need PostgreSQL (see internal/testdb) and Chromium at /usr/bin/chromium
-// (Debian package "chromium"; CHROMIUM_PATH overrides the path). Without
+// They need PostgreSQL (see internal/testdb) and Chromium's headless shell
+// at /usr/bin/chromium-headless-shell (Debian package
+// "chromium-headless-shell"; CHROMIUM_PATH overrides the path). Without
 // Chromium they fail with a message saying so; FIELDBRIEF_SKIP_BROWSER=1 skips
 // them instead, for machines that cannot run a browser (not under CI, where
 // they fail).

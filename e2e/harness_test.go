@@ -95,12 +95,17 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// chromiumPath is the browser binary: CHROMIUM_PATH, else Debian's chromium.
+// chromiumPath is the browser binary: CHROMIUM_PATH, else Debian's
+// chromium-headless-shell. The headless shell is Chromium's own engine
+// (Blink, V8, the same renderer and DevTools protocol) without the desktop
+// browser around it: no browser UI's WebUI renderers and no GPU process,
+// which in `chromium --headless` cost the suite about half of the browser's
+// CPU (docs/benchmarks.md, "The browser: the headless shell").
 func chromiumPath() string {
 	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
 		return p
 	}
-	return "/usr/bin/chromium"
+	return "/usr/bin/chromium-headless-shell"
 }
 
 // startBrowser starts headless Chromium with a fresh profile. The flags keep

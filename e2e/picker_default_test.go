@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -53,7 +54,16 @@ func TestZonePickerBrowserDefaultAndBlur(t *testing.T) {
 
 	// Without the cookie the server shows UTC and the picker fills in the
 	// browser's zone, checked against the zones endpoint.
-	admin.do("forget the zone cookie", chromedp.Evaluate[chromedp.Void](`document.cookie = "tz=; path=/; max-age=0"`))
+	// Through the browser's cookie store, not document.cookie: a page's
+	// cookie write reaches the store asynchronously, and the next
+	// navigation's request could still carry the old cookie.
+	admin.do("forget the zone cookie", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, network.DeleteCookies, network.DeleteCookiesParams{Name: "tz", URL: e.url + "/"})
+		return err
+	}))
+	if got, err := eval[bool](admin, `document.cookie.includes("tz=")`); err != nil || got {
+		t.Fatalf("the zone cookie is still there (%v, %v)", got, err)
+	}
 	admin.open(path) // sent without the cookie; app.js sets it again once loaded
 	if got := admin.attr(zoneInput, "data-zone-default"); got != "browser" {
 		t.Errorf("without the cookie the server should leave the zone to the picker (data-zone-default=%q)", got)
