@@ -147,7 +147,7 @@ func TestNeedPostgres(t *testing.T) {
 func TestNeedChromiumMissing(t *testing.T) {
 	t.Parallel()
 	none := []string{"CHROMIUM_PATH=" + filepath.Join(t.TempDir(), "chromium"), "FIELDBRIEF_SKIP_BROWSER=", "FIELDBRIEF_NO_INSTALL=1"}
-	require.Equal(t, "chromium", script(t, none, "need-chromium.sh", "--missing"))
+	require.Equal(t, "chromium-headless-shell", script(t, none, "need-chromium.sh", "--missing"))
 	_, stderr, err := tryScript(t, none, "need-chromium.sh")
 	require.Error(t, err)
 	require.Contains(t, stderr, "FIELDBRIEF_SKIP_BROWSER=1")

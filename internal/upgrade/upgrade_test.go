@@ -579,7 +579,7 @@ func signIn(t *testing.T, release, base, email string) *http.Client {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	require.NoError(t, err)
-	c := &http.Client{Jar: jar, Timeout: 20 * time.Second}
+	c := &http.Client{Jar: jar, Timeout: testutil.Settle}
 	code, body := getPage(t, c, base+"/login")
 	require.Equal(t, http.StatusOK, code, "%s GET /login", release)
 	m := csrfField.FindStringSubmatch(body)

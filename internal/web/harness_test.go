@@ -213,7 +213,7 @@ func (f *fixture) clientFor(ts *httptest.Server) *client {
 	hc := &http.Client{
 		Jar:           jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		Timeout:       30 * time.Second,
+		Timeout:       testutil.Settle, // a guard against a hang, not a measure of speed
 	}
 	// A transport of its own: httptest.Server.Close closes the idle
 	// connections of http.DefaultTransport, which broke requests of tests

@@ -19,6 +19,7 @@ import (
 
 	"fieldbrief/internal/audit"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/tokens"
 )
 
@@ -42,7 +43,7 @@ type Client struct {
 // sent), with a transport of its own.
 func NewClient(t testing.TB, base, token string) *Client {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	return &Client{t: t, base: base, token: token, hc: &http.Client{Transport: transport, Timeout: 30 * time.Second}}
+	return &Client{t: t, base: base, token: token, hc: &http.Client{Transport: transport, Timeout: testutil.Settle}}
 }
 
 // Call sends body (a string or []byte as is, anything else as JSON) with
