@@ -58,16 +58,14 @@ fi
 
 url=$(PG_PROBE_PORT=0 PG_LOCAL_PORT=$port PG_DATA_DIR=$dir "$root/scripts/pg.sh" postgres)
 
-# No autovacuum and no JIT: a run creates and drops some 1,250 databases
-# that live seconds each; the autovacuum launcher still visited each one
-# (a worker connecting and reading its 2,200 relations' statistics), and
-# analysed tables a test had filled and was about to drop. JIT compiles a
-# plan only above a cost our tests' small tables reach by accident. Set on
-# every start, so a cluster made by an earlier version of this script gets
-# them too (docs/testing.md, "The suite's PostgreSQL").
-psql_cmd -X -q -w -v ON_ERROR_STOP=1 "$url" >/dev/null <<'SQL' || say "could not turn autovacuum and JIT off (the suite still runs, slower)"
+# No autovacuum: a run creates and drops some 1,250 databases that live
+# seconds each; the autovacuum launcher still sent a worker into each one
+# (connecting and reading its 2,200 relations' statistics), and analysed
+# tables a test had filled and was about to drop. Set on every start, so a
+# cluster made by an earlier version of this script gets it too
+# (docs/testing.md, "The suite's PostgreSQL").
+psql_cmd -X -q -w -v ON_ERROR_STOP=1 "$url" >/dev/null <<'SQL' || say "could not turn autovacuum off (the suite still runs)"
 ALTER SYSTEM SET autovacuum = off;
-ALTER SYSTEM SET jit = off;
 SELECT pg_reload_conf();
 SQL
 echo "$url"

@@ -14,14 +14,24 @@ import (
 // revoked), gives it a new CSRF token and records the sign-in for the
 // members page. Sign-in, accepting an invite and changing one's password
 // all end here.
+//
+// The writes come before the cookies: when one fails (a busy hour's 503),
+// the browser keeps the session and the CSRF token it had, so sending the
+// same form again works, where a rotated token would have made it a 403
+// "form expired". The sign-in is recorded first for the same reason; a
+// session start that then fails leaves a recorded time of a sign-in whose
+// password was right.
 func (s *Server) signIn(c echo.Context, u accounts.User) error {
 	ctx, now := c.Request().Context(), s.now()
+	if err := s.accounts.RecordSignIn(ctx, u.ID, now); err != nil {
+		return err
+	}
 	client := auth.Client{UserAgent: c.Request().UserAgent(), IP: c.RealIP()}
 	if err := s.sessions.Start(ctx, c.Response(), c.Request(), u.ID, client, now); err != nil {
 		return err
 	}
 	s.csrf.Rotate(c)
-	return s.accounts.RecordSignIn(ctx, u.ID, now)
+	return nil
 }
 
 // errHashBusy answers a request that needs a password hash while every
