@@ -300,8 +300,10 @@ func TestDropExpiredTakesTurns(t *testing.T) {
 	f := testutil.Setup(t)
 	now, err := history.DatabaseNow(f.Ctx, f.DB)
 	require.NoError(t, err)
-	// The test database has months from January 2025: those before March
-	// 2025 are expired.
+	// January to March 2025, before the test database's months: those
+	// before March 2025 are expired.
+	_, err = history.EnsureMonths(f.Ctx, f.DB, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
 	retention := now.Sub(time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC))
 	holder, err := f.DB.Acquire(f.Ctx)
 	require.NoError(t, err)

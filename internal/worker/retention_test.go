@@ -16,6 +16,8 @@ func TestRetentionGoesByTheDatabasesClock(t *testing.T) {
 	f := setup(t)
 	dbNow, err := history.DatabaseNow(f.Ctx, f.DB)
 	require.NoError(t, err)
+	_, err = history.EnsureMonths(f.Ctx, f.DB, time.Date(2025, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC))
+	require.NoError(t, err)
 	w := f.worker(nil)
 	w.Host = func() time.Time { return time.Now().Add(45 * 24 * time.Hour) }
 	// Kept from mid-June 2025 by the database's clock; by the host's, the
