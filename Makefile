@@ -24,6 +24,12 @@ TEST_NICE     ?= 10
 # /usr/bin/time measures each package's CPU (docs/testing.md, "How make
 # test schedules them"). The browser tests run unniced.
 TEST_EXEC     ?= nice -n $(TEST_NICE)
+# make test: test binaries linked without DWARF (-w): a stack trace and the
+# race detector's reports need only the symbol table, and after a change to
+# a package most tests import, linking the 46 test binaries took 71 s of
+# CPU instead of 120 (docs/benchmarks.md, "The test suite"). go test keeps
+# a linked binary in its cache, so an unchanged tree links nothing.
+TEST_LDFLAGS  ?= -w
 E2E_EXEC      ?=
 SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick internal/worker internal/schedule
 # make test: the packages with concurrency of their own, tested with the race
@@ -123,12 +129,12 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	race=$$(printf 'fieldbrief/%s\n' $(RACE_PKGS))
 	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e' | grep -vxF "$$race")
 	echo "==> go test -count=1 ./e2e/ beside go test -race of $(RACE_PKGS) and go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) of every other package (both niced)"
-	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $(if $(E2E_EXEC),-exec '$(E2E_EXEC)') ./e2e/ &
+	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $(if $(E2E_EXEC),-exec '$(E2E_EXEC)') ./e2e/ &
 	e2e=$$!
-	$(GO) test -race -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
+	$(GO) test -race -count=1 -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
 	racing=$$!
 	rc=0
-	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
+	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
 	wait $$racing || rc=$$?
 	wait $$e2e || rc=$$?
 	echo "==> the checks (hygiene, lint-openapi, go vet, staticcheck)"
