@@ -100,7 +100,7 @@ func (migrator) Migrate(ctx context.Context, _ *sql.DB, cfg pgtestdb.Config) err
 // database has beside the current ones. Each month is a partition of five
 // tables with their indexes, and a backend's first statement on a history
 // table without the partition key opens them all: 48 months cost a new
-// connection 125 ms of the server's CPU for three such statements, 18
+// connection 125 ms of the server's CPU for three such statements, 15
 // months 40 ms (docs/testing.md, "History partitions in tests").
 var (
 	TestMonthsFrom = time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC)
