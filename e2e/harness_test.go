@@ -98,9 +98,10 @@ func runTests(m *testing.M) int {
 // chromiumPath is the browser binary: CHROMIUM_PATH, else Debian's
 // chromium-headless-shell. The headless shell is Chromium's own engine
 // (Blink, V8, the same renderer and DevTools protocol) without the desktop
-// browser around it: no browser UI's WebUI renderers and no GPU process,
-// which in `chromium --headless` cost the suite about half of the browser's
-// CPU (docs/benchmarks.md, "The browser: the headless shell").
+// browser around it: no renderers for a browser UI, a lighter browser
+// process; the browser tests alone use less than half the machine's CPU
+// they used in `chromium --headless` (docs/benchmarks.md, "The browser:
+// the headless shell").
 func chromiumPath() string {
 	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
 		return p
