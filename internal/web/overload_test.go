@@ -69,11 +69,22 @@ func TestOverloadSheds(t *testing.T) {
 
 	release := holdSessions(t, f)
 	first := getAsync(admin, briefingsPath)
-	var r response
+	// Wait for the first request to wait on the lock, so it holds the slot,
+	// before asking anything else: a probe sent earlier could take the slot
+	// itself and have the first request shed after its 1 ms in the queue,
+	// which a slow machine did.
+	early := -1
 	require.Eventually(t, func() bool {
-		r = f.anon().get("/login")
-		return r.Code == http.StatusServiceUnavailable
-	}, testutil.Settle, 5*time.Millisecond, "the first request holds the slot")
+		select {
+		case early = <-first:
+			return true
+		default:
+		}
+		return f.waitersOnLocks() == 1
+	}, testutil.Settle, 5*time.Millisecond, "the first request waits on the sessions lock, holding the slot")
+	require.Equal(t, -1, early, "the first request answered (status %d) before it held the slot", early)
+	r := f.anon().get("/login")
+	require.Equal(t, http.StatusServiceUnavailable, r.Code, r.Body)
 	require.Equal(t, "1", r.Header.Get("Retry-After"))
 	require.Contains(t, r.Body, "The server is busy right now")
 	require.Contains(t, r.Header.Get("Content-Type"), "text/html")

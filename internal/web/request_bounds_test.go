@@ -208,6 +208,13 @@ func TestPGHashMatchesTheServer(t *testing.T) {
 	}
 }
 
+// waitersOnLocks is how many backends of the test database wait for a
+// heavyweight lock of any kind (a table's, a row's, a transaction's).
+func (f *fixture) waitersOnLocks() int {
+	return f.count(`SELECT count(*) FROM pg_stat_activity
+	                 WHERE datname = current_database() AND wait_event_type = 'Lock'`)
+}
+
 // waitersOnRowLocks is how many backends of the test database wait for a
 // row or transaction lock.
 func (f *fixture) waitersOnRowLocks() int {
