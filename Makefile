@@ -30,6 +30,9 @@ TEST_EXEC     ?= nice -n $(TEST_NICE)
 # CPU instead of 120 (docs/benchmarks.md, "The test suite"). go test keeps
 # a linked binary in its cache, so an unchanged tree links nothing.
 TEST_LDFLAGS  ?= -w
+# make test: flags for every go command it runs (docs/testing.md, "How make
+# test schedules them").
+TEST_GOFLAGS  ?= -trimpath
 E2E_EXEC      ?=
 SLOW_PKGS     := internal/web internal/chaos internal/upgrade internal/tick internal/worker internal/schedule
 # make test: the packages with concurrency of their own, tested with the race
@@ -113,12 +116,31 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	url=$$(scripts/test-pg.sh) # not inside export: its failure must stop make
 	export DATABASE_URL=$$url
 	echo "==> PostgreSQL for tests: $$DATABASE_URL"
+	# -trimpath: without it the build cache keys this module's packages by
+	# their directory, so another clone of the same commit (CI's) compiled
+	# every one again, while the tests ran (docs/testing.md, "How make test
+	# schedules them").
+	export GOFLAGS="$${GOFLAGS:-} $(TEST_GOFLAGS)"
+	race=$$(printf 'fieldbrief/%s\n' $(RACE_PKGS))
+	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e' | grep -vxF "$$race")
+	# Every test binary is built (and linked into the build cache) before
+	# any test runs, so no test's waits compete with the compiler: on a
+	# machine whose cache is cold, internal/web's tests ran beside 30
+	# minutes of compiling and met their guards (docs/testing.md). -exec
+	# true runs none of them; the run below finds them built.
+	echo "==> building the test binaries"
+	built=$$(mktemp)
+	trap 'rm -f "$$built"' EXIT
+	if ! { $(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -exec true ./e2e/ $$pkgs &&
+	       $(GO) test -race -count=1 -ldflags='$(TEST_LDFLAGS)' -exec true $$race; } >"$$built" 2>&1; then
+	  echo "==> a build failed (go test reports it again below)"
+	fi
 	# The checks that read the code (hygiene, the OpenAPI lint, go vet,
 	# staticcheck) run beside the tests, their output kept for the end: they
 	# spend most of their 20 s waiting, not computing (docs/testing.md,
 	# "How make test schedules them"); any failure still fails make test.
 	checks=$$(mktemp)
-	trap 'rm -f "$$checks"' EXIT
+	trap 'rm -f "$$built" "$$checks"' EXIT
 	( $(MAKE) --no-print-directory hygiene lint-openapi && echo "==> go vet ./..." && $(GO) vet ./... &&
 	  echo "==> staticcheck ./..." && $(STATICCHECK) ./... ) >"$$checks" 2>&1 &
 	checking=$$!
@@ -126,8 +148,6 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	# beside the rest, whose test binaries run niced so the browser's steps
 	# are not starved of CPU; the slowest of the rest first (go test starts
 	# packages in the order given). docs/testing.md, "How make test schedules them".
-	race=$$(printf 'fieldbrief/%s\n' $(RACE_PKGS))
-	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e' | grep -vxF "$$race")
 	echo "==> go test -count=1 ./e2e/ beside go test -race of $(RACE_PKGS) and go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) of every other package (both niced)"
 	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $(if $(E2E_EXEC),-exec '$(E2E_EXEC)') ./e2e/ &
 	e2e=$$!
