@@ -40,7 +40,7 @@ func TestWorkerMailsInviteAndResetLinks(t *testing.T) {
 	require.NoError(t, err)
 	w := &worker.Worker{DB: db, Log: log, Sender: sender}
 	require.NoError(t, w.Start(ctx))
-	msgs := sink.WaitMessages(t, 2, 30*time.Second)
+	msgs := sink.WaitMessages(t, 2, testutil.Settle)
 	require.NoError(t, w.Stop(ctx))
 	require.Zero(t, count(t, db, `SELECT count(*) FROM mail_outbox`))
 

@@ -188,8 +188,17 @@ func TestAPIFeedStopsBeforeWritesInFlight(t *testing.T) {
 // holds every job as it is now, edited and new ones included.
 func TestAPIPagesNeitherSkipNorRepeatBesideConcurrentWrites(t *testing.T) {
 	t.Parallel()
-	const settle = time.Second
-	f := setupDeps(t, func(d *Deps) { d.FeedSettle = settle })
+	// The settle time stands in for production's minute: longer than any of
+	// this test's write transactions runs, on a loaded machine too (a
+	// second was not, under the race detector beside the suite).
+	const settle = 5 * time.Second
+	f := setupDeps(t, func(d *Deps) {
+		d.FeedSettle = settle
+		// The fixture's clock stands still, so a token's bucket never
+		// refills: the writer's pace, not this test's subject, would decide
+		// when a token ran out of its burst.
+		d.Rate, d.Burst = 1e6, 1e6
+	})
 	api := f.api(f.newToken(f.orgA, "sync"))
 	const n = 40
 	for i := range n {
@@ -218,7 +227,7 @@ func TestAPIPagesNeitherSkipNorRepeatBesideConcurrentWrites(t *testing.T) {
 				"Content-Type", mergePatch)
 			assert.Equal(t, http.StatusOK, r.Code, r.Body)
 			writes.Add(2)
-			time.Sleep(50 * time.Millisecond) // under the token's rate limit
+			time.Sleep(50 * time.Millisecond)
 		}
 	})
 	// Between two pages, at least one more write lands (the writer does

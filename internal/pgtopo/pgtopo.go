@@ -75,6 +75,16 @@ func PgBouncer(t testing.TB) *Bouncer {
 	}
 	dir := sharedTempDir(t, "fieldbrief-pgbouncer-")
 	port := freePort(t)
+	// query_wait_timeout: how long a client may wait for the one server
+	// connection (default_pool_size 1, so that several of the web's
+	// connections share each server connection). A minute: longer than a
+	// loaded machine keeps a page's read transaction (with 5 s, three pages
+	// queued behind a fourth rendering under the race detector could have a
+	// client dropped, a 500), and still a
+	// failure, not a hang, when a request waits for a second connection
+	// while it holds the first (the deadlock TestRouteMatrixThroughPgBouncer
+	// found once).
+	//
 	// trust: the test server trusts loopback already; PgBouncer still wants
 	// every user in auth_file, and uses the password there to sign in to
 	// the server when it asks for one.
@@ -100,7 +110,7 @@ pool_mode = transaction
 max_client_conn = 500
 default_pool_size = 1
 server_lifetime = 3600
-query_wait_timeout = 5
+query_wait_timeout = 60
 logfile = %s
 pidfile = %s
 admin_users = postgres

@@ -510,7 +510,7 @@ func serve(t *testing.T, env []string, bin string) string {
 		}
 	})
 	base := "http://" + addr
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testutil.Settle)
 	for {
 		select {
 		case err := <-done:
@@ -524,7 +524,7 @@ func serve(t *testing.T, env []string, bin string) string {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s serve: no /healthz after 30s\n%s", rel(bin), tail(out.String()))
+			t.Fatalf("%s serve: no /healthz after %s\n%s", rel(bin), testutil.Settle, tail(out.String()))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -348,7 +348,10 @@ func TestThrottlePerAccountAndClient(t *testing.T) {
 func TestThrottleIsExactUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	const limit, attempts = 5, 30
-	f := setupConfig(t, func(c *config.Web) { c.MaxLoginFailuresPerAccount = limit })
+	// Every attempt is admitted and queues on the throttle's row (the
+	// default queue, four per slot, sheds some of 30 sent at once when they
+	// arrive faster than they are served).
+	f := setupConfig(t, func(c *config.Web) { c.MaxLoginFailuresPerAccount, c.MaxQueue = limit, attempts })
 	f.srv.hashes = auth.NewHashGate(attempts, attempts, time.Hour) // here the throttle decides, not the hashing bound
 	c := f.anon()
 	c.get("/login") // the CSRF cookie, before the clients share the jar

@@ -231,7 +231,10 @@ func (f *fixture) waitersOnRowLocks() int {
 // key is held, and the PATCH answers 503 with Retry-After within its
 // bound, changing nothing.
 func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
-	f := setupConfig(t, serverLockBound)
+	// A lock bound of its own, longer than the server's 4 s: the PATCH must
+	// still be waiting when this test sees it wait and ticks, on a slow
+	// machine too.
+	f := setupConfig(t, func(c *config.Web) { c.LockTimeout = 10 * time.Second })
 	ctx := context.Background()
 	tickKey, err := pglock.LockKey(pglock.LockTick, 0)
 	require.NoError(t, err)
@@ -253,8 +256,17 @@ func TestForgedReferenceCannotHoldTheTickLock(t *testing.T) {
 	go func() {
 		done <- apitest.Raw(f.ts.URL, token, http.MethodPatch, path, mergePatch, `{"notes": "from the attacker"}`)
 	}()
-	require.Eventually(t, func() bool { return f.waitersOnRowLocks() == 1 }, testutil.Settle, 10*time.Millisecond,
-		"the PATCH waits for the job's row")
+	var early *apitest.RawAnswer
+	require.Eventually(t, func() bool {
+		select {
+		case a := <-done:
+			early = &a
+			return true
+		default:
+		}
+		return f.waitersOnRowLocks() == 1
+	}, testutil.Settle, 10*time.Millisecond, "the PATCH waits for the job's row")
+	require.Nil(t, early, "the PATCH answered before it was seen waiting for the row")
 
 	// pg_locks is the cluster's: this database's locks only (other tests tick in theirs).
 	require.Zero(t, f.count(`SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1

@@ -18,6 +18,7 @@ import (
 	"fieldbrief/internal/field"
 	"fieldbrief/internal/schedule"
 	"fieldbrief/internal/tenants"
+	"fieldbrief/internal/testutil"
 	"fieldbrief/internal/transport/transporttest"
 	"fieldbrief/internal/updates"
 )
@@ -430,7 +431,7 @@ func TestUpdateDelayFromChangeToMessage(t *testing.T) {
 	start := time.Now()
 	_, err := d.field.Assign(f.Ctx, admin, d.now(), d.org, d.anaJob, d.ben, 0)
 	require.NoError(t, err)
-	msgs := d.sink.WaitMessages(t, 4, delay+30*time.Second)
+	msgs := d.sink.WaitMessages(t, 4, delay+testutil.Settle)
 	took := time.Since(start)
 	require.Len(t, msgs, 4)
 	t.Logf("BRIEFING_UPDATE_DELAY %s: change to both updates accepted in %s (%s past the delay)", delay, took.Round(time.Millisecond), (took - delay).Round(time.Millisecond))
