@@ -69,6 +69,17 @@ func (quickRetries) NextRetry(*rivertype.JobRow) time.Time { return time.Now() }
 
 var _ river.ClientRetryPolicy = quickRetries{}
 
+// laterAfterFirstRetry retries a task's first failure at once and any
+// later one an hour on: for tests of what is left pending.
+type laterAfterFirstRetry struct{}
+
+func (laterAfterFirstRetry) NextRetry(j *rivertype.JobRow) time.Time {
+	if j.Attempt <= 1 {
+		return time.Now()
+	}
+	return time.Now().Add(time.Hour)
+}
+
 func (f *fixture) ticker() *tick.Ticker {
 	return &tick.Ticker{DB: f.DB, Log: slog.New(slog.DiscardHandler)}
 }

@@ -235,11 +235,15 @@ func TestRunOnceReportsPending(t *testing.T) {
 		VALUES ($1, $2, 2, 'manual', '{}', $3)`, org, b.ID, now)
 	require.NoError(t, err)
 
-	res, err := f.worker(nil).RunOnce(f.Ctx, now, 5*time.Second)
+	// Attempt 1 fails and retries at once; attempt 2 fails and waits an
+	// hour, beyond -wait. (River's own backoff, 1 s then 16 s, with a
+	// -wait of 5 s between them, asked a loaded machine to make both
+	// attempts within 5 s, and one did not.)
+	w := f.worker(nil)
+	w.RetryPolicy = laterAfterFirstRetry{}
+	res, err := w.RunOnce(f.Ctx, now, time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Tick.Enqueued)
-	// Attempt 1 fails and retries within a second or so; attempt 2 fails
-	// and waits ~16 s, beyond -wait.
 	require.Equal(t, map[string]int{"generate_briefing/retryable": 1}, res.Pending)
 	outcomes := f.runOutcomes(org, b.ID)
 	require.Contains(t, outcomes, `[1,1,"manual","completed"]`, "the job left behind was worked")
