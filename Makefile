@@ -123,6 +123,8 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	export GOFLAGS="$${GOFLAGS:-} $(TEST_GOFLAGS)"
 	race=$$(printf 'fieldbrief/%s\n' $(RACE_PKGS))
 	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e' | grep -vxF "$$race")
+	# -vet=off: go vet ./..., among the checks below, runs every analyzer
+	# go test's own vet step would (a subset), over the same packages.
 	# Every test binary is built (and linked into the build cache) before
 	# any test runs, so no test's waits compete with the compiler: on a
 	# machine whose cache is cold, internal/web's tests ran beside 30
@@ -131,8 +133,8 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	echo "==> building the test binaries"
 	built=$$(mktemp)
 	trap 'rm -f "$$built"' EXIT
-	if ! { $(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -exec true ./e2e/ $$pkgs &&
-	       $(GO) test -race -count=1 -ldflags='$(TEST_LDFLAGS)' -exec true $$race; } >"$$built" 2>&1; then
+	if ! { $(GO) test -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -exec true ./e2e/ $$pkgs &&
+	       $(GO) test -race -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -exec true $$race; } >"$$built" 2>&1; then
 	  echo "==> a build failed (go test reports it again below)"
 	fi
 	# The checks that read the code (hygiene, the OpenAPI lint, go vet,
@@ -149,12 +151,12 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	# are not starved of CPU; the slowest of the rest first (go test starts
 	# packages in the order given). docs/testing.md, "How make test schedules them".
 	echo "==> go test -count=1 ./e2e/ beside go test -race of $(RACE_PKGS) and go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) of every other package (both niced)"
-	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $(if $(E2E_EXEC),-exec '$(E2E_EXEC)') ./e2e/ &
+	$(GO) test -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $(if $(E2E_EXEC),-exec '$(E2E_EXEC)') ./e2e/ &
 	e2e=$$!
-	$(GO) test -race -count=1 -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
+	$(GO) test -race -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
 	racing=$$!
 	rc=0
-	$(GO) test -count=1 -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
+	$(GO) test -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
 	wait $$racing || rc=$$?
 	wait $$e2e || rc=$$?
 	echo "==> the checks (hygiene, lint-openapi, go vet, staticcheck)"
