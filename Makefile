@@ -27,8 +27,8 @@ TEST_EXEC     ?= nice -n $(TEST_NICE)
 # make test: test binaries linked without DWARF (-w): a stack trace and the
 # race detector's reports need only the symbol table, and after a change to
 # a package most tests import, linking the 46 test binaries took 71 s of
-# CPU instead of 120 (docs/benchmarks.md, "The test suite"). go test keeps
-# a linked binary in its cache, so an unchanged tree links nothing.
+# CPU instead of 120 (docs/benchmarks.md, "The test suite"). Kept in
+# .test-bin/, a binary links again only when its package changed.
 TEST_LDFLAGS  ?= -w
 # make test: flags for every go command it runs (docs/testing.md, "How make
 # test schedules them").
@@ -123,26 +123,25 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	export GOFLAGS="$${GOFLAGS:-} $(TEST_GOFLAGS)"
 	race=$$(printf 'fieldbrief/%s\n' $(RACE_PKGS))
 	pkgs=$$( (printf 'fieldbrief/%s\n' $(SLOW_PKGS); $(GO) list ./...) | awk '!seen[$$0]++' | grep -vx 'fieldbrief/e2e' | grep -vxF "$$race")
-	# -vet=off: go vet ./..., among the checks below, runs every analyzer
-	# go test's own vet step would (a subset), over the same packages.
-	# Every test binary is built (and linked into the build cache) before
-	# any test runs, so no test's waits compete with the compiler: on a
-	# machine whose cache is cold, internal/web's tests ran beside 30
-	# minutes of compiling and met their guards (docs/testing.md). -exec
-	# true runs none of them; the run below finds them built.
-	echo "==> building the test binaries"
-	built=$$(mktemp)
-	trap 'rm -f "$$built"' EXIT
-	if ! { $(GO) test -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -exec true ./e2e/ $$pkgs &&
-	       $(GO) test -race -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -exec true $$race; } >"$$built" 2>&1; then
-	  echo "==> a build failed (go test reports it again below)"
-	fi
+	# Every test binary is built before any test runs, so no test's waits
+	# compete with the compiler: on a machine whose cache is cold,
+	# internal/web's tests ran beside 30 minutes of compiling and met their
+	# guards. scripts/testrun keeps the binaries in .test-bin/ between runs,
+	# where go test -c links one again only when its package changed (go
+	# test links every binary each time it runs them); it then runs them as
+	# go test runs a package list (docs/testing.md, "How make test schedules
+	# them"). go vet ./..., among the checks below, runs the analyzers go
+	# test's own vet step would, so the build skips that step.
+	echo "==> building the test binaries into .test-bin/"
+	$(GO) build -o .test-bin/testrun ./scripts/testrun
+	.test-bin/testrun build -ldflags '$(TEST_LDFLAGS)' ./e2e/ $$pkgs
+	.test-bin/testrun build -race -ldflags '$(TEST_LDFLAGS)' $$race
 	# The checks that read the code (hygiene, the OpenAPI lint, go vet,
 	# staticcheck) run beside the tests, their output kept for the end: they
 	# spend most of their 20 s waiting, not computing (docs/testing.md,
 	# "How make test schedules them"); any failure still fails make test.
 	checks=$$(mktemp)
-	trap 'rm -f "$$built" "$$checks"' EXIT
+	trap 'rm -f "$$checks"' EXIT
 	( $(MAKE) --no-print-directory hygiene lint-openapi && echo "==> go vet ./..." && $(GO) vet ./... &&
 	  echo "==> staticcheck ./..." && $(STATICCHECK) ./... ) >"$$checks" 2>&1 &
 	checking=$$!
@@ -150,13 +149,13 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	# beside the rest, whose test binaries run niced so the browser's steps
 	# are not starved of CPU; the slowest of the rest first (go test starts
 	# packages in the order given). docs/testing.md, "How make test schedules them".
-	echo "==> go test -count=1 ./e2e/ beside go test -race of $(RACE_PKGS) and go test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) of every other package (both niced)"
-	$(GO) test -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) $(if $(E2E_EXEC),-exec '$(E2E_EXEC)') ./e2e/ &
+	echo "==> the tests of ./e2e/ beside those of $(RACE_PKGS) (race detector) and of every other package, $(TEST_P) at a time, -parallel $(TEST_PARALLEL) (both niced)"
+	.test-bin/testrun run -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(E2E_EXEC)' ./e2e/ &
 	e2e=$$!
-	$(GO) test -race -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
+	.test-bin/testrun run -race -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
 	racing=$$!
 	rc=0
-	$(GO) test -count=1 -vet=off -ldflags='$(TEST_LDFLAGS)' -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout=$(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
+	.test-bin/testrun run -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
 	wait $$racing || rc=$$?
 	wait $$e2e || rc=$$?
 	echo "==> the checks (hygiene, lint-openapi, go vet, staticcheck)"
