@@ -266,4 +266,4 @@ db-stop: ## Stop the local PostgreSQL cluster scripts/pg.sh started, if any
 	@scripts/stop-pg.sh
 
 clean: ## Remove build output (the local database stays: scripts/stop-pg.sh --purge)
-	rm -rf bin/
+	rm -rf bin/ .test-bin/
