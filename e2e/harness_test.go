@@ -297,11 +297,12 @@ func webConfig() config.Web {
 		MaxLoginFailuresPerAccount: 100,
 		MaxLoginFailuresPerClient:  1000,
 		// Guards, not measures of speed, as in internal/web's tests: with
-		// production's bounds (a slot within 50 ms, locks within 4 s, a
+		// production's bounds (a slot within 50 ms, a pooled connection within 2 s, locks within 4 s, a
 		// request's database work within 12 s) a page of a loaded machine
 		// could answer 503, and the browser step waiting for its text would
 		// fail on the machine's luck. The bounds are tested in internal/web.
 		QueueWait:        time.Minute,
+		PoolWait:         time.Minute,
 		LockTimeout:      time.Minute,
 		StatementTimeout: time.Minute,
 		RequestTimeout:   2 * time.Minute,

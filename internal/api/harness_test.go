@@ -76,10 +76,10 @@ func setupDeps(t testing.TB, adjust func(*Deps)) *fixture {
 	// middleware (internal/web/routes.go): the bounds on its database work,
 	// and a GET's reads in one read-only transaction on the primary.
 	never, always := func(echo.Context) bool { return false }, func(echo.Context) bool { return true }
-	reads := &httpkit.Reads{DB: db, Skip: never, Primary: always, Untracked: always}
+	reads := &httpkit.Reads{DB: db, Skip: never, Primary: always, Untracked: always, Wait: time.Minute}
 	// Its bounds guards, not measures of speed: writers of one record
-	// queue on its lock, and statements run, as long as a busy machine
-	// makes them (the server's 4 s lock bound answered 503 to
+	// queue on its lock, reads for a pooled connection, and statements
+	// run, as long as a busy machine makes them (the server's 4 s lock bound answered 503 to
 	// TestAPIIfNoneMatchStarCreatesOnly's eight PUTs inside the loaded
 	// suite); internal/web tests the bounds themselves.
 	f.echo.Use(httpkit.Bound(database.Limits{Lock: time.Minute, Statement: time.Minute}, 2*time.Minute, nil), reads.Tx)

@@ -225,9 +225,9 @@ func TestAPIIfMatchRaceHasOneWinner(t *testing.T) {
 				}
 				return api.Call(http.MethodPut, "/api/v1/technicians/T-1", fmt.Sprintf(`{"name": "Ana", "phone": "%d"}`, i), "If-Match", tag).Code
 			}
-			// A 503 (no pooled connection within database.AcquireWait, on a
-			// busy machine: the writers queue on one row) is retried, as
-			// clients do; the retry with the same tag is then 412 or the win.
+			// A 503 (a bound met on a busy machine: the writers queue on
+			// one row) is retried, as clients do; the retry with the same
+			// tag is then 412 or the win.
 			code := write()
 			for try := 0; code == http.StatusServiceUnavailable && try < 20; try++ {
 				time.Sleep(50 * time.Millisecond)

@@ -9,6 +9,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -50,6 +51,9 @@ type Options struct {
 	Secure          bool
 	IdleTimeout     time.Duration
 	AbsoluteTimeout time.Duration
+	// PoolWait is the longest loading a session waits for a pooled
+	// connection (zero: database.AcquireWait).
+	PoolWait time.Duration
 }
 
 // Sessions issues, loads and revokes sign-in sessions.
@@ -59,6 +63,7 @@ type Sessions struct {
 	name     string
 	idle     time.Duration
 	absolute time.Duration
+	wait     time.Duration
 }
 
 // NewSessions builds the session manager.
@@ -89,6 +94,7 @@ func NewSessions(db *pgxpool.Pool, o Options) *Sessions {
 		name:     name,
 		idle:     o.IdleTimeout,
 		absolute: o.AbsoluteTimeout,
+		wait:     cmp.Or(o.PoolWait, database.AcquireWait),
 	}
 }
 
@@ -205,7 +211,7 @@ func (s *Sessions) Visit(ctx context.Context, r *http.Request, now time.Time, sl
 	if token == "" {
 		return Visit{}, false, nil
 	}
-	conn, err := database.Acquire(ctx, s.db, database.AcquireWait)
+	conn, err := database.Acquire(ctx, s.db, s.wait)
 	if err != nil {
 		return Visit{}, false, fmt.Errorf("load session: %w", err)
 	}

@@ -166,12 +166,13 @@ func TestAdmissionConfig(t *testing.T) {
 		m["SESSION_KEYS"] = strings.Repeat("ab", 32)
 		return LoadWeb(func(k string) string { return m[k] })
 	}
-	cfg, err := load(map[string]string{"WEB_MAX_IN_FLIGHT": "6", "WEB_MAX_QUEUE": "12", "WEB_QUEUE_WAIT": "250ms"})
+	cfg, err := load(map[string]string{"WEB_MAX_IN_FLIGHT": "6", "WEB_MAX_QUEUE": "12", "WEB_QUEUE_WAIT": "250ms", "WEB_POOL_WAIT": "5s"})
 	require.NoError(t, err)
 	require.Equal(t, 6, cfg.MaxInFlight)
 	require.Equal(t, 12, cfg.MaxQueue)
 	require.Equal(t, 250*time.Millisecond, cfg.QueueWait)
-	for _, bad := range []map[string]string{{"WEB_MAX_IN_FLIGHT": "-1"}, {"WEB_MAX_QUEUE": "many"}, {"WEB_QUEUE_WAIT": "0"}} {
+	require.Equal(t, 5*time.Second, cfg.PoolWait)
+	for _, bad := range []map[string]string{{"WEB_MAX_IN_FLIGHT": "-1"}, {"WEB_MAX_QUEUE": "many"}, {"WEB_QUEUE_WAIT": "0"}, {"WEB_POOL_WAIT": "-2s"}} {
 		_, err := load(bad)
 		require.Error(t, err, "%v", bad)
 	}

@@ -59,6 +59,10 @@ type Web struct {
 	MaxInFlight int
 	MaxQueue    int
 	QueueWait   time.Duration
+	// PoolWait is the longest an admitted request waits for a pooled
+	// connection for its reads or its session, past which it answers 503
+	// with Retry-After. Zero takes the default, database.AcquireWait (2 s).
+	PoolWait time.Duration
 	// LockTimeout and StatementTimeout bound each statement of a request's
 	// transactions, RequestTimeout all of a request's database work; past
 	// one the request answers 503 with Retry-After, nothing changed
@@ -208,6 +212,7 @@ func LoadWeb(getenv func(string) string) (Web, error) {
 	c.MaxInFlight = envInt(getenv, "WEB_MAX_IN_FLIGHT", 0, &errs)
 	c.MaxQueue = envInt(getenv, "WEB_MAX_QUEUE", 0, &errs)
 	c.QueueWait = envDuration(getenv, "WEB_QUEUE_WAIT", 0, &errs)
+	c.PoolWait = envDuration(getenv, "WEB_POOL_WAIT", 0, &errs)
 	c.LockTimeout = envDuration(getenv, "WEB_LOCK_TIMEOUT", 0, &errs)
 	c.StatementTimeout = envDuration(getenv, "WEB_STATEMENT_TIMEOUT", 0, &errs)
 	c.RequestTimeout = envDuration(getenv, "WEB_REQUEST_TIMEOUT", 0, &errs)
@@ -296,8 +301,8 @@ func (c Web) Validate() error {
 	if c.LockTimeout < 0 || c.StatementTimeout < 0 || c.RequestTimeout < 0 {
 		errs = append(errs, errors.New("WEB_LOCK_TIMEOUT, WEB_STATEMENT_TIMEOUT and WEB_REQUEST_TIMEOUT must be positive"))
 	}
-	if c.MaxInFlight < 0 || c.MaxQueue < 0 || c.QueueWait < 0 {
-		errs = append(errs, errors.New("WEB_MAX_IN_FLIGHT, WEB_MAX_QUEUE and WEB_QUEUE_WAIT must be positive"))
+	if c.MaxInFlight < 0 || c.MaxQueue < 0 || c.QueueWait < 0 || c.PoolWait < 0 {
+		errs = append(errs, errors.New("WEB_MAX_IN_FLIGHT, WEB_MAX_QUEUE, WEB_QUEUE_WAIT and WEB_POOL_WAIT must be positive"))
 	}
 	if err := c.Settings.Check(); err != nil {
 		errs = append(errs, err)

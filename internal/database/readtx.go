@@ -1,6 +1,7 @@
 package database
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,10 +19,11 @@ import (
 // (docs/web.md, "Web under load").
 var ErrBusy = errors.New("no database connection free")
 
-// AcquireWait bounds how long a request waits for a pooled connection.
-// The web admits no more requests at once than the pool has connections,
-// so a request waits only when something else holds them (the worker's
-// own pool is separate).
+// AcquireWait is the default bound on how long a request waits for a
+// pooled connection (WEB_POOL_WAIT sets another). The web admits no more
+// requests at once than the pool has connections, so a request waits only
+// when something else holds them (the worker's own pool is separate), or
+// while a new connection is made.
 const AcquireWait = 2 * time.Second
 
 // Acquire takes a connection from the pool, waiting at most wait (and no
@@ -62,9 +64,10 @@ type ReadTx struct {
 }
 
 // WithReadTx returns a context whose store reads on pool share one
-// read-only transaction; the caller ends it with End.
-func WithReadTx(ctx context.Context, pool *pgxpool.Pool) (context.Context, *ReadTx) {
-	rt := &ReadTx{pool: pool, wait: AcquireWait}
+// read-only transaction, begun on a connection that came within wait
+// (zero: AcquireWait); the caller ends it with End.
+func WithReadTx(ctx context.Context, pool *pgxpool.Pool, wait time.Duration) (context.Context, *ReadTx) {
+	rt := &ReadTx{pool: pool, wait: cmp.Or(wait, AcquireWait)}
 	return context.WithValue(ctx, readTxKey{}, rt), rt
 }
 
@@ -73,8 +76,8 @@ func WithReadTx(ctx context.Context, pool *pgxpool.Pool) (context.Context, *Read
 // the transaction cannot begin on the replica, failed is told and it
 // begins on pool, so a replica that went down since its last check costs
 // a page nothing but the failed attempt.
-func WithReplicaReadTx(ctx context.Context, pool, replica *pgxpool.Pool, failed func(error)) (context.Context, *ReadTx) {
-	rt := &ReadTx{pool: pool, wait: AcquireWait, from: replica, failed: failed}
+func WithReplicaReadTx(ctx context.Context, pool, replica *pgxpool.Pool, wait time.Duration, failed func(error)) (context.Context, *ReadTx) {
+	rt := &ReadTx{pool: pool, wait: cmp.Or(wait, AcquireWait), from: replica, failed: failed}
 	return context.WithValue(ctx, readTxKey{}, rt), rt
 }
 

@@ -22,7 +22,7 @@ func TestReadTx(t *testing.T) {
 	defer other.Close()
 
 	require.Same(t, pool, database.Reader(ctx, pool), "without a read transaction: the pool")
-	rctx, rt := database.WithReadTx(ctx, pool)
+	rctx, rt := database.WithReadTx(ctx, pool, 0)
 	require.Same(t, other, database.Reader(rctx, other), "another pool's reads are not in it")
 	q := database.Reader(rctx, pool)
 	require.False(t, rt.Begun(), "nothing read yet, nothing begun")

@@ -60,7 +60,7 @@ func TestReplicaStateOfAPrimaryAndOfNothing(t *testing.T) {
 	require.Error(t, r.LastError())
 
 	var failed error
-	rctx, rt := database.WithReplicaReadTx(ctx, primary, gone, func(err error) { failed = err })
+	rctx, rt := database.WithReplicaReadTx(ctx, primary, gone, 0, func(err error) { failed = err })
 	defer rt.End(rctx)
 	var one int
 	require.NoError(t, database.Reader(rctx, primary).QueryRow(rctx, `SELECT 1`).Scan(&one))
@@ -166,7 +166,7 @@ func TestReplicaBeginIsBounded(t *testing.T) {
 	pageCtx, cancel := context.WithTimeout(ctx, 20*time.Second) // the browser's patience
 	defer cancel()
 	var failed error
-	rctx, rt := database.WithReplicaReadTx(pageCtx, primary, hung, func(err error) { failed = err })
+	rctx, rt := database.WithReplicaReadTx(pageCtx, primary, hung, 0, func(err error) { failed = err })
 	defer rt.End(rctx)
 	var one int
 	require.NoError(t, database.Reader(rctx, primary).QueryRow(rctx, `SELECT 1`).Scan(&one), "the page waited on the hung replica")

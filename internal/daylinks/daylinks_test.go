@@ -330,7 +330,7 @@ func TestOpenReadsThePrimary(t *testing.T) {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, org, ana, link.date, link.zone, link.hash, link.created, link.expires, link.generation)
 	require.NoError(t, err)
 
-	ctx, rt := database.WithReplicaReadTx(f.Ctx, f.DB, stale.DB, func(err error) { t.Errorf("replica refused: %v", err) })
+	ctx, rt := database.WithReplicaReadTx(f.Ctx, f.DB, stale.DB, 0, func(err error) { t.Errorf("replica refused: %v", err) })
 	defer rt.End(ctx)
 	_, err = f.store.Open(ctx, tok, now)
 	require.NoError(t, err)

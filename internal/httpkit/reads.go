@@ -53,6 +53,10 @@ type Reads struct {
 	DB            *pgxpool.Pool
 	Log           *slog.Logger
 	SecureCookies bool
+	// Wait is the longest a read transaction waits for a pooled
+	// connection before the request answers 503 (zero:
+	// database.AcquireWait).
+	Wait time.Duration
 	// Skip says which requests get no read transaction: their reads go
 	// straight to the pool (probes, static files, pages with a read-write
 	// transaction of their own).
@@ -94,10 +98,10 @@ func (r *Reads) Tx(next echo.HandlerFunc) echo.HandlerFunc {
 		if r.Skip(c) {
 			return next(c)
 		}
-		ctx, rt := database.WithReadTx(req.Context(), r.DB)
+		ctx, rt := database.WithReadTx(req.Context(), r.DB, r.Wait)
 		if r.replica != nil && !r.Primary(c) {
 			if from := r.readFrom(c); from != nil {
-				ctx, rt = database.WithReplicaReadTx(req.Context(), r.DB, from, r.replicaFailed)
+				ctx, rt = database.WithReplicaReadTx(req.Context(), r.DB, from, r.Wait, r.replicaFailed)
 			}
 		}
 		defer rt.End(ctx)

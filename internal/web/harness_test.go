@@ -68,9 +68,12 @@ func testConfig() config.Web {
 		// machine makes them (the defaults, 50 ms, 4 s, 10 s and 12 s,
 		// answered 503 inside the loaded suite: to tests sending a few
 		// requests at once, and to TestHugeBriefingIsBounded's 12 MB
-		// briefing). The tests of the bounds set their own
+		// briefing), and wait for a pooled connection as long as one takes
+		// to make (the default 2 s answered 503 to a page through
+		// PgBouncer on a loaded CI machine). The tests of the bounds set their own
 		// (overload_test.go, wait_bounds_test.go).
 		QueueWait:        time.Minute,
+		PoolWait:         time.Minute,
 		LockTimeout:      time.Minute,
 		StatementTimeout: time.Minute,
 		RequestTimeout:   2 * time.Minute,

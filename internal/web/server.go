@@ -124,6 +124,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 			Secure:          cfg.SecureCookies,
 			IdleTimeout:     cfg.IdleTimeout,
 			AbsoluteTimeout: cfg.AbsoluteTimeout,
+			PoolWait:        cfg.PoolWait,
 		}),
 		throttle: &auth.Throttle{DB: db, PerAccount: cfg.MaxLoginFailuresPerAccount, PerClient: cfg.MaxLoginFailuresPerClient},
 		// Two hashes per core keeps the cores busy and memory at about
@@ -136,7 +137,7 @@ func New(cfg config.Web, db *pgxpool.Pool, log *slog.Logger) (*Server, error) {
 			Statement: cmp.Or(cfg.StatementTimeout, httpkit.DefaultStatementTimeout)},
 		requestTimeout: cmp.Or(cfg.RequestTimeout, httpkit.DefaultRequestTimeout),
 		csrf:           httpkit.CSRF{Secure: cfg.SecureCookies, ContextKey: ctxCSRF, Skip: api.Serves},
-		reads: &httpkit.Reads{DB: db, Log: log, SecureCookies: cfg.SecureCookies,
+		reads: &httpkit.Reads{DB: db, Log: log, SecureCookies: cfg.SecureCookies, Wait: cfg.PoolWait,
 			Skip: noReadTx, Primary: api.Serves, Untracked: sessionFree},
 		now:      time.Now,
 		echo:     echo.New(),

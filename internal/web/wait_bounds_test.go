@@ -180,3 +180,31 @@ func TestSignInThrottleCountsAnIPv6NetworkAsOneClient(t *testing.T) {
 	require.Equal(t, 9, refused, "the 4th to the 12th guess from the /64 are throttled")
 	require.Equal(t, 1, f.count(`SELECT count(*) FROM login_clients`), "one client")
 }
+
+// TestPoolWaitIsBounded: a page admitted while every pooled connection is
+// held elsewhere waits WEB_POOL_WAIT for one, then answers 503 with
+// Retry-After rather than queue without end; once one is free it is served.
+func TestPoolWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	admin := f.as(&f.adminA)
+	require.Equal(t, http.StatusOK, admin.get(briefingsPath).Code)
+	f.rebound(func(c *config.Web) { c.PoolWait = 200 * time.Millisecond }, admin)
+
+	ctx := context.Background()
+	var held []interface{ Release() }
+	for range f.webDB.Config().MaxConns {
+		conn, err := f.webDB.Acquire(ctx)
+		require.NoError(t, err)
+		held = append(held, conn)
+	}
+	r := admin.get(briefingsPath)
+	require.Equal(t, http.StatusServiceUnavailable, r.Code, "a page with no connection free: %s", r.Body)
+	require.NotEmpty(t, r.Header.Get("Retry-After"))
+	require.Contains(t, r.Body, "Busy right now")
+
+	for _, c := range held {
+		c.Release()
+	}
+	require.Equal(t, http.StatusOK, admin.get(briefingsPath).Code, "served once a connection is free")
+}
