@@ -63,15 +63,12 @@ func TestUpgrade(t *testing.T) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
-	for _, b := range []struct {
-		name, src string
-		trimpath  bool
-	}{{"old", oldSrc, true}, {"new", root, false}} {
+	for _, b := range []struct{ name, src string }{{"old", oldSrc}, {"new", root}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			out := filepath.Join(dir, b.name)
-			if err := goBuild(b.src, out, b.trimpath); err != nil {
+			if err := goBuild(b.src, out); err != nil {
 				errs <- fmt.Errorf("%s (%s): %w", b.name, b.src, err)
 				return
 			}
@@ -331,13 +328,17 @@ func archive(t *testing.T, root, tag, dir string) {
 // with the same module and build caches as this test: an old tree needs
 // its own dependencies, fetched from the module proxy when not cached.
 //
-// trimpath is for the old tree, which lies in a new temporary directory
-// each run: without it the build cache keys its packages by that directory
-// and every run compiled the whole old release again (about 110 s of CPU
-// on the 2-core machine, docs/benchmarks.md "The test suite"); with it the
-// second run links from the cache (5 s). HEAD's tree is built without it,
-// so it shares the packages the other tests compiled.
-func goBuild(src, out string, trimpath bool) error {
+// Both are built with -trimpath, as make test builds every test binary
+// (docs/testing.md, "How make test schedules them"): without it the build
+// cache keys a tree's packages by its directory. The old tree lies in a
+// new temporary directory each run, which compiled the whole old release
+// again every run (about 110 s of CPU on the 2-core machine,
+// docs/benchmarks.md "The test suite"); HEAD's tree lies wherever the
+// checkout is, and CI's clone compiled all of HEAD again beside the
+// tests. With it, the old release links from the cache from the second
+// run on, and HEAD's packages are the ones the test binaries were built
+// from. GOFLAGS from the environment is kept (make test's).
+func goBuild(src, out string) error {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		goCmd = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
@@ -345,15 +346,10 @@ func goBuild(src, out string, trimpath bool) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	args := []string{"build", "-buildvcs=false"}
-	if trimpath {
-		args = append(args, "-trimpath")
-	}
-	args = append(args, "-o", out+string(filepath.Separator), "./cmd/web", "./cmd/worker")
-	cmd := exec.Command(goCmd, args...)
+	cmd := exec.Command(goCmd, "build", "-buildvcs=false", "-trimpath", "-o", out+string(filepath.Separator), "./cmd/web", "./cmd/worker")
 	cmd.Dir = src
 	// An old go.mod may name an older toolchain: build with this one.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOTOOLCHAIN=local")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %w\n%s", err, b)
 	}
