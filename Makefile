@@ -48,7 +48,7 @@ TICK_BENCHTIME ?= 20x
 BENCH_1M       ?= 1
 CHAOS_TIMEOUT ?= 70m
 
-.PHONY: help run hygiene lint-openapi test test-citus bench bench-burst bench-tick bench-tick-citus bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
+.PHONY: help run hygiene lint-openapi test screenshots test-citus bench bench-burst bench-tick bench-tick-citus bench-history bench-web fuzz chaos generate build lint docker clean db db-stop
 
 help: ## Show this help
 	@echo "Usage: make TARGET"
@@ -134,6 +134,11 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	# test's own vet step would, so the build skips that step.
 	echo "==> building the test binaries into .test-bin/"
 	$(GO) build -o .test-bin/testrun ./scripts/testrun
+	# cmd/web and cmd/worker, for the tests that run the real binaries
+	# (cmd/worker, chaos, the tick's, the upgrade test's HEAD): go build -o
+	# links again only when a binary would change.
+	$(GO) build -o .test-bin/bin/ ./cmd/web ./cmd/worker
+	export FIELDBRIEF_TEST_BIN=$(CURDIR)/.test-bin/bin
 	.test-bin/testrun build -ldflags '$(TEST_LDFLAGS)' ./e2e/ $$pkgs
 	.test-bin/testrun build -race -ldflags '$(TEST_LDFLAGS)' $$race
 	# The checks that read the code (hygiene, the OpenAPI lint, go vet,
@@ -222,6 +227,14 @@ bench-web: ## Admin pages under constant-rate load: p50/p99, 503s, peak RSS of c
 	url=$$(scripts/pg.sh postgres) # not inside export: its failure must stop make
 	export DATABASE_URL=$$url
 	$(GO) test -run='^$$' -bench=BenchmarkWebLoad -benchtime=1x -timeout=30m ./internal/webload/
+
+screenshots: ## The browser tests, saving full-page screenshots of every page they visit to e2e/testdata/screenshots/ (make test takes none)
+	@scripts/need-postgres.sh
+	scripts/need-chromium.sh
+	url=$$(scripts/test-pg.sh) # not inside export: its failure must stop make
+	export DATABASE_URL=$$url
+	E2E_SCREENSHOTS=1 $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./e2e/
+	echo "==> screenshots in e2e/testdata/screenshots/"
 
 fuzz: ## Fuzz the fieldforce config parser (FUZZTIME=60s)
 	$(GO) test -run='^$$' -fuzz=FuzzParseConfig -fuzztime=$(FUZZTIME) ./internal/schedule

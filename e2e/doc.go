@@ -20,7 +20,8 @@
 // Tests run three at a time whatever -parallel says (each has its own
 // database, server and browser contexts); E2E_PARALLEL=n runs n at a time.
 //
-// Every test saves full-page screenshots of the pages it visits to
-// e2e/testdata/screenshots/ (not committed), and one of each session's page
-// when it fails, named FAIL-<test>-<session>.png.
+// With E2E_SCREENSHOTS=1 (make screenshots) every test saves full-page
+// screenshots of the pages it visits to e2e/testdata/screenshots/ (not
+// committed); whatever it says, a failing test saves each session's page
+// there, named FAIL-<test>-<session>.png.
 package e2e

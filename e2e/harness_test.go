@@ -38,6 +38,14 @@ const (
 	screenshotDir = "testdata/screenshots"
 )
 
+// screenshots says whether the tours' screenshots are taken: only when
+// E2E_SCREENSHOTS=1 (make screenshots). They are for people to look at
+// and no test reads them, yet a full-page PNG of each of 76 views was a
+// fifth of the browser tests' CPU in every make test (docs/benchmarks.md,
+// "Screenshots on demand"). A failing session's page is saved whatever
+// this says.
+var screenshots = os.Getenv("E2E_SCREENSHOTS") == "1"
+
 // browser is the one Chromium the package shares; each session gets its own
 // browser context (own cookies) and tab.
 var browser struct {
@@ -731,9 +739,13 @@ func (s *session) click(sel string) {
 	s.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
 }
 
-// screenshot saves a full-page PNG as testdata/screenshots/<name>.png.
+// screenshot saves a full-page PNG as testdata/screenshots/<name>.png,
+// when screenshots are asked for.
 func (s *session) screenshot(name string) {
 	s.t.Helper()
+	if !screenshots {
+		return
+	}
 	ctx, cancel := s.step()
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))

@@ -7,6 +7,7 @@ package api
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -45,9 +46,15 @@ type Deps struct {
 	Now        func() time.Time // the server's clock
 }
 
+// documentDeprecations reads the embedded document's deprecations once a
+// process: every server has the same, and reading the 127 KB document
+// for each (a test builds a server per test) cost more than the rest of
+// New. Nobody writes the map after.
+var documentDeprecations = sync.OnceValues(func() (deprecations, error) { return deprecationsOf(openAPIDoc) })
+
 // New builds the API from its dependencies.
 func New(d Deps) (*API, error) {
-	deprecated, err := deprecationsOf(openAPIDoc)
+	deprecated, err := documentDeprecations()
 	if err != nil {
 		return nil, err
 	}

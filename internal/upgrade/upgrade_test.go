@@ -59,30 +59,30 @@ func TestUpgrade(t *testing.T) {
 	oldSrc := filepath.Join(dir, "old-src")
 	require.NoError(t, os.MkdirAll(oldSrc, 0o755))
 	archive(t, root, prev, oldSrc)
-	bins := map[string]string{}
-	var mu sync.Mutex
+	oldBin, newBin := filepath.Join(dir, "old"), filepath.Join(dir, "new")
+	builds := []struct{ src, out string }{{oldSrc, oldBin}, {root, newBin}}
+	// Under make test, HEAD's binaries are built (testutil.BinEnv), and the
+	// previous release's are kept beside them by its commit: go build links
+	// again only when what it would make differs from the file there.
+	if built := os.Getenv(testutil.BinEnv); built != "" {
+		oldBin, newBin = filepath.Join(built, "release-"+prev), built
+		builds = builds[:1]
+		builds[0].out = oldBin
+	}
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	for _, b := range []struct{ name, src string }{{"old", oldSrc}, {"new", root}} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out := filepath.Join(dir, b.name)
-			if err := goBuild(b.src, out); err != nil {
-				errs <- fmt.Errorf("%s (%s): %w", b.name, b.src, err)
-				return
+	errs := make(chan error, len(builds))
+	for _, b := range builds {
+		wg.Go(func() {
+			if err := goBuild(b.src, b.out); err != nil {
+				errs <- fmt.Errorf("%s: %w", b.src, err)
 			}
-			mu.Lock()
-			bins[b.name] = out
-			mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
 	}
-	oldBin, newBin := bins["old"], bins["new"]
 
 	ctx := context.Background()
 	dbURL := freshDatabase(t)
@@ -173,8 +173,9 @@ func TestUpgrade(t *testing.T) {
 	dispatcher := "dispatcher@" + slug + ".test"
 	runStdin(t, env, demo.Password+"\n", filepath.Join(newBin, "web"), "create-user", "-email", dispatcher, "-org", slug, "-role", "dispatcher", "-password-stdin")
 	bases := map[string]string{}
-	for _, release := range []string{"old", "new"} {
-		base := serve(t, env, filepath.Join(bins[release], "web"))
+	for _, r := range []struct{ release, bin string }{{"old", oldBin}, {"new", newBin}} {
+		release := r.release
+		base := serve(t, env, filepath.Join(r.bin, "web"))
 		bases[release] = base
 		admin := "admin@" + slug + ".test"
 		org := "/orgs/" + slug

@@ -174,6 +174,12 @@ func (f *fixture) serve(cfg config.Web) (*Server, *httptest.Server) {
 	log := slog.New(slog.NewTextHandler(testLogWriter{f.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv, err := New(cfg, f.webDB, log)
 	require.NoError(f.t, err)
+	// New passwords (an invite accepted, a reset, a profile's change) at
+	// the fixture's cheap cost, as the fixture's users have: argon2id's
+	// production cost (19 MiB, 2 passes) under the race detector was the
+	// costliest thing some of these tests did. The production cost is
+	// tested in internal/accounts.
+	srv.accounts.Hashing = testutil.CheapHashing()
 	if f.replicaDB != nil {
 		srv.UseReplica(f.replicaDB)
 	}
