@@ -22,11 +22,12 @@ TEST_PARALLEL ?= 4
 TEST_NICE     ?= 10
 # make test: what runs each test binary (-exec); a wrapper such as
 # /usr/bin/time measures each package's CPU (docs/testing.md, "How make
-# test schedules them"). The browser tests run unniced. GOGC=400: the
-# machine has memory to spare and not CPU; internal/web's tests under the
-# race detector took 7 % less CPU (peak RSS 0.66 GB to 1.37 GB).
+# test schedules them"). The browser tests run unniced.
+TEST_EXEC     ?= nice -n $(TEST_NICE)
+# make test: GOGC of the test binaries and what they start. The machine has
+# memory to spare and not CPU: internal/web's tests under the race detector
+# took 7 % less CPU (peak RSS 0.66 GB to 1.37 GB; docs/testing.md).
 TEST_GOGC     ?= 400
-TEST_EXEC     ?= env GOGC=$(TEST_GOGC) nice -n $(TEST_NICE)
 # make test: test binaries linked without DWARF (-w): a stack trace and the
 # race detector's reports need only the symbol table, and after a change to
 # a package most tests import, linking the 46 test binaries took 71 s of
@@ -140,8 +141,10 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	# cmd/web and cmd/worker, for the tests that run the real binaries
 	# (cmd/worker, chaos, the tick's, the upgrade test's HEAD): go build -o
 	# links again only when a binary would change.
-	$(GO) build -o .test-bin/bin/ ./cmd/web ./cmd/worker
-	export FIELDBRIEF_TEST_BIN=$(CURDIR)/.test-bin/bin
+	# -buildvcs=false: a commit's stamp would link them again after every
+	# commit, a docs-only one too.
+	$(GO) build -buildvcs=false -o .test-bin/bin/ ./cmd/web ./cmd/worker
+	bin="$(CURDIR)/.test-bin/bin"
 	.test-bin/testrun build -ldflags '$(TEST_LDFLAGS)' ./e2e/ $$pkgs
 	.test-bin/testrun build -race -ldflags '$(TEST_LDFLAGS)' $$race
 	# The checks that read the code (hygiene, the OpenAPI lint, go vet,
@@ -158,12 +161,12 @@ test: ## hygiene, the OpenAPI lint, go vet, staticcheck and every test, browser 
 	# are not starved of CPU; the slowest of the rest first (go test starts
 	# packages in the order given). docs/testing.md, "How make test schedules them".
 	echo "==> the tests of ./e2e/ beside those of $(RACE_PKGS) (race detector) and of every other package, $(TEST_P) at a time, -parallel $(TEST_PARALLEL) (both niced)"
-	.test-bin/testrun run -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(E2E_EXEC)' ./e2e/ &
+	GOGC=$(TEST_GOGC) FIELDBRIEF_TEST_BIN="$$bin" .test-bin/testrun run -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(E2E_EXEC)' ./e2e/ &
 	e2e=$$!
-	.test-bin/testrun run -race -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
+	GOGC=$(TEST_GOGC) FIELDBRIEF_TEST_BIN="$$bin" .test-bin/testrun run -race -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$race &
 	racing=$$!
 	rc=0
-	.test-bin/testrun run -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
+	GOGC=$(TEST_GOGC) FIELDBRIEF_TEST_BIN="$$bin" .test-bin/testrun run -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -exec '$(TEST_EXEC)' $$pkgs || rc=$$?
 	wait $$racing || rc=$$?
 	wait $$e2e || rc=$$?
 	echo "==> the checks (hygiene, lint-openapi, go vet, staticcheck)"

@@ -359,6 +359,10 @@ func TestServeThroughPgBouncer(t *testing.T) {
 	// beside the suite. This test is about the pooler, not the shedding
 	// (internal/web's overload tests are).
 	c.env["WEB_QUEUE_WAIT"] = "1m"
+	// And wait for a pooled connection as long as one takes to make through
+	// the pooler (the default 2 s answered 503 through PgBouncer on a loaded
+	// CI machine: docs/web.md, "Web under load").
+	c.env["WEB_POOL_WAIT"] = "1m"
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -158,6 +158,8 @@ const minKeyLen = 32
 //	WEB_MAX_IN_FLIGHT               requests served at once (default: the pool's connections, pool_max_conns)
 //	WEB_MAX_QUEUE                   requests that may wait for a turn beyond those (default 4 per in-flight)
 //	WEB_QUEUE_WAIT                  longest a request waits for a turn before 503 (default 50ms)
+//	WEB_POOL_WAIT                   longest an admitted request waits for a pooled connection before 503
+//	                                (default database.AcquireWait, 2s)
 //
 // getenv is os.Getenv in cmd/web and a map lookup in tests.
 func LoadWeb(getenv func(string) string) (Web, error) {

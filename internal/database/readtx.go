@@ -14,7 +14,7 @@ import (
 )
 
 // ErrBusy says a connection could not be had from the pool within the
-// wait a request allows (AcquireWait): the web answers 503 with
+// wait a request allows (WEB_POOL_WAIT, default AcquireWait): the web answers 503 with
 // Retry-After rather than let requests queue for connections without end
 // (docs/web.md, "Web under load").
 var ErrBusy = errors.New("no database connection free")

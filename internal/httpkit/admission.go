@@ -35,7 +35,7 @@ const (
 	shedQueueFull = "queue_full" // every slot taken and the queue full: refused at once
 	shedWaited    = "waited"     // waited the queue's limit for a slot
 	shedGone      = "client_gone"
-	shedDBBusy    = "db_busy" // admitted, but no pooled connection came within database.AcquireWait
+	shedDBBusy    = "db_busy" // admitted, but no pooled connection came within WEB_POOL_WAIT
 )
 
 var (

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -190,9 +191,17 @@ func TestPoolWaitIsBounded(t *testing.T) {
 	admin := f.as(&f.adminA)
 	require.Equal(t, http.StatusOK, admin.get(briefingsPath).Code)
 	f.rebound(func(c *config.Web) { c.PoolWait = 200 * time.Millisecond }, admin)
+	require.Equal(t, 200*time.Millisecond, f.srv.reads.Wait, "the page's read transaction waits the same")
 
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
 	var held []interface{ Release() }
+	release := sync.OnceFunc(func() {
+		for _, c := range held {
+			c.Release()
+		}
+	})
+	defer release() // else the pool's close at cleanup waits for them
 	for range f.webDB.Config().MaxConns {
 		conn, err := f.webDB.Acquire(ctx)
 		require.NoError(t, err)
@@ -203,8 +212,6 @@ func TestPoolWaitIsBounded(t *testing.T) {
 	require.NotEmpty(t, r.Header.Get("Retry-After"))
 	require.Contains(t, r.Body, "Busy right now")
 
-	for _, c := range held {
-		c.Release()
-	}
+	release()
 	require.Equal(t, http.StatusOK, admin.get(briefingsPath).Code, "served once a connection is free")
 }
