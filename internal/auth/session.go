@@ -9,7 +9,6 @@
 package auth
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -94,7 +93,7 @@ func NewSessions(db *pgxpool.Pool, o Options) *Sessions {
 		name:     name,
 		idle:     o.IdleTimeout,
 		absolute: o.AbsoluteTimeout,
-		wait:     cmp.Or(o.PoolWait, database.AcquireWait),
+		wait:     o.PoolWait,
 	}
 }
 

@@ -26,10 +26,11 @@ var ErrBusy = errors.New("no database connection free")
 // while a new connection is made.
 const AcquireWait = 2 * time.Second
 
-// Acquire takes a connection from the pool, waiting at most wait (and no
-// longer than ctx allows). Running out of wait is ErrBusy; the caller
-// releases the connection.
+// Acquire takes a connection from the pool, waiting at most wait (zero:
+// AcquireWait) and no longer than ctx allows. Running out of wait is
+// ErrBusy; the caller releases the connection.
 func Acquire(ctx context.Context, pool *pgxpool.Pool, wait time.Duration) (*pgxpool.Conn, error) {
+	wait = cmp.Or(wait, AcquireWait)
 	actx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	conn, err := pool.Acquire(actx)
@@ -67,7 +68,7 @@ type ReadTx struct {
 // read-only transaction, begun on a connection that came within wait
 // (zero: AcquireWait); the caller ends it with End.
 func WithReadTx(ctx context.Context, pool *pgxpool.Pool, wait time.Duration) (context.Context, *ReadTx) {
-	rt := &ReadTx{pool: pool, wait: cmp.Or(wait, AcquireWait)}
+	rt := &ReadTx{pool: pool, wait: wait}
 	return context.WithValue(ctx, readTxKey{}, rt), rt
 }
 
@@ -77,7 +78,7 @@ func WithReadTx(ctx context.Context, pool *pgxpool.Pool, wait time.Duration) (co
 // begins on pool, so a replica that went down since its last check costs
 // a page nothing but the failed attempt.
 func WithReplicaReadTx(ctx context.Context, pool, replica *pgxpool.Pool, wait time.Duration, failed func(error)) (context.Context, *ReadTx) {
-	rt := &ReadTx{pool: pool, wait: cmp.Or(wait, AcquireWait), from: replica, failed: failed}
+	rt := &ReadTx{pool: pool, wait: wait, from: replica, failed: failed}
 	return context.WithValue(ctx, readTxKey{}, rt), rt
 }
 
